@@ -1,0 +1,228 @@
+// Drizzle table definitions: the whole data model of DESIGN.md (D1-D10).
+// Migrations in drizzle/migrations are generated from this file by `npm run db:generate`.
+// The FTS5 and vec0 virtual tables are created at open time (server/db/search-index.ts)
+// because they depend on what the SQLite build and the config provide.
+import { sql } from 'drizzle-orm';
+import {
+  check,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core';
+
+export const ROLES = ['user', 'assistant'] as const;
+export const MEMORY_KINDS = ['fact', 'reflection'] as const;
+export const MEMORY_LAYERS = ['mid', 'long'] as const;
+export const MEMORY_STATUSES = ['active', 'archived'] as const;
+export const SOURCE_REASONS = ['extracted', 'merged', 'conflict', 'remembered', 'consolidated'] as const;
+export const RELATION_KINDS = ['supersedes', 'derived_from'] as const;
+export const JOB_STATUSES = ['pending', 'running', 'done', 'dead'] as const;
+
+export type Role = (typeof ROLES)[number];
+export type MemoryKind = (typeof MEMORY_KINDS)[number];
+export type MemoryLayer = (typeof MEMORY_LAYERS)[number];
+export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
+export type SourceReason = (typeof SOURCE_REASONS)[number];
+export type RelationKind = (typeof RELATION_KINDS)[number];
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+const inList = (column: string, values: readonly string[]) =>
+  sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(', ')})`);
+
+/** A conversation. Registered on its first turn; consolidated once finished. */
+export const sessions = sqliteTable('sessions', {
+  id: text('id').primaryKey(),
+  firstSeenAt: integer('first_seen_at').notNull(),
+  lastSeenAt: integer('last_seen_at').notNull(),
+  consolidatedAt: integer('consolidated_at'),
+});
+
+/** The episodic layer (D1): every user/assistant turn, stored once, never dropped on overflow. */
+export const turns = sqliteTable(
+  'turns',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: ROLES }).notNull(),
+    name: text('name'),
+    text: text('text').notNull(),
+    at: integer('at').notNull(),
+    createdAt: integer('created_at').notNull(),
+    enrichedAt: integer('enriched_at'),
+  },
+  (t) => [
+    index('turns_session_at').on(t.sessionId, t.at, t.id),
+    index('turns_at').on(t.at),
+    check('turns_role', inList('role', ROLES)),
+  ],
+);
+
+/** Facts and reflections (D2), with salience (score) and trust (confidence) kept apart (D4). */
+export const memories = sqliteTable(
+  'memories',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    kind: text('kind', { enum: MEMORY_KINDS }).notNull().default('fact'),
+    layer: text('layer', { enum: MEMORY_LAYERS }).notNull().default('mid'),
+    status: text('status', { enum: MEMORY_STATUSES }).notNull().default('active'),
+    content: text('content').notNull(),
+    /** Normalised content (lowercase, no punctuation): the exact-duplicate key. */
+    contentKey: text('content_key').notNull(),
+    /** Structured form of an extracted fact, used to detect conflicts (same subject + slot). */
+    subject: text('subject'),
+    slot: text('slot'),
+    value: text('value'),
+    polarity: integer('polarity'),
+    sessionId: text('session_id').references(() => sessions.id, { onDelete: 'set null' }),
+    hits: integer('hits').notNull().default(0),
+    accessCount: integer('access_count').notNull().default(0),
+    score: real('score').notNull().default(0),
+    confidence: real('confidence').notNull().default(1),
+    decayRate: real('decay_rate').notNull(),
+    importance: real('importance').notNull().default(0),
+    tags: text('tags', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    createdAt: integer('created_at').notNull(),
+    eventAt: integer('event_at').notNull(),
+    lastSeenAt: integer('last_seen_at').notNull(),
+    lastAccessedAt: integer('last_accessed_at'),
+    validUntil: integer('valid_until'),
+    enrichedAt: integer('enriched_at'),
+  },
+  (t) => [
+    index('memories_status_layer_score').on(t.status, t.layer, t.score),
+    index('memories_content_key').on(t.contentKey),
+    index('memories_subject_slot').on(t.subject, t.slot),
+    index('memories_session').on(t.sessionId),
+    check('memories_kind', inList('kind', MEMORY_KINDS)),
+    check('memories_layer', inList('layer', MEMORY_LAYERS)),
+    check('memories_status', inList('status', MEMORY_STATUSES)),
+    check('memories_importance', sql`importance >= 0 and importance <= 1`),
+  ],
+);
+
+/** Provenance: which turns a memory came from, and why (D9). */
+export const memorySources = sqliteTable(
+  'memory_sources',
+  {
+    memoryId: integer('memory_id')
+      .notNull()
+      .references(() => memories.id, { onDelete: 'cascade' }),
+    turnId: integer('turn_id')
+      .notNull()
+      .references(() => turns.id, { onDelete: 'cascade' }),
+    reason: text('reason', { enum: SOURCE_REASONS }).notNull(),
+    /** The extraction rule (or path) that produced the memory from this turn. */
+    rule: text('rule'),
+    at: integer('at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.memoryId, t.turnId] }), index('memory_sources_turn').on(t.turnId)],
+);
+
+/** Provenance between memories: `from` supersedes / is derived from `to` (D9). */
+export const memoryRelations = sqliteTable(
+  'memory_relations',
+  {
+    fromId: integer('from_id')
+      .notNull()
+      .references(() => memories.id, { onDelete: 'cascade' }),
+    toId: integer('to_id')
+      .notNull()
+      .references(() => memories.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: RELATION_KINDS }).notNull(),
+    at: integer('at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.fromId, t.toId, t.kind] }), index('memory_relations_to').on(t.toId)],
+);
+
+/**
+ * Append-only decision log that `explain` reads. No foreign key: the log outlives
+ * archived rows, and a `deleted` entry outlives the hard-deleted memory (without its text).
+ */
+export const memoryEvents = sqliteTable(
+  'memory_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    memoryId: integer('memory_id').notNull(),
+    action: text('action').notNull(),
+    detail: text('detail', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default({}),
+    at: integer('at').notNull(),
+  },
+  (t) => [index('memory_events_memory').on(t.memoryId, t.id)],
+);
+
+/** Named entities (D8): one row per real-world thing, with its aliases. */
+export const entities = sqliteTable(
+  'entities',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    /** Normalised name (lowercase, possessive stripped): the lookup key with `type`. */
+    nameKey: text('name_key').notNull(),
+    type: text('type').notNull(),
+    aliases: text('aliases', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    summary: text('summary'),
+    mentionCount: integer('mention_count').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('entities_key_type').on(t.nameKey, t.type)],
+);
+
+export const memoryEntities = sqliteTable(
+  'memory_entities',
+  {
+    memoryId: integer('memory_id')
+      .notNull()
+      .references(() => memories.id, { onDelete: 'cascade' }),
+    entityId: integer('entity_id')
+      .notNull()
+      .references(() => entities.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.memoryId, t.entityId] }), index('memory_entities_entity').on(t.entityId)],
+);
+
+export const turnEntities = sqliteTable(
+  'turn_entities',
+  {
+    turnId: integer('turn_id')
+      .notNull()
+      .references(() => turns.id, { onDelete: 'cascade' }),
+    entityId: integer('entity_id')
+      .notNull()
+      .references(() => entities.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.turnId, t.entityId] }), index('turn_entities_entity').on(t.entityId)],
+);
+
+/** Config overrides and schema facts (e.g. embedding dimensions). Values are JSON. */
+export const meta = sqliteTable('meta', {
+  key: text('key').primaryKey(),
+  value: text('value', { mode: 'json' }).notNull(),
+});
+
+/** Durable background work (D10), written in the same transaction as its cause. */
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    type: text('type').notNull(),
+    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default({}),
+    status: text('status', { enum: JOB_STATUSES }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    maxAttempts: integer('max_attempts').notNull().default(5),
+    runAt: integer('run_at').notNull(),
+    lastError: text('last_error'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('jobs_status_run_at').on(t.status, t.runAt),
+    check('jobs_status', inList('status', JOB_STATUSES)),
+  ],
+);

@@ -1,0 +1,138 @@
+// Configuration: the seed 003 block extended for DESIGN.md. Layers, lowest first:
+// defaults < config.json beside the db < meta table (key "config") < environment.
+import { z } from 'zod';
+
+// Every key of a section has a default, so an absent section parses from {} (the cast says so to TS).
+const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).prefault({} as never);
+const positiveInt = z.number().int().positive();
+const nonNegative = z.number().nonnegative();
+
+export const configSchema = z.strictObject({
+  short_term: section({ size: positiveInt.default(100) }),
+  mid: section({
+    capacity: positiveInt.default(500),
+    promote_hits: positiveInt.default(3),
+    promote_within_days: nonNegative.default(7),
+    demote_age_days: nonNegative.default(30),
+    min_score: z.number().default(0.5),
+  }),
+  scoring: section({
+    w_freq: z.number().default(1.0),
+    w_recency: z.number().default(1.0),
+    w_importance: z.number().default(2.0),
+    lambda: nonNegative.default(0.05),
+  }),
+  gc: section({
+    mode: z.enum(['archive', 'delete']).default('archive'),
+    /** Hard-delete archived rows this many days after they were archived; null keeps them. */
+    purge_archived_after_days: nonNegative.nullable().default(null),
+  }),
+  decay: section({
+    rate: nonNegative.default(0.1),
+    long_rate: nonNegative.default(0.02),
+    threshold: z.number().min(0).max(1).default(0.05),
+  }),
+  extractor: section({
+    mode: z.enum(['heuristic', 'hybrid', 'llm']).default('hybrid'),
+    dedupe_threshold: z.number().gt(0).max(1).default(0.75),
+  }),
+  llm: section({
+    provider: z.string().default('openai'),
+    endpoint: z.string().default(''),
+    model: z.string().default(''),
+    api_key_env: z.string().default('OPENAI_API_KEY'),
+    timeout_s: z.number().positive().default(8),
+  }),
+  fts: section({ enabled: z.boolean().default(true) }),
+  context: section({
+    k: positiveInt.default(20),
+    exclude_pii: z.boolean().default(false),
+  }),
+  server: section({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8787),
+  }),
+});
+
+export type Config = z.output<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+export const CONFIG_ENV_PREFIX = 'SM_CONFIG__';
+
+export type ConfigLayer = { source: string; values: Record<string, unknown> };
+
+export class ConfigError extends Error {
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+    readonly source: string,
+  ) {
+    super(`Invalid config ${key} (from ${source}): ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function deepMerge(target: Record<string, unknown>, source: Record<string, unknown>) {
+  for (const [key, value] of Object.entries(source)) {
+    const existing = target[key];
+    target[key] = isPlainObject(existing) && isPlainObject(value) ? deepMerge({ ...existing }, value) : value;
+  }
+  return target;
+}
+
+function hasPath(values: unknown, path: PropertyKey[]): boolean {
+  let node = values;
+  for (const part of path) {
+    if (!isPlainObject(node) || !(String(part) in node)) return false;
+    node = node[String(part)];
+  }
+  return true;
+}
+
+/** Merges the layers and validates once; an error names the key, the reason and the layer it came from. */
+export function resolveConfig(layers: ConfigLayer[]): Config {
+  const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.values), {});
+  const parsed = configSchema.safeParse(merged);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+  const key = path.map(String).join('.') || '(root)';
+  const layer = [...layers].reverse().find((l) => hasPath(l.values, path));
+  throw new ConfigError(key, issue.message, layer?.source ?? 'defaults');
+}
+
+/**
+ * Environment overrides: SM_CONFIG__SECTION__KEY=value, e.g. SM_CONFIG__GC__MODE=delete.
+ * Values are read as JSON when they parse (numbers, booleans, null), otherwise as strings.
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv): ConfigLayer[] {
+  const layers: ConfigLayer[] = [];
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(CONFIG_ENV_PREFIX) || raw === undefined) continue;
+    const path = name.slice(CONFIG_ENV_PREFIX.length).toLowerCase().split('__');
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // Not JSON: keep the string.
+    }
+    const values = path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Record<string, unknown>;
+    layers.push({ source: `environment ${name}`, values });
+  }
+  return layers;
+}
+
+/** Sets one dotted key in a plain object (used by `sm config set`). */
+export function setConfigKey(values: Record<string, unknown>, key: string, value: unknown) {
+  const parts = key.split('.');
+  let node = values;
+  for (const part of parts.slice(0, -1)) {
+    if (!isPlainObject(node[part])) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts.at(-1)!] = value;
+  return values;
+}

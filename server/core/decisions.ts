@@ -1,0 +1,54 @@
+// The append-only decision log (D9) that `explain` reads and subscriptions publish.
+import { desc, eq, inArray } from 'drizzle-orm';
+import { memories, memoryEvents } from '../../drizzle/schema.ts';
+import { groupBy } from './group-by.ts';
+import { publish, type Store } from './store.ts';
+
+export const Decision = {
+  Created: 'created',
+  Merged: 'merged',
+  Updated: 'updated',
+  Promoted: 'promoted',
+  Archived: 'archived',
+  Restored: 'restored',
+  Decayed: 'decayed',
+  Confirmed: 'confirmed',
+  Superseded: 'superseded',
+  Deleted: 'deleted',
+} as const;
+export type Decision = (typeof Decision)[keyof typeof Decision];
+
+export type DecisionRow = typeof memoryEvents.$inferSelect;
+
+export function logDecision(
+  store: Store,
+  memoryId: number,
+  action: Decision,
+  detail: Record<string, unknown> = {},
+  snapshot?: typeof memories.$inferSelect,
+) {
+  const at = store.clock.now();
+  store.db.insert(memoryEvents).values({ memoryId, action, detail, at }).run();
+  publish(store, { type: 'memory', action, memoryId, at, detail, snapshot });
+}
+
+export function listDecisions(store: Store, memoryId: number, limit = 10): DecisionRow[] {
+  return store.db
+    .select()
+    .from(memoryEvents)
+    .where(eq(memoryEvents.memoryId, memoryId))
+    .orderBy(desc(memoryEvents.id))
+    .limit(limit)
+    .all();
+}
+
+/** Newest first, per memory. */
+export function decisionsByMemory(store: Store, memoryIds: readonly number[]): Map<number, DecisionRow[]> {
+  const rows = store.db
+    .select()
+    .from(memoryEvents)
+    .where(inArray(memoryEvents.memoryId, [...memoryIds]))
+    .orderBy(desc(memoryEvents.id))
+    .all();
+  return groupBy(rows, (row) => row.memoryId);
+}

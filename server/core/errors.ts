@@ -1,0 +1,21 @@
+// Expected failures carry a code that the API (extensions.code), REST (status) and CLI (exit code) map.
+export const ErrorCode = {
+  BadUserInput: 'BAD_USER_INPUT',
+  NotFound: 'NOT_FOUND',
+  Conflict: 'CONFLICT',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export class SmError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SmError';
+  }
+}
+
+export const badInput = (message: string) => new SmError(ErrorCode.BadUserInput, message);
+export const notFound = (what: string, id: string | number) =>
+  new SmError(ErrorCode.NotFound, `${what} ${JSON.stringify(id)} not found`);

@@ -1,0 +1,91 @@
+// Forget is a hard delete (D3, privacy): the row, its FTS entry (trigger), vectors, links,
+// junction rows and the text-bearing log entries go. One `deleted` entry without text remains.
+import { eq, inArray, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { entities, memories, memoryEntities, memoryEvents, turnEntities, turns } from '../../drizzle/schema.ts';
+import { Decision, logDecision } from './decisions.ts';
+import { badInput } from './errors.ts';
+import { requireMemory } from './memories.ts';
+import { write, type Store } from './store.ts';
+import { escapeLike, normalizeText } from './text.ts';
+import { parseInput } from './validation.ts';
+
+export const VECTOR_TABLES = { memories: 'vec_memories', turns: 'vec_turns' } as const;
+
+function deleteVectors(store: Store, table: string, ids: number[]) {
+  if (ids.length === 0) return;
+  const exists = store.sqlite.prepare(`select 1 from sqlite_master where name = ?`).get(table);
+  if (!exists) return;
+  const remove = store.sqlite.prepare(`delete from ${table} where rowid = ?`);
+  for (const id of ids) remove.run(BigInt(id));
+}
+
+/** Entity mention counts drop with the junction rows that go, never below zero. */
+function releaseEntities(store: Store, junction: typeof memoryEntities | typeof turnEntities, ownerIds: number[]) {
+  const owner = 'memoryId' in junction ? junction.memoryId : junction.turnId;
+  const links = store.db.select({ entityId: junction.entityId }).from(junction).where(inArray(owner, ownerIds)).all();
+  for (const { entityId } of links) {
+    store.db
+      .update(entities)
+      .set({ mentionCount: sql`max(0, ${entities.mentionCount} - 1)` })
+      .where(eq(entities.id, entityId))
+      .run();
+  }
+}
+
+/** Hard-deletes memories; `reason` lands in the one log entry that remains. */
+export function deleteMemories(store: Store, ids: number[], reason: string) {
+  if (ids.length === 0) return;
+  releaseEntities(store, memoryEntities, ids);
+  deleteVectors(store, VECTOR_TABLES.memories, ids);
+  store.db.delete(memoryEvents).where(inArray(memoryEvents.memoryId, ids)).run();
+  const rows = store.db.delete(memories).where(inArray(memories.id, ids)).returning().all();
+  for (const row of rows) logDecision(store, row.id, Decision.Deleted, { reason }, row);
+}
+
+function deleteTurns(store: Store, ids: number[]) {
+  if (ids.length === 0) return;
+  releaseEntities(store, turnEntities, ids);
+  deleteVectors(store, VECTOR_TABLES.turns, ids);
+  store.db.delete(turns).where(inArray(turns.id, ids)).run();
+}
+
+export const forgetSchema = z
+  .object({ id: z.number().int().positive().nullish(), text: z.string().trim().min(1, 'must not be empty').nullish() })
+  .refine((v) => (v.id == null) !== (v.text == null), 'give exactly one of id or text');
+export type ForgetInput = z.input<typeof forgetSchema>;
+export type ForgetResult = { memoryIds: number[]; turnIds: number[] };
+
+/**
+ * By id: that memory. By text: every memory (any status) and every turn whose text
+ * contains it, case-insensitively, so a forgotten detail leaves no copy in history either.
+ */
+export function forget(store: Store, input: ForgetInput): ForgetResult {
+  const target = parseInput(forgetSchema, input);
+  return write(store, () => {
+    if (target.id != null) {
+      requireMemory(store, target.id);
+      deleteMemories(store, [target.id], 'forgotten');
+      return { memoryIds: [target.id], turnIds: [] };
+    }
+    const key = normalizeText(target.text!);
+    if (!key) throw badInput('text: has nothing to match (no letters or digits)');
+    const pattern = `%${escapeLike(key)}%`;
+    const memoryIds = store.db
+      .select({ id: memories.id })
+      .from(memories)
+      .where(sql`(' ' || ${memories.contentKey} || ' ') like ${` ${pattern} `} escape '\\'`)
+      .all()
+      .map((r) => r.id);
+    // sm_normalize is normalizeText registered as an SQL function when the store opens.
+    const turnIds = store.db
+      .select({ id: turns.id })
+      .from(turns)
+      .where(sql`(' ' || sm_normalize(${turns.text}) || ' ') like ${` ${pattern} `} escape '\\'`)
+      .all()
+      .map((r) => r.id);
+    deleteMemories(store, memoryIds, 'forgotten');
+    deleteTurns(store, turnIds);
+    return { memoryIds, turnIds };
+  });
+}

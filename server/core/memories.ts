@@ -1,0 +1,247 @@
+// Memories (D2): facts and reflections, saved with dedupe, reinforced (D6), archived (D3).
+import { and, eq, inArray, ne } from 'drizzle-orm';
+import { z } from 'zod';
+import {
+  memories,
+  memoryRelations,
+  memorySources,
+  type MemoryKind,
+  type MemoryLayer,
+  type MemoryStatus,
+  type SourceReason,
+} from '../../drizzle/schema.ts';
+import { Decision, logDecision } from './decisions.ts';
+import { notFound } from './errors.ts';
+import { score } from './scoring.ts';
+import { write, type Store } from './store.ts';
+import { normalizeText } from './text.ts';
+import { contentSchema, importanceSchema, memoryIdSchema, parseInput, tagsSchema } from './validation.ts';
+
+export type MemoryRow = typeof memories.$inferSelect;
+
+/** What an extractor, `remember` or consolidation proposes to save. */
+export type MemoryCandidate = {
+  content: string;
+  kind?: MemoryKind;
+  layer?: MemoryLayer;
+  importance?: number;
+  tags?: string[];
+  sessionId?: string | null;
+  eventAt?: number;
+  decayRate?: number;
+  fact?: { subject: string; slot: string; value: string; polarity: 1 | -1 };
+};
+
+export type MemorySource = { turnId: number; reason: SourceReason; rule?: string | null };
+
+export type SaveResult = { action: 'created' | 'merged'; memory: MemoryRow };
+
+export function decayRateFor(store: Store, kind: MemoryKind, layer: MemoryLayer) {
+  if (kind === 'reflection') return 0;
+  return layer === 'long' ? store.config.decay.long_rate : store.config.decay.rate;
+}
+
+export function getMemory(store: Store, id: number): MemoryRow | undefined {
+  return store.db.select().from(memories).where(eq(memories.id, id)).get();
+}
+
+export function requireMemory(store: Store, id: number): MemoryRow {
+  const memory = getMemory(store, parseInput(memoryIdSchema, id));
+  if (!memory) throw notFound('memory', id);
+  return memory;
+}
+
+export function memoriesByIds(store: Store, ids: readonly number[]): Map<number, MemoryRow> {
+  const rows = store.db.select().from(memories).where(inArray(memories.id, [...ids])).all();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** An active memory of the same kind whose normalised content is identical. */
+export function findExactDuplicate(store: Store, contentKey: string, kind: MemoryKind): MemoryRow | undefined {
+  return store.db
+    .select()
+    .from(memories)
+    .where(and(eq(memories.contentKey, contentKey), eq(memories.kind, kind), eq(memories.status, 'active')))
+    .get();
+}
+
+export function linkSource(store: Store, memoryId: number, source: MemorySource) {
+  store.db
+    .insert(memorySources)
+    .values({ memoryId, turnId: source.turnId, reason: source.reason, rule: source.rule ?? null, at: store.clock.now() })
+    .onConflictDoNothing()
+    .run();
+}
+
+/** Reinforces an existing memory (D6): one more hit, seen now, tags and importance folded in. */
+export function reinforce(store: Store, existing: MemoryRow, candidate: MemoryCandidate, source?: MemorySource): MemoryRow {
+  const now = store.clock.now();
+  const hits = existing.hits + 1;
+  const importance = Math.max(existing.importance, candidate.importance ?? 0);
+  const tags = [...new Set([...existing.tags, ...(candidate.tags ?? [])])];
+  const memory = store.db
+    .update(memories)
+    .set({ hits, importance, tags, lastSeenAt: now, score: score({ ...existing, hits, importance }, now, store.config.scoring) })
+    .where(eq(memories.id, existing.id))
+    .returning()
+    .get();
+  if (source) linkSource(store, memory.id, { ...source, reason: 'merged' });
+  logDecision(store, memory.id, Decision.Merged, { hits, ...(source ? { turnId: source.turnId } : {}) });
+  return memory;
+}
+
+export function insertMemory(store: Store, candidate: MemoryCandidate, source?: MemorySource): MemoryRow {
+  const now = store.clock.now();
+  const kind = candidate.kind ?? 'fact';
+  const layer = candidate.layer ?? (kind === 'reflection' ? 'long' : 'mid');
+  const importance = candidate.importance ?? 0;
+  const memory = store.db
+    .insert(memories)
+    .values({
+      kind,
+      layer,
+      content: candidate.content,
+      contentKey: normalizeText(candidate.content),
+      subject: candidate.fact?.subject ?? null,
+      slot: candidate.fact?.slot ?? null,
+      value: candidate.fact?.value ?? null,
+      polarity: candidate.fact?.polarity ?? null,
+      sessionId: candidate.sessionId ?? null,
+      importance,
+      tags: candidate.tags ?? [],
+      decayRate: candidate.decayRate ?? decayRateFor(store, kind, layer),
+      score: score({ hits: 0, importance, createdAt: now }, now, store.config.scoring),
+      createdAt: now,
+      eventAt: candidate.eventAt ?? now,
+      lastSeenAt: now,
+    })
+    .returning()
+    .get();
+  if (source) linkSource(store, memory.id, source);
+  logDecision(store, memory.id, Decision.Created, {
+    kind,
+    layer,
+    ...(source ? { turnId: source.turnId, reason: source.reason, rule: source.rule ?? undefined } : {}),
+  });
+  return memory;
+}
+
+/** Saves a candidate: merges into an exact duplicate (after normalising) or inserts it. */
+export function saveMemory(store: Store, candidate: MemoryCandidate, source?: MemorySource): SaveResult {
+  const kind = candidate.kind ?? 'fact';
+  const duplicate = findExactDuplicate(store, normalizeText(candidate.content), kind);
+  if (duplicate) return { action: 'merged', memory: reinforce(store, duplicate, candidate, source) };
+  return { action: 'created', memory: insertMemory(store, candidate, source) };
+}
+
+export const rememberSchema = z.object({
+  content: contentSchema,
+  importance: importanceSchema.default(0),
+  tags: tagsSchema.default([]),
+});
+export type RememberInput = z.input<typeof rememberSchema>;
+
+/** Explicitly saves a fact (the user or agent said "remember this"). */
+export function remember(store: Store, input: RememberInput): SaveResult {
+  const parsed = parseInput(rememberSchema, input);
+  return write(store, () => saveMemory(store, parsed));
+}
+
+/** Archives (D3): hidden from search and context, kept for explain and history. */
+export function archiveMemory(store: Store, id: number, detail: Record<string, unknown>) {
+  const now = store.clock.now();
+  store.db.update(memories).set({ status: 'archived', validUntil: now }).where(eq(memories.id, id)).run();
+  logDecision(store, id, Decision.Archived, detail);
+}
+
+export function addRelation(store: Store, fromId: number, toId: number, kind: 'supersedes' | 'derived_from') {
+  store.db.insert(memoryRelations).values({ fromId, toId, kind, at: store.clock.now() }).onConflictDoNothing().run();
+}
+
+/** Marks `oldId` superseded by `newId`: archived, linked, and logged on both sides. */
+export function supersede(store: Store, oldId: number, newId: number, detail: Record<string, unknown> = {}) {
+  archiveMemory(store, oldId, { reason: 'superseded', by: newId, ...detail });
+  addRelation(store, newId, oldId, 'supersedes');
+  logDecision(store, oldId, Decision.Superseded, { by: newId, ...detail });
+}
+
+export const updateMemorySchema = z
+  .object({
+    status: z.enum(['active', 'archived'] satisfies MemoryStatus[]).optional(),
+    content: contentSchema.optional(),
+    tags: tagsSchema.optional(),
+    importance: importanceSchema.optional(),
+  })
+  .refine((v) => Object.values(v).some((x) => x !== undefined), 'give at least one of status, content, tags, importance');
+export type UpdateMemoryInput = z.input<typeof updateMemorySchema>;
+
+export function updateMemory(store: Store, id: number, input: UpdateMemoryInput): MemoryRow {
+  const patch = parseInput(updateMemorySchema, input);
+  return write(store, () => {
+    const existing = requireMemory(store, id);
+    const changes: Partial<typeof memories.$inferInsert> = {};
+    const changed: string[] = [];
+    if (patch.content !== undefined && patch.content !== existing.content) {
+      changes.content = patch.content;
+      changes.contentKey = normalizeText(patch.content);
+      changed.push('content');
+    }
+    if (patch.tags !== undefined) (changes.tags = patch.tags), changed.push('tags');
+    if (patch.importance !== undefined) (changes.importance = patch.importance), changed.push('importance');
+    if (changed.length > 0) {
+      store.db.update(memories).set(changes).where(eq(memories.id, id)).run();
+      logDecision(store, id, Decision.Updated, { fields: changed });
+    }
+    if (patch.status === 'archived' && existing.status !== 'archived') archiveMemory(store, id, { reason: 'manual' });
+    if (patch.status === 'active' && existing.status !== 'active') {
+      store.db.update(memories).set({ status: 'active', validUntil: null }).where(eq(memories.id, id)).run();
+      logDecision(store, id, Decision.Restored, { reason: 'manual' });
+    }
+    return getMemory(store, id)!;
+  });
+}
+
+/** Protects a memory (seed 004 confirm_fact): never decays, full confidence. */
+export function confirmMemory(store: Store, id: number): MemoryRow {
+  return write(store, () => {
+    requireMemory(store, id);
+    store.db.update(memories).set({ decayRate: 0, confidence: 1 }).where(eq(memories.id, id)).run();
+    logDecision(store, id, Decision.Confirmed);
+    return getMemory(store, id)!;
+  });
+}
+
+/** Replaces a fact (seed 004 correct_fact): the old one is archived and superseded by the new one. */
+export function correctMemory(store: Store, id: number, content: string): { old: MemoryRow; memory: MemoryRow } {
+  const text = parseInput(contentSchema, content);
+  return write(store, () => {
+    const old = requireMemory(store, id);
+    const memory = insertMemory(store, {
+      content: text,
+      kind: old.kind,
+      layer: old.layer,
+      importance: old.importance,
+      tags: old.tags,
+      sessionId: old.sessionId,
+      fact: old.subject && old.slot ? { subject: old.subject, slot: old.slot, value: text, polarity: 1 } : undefined,
+    });
+    supersede(store, old.id, memory.id, { reason: 'corrected' });
+    return { old: getMemory(store, id)!, memory };
+  });
+}
+
+/** Active memories sharing subject + slot with the candidate (conflict candidates). */
+export function activeFactsForSlot(store: Store, subject: string, slot: string, exceptId?: number): MemoryRow[] {
+  return store.db
+    .select()
+    .from(memories)
+    .where(
+      and(
+        eq(memories.subject, subject),
+        eq(memories.slot, slot),
+        eq(memories.status, 'active'),
+        exceptId ? ne(memories.id, exceptId) : undefined,
+      ),
+    )
+    .all();
+}

@@ -1,0 +1,86 @@
+// Listing memories with filters and sorts; the text filter uses FTS5 (or LIKE without it).
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES, memories } from '../../drizzle/schema.ts';
+import type { MemoryRow } from './memories.ts';
+import type { Store } from './store.ts';
+import { escapeLike, ftsMatchExpression } from './text.ts';
+import { parseInput } from './validation.ts';
+
+export const MEMORY_SORTS = ['score', 'recent', 'hits'] as const;
+export type MemorySort = (typeof MEMORY_SORTS)[number];
+
+export const listMemoriesSchema = z.object({
+  layer: z.enum(MEMORY_LAYERS).nullish(),
+  kind: z.enum(MEMORY_KINDS).nullish(),
+  /** Defaults to active; archived rows are only listed when asked for. */
+  status: z.enum(MEMORY_STATUSES).nullish(),
+  tag: z.string().trim().min(1).nullish(),
+  q: z.string().max(10_000).nullish(),
+  sort: z.enum(MEMORY_SORTS).default('score'),
+  limit: z.number().int().min(1).max(1000).default(50),
+  offset: z.number().int().min(0).default(0),
+});
+export type ListMemoriesInput = z.input<typeof listMemoriesSchema>;
+
+const FTS_CANDIDATES = 5000;
+
+/** Ids of memories matching `text`: FTS5 when available (all tokens must match), else LIKE. */
+export function memoryIdsMatching(store: Store, text: string): SQL {
+  const match = ftsMatchExpression(text, 'all');
+  if (!match) return sql`0`;
+  if (store.features.fts && store.config.fts.enabled) {
+    // The MATCH runs alone with its own LIMIT, then joins (the FTS5 planner trap in STACK.md).
+    return sql`${memories.id} in (select rowid from memories_fts where memories_fts match ${match} order by rank limit ${FTS_CANDIDATES})`;
+  }
+  const words = match.split(' ').map((quoted) => quoted.slice(1, -1).replace(/""/g, '"'));
+  const likes = words.map((w) => sql`${memories.contentKey} like ${`%${escapeLike(w)}%`} escape '\\'`);
+  return and(...likes)!;
+}
+
+export function listMemories(store: Store, input: ListMemoriesInput = {}): { rows: MemoryRow[]; total: number } {
+  const filter = parseInput(listMemoriesSchema, input);
+  const where = and(
+    eq(memories.status, filter.status ?? 'active'),
+    filter.layer ? eq(memories.layer, filter.layer) : undefined,
+    filter.kind ? eq(memories.kind, filter.kind) : undefined,
+    filter.tag ? sql`exists (select 1 from json_each(${memories.tags}) where value = ${filter.tag})` : undefined,
+    filter.q?.trim() ? memoryIdsMatching(store, filter.q) : undefined,
+  );
+  const order = {
+    score: [desc(memories.score), desc(memories.id)],
+    recent: [desc(memories.lastSeenAt), desc(memories.id)],
+    hits: [desc(memories.hits), desc(memories.score), desc(memories.id)],
+  }[filter.sort];
+  const rows = store.db
+    .select()
+    .from(memories)
+    .where(where)
+    .orderBy(...order)
+    .limit(filter.limit)
+    .offset(filter.offset)
+    .all();
+  const total = store.db.select({ n: count() }).from(memories).where(where).get()!.n;
+  return { rows, total };
+}
+
+/** Top memories of a layer by stored score (refreshed on write and by GC). */
+export function topMemories(store: Store, layer: (typeof MEMORY_LAYERS)[number], limit: number): MemoryRow[] {
+  return store.db
+    .select()
+    .from(memories)
+    .where(and(eq(memories.status, 'active'), eq(memories.layer, layer)))
+    .orderBy(desc(memories.score), asc(memories.id))
+    .limit(limit)
+    .all();
+}
+
+/** Counts a retrieval as access (D6): resets the forgetting curve. One statement for the batch. */
+export function recordAccess(store: Store, ids: number[]) {
+  if (ids.length === 0) return;
+  store.db
+    .update(memories)
+    .set({ accessCount: sql`${memories.accessCount} + 1`, lastAccessedAt: store.clock.now() })
+    .where(inArray(memories.id, ids))
+    .run();
+}

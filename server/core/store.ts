@@ -1,0 +1,64 @@
+// The handle every domain function takes first: the database with its config and clock.
+import type Database from 'better-sqlite3';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type * as tables from '../../drizzle/schema.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+
+export type Db = BetterSQLite3Database<typeof tables> & { $client: Database.Database };
+
+/** A change that committed. Published after the transaction, never for a rolled-back one. */
+export type ChangeEvent =
+  | {
+      type: 'memory';
+      action: string;
+      memoryId: number;
+      at: number;
+      detail: Record<string, unknown>;
+      /** The row as it was, for a `deleted` event (the row itself is gone). Never stored. */
+      snapshot?: typeof tables.memories.$inferSelect;
+    }
+  | { type: 'turn'; turnId: number; sessionId: string; at: number };
+
+export type ChangeListener = (event: ChangeEvent) => void;
+
+export type Store = {
+  db: Db;
+  sqlite: Database.Database;
+  config: Config;
+  clock: Clock;
+  /** Which optional SQLite features are usable: FTS5 (else LIKE), sqlite-vec. */
+  features: { fts: boolean; vec: boolean };
+  /** Set while a write transaction runs: its events, emitted after commit. */
+  pending: ChangeEvent[] | null;
+  listeners: Set<ChangeListener>;
+};
+
+/**
+ * Runs `fn` in one immediate transaction (BEGIN IMMEDIATE takes the write lock up front,
+ * so concurrent writers wait on busy_timeout instead of failing mid-transaction).
+ * Nested calls join the outer transaction. Change events go out only after commit.
+ */
+export function write<T>(store: Store, fn: () => T): T {
+  if (store.pending) return fn();
+  const events: ChangeEvent[] = [];
+  store.pending = events;
+  let result: T;
+  try {
+    result = store.sqlite.transaction(fn).immediate();
+  } finally {
+    store.pending = null;
+  }
+  for (const event of events) for (const listener of store.listeners) listener(event);
+  return result;
+}
+
+export function publish(store: Store, event: ChangeEvent) {
+  if (store.pending) store.pending.push(event);
+  else for (const listener of store.listeners) listener(event);
+}
+
+export function onChange(store: Store, listener: ChangeListener): () => void {
+  store.listeners.add(listener);
+  return () => store.listeners.delete(listener);
+}

@@ -1,0 +1,40 @@
+// Text normalisation shared by dedupe, forget and the FTS/LIKE query builders.
+
+/** Lowercase, punctuation stripped, whitespace collapsed: the exact-duplicate key. */
+export function normalizeText(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[’']/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+export function tokens(text: string): string[] {
+  const normalized = normalizeText(text);
+  return normalized ? normalized.split(' ') : [];
+}
+
+/** Jaccard overlap of the token sets of two texts, in [0, 1]. */
+export function jaccard(a: string, b: string): number {
+  const left = new Set(tokens(a));
+  const right = new Set(tokens(b));
+  if (left.size === 0 && right.size === 0) return 1;
+  let shared = 0;
+  for (const token of left) if (right.has(token)) shared++;
+  return shared / (left.size + right.size - shared);
+}
+
+/**
+ * A safe FTS5 MATCH expression from user text: every token is a quoted string, so
+ * quotes, operators (AND/OR/NOT/NEAR), column filters, parentheses and `*` are plain words.
+ * Returns null when the text has no searchable token.
+ */
+export function ftsMatchExpression(text: string, join: 'all' | 'any' = 'all'): string | null {
+  const words = [...new Set(tokens(text))].slice(0, 64);
+  if (words.length === 0) return null;
+  return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(join === 'all' ? ' ' : ' OR ');
+}
+
+/** Escapes LIKE wildcards; use with `ESCAPE '\'`. */
+export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -1,0 +1,63 @@
+// Turns are the episodic layer (D1). The short-term context is the last N turns of a session;
+// older turns leave the window but stay searchable history.
+import { desc, eq, inArray } from 'drizzle-orm';
+import { z } from 'zod';
+import { ROLES, turns } from '../../drizzle/schema.ts';
+import { ensureSession } from './sessions.ts';
+import { publish, write, type Store } from './store.ts';
+import { parseInput } from './validation.ts';
+
+export type TurnRow = typeof turns.$inferSelect;
+
+export const addTurnSchema = z.object({
+  sessionId: z.string().trim().min(1, 'must not be empty').max(200),
+  role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }),
+  name: z.string().trim().min(1).max(100).nullish(),
+  text: z.string().trim().min(1, 'must not be empty').max(100_000),
+  autoExtract: z.boolean().default(true),
+  /** When the turn happened (epoch ms); defaults to now. Lets history be imported. */
+  at: z.number().int().nonnegative().nullish(),
+});
+export type AddTurnInput = z.input<typeof addTurnSchema>;
+
+/** Things that run inside the addTurn transaction after the row is written (extraction, NER...). */
+export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean }) => R;
+
+/** Stores one turn (registering its session) and runs `afterInsert` in the same transaction. */
+export function addTurn<R>(store: Store, input: AddTurnInput, afterInsert?: TurnHook<R>) {
+  const parsed = parseInput(addTurnSchema, input);
+  return write(store, () => {
+    const now = store.clock.now();
+    const at = parsed.at ?? now;
+    const newSession = ensureSession(store, parsed.sessionId, at);
+    const turn = store.db
+      .insert(turns)
+      .values({ sessionId: parsed.sessionId, role: parsed.role, name: parsed.name ?? null, text: parsed.text, at, createdAt: now })
+      .returning()
+      .get();
+    publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, at: now });
+    const extra = afterInsert?.(store, turn, { autoExtract: parsed.autoExtract, newSession });
+    return { turn, newSession, extra };
+  });
+}
+
+/** The short-term window: the last `size` turns of the session, oldest first. */
+export function shortTermWindow(store: Store, sessionId: string, size = store.config.short_term.size): TurnRow[] {
+  return store.db
+    .select()
+    .from(turns)
+    .where(eq(turns.sessionId, sessionId))
+    .orderBy(desc(turns.at), desc(turns.id))
+    .limit(size)
+    .all()
+    .reverse();
+}
+
+export function getTurn(store: Store, id: number): TurnRow | undefined {
+  return store.db.select().from(turns).where(eq(turns.id, id)).get();
+}
+
+export function turnsByIds(store: Store, ids: readonly number[]): Map<number, TurnRow> {
+  const rows = store.db.select().from(turns).where(inArray(turns.id, [...ids])).all();
+  return new Map(rows.map((row) => [row.id, row]));
+}

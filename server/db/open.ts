@@ -1,0 +1,91 @@
+// Opening a database: pragmas, sqlite-vec, migrations, search indexes, then the layered config.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { eq } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as sqliteVec from 'sqlite-vec';
+import * as tables from '../../drizzle/schema.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
+import { ConfigError, configFromEnv, resolveConfig, type ConfigLayer } from '../core/config.ts';
+import type { Db, Store } from '../core/store.ts';
+import { normalizeText } from '../core/text.ts';
+import { logger } from '../logger.ts';
+import { ensureSearchIndexes, hasFts5 } from './search-index.ts';
+
+export const DEFAULT_DB_PATH = './data/symbiosis.db';
+const MIGRATIONS = fileURLToPath(new URL('../../drizzle/migrations', import.meta.url));
+
+export type OpenOptions = {
+  path?: string;
+  clock?: Clock;
+  env?: NodeJS.ProcessEnv;
+  /** Highest-precedence overrides (tests, CLI flags). */
+  config?: Record<string, unknown>;
+};
+
+export const configFilePath = (dbPath: string) => join(dirname(dbPath), 'config.json');
+
+function readConfigFile(path: string): ConfigLayer[] {
+  if (!existsSync(path)) return [];
+  try {
+    return [{ source: path, values: JSON.parse(readFileSync(path, 'utf8')) }];
+  } catch (error) {
+    throw new ConfigError('(file)', `not valid JSON: ${(error as Error).message}`, path);
+  }
+}
+
+export function readMetaConfig(db: Db): Record<string, unknown> {
+  const row = db.select().from(tables.meta).where(eq(tables.meta.key, 'config')).get();
+  return (row?.value as Record<string, unknown> | undefined) ?? {};
+}
+
+export function openStore(options: OpenOptions = {}): Store {
+  const path = options.path ?? DEFAULT_DB_PATH;
+  const env = options.env ?? process.env;
+  const memory = path === ':memory:' || path === '';
+  if (!memory) mkdirSync(dirname(path), { recursive: true });
+  const fileLayers = memory ? [] : readConfigFile(configFilePath(path));
+  const envLayers = configFromEnv(env);
+  const overrideLayers = options.config ? [{ source: 'overrides', values: options.config }] : [];
+  // Validate what can be validated before the file is touched: a bad value changes nothing.
+  resolveConfig([...fileLayers, ...envLayers, ...overrideLayers]);
+
+  const sqlite = new Database(path);
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.function('sm_normalize', { deterministic: true }, (text: unknown) => normalizeText(String(text ?? '')));
+    let vec = true;
+    try {
+      sqliteVec.load(sqlite);
+    } catch (error) {
+      vec = false;
+      logger.warn({ err: (error as Error).message }, 'sqlite-vec could not be loaded: vector search is off');
+    }
+    const db = drizzle(sqlite, { schema: tables }) as Db;
+    migrate(db, { migrationsFolder: MIGRATIONS });
+    const fts = hasFts5(sqlite);
+    if (fts) ensureSearchIndexes(sqlite);
+    else logger.warn('this SQLite build has no FTS5: text search uses LIKE');
+
+    const config = resolveConfig([
+      ...fileLayers,
+      { source: 'meta table (key "config")', values: readMetaConfig(db) },
+      ...envLayers,
+      ...overrideLayers,
+    ]);
+    return { db, sqlite, config, clock: options.clock ?? systemClock, features: { fts, vec }, pending: null, listeners: new Set() };
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+}
+
+export function closeStore(store: Store) {
+  if (store.sqlite.open) store.sqlite.close();
+}

@@ -1,0 +1,35 @@
+// FTS5 external-content indexes over memories.content and turns.text, kept in sync by triggers.
+// Created at open time (idempotently) rather than in a drizzle migration so that a SQLite build
+// without FTS5 still opens: search then falls back to LIKE.
+import type Database from 'better-sqlite3';
+
+const INDEXES = [
+  { table: 'memories', column: 'content', fts: 'memories_fts' },
+  { table: 'turns', column: 'text', fts: 'turns_fts' },
+] as const;
+
+export function hasFts5(sqlite: Database.Database): boolean {
+  const options = sqlite.pragma('compile_options') as { compile_options: string }[];
+  return options.some((o) => o.compile_options === 'ENABLE_FTS5');
+}
+
+export function ensureSearchIndexes(sqlite: Database.Database) {
+  for (const { table, column, fts } of INDEXES) {
+    const exists = sqlite.prepare('select 1 from sqlite_master where type = ? and name = ?').get('table', fts);
+    sqlite.exec(`
+      create virtual table if not exists ${fts} using fts5(${column}, content='${table}', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+      create trigger if not exists ${fts}_ai after insert on ${table} begin
+        insert into ${fts}(rowid, ${column}) values (new.id, new.${column});
+      end;
+      create trigger if not exists ${fts}_ad after delete on ${table} begin
+        insert into ${fts}(${fts}, rowid, ${column}) values ('delete', old.id, old.${column});
+      end;
+      create trigger if not exists ${fts}_au after update of ${column} on ${table} begin
+        insert into ${fts}(${fts}, rowid, ${column}) values ('delete', old.id, old.${column});
+        insert into ${fts}(rowid, ${column}) values (new.id, new.${column});
+      end;
+    `);
+    // A database written without FTS5 (or before this index existed) gets its index built once.
+    if (!exists) sqlite.exec(`insert into ${fts}(${fts}) values ('rebuild')`);
+  }
+}
