@@ -1,0 +1,22 @@
+// Option parsers: a bad value is a usage error (exit 2) that names the option.
+import { InvalidArgumentError } from 'commander';
+import { parseTime } from '../core/clock.ts';
+
+export function integer(value: string): number {
+  if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+}
+
+export function number(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
+  return n;
+}
+
+export function time(value: string): number {
+  const at = parseTime(value);
+  if (at === null) throw new InvalidArgumentError('expected ISO-8601 (2024-05-01T10:00:00Z) or epoch milliseconds');
+  return at;
+}
+
+export const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
