@@ -70,18 +70,18 @@ export function forget(store: Store, input: ForgetInput): ForgetResult {
     }
     const key = normalizeText(target.text!);
     if (!key) throw badInput('text: has nothing to match (no letters or digits)');
-    const pattern = `%${escapeLike(key)}%`;
+    const pattern = `% ${escapeLike(key)} %`;
     const memoryIds = store.db
       .select({ id: memories.id })
       .from(memories)
-      .where(sql`(' ' || ${memories.contentKey} || ' ') like ${` ${pattern} `} escape '\\'`)
+      .where(sql`(' ' || ${memories.contentKey} || ' ') like ${pattern} escape '\\'`)
       .all()
       .map((r) => r.id);
     // sm_normalize is normalizeText registered as an SQL function when the store opens.
     const turnIds = store.db
       .select({ id: turns.id })
       .from(turns)
-      .where(sql`(' ' || sm_normalize(${turns.text}) || ' ') like ${` ${pattern} `} escape '\\'`)
+      .where(sql`(' ' || sm_normalize(${turns.text}) || ' ') like ${pattern} escape '\\'`)
       .all()
       .map((r) => r.id);
     deleteMemories(store, memoryIds, 'forgotten');

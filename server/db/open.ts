@@ -46,12 +46,12 @@ export function openStore(options: OpenOptions = {}): Store {
   const path = options.path ?? DEFAULT_DB_PATH;
   const env = options.env ?? process.env;
   const memory = path === ':memory:' || path === '';
-  if (!memory) mkdirSync(dirname(path), { recursive: true });
   const fileLayers = memory ? [] : readConfigFile(configFilePath(path));
   const envLayers = configFromEnv(env);
   const overrideLayers = options.config ? [{ source: 'overrides', values: options.config }] : [];
   // Validate what can be validated before the file is touched: a bad value changes nothing.
   resolveConfig([...fileLayers, ...envLayers, ...overrideLayers]);
+  if (!memory) mkdirSync(dirname(path), { recursive: true });
 
   const sqlite = new Database(path);
   try {

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { explain } from '../server/core/explain.ts';
+import { runGc } from '../server/core/gc.ts';
+import { confirmMemory, getMemory, remember } from '../server/core/memories.ts';
+import { listMemories } from '../server/core/memory-list.ts';
+import { testStore } from './helpers/store.ts';
+
+describe('gc', () => {
+  it('rescores every active memory', () => {
+    const { store, advanceDays } = testStore();
+    const { memory } = remember(store, { content: 'User likes tea' });
+    expect(memory.score).toBe(1);
+    advanceDays(4);
+    const report = runGc(store);
+    expect(report.scored).toBe(1);
+    expect(getMemory(store, memory.id)!.score).toBeCloseTo(Math.exp(-0.2), 12);
+  });
+
+  it('promotes mid -> long on hits >= 3 seen within 7 days, and not otherwise', () => {
+    const { store, advanceDays } = testStore();
+    const hot = remember(store, { content: 'User lives in Lisbon' }).memory;
+    const cold = remember(store, { content: 'User owns a cat' }).memory;
+    for (let i = 0; i < 3; i++) remember(store, { content: 'user lives in lisbon.' });
+    for (let i = 0; i < 3; i++) remember(store, { content: 'User owns a cat' });
+    advanceDays(8); // cold was last seen 8 days ago...
+    remember(store, { content: 'User lives in Lisbon' }); // ...hot is seen again now
+    const report = runGc(store);
+    expect(report.promoted).toBe(1);
+    expect(getMemory(store, hot.id)!.layer).toBe('long');
+    expect(getMemory(store, cold.id)!.layer).toBe('mid');
+    expect(explain(store, hot.id).decisions[0]).toMatchObject({ action: 'promoted' });
+  });
+
+  it('archives a mid memory whose score fell below 0.5, with the reason in explain', () => {
+    const { store, advanceDays } = testStore();
+    const { memory } = remember(store, { content: 'User had pasta for lunch' });
+    advanceDays(15); // exp(-0.75) = 0.47
+    const report = runGc(store);
+    expect(report).toMatchObject({ archived: 1, byReason: { low_score: 1, expired: 0, over_capacity: 0 } });
+    const after = getMemory(store, memory.id)!;
+    expect(after.status).toBe('archived');
+    expect(after.validUntil).not.toBeNull();
+    expect(explain(store, memory.id).decisions[0]).toMatchObject({ action: 'archived', detail: { reason: 'low_score' } });
+    expect(listMemories(store).total).toBe(0);
+    expect(listMemories(store, { status: 'archived' }).total).toBe(1);
+  });
+
+  it('archives a mid memory older than 30 days even with a good score', () => {
+    const { store, advanceDays } = testStore();
+    const { memory } = remember(store, { content: 'User prefers window seats', importance: 1 });
+    advanceDays(31);
+    const report = runGc(store);
+    expect(report.byReason.expired).toBe(1);
+    expect(getMemory(store, memory.id)!.status).toBe('archived');
+  });
+
+  it('archives the lowest-scored mid memories over capacity', () => {
+    const { store, advanceDays } = testStore({ mid: { capacity: 2 } });
+    const oldest = remember(store, { content: 'fact one' }).memory;
+    advanceDays(1);
+    const middle = remember(store, { content: 'fact two' }).memory;
+    advanceDays(1);
+    const newest = remember(store, { content: 'fact three' }).memory;
+    const report = runGc(store);
+    expect(report.byReason.over_capacity).toBe(1);
+    expect(getMemory(store, oldest.id)!.status).toBe('archived');
+    expect(getMemory(store, middle.id)!.status).toBe('active');
+    expect(getMemory(store, newest.id)!.status).toBe('active');
+  });
+
+  it('deletes instead of archiving under gc.mode=delete; explain still tells what happened', () => {
+    const { store, advanceDays } = testStore({ gc: { mode: 'delete' } });
+    const { memory } = remember(store, { content: 'User watched a film', importance: 1 });
+    advanceDays(31);
+    const report = runGc(store);
+    expect(report).toMatchObject({ mode: 'delete', deleted: 1, archived: 0 });
+    expect(getMemory(store, memory.id)).toBeUndefined();
+    const why = explain(store, memory.id);
+    expect(why.status).toBe('deleted');
+    expect(why.decisions[0]).toMatchObject({ action: 'deleted', detail: { reason: 'expired' } });
+  });
+
+  it('leaves protected memories alone', () => {
+    const { store, advanceDays } = testStore({ mid: { capacity: 1 } });
+    const confirmed = remember(store, { content: 'User is allergic to peanuts' }).memory;
+    confirmMemory(store, confirmed.id);
+    remember(store, { content: 'another fact' });
+    advanceDays(40);
+    runGc(store);
+    expect(getMemory(store, confirmed.id)!.status).toBe('active');
+  });
+
+  it('purges archived rows after gc.purge_archived_after_days', () => {
+    const { store, advanceDays } = testStore({ gc: { purge_archived_after_days: 10 } });
+    const { memory } = remember(store, { content: 'User visited Rome' });
+    advanceDays(31);
+    expect(runGc(store).archived).toBe(1);
+    advanceDays(5);
+    expect(runGc(store).purged).toBe(0);
+    advanceDays(6);
+    expect(runGc(store).purged).toBe(1);
+    expect(getMemory(store, memory.id)).toBeUndefined();
+  });
+});

@@ -1,0 +1,22 @@
+// Runs the real `sm` executable in a child process, as a user would.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const SM = fileURLToPath(new URL('../../bin/sm.js', import.meta.url));
+
+export type SmResult = { code: number; stdout: string; stderr: string; json: any };
+
+export function sm(args: string[], env: Record<string, string | undefined> = {}): Promise<SmResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [SM, ...args], { env: { ...process.env, SM_LOG_LEVEL: 'warn', ...env } }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
