@@ -1,0 +1,38 @@
+// Context for the next model call: short-term turns, mid- and long-term memories, markdown.
+import { getContext, type Context as ContextShape, type ContextInput } from '../server/core/context.ts';
+import { builder } from './builder.ts';
+import { MemoryRef, TurnRef } from './refs.ts';
+
+const ContextRef = builder.objectRef<ContextShape>('Context').implement({
+  description: 'What to give the model before its next turn in a session.',
+  fields: (t) => ({
+    sessionId: t.exposeString('sessionId', { description: 'The session it was built for.' }),
+    shortTerm: t.field({
+      type: [TurnRef],
+      description: 'The short-term window: the last turns of the session (config short_term.size), oldest first.',
+      resolve: (c) => c.shortTerm,
+    }),
+    midTerm: t.field({ type: [MemoryRef], description: 'The top `k` active mid-term memories by score.', resolve: (c) => c.midTerm }),
+    longTerm: t.field({ type: [MemoryRef], description: 'The top `k` active long-term memories by score.', resolve: (c) => c.longTerm }),
+    markdown: t.exposeString('markdown', { description: 'The memories as a markdown block, ready to prepend to a system prompt.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  context: t.field({
+    type: ContextRef,
+    description: 'Builds the context for a session. Retrieved memories count as accessed (their forgetting curve restarts).',
+    args: {
+      sessionId: t.arg.string({ required: true, description: 'The session.' }),
+      k: t.arg.int({ description: 'How many memories per layer (config context.k when omitted; 1 to 200).' }),
+      query: t.arg.string({
+        description: 'What the next turn is about, to find relevant facts from earlier sessions (by default the latest user turn).',
+      }),
+    },
+    resolve: (_root, { sessionId, k, query }, { store }) => {
+      // `query` reaches the core as-is; hybrid search (with the search feature) gives it effect.
+      const input: ContextInput & { query?: string | null } = { sessionId, k, query };
+      return getContext(store, input);
+    },
+  }),
+}));

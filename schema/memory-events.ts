@@ -1,0 +1,50 @@
+// memoryEvents: every decision on a memory, pushed as it commits.
+import { getMemory, type MemoryRow } from '../server/core/memories.ts';
+import { builder, type MemoryChange } from './builder.ts';
+import { MemoryAction } from './enums.ts';
+import { MemoryRef, startEventScope } from './refs.ts';
+
+type MemoryEventShape = { change: MemoryChange; memory: MemoryRow | null };
+
+const MemoryEvent = builder.objectRef<MemoryEventShape>('MemoryEvent').implement({
+  description: 'A decision on a memory that just committed (the same entry as in its decision log).',
+  fields: (t) => ({
+    action: t.field({
+      type: MemoryAction,
+      description: 'What happened.',
+      resolve: (e) => e.change.action as typeof MemoryAction.$inferType,
+    }),
+    memoryId: t.int({ description: 'The memory it happened to.', resolve: (e) => e.change.memoryId }),
+    at: t.field({ type: 'DateTime', description: 'When it happened.', resolve: (e) => e.change.at }),
+    detail: t.field({ type: 'JSON', description: 'Why and with what numbers, as in the decision log.', resolve: (e) => e.change.detail }),
+    memory: t.field({
+      type: MemoryRef,
+      nullable: true,
+      description:
+        'The memory as it is when the event is delivered; for DELETED, as it was just before deletion. ' +
+        'Null when it was deleted in the meantime.',
+      resolve: (e) => e.memory,
+    }),
+  }),
+});
+
+builder.subscriptionFields((t) => ({
+  memoryEvents: t.field({
+    type: MemoryEvent,
+    description: 'Every decision on any memory from now on (created, merged, promoted, archived, superseded, deleted...).',
+    args: {
+      actions: t.arg({ type: [MemoryAction], description: 'Only these actions (all when omitted).' }),
+    },
+    subscribe: async function* (_root, { actions }, { store, changes }) {
+      const wanted = actions ? new Set<string>(actions) : null;
+      for await (const change of changes.subscribe('memory')) {
+        if (wanted && !wanted.has(change.action)) continue;
+        yield { change, memory: change.snapshot ?? getMemory(store, change.memoryId) ?? null };
+      }
+    },
+    resolve: (event: MemoryEventShape, _args, context) => {
+      startEventScope(context);
+      return event;
+    },
+  }),
+}));

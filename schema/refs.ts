@@ -1,0 +1,52 @@
+// Refs of the loadable object types, declared apart from their fields so that domain files can
+// point at each other without import cycles. Each batches its loads per request (DataLoader).
+import { createContextCache, contextCacheSymbol } from '@pothos/core';
+import DataLoader from 'dataloader';
+import { entitiesByIds, relationsByMemory, type RelationRow } from '../server/core/batch-reads.ts';
+import { notFound } from '../server/core/errors.ts';
+import { memoriesByIds } from '../server/core/memories.ts';
+import { sessionsByIds } from '../server/core/sessions.ts';
+import { turnsByIds } from '../server/core/turns.ts';
+import { builder, type Context } from './builder.ts';
+
+/** One result per key, in key order; a missing row is a NOT_FOUND error for that item only. */
+const inKeyOrder =
+  <K, V>(what: string, batch: (context: Context, keys: K[]) => Map<K, V>) =>
+  async (keys: K[], context: Context) => {
+    const rows = batch(context, keys);
+    return keys.map((key) => rows.get(key) ?? notFound(what, key as string | number));
+  };
+
+export const MemoryRef = builder.loadableObjectRef('Memory', {
+  load: inKeyOrder('memory', (c, ids: number[]) => memoriesByIds(c.store, ids)),
+});
+
+export const TurnRef = builder.loadableObjectRef('Turn', {
+  load: inKeyOrder('turn', (c, ids: number[]) => turnsByIds(c.store, ids)),
+});
+
+export const SessionRef = builder.loadableObjectRef('Session', {
+  load: inKeyOrder('session', (c, ids: string[]) => sessionsByIds(c.store, ids)),
+});
+
+export const EntityRef = builder.loadableObjectRef('Entity', {
+  load: inKeyOrder('entity', (c, ids: number[]) => entitiesByIds(c.store, ids)),
+});
+
+/** Relations (supersedes, derived_from) of memories, batched per request like the refs above. */
+export const relationLoader = createContextCache(
+  (context: Context) =>
+    new DataLoader<number, RelationRow[]>(async (ids) => {
+      const rows = relationsByMemory(context.store, ids);
+      return ids.map((id) => rows.get(id) ?? []);
+    }),
+);
+
+/**
+ * A subscription keeps one context for its whole life, so its loaders would serve rows cached
+ * at the first event. Each event starts a fresh cache scope instead (events of one
+ * subscription are executed one after another).
+ */
+export function startEventScope(context: Context) {
+  (context as { [contextCacheSymbol]?: object })[contextCacheSymbol] = {};
+}

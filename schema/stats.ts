@@ -1,0 +1,50 @@
+// Stats: what is stored, what is queued, what the database can do.
+import { getStats, type Stats as StatsShape } from '../server/core/stats.ts';
+import { builder } from './builder.ts';
+
+const MemoryStats = builder.objectRef<StatsShape['memories']>('MemoryStats').implement({
+  description: 'Memory counts. Layer and kind counts cover active memories only.',
+  fields: (t) => ({
+    total: t.exposeInt('total', { description: 'All memories, any status.' }),
+    active: t.int({ description: 'Active memories.', resolve: (m) => m.byStatus.active }),
+    archived: t.int({ description: 'Archived memories.', resolve: (m) => m.byStatus.archived }),
+    mid: t.int({ description: 'Active mid-term memories.', resolve: (m) => m.byLayer.mid }),
+    long: t.int({ description: 'Active long-term memories.', resolve: (m) => m.byLayer.long }),
+    facts: t.int({ description: 'Active facts.', resolve: (m) => m.byKind.fact }),
+    reflections: t.int({ description: 'Active reflections.', resolve: (m) => m.byKind.reflection }),
+  }),
+});
+
+const JobStats = builder.objectRef<StatsShape['jobs']>('JobStats').implement({
+  description: 'Background jobs (embeddings, LLM extraction, consolidation...) by status.',
+  fields: (t) => ({
+    pending: t.exposeInt('pending', { description: 'Waiting to run (including retries after a backoff).' }),
+    running: t.exposeInt('running', { description: 'Running now.' }),
+    done: t.exposeInt('done', { description: 'Finished.' }),
+    dead: t.exposeInt('dead', { description: 'Gave up after their last attempt.' }),
+  }),
+});
+
+const Features = builder.objectRef<StatsShape['features']>('Features').implement({
+  description: 'Optional SQLite features in use.',
+  fields: (t) => ({
+    fts: t.exposeBoolean('fts', { description: 'FTS5 full-text search (otherwise LIKE).' }),
+    vec: t.exposeBoolean('vec', { description: 'sqlite-vec is loaded (vector search once embeddings are configured).' }),
+  }),
+});
+
+const Stats = builder.objectRef<StatsShape>('Stats').implement({
+  description: 'Counts of what is stored and queued.',
+  fields: (t) => ({
+    memories: t.field({ type: MemoryStats, description: 'Memories.', resolve: (s) => s.memories }),
+    turns: t.exposeInt('turns', { description: 'Turns, all sessions.' }),
+    sessions: t.exposeInt('sessions', { description: 'Sessions.' }),
+    entities: t.exposeInt('entities', { description: 'Entities.' }),
+    jobs: t.field({ type: JobStats, description: 'Background jobs.', resolve: (s) => s.jobs }),
+    features: t.field({ type: Features, description: 'Database features.', resolve: (s) => s.features }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  stats: t.field({ type: Stats, description: 'Counts of memories, turns, sessions, entities and jobs.', resolve: (_r, _a, { store }) => getStats(store) }),
+}));

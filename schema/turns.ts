@@ -1,0 +1,137 @@
+// Turns (the episodic layer): the type, a session's history, addTurn and turnAdded.
+import { z } from 'zod';
+import { entitiesByTurn, turnsBefore } from '../server/core/batch-reads.ts';
+import { getSession } from '../server/core/sessions.ts';
+import { addTurn, addTurnSchema, getTurn, type TurnRow } from '../server/core/turns.ts';
+import { builder } from './builder.ts';
+import { Role } from './enums.ts';
+import { SavedMemory, type SavedShape } from './memories.ts';
+import { decodeTurnCursor, MAX_PAGE, turnPage, type Page } from './pagination.ts';
+import { EntityRef, SessionRef, startEventScope, TurnRef } from './refs.ts';
+
+TurnRef.implement({
+  description: 'One user or assistant message of a session. Every turn is kept as searchable history.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'Stable integer id.' }),
+    sessionId: t.exposeString('sessionId', { description: 'The id of its session.' }),
+    session: t.field({ type: SessionRef, description: 'Its session.', resolve: (turn) => turn.sessionId }),
+    role: t.expose('role', { type: Role, description: 'Who said it.' }),
+    name: t.exposeString('name', { nullable: true, description: 'Optional speaker name (e.g. the user\'s display name).' }),
+    text: t.exposeString('text', { description: 'What was said.' }),
+    at: t.expose('at', { type: 'DateTime', description: 'When it was said (may be in the past for imported history).' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was stored.' }),
+    entities: t.loadableList({
+      type: EntityRef,
+      description: 'The entities it mentions, most mentioned first.',
+      load: async (ids: number[], context) => {
+        const rows = entitiesByTurn(context.store, ids);
+        return ids.map((id) => rows.get(id) ?? []);
+      },
+      resolve: (turn) => turn.id,
+    }),
+  }),
+});
+
+export const TurnConnection = builder.connectionObject(
+  {
+    type: TurnRef,
+    name: 'TurnConnection',
+    description: 'A page of turns, oldest first. Page backward with `last` and `before`.',
+    fields: (t) => ({
+      totalCount: t.int({
+        description: 'How many turns the session has, across all pages.',
+        resolve: (c) => (c as unknown as Page<unknown>).totalCount,
+      }),
+    }),
+  },
+  { name: 'TurnEdge', description: 'A turn in a page, with its cursor.' },
+);
+
+export type TurnPage = Page<TurnRow>;
+
+const lastArg = z.number().int().min(0).max(MAX_PAGE);
+
+builder.queryFields((t) => ({
+  turns: t.field({
+    type: TurnConnection,
+    description:
+      'The history of a session, oldest first: the `last` turns before `before` (the latest ones without it). ' +
+      'Continue backward with `before: pageInfo.startCursor`.',
+    args: {
+      sessionId: t.arg.string({ required: true, description: 'The session.' }),
+      last: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: lastArg }),
+      before: t.arg.string({ description: 'Cursor to continue before (`pageInfo.startCursor`).' }),
+    },
+    resolve: (_root, { sessionId, last, before }, { store }): TurnPage => {
+      const position = before ? decodeTurnCursor(before) : null;
+      const total = getSession(store, sessionId)?.turnCount ?? 0;
+      const { rows, hasPrevious } = turnsBefore(store, sessionId, last, position);
+      return turnPage(rows, hasPrevious, total, position !== null);
+    },
+  }),
+}));
+
+const AddTurnInput = builder.inputType('AddTurnInput', {
+  description: 'A turn to store. The session is registered on its first turn.',
+  fields: (t) => ({
+    sessionId: t.string({ required: true, description: 'The conversation it belongs to (any string up to 200 characters).' }),
+    role: t.field({ type: Role, required: true, description: 'Who said it.' }),
+    name: t.string({ description: 'Optional speaker name.' }),
+    text: t.string({ required: true, description: 'What was said.' }),
+    autoExtract: t.boolean({
+      required: true,
+      defaultValue: true,
+      description: 'Extract memories from the turn (user turns). False stores it as history only.',
+    }),
+    at: t.field({ type: 'DateTime', description: 'When it was said, for importing history; defaults to now.' }),
+  }),
+  validate: addTurnSchema,
+});
+
+type AddTurnResult = { turn: TurnRow; newSession: boolean; extracted: SavedShape[] };
+
+const AddTurnPayload = builder.objectRef<AddTurnResult>('AddTurnPayload').implement({
+  description: 'The stored turn and what was learnt from it.',
+  fields: (t) => ({
+    turn: t.field({ type: TurnRef, description: 'The stored turn.', resolve: (p) => p.turn }),
+    newSession: t.exposeBoolean('newSession', { description: 'True when this turn started a new session.' }),
+    extracted: t.field({
+      type: [SavedMemory],
+      description: 'Memories saved from this turn in the same transaction (created, merged or superseding an older fact).',
+      resolve: (p) => p.extracted,
+    }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  addTurn: t.field({
+    type: AddTurnPayload,
+    description: 'Stores a turn in its session and (unless `autoExtract` is false) extracts memories from it.',
+    args: { input: t.arg({ type: AddTurnInput, required: true, description: 'The turn.' }) },
+    resolve: (_root, { input }, { store }): AddTurnResult => {
+      const { turn, newSession } = addTurn(store, input);
+      // Extraction (issue 4) plugs its hook into addTurn and fills this list.
+      return { turn, newSession, extracted: [] };
+    },
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  turnAdded: t.field({
+    type: TurnRef,
+    description: 'Each turn stored from now on, in one session or (without `sessionId`) in all of them.',
+    args: { sessionId: t.arg.string({ description: 'Only turns of this session.' }) },
+    subscribe: async function* (_root, { sessionId }, { store, changes }) {
+      for await (const event of changes.subscribe('turn')) {
+        if (sessionId && event.sessionId !== sessionId) continue;
+        // Read at delivery: a turn forgotten in the meantime is skipped.
+        const turn = getTurn(store, event.turnId);
+        if (turn) yield turn;
+      }
+    },
+    resolve: (turn: TurnRow, _args, context) => {
+      startEventScope(context);
+      return turn;
+    },
+  }),
+}));

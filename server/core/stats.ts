@@ -1,0 +1,72 @@
+// Counts for `sm stats` and the Stats API type: what is stored, what is queued, what the db can do.
+import { count, sql } from 'drizzle-orm';
+import {
+  JOB_STATUSES,
+  MEMORY_KINDS,
+  MEMORY_LAYERS,
+  MEMORY_STATUSES,
+  entities,
+  jobs,
+  memories,
+  sessions,
+  turns,
+  type JobStatus,
+  type MemoryKind,
+  type MemoryLayer,
+  type MemoryStatus,
+} from '../../drizzle/schema.ts';
+import type { Store } from './store.ts';
+
+export type Stats = {
+  memories: {
+    total: number;
+    byStatus: Record<MemoryStatus, number>;
+    /** Active memories only: the layers are what the assistant currently remembers. */
+    byLayer: Record<MemoryLayer, number>;
+    /** Active memories only. */
+    byKind: Record<MemoryKind, number>;
+  };
+  turns: number;
+  sessions: number;
+  entities: number;
+  jobs: Record<JobStatus, number>;
+  features: { fts: boolean; vec: boolean };
+};
+
+const zeroes = <K extends string>(keys: readonly K[]) =>
+  Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+
+export function getStats(store: Store): Stats {
+  const { db } = store;
+  const byStatus = zeroes(MEMORY_STATUSES);
+  const byLayer = zeroes(MEMORY_LAYERS);
+  const byKind = zeroes(MEMORY_KINDS);
+  // One grouped scan gives all three breakdowns.
+  const groups = db
+    .select({ status: memories.status, layer: memories.layer, kind: memories.kind, n: count() })
+    .from(memories)
+    .groupBy(memories.status, memories.layer, memories.kind)
+    .all();
+  let total = 0;
+  for (const g of groups) {
+    total += g.n;
+    byStatus[g.status] += g.n;
+    if (g.status !== 'active') continue;
+    byLayer[g.layer] += g.n;
+    byKind[g.kind] += g.n;
+  }
+  const jobCounts = zeroes(JOB_STATUSES);
+  for (const g of db.select({ status: jobs.status, n: count() }).from(jobs).groupBy(jobs.status).all()) {
+    jobCounts[g.status] = g.n;
+  }
+  const countOf = (table: typeof turns | typeof sessions | typeof entities) =>
+    db.select({ n: sql<number>`count(*)` }).from(table).get()!.n;
+  return {
+    memories: { total, byStatus, byLayer, byKind },
+    turns: countOf(turns),
+    sessions: countOf(sessions),
+    entities: countOf(entities),
+    jobs: jobCounts,
+    features: { fts: store.features.fts && store.config.fts.enabled, vec: store.features.vec },
+  };
+}

@@ -1,0 +1,76 @@
+// The host: one node:http server with GraphQL over HTTP (yoga, GraphiQL), graphql-ws on the same
+// port and path, the seed REST routes and /health. The CLI's `sm serve` and server/main.ts use it.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Store } from '../core/store.ts';
+import { logger as defaultLogger } from '../logger.ts';
+import { assertSafeBinding } from './auth.ts';
+import { createChangeFeed } from './events.ts';
+import { attachWebSocket } from './ws.ts';
+import { createGraphQLServer, GRAPHQL_PATH } from './yoga.ts';
+
+export type AppOptions = {
+  store: Store;
+  /** Interface to listen on; a non-loopback host requires `token`. */
+  host: string;
+  /** Port; 0 picks a free one (see the `port` that start() returns). */
+  port: number;
+  /** API token (SM_API_TOKEN). When set, every HTTP request and WebSocket connection must carry it. */
+  token?: string;
+  logger?: Logger;
+  /** How long stop() lets in-flight requests finish before cutting connections. */
+  shutdownGraceMs?: number;
+};
+
+export type App = {
+  /** Listens; resolves with the GraphQL endpoint URL (`http://host:port/graphql`) and the bound port. */
+  start(): Promise<{ url: string; port: number }>;
+  /** Stops accepting, closes subscriptions, lets in-flight requests finish. Does not close the store. */
+  stop(): Promise<void>;
+};
+
+const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+export function buildApp(options: AppOptions): App {
+  const { store, host, port } = options;
+  const token = options.token || undefined;
+  const log = (options.logger ?? defaultLogger).child({ component: 'server' });
+  assertSafeBinding(host, token);
+
+  const feed = createChangeFeed(store);
+  const yoga = createGraphQLServer({ store, changes: feed.changes, token, log });
+  const server = createServer(yoga);
+  const ws = attachWebSocket({ server, yoga, token, log });
+  let stopping: Promise<void> | null = null;
+
+  return {
+    start: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const bound = (server.address() as AddressInfo).port;
+          const url = `http://${urlHost(host)}:${bound}${GRAPHQL_PATH}`;
+          log.info({ url, auth: token ? 'token' : 'loopback' }, 'listening');
+          resolve({ url, port: bound });
+        });
+      }),
+    stop: () =>
+      (stopping ??= (async () => {
+        feed.close();
+        await ws.close();
+        if (server.listening) {
+          // close() stops accepting and resolves once in-flight requests are answered; writes
+          // are synchronous transactions, so an answered request is a committed (or rolled back) one.
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeIdleConnections();
+          const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 5000);
+          await closed;
+          clearTimeout(grace);
+        }
+        await yoga.dispose();
+        log.info('stopped');
+      })()),
+  };
+}

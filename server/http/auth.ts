@@ -1,0 +1,71 @@
+// Who may talk to the server. Loopback needs no token; anywhere else needs SM_API_TOKEN, sent as
+// `Authorization: Bearer …` over HTTP and in connection_init over WebSocket. Browsers on other
+// sites are refused either way (cross-origin requests and DNS-rebinding Host names).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare === 'localhost') return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  if (isIP(bare) === 6) return bare === '::1' || bare.startsWith('::ffff:127.');
+  return false;
+}
+
+/** Throws when listening on `host` would expose the API without a token. */
+export function assertSafeBinding(host: string, token: string | undefined) {
+  if (!isLoopback(host) && !token) {
+    throw new Error(`Refusing to listen on ${host} without a token: set SM_API_TOKEN (or listen on 127.0.0.1)`);
+  }
+}
+
+// Hashing first makes the comparison constant-time whatever the lengths.
+const digest = (value: string) => createHash('sha256').update(value).digest();
+export const tokenMatches = (given: string | undefined | null, token: string) =>
+  typeof given === 'string' && timingSafeEqual(digest(given), digest(token));
+
+export function bearer(authorization: string | null | undefined): string | undefined {
+  const match = /^Bearer\s+(.+)$/i.exec(authorization?.trim() ?? '');
+  return match?.[1]?.trim();
+}
+
+/** The token of a graphql-ws connection_init payload: `{ token }` or `{ authorization: 'Bearer …' }`. */
+export function connectionToken(params: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  if (!params) return undefined;
+  if (typeof params.token === 'string') return params.token;
+  const header = params.authorization ?? params.Authorization;
+  return typeof header === 'string' ? bearer(header) : undefined;
+}
+
+const hostnameOf = (hostHeader: string) => {
+  try {
+    return new URL(`http://${hostHeader}`).hostname;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Why a request from a browser context must be refused, or null. A page on another origin may
+ * not call the API (CSRF, cross-site WebSocket hijacking), and when the server relies on being
+ * loopback-only, a Host name that is not loopback means DNS rebinding.
+ */
+export function browserRefusal(headers: { origin?: string | null; host?: string | null }, loopbackOnly: boolean): string | null {
+  const host = headers.host ?? '';
+  if (headers.origin && headers.origin !== 'null') {
+    let originHost: string | null = null;
+    try {
+      originHost = new URL(headers.origin).host;
+    } catch {
+      // An unparsable Origin is refused below.
+    }
+    if (originHost !== host) return 'cross-origin requests are not allowed';
+  } else if (headers.origin === 'null') {
+    return 'cross-origin requests are not allowed';
+  }
+  if (loopbackOnly) {
+    const hostname = hostnameOf(host);
+    if (!hostname || !isLoopback(hostname)) return 'this server only answers to loopback host names';
+  }
+  return null;
+}

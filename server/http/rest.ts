@@ -1,0 +1,187 @@
+// Seed 003 REST routes: a thin layer over the same core functions the GraphQL API calls.
+import type { Logger } from 'pino';
+import type { Plugin } from 'graphql-yoga';
+import { parseTime } from '../core/clock.ts';
+import { getContext } from '../core/context.ts';
+import { badInput, ErrorCode, SmError } from '../core/errors.ts';
+import { explain } from '../core/explain.ts';
+import { runGc } from '../core/gc.ts';
+import { remember, updateMemory } from '../core/memories.ts';
+import { listMemories } from '../core/memory-list.ts';
+import type { Store } from '../core/store.ts';
+import { addTurn } from '../core/turns.ts';
+import { contextJson, gcJson, memoryJson, snakeMessage, turnJson, whyJson } from './rest-json.ts';
+
+type Body = Record<string, unknown>;
+type Call = { store: Store; params: string[]; query: URLSearchParams; body: () => Promise<Body> };
+type Reply = { status: number; body: unknown };
+type Route = { method: string; path: RegExp; run: (call: Call) => Reply | Promise<Reply> };
+
+const STATUS: Record<string, number> = { [ErrorCode.BadUserInput]: 400, [ErrorCode.NotFound]: 404, [ErrorCode.Conflict]: 409 };
+
+/** Query-string values are strings; numbers are passed as numbers so the core schemas can check them. */
+const value = (raw: string | null) => (raw === null ? undefined : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw);
+
+function idParam(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw badInput('id: must be a positive integer');
+  return Number(raw);
+}
+
+function timeValue(raw: unknown) {
+  if (typeof raw !== 'string') return raw as number | null | undefined;
+  const ms = parseTime(raw);
+  if (ms === null) throw badInput('at: expected an ISO-8601 date-time or epoch milliseconds');
+  return ms;
+}
+
+const routes: Route[] = [
+  {
+    method: 'POST',
+    path: /^\/turns$/,
+    run: async ({ store, body }) => {
+      const b = await body();
+      const { turn, newSession } = addTurn(store, {
+        sessionId: b.session_id as string,
+        role: b.role as 'user',
+        name: b.name as string | undefined,
+        text: b.text as string,
+        autoExtract: b.auto_extract as boolean | undefined,
+        at: timeValue(b.at),
+      });
+      return {
+        status: 201,
+        body: { turn_id: turn.id, session_id: turn.sessionId, new_session: newSession, turn: turnJson(turn), extracted_memories: [] },
+      };
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/context$/,
+    run: ({ store, query }) => ({
+      status: 200,
+      body: contextJson(getContext(store, { sessionId: query.get('session_id') as string, k: value(query.get('k')) as number })),
+    }),
+  },
+  {
+    method: 'POST',
+    path: /^\/memories$/,
+    run: async ({ store, body }) => {
+      const b = await body();
+      const saved = remember(store, { content: b.content as string, importance: b.importance as number, tags: b.tags as string[] });
+      return { status: saved.action === 'created' ? 201 : 200, body: { action: saved.action, memory: memoryJson(saved.memory) } };
+    },
+  },
+  {
+    method: 'GET',
+    path: /^\/memories$/,
+    run: ({ store, query }) => {
+      const filter = Object.fromEntries(
+        ['layer', 'kind', 'status', 'tag', 'q', 'sort', 'limit', 'offset'].map((key) => [key, value(query.get(key))]),
+      );
+      const { rows, total } = listMemories(store, filter);
+      return { status: 200, body: { memories: rows.map(memoryJson), total } };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: /^\/memories\/([^/]+)$/,
+    run: async ({ store, params, body }) => {
+      const b = await body();
+      const patch = { status: b.status, content: b.content, tags: b.tags, importance: b.importance };
+      return { status: 200, body: memoryJson(updateMemory(store, idParam(params[0]!), patch as never)) };
+    },
+  },
+  {
+    method: 'POST',
+    path: /^\/gc$/,
+    run: ({ store }) => ({ status: 200, body: gcJson(runGc(store)) }),
+  },
+  {
+    method: 'GET',
+    path: /^\/memories\/([^/]+)\/why$/,
+    run: ({ store, params }) => ({ status: 200, body: whyJson(explain(store, idParam(params[0]!))) }),
+  },
+];
+
+/** Reads a JSON object body, refusing more than `limit` bytes (counted while streaming). */
+async function readJsonObject(request: Request, limit: number): Promise<Body> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > limit) throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `body: larger than ${limit} bytes`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value: chunk } = await reader.read();
+      if (done) break;
+      size += chunk.byteLength;
+      if (size > limit) {
+        await reader.cancel();
+        throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `body: larger than ${limit} bytes`);
+      }
+      chunks.push(chunk);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (!text) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw badInput('body: not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badInput('body: expected a JSON object');
+  return parsed as Body;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+
+export const restError = (status: number, code: string, message: string, headers?: Record<string, string>) =>
+  json(status, { error: { code, message } }, headers);
+
+function toResponse(error: unknown, log: Logger): Response {
+  if (error instanceof HttpError) return restError(error.status, error.code, error.message);
+  if (error instanceof SmError) return restError(STATUS[error.code] ?? 400, error.code, snakeMessage(error.message));
+  log.error({ err: error }, 'REST route failed');
+  return restError(500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.');
+}
+
+export function restRoutes(options: { store: Store; log: Logger; bodyLimit: number }): Plugin {
+  const { store, log, bodyLimit } = options;
+  return {
+    async onRequest({ request, url, endResponse }) {
+      const matches = routes
+        .map((route) => ({ route, found: route.path.exec(url.pathname) }))
+        .filter((m) => m.found !== null);
+      if (matches.length === 0) return;
+      const match = matches.find((m) => m.route.method === request.method);
+      if (!match) {
+        const allow = matches.map((m) => m.route.method).join(', ');
+        endResponse(restError(405, 'METHOD_NOT_ALLOWED', `${request.method} ${url.pathname}: use ${allow}`, { allow }));
+        return;
+      }
+      try {
+        const reply = await match.route.run({
+          store,
+          params: match.found!.slice(1),
+          query: url.searchParams,
+          body: () => readJsonObject(request, bodyLimit),
+        });
+        endResponse(json(reply.status, reply.body));
+      } catch (error) {
+        endResponse(toResponse(error, log));
+      }
+    },
+  };
+}

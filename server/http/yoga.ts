@@ -1,0 +1,83 @@
+// The GraphQL engine: yoga with our schema, query limits (graphql-armor), error masking,
+// the access guard and the REST routes as yoga plugins.
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { createYoga, maskError as yogaMaskError, type Plugin, type YogaLogger } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { expectedError } from '../../schema/errors.ts';
+import { schema, type ChangeFeed, type Context } from '../../schema/index.ts';
+import type { Store } from '../core/store.ts';
+import { bearer, browserRefusal, tokenMatches } from './auth.ts';
+import { restError, restRoutes } from './rest.ts';
+
+export const GRAPHQL_PATH = '/graphql';
+export const HEALTH_PATH = '/health';
+/** Largest request body accepted, GraphQL and REST alike (a turn's text is at most 100 000 characters). */
+export const MAX_BODY_BYTES = 1_000_000;
+
+/** Query limits. Depth leaves room for memories -> edges -> node -> sources -> turn -> entities -> field. */
+export const ARMOR = {
+  maxDepth: { n: 12 },
+  maxAliases: { n: 15 },
+  costLimit: { maxCost: 5000 },
+  maxTokens: { n: 2000 },
+  maxDirectives: { n: 20 },
+  blockFieldSuggestion: { enabled: true },
+} as const;
+
+function yogaLogger(log: Logger): YogaLogger {
+  const emit =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]) => {
+      const [first, ...rest] = args;
+      // Yoga logs every error it rewrites; an expected one (bad input, not found) is the client's, not ours.
+      if (first instanceof Error && expectedError(first)) log.debug({ err: first }, first.message);
+      else if (first instanceof Error) log[level]({ err: first }, first.message);
+      else log[level](rest.length > 0 ? { details: rest } : {}, String(first));
+    };
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+}
+
+const graphqlError = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), {
+    status,
+    headers: { 'content-type': 'application/graphql-response+json; charset=utf-8', ...headers },
+  });
+
+/** Refuses other origins and, with a token, requests without `Authorization: Bearer <token>`. */
+function accessGuard(token: string | undefined): Plugin {
+  return {
+    onRequest({ request, url, endResponse }) {
+      const reply = url.pathname === GRAPHQL_PATH ? graphqlError : restError;
+      const refusal = browserRefusal({ origin: request.headers.get('origin'), host: request.headers.get('host') }, !token);
+      if (refusal) return endResponse(reply(403, 'FORBIDDEN', refusal));
+      if (token && !tokenMatches(bearer(request.headers.get('authorization')), token)) {
+        return endResponse(reply(401, 'UNAUTHENTICATED', 'missing or wrong token: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' }));
+      }
+    },
+  };
+}
+
+export function createGraphQLServer(options: { store: Store; changes: ChangeFeed; token?: string; log: Logger }) {
+  const { store, changes, token, log } = options;
+  return createYoga<Record<string, unknown>, Context>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    healthCheckEndpoint: HEALTH_PATH,
+    context: () => ({ store, changes }),
+    graphiql: { title: 'Symbiosis Memory', subscriptionsProtocol: 'WS' },
+    landingPage: false,
+    // Same-origin only: the API is for local programs, not for web pages on other sites.
+    cors: false,
+    maxRequestBodySize: MAX_BODY_BYTES,
+    logging: yogaLogger(log),
+    maskedErrors: {
+      maskError(error, message, isDev) {
+        // Yoga logs the original of every error rewritten here.
+        return expectedError(error) ?? yogaMaskError(error, message, isDev);
+      },
+    },
+    plugins: [accessGuard(token), restRoutes({ store, log, bodyLimit: MAX_BODY_BYTES }), EnvelopArmorPlugin(ARMOR)],
+  });
+}
+
+export type GraphQLServer = ReturnType<typeof createGraphQLServer>;
