@@ -217,6 +217,8 @@ export const jobs = sqliteTable(
     attempts: integer('attempts').notNull().default(0),
     maxAttempts: integer('max_attempts').notNull().default(5),
     runAt: integer('run_at').notNull(),
+    /** A running job's lease: past it, the job counts as abandoned (its process died) and runs again. */
+    lockedUntil: integer('locked_until'),
     lastError: text('last_error'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),

@@ -19,6 +19,7 @@ CREATE TABLE `jobs` (
 	`attempts` integer DEFAULT 0 NOT NULL,
 	`max_attempts` integer DEFAULT 5 NOT NULL,
 	`run_at` integer NOT NULL,
+	`locked_until` integer,
 	`last_error` text,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,

@@ -1,5 +1,6 @@
 // CLI JSON output uses the field names of the GraphQL types (camelCase, ISO-8601 times).
 import type { Context } from '../core/context.ts';
+import type { Extracted } from '../core/extraction/save-facts.ts';
 import type { Explanation } from '../core/explain.ts';
 import type { DecisionRow } from '../core/decisions.ts';
 import type { MemoryRow } from '../core/memories.ts';
@@ -68,3 +69,5 @@ export const contextJson = (c: Context) => ({
   longTerm: c.longTerm.map(memoryJson),
   markdown: c.markdown,
 });
+
+export const extractedJson = (e: Extracted) => ({ action: e.action, rule: e.rule, memory: memoryJson(e.memory) });

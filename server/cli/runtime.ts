@@ -3,6 +3,7 @@ import { fixedClock, parseTime, systemClock, type Clock } from '../core/clock.ts
 import { badInput } from '../core/errors.ts';
 import type { Store } from '../core/store.ts';
 import { closeStore, DEFAULT_DB_PATH, openStore } from '../db/open.ts';
+import { createRuntime, type Runtime } from '../runtime.ts';
 
 export type GlobalOptions = { db?: string; json?: boolean };
 
@@ -26,4 +27,9 @@ export async function withStore<T>(options: GlobalOptions, fn: (store: Store) =>
   } finally {
     closeStore(store);
   }
+}
+
+/** The store plus its configured providers (LLM), for commands that may call them. */
+export function withRuntime<T>(options: GlobalOptions, fn: (runtime: Runtime) => T | Promise<T>): Promise<T> {
+  return withStore(options, (store) => fn(createRuntime(store)));
 }

@@ -18,7 +18,8 @@ export type ChangeEvent =
       /** The row as it was, for a `deleted` event (the row itself is gone). Never stored. */
       snapshot?: typeof tables.memories.$inferSelect;
     }
-  | { type: 'turn'; turnId: number; sessionId: string; at: number };
+  | { type: 'turn'; turnId: number; sessionId: string; at: number }
+  | { type: 'job'; jobId: number; jobType?: string; status: string; at: number };
 
 export type ChangeListener = (event: ChangeEvent) => void;
 

@@ -1,11 +1,11 @@
 // add-turn and get-context: the conversation side of the memory.
 import { Option, type Command } from 'commander';
 import { getContext } from '../../core/context.ts';
-import { addTurn } from '../../core/turns.ts';
-import { contextJson, iso, memoryJson, turnJson } from '../json.ts';
+import { ingestTurn } from '../../ingest.ts';
+import { contextJson, extractedJson, iso, turnJson } from '../json.ts';
 import { emit } from '../output.ts';
 import { integer, time } from '../parse.ts';
-import { withStore, type GlobalOptions } from '../runtime.ts';
+import { withRuntime, withStore, type GlobalOptions } from '../runtime.ts';
 
 export function registerTurnCommands(program: Command, globals: () => GlobalOptions) {
   program
@@ -20,8 +20,8 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
     .addHelpText('after', '\nExample:\n  sm add-turn --session s1 --role user --text "I like JRPGs and my name is Alex"')
     .action(async (opts: { session: string; role: 'user' | 'assistant'; name?: string; text: string; extract: boolean; at?: number }) => {
       const options = globals();
-      await withStore(options, (store) => {
-        const { turn } = addTurn(store, {
+      await withRuntime(options, async (runtime) => {
+        const { turn, extracted } = await ingestTurn(runtime, {
           sessionId: opts.session,
           role: opts.role,
           name: opts.name,
@@ -29,8 +29,7 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
           autoExtract: opts.extract,
           at: opts.at,
         });
-        const extracted: { action: string; memory: ReturnType<typeof memoryJson> }[] = [];
-        emit(options, { turn: turnJson(turn), extracted }, () =>
+        emit(options, { turn: turnJson(turn), extracted: extracted.map(extractedJson) }, () =>
           [`turn ${turn.id} stored in session ${turn.sessionId} at ${iso(turn.at)}`, ...extracted.map((e) => `  ${e.action}: #${e.memory.id} ${e.memory.content}`)].join('\n'),
         );
       });

@@ -1,0 +1,300 @@
+// Optimistic heuristic extraction (seed 003): first-person statements become structured facts
+// (subject, slot, value, polarity) rendered as standalone sentences. No network, microseconds.
+import { normalizeText } from '../text.ts';
+import { resolveTimePhrase, TIME_WORDS } from './time-phrases.ts';
+
+export type FactCandidate = {
+  subject: string;
+  /** What the fact is about; facts with the same subject + slot can conflict. */
+  slot: string;
+  value: string;
+  polarity: 1 | -1;
+  /** A single-valued slot (name, home, employer…): a new value replaces the old one. */
+  exclusive: boolean;
+  rule: string;
+  content: string;
+  tags: string[];
+  eventAt?: number;
+};
+
+type Match = { slot: string; value: string; polarity: 1 | -1; exclusive: boolean; rule: string; content: (s: string) => string; tags?: string[] };
+type Rule = { name: string; pattern: RegExp; build: (m: RegExpMatchArray, clause: string) => Match | null };
+
+const ADVERBS = String.raw`(?:(?:really|also|still|just|truly|totally|absolutely|actually|recently|finally|now|do|kind of|sort of|definitely|honestly)\s+)*`;
+const LIKE_VERBS = /^(like|likes|love|loves|enjoy|enjoys|adore|adores)$/i;
+const NOT_NAMES = new Set(['back', 'later', 'tomorrow', 'now', 'anytime', 'soon', 'again', 'sometime', 'whenever', 'when', 'if', 'crazy', 'old']);
+const IRREGULAR_PAST = new Set(
+  'went saw made got took gave had did ran read met won lost bought brought built began wrote drew found felt left kept taught thought heard held sold sent spent told understood became came caught chose drove ate fell flew forgot grew hung knew led paid put rode rang rose sang sat slept spoke stood swam threw wore'.split(' '),
+);
+const NOT_EVENTS = new Set(['need', 'used', 'wanted', 'hoped', 'wished', 'guessed', 'supposed', 'agreed', 'wondered', 'bet', 'mean', 'meant', 'noticed', 'realized', 'realised', 'felt', 'thought', 'knew', 'had', 'got', 'did']);
+
+/** Pronouns of the speaker become the subject's, so the fact reads on its own. */
+export function thirdPerson(text: string, subject: string): string {
+  return text
+    .replace(/\bI am\b|\bI'm\b/g, `${subject} is`)
+    .replace(/\bI've\b/g, `${subject} has`)
+    .replace(/\bI'll\b/g, `${subject} will`)
+    .replace(/\bI'd\b/g, `${subject} would`)
+    .replace(/\bI\b/g, subject)
+    .replace(/\bmyself\b/gi, 'themselves')
+    .replace(/\bmy\b/gi, 'their')
+    .replace(/\bmine\b/gi, 'theirs')
+    .replace(/\bme\b/gi, 'them');
+}
+
+/** A value ends where a new clause starts; keep it short enough to be one fact. */
+function cleanValue(raw: string): string {
+  const cut = raw
+    .split(/\s*(?:[,;:()]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i)[0]!
+    .replace(/\s+(?:anymore|any more|at all|either|too|as well|a lot|so much|very much)$/i, '')
+    .replace(/[.!?…"]+$/g, '')
+    .trim();
+  return cut.split(/\s+/).slice(0, 10).join(' ');
+}
+
+/** The part of a value that identifies the fact: no article, no time phrase ("quit smoking last year" = "quit smoking"). */
+const slotKey = (value: string) =>
+  normalizeText(value.replace(TIME_WORDS, ' ')).replace(/^(?:the|a|an|some|my|their) /, '');
+const capitalised = (word: string) => /^[A-Z]/.test(word);
+
+const RULES: Rule[] = [
+  {
+    name: 'identity.name',
+    pattern: /\b(?:my name is|my name's|call me|i go by|people call me|i(?:'m| am) called)\s+([A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)?)/i,
+    build: (m) => {
+      const name = m[1]!.replace(/'s$/, '');
+      if (NOT_NAMES.has(name.toLowerCase()) || !capitalised(name)) return null;
+      return { slot: 'name', value: name, polarity: 1, exclusive: true, rule: 'identity.name', content: (s) => `${s}'s name is ${name}` };
+    },
+  },
+  {
+    name: 'identity.age',
+    pattern: /\bi(?:'m| am) (\d{1,3})(?: years old| yrs old| y\/o)?\s*$/i,
+    build: (m) => ({ slot: 'age', value: m[1]!, polarity: 1, exclusive: true, rule: 'identity.age', content: (s) => `${s} is ${m[1]} years old` }),
+  },
+  {
+    name: 'time.birthday',
+    pattern: /\bmy birthday is (?:on )?(.+)/i,
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      return { slot: 'birthday', value, polarity: 1, exclusive: true, rule: 'time.birthday', content: (s) => `${s}'s birthday is ${value}` };
+    },
+  },
+  {
+    name: 'preference.favorite',
+    pattern: /\bmy (?:all[- ]time )?(?:favou?rite|fave) ([\w\s-]{1,30}?) (?:is|are|has to be) (.+)/i,
+    build: (m) => {
+      const thing = m[1]!.trim().toLowerCase();
+      const value = cleanValue(m[2]!);
+      return { slot: `favorite:${slotKey(thing)}`, value, polarity: 1, exclusive: true, rule: 'preference.favorite', content: (s) => `${s}'s favorite ${thing} is ${value}` };
+    },
+  },
+  {
+    name: 'place.moved',
+    pattern: new RegExp(String.raw`\bi(?:'ve| have)? ${ADVERBS}(?:moved|relocated) (?:back )?to (.+)`, 'i'),
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      return { slot: 'home', value, polarity: 1, exclusive: true, rule: 'state.moved_to', content: (s) => `${s} moved to ${value}`, tags: ['place'] };
+    },
+  },
+  {
+    name: 'place.lives',
+    pattern: new RegExp(String.raw`\bi(?:'m| am)? ${ADVERBS}(?:live|living|reside|based) in (.+)`, 'i'),
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      return { slot: 'home', value, polarity: 1, exclusive: true, rule: 'place.lives_in', content: (s) => `${s} lives in ${value}`, tags: ['place'] };
+    },
+  },
+  {
+    name: 'place.origin',
+    pattern: /\bi(?:'m| am) (?:originally )?from (.+)/i,
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      return { slot: 'origin', value, polarity: 1, exclusive: true, rule: 'place.origin', content: (s) => `${s} is from ${value}`, tags: ['place'] };
+    },
+  },
+  {
+    name: 'work.employer',
+    pattern: new RegExp(String.raw`\bi ${ADVERBS}work (?:at|for) (.+)`, 'i'),
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      return { slot: 'employer', value, polarity: 1, exclusive: true, rule: 'work.employer', content: (s) => `${s} works at ${value}`, tags: ['work'] };
+    },
+  },
+  {
+    name: 'work.job',
+    pattern: new RegExp(String.raw`\bi ${ADVERBS}work as (?:an? )?(.+)`, 'i'),
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      return { slot: 'job', value, polarity: 1, exclusive: true, rule: 'work.job', content: (s) => `${s} works as ${/^[aeiou]/i.test(value) ? 'an' : 'a'} ${value}`, tags: ['work'] };
+    },
+  },
+  {
+    name: 'state.no_longer',
+    pattern: /\bi(?:'m| am)? no longer (\w+)\s+(.+)/i,
+    build: (m) => negated(m[1]!, m[2]!, 'state.no_longer'),
+  },
+  {
+    name: 'state.not_anymore',
+    pattern: /\bi (?:don't|do not|dont) (\w+)\s+(.+?)\s+(?:anymore|any more)\b/i,
+    build: (m) => negated(m[1]!, m[2]!, 'state.not_anymore'),
+  },
+  {
+    name: 'state.quit',
+    pattern: new RegExp(String.raw`\bi(?:'ve| have)? ${ADVERBS}(?:quit|stopped|gave up|gave-up) (.+)`, 'i'),
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      const activity = value.replace(/^(?:liking|loving|enjoying) /i, '');
+      if (activity !== value) return negated('like', activity, 'state.quit');
+      return { slot: `does:${slotKey(value)}`, value, polarity: -1, exclusive: false, rule: 'state.quit', content: (s) => `${s} quit ${thirdPerson(value, s)}` };
+    },
+  },
+  {
+    name: 'preference.dislike',
+    pattern: new RegExp(String.raw`\bi ${ADVERBS}(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy|do not enjoy|don't love)\s+(.+)`, 'i'),
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      return { slot: `likes:${slotKey(value)}`, value, polarity: -1, exclusive: false, rule: 'preference.dislike', content: (s) => `${s} dislikes ${thirdPerson(value, s)}`, tags: ['preference'] };
+    },
+  },
+  {
+    name: 'preference.prefer',
+    pattern: new RegExp(String.raw`\bi ${ADVERBS}prefer (.+)`, 'i'),
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      return { slot: `prefers:${slotKey(value.split(/\s+(?:over|to|than)\s+/)[0]!)}`, value, polarity: 1, exclusive: false, rule: 'preference.prefer', content: (s) => `${s} prefers ${thirdPerson(value, s)}`, tags: ['preference'] };
+    },
+  },
+  {
+    name: 'preference.like',
+    pattern: new RegExp(String.raw`\bi(?:'m| am)? ${ADVERBS}(like|love|enjoy|adore|into|a fan of|a big fan of|passionate about|obsessed with)\s+(.+)`, 'i'),
+    build: (m) => {
+      const value = cleanValue(m[2]!);
+      if (/^(?:to think|it when|that|this|what|how|you|your)\b/i.test(value) || value.length < 2) return null;
+      return { slot: `likes:${slotKey(value)}`, value, polarity: 1, exclusive: false, rule: 'preference.like', content: (s) => `${s} likes ${thirdPerson(value, s)}`, tags: ['preference'] };
+    },
+  },
+  {
+    name: 'state.started',
+    pattern: new RegExp(String.raw`\bi(?:'ve| have)? ${ADVERBS}(?:started|began|begun|took up|picked up|signed up for|joined) (.+)`, 'i'),
+    build: (m, clause) => {
+      const value = cleanValue(m[1]!);
+      const verb = /joined/i.test(clause) ? 'joined' : /signed up/i.test(clause) ? 'signed up for' : 'started';
+      return { slot: `does:${slotKey(value)}`, value, polarity: 1, exclusive: false, rule: 'state.started', content: (s) => `${s} ${verb} ${thirdPerson(value, s)}` };
+    },
+  },
+  {
+    name: 'plan.future',
+    pattern: /\bi(?:'m| am| will|'ll)\s+(?:(?:going|planning|hoping|about|gonna)\s+(?:to\s+)?)?((?:fly|flying|travel|travelling|traveling|go|going|visit|visiting|move|moving|start|starting|take|taking|head|heading|attend|attending|see|seeing|meet|meeting|run|running|have|having|get|getting|try|trying|do|doing)\b.+)/i,
+    build: (m, clause) => {
+      const value = cleanValue(m[1]!);
+      if (/^(?:do|doing|have|having|get|getting|try|trying)\s+(?:it|that|this|so|my best|well|fine|great|good|okay|ok)\b/i.test(value)) return null;
+      const when = clause.match(/\b(?:next|this|coming) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\btomorrow\b|\btonight\b|\bsoon\b/i)?.[0];
+      const tail = when && !value.toLowerCase().includes(when.toLowerCase()) ? ` ${when.toLowerCase()}` : '';
+      return { slot: `plan:${slotKey(value)}`, value, polarity: 1, exclusive: false, rule: 'plan.future', content: (s) => `${s} is ${gerund(thirdPerson(value, s))}${tail}`, tags: ['plan'] };
+    },
+  },
+  {
+    name: 'possession.has',
+    pattern: /\bi (?:have|own|'ve got|have got)\s+(?!to\b|been\b|had\b|never\b|no\b|always\b|ever\b|done\b|seen\b|a (?:question|feeling|lot of questions)\b)(.+)/i,
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      if (value.split(' ').length < 1 || /^(?:it|that|this|them|one|fun|time|something|nothing|anything)$/i.test(value)) return null;
+      return { slot: `has:${slotKey(value)}`, value, polarity: 1, exclusive: false, rule: 'possession.has', content: (s) => `${s} has ${thirdPerson(value, s)}` };
+    },
+  },
+  {
+    name: 'identity.is',
+    pattern: /\bi(?:'m| am) (?:an? )(.+)/i,
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      if (/^(?:bit|little|lot|fan)\b/i.test(value)) return null;
+      return { slot: `is:${slotKey(value)}`, value, polarity: 1, exclusive: false, rule: 'identity.is', content: (s) => `${s} is ${/^[aeiou]/i.test(value) ? 'an' : 'a'} ${thirdPerson(value, s)}` };
+    },
+  },
+  {
+    name: 'attribute.my',
+    pattern: /\bmy ([a-z][\w\s-]{1,30}?) (?:is|are|was|'s)\s+(?!so\b|very\b|really\b|too\b|pretty\b|kind of\b|such\b|going\b|doing\b)(.+)/i,
+    build: (m) => {
+      const thing = m[1]!.trim().toLowerCase();
+      const value = cleanValue(m[2]!);
+      if (!value || /^(?:it|that|this|the best|great|good|fine|okay|ok|amazing|awesome)$/i.test(value)) return null;
+      return { slot: `attr:${slotKey(thing)}`, value, polarity: 1, exclusive: true, rule: 'attribute.my', content: (s) => `${s}'s ${thing} is ${thirdPerson(value, s)}` };
+    },
+  },
+  {
+    name: 'event.past',
+    pattern: new RegExp(String.raw`\bi(?:'ve| have)? ${ADVERBS}([a-z]+)\s+(.+)`, 'i'),
+    build: (m) => {
+      const verb = m[1]!.toLowerCase();
+      if (NOT_EVENTS.has(verb) || !(IRREGULAR_PAST.has(verb) || (/^[a-z]{3,}ed$/.test(verb) && !verb.endsWith('eed')))) return null;
+      const value = cleanValue(m[2]!);
+      if (!value || /^(?:to|that|if|it|so|about|you)$/i.test(value)) return null;
+      return { slot: `event:${slotKey(`${verb} ${value}`)}`, value: `${verb} ${value}`, polarity: 1, exclusive: false, rule: 'event.past', content: (s) => `${s} ${verb} ${thirdPerson(value, s)}`, tags: ['event'] };
+    },
+  },
+];
+
+function negated(verb: string, object: string, rule: string): Match | null {
+  const value = cleanValue(object);
+  if (!value) return null;
+  if (LIKE_VERBS.test(verb)) {
+    return { slot: `likes:${slotKey(value)}`, value, polarity: -1, exclusive: false, rule, content: (s) => `${s} no longer likes ${thirdPerson(value, s)}`, tags: ['preference'] };
+  }
+  if (/^(?:live|living)$/i.test(verb) && /^in\b/i.test(value)) {
+    const place = value.replace(/^in\s+/i, '');
+    return { slot: 'home', value: `not ${place}`, polarity: -1, exclusive: true, rule, content: (s) => `${s} no longer lives in ${place}`, tags: ['place'] };
+  }
+  const activity = `${verb} ${value}`.toLowerCase();
+  return { slot: `does:${slotKey(activity)}`, value: activity, polarity: -1, exclusive: false, rule, content: (s) => `${s} no longer ${thirdPerson(`${verb} ${value}`, s)}` };
+}
+
+function gerund(phrase: string): string {
+  const [verb, ...rest] = phrase.split(' ');
+  if (!verb || /ing$/.test(verb)) return phrase;
+  const ing = verb === 'have' ? 'having' : verb === 'see' ? 'seeing' : /e$/.test(verb) && !/ee$/.test(verb) ? `${verb.slice(0, -1)}ing` : /^(run|get)$/.test(verb) ? `${verb}${verb.at(-1)}ing` : `${verb}ing`;
+  return [ing, ...rest].join(' ');
+}
+
+/** Clauses: sentences, further split where a new first-person clause starts after "and"/"but". */
+export function clauses(text: string): string[] {
+  return text
+    .replace(/[’‘]/g, "'")
+    // Sentence ends, but not after common abbreviations ("St. Mary's", "Dr. Lee").
+    .split(/(?<!\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Prof|vs|etc|approx|Mt|Ave)\.)(?<=[.!?])\s+|\n+|;\s*/)
+    .flatMap((sentence) => sentence.split(/,?\s+\b(?:and|but|so|plus|also)\s+(?=(?:i|i'm|i've|i'll|my|actually|now|next)\b)/i))
+    .map((c) => c.trim().replace(/[.!…]+$/, ''))
+    .filter((c) => c.length > 2);
+}
+
+const SKIP_CLAUSE = /\?\s*$|^\s*(?:if|when|whether|do you|did you|have you|are you|would you|could you|what|how|why|who|where)\b|\b(?:you|your)\s+(?:like|love|have)\b/i;
+
+/** Extracts fact candidates from one turn. `at` anchors relative time phrases ("yesterday"). */
+export function extractFacts(text: string, subject = 'User', at?: number): FactCandidate[] {
+  const facts: FactCandidate[] = [];
+  for (const raw of clauses(text)) {
+    if (SKIP_CLAUSE.test(raw)) continue;
+    const clause = raw.replace(/^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway)[,!]?\s+/i, '').replace(/\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?/i, '');
+    for (const rule of RULES) {
+      const match = clause.match(rule.pattern);
+      if (!match) continue;
+      const built = rule.build(match, clause);
+      if (!built || !built.value) continue;
+      const content = built.content(subject).replace(/\s+/g, ' ').trim();
+      const eventAt = at === undefined ? undefined : resolveTimePhrase(clause, at);
+      facts.push({
+        subject,
+        slot: built.slot,
+        value: built.value,
+        polarity: built.polarity,
+        exclusive: built.exclusive,
+        rule: built.rule,
+        content: content.endsWith('.') ? content.slice(0, -1) : content,
+        tags: built.tags ?? [],
+        ...(eventAt === undefined ? {} : { eventAt }),
+      });
+      break;
+    }
+  }
+  return facts;
+}

@@ -1,0 +1,132 @@
+// Saving extracted facts: two-level dedupe (exact inside the batch, then exact or fuzzy against
+// the db), conflicts (same subject + slot, new value or flipped polarity) and PII tagging.
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { memories } from '../../../drizzle/schema.ts';
+import {
+  activeFactsForSlot,
+  archiveMemory,
+  findExactDuplicate,
+  insertMemory,
+  linkSource,
+  reinforce,
+  supersede,
+  getMemory,
+  type MemoryCandidate,
+  type MemoryRow,
+  type MemorySource,
+} from '../memories.ts';
+import type { Store } from '../store.ts';
+import { ftsMatchExpression, jaccard, normalizeText } from '../text.ts';
+import { withPiiTag } from './pii.ts';
+
+export const EXTRACTED_ACTIONS = ['created', 'merged', 'superseded', 'archived'] as const;
+export type ExtractedAction = (typeof EXTRACTED_ACTIONS)[number];
+
+/** What one turn (or one consolidation pass) did to memory. */
+export type Extracted = { action: ExtractedAction; memory: MemoryRow; rule: string | null };
+
+export type FactToSave = MemoryCandidate & { rule?: string | null; exclusive?: boolean };
+
+const FUZZY_CANDIDATES = 10;
+
+/** The most similar active fact by token overlap, if it reaches the dedupe threshold. */
+export function findFuzzyDuplicate(store: Store, content: string, polarity: number | null): MemoryRow | undefined {
+  if (!store.features.fts || !store.config.fts.enabled) return undefined;
+  const match = ftsMatchExpression(content, 'any');
+  if (!match) return undefined;
+  const candidates = store.db
+    .select()
+    .from(memories)
+    .where(
+      and(
+        sql`${memories.id} in (select rowid from memories_fts where memories_fts match ${match} order by rank limit ${FUZZY_CANDIDATES})`,
+        eq(memories.status, 'active'),
+        eq(memories.kind, 'fact'),
+      ),
+    )
+    .all()
+    // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
+    .filter((m) => (m.polarity ?? 1) === (polarity ?? 1));
+  let best: { memory: MemoryRow; overlap: number } | undefined;
+  for (const memory of candidates) {
+    const overlap = jaccard(content, memory.content);
+    if (overlap >= store.config.extractor.dedupe_threshold && (!best || overlap > best.overlap)) best = { memory, overlap };
+  }
+  return best?.memory;
+}
+
+const sameValue = (a: MemoryRow, fact: NonNullable<FactToSave['fact']>) =>
+  normalizeText(a.value ?? '') === normalizeText(fact.value) && (a.polarity ?? 1) === fact.polarity;
+
+function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Extracted[] {
+  const source = (reason: MemorySource['reason']): MemorySource | undefined =>
+    turnId === null ? undefined : { turnId, reason, rule: candidate.rule ?? null };
+  const rule = candidate.rule ?? null;
+  const fact = candidate.fact;
+
+  if (fact) {
+    const existing = activeFactsForSlot(store, fact.subject, fact.slot);
+    const same = existing.find((m) => sameValue(m, fact));
+    if (same) return [{ action: 'merged', memory: reinforce(store, same, candidate, source('merged')), rule }];
+    const conflicting = existing.filter((m) => candidate.exclusive || (m.polarity ?? 1) !== fact.polarity);
+    if (conflicting.length > 0) {
+      const memory = insertMemory(store, candidate, source('conflict'));
+      const results: Extracted[] = [{ action: 'created', memory, rule }];
+      for (const old of conflicting) {
+        supersede(store, old.id, memory.id, { reason: 'conflict', slot: fact.slot, ...(turnId ? { turnId } : {}) });
+        results.push({ action: 'superseded', memory: getMemory(store, old.id)!, rule });
+      }
+      return results;
+    }
+  }
+  const kind = candidate.kind ?? 'fact';
+  const duplicate = findExactDuplicate(store, normalizeText(candidate.content), kind) ?? findFuzzyDuplicate(store, candidate.content, fact?.polarity ?? null);
+  if (duplicate) return [{ action: 'merged', memory: reinforce(store, duplicate, candidate, source('merged')), rule }];
+  return [{ action: 'created', memory: insertMemory(store, candidate, source('extracted')), rule }];
+}
+
+/**
+ * Saves a batch of facts from one source turn (or none). Runs inside the caller's transaction.
+ * Exact duplicates inside the batch collapse first; each survivor is deduped against the db.
+ */
+export function saveFacts(store: Store, candidates: FactToSave[], turnId: number | null): Extracted[] {
+  const seen = new Set<string>();
+  const results: Extracted[] = [];
+  for (const candidate of candidates) {
+    const key = normalizeText(candidate.content);
+    if (!key || seen.has(key)) continue;
+    seen.add(key);
+    results.push(...saveOne(store, { ...candidate, tags: withPiiTag(candidate.content, candidate.tags ?? []) }, turnId));
+  }
+  return results;
+}
+
+/** Archives the active facts an LLM named as obsolete, by id or by closest content. */
+export function archiveFacts(store: Store, targets: { id?: number; content?: string }[], turnId: number | null): Extracted[] {
+  const results: Extracted[] = [];
+  const ids = targets.flatMap((t) => (t.id ? [t.id] : []));
+  const byId = ids.length ? store.db.select().from(memories).where(and(inArray(memories.id, ids), eq(memories.status, 'active'))).all() : [];
+  const byContent = targets
+    .filter((t) => !t.id && t.content)
+    .map((t) => findExactDuplicate(store, normalizeText(t.content!), 'fact') ?? findFuzzyDuplicate(store, t.content!, null));
+  for (const memory of [...byId, ...byContent]) {
+    if (!memory || memory.status !== 'active' || results.some((r) => r.memory.id === memory.id)) continue;
+    if (turnId !== null) linkSource(store, memory.id, { turnId, reason: 'conflict', rule: 'llm.archive' });
+    archiveMemory(store, memory.id, { reason: 'llm', ...(turnId ? { turnId } : {}) });
+    results.push({ action: 'archived', memory: getMemory(store, memory.id)!, rule: 'llm.archive' });
+  }
+  return results;
+}
+
+/** Active facts sharing words with `text`, best first: what an LLM sees as "existing memories". */
+export function relatedFacts(store: Store, text: string, limit = 10): MemoryRow[] {
+  const match = ftsMatchExpression(text, 'any');
+  if (!match || !store.features.fts || !store.config.fts.enabled) return [];
+  const ids = store.sqlite
+    .prepare(
+      `select m.id from (select rowid, rank from memories_fts where memories_fts match ? order by rank limit 50) f
+       join memories m on m.id = f.rowid where m.status = 'active' and m.kind = 'fact' order by f.rank limit ?`,
+    )
+    .all(match, limit) as { id: number }[];
+  return ids.map((r) => getMemory(store, r.id)!);
+}

@@ -1,0 +1,127 @@
+// Durable background work (D10): a job row is written in the same transaction as the data
+// that caused it; workers claim jobs with a lease, so a job whose process died runs again.
+import { and, asc, count, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { jobs, type JobStatus } from '../../drizzle/schema.ts';
+import { publish, write, type Store } from './store.ts';
+
+export type JobRow = typeof jobs.$inferSelect;
+
+/** Every kind of background work, named once. */
+export const JobType = {
+  /** LLM extraction for a stored turn (hybrid mode, or llm mode's recovery after a crash). */
+  ExtractLlm: 'extract.llm',
+} as const;
+export type JobType = (typeof JobType)[keyof typeof JobType];
+
+export const JOB_DEFAULTS = {
+  maxAttempts: 5,
+  /** First retry after 1 s, then 2 s, 4 s… capped at one hour. */
+  backoffBaseMs: 1_000,
+  backoffCapMs: 3_600_000,
+  leaseMs: 5 * 60_000,
+} as const;
+
+export function enqueueJob(
+  store: Store,
+  type: JobType,
+  payload: Record<string, unknown> = {},
+  options: { runAt?: number; maxAttempts?: number } = {},
+): JobRow {
+  const now = store.clock.now();
+  const job = store.db
+    .insert(jobs)
+    .values({
+      type,
+      payload,
+      runAt: options.runAt ?? now,
+      maxAttempts: options.maxAttempts ?? JOB_DEFAULTS.maxAttempts,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get();
+  publish(store, { type: 'job', jobId: job.id, jobType: type, status: 'pending', at: now });
+  return job;
+}
+
+/** Ready jobs: pending and due, or running with an expired lease (their worker died). */
+const ready = (now: number) =>
+  or(
+    and(eq(jobs.status, 'pending'), lte(jobs.runAt, now)),
+    and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, now)),
+  );
+
+export function claimJobs(store: Store, limit: number, types?: readonly string[]): JobRow[] {
+  return write(store, () => {
+    const now = store.clock.now();
+    const due = store.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(ready(now), types ? inArray(jobs.type, [...types]) : undefined))
+      .orderBy(asc(jobs.runAt), asc(jobs.id))
+      .limit(limit)
+      .all();
+    if (due.length === 0) return [];
+    return store.db
+      .update(jobs)
+      .set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, lockedUntil: now + JOB_DEFAULTS.leaseMs, updatedAt: now })
+      .where(inArray(jobs.id, due.map((j) => j.id)))
+      .returning()
+      .all()
+      .sort((a, b) => a.runAt - b.runAt || a.id - b.id);
+  });
+}
+
+/** Settles a job whose work was done another way (e.g. inline), so no worker runs it. */
+export function completeJob(store: Store, id: number) {
+  write(store, () => {
+    const now = store.clock.now();
+    store.db.update(jobs).set({ status: 'done', lockedUntil: null, lastError: null, updatedAt: now }).where(eq(jobs.id, id)).run();
+    publish(store, { type: 'job', jobId: id, status: 'done', at: now });
+  });
+}
+
+export const backoffMs = (attempts: number) =>
+  Math.min(JOB_DEFAULTS.backoffCapMs, JOB_DEFAULTS.backoffBaseMs * 2 ** Math.max(0, attempts - 1));
+
+/** A failed attempt: retried later with exponential backoff, or dead-lettered with its error. */
+export function failJob(store: Store, job: JobRow, error: string): JobStatus {
+  return write(store, () => {
+    const now = store.clock.now();
+    const status: JobStatus = job.attempts >= job.maxAttempts ? 'dead' : 'pending';
+    store.db
+      .update(jobs)
+      .set({ status, lastError: error.slice(0, 2000), lockedUntil: null, runAt: now + backoffMs(job.attempts), updatedAt: now })
+      .where(eq(jobs.id, job.id))
+      .run();
+    publish(store, { type: 'job', jobId: job.id, status, at: now });
+    return status;
+  });
+}
+
+export function jobCounts(store: Store): Record<JobStatus, number> {
+  const rows = store.db.select({ status: jobs.status, n: count() }).from(jobs).groupBy(jobs.status).all();
+  const counts: Record<JobStatus, number> = { pending: 0, running: 0, done: 0, dead: 0 };
+  for (const row of rows) counts[row.status] = row.n;
+  return counts;
+}
+
+export function listJobs(store: Store, filter: { status?: JobStatus; limit?: number } = {}): JobRow[] {
+  return store.db
+    .select()
+    .from(jobs)
+    .where(filter.status ? eq(jobs.status, filter.status) : undefined)
+    .orderBy(sql`${jobs.id} desc`)
+    .limit(filter.limit ?? 50)
+    .all();
+}
+
+/** When the next pending job is due (for a worker deciding how long to sleep), or null. */
+export function nextJobAt(store: Store, types?: readonly string[]): number | null {
+  const row = store.db
+    .select({ at: sql<number | null>`min(case when ${jobs.status} = 'pending' then ${jobs.runAt} else ${jobs.lockedUntil} end)` })
+    .from(jobs)
+    .where(and(inArray(jobs.status, ['pending', 'running']), types ? inArray(jobs.type, [...types]) : undefined))
+    .get();
+  return row?.at ?? null;
+}

@@ -1,0 +1,84 @@
+// Adding a turn, the product's hot path. heuristic and hybrid modes commit the turn and its
+// heuristic facts in one transaction with no network call (hybrid queues LLM augmentation as a
+// durable job). llm mode commits the turn first, then waits for the LLM within llm.timeout_s and
+// falls back to heuristics on any failure; a recovery job covers a crash in between.
+import { extractHeuristically, applyLlmActions, subjectOf } from './core/extraction/extract-turn.ts';
+import { relatedFacts, type Extracted } from './core/extraction/save-facts.ts';
+import { recordExtraction } from './core/extraction/stats.ts';
+import { completeJob, enqueueJob, JobType, type JobRow } from './core/jobs.ts';
+import { write, type Store } from './core/store.ts';
+import { addTurn, getTurn, type AddTurnInput, type TurnRow } from './core/turns.ts';
+import { describeLlmError } from './llm/client.ts';
+import { llmExtract } from './llm/extract.ts';
+import type { Runtime } from './runtime.ts';
+import type { JobHandlers } from './jobs/worker.ts';
+
+export type IngestResult = { turn: TurnRow; extracted: Extracted[] };
+
+function heuristicPass(store: Store, turn: TurnRow, path: 'heuristic' | 'fallback' = 'heuristic'): Extracted[] {
+  const started = performance.now();
+  const extracted = extractHeuristically(store, turn);
+  recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length });
+  return extracted;
+}
+
+/** One LLM extraction for a stored turn; throws on any failure after recording it. */
+async function llmPass(runtime: Runtime, turn: TurnRow, path: 'llm' | 'hybrid'): Promise<Extracted[]> {
+  const { store, llm } = runtime;
+  const started = performance.now();
+  try {
+    const { actions, usage } = await llmExtract(llm!, { speaker: subjectOf(turn), text: turn.text, related: relatedFacts(store, turn.text) });
+    return write(store, () => {
+      const extracted = applyLlmActions(store, actions, turn);
+      recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length, ...usage });
+      return extracted;
+    });
+  } catch (error) {
+    write(store, () => recordExtraction(store, path, { ok: false, ms: performance.now() - started, facts: 0, error: describeLlmError(error) }));
+    throw error;
+  }
+}
+
+export async function ingestTurn(runtime: Runtime, input: AddTurnInput): Promise<IngestResult> {
+  const { store, llm } = runtime;
+  const mode = store.config.extractor.mode;
+  const { turn, extra } = addTurn(store, input, (tx, turn, options) => {
+    if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
+    if (mode === 'llm' && llm) {
+      // Runs only if this process dies before the inline extraction below settles it.
+      const recovery = enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, fallback: true }, { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 });
+      return { extracted: [] as Extracted[], recovery };
+    }
+    const extracted = heuristicPass(tx, turn);
+    if (mode === 'hybrid' && llm) enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id });
+    return { extracted, recovery: null };
+  });
+  if (!extra?.recovery) return { turn, extracted: extra?.extracted ?? [] };
+  let extracted: Extracted[];
+  try {
+    extracted = await llmPass(runtime, turn, 'llm');
+  } catch {
+    extracted = write(store, () => heuristicPass(store, turn, 'fallback'));
+  }
+  completeJob(store, extra.recovery.id);
+  return { turn, extracted };
+}
+
+async function runExtractJob(runtime: Runtime, job: JobRow) {
+  const turn = getTurn(runtime.store, Number(job.payload.turnId));
+  if (!turn) return; // forgotten since: nothing left to extract
+  if (!runtime.llm) throw new Error('no LLM configured');
+  if (!job.payload.fallback) {
+    await llmPass(runtime, turn, 'hybrid');
+    return;
+  }
+  try {
+    await llmPass(runtime, turn, 'llm');
+  } catch {
+    write(runtime.store, () => heuristicPass(runtime.store, turn, 'fallback'));
+  }
+}
+
+export const extractionJobHandlers = (runtime: Runtime): JobHandlers => ({
+  [JobType.ExtractLlm]: (_store, job) => runExtractJob(runtime, job),
+});

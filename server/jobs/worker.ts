@@ -1,0 +1,97 @@
+// The in-process worker: runs durable jobs with a concurrency limit, retries with backoff,
+// dead-letters after the last attempt, and picks up jobs left behind by a dead process.
+import { claimJobs, completeJob, failJob, nextJobAt, type JobRow } from '../core/jobs.ts';
+import { onChange, type Store } from '../core/store.ts';
+import { logger } from '../logger.ts';
+
+export type JobHandler = (store: Store, job: JobRow) => Promise<void>;
+export type JobHandlers = Record<string, JobHandler>;
+
+export type DrainReport = { ran: number; done: number; failed: number; dead: number };
+
+/** Errors are stored on the job; keep them to their message (no stack, no request bodies). */
+const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+
+async function runOne(store: Store, handlers: JobHandlers, job: JobRow, report: DrainReport) {
+  report.ran++;
+  const handler = handlers[job.type];
+  try {
+    if (!handler) throw new Error(`no handler for job type ${job.type}`);
+    await handler(store, job);
+    completeJob(store, job.id);
+    report.done++;
+  } catch (error) {
+    const status = failJob(store, job, describe(error));
+    report.failed++;
+    if (status === 'dead') report.dead++;
+    logger.warn({ jobId: job.id, type: job.type, attempt: job.attempts, status, error: describe(error) }, 'job failed');
+  }
+}
+
+/**
+ * Runs every job that is due now, `concurrency` at a time, until none is left
+ * (retries scheduled for later stay queued). Used by `sm jobs --run` and embedded commands.
+ */
+export async function drainJobs(store: Store, handlers: JobHandlers, concurrency = 4): Promise<DrainReport> {
+  const report: DrainReport = { ran: 0, done: 0, failed: 0, dead: 0 };
+  const types = Object.keys(handlers);
+  for (;;) {
+    const batch = claimJobs(store, concurrency, types);
+    if (batch.length === 0) return report;
+    await Promise.all(batch.map((job) => runOne(store, handlers, job, report)));
+  }
+}
+
+export type Worker = { stop(): Promise<void>; idle(): Promise<void> };
+
+/** A long-running worker for the server: wakes on new jobs and when the next retry is due. */
+export function startWorker(store: Store, handlers: JobHandlers, options: { concurrency?: number; pollMs?: number } = {}): Worker {
+  const concurrency = options.concurrency ?? 4;
+  const pollMs = options.pollMs ?? 1_000;
+  const types = Object.keys(handlers);
+  const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const report: DrainReport = { ran: 0, done: 0, failed: 0, dead: 0 };
+
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(tick, Math.max(0, delay));
+    timer.unref();
+  };
+
+  function tick() {
+    if (stopped) return;
+    const free = concurrency - inFlight.size;
+    if (free <= 0) return; // a finishing job calls tick again
+    const batch = claimJobs(store, free, types);
+    for (const job of batch) {
+      const running = runOne(store, handlers, job, report).finally(() => {
+        inFlight.delete(running);
+        schedule(0);
+      });
+      inFlight.add(running);
+    }
+    if (batch.length === free) return;
+    const next = nextJobAt(store, types);
+    schedule(next === null ? pollMs : Math.min(pollMs, Math.max(10, next - store.clock.now())));
+  }
+
+  const unsubscribe = onChange(store, (event) => {
+    if (event.type === 'job' && event.status === 'pending') schedule(0);
+  });
+  schedule(0);
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      unsubscribe();
+      await Promise.allSettled([...inFlight]);
+    },
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
+}

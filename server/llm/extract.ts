@@ -1,0 +1,47 @@
+// LLM extraction: the turn plus related memories go in; the seed 003 action array comes out,
+// validated with zod. Anything else is a failure (the caller falls back or retries), never a crash.
+import { llmActionsSchema, type LlmAction } from '../core/extraction/extract-turn.ts';
+import type { MemoryRow } from '../core/memories.ts';
+import type { Llm } from './client.ts';
+
+const SYSTEM_PROMPT = `You maintain the long-term memory of an assistant. From the user's message, extract durable facts
+about the speaker (identity, preferences, plans, relationships, events with their time) as short standalone
+sentences that name the speaker ("Alex likes JRPGs"). Answer with ONLY a JSON array, no prose:
+[{"action":"create","content":"...","importance":0 or 1,"tags":["..."]},
+ {"action":"merge","id":<existing id>,"content":"..."},
+ {"action":"archive","id":<existing id>,"content":"why it is obsolete"}]
+Use "merge" when a fact restates an existing memory, "archive" when the message makes an existing memory false.
+Answer [] when there is nothing worth remembering.`;
+
+export class InvalidLlmOutput extends Error {
+  override name = 'InvalidLlmOutput';
+}
+
+/** Accepts a bare array, a fenced code block, or an object wrapping the array under any key. */
+export function parseLlmActions(content: string): LlmAction[] {
+  const text = content.trim().replace(/^```(?:json)?\s*|\s*```$/g, '');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new InvalidLlmOutput(`not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+  }
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    parsed = Object.values(parsed).find(Array.isArray) ?? [parsed];
+  }
+  const result = llmActionsSchema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new InvalidLlmOutput(`invalid actions at ${issue.path.join('.') || 'root'}: ${issue.message}`);
+  }
+  return result.data;
+}
+
+export async function llmExtract(llm: Llm, input: { speaker: string; text: string; related: MemoryRow[] }) {
+  const memories = input.related.map((m) => `#${m.id}: ${m.content}`).join('\n') || '(none)';
+  const result = await llm.chat([
+    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'user', content: `Speaker: ${input.speaker}\nExisting memories:\n${memories}\n\nMessage:\n${input.text}` },
+  ]);
+  return { actions: parseLlmActions(result.content), usage: { promptTokens: result.promptTokens, completionTokens: result.completionTokens } };
+}
