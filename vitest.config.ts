@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // CLI and server tests spawn processes; two workers match the 2-core machines.
     maxWorkers: 2,
+    // Expected failures (LLM errors, retries) log warnings; keep test output readable.
+    env: { SM_LOG_LEVEL: 'error' },
   },
 });

@@ -27,7 +27,7 @@ async function llmPass(runtime: Runtime, turn: TurnRow, path: 'llm' | 'hybrid'):
   const { store, llm } = runtime;
   const started = performance.now();
   try {
-    const { actions, usage } = await llmExtract(llm!, { speaker: subjectOf(turn), text: turn.text, related: relatedFacts(store, turn.text) });
+    const { actions, usage } = await llmExtract(llm!, { speaker: subjectOf(turn), text: turn.text, related: relatedFacts(store, `${subjectOf(turn)} ${turn.text}`) });
     return write(store, () => {
       const extracted = applyLlmActions(store, actions, turn);
       recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length, ...usage });

@@ -24,7 +24,8 @@ export function parseLlmActions(content: string): LlmAction[] {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new InvalidLlmOutput(`not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+    // The output itself stays out of the message: it may quote the user.
+    throw new InvalidLlmOutput(`not JSON (${text.length} characters)`);
   }
   if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
     parsed = Object.values(parsed).find(Array.isArray) ?? [parsed];
