@@ -1,6 +1,6 @@
 // Batch reads for the API's DataLoaders: one statement for a whole set of parents, keyed by id.
 // Every function returns a Map (a parent with no rows is simply absent) and never writes.
-import { and, asc, desc, eq, getTableColumns, inArray, lte, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, lte, or, sql } from 'drizzle-orm';
 import { entities, memoryEntities, memoryRelations, memorySources, turnEntities, turns } from '../../drizzle/schema.ts';
 import { groupBy } from './group-by.ts';
 import type { Store } from './store.ts';
@@ -72,6 +72,17 @@ export function entitiesByTurn(store: Store, turnIds: readonly number[]): Map<nu
     .all();
   const grouped = groupBy(rows, (row) => row.ownerId);
   return new Map([...grouped].map(([id, list]) => [id, list.map((row) => row.entity)]));
+}
+
+/** How many turns each session has (sessions without turns are absent). */
+export function turnCountsBySession(store: Store, sessionIds: readonly string[]): Map<string, number> {
+  const rows = store.db
+    .select({ sessionId: turns.sessionId, n: count() })
+    .from(turns)
+    .where(inArray(turns.sessionId, [...sessionIds]))
+    .groupBy(turns.sessionId)
+    .all();
+  return new Map(rows.map((row) => [row.sessionId, row.n]));
 }
 
 /** A position in a session's history: turns are ordered by (at, id). */

@@ -1,5 +1,5 @@
 // Memories (D2): facts and reflections, saved with dedupe, reinforced (D6), archived (D3).
-import { and, eq, inArray, ne } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   memories,
@@ -13,7 +13,7 @@ import {
 import { Decision, logDecision } from './decisions.ts';
 import { notFound } from './errors.ts';
 import { score } from './scoring.ts';
-import { write, type Store } from './store.ts';
+import { prepared, write, type Store } from './store.ts';
 import { normalizeText } from './text.ts';
 import { contentSchema, importanceSchema, memoryIdSchema, parseInput, tagsSchema } from './validation.ts';
 
@@ -42,7 +42,7 @@ export function decayRateFor(store: Store, kind: MemoryKind, layer: MemoryLayer)
 }
 
 export function getMemory(store: Store, id: number): MemoryRow | undefined {
-  return store.db.select().from(memories).where(eq(memories.id, id)).get();
+  return prepared(store, 'memory.byId', (db) => db.select().from(memories).where(eq(memories.id, sql.placeholder('id'))).prepare()).get({ id });
 }
 
 export function requireMemory(store: Store, id: number): MemoryRow {
@@ -58,19 +58,23 @@ export function memoriesByIds(store: Store, ids: readonly number[]): Map<number,
 
 /** An active memory of the same kind whose normalised content is identical. */
 export function findExactDuplicate(store: Store, contentKey: string, kind: MemoryKind): MemoryRow | undefined {
-  return store.db
-    .select()
-    .from(memories)
-    .where(and(eq(memories.contentKey, contentKey), eq(memories.kind, kind), eq(memories.status, 'active')))
-    .get();
+  return prepared(store, 'memory.exact', (db) =>
+    db
+      .select()
+      .from(memories)
+      .where(and(eq(memories.contentKey, sql.placeholder('contentKey')), eq(memories.kind, sql.placeholder('kind')), eq(memories.status, 'active')))
+      .prepare(),
+  ).get({ contentKey, kind });
 }
 
 export function linkSource(store: Store, memoryId: number, source: MemorySource) {
-  store.db
-    .insert(memorySources)
-    .values({ memoryId, turnId: source.turnId, reason: source.reason, rule: source.rule ?? null, at: store.clock.now() })
-    .onConflictDoNothing()
-    .run();
+  prepared(store, 'memory.linkSource', (db) =>
+    db
+      .insert(memorySources)
+      .values({ memoryId: sql.placeholder('memoryId'), turnId: sql.placeholder('turnId'), reason: sql.placeholder('reason'), rule: sql.placeholder('rule'), at: sql.placeholder('at') })
+      .onConflictDoNothing()
+      .prepare(),
+  ).run({ memoryId, turnId: source.turnId, reason: source.reason, rule: source.rule ?? null, at: store.clock.now() });
 }
 
 /** Reinforces an existing memory (D6): one more hit, seen now, tags and importance folded in. */
@@ -79,12 +83,15 @@ export function reinforce(store: Store, existing: MemoryRow, candidate: MemoryCa
   const hits = existing.hits + 1;
   const importance = Math.max(existing.importance, candidate.importance ?? 0);
   const tags = [...new Set([...existing.tags, ...(candidate.tags ?? [])])];
-  const memory = store.db
-    .update(memories)
-    .set({ hits, importance, tags, lastSeenAt: now, score: score({ ...existing, hits, importance }, now, store.config.scoring) })
-    .where(eq(memories.id, existing.id))
-    .returning()
-    .get();
+  const memory = prepared(store, 'memory.reinforce', (db) =>
+    db
+      .update(memories)
+      // Placeholders in SET bypass column mapping, so tags go in as JSON text.
+      .set({ hits: sql`${sql.placeholder('hits')}`, importance: sql`${sql.placeholder('importance')}`, tags: sql`${sql.placeholder('tags')}`, lastSeenAt: sql`${sql.placeholder('now')}`, score: sql`${sql.placeholder('score')}` })
+      .where(eq(memories.id, sql.placeholder('id')))
+      .returning()
+      .prepare(),
+  ).get({ id: existing.id, hits, importance, tags: JSON.stringify(tags), now, score: score({ ...existing, hits, importance }, now, store.config.scoring) })!;
   if (source) linkSource(store, memory.id, { ...source, reason: 'merged' });
   logDecision(store, memory.id, Decision.Merged, { hits, ...(source ? { turnId: source.turnId } : {}) });
   return memory;
@@ -95,28 +102,31 @@ export function insertMemory(store: Store, candidate: MemoryCandidate, source?: 
   const kind = candidate.kind ?? 'fact';
   const layer = candidate.layer ?? (kind === 'reflection' ? 'long' : 'mid');
   const importance = candidate.importance ?? 0;
-  const memory = store.db
-    .insert(memories)
-    .values({
-      kind,
-      layer,
-      content: candidate.content,
-      contentKey: normalizeText(candidate.content),
-      subject: candidate.fact?.subject ?? null,
-      slot: candidate.fact?.slot ?? null,
-      value: candidate.fact?.value ?? null,
-      polarity: candidate.fact?.polarity ?? null,
-      sessionId: candidate.sessionId ?? null,
-      importance,
-      tags: candidate.tags ?? [],
-      decayRate: candidate.decayRate ?? decayRateFor(store, kind, layer),
-      score: score({ hits: 0, importance, createdAt: now }, now, store.config.scoring),
-      createdAt: now,
-      eventAt: candidate.eventAt ?? now,
-      lastSeenAt: now,
-    })
-    .returning()
-    .get();
+  const values = {
+    kind,
+    layer,
+    content: candidate.content,
+    contentKey: normalizeText(candidate.content),
+    subject: candidate.fact?.subject ?? null,
+    slot: candidate.fact?.slot ?? null,
+    value: candidate.fact?.value ?? null,
+    polarity: candidate.fact?.polarity ?? null,
+    sessionId: candidate.sessionId ?? null,
+    importance,
+    tags: candidate.tags ?? [],
+    decayRate: candidate.decayRate ?? decayRateFor(store, kind, layer),
+    score: score({ hits: 0, importance, createdAt: now }, now, store.config.scoring),
+    createdAt: now,
+    eventAt: candidate.eventAt ?? now,
+    lastSeenAt: now,
+  };
+  const memory = prepared(store, 'memory.insert', (db) =>
+    db
+      .insert(memories)
+      .values(Object.fromEntries(Object.keys(values).map((key) => [key, sql.placeholder(key)])) as unknown as typeof values)
+      .returning()
+      .prepare(),
+  ).get(values)!;
   if (source) linkSource(store, memory.id, source);
   logDecision(store, memory.id, Decision.Created, {
     kind,
@@ -231,17 +241,12 @@ export function correctMemory(store: Store, id: number, content: string): { old:
 }
 
 /** Active memories sharing subject + slot with the candidate (conflict candidates). */
-export function activeFactsForSlot(store: Store, subject: string, slot: string, exceptId?: number): MemoryRow[] {
-  return store.db
-    .select()
-    .from(memories)
-    .where(
-      and(
-        eq(memories.subject, subject),
-        eq(memories.slot, slot),
-        eq(memories.status, 'active'),
-        exceptId ? ne(memories.id, exceptId) : undefined,
-      ),
-    )
-    .all();
+export function activeFactsForSlot(store: Store, subject: string, slot: string): MemoryRow[] {
+  return prepared(store, 'memory.slot', (db) =>
+    db
+      .select()
+      .from(memories)
+      .where(and(eq(memories.subject, sql.placeholder('subject')), eq(memories.slot, sql.placeholder('slot')), eq(memories.status, 'active')))
+      .prepare(),
+  ).all({ subject, slot });
 }

@@ -1,7 +1,7 @@
 // Sessions: registered on their first turn (seed 004 sessions_consolidations).
 import { count, desc, eq, inArray, sql } from 'drizzle-orm';
 import { sessions, turns } from '../../drizzle/schema.ts';
-import type { Store } from './store.ts';
+import { prepared, type Store } from './store.ts';
 
 export type SessionRow = typeof sessions.$inferSelect & { turnCount: number };
 
@@ -15,16 +15,23 @@ const sessionColumns = {
 
 /** Registers the session or moves its last-seen time forward. Returns true when it is new. */
 export function ensureSession(store: Store, id: string, at: number): boolean {
-  const existing = store.db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get();
+  const at$ = sql.placeholder('at');
+  const existing = prepared(store, 'session.exists', (db) =>
+    db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, sql.placeholder('id'))).prepare(),
+  ).get({ id });
   if (existing) {
-    store.db
-      .update(sessions)
-      .set({ lastSeenAt: sql`max(${sessions.lastSeenAt}, ${at})`, firstSeenAt: sql`min(${sessions.firstSeenAt}, ${at})` })
-      .where(eq(sessions.id, id))
-      .run();
+    prepared(store, 'session.touch', (db) =>
+      db
+        .update(sessions)
+        .set({ lastSeenAt: sql`max(${sessions.lastSeenAt}, ${at$})`, firstSeenAt: sql`min(${sessions.firstSeenAt}, ${at$})` })
+        .where(eq(sessions.id, sql.placeholder('id')))
+        .prepare(),
+    ).run({ id, at });
     return false;
   }
-  store.db.insert(sessions).values({ id, firstSeenAt: at, lastSeenAt: at }).run();
+  prepared(store, 'session.insert', (db) =>
+    db.insert(sessions).values({ id: sql.placeholder('id'), firstSeenAt: at$, lastSeenAt: at$ }).prepare(),
+  ).run({ id, at });
   return true;
 }
 

@@ -33,7 +33,22 @@ export type Store = {
   /** Set while a write transaction runs: its events, emitted after commit. */
   pending: ChangeEvent[] | null;
   listeners: Set<ChangeListener>;
+  /** Prepared statements of the hot path, built once per store (see `prepared`). */
+  statements: Map<string, unknown>;
 };
+
+/**
+ * Builds a statement once per store and reuses it: query building and SQL compilation cost
+ * more than running these small indexed queries, and addTurn runs several of them.
+ */
+export function prepared<T>(store: Store, key: string, build: (db: Db) => T): T {
+  let statement = store.statements.get(key) as T | undefined;
+  if (statement === undefined) {
+    statement = build(store.db);
+    store.statements.set(key, statement);
+  }
+  return statement;
+}
 
 /**
  * Runs `fn` in one immediate transaction (BEGIN IMMEDIATE takes the write lock up front,

@@ -1,10 +1,10 @@
 // Turns are the episodic layer (D1). The short-term context is the last N turns of a session;
 // older turns leave the window but stay searchable history.
-import { desc, eq, inArray } from 'drizzle-orm';
+import { desc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ROLES, turns } from '../../drizzle/schema.ts';
 import { ensureSession } from './sessions.ts';
-import { publish, write, type Store } from './store.ts';
+import { prepared, publish, write, type Store } from './store.ts';
 import { parseInput } from './validation.ts';
 
 export type TurnRow = typeof turns.$inferSelect;
@@ -30,11 +30,14 @@ export function addTurn<R>(store: Store, input: AddTurnInput, afterInsert?: Turn
     const now = store.clock.now();
     const at = parsed.at ?? now;
     const newSession = ensureSession(store, parsed.sessionId, at);
-    const turn = store.db
-      .insert(turns)
-      .values({ sessionId: parsed.sessionId, role: parsed.role, name: parsed.name ?? null, text: parsed.text, at, createdAt: now })
-      .returning()
-      .get();
+    const values = { sessionId: parsed.sessionId, role: parsed.role, name: parsed.name ?? null, text: parsed.text, at, createdAt: now };
+    const turn = prepared(store, 'turn.insert', (db) =>
+      db
+        .insert(turns)
+        .values(Object.fromEntries(Object.keys(values).map((key) => [key, sql.placeholder(key)])) as unknown as typeof values)
+        .returning()
+        .prepare(),
+    ).get(values)!;
     publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, at: now });
     const extra = afterInsert?.(store, turn, { autoExtract: parsed.autoExtract, newSession });
     return { turn, newSession, extra };

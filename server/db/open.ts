@@ -79,7 +79,7 @@ export function openStore(options: OpenOptions = {}): Store {
       ...envLayers,
       ...overrideLayers,
     ]);
-    return { db, sqlite, config, clock: options.clock ?? systemClock, features: { fts, vec }, pending: null, listeners: new Set() };
+    return { db, sqlite, config, clock: options.clock ?? systemClock, features: { fts, vec }, pending: null, listeners: new Set(), statements: new Map() };
   } catch (error) {
     sqlite.close();
     throw error;

@@ -4,6 +4,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Store } from '../core/store.ts';
+import { extractionJobHandlers } from '../ingest.ts';
+import { startWorker, type Worker } from '../jobs/worker.ts';
+import { createRuntime, type Runtime } from '../runtime.ts';
 import { logger as defaultLogger } from '../logger.ts';
 import { assertSafeBinding } from './auth.ts';
 import { createChangeFeed } from './events.ts';
@@ -12,6 +15,10 @@ import { createGraphQLServer, GRAPHQL_PATH } from './yoga.ts';
 
 export type AppOptions = {
   store: Store;
+  /** The store with its providers (LLM); built from the store's config and process.env when omitted. */
+  runtime?: Runtime;
+  /** Run the background job worker (LLM extraction...) while listening. Default true. */
+  jobs?: boolean;
   /** Interface to listen on; a non-loopback host requires `token`. */
   host: string;
   /** Port; 0 picks a free one (see the `port` that start() returns). */
@@ -38,10 +45,12 @@ export function buildApp(options: AppOptions): App {
   const log = (options.logger ?? defaultLogger).child({ component: 'server' });
   assertSafeBinding(host, token);
 
+  const runtime = options.runtime ?? createRuntime(store);
   const feed = createChangeFeed(store);
-  const yoga = createGraphQLServer({ store, changes: feed.changes, token, log });
+  const yoga = createGraphQLServer({ runtime, changes: feed.changes, token, log });
   const server = createServer(yoga);
   const ws = attachWebSocket({ server, yoga, token, log });
+  let worker: Worker | null = null;
   let stopping: Promise<void> | null = null;
 
   return {
@@ -52,6 +61,7 @@ export function buildApp(options: AppOptions): App {
           server.off('error', reject);
           const bound = (server.address() as AddressInfo).port;
           const url = `http://${urlHost(host)}:${bound}${GRAPHQL_PATH}`;
+          if (options.jobs !== false) worker = startWorker(store, extractionJobHandlers(runtime));
           log.info({ url, auth: token ? 'token' : 'loopback' }, 'listening');
           resolve({ url, port: bound });
         });
@@ -69,6 +79,8 @@ export function buildApp(options: AppOptions): App {
           await closed;
           clearTimeout(grace);
         }
+        // Jobs already running finish (their writes commit); queued ones resume on the next start.
+        await worker?.stop();
         await yoga.dispose();
         log.info('stopped');
       })()),

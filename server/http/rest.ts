@@ -9,11 +9,12 @@ import { runGc } from '../core/gc.ts';
 import { remember, updateMemory } from '../core/memories.ts';
 import { listMemories } from '../core/memory-list.ts';
 import type { Store } from '../core/store.ts';
-import { addTurn } from '../core/turns.ts';
+import { ingestTurn } from '../ingest.ts';
+import type { Runtime } from '../runtime.ts';
 import { contextJson, gcJson, memoryJson, snakeMessage, turnJson, whyJson } from './rest-json.ts';
 
 type Body = Record<string, unknown>;
-type Call = { store: Store; params: string[]; query: URLSearchParams; body: () => Promise<Body> };
+type Call = { store: Store; runtime: Runtime; params: string[]; query: URLSearchParams; body: () => Promise<Body> };
 type Reply = { status: number; body: unknown };
 type Route = { method: string; path: RegExp; run: (call: Call) => Reply | Promise<Reply> };
 
@@ -38,9 +39,9 @@ const routes: Route[] = [
   {
     method: 'POST',
     path: /^\/turns$/,
-    run: async ({ store, body }) => {
+    run: async ({ runtime, body }) => {
       const b = await body();
-      const { turn, newSession } = addTurn(store, {
+      const { turn, extracted } = await ingestTurn(runtime, {
         sessionId: b.session_id as string,
         role: b.role as 'user',
         name: b.name as string | undefined,
@@ -50,7 +51,11 @@ const routes: Route[] = [
       });
       return {
         status: 201,
-        body: { turn_id: turn.id, session_id: turn.sessionId, new_session: newSession, turn: turnJson(turn), extracted_memories: [] },
+        body: {
+          turn_id: turn.id,
+          turn: turnJson(turn),
+          extracted_memories: extracted.map((e) => ({ id: e.memory.id, content: e.memory.content, action: e.action, rule: e.rule })),
+        },
       };
     },
   },
@@ -157,8 +162,9 @@ function toResponse(error: unknown, log: Logger): Response {
   return restError(500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.');
 }
 
-export function restRoutes(options: { store: Store; log: Logger; bodyLimit: number }): Plugin {
-  const { store, log, bodyLimit } = options;
+export function restRoutes(options: { runtime: Runtime; log: Logger; bodyLimit: number }): Plugin {
+  const { runtime, log, bodyLimit } = options;
+  const { store } = runtime;
   return {
     async onRequest({ request, url, endResponse }) {
       const matches = routes
@@ -174,6 +180,7 @@ export function restRoutes(options: { store: Store; log: Logger; bodyLimit: numb
       try {
         const reply = await match.route.run({
           store,
+          runtime,
           params: match.found!.slice(1),
           query: url.searchParams,
           body: () => readJsonObject(request, bodyLimit),

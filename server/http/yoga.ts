@@ -5,7 +5,7 @@ import { createYoga, maskError as yogaMaskError, type Plugin, type YogaLogger } 
 import type { Logger } from 'pino';
 import { expectedError } from '../../schema/errors.ts';
 import { schema, type ChangeFeed, type Context } from '../../schema/index.ts';
-import type { Store } from '../core/store.ts';
+import type { Runtime } from '../runtime.ts';
 import { bearer, browserRefusal, tokenMatches } from './auth.ts';
 import { restError, restRoutes } from './rest.ts';
 
@@ -57,13 +57,14 @@ function accessGuard(token: string | undefined): Plugin {
   };
 }
 
-export function createGraphQLServer(options: { store: Store; changes: ChangeFeed; token?: string; log: Logger }) {
-  const { store, changes, token, log } = options;
+export function createGraphQLServer(options: { runtime: Runtime; changes: ChangeFeed; token?: string; log: Logger }) {
+  const { runtime, changes, token, log } = options;
+  const { store } = runtime;
   return createYoga<Record<string, unknown>, Context>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     healthCheckEndpoint: HEALTH_PATH,
-    context: () => ({ store, changes }),
+    context: () => ({ store, runtime, changes }),
     graphiql: { title: 'Symbiosis Memory', subscriptionsProtocol: 'WS' },
     landingPage: false,
     // Same-origin only: the API is for local programs, not for web pages on other sites.
@@ -76,7 +77,7 @@ export function createGraphQLServer(options: { store: Store; changes: ChangeFeed
         return expectedError(error) ?? yogaMaskError(error, message, isDev);
       },
     },
-    plugins: [accessGuard(token), restRoutes({ store, log, bodyLimit: MAX_BODY_BYTES }), EnvelopArmorPlugin(ARMOR)],
+    plugins: [accessGuard(token), restRoutes({ runtime, log, bodyLimit: MAX_BODY_BYTES }), EnvelopArmorPlugin(ARMOR)],
   });
 }
 

@@ -45,7 +45,7 @@ export function thirdPerson(text: string, subject: string): string {
 /** A value ends where a new clause starts; keep it short enough to be one fact. */
 function cleanValue(raw: string): string {
   const cut = raw
-    .split(/\s*(?:[,;:()]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i)[0]!
+    .split(/\s*(?:[,;:()–—]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i)[0]!
     .replace(/\s+(?:anymore|any more|at all|either|too|as well|a lot|so much|very much)$/i, '')
     .replace(/[.!?…"]+$/g, '')
     .trim();
@@ -233,7 +233,35 @@ const RULES: Rule[] = [
       return { slot: `event:${slotKey(`${verb} ${value}`)}`, value: `${verb} ${value}`, polarity: 1, exclusive: false, rule: 'event.past', content: (s) => `${s} ${verb} ${thirdPerson(value, s)}`, tags: ['event'] };
     },
   },
+  {
+    // Fallback: a first-person statement about the speaker's life, kept whole in the third person.
+    name: 'statement.first_person',
+    pattern: /^(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b(.+)/i,
+    build: (m, clause) => {
+      if (SMALL_TALK.test(clause) || contentWords(clause) < 4) return null;
+      const value = clause.replace(/\s+/g, ' ').trim();
+      return { slot: `said:${slotKey(value)}`, value, polarity: 1, exclusive: false, rule: 'statement.first_person', content: (s) => sentenceAbout(s, value), tags: ['statement'] };
+    },
+  },
 ];
+
+/** Social phrases that say nothing lasting about the speaker. */
+const SMALL_TALK =
+  /^(?:i|we)(?:'m| am| are|'re)? (?:so |really |totally |very |just )*(?:glad|happy for|sorry|thankful for you|proud of you|excited for you|sure|not sure|here for you|with you|agree|hope|bet|know|understand|see|mean|guess|wish you|can't wait|cannot wait|appreciate|love (?:that|this|it|your|how)|think so|totally get)\b|^(?:i|we) (?:can|could|would|should|will|'ll) (?:definitely |totally )?(?:try|do|check|keep|let)\b/i;
+
+const contentWords = (text: string) => normalizeText(text).split(' ').filter((w) => w.length > 3).length;
+
+/** "we"/"our" become "they"/"their"; a statement that does not start with the speaker gets a label. */
+function sentenceAbout(subject: string, clause: string): string {
+  const text = thirdPerson(clause, subject)
+    .replace(/\bwe're\b/gi, 'they are')
+    .replace(/\bwe've\b/gi, 'they have')
+    .replace(/\bwe\b/gi, 'they')
+    .replace(/\bour\b/gi, 'their')
+    .replace(/\bus\b/gi, 'them')
+    .replace(/[.!]+$/, '');
+  return text.startsWith(subject) ? text : `${subject}: ${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+}
 
 function negated(verb: string, object: string, rule: string): Match | null {
   const value = cleanValue(object);

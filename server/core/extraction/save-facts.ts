@@ -15,8 +15,8 @@ import {
   type MemoryRow,
   type MemorySource,
 } from '../memories.ts';
-import type { Store } from '../store.ts';
-import { ftsMatchExpression, jaccard, normalizeText } from '../text.ts';
+import { prepared, type Store } from '../store.ts';
+import { ftsMatchExpression, jaccard, normalizeText, tokens } from '../text.ts';
 import { withPiiTag } from './pii.ts';
 
 export const EXTRACTED_ACTIONS = ['created', 'merged', 'superseded', 'archived'] as const;
@@ -27,32 +27,48 @@ export type Extracted = { action: ExtractedAction; memory: MemoryRow; rule: stri
 
 export type FactToSave = MemoryCandidate & { rule?: string | null; exclusive?: boolean };
 
-const FUZZY_CANDIDATES = 10;
+const FUZZY_CANDIDATES = 50;
+
+/**
+ * FTS terms that any duplicate must contain at least one of. A fact B with Jaccard(A, B) >= t
+ * holds at least t of A's distinct tokens, so it misses at most (1 - t)·|A| of them: any
+ * floor((1 - t)·|A|) + 1 tokens of A include one of B's. Taking the longest (rarest) keeps the
+ * query cheap whatever the store size.
+ */
+function duplicateProbe(content: string, threshold: number): string | null {
+  const distinct = [...new Set(tokens(content))];
+  const needed = Math.floor((1 - threshold) * distinct.length) + 1;
+  const probe = distinct.sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, needed);
+  return ftsMatchExpression(probe.join(' '), 'any');
+}
 
 /** The most similar active fact by token overlap, if it reaches the dedupe threshold. */
 export function findFuzzyDuplicate(store: Store, content: string, polarity: number | null): MemoryRow | undefined {
   if (!store.features.fts || !store.config.fts.enabled) return undefined;
-  const match = ftsMatchExpression(content, 'any');
+  const match = duplicateProbe(content, store.config.extractor.dedupe_threshold);
   if (!match) return undefined;
-  const candidates = store.db
-    .select()
-    .from(memories)
-    .where(
-      and(
-        sql`${memories.id} in (select rowid from memories_fts where memories_fts match ${match} order by rank limit ${FUZZY_CANDIDATES})`,
-        eq(memories.status, 'active'),
-        eq(memories.kind, 'fact'),
-      ),
-    )
-    .all()
+  const candidates = prepared(store, 'memory.fuzzyCandidates', (db) =>
+    db
+      .select({ id: memories.id, content: memories.content, polarity: memories.polarity })
+      .from(memories)
+      .where(
+        and(
+          sql`${memories.id} in (select rowid from memories_fts where memories_fts match ${sql.placeholder('match')} order by rank limit ${FUZZY_CANDIDATES})`,
+          eq(memories.status, 'active'),
+          eq(memories.kind, 'fact'),
+        ),
+      )
+      .prepare(),
+  )
+    .all({ match })
     // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
     .filter((m) => (m.polarity ?? 1) === (polarity ?? 1));
-  let best: { memory: MemoryRow; overlap: number } | undefined;
-  for (const memory of candidates) {
-    const overlap = jaccard(content, memory.content);
-    if (overlap >= store.config.extractor.dedupe_threshold && (!best || overlap > best.overlap)) best = { memory, overlap };
+  let best: { id: number; overlap: number } | undefined;
+  for (const candidate of candidates) {
+    const overlap = jaccard(content, candidate.content);
+    if (overlap >= store.config.extractor.dedupe_threshold && (!best || overlap > best.overlap)) best = { id: candidate.id, overlap };
   }
-  return best?.memory;
+  return best && getMemory(store, best.id);
 }
 
 const sameValue = (a: MemoryRow, fact: NonNullable<FactToSave['fact']>) =>

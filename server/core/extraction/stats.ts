@@ -1,7 +1,7 @@
 // Extraction counters per path (seed 003 metrics), kept in the meta table so they survive restarts.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { meta } from '../../../drizzle/schema.ts';
-import type { Store } from '../store.ts';
+import { prepared, type Store } from '../store.ts';
 
 export const EXTRACTION_PATHS = ['heuristic', 'llm', 'hybrid', 'fallback'] as const;
 export type ExtractionPath = (typeof EXTRACTION_PATHS)[number];
@@ -20,7 +20,7 @@ const KEY = 'stats.extraction';
 const empty = (): PathStats => ({ runs: 0, failures: 0, facts: 0, totalMs: 0, promptTokens: 0, completionTokens: 0, lastError: null });
 
 export function readExtractionStats(store: Store): Record<ExtractionPath, PathStats> {
-  const row = store.db.select().from(meta).where(eq(meta.key, KEY)).get();
+  const row = prepared(store, 'stats.extraction.read', (db) => db.select().from(meta).where(eq(meta.key, KEY)).prepare()).get();
   const stored = (row?.value ?? {}) as Partial<Record<ExtractionPath, Partial<PathStats>>>;
   return Object.fromEntries(EXTRACTION_PATHS.map((path) => [path, { ...empty(), ...stored[path] }])) as Record<ExtractionPath, PathStats>;
 }
@@ -41,5 +41,11 @@ export function recordExtraction(
     completionTokens: current.completionTokens + (sample.completionTokens ?? 0),
     lastError: sample.error ?? current.lastError,
   };
-  store.db.insert(meta).values({ key: KEY, value: stats }).onConflictDoUpdate({ target: meta.key, set: { value: stats } }).run();
+  prepared(store, 'stats.extraction.write', (db) =>
+    db
+      .insert(meta)
+      .values({ key: KEY, value: sql.placeholder('value') })
+      .onConflictDoUpdate({ target: meta.key, set: { value: sql.placeholder('value') } })
+      .prepare(),
+  ).run({ value: stats });
 }
