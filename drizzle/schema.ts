@@ -83,7 +83,10 @@ export const memories = sqliteTable(
     hits: integer('hits').notNull().default(0),
     accessCount: integer('access_count').notNull().default(0),
     score: real('score').notNull().default(0),
+    /** Trust now: confidence_base decayed by the time since the fact was last accessed or seen (D4). */
     confidence: real('confidence').notNull().default(1),
+    /** Trust right after the last access; decay starts again from here, so it never compounds. */
+    confidenceBase: real('confidence_base').notNull().default(1),
     decayRate: real('decay_rate').notNull(),
     importance: real('importance').notNull().default(0),
     tags: text('tags', { mode: 'json' }).$type<string[]>().notNull().default([]),
@@ -219,6 +222,8 @@ export const jobs = sqliteTable(
     runAt: integer('run_at').notNull(),
     /** A running job's lease: past it, the job counts as abandoned (its process died) and runs again. */
     lockedUntil: integer('locked_until'),
+    /** The worker holding the lease (host:pid), so a restart can reclaim jobs of a dead process at once. */
+    lockedBy: text('locked_by'),
     lastError: text('last_error'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),

@@ -2,6 +2,7 @@
 // heuristic facts in one transaction with no network call (hybrid queues LLM augmentation as a
 // durable job). llm mode commits the turn first, then waits for the LLM within llm.timeout_s and
 // falls back to heuristics on any failure; a recovery job covers a crash in between.
+import { pendingSessions, queueConsolidation } from './core/consolidation.ts';
 import { extractHeuristically, applyLlmActions, subjectOf } from './core/extraction/extract-turn.ts';
 import { relatedFacts, type Extracted } from './core/extraction/save-facts.ts';
 import { recordExtraction } from './core/extraction/stats.ts';
@@ -29,7 +30,7 @@ async function llmPass(runtime: Runtime, turn: TurnRow, path: 'llm' | 'hybrid'):
   try {
     const { actions, usage } = await llmExtract(llm!, { speaker: subjectOf(turn), text: turn.text, related: relatedFacts(store, `${subjectOf(turn)} ${turn.text}`) });
     return write(store, () => {
-      const extracted = applyLlmActions(store, actions, turn);
+      const extracted = applyLlmActions(store, actions, [turn]);
       recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length, ...usage });
       return extracted;
     });
@@ -43,6 +44,8 @@ export async function ingestTurn(runtime: Runtime, input: AddTurnInput): Promise
   const { store, llm } = runtime;
   const mode = store.config.extractor.mode;
   const { turn, extra } = addTurn(store, input, (tx, turn, options) => {
+    // A new conversation means the earlier ones are finished (seed 004): consolidate them.
+    if (options.newSession) queueConsolidation(tx, pendingSessions(tx, { exclude: turn.sessionId }));
     if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
     if (mode === 'llm' && llm) {
       // Runs only if this process dies before the inline extraction below settles it.

@@ -1,11 +1,32 @@
 // Configuration: the seed 003 block extended for DESIGN.md. Layers, lowest first:
 // defaults < config.json beside the db < meta table (key "config") < environment.
+import { Cron } from 'croner';
 import { z } from 'zod';
+import { NER_PROVIDERS } from './ner/types.ts';
 
 // Every key of a section has a default, so an absent section parses from {} (the cast says so to TS).
 const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).prefault({} as never);
 const positiveInt = z.number().int().positive();
 const nonNegative = z.number().nonnegative();
+
+const cron = z.string().refine((expression) => {
+  try {
+    new Cron(expression, { paused: true }).stop();
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not a valid cron expression');
+
+const timeZone = z.string().refine((zone) => {
+  if (zone === '') return true;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'not an IANA time zone');
 
 export const configSchema = z.strictObject({
   short_term: section({ size: positiveInt.default(100) }),
@@ -43,7 +64,35 @@ export const configSchema = z.strictObject({
     api_key_env: z.string().default('OPENAI_API_KEY'),
     timeout_s: z.number().positive().default(8),
   }),
+  ner: section({
+    /** Fast NER + entity linking inside addTurn, and the accurate pass queued after each turn. */
+    enabled: z.boolean().default(true),
+    /** Providers to use; regex always runs. llm needs llm.model. Without compromise and llm, no accurate pass. */
+    providers: z.array(z.enum(NER_PROVIDERS)).default([...NER_PROVIDERS]),
+    /** Enrichment: at most this many memories and this many turns per run. */
+    enrich_limit: positiveInt.default(50),
+    /** Enrichment: re-extract rows linked to at most this many entities. */
+    enrich_max_entities: z.number().int().nonnegative().default(2),
+  }),
   fts: section({ enabled: z.boolean().default(true) }),
+  consolidation: section({
+    /** The nightly catch-up leaves sessions active within this many minutes alone (still open). */
+    idle_minutes: nonNegative.default(30),
+  }),
+  reflection: section({
+    min_facts: positiveInt.default(3),
+    window_days: z.number().positive().default(7),
+    min_interval_days: nonNegative.default(6),
+  }),
+  schedule: section({
+    enrich: cron.default('0 2 * * *'),
+    consolidate: cron.default('0 3 * * *'),
+    decay: cron.default('0 4 * * *'),
+    reflect: cron.default('0 3 * * 0'),
+    /** IANA time zone for the cron expressions; empty means the machine's. */
+    timezone: timeZone.default(''),
+  }),
+  worker: section({ concurrency: positiveInt.max(32).default(2) }),
   context: section({
     k: positiveInt.default(20),
     exclude_pii: z.boolean().default(false),

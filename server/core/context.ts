@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { recordAccess, topMemories } from './memory-list.ts';
 import type { MemoryRow } from './memories.ts';
+import { latestReflection } from './reflection.ts';
 import type { Store } from './store.ts';
 import { shortTermWindow, type TurnRow } from './turns.ts';
 import { parseInput } from './validation.ts';
@@ -18,6 +19,8 @@ export type Context = {
   shortTerm: TurnRow[];
   midTerm: MemoryRow[];
   longTerm: MemoryRow[];
+  /** The latest weekly reflection, if any. */
+  reflection: MemoryRow | null;
   markdown: string;
 };
 
@@ -31,6 +34,7 @@ function renderMarkdown(context: Omit<Context, 'markdown'>) {
   };
   section('Long-term memory', context.longTerm.map((m) => `- ${m.content}`));
   section('Relevant memory', context.midTerm.map((m) => `- ${m.content}`));
+  if (context.reflection) section('Weekly insight', [context.reflection.content]);
   return lines.join('\n').trim();
 }
 
@@ -40,9 +44,10 @@ export function getContext(store: Store, input: ContextInput): Context {
   const visible = (rows: MemoryRow[]) => rows.filter((m) => !isHidden(store, m)).slice(0, limit);
   // Over-fetch so that pii filtering still leaves k rows where it can.
   const midTerm = visible(topMemories(store, 'mid', limit * 2));
-  const longTerm = visible(topMemories(store, 'long', limit * 2));
+  const longTerm = visible(topMemories(store, 'long', limit * 2).filter((m) => m.kind === 'fact'));
+  const reflection = latestReflection(store) ?? null;
   const shortTerm = shortTermWindow(store, sessionId);
   recordAccess(store, [...midTerm, ...longTerm].map((m) => m.id));
-  const context = { sessionId, shortTerm, midTerm, longTerm };
+  const context = { sessionId, shortTerm, midTerm, longTerm, reflection };
   return { ...context, markdown: renderMarkdown(context) };
 }

@@ -2,6 +2,7 @@
 import { eq, or } from 'drizzle-orm';
 import { memoryRelations, memorySources } from '../../drizzle/schema.ts';
 import { daysBetween } from './clock.ts';
+import { currentConfidence } from './decay.ts';
 import { listDecisions, type DecisionRow } from './decisions.ts';
 import { notFound } from './errors.ts';
 import { cleanupReason, isPromotable, isProtected } from './gc.ts';
@@ -21,6 +22,7 @@ export type Explanation = {
   ageDays: number;
   daysSinceSeen: number;
   daysSinceAccess: number | null;
+  /** Trust now: the base decayed by the days since last access or re-mention (what nightly decay will store). */
   confidence: number;
   decayRate: number;
   accessCount: number;
@@ -87,7 +89,7 @@ export function explain(store: Store, id: number): Explanation {
     ageDays: daysBetween(memory.createdAt, now),
     daysSinceSeen: daysBetween(memory.lastSeenAt, now),
     daysSinceAccess: memory.lastAccessedAt === null ? null : daysBetween(memory.lastAccessedAt, now),
-    confidence: memory.confidence,
+    confidence: currentConfidence(memory, now),
     decayRate: memory.decayRate,
     accessCount: memory.accessCount,
     protected: isProtected(memory),

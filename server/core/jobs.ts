@@ -10,6 +10,10 @@ export type JobRow = typeof jobs.$inferSelect;
 export const JobType = {
   /** LLM extraction for a stored turn (hybrid mode, or llm mode's recovery after a crash). */
   ExtractLlm: 'extract.llm',
+  /** Accurate NER (compromise, LLM) for a stored turn and the memories extracted from it. */
+  NerAccurate: 'ner.accurate',
+  /** Consolidate one finished session (queued when a new session starts, and nightly). */
+  Consolidate: 'session.consolidate',
 } as const;
 export type JobType = (typeof JobType)[keyof typeof JobType];
 
@@ -51,7 +55,7 @@ const ready = (now: number) =>
     and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, now)),
   );
 
-export function claimJobs(store: Store, limit: number, types?: readonly string[]): JobRow[] {
+export function claimJobs(store: Store, limit: number, types?: readonly string[], workerId: string | null = null): JobRow[] {
   return write(store, () => {
     const now = store.clock.now();
     const due = store.db
@@ -64,7 +68,7 @@ export function claimJobs(store: Store, limit: number, types?: readonly string[]
     if (due.length === 0) return [];
     return store.db
       .update(jobs)
-      .set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, lockedUntil: now + JOB_DEFAULTS.leaseMs, updatedAt: now })
+      .set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, lockedUntil: now + JOB_DEFAULTS.leaseMs, lockedBy: workerId, updatedAt: now })
       .where(inArray(jobs.id, due.map((j) => j.id)))
       .returning()
       .all()
@@ -114,6 +118,25 @@ export function listJobs(store: Store, filter: { status?: JobStatus; limit?: num
     .orderBy(sql`${jobs.id} desc`)
     .limit(filter.limit ?? 50)
     .all();
+}
+
+/**
+ * Jobs left `running` by a worker that no longer exists (its process was killed) go back to
+ * pending at once instead of waiting for their lease. `isGone` decides from the lockedBy id.
+ */
+export function recoverAbandonedJobs(store: Store, isGone: (workerId: string) => boolean): number {
+  return write(store, () => {
+    const running = store.db.select({ id: jobs.id, lockedBy: jobs.lockedBy }).from(jobs).where(eq(jobs.status, 'running')).all();
+    const abandoned = running.filter((job) => job.lockedBy !== null && isGone(job.lockedBy)).map((job) => job.id);
+    if (abandoned.length > 0) {
+      store.db
+        .update(jobs)
+        .set({ status: 'pending', lockedUntil: null, lockedBy: null, runAt: store.clock.now(), updatedAt: store.clock.now() })
+        .where(inArray(jobs.id, abandoned))
+        .run();
+    }
+    return abandoned.length;
+  });
 }
 
 /** When the next pending job is due (for a worker deciding how long to sleep), or null. */

@@ -87,7 +87,15 @@ export function reinforce(store: Store, existing: MemoryRow, candidate: MemoryCa
     db
       .update(memories)
       // Placeholders in SET bypass column mapping, so tags go in as JSON text.
-      .set({ hits: sql`${sql.placeholder('hits')}`, importance: sql`${sql.placeholder('importance')}`, tags: sql`${sql.placeholder('tags')}`, lastSeenAt: sql`${sql.placeholder('now')}`, score: sql`${sql.placeholder('score')}` })
+      .set({
+        hits: sql`${sql.placeholder('hits')}`,
+        importance: sql`${sql.placeholder('importance')}`,
+        tags: sql`${sql.placeholder('tags')}`,
+        lastSeenAt: sql`${sql.placeholder('now')}`,
+        score: sql`${sql.placeholder('score')}`,
+        // Seen again: the forgetting curve restarts (D6).
+        confidence: sql`${memories.confidenceBase}`,
+      })
       .where(eq(memories.id, sql.placeholder('id')))
       .returning()
       .prepare(),
@@ -215,7 +223,7 @@ export function updateMemory(store: Store, id: number, input: UpdateMemoryInput)
 export function confirmMemory(store: Store, id: number): MemoryRow {
   return write(store, () => {
     requireMemory(store, id);
-    store.db.update(memories).set({ decayRate: 0, confidence: 1 }).where(eq(memories.id, id)).run();
+    store.db.update(memories).set({ decayRate: 0, confidence: 1, confidenceBase: 1 }).where(eq(memories.id, id)).run();
     logDecision(store, id, Decision.Confirmed);
     return getMemory(store, id)!;
   });

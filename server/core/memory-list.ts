@@ -80,7 +80,8 @@ export function recordAccess(store: Store, ids: number[]) {
   if (ids.length === 0) return;
   store.db
     .update(memories)
-    .set({ accessCount: sql`${memories.accessCount} + 1`, lastAccessedAt: store.clock.now() })
+    // An access restarts the forgetting curve: confidence is back at its base.
+    .set({ accessCount: sql`${memories.accessCount} + 1`, lastAccessedAt: store.clock.now(), confidence: sql`${memories.confidenceBase}` })
     .where(inArray(memories.id, ids))
     .run();
 }

@@ -1,6 +1,6 @@
 // Sessions: registered on their first turn (seed 004 sessions_consolidations).
 import { count, desc, eq, inArray, sql } from 'drizzle-orm';
-import { sessions, turns } from '../../drizzle/schema.ts';
+import { sessions } from '../../drizzle/schema.ts';
 import { prepared, type Store } from './store.ts';
 
 export type SessionRow = typeof sessions.$inferSelect & { turnCount: number };
@@ -10,7 +10,8 @@ const sessionColumns = {
   firstSeenAt: sessions.firstSeenAt,
   lastSeenAt: sessions.lastSeenAt,
   consolidatedAt: sessions.consolidatedAt,
-  turnCount: sql<number>`(select count(*) from ${turns} where ${turns.sessionId} = ${sessions.id})`,
+  // Spelled out: inside the subquery drizzle would render both columns unqualified.
+  turnCount: sql<number>`(select count(*) from turns where turns.session_id = sessions.id)`,
 };
 
 /** Registers the session or moves its last-seen time forward. Returns true when it is new. */
@@ -23,7 +24,8 @@ export function ensureSession(store: Store, id: string, at: number): boolean {
     prepared(store, 'session.touch', (db) =>
       db
         .update(sessions)
-        .set({ lastSeenAt: sql`max(${sessions.lastSeenAt}, ${at$})`, firstSeenAt: sql`min(${sessions.firstSeenAt}, ${at$})` })
+        // A new turn reopens a consolidated session: it will be consolidated again (idempotently).
+        .set({ lastSeenAt: sql`max(${sessions.lastSeenAt}, ${at$})`, firstSeenAt: sql`min(${sessions.firstSeenAt}, ${at$})`, consolidatedAt: null })
         .where(eq(sessions.id, sql.placeholder('id')))
         .prepare(),
     ).run({ id, at });

@@ -19,7 +19,10 @@ export type ChangeEvent =
       snapshot?: typeof tables.memories.$inferSelect;
     }
   | { type: 'turn'; turnId: number; sessionId: string; at: number }
-  | { type: 'job'; jobId: number; jobType?: string; status: string; at: number };
+  | { type: 'job'; jobId: number; jobType?: string; status: string; at: number }
+  /** An entity was created, renamed or given an alias (updated), linked to a turn or memory, or deleted. */
+  | { type: 'entity'; action: 'created' | 'updated' | 'linked' | 'deleted'; entityId: number; at: number; turnId?: number; memoryId?: number }
+  | { type: 'consolidation'; sessionId: string; status: 'STARTED' | 'COMPLETED' | 'FAILED'; at: number; report?: Record<string, unknown>; reason?: string };
 
 export type ChangeListener = (event: ChangeEvent) => void;
 

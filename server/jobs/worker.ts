@@ -1,6 +1,7 @@
 // The in-process worker: runs durable jobs with a concurrency limit, retries with backoff,
 // dead-letters after the last attempt, and picks up jobs left behind by a dead process.
-import { claimJobs, completeJob, failJob, nextJobAt, type JobRow } from '../core/jobs.ts';
+import { hostname } from 'node:os';
+import { claimJobs, completeJob, failJob, nextJobAt, recoverAbandonedJobs, type JobRow } from '../core/jobs.ts';
 import { onChange, type Store } from '../core/store.ts';
 import { logger } from '../logger.ts';
 
@@ -8,6 +9,25 @@ export type JobHandler = (store: Store, job: JobRow) => Promise<void>;
 export type JobHandlers = Record<string, JobHandler>;
 
 export type DrainReport = { ran: number; done: number; failed: number; dead: number };
+
+/** This process as a job holder: host and pid. */
+export const WORKER_ID = `${hostname()}:${process.pid}`;
+
+/** A holder on this host whose process is gone. Holders on other hosts are left to their lease. */
+function isGoneLocally(workerId: string): boolean {
+  const [host, pid] = workerId.split(':');
+  if (host !== hostname() || !pid) return false;
+  if (Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** Puts jobs of dead local processes back in the queue; call before running jobs. */
+export const recoverJobs = (store: Store) => recoverAbandonedJobs(store, isGoneLocally);
 
 /** Errors are stored on the job; keep them to their message (no stack, no request bodies). */
 const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
@@ -35,8 +55,9 @@ async function runOne(store: Store, handlers: JobHandlers, job: JobRow, report: 
 export async function drainJobs(store: Store, handlers: JobHandlers, concurrency = 4): Promise<DrainReport> {
   const report: DrainReport = { ran: 0, done: 0, failed: 0, dead: 0 };
   const types = Object.keys(handlers);
+  recoverJobs(store);
   for (;;) {
-    const batch = claimJobs(store, concurrency, types);
+    const batch = claimJobs(store, concurrency, types, WORKER_ID);
     if (batch.length === 0) return report;
     await Promise.all(batch.map((job) => runOne(store, handlers, job, report)));
   }
@@ -65,7 +86,7 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
     if (stopped) return;
     const free = concurrency - inFlight.size;
     if (free <= 0) return; // a finishing job calls tick again
-    const batch = claimJobs(store, free, types);
+    const batch = claimJobs(store, free, types, WORKER_ID);
     for (const job of batch) {
       const running = runOne(store, handlers, job, report).finally(() => {
         inFlight.delete(running);
@@ -78,6 +99,7 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
     schedule(next === null ? pollMs : Math.min(pollMs, Math.max(10, next - store.clock.now())));
   }
 
+  recoverJobs(store);
   const unsubscribe = onChange(store, (event) => {
     if (event.type === 'job' && event.status === 'pending') schedule(0);
   });

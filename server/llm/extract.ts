@@ -46,3 +46,25 @@ export async function llmExtract(llm: Llm, input: { speaker: string; text: strin
   ]);
   return { actions: parseLlmActions(result.content), usage: { promptTokens: result.promptTokens, completionTokens: result.completionTokens } };
 }
+
+const PAGE_PROMPT = `You consolidate a finished conversation into long-term memory. Extract durable facts about
+the speakers (identity, preferences, plans, relationships, events with their dates) as short standalone
+sentences naming the speaker. Answer with ONLY a JSON array:
+[{"action":"create","turnId":<id of the turn it comes from>,"content":"...","importance":0 or 1,"tags":["..."]},
+ {"action":"merge","id":<existing memory id>,"turnId":<id>,"content":"..."},
+ {"action":"archive","id":<existing memory id>,"turnId":<id>,"content":"why it is obsolete"}]
+Answer [] when nothing is worth remembering.`;
+
+/** One consolidation page (up to 30 turns) in, actions out. */
+export async function llmExtractPage(
+  llm: Llm,
+  input: { turns: { id: number; speaker: string; text: string }[]; related: MemoryRow[] },
+) {
+  const memories = input.related.map((m) => `#${m.id}: ${m.content}`).join('\n') || '(none)';
+  const dialogue = input.turns.map((t) => `[turn ${t.id}] ${t.speaker}: ${t.text}`).join('\n');
+  const result = await llm.chat([
+    { role: 'system', content: PAGE_PROMPT },
+    { role: 'user', content: `Existing memories:\n${memories}\n\nConversation:\n${dialogue}` },
+  ]);
+  return { actions: parseLlmActions(result.content), usage: { promptTokens: result.promptTokens, completionTokens: result.completionTokens } };
+}

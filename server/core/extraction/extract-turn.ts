@@ -5,7 +5,7 @@ import { getMemory, reinforce } from '../memories.ts';
 import type { Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
 import { extractFacts } from './heuristics.ts';
-import { archiveFacts, saveFacts, type Extracted } from './save-facts.ts';
+import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
 
 /** Facts are about the speaker: the turn's name, or "User" when it has none. */
 export const subjectOf = (turn: Pick<TurnRow, 'name'>) => turn.name ?? 'User';
@@ -25,42 +25,57 @@ export function extractHeuristically(store: Store, turn: TurnRow): Extracted[] {
 }
 
 /** The seed 003 LLM contract: a JSON array of actions (an object wrapping one is accepted too). */
+const turnRef = z.number().int().positive().optional();
+
 export const llmActionSchema = z.discriminatedUnion('action', [
   z.object({
     action: z.literal('create'),
     content: z.string().trim().min(1).max(2000),
     importance: z.number().min(0).max(1).optional(),
     tags: z.array(z.string().trim().min(1).max(64)).max(16).optional(),
+    /** Consolidation: the turn the fact comes from. */
+    turnId: turnRef,
   }),
-  z.object({ action: z.literal('merge'), content: z.string().trim().min(1).max(2000), id: z.number().int().positive().optional() }),
-  z.object({ action: z.literal('archive'), content: z.string().trim().max(2000).optional(), id: z.number().int().positive().optional() }),
+  z.object({ action: z.literal('merge'), content: z.string().trim().min(1).max(2000), id: z.number().int().positive().optional(), turnId: turnRef }),
+  z.object({ action: z.literal('archive'), content: z.string().trim().max(2000).optional(), id: z.number().int().positive().optional(), turnId: turnRef }),
 ]);
 export const llmActionsSchema = z.array(llmActionSchema).max(50);
 export type LlmAction = z.infer<typeof llmActionSchema>;
 
-export function applyLlmActions(store: Store, actions: LlmAction[], turn: TurnRow | null): Extracted[] {
-  const turnId = turn?.id ?? null;
+/**
+ * Applies the actions an LLM proposed for `turns` (one turn on addTurn, a page in consolidation).
+ * Each action's source is the turn it names, or the only turn; an unknown turn id is ignored.
+ */
+export function applyLlmActions(store: Store, actions: LlmAction[], turns: TurnRow[]): Extracted[] {
+  const sourceOf = (action: LlmAction) => turns.find((t) => t.id === action.turnId) ?? (turns.length === 1 ? turns[0]! : null);
   const results: Extracted[] = [];
-  const toSave = [];
+  const toSave = new Map<TurnRow | null, FactToSave[]>();
+  const toArchive: { target: { id?: number; content?: string }; turn: TurnRow | null }[] = [];
   for (const action of actions) {
-    if (action.action === 'archive') continue;
+    const turn = sourceOf(action);
+    if (action.action === 'archive') {
+      toArchive.push({ target: { id: action.id, content: action.content }, turn });
+      continue;
+    }
     const target = action.action === 'merge' && action.id ? getMemory(store, action.id) : undefined;
     if (target && target.status === 'active') {
-      const source = turnId === null ? undefined : { turnId, reason: 'merged' as const, rule: 'llm' };
+      const source = turn ? { turnId: turn.id, reason: 'merged' as const, rule: 'llm' } : undefined;
       results.push({ action: 'merged', memory: reinforce(store, target, { content: action.content }, source), rule: 'llm' });
       continue;
     }
-    toSave.push({
+    const group = toSave.get(turn) ?? [];
+    group.push({
       content: action.content,
       importance: action.action === 'create' ? action.importance : undefined,
       tags: action.action === 'create' ? action.tags : undefined,
-      sessionId: turn?.sessionId ?? null,
+      sessionId: turn?.sessionId ?? turns[0]?.sessionId ?? null,
       eventAt: turn?.at,
       rule: 'llm',
     });
+    toSave.set(turn, group);
   }
-  results.push(...saveFacts(store, toSave, turnId));
-  const archives = actions.flatMap((a) => (a.action === 'archive' ? [{ id: a.id, content: a.content }] : []));
-  results.push(...archiveFacts(store, archives, turnId));
+  // New facts first, so an archive naming old content cannot hit the fact that replaces it.
+  for (const [turn, facts] of toSave) results.push(...saveFacts(store, facts, turn?.id ?? null));
+  for (const { target, turn } of toArchive) results.push(...archiveFacts(store, [target], turn?.id ?? null));
   return results;
 }

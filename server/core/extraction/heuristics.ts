@@ -236,7 +236,7 @@ const RULES: Rule[] = [
   {
     // Fallback: a first-person statement about the speaker's life, kept whole in the third person.
     name: 'statement.first_person',
-    pattern: /^(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b(.+)/i,
+    pattern: /\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b/i,
     build: (m, clause) => {
       if (SMALL_TALK.test(clause) || contentWords(clause) < 4) return null;
       const value = clause.replace(/\s+/g, ' ').trim();

@@ -1,7 +1,7 @@
 // Saving extracted facts: two-level dedupe (exact inside the batch, then exact or fuzzy against
 // the db), conflicts (same subject + slot, new value or flipped polarity) and PII tagging.
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { memories } from '../../../drizzle/schema.ts';
+import { memories, memorySources } from '../../../drizzle/schema.ts';
 import {
   activeFactsForSlot,
   archiveMemory,
@@ -19,7 +19,8 @@ import { prepared, type Store } from '../store.ts';
 import { ftsMatchExpression, jaccard, normalizeText, tokens } from '../text.ts';
 import { withPiiTag } from './pii.ts';
 
-export const EXTRACTED_ACTIONS = ['created', 'merged', 'superseded', 'archived'] as const;
+/** `unchanged`: the fact was already known from this very turn (consolidation re-reading it). */
+export const EXTRACTED_ACTIONS = ['created', 'merged', 'superseded', 'archived', 'unchanged'] as const;
 export type ExtractedAction = (typeof EXTRACTED_ACTIONS)[number];
 
 /** What one turn (or one consolidation pass) did to memory. */
@@ -74,16 +75,33 @@ export function findFuzzyDuplicate(store: Store, content: string, polarity: numb
 const sameValue = (a: MemoryRow, fact: NonNullable<FactToSave['fact']>) =>
   normalizeText(a.value ?? '') === normalizeText(fact.value) && (a.polarity ?? 1) === fact.polarity;
 
+/** Re-reading the same turn is not new evidence: no hit, no link. */
+function alreadyFrom(store: Store, memoryId: number, turnId: number | null): boolean {
+  if (turnId === null) return false;
+  const link = prepared(store, 'memory.sourceExists', (db) =>
+    db
+      .select({ memoryId: memorySources.memoryId })
+      .from(memorySources)
+      .where(and(eq(memorySources.memoryId, sql.placeholder('memoryId')), eq(memorySources.turnId, sql.placeholder('turnId'))))
+      .prepare(),
+  ).get({ memoryId, turnId });
+  return link !== undefined;
+}
+
 function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Extracted[] {
   const source = (reason: MemorySource['reason']): MemorySource | undefined =>
     turnId === null ? undefined : { turnId, reason, rule: candidate.rule ?? null };
   const rule = candidate.rule ?? null;
   const fact = candidate.fact;
+  const merge = (memory: MemoryRow): Extracted[] =>
+    alreadyFrom(store, memory.id, turnId)
+      ? [{ action: 'unchanged', memory, rule }]
+      : [{ action: 'merged', memory: reinforce(store, memory, candidate, source('merged')), rule }];
 
   if (fact) {
     const existing = activeFactsForSlot(store, fact.subject, fact.slot);
     const same = existing.find((m) => sameValue(m, fact));
-    if (same) return [{ action: 'merged', memory: reinforce(store, same, candidate, source('merged')), rule }];
+    if (same) return merge(same);
     const conflicting = existing.filter((m) => candidate.exclusive || (m.polarity ?? 1) !== fact.polarity);
     if (conflicting.length > 0) {
       const memory = insertMemory(store, candidate, source('conflict'));
@@ -97,7 +115,7 @@ function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Ex
   }
   const kind = candidate.kind ?? 'fact';
   const duplicate = findExactDuplicate(store, normalizeText(candidate.content), kind) ?? findFuzzyDuplicate(store, candidate.content, fact?.polarity ?? null);
-  if (duplicate) return [{ action: 'merged', memory: reinforce(store, duplicate, candidate, source('merged')), rule }];
+  if (duplicate) return merge(duplicate);
   return [{ action: 'created', memory: insertMemory(store, candidate, source('extracted')), rule }];
 }
 

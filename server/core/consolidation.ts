@@ -1,0 +1,117 @@
+// Session consolidation (seed 004 consolidator loop), the synchronous parts: which sessions are
+// pending, reading a session's turns in pages, the heuristic pass, and marking completion.
+import { and, asc, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { jobs, sessions, turns } from '../../drizzle/schema.ts';
+import { extractHeuristically } from './extraction/extract-turn.ts';
+import type { Extracted } from './extraction/save-facts.ts';
+import { enqueueJob, JobType } from './jobs.ts';
+import { publish, write, type Store } from './store.ts';
+import type { TurnRow } from './turns.ts';
+
+export const CONSOLIDATION_PAGE = 30;
+
+export type ConsolidationReport = {
+  sessionId: string;
+  status: 'completed' | 'skipped';
+  /** Why it was skipped, or which extractor ran ("heuristic", "llm", "llm+heuristic"). */
+  detail: string;
+  turns: number;
+  pages: number;
+  created: number;
+  merged: number;
+  superseded: number;
+  unchanged: number;
+};
+
+export const emptyReport = (sessionId: string): ConsolidationReport => ({
+  sessionId, status: 'completed', detail: 'heuristic', turns: 0, pages: 0, created: 0, merged: 0, superseded: 0, unchanged: 0,
+});
+
+export function tally(report: ConsolidationReport, results: Extracted[]) {
+  for (const result of results) {
+    if (result.action === 'created') report.created++;
+    else if (result.action === 'merged') report.merged++;
+    else if (result.action === 'superseded' || result.action === 'archived') report.superseded++;
+    else report.unchanged++;
+  }
+}
+
+export function isConsolidated(store: Store, sessionId: string): boolean {
+  const row = store.db.select({ at: sessions.consolidatedAt }).from(sessions).where(eq(sessions.id, sessionId)).get();
+  return row?.at != null;
+}
+
+/** Unconsolidated sessions, oldest first, except `exclude` and those active after `idleBefore`. */
+export function pendingSessions(store: Store, options: { exclude?: string; idleBefore?: number } = {}): string[] {
+  return store.db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(
+      and(
+        isNull(sessions.consolidatedAt),
+        options.exclude ? ne(sessions.id, options.exclude) : undefined,
+        options.idleBefore !== undefined ? lt(sessions.lastSeenAt, options.idleBefore) : undefined,
+      ),
+    )
+    .orderBy(asc(sessions.lastSeenAt))
+    .all()
+    .map((row) => row.id);
+}
+
+/** Queues consolidation for each session unless a job for it is already waiting. Inside a write. */
+export function queueConsolidation(store: Store, sessionIds: string[]): number {
+  let queued = 0;
+  for (const sessionId of sessionIds) {
+    const waiting = store.db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(
+        and(
+          eq(jobs.type, JobType.Consolidate),
+          or(eq(jobs.status, 'pending'), eq(jobs.status, 'running')),
+          sql`json_extract(${jobs.payload}, '$.sessionId') = ${sessionId}`,
+        ),
+      )
+      .get();
+    if (waiting) continue;
+    enqueueJob(store, JobType.Consolidate, { sessionId });
+    queued++;
+  }
+  return queued;
+}
+
+/** One page of a session's turns in conversation order, after the turn `after` (keyset). */
+export function turnPage(store: Store, sessionId: string, after: TurnRow | null, size = CONSOLIDATION_PAGE): TurnRow[] {
+  return store.db
+    .select()
+    .from(turns)
+    .where(
+      and(
+        eq(turns.sessionId, sessionId),
+        after ? or(gt(turns.at, after.at), and(eq(turns.at, after.at), gt(turns.id, after.id))) : undefined,
+      ),
+    )
+    .orderBy(asc(turns.at), asc(turns.id))
+    .limit(size)
+    .all();
+}
+
+/** The heuristic pass over one page: every user turn, with facts already known from it unchanged. */
+export function consolidatePageHeuristically(store: Store, page: TurnRow[]): Extracted[] {
+  return write(store, () => page.filter((turn) => turn.role === 'user').flatMap((turn) => extractHeuristically(store, turn)));
+}
+
+export function markConsolidated(store: Store, sessionId: string) {
+  write(store, () => {
+    store.db.update(sessions).set({ consolidatedAt: store.clock.now() }).where(eq(sessions.id, sessionId)).run();
+  });
+}
+
+export function publishConsolidation(
+  store: Store,
+  sessionId: string,
+  status: 'STARTED' | 'COMPLETED' | 'FAILED',
+  extra: { report?: ConsolidationReport; reason?: string } = {},
+) {
+  publish(store, { type: 'consolidation', sessionId, status, at: store.clock.now(), ...extra });
+}

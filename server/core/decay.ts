@@ -1,0 +1,48 @@
+// Ebbinghaus decay (seed 004, D4): confidence = base × exp(−decay_rate × days since the fact was
+// last accessed or seen). It is a function of that time alone, so running nightly for 20 days
+// and running once on day 20 agree; an access restores the base, so a used fact never fades away.
+import { and, eq, gt } from 'drizzle-orm';
+import { memories } from '../../drizzle/schema.ts';
+import { daysBetween } from './clock.ts';
+import { Decision, logDecision } from './decisions.ts';
+import { archiveMemory, type MemoryRow } from './memories.ts';
+import { write, type Store } from './store.ts';
+
+export type DecayReport = { at: number; scanned: number; updated: number; archived: number; threshold: number };
+
+type Decayable = Pick<MemoryRow, 'confidenceBase' | 'decayRate' | 'lastAccessedAt' | 'lastSeenAt'>;
+
+/** The moment the forgetting curve last restarted: the latest access or re-mention. */
+export const decayAnchor = (memory: Decayable) => Math.max(memory.lastAccessedAt ?? 0, memory.lastSeenAt);
+
+export function currentConfidence(memory: Decayable, now: number): number {
+  if (memory.decayRate === 0) return memory.confidenceBase;
+  return memory.confidenceBase * Math.exp(-memory.decayRate * daysBetween(decayAnchor(memory), now));
+}
+
+export function runDecay(store: Store): DecayReport {
+  return write(store, () => {
+    const now = store.clock.now();
+    const threshold = store.config.decay.threshold;
+    const facts = store.db
+      .select()
+      .from(memories)
+      .where(and(eq(memories.status, 'active'), eq(memories.kind, 'fact'), gt(memories.decayRate, 0)))
+      .all();
+    const setConfidence = store.sqlite.prepare('update memories set confidence = ? where id = ?');
+    const report: DecayReport = { at: now, scanned: facts.length, updated: 0, archived: 0, threshold };
+    for (const fact of facts) {
+      const confidence = currentConfidence(fact, now);
+      if (confidence !== fact.confidence) {
+        setConfidence.run(confidence, fact.id);
+        report.updated++;
+      }
+      if (confidence < threshold) {
+        logDecision(store, fact.id, Decision.Decayed, { confidence, threshold, daysSinceAccess: daysBetween(decayAnchor(fact), now) });
+        archiveMemory(store, fact.id, { reason: 'decayed', confidence });
+        report.archived++;
+      }
+    }
+    return report;
+  });
+}

@@ -1,0 +1,102 @@
+// Weekly reflection (seed 004): at most once per interval and only when enough facts arrived;
+// saved as a protected long-term memory tagged `weekly`, derived_from its source facts.
+import { and, desc, eq, gte, inArray } from 'drizzle-orm';
+import { entities, memories, memoryEntities, memoryRelations } from '../../drizzle/schema.ts';
+import { DAY_MS } from './clock.ts';
+import { groupBy } from './group-by.ts';
+import { addRelation, insertMemory, type MemoryRow } from './memories.ts';
+import { write, type Store } from './store.ts';
+
+export type ReflectionInputs = {
+  from: number;
+  to: number;
+  facts: MemoryRow[];
+  /** Facts of the window that replaced older ones: [new, old]. */
+  changes: [MemoryRow, MemoryRow][];
+  /** Facts grouped by the person or thing they are about. */
+  byTopic: Map<string, MemoryRow[]>;
+};
+
+export type ReflectionDecision = { run: true; inputs: ReflectionInputs } | { run: false; reason: string };
+
+export function latestReflection(store: Store): MemoryRow | undefined {
+  return store.db
+    .select()
+    .from(memories)
+    .where(and(eq(memories.kind, 'reflection'), eq(memories.status, 'active')))
+    .orderBy(desc(memories.createdAt), desc(memories.id))
+    .get();
+}
+
+function topicsOf(store: Store, facts: MemoryRow[]): Map<string, MemoryRow[]> {
+  const ids = facts.map((f) => f.id);
+  const links = ids.length
+    ? store.db
+        .select({ memoryId: memoryEntities.memoryId, name: entities.name, mentions: entities.mentionCount })
+        .from(memoryEntities)
+        .innerJoin(entities, eq(entities.id, memoryEntities.entityId))
+        .where(inArray(memoryEntities.memoryId, ids))
+        .all()
+    : [];
+  // The most mentioned entity of a fact names its topic; else its structured subject.
+  const topEntity = new Map<number, string>();
+  for (const [memoryId, rows] of groupBy(links, (l) => l.memoryId)) {
+    topEntity.set(memoryId, rows.sort((a, b) => b.mentions - a.mentions)[0]!.name);
+  }
+  return groupBy(facts, (fact) => topEntity.get(fact.id) ?? fact.subject ?? 'General');
+}
+
+/** Whether a reflection is due now, and what it would be about. */
+export function reflectionDue(store: Store): ReflectionDecision {
+  const { min_interval_days, window_days, min_facts } = store.config.reflection;
+  const now = store.clock.now();
+  const latest = latestReflection(store);
+  if (latest && now - latest.createdAt < min_interval_days * DAY_MS) {
+    return { run: false, reason: `the last reflection is ${((now - latest.createdAt) / DAY_MS).toFixed(1)} days old (< ${min_interval_days})` };
+  }
+  const from = now - window_days * DAY_MS;
+  const facts = store.db
+    .select()
+    .from(memories)
+    .where(and(eq(memories.kind, 'fact'), gte(memories.createdAt, from)))
+    .orderBy(memories.createdAt, memories.id)
+    .all();
+  const active = facts.filter((f) => f.status === 'active');
+  if (active.length < min_facts) return { run: false, reason: `${active.length} new facts in ${window_days} days (< ${min_facts})` };
+  const byId = new Map(facts.map((f) => [f.id, f]));
+  const supersedes = store.db
+    .select()
+    .from(memoryRelations)
+    .where(and(eq(memoryRelations.kind, 'supersedes'), inArray(memoryRelations.fromId, active.map((f) => f.id))))
+    .all();
+  const changes = supersedes.flatMap((r): [MemoryRow, MemoryRow][] => {
+    const old = byId.get(r.toId) ?? store.db.select().from(memories).where(eq(memories.id, r.toId)).get();
+    return old ? [[byId.get(r.fromId)!, old]] : [];
+  });
+  return { run: true, inputs: { from, to: now, facts: active, changes, byTopic: topicsOf(store, active) } };
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The reflection written without a model: the week's facts by topic, and what changed. */
+export function templateReflection(inputs: ReflectionInputs): string {
+  const lines = [`Weekly reflection ${day(inputs.from)} to ${day(inputs.to)}: ${inputs.facts.length} new facts.`];
+  const topics = [...inputs.byTopic].sort((a, b) => b[1].length - a[1].length);
+  for (const [topic, facts] of topics.slice(0, 8)) {
+    const shown = facts.slice(0, 5).map((f) => f.content);
+    lines.push(`- ${topic} (${facts.length}): ${shown.join('; ')}${facts.length > shown.length ? '; …' : ''}`);
+  }
+  if (inputs.changes.length > 0) {
+    lines.push('What changed:');
+    for (const [fresh, old] of inputs.changes.slice(0, 8)) lines.push(`- "${fresh.content}" replaced "${old.content}"`);
+  }
+  return lines.join('\n');
+}
+
+export function saveReflection(store: Store, content: string, inputs: ReflectionInputs): MemoryRow {
+  return write(store, () => {
+    const reflection = insertMemory(store, { content, kind: 'reflection', layer: 'long', decayRate: 0, importance: 1, tags: ['weekly'], eventAt: inputs.to });
+    for (const fact of inputs.facts) addRelation(store, reflection.id, fact.id, 'derived_from');
+    return reflection;
+  });
+}

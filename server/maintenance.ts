@@ -1,0 +1,87 @@
+// The maintenance tasks (seed 004 memory_maintenance + memory_reflection). The scheduler runs
+// them nightly; the API (`runMaintenance`) and CLI (`sm maintenance TASK`) run them on demand.
+import { pendingSessions, type ConsolidationReport } from './core/consolidation.ts';
+import { runDecay, type DecayReport } from './core/decay.ts';
+import { reflectionDue, saveReflection, templateReflection, type ReflectionInputs } from './core/reflection.ts';
+import type { MemoryRow } from './core/memories.ts';
+import { consolidateSession } from './consolidate.ts';
+import { describeLlmError } from './llm/client.ts';
+import { logger } from './logger.ts';
+import type { Runtime } from './runtime.ts';
+
+export const MAINTENANCE_TASKS = ['enrich', 'consolidate', 'decay', 'reflect'] as const;
+export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
+
+export type ReflectionReport = { created: boolean; reason: string; reflection: MemoryRow | null; path: 'llm' | 'template' | null };
+export type ConsolidationRunReport = { sessions: ConsolidationReport[]; failed: { sessionId: string; reason: string }[] };
+export type EnrichmentReport = { skipped: boolean; reason: string; memories: number; turns: number; links: number };
+
+export type MaintenanceReport =
+  | { task: 'enrich'; startedAt: number; finishedAt: number; enrichment: EnrichmentReport }
+  | { task: 'consolidate'; startedAt: number; finishedAt: number; consolidation: ConsolidationRunReport }
+  | { task: 'decay'; startedAt: number; finishedAt: number; decay: DecayReport }
+  | { task: 'reflect'; startedAt: number; finishedAt: number; reflection: ReflectionReport };
+
+async function llmReflection(runtime: Runtime, inputs: ReflectionInputs): Promise<string | null> {
+  if (!runtime.llm) return null;
+  try {
+    const facts = inputs.facts.map((f) => `- ${f.content}`).join('\n');
+    const changes = inputs.changes.map(([fresh, old]) => `- "${fresh.content}" replaced "${old.content}"`).join('\n') || '(none)';
+    const result = await runtime.llm.chat([
+      {
+        role: 'system',
+        content:
+          'You write a weekly reflection for an assistant\'s long-term memory: what the week\'s new facts say about the people involved, patterns, what changed, and what to keep in mind. At most 150 words of plain text.',
+      },
+      { role: 'user', content: `New facts this week:\n${facts}\n\nWhat changed:\n${changes}` },
+    ]);
+    return result.content.trim() || null;
+  } catch (error) {
+    logger.warn({ error: describeLlmError(error) }, 'LLM reflection failed; writing the template reflection');
+    return null;
+  }
+}
+
+export async function runReflection(runtime: Runtime): Promise<ReflectionReport> {
+  const due = reflectionDue(runtime.store);
+  if (!due.run) return { created: false, reason: due.reason, reflection: null, path: null };
+  const written = await llmReflection(runtime, due.inputs);
+  const content = written ?? templateReflection(due.inputs);
+  const reflection = saveReflection(runtime.store, content, due.inputs);
+  return { created: true, reason: `${due.inputs.facts.length} new facts`, reflection, path: written ? 'llm' : 'template' };
+}
+
+/** Nightly catch-up: every unconsolidated session idle for `consolidation.idle_minutes`. */
+export async function runConsolidation(runtime: Runtime): Promise<ConsolidationRunReport> {
+  const { store } = runtime;
+  const idleBefore = store.clock.now() - store.config.consolidation.idle_minutes * 60_000;
+  const report: ConsolidationRunReport = { sessions: [], failed: [] };
+  for (const sessionId of pendingSessions(store, { idleBefore })) {
+    try {
+      report.sessions.push(await consolidateSession(runtime, sessionId));
+    } catch (error) {
+      report.failed.push({ sessionId, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return report;
+}
+
+export type Enricher = (runtime: Runtime) => Promise<EnrichmentReport> | EnrichmentReport;
+
+export async function runMaintenance(runtime: Runtime, task: MaintenanceTask, enrich?: Enricher): Promise<MaintenanceReport> {
+  const startedAt = runtime.store.clock.now();
+  const finished = <R extends object>(result: R) => ({ startedAt, finishedAt: runtime.store.clock.now(), ...result });
+  switch (task) {
+    case 'enrich':
+      return finished({
+        task,
+        enrichment: enrich ? await enrich(runtime) : { skipped: true, reason: 'no entity enrichment available', memories: 0, turns: 0, links: 0 },
+      });
+    case 'consolidate':
+      return finished({ task, consolidation: await runConsolidation(runtime) });
+    case 'decay':
+      return finished({ task, decay: runDecay(runtime.store) });
+    case 'reflect':
+      return finished({ task, reflection: await runReflection(runtime) });
+  }
+}

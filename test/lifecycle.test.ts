@@ -1,0 +1,204 @@
+// Sessions, consolidation, decay, reflection and the scheduler, over a real SQLite store.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { explain } from '../server/core/explain.ts';
+import { getContext } from '../server/core/context.ts';
+import { runDecay } from '../server/core/decay.ts';
+import { jobCounts } from '../server/core/jobs.ts';
+import { confirmMemory, getMemory, remember } from '../server/core/memories.ts';
+import { listMemories } from '../server/core/memory-list.ts';
+import { getSession } from '../server/core/sessions.ts';
+import { onChange } from '../server/core/store.ts';
+import { consolidateSession } from '../server/consolidate.ts';
+import { ingestTurn } from '../server/ingest.ts';
+import { jobHandlers } from '../server/jobs/handlers.ts';
+import { drainJobs } from '../server/jobs/worker.ts';
+import { runMaintenance } from '../server/maintenance.ts';
+import { createRuntime } from '../server/runtime.ts';
+import { startScheduler } from '../server/scheduler.ts';
+import { startOpenAiServer } from './helpers/openai-server.ts';
+import { testStore } from './helpers/store.ts';
+
+const setup = (config: Record<string, unknown> = {}) => {
+  const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
+  return { ...t, runtime: createRuntime(t.store, {}) };
+};
+
+describe('sessions and consolidation', () => {
+  it('queues earlier sessions when a new one starts, consolidates them once, and reports what it did', async () => {
+    const { runtime, store, advanceDays } = setup();
+    const events: string[] = [];
+    onChange(store, (e) => e.type === 'consolidation' && events.push(`${e.status}:${e.sessionId}`));
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', text: 'I like JRPGs' });
+    await ingestTurn(runtime, { sessionId: 's1', role: 'assistant', text: 'Nice! Which one?' });
+    // Stored without extraction: consolidation is what turns it into memory.
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', text: 'My name is Alex and I live in Porto', autoExtract: false });
+    expect(jobCounts(store).pending).toBe(0);
+    advanceDays(1);
+    await ingestTurn(runtime, { sessionId: 's2', role: 'user', text: 'Hello again' });
+    expect(jobCounts(store).pending).toBe(1);
+
+    const report = await drainJobs(store, jobHandlers(runtime));
+    expect(report).toMatchObject({ ran: 1, done: 1 });
+    const session = getSession(store, 's1')!;
+    expect(session.consolidatedAt).not.toBeNull();
+    expect(session.turnCount).toBe(3);
+    expect(getSession(store, 's2')!.consolidatedAt).toBeNull();
+    expect(listMemories(store).rows.map((m) => m.content).sort()).toEqual(['User likes JRPGs', 'User lives in Porto', "User's name is Alex"]);
+    expect(events).toEqual(['STARTED:s1', 'COMPLETED:s1']);
+
+    const before = JSON.stringify(listMemories(store, { limit: 100 }).rows);
+    const again = await consolidateSession(runtime, 's1');
+    expect(again).toMatchObject({ status: 'skipped', detail: 'already consolidated' });
+    expect(JSON.stringify(listMemories(store, { limit: 100 }).rows)).toBe(before);
+  });
+
+  it('reads turns in pages of 30 and counts facts already known from a turn as unchanged', async () => {
+    const { runtime, store } = setup();
+    for (let i = 0; i < 65; i++) await ingestTurn(runtime, { sessionId: 's1', role: 'user', text: `I like hobby number ${i}`, at: 1000 + i });
+    const report = await consolidateSession(runtime, 's1');
+    expect(report).toMatchObject({ status: 'completed', detail: 'heuristic', turns: 65, pages: 3, created: 0, merged: 0, unchanged: 65 });
+    expect(listMemories(store, { limit: 100 }).rows.every((m) => m.hits === 0)).toBe(true);
+  });
+
+  it('reopens a consolidated session that gets a new turn', async () => {
+    const { runtime, store } = setup();
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', text: 'hi' });
+    await consolidateSession(runtime, 's1');
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', text: 'I moved to Lisbon', autoExtract: false });
+    expect(getSession(store, 's1')!.consolidatedAt).toBeNull();
+    expect((await consolidateSession(runtime, 's1')).created).toBe(1);
+  });
+
+  it('rejects an unknown session', async () => {
+    const { runtime } = setup();
+    await expect(consolidateSession(runtime, 'nope')).rejects.toThrow(/session "nope" not found/);
+  });
+
+  describe('with an LLM', () => {
+    let llm: Awaited<ReturnType<typeof startOpenAiServer>>;
+    beforeAll(async () => (llm = await startOpenAiServer()));
+    afterAll(() => llm.close());
+
+    it('extracts each page with the model, links facts to their turns, and falls back per page', async () => {
+      const t = testStore({ extractor: { mode: 'heuristic' }, llm: { endpoint: llm.url, model: 'm', timeout_s: 1 } });
+      const runtime = createRuntime(t.store, {});
+      const turns = [];
+      for (let i = 0; i < 31; i++) turns.push((await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: `turn ${i}`, at: 1000 + i })).turn);
+      llm.script(
+        { reply: JSON.stringify([{ action: 'create', turnId: turns[3]!.id, content: 'Ana keeps bees', tags: ['hobby'] }]) },
+        { status: 500 },
+      );
+      const before = llm.requests.length;
+      const report = await consolidateSession(runtime, 's1');
+      expect(llm.requests.length - before).toBe(2);
+      expect(llm.requests[before]!.body.messages[1].content).toContain(`[turn ${turns[0]!.id}] Ana: turn 0`);
+      expect(report).toMatchObject({ pages: 2, turns: 31, created: 1, detail: 'llm+heuristic' });
+      const bees = listMemories(t.store, { q: 'bees' }).rows[0]!;
+      expect(explain(t.store, bees.id).sources).toEqual([{ turnId: turns[3]!.id, reason: 'extracted', rule: 'llm' }]);
+    });
+  });
+});
+
+describe('decay', () => {
+  it('archives a fact never accessed once it falls under the threshold; a confirmed fact stays', () => {
+    const { store, advanceDays } = setup();
+    const idle = remember(store, { content: 'User had a cold' }).memory;
+    const confirmed = remember(store, { content: 'User is allergic to peanuts' }).memory;
+    confirmMemory(store, confirmed.id);
+    advanceDays(29);
+    expect(runDecay(store).archived).toBe(0);
+    expect(getMemory(store, idle.id)!.confidence).toBeCloseTo(Math.exp(-0.1 * 29), 9);
+    advanceDays(2);
+    const report = runDecay(store);
+    expect(report.archived).toBe(1);
+    expect(getMemory(store, idle.id)!.status).toBe('archived');
+    expect(explain(store, idle.id).decisions.map((d) => d.action).slice(0, 2)).toEqual(['archived', 'decayed']);
+    expect(getMemory(store, confirmed.id)).toMatchObject({ status: 'active', confidence: 1 });
+  });
+
+  it('depends on the time since access, not on how often it runs', () => {
+    const nightly = setup();
+    const once = setup();
+    const a = remember(nightly.store, { content: 'User likes tea' }).memory;
+    const b = remember(once.store, { content: 'User likes tea' }).memory;
+    for (let day = 0; day < 20; day++) {
+      nightly.advanceDays(1);
+      runDecay(nightly.store);
+    }
+    once.advanceDays(20);
+    runDecay(once.store);
+    expect(getMemory(nightly.store, a.id)!.confidence).toBeCloseTo(getMemory(once.store, b.id)!.confidence, 12);
+    expect(getMemory(once.store, b.id)!.confidence).toBeCloseTo(Math.exp(-0.1 * 20), 12);
+  });
+
+  it('keeps a fact that is retrieved every few days', () => {
+    const { store, advanceDays } = setup();
+    const used = remember(store, { content: 'User lives in Porto' }).memory;
+    for (let day = 0; day < 90; day += 3) {
+      advanceDays(3);
+      getContext(store, { sessionId: 'any' }); // retrieval counts as access
+      runDecay(store);
+    }
+    expect(getMemory(store, used.id)).toMatchObject({ status: 'active' });
+    expect(getMemory(store, used.id)!.confidence).toBeGreaterThan(0.7);
+  });
+});
+
+describe('reflection', () => {
+  it('needs 3 new facts, writes a template reflection linked to them, at most once per 6 days', async () => {
+    const { runtime, store, advanceDays } = setup();
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I live in Berlin' });
+    const skipped = await runMaintenance(runtime, 'reflect');
+    expect(skipped).toMatchObject({ task: 'reflect', reflection: { created: false, reason: expect.stringContaining('1 new facts') } });
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I moved to Lisbon' });
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I like surfing and my favorite food is bacalhau' });
+    const done = await runMaintenance(runtime, 'reflect');
+    if (done.task !== 'reflect') throw new Error('wrong task');
+    const reflection = done.reflection.reflection!;
+    expect(done.reflection).toMatchObject({ created: true, path: 'template' });
+    expect(reflection).toMatchObject({ kind: 'reflection', layer: 'long', decayRate: 0, tags: ['weekly'] });
+    expect(reflection.content).toContain('Ana (3)');
+    expect(reflection.content).toContain('"Ana moved to Lisbon" replaced "Ana lives in Berlin"');
+    expect(explain(store, reflection.id).derivedFrom).toHaveLength(3);
+    expect(getContext(store, { sessionId: 's2' }).markdown).toContain('## Weekly insight');
+
+    advanceDays(5);
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I started yoga, I like tea and I have a cat' });
+    expect(await reflectionReason(runtime)).toMatch(/5\.0 days old \(< 6\)/);
+    advanceDays(1.5);
+    const next = await runMaintenance(runtime, 'reflect');
+    expect(next.task === 'reflect' && next.reflection.created).toBe(true);
+  });
+});
+
+async function reflectionReason(runtime: ReturnType<typeof setup>['runtime']) {
+  const report = await runMaintenance(runtime, 'reflect');
+  return report.task === 'reflect' ? report.reflection.reason : '';
+}
+
+describe('scheduler', () => {
+  it('plans the four nightly tasks at their default times and runs a due task', async () => {
+    const { runtime, store } = setup({ schedule: { timezone: 'UTC' } });
+    const scheduler = startScheduler(runtime);
+    const next = scheduler.next();
+    expect(next.enrich!.getUTCHours()).toBe(2);
+    expect(next.consolidate!.getUTCHours()).toBe(3);
+    expect(next.decay!.getUTCHours()).toBe(4);
+    expect(next.reflect!.getUTCDay()).toBe(0);
+    expect(next.reflect!.getUTCHours()).toBe(3);
+    scheduler.stop();
+
+    // Every second: the decay task archives a fact that is long past the threshold.
+    const old = remember(store, { content: 'User once had a cold' }).memory;
+    store.db.$client.prepare('update memories set last_seen_at = 0 where id = ?').run(old.id);
+    const fast = startScheduler({ ...runtime, store: { ...store, config: { ...store.config, schedule: { ...store.config.schedule, decay: '* * * * * *' } } } });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    fast.stop();
+    expect(getMemory(store, old.id)!.status).toBe('archived');
+  });
+
+  it('rejects an invalid cron expression or time zone in config', () => {
+    expect(() => testStore({ schedule: { decay: 'every night' } })).toThrowError(/schedule\.decay.*cron/);
+    expect(() => testStore({ schedule: { timezone: 'Mars/Olympus' } })).toThrowError(/schedule\.timezone/);
+  });
+});
