@@ -6,6 +6,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ValidationPlugin from '@pothos/plugin-validation';
 import type { PubSub } from 'graphql-yoga';
 import type { ChangeEvent, Store } from '../server/core/store.ts';
+import type { Runtime } from '../server/runtime.ts';
 import { validationFailure } from './errors.ts';
 
 export type MemoryChange = Extract<ChangeEvent, { type: 'memory' }>;
@@ -14,7 +15,8 @@ export type TurnChange = Extract<ChangeEvent, { type: 'turn' }>;
 /** Committed changes, fanned out to subscriptions. Fed by the host from `onChange(store)`. */
 export type ChangeFeed = PubSub<{ memory: [MemoryChange]; turn: [TurnChange] }>;
 
-export type Context = { store: Store; changes: ChangeFeed };
+/** Per operation: the store, the runtime around it (LLM provider) and the change feed. */
+export type Context = { store: Store; runtime: Runtime; changes: ChangeFeed };
 
 export const builder = new SchemaBuilder<{
   Context: Context;

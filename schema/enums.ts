@@ -71,7 +71,7 @@ export const MemoryAction = builder.enumType('MemoryAction', {
 });
 
 export const SaveAction = builder.enumType('SaveAction', {
-  description: 'What saving a candidate memory did.',
+  description: 'What saving (or extracting) a memory did.',
   values: {
     CREATED: { value: 'created', description: 'A new memory was created.' },
     MERGED: { value: 'merged', description: 'It duplicated an active memory, which was reinforced instead.' },
@@ -79,6 +79,8 @@ export const SaveAction = builder.enumType('SaveAction', {
       value: 'superseded',
       description: 'A new memory was created and a conflicting older one archived (see `Memory.supersedes`).',
     },
+    ARCHIVED: { value: 'archived', description: 'An existing memory was archived: the turn said it no longer holds.' },
+    UNCHANGED: { value: 'unchanged', description: 'Already known from this very turn (a re-read, e.g. consolidation): nothing changed.' },
   } as const,
 });
 

@@ -49,13 +49,18 @@ export const MemoryDecision = builder.objectRef<DecisionRow>('MemoryDecision').i
   }),
 });
 
-export type SavedShape = { action: 'created' | 'merged' | 'superseded'; memory: MemoryRow };
+export type SavedShape = { action: 'created' | 'merged' | 'superseded' | 'archived' | 'unchanged'; memory: MemoryRow; rule?: string | null };
 
 export const SavedMemory = builder.objectRef<SavedShape>('SavedMemory').implement({
-  description: 'A memory that was saved (created, merged into a duplicate, or superseding an older one).',
+  description: 'A memory that was saved (created, merged into a duplicate, superseding an older one) or archived.',
   fields: (t) => ({
     action: t.expose('action', { type: SaveAction, description: 'What saving did.' }),
-    memory: t.field({ type: MemoryRef, description: 'The memory as saved.', resolve: (s) => s.memory }),
+    memory: t.field({ type: MemoryRef, description: 'The memory as saved (or as archived).', resolve: (s) => s.memory }),
+    rule: t.string({
+      nullable: true,
+      description: 'The extraction rule (or `llm`) that produced it; null for an explicit `remember`.',
+      resolve: (s) => s.rule ?? null,
+    }),
   }),
 });
 

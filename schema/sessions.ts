@@ -1,6 +1,6 @@
 // Sessions: conversations, registered on their first turn.
 import { z } from 'zod';
-import { recentTurnsBySession } from '../server/core/batch-reads.ts';
+import { recentTurnsBySession, turnCountsBySession } from '../server/core/batch-reads.ts';
 import { getSession, listSessions, type SessionRow } from '../server/core/sessions.ts';
 import { builder } from './builder.ts';
 import { MAX_PAGE, offsetPage, turnPage, type Page } from './pagination.ts';
@@ -18,7 +18,15 @@ SessionRef.implement({
       nullable: true,
       description: 'When it was last consolidated into facts; null if not yet.',
     }),
-    turnCount: t.exposeInt('turnCount', { description: 'How many turns it has.' }),
+    turnCount: t.loadable({
+      type: 'Int',
+      description: 'How many turns it has.',
+      load: async (ids: string[], context) => {
+        const counts = turnCountsBySession(context.store, ids);
+        return ids.map((id) => counts.get(id) ?? 0);
+      },
+      resolve: (session) => session.id,
+    }),
     turns: t.loadable({
       type: TurnConnection,
       description: 'Its latest turns, oldest first. Page further back with `Query.turns(sessionId, before: pageInfo.startCursor)`.',
@@ -33,10 +41,13 @@ SessionRef.implement({
         }),
       },
       load: async (sessions: SessionRow[], context, { last }): Promise<TurnPage[]> => {
-        const rows = last === 0 ? new Map() : recentTurnsBySession(context.store, sessions.map((s) => s.id), last);
+        const ids = sessions.map((s) => s.id);
+        const rows = last === 0 ? new Map() : recentTurnsBySession(context.store, ids, last);
+        const counts = turnCountsBySession(context.store, ids);
         return sessions.map((s) => {
           const shown = rows.get(s.id) ?? [];
-          return turnPage(shown, s.turnCount > shown.length, s.turnCount, false);
+          const total = counts.get(s.id) ?? 0;
+          return turnPage(shown, total > shown.length, total, false);
         });
       },
       resolve: (session) => session,

@@ -1,8 +1,9 @@
 // Turns (the episodic layer): the type, a session's history, addTurn and turnAdded.
 import { z } from 'zod';
-import { entitiesByTurn, turnsBefore } from '../server/core/batch-reads.ts';
+import { entitiesByTurn, turnCountsBySession, turnsBefore } from '../server/core/batch-reads.ts';
 import { getSession } from '../server/core/sessions.ts';
-import { addTurn, addTurnSchema, getTurn, type TurnRow } from '../server/core/turns.ts';
+import { addTurnSchema, getTurn, type TurnRow } from '../server/core/turns.ts';
+import { ingestTurn } from '../server/ingest.ts';
 import { builder } from './builder.ts';
 import { Role } from './enums.ts';
 import { SavedMemory, type SavedShape } from './memories.ts';
@@ -64,7 +65,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, { sessionId, last, before }, { store }): TurnPage => {
       const position = before ? decodeTurnCursor(before) : null;
-      const total = getSession(store, sessionId)?.turnCount ?? 0;
+      const total = turnCountsBySession(store, [sessionId]).get(sessionId) ?? 0;
       const { rows, hasPrevious } = turnsBefore(store, sessionId, last, position);
       return turnPage(rows, hasPrevious, total, position !== null);
     },
@@ -106,12 +107,16 @@ const AddTurnPayload = builder.objectRef<AddTurnResult>('AddTurnPayload').implem
 builder.mutationFields((t) => ({
   addTurn: t.field({
     type: AddTurnPayload,
-    description: 'Stores a turn in its session and (unless `autoExtract` is false) extracts memories from it.',
+    description:
+      'Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn, ' +
+      'as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM ' +
+      'in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics.',
     args: { input: t.arg({ type: AddTurnInput, required: true, description: 'The turn.' }) },
-    resolve: (_root, { input }, { store }): AddTurnResult => {
-      const { turn, newSession } = addTurn(store, input);
-      // Extraction (issue 4) plugs its hook into addTurn and fills this list.
-      return { turn, newSession, extracted: [] };
+    resolve: async (_root, { input }, { store, runtime }): Promise<AddTurnResult> => {
+      // Checked and stored within one tick (ingestTurn writes before it first awaits).
+      const newSession = !getSession(store, input.sessionId);
+      const { turn, extracted } = await ingestTurn(runtime, input);
+      return { turn, newSession, extracted };
     },
   }),
 }));

@@ -1,6 +1,6 @@
 // The host: one node:http server with GraphQL over HTTP (yoga, GraphiQL), graphql-ws on the same
 // port and path, the seed REST routes and /health. The CLI's `sm serve` and server/main.ts use it.
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Store } from '../core/store.ts';
@@ -49,6 +49,13 @@ export function buildApp(options: AppOptions): App {
   const feed = createChangeFeed(store);
   const yoga = createGraphQLServer({ runtime, changes: feed.changes, token, log });
   const server = createServer(yoga);
+  // Responses still being computed when stop() is called close their connection once sent.
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    if (stopping) res.shouldKeepAlive = false;
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
   const ws = attachWebSocket({ server, yoga, token, log });
   let worker: Worker | null = null;
   let stopping: Promise<void> | null = null;
@@ -69,16 +76,16 @@ export function buildApp(options: AppOptions): App {
     stop: () =>
       (stopping ??= (async () => {
         feed.close();
+        // close() stops accepting first (so clients cannot reconnect) and resolves once in-flight
+        // requests are answered; writes are synchronous transactions, so an answered request is a
+        // committed (or rolled back) one.
+        const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+        server.closeIdleConnections();
+        for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
         await ws.close();
-        if (server.listening) {
-          // close() stops accepting and resolves once in-flight requests are answered; writes
-          // are synchronous transactions, so an answered request is a committed (or rolled back) one.
-          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-          server.closeIdleConnections();
-          const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 5000);
-          await closed;
-          clearTimeout(grace);
-        }
+        const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 5000);
+        await closed;
+        clearTimeout(grace);
         // Jobs already running finish (their writes commit); queued ones resume on the next start.
         await worker?.stop();
         await yoga.dispose();

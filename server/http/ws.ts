@@ -60,6 +60,8 @@ export function attachWebSocket(options: { server: Server; yoga: GraphQLServer; 
     /** Closes every socket (1001 Going Away) and the WebSocket server. */
     async close() {
       await disposable.dispose();
+      // ws leaves sockets of an external HTTP server open; they would hold server.close() forever.
+      for (const socket of wss.clients) socket.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };

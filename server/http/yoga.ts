@@ -14,11 +14,14 @@ export const HEALTH_PATH = '/health';
 /** Largest request body accepted, GraphQL and REST alike (a turn's text is at most 100 000 characters). */
 export const MAX_BODY_BYTES = 1_000_000;
 
-/** Query limits. Depth leaves room for memories -> edges -> node -> sources -> turn -> entities -> field. */
+/**
+ * Query limits. Depth leaves room for memories -> edges -> node -> sources -> turn -> entities -> field.
+ * Cost multiplies by literal `first`/`last`: a page of 100 memories with every field costs about 12 000.
+ */
 export const ARMOR = {
   maxDepth: { n: 12 },
   maxAliases: { n: 15 },
-  costLimit: { maxCost: 5000 },
+  costLimit: { maxCost: 20_000 },
   maxTokens: { n: 2000 },
   maxDirectives: { n: 20 },
   blockFieldSuggestion: { enabled: true },

@@ -1,0 +1,116 @@
+// createClient(): every operation of client/operations as a typed method. Queries and mutations go
+// over HTTP (fetch); subscriptions over WebSocket (graphql-ws), on the same URL.
+import { Kind, print, type DocumentNode, type GraphQLFormattedError } from 'graphql';
+import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
+import { getSdk, type Requester, type Sdk } from './generated/sdk.ts';
+
+export * from './generated/sdk.ts';
+
+export type ClientOptions = {
+  /** The GraphQL endpoint, e.g. `http://127.0.0.1:8787/graphql` (`ws://` is derived for subscriptions). */
+  url: string;
+  /** API token (the server's SM_API_TOKEN), sent as `Authorization: Bearer` and in connection_init. */
+  token?: string;
+  /** WebSocket constructor for subscriptions; defaults to the global one (Node >= 22, browsers). On Node 20 pass `ws`. */
+  webSocketImpl?: unknown;
+  /** fetch implementation; defaults to the global one. */
+  fetch?: typeof fetch;
+  /** Extra HTTP headers for every request. */
+  headers?: Record<string, string>;
+  /** How many times a dropped WebSocket reconnects before subscriptions fail (graphql-ws default: 5). */
+  retryAttempts?: number;
+};
+
+/** A failed operation: the server's errors, with the first one's `extensions.code` as `code`. */
+export class SymbiosisClientError extends Error {
+  constructor(
+    message: string,
+    readonly errors: readonly GraphQLFormattedError[],
+    readonly code: string | undefined,
+    /** HTTP status, for an error over HTTP. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'SymbiosisClientError';
+  }
+}
+
+type Result = { data?: unknown; errors?: readonly GraphQLFormattedError[] };
+
+function unwrap<R>(result: Result, status?: number): R {
+  if (result.errors?.length) {
+    const first = result.errors[0]!;
+    const code = typeof first.extensions?.code === 'string' ? first.extensions.code : undefined;
+    throw new SymbiosisClientError(first.message, result.errors, code, status);
+  }
+  if (result.data == null) throw new SymbiosisClientError('empty response', [], undefined, status);
+  return result.data as R;
+}
+
+const operationOf = (doc: DocumentNode) => {
+  const op = doc.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+  return { type: op?.operation, name: op?.name?.value };
+};
+
+export type SymbiosisClient = Sdk & {
+  /** Closes the WebSocket (if one was opened). */
+  dispose(): Promise<void>;
+};
+
+export function createClient(options: ClientOptions): SymbiosisClient {
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/graphql-response+json, application/json',
+    ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+    ...options.headers,
+  };
+  let ws: WsClient | null = null;
+  const socket = () => {
+    if (ws) return ws;
+    const webSocketImpl = options.webSocketImpl ?? (globalThis as { WebSocket?: unknown }).WebSocket;
+    if (!webSocketImpl) throw new Error('No WebSocket here: pass `webSocketImpl` (e.g. `import WebSocket from "ws"`) for subscriptions');
+    ws = createWsClient({
+      url: options.url.replace(/^http/, 'ws'),
+      webSocketImpl,
+      connectionParams: options.token ? { token: options.token } : undefined,
+      retryAttempts: options.retryAttempts,
+      // A refused token will not be accepted on a retry.
+      shouldRetry: (event) => !(typeof event === 'object' && event !== null && 'code' in event && (event.code === 4403 || event.code === 4401)),
+    });
+    return ws;
+  };
+
+  async function* subscribe<R>(doc: DocumentNode, variables: unknown, operationName?: string): AsyncGenerator<R> {
+    const results = socket().iterate({ query: print(doc), variables: variables as Record<string, unknown>, operationName });
+    for await (const result of results) yield unwrap<R>(result as Result);
+  }
+
+  async function send<R>(doc: DocumentNode, variables: unknown, operationName?: string): Promise<R> {
+    const response = await doFetch(options.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query: print(doc), variables, operationName }),
+    });
+    let body: Result;
+    try {
+      body = (await response.json()) as Result;
+    } catch {
+      throw new SymbiosisClientError(`HTTP ${response.status}: not a GraphQL response`, [], undefined, response.status);
+    }
+    return unwrap<R>(body, response.status);
+  }
+
+  const requester: Requester = <R, V>(doc: DocumentNode, variables?: V) => {
+    const { type, name } = operationOf(doc);
+    return type === 'subscription' ? subscribe<R>(doc, variables, name) : send<R>(doc, variables, name);
+  };
+
+  return {
+    ...getSdk(requester),
+    async dispose() {
+      await ws?.dispose();
+      ws = null;
+    },
+  };
+}
