@@ -14,6 +14,12 @@ const ContextRef = builder.objectRef<ContextShape>('Context').implement({
     }),
     midTerm: t.field({ type: [MemoryRef], description: 'The top `k` active mid-term memories by score.', resolve: (c) => c.midTerm }),
     longTerm: t.field({ type: [MemoryRef], description: 'The top `k` active long-term memories by score.', resolve: (c) => c.longTerm }),
+    reflection: t.field({
+      type: MemoryRef,
+      nullable: true,
+      description: 'The latest weekly reflection, if there is one.',
+      resolve: (c) => c.reflection,
+    }),
     markdown: t.exposeString('markdown', { description: 'The memories as a markdown block, ready to prepend to a system prompt.' }),
   }),
 });

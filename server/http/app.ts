@@ -4,8 +4,9 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Store } from '../core/store.ts';
-import { extractionJobHandlers } from '../ingest.ts';
+import { jobHandlers } from '../jobs/handlers.ts';
 import { startWorker, type Worker } from '../jobs/worker.ts';
+import { startScheduler, type Scheduler } from '../scheduler.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
 import { logger as defaultLogger } from '../logger.ts';
 import { assertSafeBinding } from './auth.ts';
@@ -17,7 +18,7 @@ export type AppOptions = {
   store: Store;
   /** The store with its providers (LLM); built from the store's config and process.env when omitted. */
   runtime?: Runtime;
-  /** Run the background job worker (LLM extraction...) while listening. Default true. */
+  /** Run background work while listening: the job worker (LLM extraction, consolidation) and the maintenance schedule. Default true. */
   jobs?: boolean;
   /** Interface to listen on; a non-loopback host requires `token`. */
   host: string;
@@ -49,6 +50,9 @@ export function buildApp(options: AppOptions): App {
   const feed = createChangeFeed(store);
   const yoga = createGraphQLServer({ runtime, changes: feed.changes, token, log });
   const server = createServer(yoga);
+  let worker: Worker | null = null;
+  let scheduler: Scheduler | null = null;
+  let stopping: Promise<void> | null = null;
   // Responses still being computed when stop() is called close their connection once sent.
   const inFlight = new Set<ServerResponse>();
   server.on('request', (_req, res: ServerResponse) => {
@@ -57,8 +61,6 @@ export function buildApp(options: AppOptions): App {
     res.once('close', () => inFlight.delete(res));
   });
   const ws = attachWebSocket({ server, yoga, token, log });
-  let worker: Worker | null = null;
-  let stopping: Promise<void> | null = null;
 
   return {
     start: () =>
@@ -68,13 +70,17 @@ export function buildApp(options: AppOptions): App {
           server.off('error', reject);
           const bound = (server.address() as AddressInfo).port;
           const url = `http://${urlHost(host)}:${bound}${GRAPHQL_PATH}`;
-          if (options.jobs !== false) worker = startWorker(store, extractionJobHandlers(runtime));
+          if (options.jobs !== false) {
+            worker = startWorker(store, jobHandlers(runtime));
+            scheduler = startScheduler(runtime);
+          }
           log.info({ url, auth: token ? 'token' : 'loopback' }, 'listening');
           resolve({ url, port: bound });
         });
       }),
     stop: () =>
       (stopping ??= (async () => {
+        scheduler?.stop();
         feed.close();
         // close() stops accepting first (so clients cannot reconnect) and resolves once in-flight
         // requests are answered; writes are synchronous transactions, so an answered request is a
