@@ -35,9 +35,16 @@ async function main() {
     }
     signalled = true;
     logger.info({ signal }, 'shutting down');
-    await running.stop();
-    closeStore(store);
-    process.exit(0);
+    let code = 0;
+    try {
+      await running.stop();
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      code = 1;
+    } finally {
+      closeStore(store);
+    }
+    process.exit(code);
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

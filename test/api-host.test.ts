@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { getIntrospectionQuery } from 'graphql';
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import { createClient, Role } from '../client/src/index.ts';
@@ -43,6 +44,11 @@ describe('host', () => {
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/text\/html/);
       expect(await page.text()).toContain('Symbiosis Memory');
+      // GraphiQL's own introspection query stays within the query limits.
+      const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true });
+      const introspection = await server.graphql(query);
+      expect(introspection.body.errors).toBeUndefined();
+      expect(introspection.body.data.__schema.queryType.name).toBe('Query');
     } finally {
       await server.close();
     }
