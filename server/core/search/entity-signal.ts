@@ -1,0 +1,58 @@
+// The entity signal (seed 004): entities named in the query, matched by canonical name or alias,
+// give the memories and turns linked to them. Reads the registry tables directly.
+import { prepared, type Store } from '../store.ts';
+import { normalizeText } from '../text.ts';
+import type { Scored } from './lexical.ts';
+
+/** Links read per entity: a very common entity (the user) must not flood the list. */
+const PER_ENTITY = 200;
+
+/** Word n-grams (1..3) of the query: "new york city" names an entity that "new" does not. */
+function grams(text: string): string[] {
+  const words = normalizeText(text).split(' ').filter((w) => w.length > 1).slice(0, 64);
+  const out = new Set<string>();
+  for (let n = 1; n <= 3; n++) for (let i = 0; i + n <= words.length; i++) out.add(words.slice(i, i + n).join(' '));
+  return [...out];
+}
+
+export type EntityMatch = { id: number; mentions: number };
+
+export function entitiesInQuery(store: Store, text: string, exclude: Set<string> = new Set()): EntityMatch[] {
+  const keys = grams(text).filter((k) => !exclude.has(k));
+  if (keys.length === 0) return [];
+  const byName = prepared(store, 'search.entityNames', () =>
+    store.sqlite.prepare('select id, mention_count as mentions from entities where name_key in (select value from json_each(?))'),
+  ).all(JSON.stringify(keys)) as EntityMatch[];
+  // Aliases are a JSON array; the LIKE on its text narrows the scan before the exact check.
+  const byAlias = prepared(store, 'search.entityAliases', () =>
+    store.sqlite.prepare(`
+      select e.id as id, e.mention_count as mentions from entities e
+      where e.aliases <> '[]' and exists (
+        select 1 from json_each(e.aliases) a, json_each(?) k where sm_normalize(a.value) = k.value
+      ) limit 50`),
+  ).all(JSON.stringify(keys)) as EntityMatch[];
+  const seen = new Map<number, EntityMatch>();
+  for (const match of [...byName, ...byAlias]) seen.set(match.id, match);
+  return [...seen.values()];
+}
+
+/**
+ * Rows linked to the matched entities, scored by the rarity of what they share with the query
+ * (an entity mentioned everywhere says little), newest first among equals.
+ */
+export function entityLinked(store: Store, table: 'turns' | 'memories', matches: EntityMatch[], limit: number): Scored[] {
+  if (matches.length === 0) return [];
+  const stmt =
+    table === 'turns'
+      ? prepared(store, 'search.entityTurns', () => store.sqlite.prepare('select turn_id as id from turn_entities where entity_id = ? order by turn_id desc limit ?'))
+      : prepared(store, 'search.entityMemories', () => store.sqlite.prepare('select memory_id as id from memory_entities where entity_id = ? order by memory_id desc limit ?'));
+  const scores = new Map<number, number>();
+  for (const match of matches) {
+    const weight = 1 / Math.log(2 + match.mentions);
+    for (const { id } of stmt.all(match.id, PER_ENTITY) as { id: number }[]) scores.set(id, (scores.get(id) ?? 0) + weight);
+  }
+  return [...scores]
+    .map(([id, score]) => ({ id, score }))
+    .sort((a, b) => b.score - a.score || b.id - a.id)
+    .slice(0, limit);
+}

@@ -1,0 +1,92 @@
+// Turns fused keys into hits: reads the rows of the best entries in batches, drops those the
+// filters exclude (signals like entities and vectors do not filter in SQL), and attaches provenance.
+import type { MemoryRow } from '../memories.ts';
+import { prepared, type Store } from '../store.ts';
+import type { TurnRow } from '../turns.ts';
+import type { Fused } from './fuse.ts';
+import { SIGNALS, type SearchFilter, type SearchHit, type Signal, type SignalRanks } from './types.ts';
+
+const BATCH = 50;
+
+type Parts = { memoryKinds: string[]; turns: boolean; allowTurn: (turn: TurnRow) => boolean };
+
+function memoryAllowed(filter: SearchFilter, kinds: string[], m: MemoryRow): boolean {
+  return (
+    m.status === filter.status &&
+    kinds.includes(m.kind) &&
+    (!filter.sessionIds?.length || (m.sessionId !== null && filter.sessionIds.includes(m.sessionId))) &&
+    (!filter.excludeSessionId || m.sessionId !== filter.excludeSessionId) &&
+    (filter.from == null || m.eventAt >= filter.from) &&
+    (filter.to == null || m.eventAt <= filter.to) &&
+    (filter.tags ?? []).every((tag) => m.tags.includes(tag))
+  );
+}
+
+const ranksOf = (ranks: Partial<Record<Signal, number>>): SignalRanks =>
+  Object.fromEntries(SIGNALS.map((s) => [s, ranks[s] ?? null])) as SignalRanks;
+
+function readMemories(store: Store, ids: number[]): Map<number, MemoryRow> {
+  if (ids.length === 0) return new Map();
+  const rows = prepared(store, 'search.memoryRows', () => store.sqlite.prepare('select * from memories where id in (select value from json_each(?))')).all(JSON.stringify(ids)) as Record<string, unknown>[];
+  // Raw rows: map to the drizzle shape (camelCase, tags parsed) that MemoryRow describes.
+  return new Map(rows.map((r) => [r.id as number, toMemoryRow(r)]));
+}
+
+function toMemoryRow(r: Record<string, any>): MemoryRow {
+  return {
+    id: r.id, kind: r.kind, layer: r.layer, status: r.status, content: r.content, contentKey: r.content_key,
+    subject: r.subject, slot: r.slot, value: r.value, polarity: r.polarity, sessionId: r.session_id,
+    hits: r.hits, accessCount: r.access_count, score: r.score, confidence: r.confidence, confidenceBase: r.confidence_base,
+    decayRate: r.decay_rate, importance: r.importance, tags: JSON.parse(r.tags ?? '[]'), createdAt: r.created_at,
+    eventAt: r.event_at, lastSeenAt: r.last_seen_at, lastAccessedAt: r.last_accessed_at, validUntil: r.valid_until, enrichedAt: r.enriched_at,
+  };
+}
+
+function readTurns(store: Store, ids: number[]): Map<number, TurnRow> {
+  if (ids.length === 0) return new Map();
+  const rows = prepared(store, 'search.turnRows', () =>
+    store.sqlite.prepare(
+      'select id, session_id as sessionId, role, name, text, at, created_at as createdAt, enriched_at as enrichedAt from turns where id in (select value from json_each(?))',
+    ),
+  ).all(JSON.stringify(ids)) as TurnRow[];
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+function sourcesOf(store: Store, memoryIds: number[]): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  if (memoryIds.length === 0) return out;
+  const rows = prepared(store, 'search.sources', () =>
+    store.sqlite.prepare('select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from json_each(?)) order by s.at, s.turn_id'),
+  ).all(JSON.stringify(memoryIds)) as { memoryId: number; turnId: number }[];
+  for (const row of rows) out.set(row.memoryId, [...(out.get(row.memoryId) ?? []), row.turnId]);
+  return out;
+}
+
+export function hydrate(store: Store, fused: Fused<Signal>[], filter: SearchFilter, parts: Parts): SearchHit[] {
+  const hits: SearchHit[] = [];
+  for (let start = 0; start < fused.length && hits.length < filter.limit; start += BATCH) {
+    const batch = fused.slice(start, start + BATCH);
+    const memoryIds = batch.filter((f) => f.key[0] === 'm').map((f) => Number(f.key.slice(1)));
+    const turnIds = batch.filter((f) => f.key[0] === 't').map((f) => Number(f.key.slice(1)));
+    const memoryRows = readMemories(store, memoryIds);
+    const turnRows = parts.turns ? readTurns(store, turnIds) : new Map<number, TurnRow>();
+    const kept: SearchHit[] = [];
+    for (const entry of batch) {
+      const id = Number(entry.key.slice(1));
+      if (entry.key[0] === 'm') {
+        const m = memoryRows.get(id);
+        if (!m || !memoryAllowed(filter, parts.memoryKinds, m)) continue;
+        kept.push({ kind: m.kind, id, text: m.content, sessionId: m.sessionId, at: m.eventAt, score: entry.score, ranks: ranksOf(entry.ranks), memory: m, turn: null, sourceTurnIds: [] });
+      } else {
+        const t = turnRows.get(id);
+        if (!t || !parts.allowTurn(t)) continue;
+        kept.push({ kind: 'turn', id, text: t.text, sessionId: t.sessionId, at: t.at, score: entry.score, ranks: ranksOf(entry.ranks), memory: null, turn: t, sourceTurnIds: [] });
+      }
+      if (hits.length + kept.length >= filter.limit) break;
+    }
+    const sources = sourcesOf(store, kept.filter((h) => h.memory).map((h) => h.id));
+    for (const hit of kept) if (hit.memory) hit.sourceTurnIds = sources.get(hit.id) ?? [];
+    hits.push(...kept);
+  }
+  return hits;
+}

@@ -1,0 +1,77 @@
+// Lexical candidates: FTS5 BM25 over turns and memories, or LIKE when FTS5 is off. The MATCH
+// always runs alone in a subquery with its own LIMIT, and filters join afterwards (the FTS5
+// planner trap in STACK.md); CROSS JOIN pins that order, else the planner scans the filtered table
+// by its index and probes the FTS results. Terms are normalised tokens, each quoted: no user text is syntax.
+import { prepared, type Store } from '../store.ts';
+import { escapeLike } from '../text.ts';
+import { ftsAny } from './query.ts';
+import type { SearchFilter } from './types.ts';
+
+export type Scored = { id: number; score: number };
+
+export const ftsOn = (store: Store) => store.features.fts && store.config.fts.enabled;
+
+type Clause = { sql: string; params: unknown[] };
+
+const statement = (store: Store, text: string) => prepared(store, `search:${text}`, () => store.sqlite.prepare(text));
+
+/** Filters on turns aliased `t`. */
+export function turnClauses(filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'speakers'>): Clause[] {
+  const clauses: Clause[] = [];
+  if (filter.sessionIds?.length) clauses.push({ sql: `t.session_id in (${filter.sessionIds.map(() => '?').join(',')})`, params: filter.sessionIds });
+  if (filter.excludeSessionId) clauses.push({ sql: 't.session_id <> ?', params: [filter.excludeSessionId] });
+  if (filter.from != null) clauses.push({ sql: 't.at >= ?', params: [filter.from] });
+  if (filter.to != null) clauses.push({ sql: 't.at <= ?', params: [filter.to] });
+  if (filter.speakers?.length) clauses.push({ sql: `lower(t.name) in (${filter.speakers.map(() => '?').join(',')})`, params: filter.speakers.map((s) => s.toLowerCase()) });
+  return clauses;
+}
+
+/** Filters on memories aliased `m`; kinds are the memory kinds wanted (fact, reflection). */
+export function memoryClauses(filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'tags' | 'status'>, kinds: string[]): Clause[] {
+  const clauses: Clause[] = [{ sql: 'm.status = ?', params: [filter.status] }];
+  clauses.push({ sql: `m.kind in (${kinds.map(() => '?').join(',')})`, params: kinds });
+  if (filter.sessionIds?.length) clauses.push({ sql: `m.session_id in (${filter.sessionIds.map(() => '?').join(',')})`, params: filter.sessionIds });
+  // A memory with no session (remembered explicitly) is not from the excluded conversation.
+  if (filter.excludeSessionId) clauses.push({ sql: '(m.session_id is null or m.session_id <> ?)', params: [filter.excludeSessionId] });
+  if (filter.from != null) clauses.push({ sql: 'm.event_at >= ?', params: [filter.from] });
+  if (filter.to != null) clauses.push({ sql: 'm.event_at <= ?', params: [filter.to] });
+  for (const tag of filter.tags ?? []) clauses.push({ sql: 'exists (select 1 from json_each(m.tags) where value = ?)', params: [tag] });
+  return clauses;
+}
+
+const where = (clauses: Clause[]) => (clauses.length ? ` where ${clauses.map((c) => c.sql).join(' and ')}` : '');
+const params = (clauses: Clause[]) => clauses.flatMap((c) => c.params);
+
+/** Without FTS5: rows containing any term, scored by how many distinct terms they contain. */
+function likeScored(store: Store, table: 'turns' | 'memories', terms: string[], clauses: Clause[], limit: number): Scored[] {
+  const alias = table === 'turns' ? 't' : 'm';
+  const column = table === 'turns' ? 't.text' : 'm.content_key';
+  const words = terms.slice(0, 16);
+  if (words.length === 0) return [];
+  const patterns = words.map((w) => `%${escapeLike(w)}%`);
+  const hits = words.map(() => `(${column} like ? escape '\\')`);
+  const text = `select ${alias}.id as id, (${hits.join(' + ')}) as score from ${table} ${alias} where (${hits.join(' or ')})${clauses.map((c) => ` and ${c.sql}`).join('')} order by score desc, ${alias}.id desc limit ?`;
+  return statement(store, text).all(...patterns, ...patterns, ...params(clauses), limit) as Scored[];
+}
+
+/** Turns matching any term, best BM25 first (score = -bm25, higher is better). */
+export function lexicalTurns(store: Store, terms: string[], clauses: Clause[], limit: number): Scored[] {
+  const match = ftsAny(terms);
+  if (!match) return [];
+  if (!ftsOn(store)) return likeScored(store, 'turns', terms, clauses, limit);
+  // Filters cut candidates after the LIMIT, so filtered searches look further down the list.
+  const inner = clauses.length ? limit * 4 : limit;
+  const text = `select t.id as id, f.score as score from (select rowid, -bm25(turns_fts) as score from turns_fts where turns_fts match ? order by rank limit ?) f cross join turns t on t.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
+  return statement(store, text).all(match, inner, ...params(clauses), limit) as Scored[];
+}
+
+export function lexicalMemories(store: Store, terms: string[], clauses: Clause[], limit: number): Scored[] {
+  const match = ftsAny(terms);
+  if (!match) return [];
+  if (!ftsOn(store)) return likeScored(store, 'memories', terms, clauses, limit);
+  const inner = limit * 4; // status/kind filters always apply
+  const text = `select m.id as id, f.score as score from (select rowid, -bm25(memories_fts) as score from memories_fts where memories_fts match ? order by rank limit ?) f cross join memories m on m.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
+  return statement(store, text).all(match, inner, ...params(clauses), limit) as Scored[];
+}
+
+export type { Clause };

@@ -1,0 +1,113 @@
+// Query analysis without a model: which words carry meaning, who the question is about,
+// and whether it asks for a time. Runs once per search, before any SQL.
+import { normalizeText } from '../text.ts';
+
+/**
+ * Function words and question scaffolding. They match nearly every turn of a conversation, so
+ * leaving them in a BM25 OR-query only adds noise (and cost: FTS5 scores every matching row).
+ */
+const STOPWORDS = new Set(
+  (
+    'a an the and or but if of to in on at for with from by about as into onto over under after before during between through ' +
+    'is are was were be been being am do does did doing done have has had having will would shall should can could may might must ' +
+    'i me my mine myself we us our ours you your yours he him his she her hers they them their theirs it its itself this that these those ' +
+    'what which who whom whose when where why how whats whos wheres hows there here then than so such too very just also ' +
+    'not no nor any all some each every both either neither own same other another more most much many few ' +
+    'up down out off again further once only s t d ll m re ve y get got gets go going went gone ' +
+    'kind type sort thing things something anything one ones ever yet still even like likely would'
+  ).split(' '),
+);
+
+/** Words that make a question about time ("When did…", "How long ago…", "What year…"). */
+const TEMPORAL_CUES = /\b(when|what (?:year|month|day|date|time)|how long|which (?:year|month|day)|since when|how many (?:years|months|weeks|days))\b/i;
+
+export type AnalyzedQuery = {
+  raw: string;
+  /** Every distinct normalised token, in order (capped). */
+  tokens: string[];
+  /** Content words: tokens less stopwords (falls back to all tokens when nothing else is left). */
+  terms: string[];
+  /** Known speakers named in the query (as stored in turns.name). */
+  speakers: string[];
+  /** The question asks when something happened. */
+  temporal: boolean;
+  /** A date the query names ("on 13 October 2023", "in May 2023"), as a UTC range. */
+  window: { from: number; to: number } | null;
+};
+
+export const MAX_QUERY_TOKENS = 64;
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTH = `(${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)`;
+const DAY_FIRST = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}\\.?,?\\s+(\\d{4})\\b`, 'i');
+const MONTH_FIRST = new RegExp(`\\b${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'i');
+const MONTH_YEAR = new RegExp(`\\b${MONTH}\\.?,?\\s+(\\d{4})\\b`, 'i');
+const ISO = /\b(\d{4})-(\d{2})-(\d{2})\b/;
+const DAY = 86_400_000;
+
+const monthIndex = (name: string) => MONTHS.findIndex((m) => m.startsWith(name.toLowerCase().slice(0, 3)));
+
+/** The first explicit calendar date in the text, as [from, to] (a day, or a whole month). */
+export function dateWindow(text: string): { from: number; to: number; match: string } | null {
+  let m = ISO.exec(text);
+  if (m) {
+    const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+    return { from: at, to: at + DAY - 1, match: m[0] };
+  }
+  m = DAY_FIRST.exec(text);
+  if (m) {
+    const at = Date.UTC(Number(m[3]), monthIndex(m[2]!), Number(m[1]));
+    return { from: at, to: at + DAY - 1, match: m[0] };
+  }
+  m = MONTH_FIRST.exec(text);
+  if (m) {
+    const at = Date.UTC(Number(m[3]), monthIndex(m[1]!), Number(m[2]));
+    return { from: at, to: at + DAY - 1, match: m[0] };
+  }
+  m = MONTH_YEAR.exec(text);
+  if (m) {
+    const year = Number(m[2]);
+    const month = monthIndex(m[1]!);
+    return { from: Date.UTC(year, month, 1), to: Date.UTC(year, month + 1, 1) - 1, match: m[0] };
+  }
+  return null;
+}
+
+export function contentTerms(text: string): string[] {
+  const all = [...new Set(normalizeText(text).split(' ').filter(Boolean))];
+  const content = all.filter((t) => !STOPWORDS.has(t) && !/^\d$/.test(t));
+  return (content.length > 0 ? content : all).slice(0, MAX_QUERY_TOKENS);
+}
+
+/**
+ * `speakerLookup` says which tokens are speakers' names (lower-case key -> stored name).
+ * Speaker names are kept out of `terms`: people rarely say their own name, so in turns the name
+ * mostly matches greetings addressed to them; the speaker prior uses it instead.
+ */
+export function analyzeQuery(raw: string, speakerLookup: (token: string) => string | undefined): AnalyzedQuery {
+  const tokens = [...new Set(normalizeText(raw).split(' ').filter(Boolean))].slice(0, MAX_QUERY_TOKENS);
+  const speakers = new Set<string>();
+  for (const token of tokens) {
+    const name = speakerLookup(token);
+    if (name) speakers.add(name);
+  }
+  const speakerKeys = new Set([...speakers].map((s) => normalizeText(s)));
+  const window = dateWindow(raw);
+  // A named date selects by time, not by words: turns rarely spell out their own date.
+  const dateWords = new Set(window ? normalizeText(window.match).split(' ') : []);
+  const terms = contentTerms(raw).filter((t) => !speakerKeys.has(t) && !dateWords.has(t));
+  return {
+    raw,
+    tokens,
+    terms: terms.length > 0 ? terms : contentTerms(raw),
+    speakers: [...speakers],
+    temporal: TEMPORAL_CUES.test(raw),
+    window: window ? { from: window.from, to: window.to } : null,
+  };
+}
+
+/** A quoted FTS5 OR-expression over `terms`; every term a string literal, so nothing is syntax. */
+export function ftsAny(terms: string[]): string | null {
+  if (terms.length === 0) return null;
+  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+}

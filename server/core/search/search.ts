@@ -1,0 +1,135 @@
+// Hybrid search: lexical (BM25 + conversation structure), memories projected onto their source
+// turns, entities and (when a query vector is given) sqlite-vec KNN, fused with RRF (k = 60).
+import { parseInput } from '../validation.ts';
+import type { MemoryRow } from '../memories.ts';
+import { prepared, type Store } from '../store.ts';
+import { entitiesInQuery, entityLinked } from './entity-signal.ts';
+import { rrf, type RankedList } from './fuse.ts';
+import { lexicalMemories, lexicalTurns, memoryClauses, turnClauses, type Scored } from './lexical.ts';
+import { analyzeQuery } from './query.ts';
+import { speakerLookup } from './speakers.ts';
+import { DATE_SLACK_MS, DEFAULT_TURN_TUNING, rankTurns, type TurnTuning } from './turn-ranker.ts';
+import { searchSchema, SIGNALS, type SearchFilter, type SearchHit, type SearchInput, type SearchResult, type Signal, type SignalRanks } from './types.ts';
+import { knnIds, vectorsReady } from './vectors.ts';
+import { hydrate } from './hydrate.ts';
+
+export type SearchTuning = {
+  turns: TurnTuning;
+  /** Per-signal RRF weights; 0 switches a signal off (ablation). */
+  weights: Record<Signal, number>;
+  /** BM25 candidates read per table before re-ranking. */
+  candidates: number;
+};
+
+export const DEFAULT_TUNING: SearchTuning = {
+  turns: DEFAULT_TURN_TUNING,
+  weights: { lexical: 1, vector: 1, entity: 1, memory: 1 },
+  candidates: 200,
+};
+
+export type SearchOptions = {
+  /** The query's embedding (see searchWithEmbedder); without it the vector signal is skipped. */
+  queryVector?: Float32Array | null;
+  tuning?: { turns?: Partial<TurnTuning>; weights?: Partial<Record<Signal, number>>; candidates?: number };
+};
+
+const key = (kind: 'm' | 't', id: number) => `${kind}${id}`;
+
+function tuningOf(options: SearchOptions): SearchTuning {
+  return {
+    turns: { ...DEFAULT_TUNING.turns, ...options.tuning?.turns },
+    weights: { ...DEFAULT_TUNING.weights, ...options.tuning?.weights },
+    candidates: options.tuning?.candidates ?? DEFAULT_TUNING.candidates,
+  };
+}
+
+/**
+ * Searches facts, reflections and turns. Any query string is safe (it is tokenised, never used
+ * as FTS syntax); one with no searchable word returns no hits. Bad filters throw BAD_USER_INPUT.
+ */
+export function search(store: Store, input: SearchInput, options: SearchOptions = {}): SearchResult {
+  const filter = parseInput(searchSchema, input);
+  const tuning = tuningOf(options);
+  const wantTurns = filter.kinds.includes('turn') && !filter.tags?.length;
+  const memoryKinds = filter.kinds.filter((k) => k !== 'turn');
+  const query = analyzeQuery(filter.query, speakerLookup(store));
+  const lists: RankedList<Signal>[] = [];
+  const used = new Set<Signal>();
+  const on = (signal: Signal) => tuning.weights[signal] > 0;
+  const push = (signal: Signal, ids: string[]) => {
+    used.add(signal);
+    if (ids.length > 0) lists.push({ signal, ids, weight: tuning.weights[signal] });
+  };
+  if (query.tokens.length === 0) return { hits: [], signals: [] };
+
+  const tClauses = turnClauses(filter);
+  const mClauses = memoryKinds.length > 0 || wantTurns ? memoryClauses(filter, memoryKinds.length > 0 ? memoryKinds : ['fact']) : [];
+  // Memory text names its subject ("Caroline went…"), so memories are searched with the names too.
+  const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
+  const memoryHits = (on('lexical') || on('memory')) ? lexicalMemories(store, memoryTerms, mClauses, tuning.candidates) : [];
+
+  if (wantTurns && on('lexical')) {
+    let candidates = lexicalTurns(store, query.terms, tClauses, tuning.candidates);
+    if (query.window && tuning.turns.date > 0) {
+      // A named date: the best matches on that date join the candidates even if they rank low overall.
+      const onDate = turnClauses({ ...filter, from: Math.max(filter.from ?? 0, query.window.from - DATE_SLACK_MS), to: Math.min(filter.to ?? Infinity, query.window.to + DATE_SLACK_MS) });
+      candidates = mergeCandidates(candidates, lexicalTurns(store, query.terms, onDate, 50));
+    }
+    const allowed = turnFilter(filter);
+    const { ranked } = rankTurns(store, query, candidates, tuning.turns, allowed);
+    push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
+  }
+  if (memoryKinds.length > 0 && on('lexical')) push('lexical', memoryHits.map((m) => key('m', m.id)));
+  if (wantTurns && on('memory')) push('memory', projectToTurns(store, memoryHits).map((id) => key('t', id)));
+
+  if (on('entity')) {
+    const matches = entitiesInQuery(store, filter.query);
+    if (matches.length > 0) {
+      if (wantTurns) push('entity', entityLinked(store, 'turns', matches, tuning.candidates).map((t) => key('t', t.id)));
+      if (memoryKinds.length > 0) push('entity', entityLinked(store, 'memories', matches, tuning.candidates).map((m) => key('m', m.id)));
+    }
+  }
+
+  if (on('vector') && options.queryVector && vectorsReady(store)) {
+    if (wantTurns) push('vector', knnIds(store, 'turns', options.queryVector, tuning.candidates).map((id) => key('t', id)));
+    if (memoryKinds.length > 0) push('vector', knnIds(store, 'memories', options.queryVector, tuning.candidates).map((id) => key('m', id)));
+  }
+
+  const fused = rrf(lists);
+  const hits = hydrate(store, fused, filter, { memoryKinds, turns: wantTurns, allowTurn: turnFilter(filter) });
+  return { hits: hits.slice(0, filter.limit), signals: SIGNALS.filter((s) => used.has(s)) };
+}
+
+/** The SQL filters, again in JS, for turns that reach the list another way (neighbours, entities). */
+export function turnFilter(filter: SearchFilter) {
+  const sessions = filter.sessionIds?.length ? new Set(filter.sessionIds) : null;
+  const speakers = filter.speakers?.length ? new Set(filter.speakers.map((s) => s.toLowerCase())) : null;
+  return (turn: { sessionId: string; at: number; name: string | null }) =>
+    (!sessions || sessions.has(turn.sessionId)) &&
+    turn.sessionId !== filter.excludeSessionId &&
+    (filter.from == null || turn.at >= filter.from) &&
+    (filter.to == null || turn.at <= filter.to) &&
+    (!speakers || (turn.name !== null && speakers.has(turn.name.toLowerCase())));
+}
+
+function mergeCandidates(a: Scored[], b: Scored[]): Scored[] {
+  const best = new Map<number, number>();
+  for (const c of [...a, ...b]) best.set(c.id, Math.max(best.get(c.id) ?? -Infinity, c.score));
+  return [...best].map(([id, score]) => ({ id, score })).sort((x, y) => y.score - x.score || x.id - y.id);
+}
+
+/** Memory hits as turns: each source turn takes the rank of its best memory. */
+function projectToTurns(store: Store, memoryHits: Scored[]): number[] {
+  if (memoryHits.length === 0) return [];
+  const rows = prepared(store, 'search.sources', () =>
+    store.sqlite.prepare('select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from json_each(?)) order by s.at, s.turn_id'),
+  ).all(JSON.stringify(memoryHits.map((m) => m.id))) as { memoryId: number; turnId: number }[];
+  const byMemory = new Map<number, number[]>();
+  for (const row of rows) byMemory.set(row.memoryId, [...(byMemory.get(row.memoryId) ?? []), row.turnId]);
+  const out: number[] = [];
+  const seen = new Set<number>();
+  for (const hit of memoryHits) for (const id of byMemory.get(hit.id) ?? []) if (!seen.has(id)) (seen.add(id), out.push(id));
+  return out;
+}
+
+export type { SearchHit, SearchResult, SignalRanks, MemoryRow };

@@ -1,0 +1,114 @@
+// Re-ranks lexical turn candidates with what a conversation's structure says, no model needed:
+//  - neighbours: an answer usually follows the question that names the topic, so a turn takes
+//    part of its neighbours' score (and a neighbour of a strong hit becomes a candidate);
+//  - session: evidence clusters in the conversation where the topic came up;
+//  - speaker: "What did Caroline…" is about Caroline's own turns;
+//  - time: a "when" question is answered by a turn that says when.
+import { prepared, type Store } from '../store.ts';
+import type { AnalyzedQuery } from './query.ts';
+import type { Scored } from './lexical.ts';
+
+export type TurnInfo = { id: number; sessionId: string; name: string | null; at: number; text: string };
+
+export type TurnTuning = {
+  /** Share of the best neighbour's score a turn receives. 0 turns smoothing off. */
+  neighbour: number;
+  /** Weight of the session's share of all candidate score. */
+  session: number;
+  /** Multiplier bonus for turns by a speaker the query names. */
+  speaker: number;
+  /** Multiplier bonus for turns that state a time, on "when" questions. */
+  temporal: number;
+  /** How many top candidates pull their neighbours in. */
+  expand: number;
+  /** Multiplier bonus for turns on the date the query names. */
+  date: number;
+};
+
+export const DEFAULT_TURN_TUNING: TurnTuning = { neighbour: 0.4, session: 0.3, speaker: 0.5, temporal: 0.3, expand: 60, date: 1 };
+
+/** Slack around a named date: conversations are dated by when they started. */
+export const DATE_SLACK_MS = 86_400_000;
+
+const TIME_WORDS =
+  /\b(yesterday|today|tonight|tomorrow|ago|last (?:week|weekend|month|year|night|friday|saturday|sunday|monday|tuesday|wednesday|thursday|summer|winter|spring|fall)|next (?:week|month|year)|this (?:week|weekend|month|year|morning|summer)|recently|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|january|february|march|april|may|june|july|august|september|october|november|december|\d{4}|\d+ (?:days?|weeks?|months?|years?))\b/i;
+
+export function turnInfos(store: Store, ids: number[]): Map<number, TurnInfo> {
+  const out = new Map<number, TurnInfo>();
+  if (ids.length === 0) return out;
+  const stmt = prepared(store, 'search.turnInfo', () =>
+    store.sqlite.prepare('select t.id as id, t.session_id as sessionId, t.name as name, t.at as at, t.text as text from turns t where t.id in (select value from json_each(?))'),
+  );
+  for (const row of stmt.all(JSON.stringify(ids)) as TurnInfo[]) out.set(row.id, row);
+  return out;
+}
+
+/** The turns just before and after each turn in its session (by time, then id). */
+export function neighbourIds(store: Store, ids: number[]): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  if (ids.length === 0) return out;
+  const stmt = prepared(store, 'search.neighbours', () =>
+    store.sqlite.prepare(`
+      select c.id as id,
+        (select p.id from turns p where p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit 1) as prev,
+        (select n.id from turns n where n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit 1) as next
+      from turns c where c.id in (select value from json_each(?))`),
+  );
+  for (const row of stmt.all(JSON.stringify(ids)) as { id: number; prev: number | null; next: number | null }[]) {
+    out.set(row.id, [row.prev, row.next].filter((n): n is number => n !== null));
+  }
+  return out;
+}
+
+/**
+ * Ranks turns from BM25 candidates. `allowed` filters neighbours pulled in (they did not pass
+ * the SQL filters). Returns the ranked turns and the rows read, for building hits.
+ */
+export function rankTurns(
+  store: Store,
+  query: AnalyzedQuery,
+  candidates: Scored[],
+  tuning: TurnTuning,
+  allowed: (turn: TurnInfo) => boolean,
+): { ranked: Scored[]; infos: Map<number, TurnInfo> } {
+  if (candidates.length === 0) return { ranked: [], infos: new Map() };
+  const max = candidates[0]!.score || 1;
+  const base = new Map(candidates.map((c) => [c.id, c.score / max]));
+  const top = candidates.slice(0, tuning.expand).map((c) => c.id);
+  const neighbours = tuning.neighbour > 0 ? neighbourIds(store, top) : new Map<number, number[]>();
+  const ids = new Set(base.keys());
+  for (const list of neighbours.values()) for (const id of list) ids.add(id);
+  const infos = turnInfos(store, [...ids]);
+
+  // Neighbour links both ways: the top turns know theirs; a pulled-in neighbour knows the top turn.
+  const links = new Map<number, Set<number>>();
+  const link = (a: number, b: number) => {
+    if (!links.has(a)) links.set(a, new Set());
+    links.get(a)!.add(b);
+  };
+  for (const [id, list] of neighbours) for (const n of list) (link(id, n), link(n, id));
+
+  const sessionMass = new Map<string, number>();
+  for (const [id, s] of base) {
+    const info = infos.get(id);
+    if (info) sessionMass.set(info.sessionId, (sessionMass.get(info.sessionId) ?? 0) + s);
+  }
+  const maxMass = Math.max(1e-9, ...sessionMass.values());
+  const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
+
+  const ranked: Scored[] = [];
+  for (const id of ids) {
+    const info = infos.get(id);
+    if (!info || !allowed(info)) continue;
+    let best = 0;
+    for (const n of links.get(id) ?? []) best = Math.max(best, base.get(n) ?? 0);
+    let score = (base.get(id) ?? 0) + tuning.neighbour * best;
+    if (speakers.size > 0 && speakers.size < 2 && info.name && speakers.has(info.name.toLowerCase())) score *= 1 + tuning.speaker;
+    if (query.temporal && TIME_WORDS.test(info.text)) score *= 1 + tuning.temporal;
+    if (query.window && info.at >= query.window.from - DATE_SLACK_MS && info.at <= query.window.to + DATE_SLACK_MS) score *= 1 + tuning.date;
+    score += tuning.session * ((sessionMass.get(info.sessionId) ?? 0) / maxMass);
+    ranked.push({ id, score });
+  }
+  ranked.sort((a, b) => b.score - a.score || a.id - b.id);
+  return { ranked, infos };
+}

@@ -1,0 +1,99 @@
+// sqlite-vec storage for embeddings: one vec0 table for memories and one for turns (rowid =
+// memory / turn id, the names forget.ts deletes from). The dimension count and model are locked
+// in meta when the tables are created; a different configuration disables vectors with a
+// warning (mixing vector spaces would rank garbage) until the vectors are rebuilt (reembed reset).
+import { meta } from '../../../drizzle/schema.ts';
+import { eq } from 'drizzle-orm';
+import { VECTOR_TABLES } from '../forget.ts';
+import { prepared, type Store } from '../store.ts';
+
+export const EMBEDDING_META_KEY = 'embedding';
+export type VectorTable = keyof typeof VECTOR_TABLES;
+export type VectorSpec = { dimensions: number; model: string };
+export type VectorState = { ready: true; spec: VectorSpec } | { ready: false; reason: string };
+
+const states = new WeakMap<Store, VectorState>();
+
+export const vectorState = (store: Store): VectorState => states.get(store) ?? { ready: false, reason: 'no embedding model configured' };
+export const vectorsReady = (store: Store) => vectorState(store).ready;
+
+export function lockedSpec(store: Store): VectorSpec | null {
+  const row = store.db.select().from(meta).where(eq(meta.key, EMBEDDING_META_KEY)).get();
+  return (row?.value as VectorSpec | undefined) ?? null;
+}
+
+function createTables(store: Store, spec: VectorSpec) {
+  for (const table of Object.values(VECTOR_TABLES)) {
+    store.sqlite.exec(`create virtual table if not exists ${table} using vec0(embedding float[${spec.dimensions}] distance_metric=cosine)`);
+  }
+}
+
+/**
+ * Turns vectors on for this store with `spec` (called when an embedder is configured). The first
+ * call locks the spec in meta; later opens must match it, or vectors stay off with the reason.
+ */
+export function initVectors(store: Store, spec: VectorSpec): VectorState {
+  if (!store.features.vec) return setState(store, { ready: false, reason: 'sqlite-vec is not loaded' });
+  const locked = lockedSpec(store);
+  if (locked && (locked.dimensions !== spec.dimensions || locked.model !== spec.model)) {
+    return setState(store, {
+      ready: false,
+      reason:
+        `stored vectors are ${locked.dimensions}-dimensional from model "${locked.model}", but embedding is configured as ` +
+        `${spec.dimensions} dimensions of "${spec.model}": vector search is off. Restore the old embedding settings, or ` +
+        `rebuild the vectors with \`sm reembed --reset\`.`,
+    });
+  }
+  if (!locked) store.db.insert(meta).values({ key: EMBEDDING_META_KEY, value: spec }).onConflictDoUpdate({ target: meta.key, set: { value: spec } }).run();
+  createTables(store, spec);
+  return setState(store, { ready: true, spec });
+}
+
+/** Drops every stored vector and locks `spec` instead (the reset path of reembed). */
+export function resetVectors(store: Store, spec: VectorSpec): VectorState {
+  if (!store.features.vec) return setState(store, { ready: false, reason: 'sqlite-vec is not loaded' });
+  store.sqlite.transaction(() => {
+    for (const table of Object.values(VECTOR_TABLES)) store.sqlite.exec(`drop table if exists ${table}`);
+    store.db.delete(meta).where(eq(meta.key, EMBEDDING_META_KEY)).run();
+  }).immediate();
+  for (const key of store.statements.keys()) if (key.startsWith('vec.')) store.statements.delete(key);
+  return initVectors(store, spec);
+}
+
+function setState(store: Store, state: VectorState): VectorState {
+  states.set(store, state);
+  return state;
+}
+
+/** Stores (or replaces) vectors; vec0 has no upsert, so it is delete + insert. */
+export function putVectors(store: Store, table: VectorTable, rows: { id: number; vector: Float32Array }[]) {
+  const name = VECTOR_TABLES[table];
+  const remove = prepared(store, `vec.delete.${table}`, () => store.sqlite.prepare(`delete from ${name} where rowid = ?`));
+  const insert = prepared(store, `vec.insert.${table}`, () => store.sqlite.prepare(`insert into ${name}(rowid, embedding) values (?, ?)`));
+  for (const { id, vector } of rows) {
+    // vec0 refuses a JS number as its integer primary key: bind a BigInt.
+    remove.run(BigInt(id));
+    insert.run(BigInt(id), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+  }
+}
+
+export function hasVector(store: Store, table: VectorTable, id: number): boolean {
+  const stmt = prepared(store, `vec.has.${table}`, () => store.sqlite.prepare(`select 1 from ${VECTOR_TABLES[table]} where rowid = ?`));
+  return stmt.get(BigInt(id)) !== undefined;
+}
+
+export function countVectors(store: Store, table: VectorTable): number {
+  if (!store.sqlite.prepare('select 1 from sqlite_master where name = ?').get(VECTOR_TABLES[table])) return 0;
+  return (store.sqlite.prepare(`select count(*) as n from ${VECTOR_TABLES[table]}`).get() as { n: number }).n;
+}
+
+/** Nearest ids by cosine distance. Filters apply afterwards (hydrate). */
+export function knnIds(store: Store, table: VectorTable, vector: Float32Array, k: number): number[] {
+  const state = vectorState(store);
+  if (!state.ready || vector.length !== state.spec.dimensions) return [];
+  const stmt = prepared(store, `vec.knn.${table}`, () =>
+    store.sqlite.prepare(`select rowid as id from ${VECTOR_TABLES[table]} where embedding match ? and k = ? order by distance`),
+  );
+  const rows = stmt.all(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), Math.min(4096, k)) as { id: number | bigint }[];
+  return rows.map((r) => Number(r.id));
+}
