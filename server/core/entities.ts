@@ -1,0 +1,184 @@
+// The entity registry (D8, seed 004 create_or_get_entity): one row per real-world thing.
+// A mention resolves by canonical name + type, then by alias, then (people only) by first
+// name; otherwise it creates the entity. Links to turns and memories live in junction tables;
+// mention_count is the number of those links, so it moves only when a link is added or removed.
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import { entities } from '../../drizzle/schema.ts';
+import { entityKey, EntityType, NAME_TYPES, type NerEntity } from './ner/types.ts';
+import { prepared, publish, type Store } from './store.ts';
+
+export type EntityRow = typeof entities.$inferSelect;
+/** What a provider found, or a speaker's name: enough to find or create the entity. */
+export type Mention = Pick<NerEntity, 'name' | 'type'> & { entityId?: number };
+export type Owner = { turnId: number } | { memoryId: number };
+
+/** An entity keeps at most this many aliases (surface forms are many; lookups need few). */
+const MAX_ALIASES = 20;
+
+const byKey = (store: Store, key: string, type: string) =>
+  prepared(store, 'entity.byKey', (db) =>
+    db.select().from(entities).where(and(eq(entities.nameKey, sql.placeholder('key')), eq(entities.type, sql.placeholder('type')))).prepare(),
+  ).get({ key, type });
+
+export const entityById = (store: Store, id: number) =>
+  prepared(store, 'entity.byId', (db) => db.select().from(entities).where(eq(entities.id, sql.placeholder('id'))).prepare()).get({ id });
+
+/**
+ * An entity of `type` (any type when null) with an alias whose key is `key`. A LIKE on the JSON
+ * text narrows the scan cheaply (no JSON parsing); the exact key check runs on the rows it lets
+ * through. Keys are letters, digits and spaces, so the pattern holds no LIKE wildcard. SQLite's
+ * LIKE folds ASCII case only, so a non-ASCII word is compared on sm_normalize'd text instead.
+ */
+export function byAlias(store: Store, key: string, type: string | null): EntityRow | undefined {
+  const longest = key.split(' ').sort((a, b) => b.length - a.length)[0];
+  if (!longest) return undefined;
+  const rows = prepared(store, 'entity.aliasCandidates', (db) =>
+    db
+      .select()
+      .from(entities)
+      .where(
+        and(
+          sql`(${sql.placeholder('type')} is null or ${entities.type} = ${sql.placeholder('type')})`,
+          sql`(case when ${sql.placeholder('ascii')} then ${entities.aliases} like ${sql.placeholder('pattern')} else sm_normalize(${entities.aliases}) like ${sql.placeholder('pattern')} end)`,
+        ),
+      )
+      .orderBy(sql`${entities.mentionCount} desc`, entities.id)
+      .limit(50)
+      .prepare(),
+  ).all({ type, ascii: /^[\x00-\x7f]*$/.test(longest) ? 1 : 0, pattern: `%${longest}%` });
+  return rows.find((row) => row.aliases.some((alias) => entityKey(alias, row.type) === key));
+}
+
+/** People whose canonical name starts with this first name (at most two: enough to see ambiguity). */
+export function peopleByFirstName(store: Store, first: string): EntityRow[] {
+  // A range on name_key uses the (name_key, type) index; " " < "!" so this is "first + space + anything".
+  return prepared(store, 'entity.byFirstName', (db) =>
+    db
+      .select()
+      .from(entities)
+      .where(and(gt(entities.nameKey, sql.placeholder('low')), lt(entities.nameKey, sql.placeholder('high')), eq(entities.type, EntityType.Person)))
+      .limit(2)
+      .prepare(),
+  ).all({ low: `${first} `, high: `${first}!` });
+}
+
+function create(store: Store, name: string, key: string, type: string): EntityRow {
+  const now = store.clock.now();
+  const entity = prepared(store, 'entity.insert', (db) =>
+    db
+      .insert(entities)
+      .values({ name: sql.placeholder('name'), nameKey: sql.placeholder('key'), type: sql.placeholder('type'), aliases: [], mentionCount: 0, createdAt: sql.placeholder('now'), updatedAt: sql.placeholder('now') } as never)
+      .returning()
+      .prepare(),
+  ).get({ name, key, type, now }) as EntityRow;
+  publish(store, { type: 'entity', action: 'created', entityId: entity.id, at: now });
+  return entity;
+}
+
+/** Records `surface` as an alias when it is a new way of naming the entity. */
+function withAlias(store: Store, entity: EntityRow, surface: string): EntityRow {
+  const key = entityKey(surface, entity.type);
+  if (!NAME_TYPES.has(entity.type) || !key || key === entity.nameKey) return entity;
+  if (entity.aliases.some((a) => entityKey(a, entity.type) === key) || entity.aliases.length >= MAX_ALIASES) return entity;
+  return update(store, entity, { aliases: [...entity.aliases, surface] });
+}
+
+function update(store: Store, entity: EntityRow, patch: Partial<Pick<EntityRow, 'name' | 'nameKey' | 'aliases'>>): EntityRow {
+  const now = store.clock.now();
+  const next = { ...entity, ...patch, updatedAt: now };
+  store.db.update(entities).set({ name: next.name, nameKey: next.nameKey, aliases: next.aliases, updatedAt: now }).where(eq(entities.id, entity.id)).run();
+  publish(store, { type: 'entity', action: 'updated', entityId: entity.id, at: now });
+  return next;
+}
+
+/**
+ * Finds or creates the entity a mention names. Case and possessives do not count ("Alice's" is
+ * "alice"). A lone first name reaches the one known person with that first name ("Alice" ->
+ * "Alice Johnson", recorded as an alias); a full name whose first name is the only known
+ * person of that name upgrades it ("Alice" becomes "Alice Johnson", "Alice" its alias), so the
+ * order in which the two forms appear does not matter. Several candidates: a new entity.
+ */
+export function resolveEntity(store: Store, mention: Mention): { entity: EntityRow; created: boolean } | null {
+  if (mention.entityId !== undefined) {
+    const known = entityById(store, mention.entityId);
+    if (known) return { entity: withAlias(store, known, mention.name), created: false };
+  }
+  const key = entityKey(mention.name, mention.type);
+  if (!key) return null;
+  const exact = byKey(store, key, mention.type);
+  if (exact) return { entity: exact, created: false };
+  if (NAME_TYPES.has(mention.type)) {
+    const aliased = byAlias(store, key, mention.type);
+    if (aliased) return { entity: aliased, created: false };
+  }
+  if (mention.type === EntityType.Person) {
+    const tokens = key.split(' ');
+    if (tokens.length === 1) {
+      const people = peopleByFirstName(store, key);
+      if (people.length === 1) return { entity: withAlias(store, people[0]!, mention.name), created: false };
+    } else {
+      const firstOnly = byKey(store, tokens[0]!, EntityType.Person);
+      if (firstOnly && peopleByFirstName(store, tokens[0]!).length === 0) {
+        const aliases = [...firstOnly.aliases.filter((a) => entityKey(a, firstOnly.type) !== key), firstOnly.name].slice(0, MAX_ALIASES);
+        return { entity: update(store, firstOnly, { name: mention.name, nameKey: key, aliases }), created: false };
+      }
+    }
+  }
+  return { entity: create(store, mention.name, key, mention.type), created: true };
+}
+
+const LINK_SQL = {
+  // insert ... select: a link to an entity deleted meanwhile (another process) inserts nothing.
+  turn: 'insert into turn_entities (turn_id, entity_id) select ?, id from entities where id = ? on conflict do nothing',
+  memory: 'insert into memory_entities (memory_id, entity_id) select ?, id from entities where id = ? on conflict do nothing',
+} as const;
+
+/**
+ * Links the mentioned entities to a turn or a memory (creating entities as needed). A new
+ * link adds one to the entity's mention_count; linking again is a no-op, so re-running NER on
+ * the same text never inflates counts. Returns the linked entities, each once, and how many
+ * links are new.
+ */
+export function linkEntities(store: Store, owner: Owner, mentions: Mention[]): { entities: EntityRow[]; added: number } {
+  const isTurn = 'turnId' in owner;
+  const ownerId = isTurn ? owner.turnId : owner.memoryId;
+  const link = prepared(store, `entity.link.${isTurn ? 'turn' : 'memory'}`, () => store.sqlite.prepare(LINK_SQL[isTurn ? 'turn' : 'memory']));
+  const bump = prepared(store, 'entity.bump', () => store.sqlite.prepare('update entities set mention_count = mention_count + 1, updated_at = ? where id = ?'));
+  const linked = new Map<number, EntityRow>();
+  let added = 0;
+  for (const mention of mentions) {
+    const resolved = resolveEntity(store, mention);
+    if (!resolved || linked.has(resolved.entity.id)) continue;
+    const { entity } = resolved;
+    if (link.run(ownerId, entity.id).changes === 0) {
+      linked.set(entity.id, entity);
+      continue;
+    }
+    const now = store.clock.now();
+    bump.run(now, entity.id);
+    added++;
+    linked.set(entity.id, { ...entity, mentionCount: entity.mentionCount + 1, updatedAt: now });
+    publish(store, { type: 'entity', action: 'linked', entityId: entity.id, at: now, ...owner });
+  }
+  return { entities: [...linked.values()], added };
+}
+
+/**
+ * Deletes entities nothing links to any more (after a forget): the registry must not keep a
+ * forgotten name. Entities still linked somewhere stay, with their lowered counts.
+ */
+export function dropUnlinkedEntities(store: Store, ids: readonly number[]): number[] {
+  if (ids.length === 0) return [];
+  const dropped = store.sqlite
+    .prepare(
+      `delete from entities where id in (select value from json_each(?))
+         and not exists (select 1 from turn_entities where entity_id = entities.id)
+         and not exists (select 1 from memory_entities where entity_id = entities.id)
+       returning id`,
+    )
+    .pluck()
+    .all(JSON.stringify([...new Set(ids)])) as number[];
+  const at = store.clock.now();
+  for (const entityId of dropped) publish(store, { type: 'entity', action: 'deleted', entityId, at });
+  return dropped;
+}

@@ -1,0 +1,92 @@
+// Entity linking for turns and memories: the fast pass inside addTurn's transaction, and the
+// accurate pass (durable job after the commit, nightly enrichment) that stamps enriched_at.
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { memories, memorySources, turns } from '../../../drizzle/schema.ts';
+import { entitiesByTurn } from '../batch-reads.ts';
+import { linkEntities, type EntityRow, type Mention } from '../entities.ts';
+import { enqueueJob, JobType } from '../jobs.ts';
+import type { MemoryRow } from '../memories.ts';
+import { prepared, write, type Store } from '../store.ts';
+import type { TurnRow } from '../turns.ts';
+import { NameIndex } from './known-entities.ts';
+import { accurateNerAvailability, accurateProviders, extractEntities, extractSync, fastProviders, mergeBySpan, type NerExtras, type NerRun } from './pipeline.ts';
+import { EntityType } from './types.ts';
+
+/** The speaker of a turn (its name) is a person it mentions. */
+const speakerOf = (turn: Pick<TurnRow, 'name'>): Mention[] => (turn.name ? [{ name: turn.name, type: EntityType.Person }] : []);
+
+/**
+ * Hot path, inside addTurn's transaction: regex + known names + the speaker, linked to the
+ * turn, and the accurate pass queued in the same transaction (so it survives a crash).
+ */
+export function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}): EntityRow[] {
+  if (!store.config.ner.enabled) return [];
+  const linked = linkEntities(store, { turnId: turn.id }, [...speakerOf(turn), ...extractSync(turn.text, fastProviders(store))]).entities;
+  if (accurateNerAvailability(store.config, extras).available) enqueueJob(store, JobType.NerAccurate, { turnId: turn.id });
+  return linked;
+}
+
+/**
+ * Links memories just extracted from `turn` to what their content names. The turn's own
+ * entities were linked in this same transaction, so the known-names index (committed names
+ * only) cannot see a first-time speaker yet: they are matched from a small overlay instead,
+ * which is how "Alex likes tea" reaches the speaker Alex on Alex's first turn.
+ */
+export function linkMemoriesFast(store: Store, created: MemoryRow[], turn: Pick<TurnRow, 'id'> | null) {
+  if (!store.config.ner.enabled || created.length === 0) return;
+  const providers = fastProviders(store);
+  const overlay = new NameIndex();
+  if (turn) for (const entity of entitiesByTurn(store, [turn.id]).get(turn.id) ?? []) overlay.add(entity);
+  for (const memory of created) {
+    const found = mergeBySpan([...providers.flatMap((p) => p.extract(memory.content)), ...overlay.match(memory.content)]);
+    linkEntities(store, { memoryId: memory.id }, found);
+  }
+}
+
+export type EnrichTarget = { kind: 'turn'; id: number; text: string; name: string | null } | { kind: 'memory'; id: number; text: string };
+/** `links`: new links made (an entity already linked to the row does not count again). */
+export type EnrichOutcome = { enriched: number; links: number; gone: number; failures: NerRun['failures'] };
+
+/**
+ * Accurate NER for some turns and memories: extraction first (it may wait on an LLM, so it
+ * runs outside any transaction), then one write that links what was found and stamps
+ * enriched_at. Rows deleted in between (forget) are skipped.
+ */
+export async function enrichTargets(store: Store, targets: EnrichTarget[], extras: NerExtras = {}): Promise<EnrichOutcome> {
+  const providers = accurateProviders(store, extras);
+  const runs: { target: EnrichTarget; run: NerRun }[] = [];
+  // One text at a time: an LLM endpoint (often local) is not asked for a burst of calls.
+  for (const target of targets) runs.push({ target, run: await extractEntities(target.text, providers) });
+  return write(store, () => {
+    const now = store.clock.now();
+    const outcome: EnrichOutcome = { enriched: 0, links: 0, gone: 0, failures: [] };
+    const stampTurn = prepared(store, 'ner.stampTurn', () => store.sqlite.prepare('update turns set enriched_at = ? where id = ?'));
+    const stampMemory = prepared(store, 'ner.stampMemory', () => store.sqlite.prepare('update memories set enriched_at = ? where id = ?'));
+    for (const { target, run } of runs) {
+      outcome.failures.push(...run.failures);
+      const stamped = (target.kind === 'turn' ? stampTurn : stampMemory).run(now, target.id).changes > 0;
+      if (!stamped) {
+        outcome.gone++;
+        continue;
+      }
+      const mentions = target.kind === 'turn' ? [...speakerOf(target), ...run.entities] : run.entities;
+      const owner = target.kind === 'turn' ? { turnId: target.id } : { memoryId: target.id };
+      outcome.links += linkEntities(store, owner, mentions).added;
+      outcome.enriched++;
+    }
+    return outcome;
+  });
+}
+
+/** The durable job after a turn: accurate NER for the turn and the memories extracted from it. */
+export async function runAccurateNer(store: Store, turnId: number, extras: NerExtras = {}): Promise<EnrichOutcome | null> {
+  const turn = store.db.select().from(turns).where(eq(turns.id, turnId)).get();
+  if (!turn) return null; // forgotten since: nothing to do
+  const extracted = store.db
+    .select({ id: memories.id, text: memories.content })
+    .from(memorySources)
+    .innerJoin(memories, eq(memories.id, memorySources.memoryId))
+    .where(and(eq(memorySources.turnId, turnId), inArray(memorySources.reason, ['extracted', 'conflict']), isNull(memories.enrichedAt)))
+    .all();
+  return enrichTargets(store, [{ kind: 'turn', id: turn.id, text: turn.text, name: turn.name }, ...extracted.map((m) => ({ kind: 'memory' as const, ...m }))], extras);
+}

@@ -1,0 +1,81 @@
+// The NER pipeline: strategies pick providers, their results merge by span overlap (highest
+// confidence, then longest span, wins). `fast` runs inside addTurn's transaction; `accurate`
+// runs after the commit (durable job, enrichment) and may wait on the network.
+import type { Config } from '../config.ts';
+import type { Store } from '../store.ts';
+import { compromiseProvider } from './compromise-provider.ts';
+import { knownEntitiesProvider } from './known-entities.ts';
+import { regexProvider } from './regex-provider.ts';
+import { span, type NerEntity, type NerProvider, type NerProviderName, type SyncNerProvider } from './types.ts';
+
+export const NerStrategy = { Fast: 'fast', Accurate: 'accurate' } as const;
+export type NerStrategy = (typeof NerStrategy)[keyof typeof NerStrategy];
+
+/** Providers that live outside the core (network): injected by the runtime. */
+export type NerExtras = { llm?: NerProvider | null };
+
+/**
+ * One entity per stretch of text. Candidates are taken best first (confidence, then length,
+ * then position) and each is kept unless it overlaps one already kept. Returned in text order.
+ */
+export function mergeBySpan(candidates: NerEntity[]): NerEntity[] {
+  const ranked = [...candidates].sort((a, b) => b.confidence - a.confidence || span(b) - span(a) || a.start - b.start);
+  const kept: NerEntity[] = [];
+  for (const candidate of ranked) {
+    if (candidate.end <= candidate.start) continue;
+    if (kept.some((k) => candidate.start < k.end && k.start < candidate.end)) continue;
+    kept.push(candidate);
+  }
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+const enabled = (config: Config, name: NerProviderName) => config.ner.providers.includes(name);
+
+/** The hot path's providers: regex (always) and, unless disabled, the known-entities matcher. */
+export function fastProviders(store: Store): SyncNerProvider[] {
+  return enabled(store.config, 'known') ? [regexProvider, knownEntitiesProvider(store)] : [regexProvider];
+}
+
+/** Everything available: the fast providers plus compromise and the injected LLM, as configured. */
+export function accurateProviders(store: Store, extras: NerExtras = {}): NerProvider[] {
+  const providers: NerProvider[] = [...fastProviders(store)];
+  if (enabled(store.config, 'compromise')) providers.push(compromiseProvider);
+  if (enabled(store.config, 'llm') && extras.llm) providers.push(extras.llm);
+  return providers;
+}
+
+/**
+ * Whether `accurate` adds anything over `fast` (seed 004 accurate_ner_available). Enrichment
+ * and the per-turn accurate job are skipped, with this reason, when it does not.
+ */
+export function accurateNerAvailability(config: Config, extras: NerExtras = {}): { available: true } | { available: false; reason: string } {
+  if (enabled(config, 'compromise')) return { available: true };
+  if (enabled(config, 'llm') && extras.llm) return { available: true };
+  const reason = enabled(config, 'llm')
+    ? 'no accurate NER provider: ner.providers leaves out compromise and no LLM is configured (llm.model)'
+    : 'no accurate NER provider: ner.providers lists neither compromise nor llm';
+  return { available: false, reason };
+}
+
+/** Runs sync providers (safe inside a transaction) and merges their results. */
+export function extractSync(text: string, providers: SyncNerProvider[]): NerEntity[] {
+  return mergeBySpan(providers.flatMap((p) => p.extract(text)));
+}
+
+export type NerRun = { entities: NerEntity[]; failures: { provider: string; error: string }[] };
+
+/** Runs every provider; one that fails (an LLM timeout, bad JSON) is left out and reported. */
+export async function extractEntities(text: string, providers: NerProvider[]): Promise<NerRun> {
+  const failures: NerRun['failures'] = [];
+  const results = await Promise.all(
+    providers.map(async (provider) => {
+      try {
+        return await provider.extract(text);
+      } catch (error) {
+        failures.push({ provider: provider.name, error: error instanceof Error ? error.message.slice(0, 300) : String(error) });
+        return [];
+      }
+    }),
+  );
+  return { entities: mergeBySpan(results.flat()), failures };
+}

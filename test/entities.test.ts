@@ -1,0 +1,247 @@
+// The entity registry end to end: ingestTurn's fast NER, the durable accurate job, resolution
+// rules (case, possessive, alias, first name), reads for the API, forget and archive.
+import { describe, expect, it } from 'vitest';
+import { dropUnlinkedEntities, linkEntities, resolveEntity } from '../server/core/entities.ts';
+import {
+  entitiesForMemories,
+  entitiesForTurns,
+  findEntity,
+  listEntities,
+  memoriesByEntity,
+  memoriesForEntity,
+  turnsByEntity,
+  turnsForEntity,
+} from '../server/core/entity-reads.ts';
+import { forget } from '../server/core/forget.ts';
+import { listJobs } from '../server/core/jobs.ts';
+import { remember, updateMemory } from '../server/core/memories.ts';
+import { knownNames } from '../server/core/ner/known-entities.ts';
+import { onChange, write } from '../server/core/store.ts';
+import { addTurn } from '../server/core/turns.ts';
+import { extractionJobHandlers, ingestTurn } from '../server/ingest.ts';
+import { drainJobs } from '../server/jobs/worker.ts';
+import { createRuntime } from '../server/runtime.ts';
+import { testStore } from './helpers/store.ts';
+
+function setup(config: Record<string, unknown> = {}) {
+  const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
+  const runtime = createRuntime(t.store, {});
+  const say = (text: string, name: string | null = 'Sam', sessionId = 's1') => ingestTurn(runtime, { sessionId, role: 'user', name, text });
+  const drain = () => drainJobs(t.store, extractionJobHandlers(runtime));
+  const entities = () => listEntities(t.store, { limit: 500 }).rows.map((e) => `${e.name}:${e.type}:${e.mentionCount}`).sort();
+  return { ...t, runtime, say, drain, entities };
+}
+
+const count = (store: ReturnType<typeof setup>['store'], table: string) => (store.sqlite.prepare(`select count(*) n from ${table}`).get() as { n: number }).n;
+
+describe('ingest: fast NER on the hot path, accurate NER in a durable job', () => {
+  it('finds Alice Johnson, Paris, @bob, #apollo and the email, then reaches Alice from "Alice called me"', async () => {
+    const { store, say, drain, entities } = setup();
+    const first = await say('Met Alice Johnson in Paris with @bob about #apollo, mail alice@example.com');
+    // Committed at once: regex entities and the speaker; the accurate pass is a queued job.
+    expect(entities()).toEqual(['Sam:person:1', 'alice@example.com:email:1', 'apollo:hashtag:1', 'bob:mention:1']);
+    expect(listJobs(store).map((j) => [j.type, j.payload])).toEqual([['ner.accurate', { turnId: first.turn.id }]]);
+
+    expect(await drain()).toMatchObject({ ran: 1, done: 1 });
+    expect(entities()).toEqual(['Alice Johnson:person:1', 'Paris:location:1', 'Sam:person:1', 'alice@example.com:email:1', 'apollo:hashtag:1', 'bob:mention:1']);
+    expect(store.sqlite.prepare('select enriched_at from turns where id = ?').pluck().get(first.turn.id)).toBe(store.clock.now());
+
+    // The known-names matcher links the first name on the hot path, before any job runs.
+    const second = await say('Alice called me');
+    const alice = findEntity(store, { name: 'Alice Johnson' })!;
+    expect(entitiesForTurns(store, [second.turn.id]).get(second.turn.id)!.map((e) => e.name).sort()).toEqual(['Alice Johnson', 'Sam']);
+    expect(alice).toMatchObject({ type: 'person', mentionCount: 2, aliases: ['Alice'] });
+    await drain();
+    expect(findEntity(store, { id: alice.id })!.mentionCount).toBe(2); // the accurate pass links nothing twice
+
+    const third = await say("Alice's dog is sick");
+    expect(entitiesForTurns(store, [third.turn.id]).get(third.turn.id)!.map((e) => e.id)).toContain(alice.id);
+    expect(findEntity(store, { name: "alice's" })!.id).toBe(alice.id);
+    expect(findEntity(store, { name: 'ALICE' })!.id).toBe(alice.id);
+    expect(count(store, "entities where type = 'person'")).toBe(2); // Sam and Alice Johnson, no second Alice
+  });
+
+  it('links memories extracted from a turn, and lookup by name returns the turns and the memories', async () => {
+    const { store, say, drain } = setup();
+    const met = await say('I met Alice Johnson in Paris yesterday');
+    const works = await say('I work at Google with Alice Johnson');
+    expect(met.extracted).toHaveLength(1);
+    // Hot path: the speaker reaches the new memory ("Sam met...") even on Sam's first turn.
+    expect(entitiesForMemories(store, [met.extracted[0]!.memory.id]).get(met.extracted[0]!.memory.id)!.map((e) => e.name)).toEqual(['Sam']);
+    await drain();
+
+    const alice = findEntity(store, { name: 'alice johnson' })!;
+    const memoryIds = [met, works].map((r) => r.extracted[0]!.memory.id);
+    expect(turnsForEntity(store, alice.id)).toEqual({ rows: [works.turn, met.turn].map((t) => ({ ...t, enrichedAt: store.clock.now() })), total: 2 });
+    expect(memoriesForEntity(store, alice.id).rows.map((m) => m.id).sort()).toEqual(memoryIds.sort());
+    expect(alice.mentionCount).toBe(4); // two turns + two memories
+    const byMemory = entitiesForMemories(store, memoryIds);
+    expect(byMemory.get(memoryIds[0]!)!.map((e) => e.name).sort()).toEqual(['Alice Johnson', 'Paris', 'Sam']);
+    expect(byMemory.get(memoryIds[1]!)!.map((e) => e.name).sort()).toEqual(['Alice Johnson', 'Google', 'Sam']);
+    expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
+  });
+
+  it('publishes entity events after commit; a rolled-back entity never reaches the known-names index', async () => {
+    const { store, say } = setup();
+    const seen: string[] = [];
+    onChange(store, (e) => e.type === 'entity' && seen.push(`${e.action}:${e.entityId}`));
+    await say('Hi @bob');
+    expect(seen.sort()).toEqual(['created:1', 'created:2', 'linked:1', 'linked:2']);
+
+    expect(() =>
+      write(store, () => {
+        resolveEntity(store, { name: 'Ghost Person', type: 'person' });
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(seen).toHaveLength(4);
+    expect(knownNames(store).match('Ghost Person was here')).toEqual([]);
+    expect(findEntity(store, { name: 'Ghost Person' })).toBeUndefined();
+  });
+
+  it('skips NER entirely when ner.enabled is false, and queues no accurate job without an accurate provider', async () => {
+    const off = setup({ ner: { enabled: false } });
+    await off.say('Met Alice Johnson with @bob');
+    expect(off.entities()).toEqual([]);
+    expect(listJobs(off.store)).toEqual([]);
+
+    const regexOnly = setup({ ner: { providers: ['regex', 'known'] } });
+    await regexOnly.say('Met Alice Johnson with @bob');
+    expect(regexOnly.entities()).toEqual(['Sam:person:1', 'bob:mention:1']);
+    expect(listJobs(regexOnly.store)).toEqual([]);
+  });
+});
+
+describe('registry resolution', () => {
+  it('normalises case and possessives; a first name reaches the one person with it, else a new entity', () => {
+    const { store } = testStore();
+    write(store, () => {
+      const alice = resolveEntity(store, { name: 'Alice Johnson', type: 'person' })!.entity;
+      expect(resolveEntity(store, { name: 'alice johnson', type: 'person' })!.entity.id).toBe(alice.id);
+      expect(resolveEntity(store, { name: 'Alice', type: 'person' })).toMatchObject({ created: false, entity: { id: alice.id, aliases: ['Alice'] } });
+      // Same name, other type: another entity (Paris the place is not Paris the person).
+      expect(resolveEntity(store, { name: 'Alice', type: 'organization' })!.created).toBe(true);
+      resolveEntity(store, { name: 'Bob Stone', type: 'person' });
+      resolveEntity(store, { name: 'Bob Marsh', type: 'person' });
+      expect(resolveEntity(store, { name: 'Bob', type: 'person' })).toMatchObject({ created: true, entity: { name: 'Bob' } });
+    });
+  });
+
+  it('a full name upgrades the lone first name seen before, so the order does not matter', () => {
+    const { store } = testStore();
+    write(store, () => {
+      const carol = resolveEntity(store, { name: 'Carol', type: 'person' })!.entity;
+      const full = resolveEntity(store, { name: 'Carol Danvers', type: 'person' })!;
+      expect(full).toMatchObject({ created: false, entity: { id: carol.id, name: 'Carol Danvers', nameKey: 'carol danvers', aliases: ['Carol'] } });
+      expect(resolveEntity(store, { name: "Carol's", type: 'person' })!.entity.id).toBe(carol.id);
+    });
+  });
+
+  it('counts each link once: linking the same text again changes nothing', () => {
+    const { store } = testStore();
+    const turnId = addTurn(store, { sessionId: 's', role: 'user', text: 'x' }).turn.id;
+    write(store, () => {
+      const mentions = [{ name: 'Zoe', type: 'person' as const }, { name: "Zoe's", type: 'person' as const }, { name: 'apollo', type: 'hashtag' as const }];
+      const first = linkEntities(store, { turnId }, mentions);
+      expect(first.entities.map((e) => [e.name, e.mentionCount])).toEqual([
+        ['Zoe', 1],
+        ['apollo', 1],
+      ]);
+      expect(first.added).toBe(2);
+      expect(linkEntities(store, { turnId }, mentions).added).toBe(0);
+    });
+    expect(listEntities(store).rows.map((e) => e.mentionCount)).toEqual([1, 1]);
+  });
+});
+
+describe('reads', () => {
+  it('lists with q, type and paging; batches pages per entity with totals', async () => {
+    const { store, say, drain } = setup();
+    for (let i = 1; i <= 3; i++) await say(`Planning #apollo step ${i} with @bob`);
+    await say('#zeus is separate');
+    await drain();
+    expect(listEntities(store, { q: 'APOL' }).rows.map((e) => e.name)).toEqual(['apollo']);
+    expect(listEntities(store, { type: 'mention' })).toMatchObject({ total: 1, rows: [{ name: 'bob', mentionCount: 3 }] });
+    const page = listEntities(store, { limit: 2, offset: 1 });
+    expect(page.total).toBe(4);
+    expect(page.rows.map((e) => e.name)).toEqual(['apollo', 'bob']);
+
+    const apollo = findEntity(store, { name: '#apollo' })!;
+    const zeus = findEntity(store, { name: 'zeus', type: 'hashtag' })!;
+    const turns = turnsByEntity(store, [apollo.id, zeus.id, 999], { limit: 2 });
+    expect(turns.get(apollo.id)!.total).toBe(3);
+    expect(turns.get(apollo.id)!.rows.map((t) => t.text)).toEqual(['Planning #apollo step 3 with @bob', 'Planning #apollo step 2 with @bob']);
+    expect(turns.get(zeus.id)!.rows).toHaveLength(1);
+    expect(turns.has(999)).toBe(false);
+    expect(turnsForEntity(store, apollo.id, { limit: 2, offset: 5 })).toEqual({ rows: [], total: 3 });
+    expect(memoriesByEntity(store, [apollo.id]).size).toBe(0);
+  });
+
+  it('bad input is BAD_USER_INPUT and names the field', () => {
+    const { store } = testStore();
+    const code = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        return [(error as { code?: string }).code, (error as Error).message];
+      }
+      return null;
+    };
+    expect(code(() => findEntity(store, {} as never))).toEqual(['BAD_USER_INPUT', expect.stringContaining('give an id, or a name')]);
+    expect(code(() => findEntity(store, { name: '!!!' }))).toEqual(['BAD_USER_INPUT', expect.stringContaining('name:')]);
+    expect(code(() => findEntity(store, { name: 'x', type: 'planet' as never }))).toEqual(['BAD_USER_INPUT', expect.stringContaining('type: must be one of')]);
+    expect(code(() => listEntities(store, { limit: 0 }))).toEqual(['BAD_USER_INPUT', expect.stringContaining('limit')]);
+    expect(code(() => memoriesForEntity(store, 1, { status: 'gone' as never }))).toEqual(['BAD_USER_INPUT', expect.stringContaining('status')]);
+    expect(code(() => turnsByEntity(store, [-1]))).toEqual(['BAD_USER_INPUT', expect.stringContaining('0')]);
+  });
+});
+
+describe('forget and archive keep the registry consistent', () => {
+  it('archive keeps links; forget removes junction rows, lowers counts and drops entities nothing mentions', async () => {
+    const { store, say, drain } = setup();
+    const a = await say('I met Alice Johnson in Paris yesterday');
+    const b = await say('Alice Johnson likes #tea');
+    await drain();
+    const alice = findEntity(store, { name: 'Alice Johnson' })!;
+    const memory = a.extracted[0]!.memory;
+    expect(alice.mentionCount).toBe(3); // two turns + the memory "Sam met Alice Johnson in Paris yesterday"
+
+    updateMemory(store, memory.id, { status: 'archived' });
+    expect(findEntity(store, { id: alice.id })!.mentionCount).toBe(3);
+    expect(memoriesForEntity(store, alice.id).total).toBe(0);
+    expect(memoriesForEntity(store, alice.id, { status: 'archived' }).rows.map((m) => m.id)).toEqual([memory.id]);
+
+    forget(store, { id: memory.id });
+    expect(findEntity(store, { id: alice.id })!.mentionCount).toBe(2);
+    expect(count(store, `memory_entities where memory_id = ${memory.id}`)).toBe(0);
+
+    forget(store, { text: 'tea' });
+    expect(findEntity(store, { id: alice.id })!.mentionCount).toBe(1);
+    expect(findEntity(store, { name: 'tea', type: 'hashtag' })).toBeUndefined(); // only the forgotten turn named it
+    expect(count(store, `turn_entities where turn_id = ${b.turn.id}`)).toBe(0);
+
+    forget(store, { text: 'alice' });
+    expect(findEntity(store, { name: 'Alice Johnson' })).toBeUndefined();
+    expect(knownNames(store).match('Alice Johnson called')).toEqual([]);
+    expect(findEntity(store, { name: 'Sam' })).toBeUndefined();
+    const negative = store.sqlite.prepare('select count(*) n from entities where mention_count < 0').get();
+    expect(negative).toEqual({ n: 0 });
+  });
+
+  it('mention counts never go below zero, and dropping spares linked entities', async () => {
+    const { store, say } = setup();
+    const turn = await say('Ping @bob');
+    const bob = findEntity(store, { name: '@bob' })!;
+    store.sqlite.prepare('update entities set mention_count = 0 where id = ?').run(bob.id);
+    write(store, () => expect(dropUnlinkedEntities(store, [bob.id])).toEqual([]));
+    forget(store, { text: 'ping' });
+    expect(count(store, `turns where id = ${turn.turn.id}`)).toBe(0);
+    expect(store.sqlite.prepare('select min(mention_count) m from entities').get()).toEqual({ m: null });
+  });
+
+  it('remember does not link on its own; enrichment picks such memories up (see entity-enrichment)', () => {
+    const { store } = testStore();
+    const { memory } = remember(store, { content: 'Alice Johnson lives in Paris' });
+    expect(entitiesForMemories(store, [memory.id]).size).toBe(0);
+  });
+});

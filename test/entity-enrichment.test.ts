@@ -1,0 +1,103 @@
+// Entity enrichment (seed 004 execute_entity_enrichment) and the LLM in the accurate strategy,
+// through the real openai client against a local OpenAI-compatible server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entitiesForMemories, entitiesForTurns, findEntity } from '../server/core/entity-reads.ts';
+import { remember } from '../server/core/memories.ts';
+import { runEnrichment } from '../server/core/ner/enrichment.ts';
+import { extractionJobHandlers, ingestTurn } from '../server/ingest.ts';
+import { drainJobs } from '../server/jobs/worker.ts';
+import { enrichEntities } from '../server/ner.ts';
+import { createRuntime } from '../server/runtime.ts';
+import { startOpenAiServer } from './helpers/openai-server.ts';
+import { testStore } from './helpers/store.ts';
+
+const names = (rows: { name: string }[] | undefined) => (rows ?? []).map((r) => r.name).sort();
+
+describe('runEnrichment', () => {
+  it('re-extracts memories and turns with few entities and no stamp, links them, stamps them, once', async () => {
+    // NER off while ingesting: the turns arrive with no entities and no accurate job.
+    const t = testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false } });
+    const runtime = createRuntime(t.store, {});
+    const turn = await ingestTurn(runtime, { sessionId: 's', role: 'user', name: 'Sam', text: 'Dinner with Caroline in Lisbon' });
+    const busy = await ingestTurn(runtime, { sessionId: 's', role: 'user', text: '@a @b @c were there' });
+    const fact = remember(t.store, { content: 'Alice Johnson works at Google' }).memory;
+    t.store.config.ner.enabled = true;
+    // Three links: over the default threshold (2), so enrichment leaves it alone.
+    t.store.sqlite.prepare("insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values ('x', 'x', 'other', '[]', 3, 0, 0)").run();
+    for (const memoryId of [fact.id]) t.store.sqlite.prepare('insert into memory_entities values (?, 1)').run(memoryId);
+    const busyLinks = t.store.sqlite.prepare('insert into turn_entities values (?, ?)');
+    for (const key of ['a', 'b', 'c']) {
+      const id = t.store.sqlite.prepare("insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values (?, ?, 'mention', '[]', 1, 0, 0)").run(key, key).lastInsertRowid;
+      busyLinks.run(busy.turn.id, id);
+    }
+
+    const report = await runEnrichment(t.store);
+    // New links only: the memory's existing link to "x" does not count again.
+    expect(report).toMatchObject({ skipped: null, memories: { candidates: 1, enriched: 1, links: 2 }, turns: { candidates: 1, enriched: 1, links: 3 }, failures: [] });
+    expect(names(entitiesForMemories(t.store, [fact.id]).get(fact.id))).toEqual(['Alice Johnson', 'Google', 'x']);
+    expect(names(entitiesForTurns(t.store, [turn.turn.id]).get(turn.turn.id))).toEqual(['Caroline', 'Lisbon', 'Sam']);
+    const stamps = t.store.sqlite.prepare('select id, enriched_at e from turns order by id').all();
+    expect(stamps).toEqual([
+      { id: turn.turn.id, e: t.store.clock.now() },
+      { id: busy.turn.id, e: null },
+    ]);
+
+    const again = await runEnrichment(t.store);
+    expect(again).toMatchObject({ memories: { candidates: 0 }, turns: { candidates: 0 } });
+    // A higher threshold, given on demand, reaches the busy turn.
+    // Its mentions were linked already: nothing new, but it is stamped now.
+    expect((await runEnrichment(t.store, {}, { maxEntities: 3 })).turns).toEqual({ candidates: 1, enriched: 1, links: 0 });
+    expect((await runEnrichment(t.store, {}, { maxEntities: 3 })).turns.candidates).toBe(0);
+  });
+
+  it('respects ner.enrich_limit and is skipped, with the reason, when no accurate provider is enabled', async () => {
+    const limited = testStore({ ner: { enrich_limit: 2 } }).store;
+    for (const content of ['Paris is lovely', 'Berlin is grey', 'Rome is warm']) remember(limited, { content });
+    expect((await runEnrichment(limited)).memories).toMatchObject({ candidates: 2, enriched: 2 });
+
+    const regexOnly = testStore({ ner: { providers: ['regex', 'known'] } }).store;
+    remember(regexOnly, { content: 'Paris is lovely' });
+    const skipped = await runEnrichment(regexOnly);
+    expect(skipped.skipped).toMatch(/no accurate NER provider: ner\.providers lists neither compromise nor llm/);
+    expect(skipped.memories).toEqual({ candidates: 0, enriched: 0, links: 0 });
+    const noModel = testStore({ ner: { providers: ['regex', 'llm'] } });
+    expect((await enrichEntities(createRuntime(noModel.store, {}))).skipped).toMatch(/no LLM is configured \(llm\.model\)/);
+    await expect(runEnrichment(regexOnly, {}, { limit: 0 })).rejects.toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringContaining('limit') });
+  });
+});
+
+describe('the llm provider in the accurate strategy', () => {
+  let llm: Awaited<ReturnType<typeof startOpenAiServer>>;
+  beforeAll(async () => (llm = await startOpenAiServer({ reply: '{"entities":[]}' })));
+  afterAll(() => llm.close());
+
+  const setup = (providers: string[]) => {
+    const t = testStore({ extractor: { mode: 'heuristic' }, ner: { providers }, llm: { endpoint: llm.url, model: 'test-model', timeout_s: 0.5 } });
+    return { ...t, runtime: createRuntime(t.store, {}) };
+  };
+
+  it('the per-turn job links what the LLM names (no network on the hot path)', async () => {
+    const { store, runtime } = setup(['regex', 'known', 'compromise', 'llm']);
+    const before = llm.requests.length;
+    const { turn } = await ingestTurn(runtime, { sessionId: 's', role: 'user', name: 'Sam', text: 'Planning Project Apollo with Caroline' });
+    expect(llm.requests.length).toBe(before);
+    // One call per text: the turn (no memory is extracted from this one).
+    llm.script({ reply: '{"entities":[{"text":"Project Apollo","type":"project"},{"text":"Caroline","type":"person"}]}' });
+    expect(await drainJobs(store, extractionJobHandlers(runtime))).toMatchObject({ done: 1, failed: 0 });
+    expect(llm.requests.length).toBe(before + 1);
+    expect(entitiesForTurns(store, [turn.id]).get(turn.id)!.map((e) => `${e.name}:${e.type}`).sort()).toEqual(['Caroline:person', 'Project Apollo:project', 'Sam:person']);
+    expect(findEntity(store, { name: 'project apollo' })).toMatchObject({ type: 'project', mentionCount: 1 });
+  });
+
+  it('an LLM failure falls back to the other providers and is reported; the rows are still stamped', async () => {
+    const { store, runtime } = setup(['regex', 'known', 'llm']);
+    remember(store, { content: 'Ask @bob about Project Apollo' });
+    llm.script({ status: 503 });
+    const report = await enrichEntities(runtime);
+    expect(report.memories).toEqual({ candidates: 1, enriched: 1, links: 1 });
+    expect(report.failures).toEqual([{ provider: 'llm', error: expect.stringContaining('503'), count: 1 }]);
+    expect(findEntity(store, { name: '@bob' })).toBeDefined();
+    expect(findEntity(store, { name: 'Project Apollo' })).toBeUndefined();
+    expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
+  });
+});
