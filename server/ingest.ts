@@ -7,18 +7,23 @@ import { extractHeuristically, applyLlmActions, subjectOf } from './core/extract
 import { relatedFacts, type Extracted } from './core/extraction/save-facts.ts';
 import { recordExtraction } from './core/extraction/stats.ts';
 import { completeJob, enqueueJob, JobType, type JobRow } from './core/jobs.ts';
+import { linkMemoriesFast, linkTurnFast } from './core/ner/link.ts';
 import { write, type Store } from './core/store.ts';
 import { addTurn, getTurn, type AddTurnInput, type TurnRow } from './core/turns.ts';
 import { describeLlmError } from './llm/client.ts';
 import { llmExtract } from './llm/extract.ts';
 import type { Runtime } from './runtime.ts';
 import type { JobHandlers } from './jobs/worker.ts';
+import { nerExtras } from './ner.ts';
 
 export type IngestResult = { turn: TurnRow; extracted: Extracted[] };
+
+const createdMemories = (extracted: Extracted[]) => extracted.filter((e) => e.action === 'created').map((e) => e.memory);
 
 function heuristicPass(store: Store, turn: TurnRow, path: 'heuristic' | 'fallback' = 'heuristic'): Extracted[] {
   const started = performance.now();
   const extracted = extractHeuristically(store, turn);
+  linkMemoriesFast(store, createdMemories(extracted), turn);
   recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length });
   return extracted;
 }
@@ -31,6 +36,7 @@ async function llmPass(runtime: Runtime, turn: TurnRow, path: 'llm' | 'hybrid'):
     const { actions, usage } = await llmExtract(llm!, { speaker: subjectOf(turn), text: turn.text, related: relatedFacts(store, `${subjectOf(turn)} ${turn.text}`) });
     return write(store, () => {
       const extracted = applyLlmActions(store, actions, [turn]);
+      linkMemoriesFast(store, createdMemories(extracted), turn);
       recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length, ...usage });
       return extracted;
     });
@@ -46,6 +52,8 @@ export async function ingestTurn(runtime: Runtime, input: AddTurnInput): Promise
   const { turn, extra } = addTurn(store, input, (tx, turn, options) => {
     // A new conversation means the earlier ones are finished (seed 004): consolidate them.
     if (options.newSession) queueConsolidation(tx, pendingSessions(tx, { exclude: turn.sessionId }));
+    // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
+    linkTurnFast(tx, turn, nerExtras(runtime));
     if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
     if (mode === 'llm' && llm) {
       // Runs only if this process dies before the inline extraction below settles it.

@@ -7,6 +7,7 @@ import { runAccurateNer } from './core/ner/link.ts';
 import type { NerExtras } from './core/ner/pipeline.ts';
 import type { JobHandlers } from './jobs/worker.ts';
 import { llmNerProvider } from './llm/ner.ts';
+import type { Enricher } from './maintenance.ts';
 import type { Runtime } from './runtime.ts';
 
 const extrasByRuntime = new WeakMap<Runtime, NerExtras>();
@@ -32,3 +33,16 @@ export const nerJobHandlers = (runtime: Runtime): JobHandlers => ({
 export function enrichEntities(runtime: Runtime, options: EnrichmentOptions = {}): Promise<EnrichmentReport> {
   return runEnrichment(runtime.store, nerExtras(runtime), options);
 }
+
+/** The same, in the shape runMaintenance / the scheduler take (`enrich` task). */
+export const nerEnricher: Enricher = async (runtime) => {
+  const report = await enrichEntities(runtime);
+  const failures = report.failures.map((f) => `${f.provider} failed ${f.count}x (${f.error})`).join('; ');
+  return {
+    skipped: report.skipped !== null,
+    reason: report.skipped ?? `${report.memories.candidates} memories and ${report.turns.candidates} turns with few entities${failures ? `; ${failures}` : ''}`,
+    memories: report.memories.enriched,
+    turns: report.turns.enriched,
+    links: report.memories.links + report.turns.links,
+  };
+};

@@ -125,7 +125,8 @@ describe('forget', () => {
     expect(store.db.select().from(memoryRelations).all()).toEqual([]);
     expect(store.db.select().from(memoryEntities).all()).toEqual([]);
     expect(store.db.select().from(turnEntities).all()).toEqual([]);
-    expect(store.db.select().from(entities).get()!.mentionCount).toBe(0);
+    // Nothing mentions it any more: the forgotten name leaves the entity registry too.
+    expect(store.db.select().from(entities).all()).toEqual([]);
     const log = store.db.select().from(memoryEvents).all().filter((e) => e.memoryId === memory.id);
     expect(log.map((e) => e.action)).toEqual(['deleted']);
     expect(JSON.stringify(log)).not.toContain('alex');

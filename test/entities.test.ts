@@ -18,7 +18,8 @@ import { remember, updateMemory } from '../server/core/memories.ts';
 import { knownNames } from '../server/core/ner/known-entities.ts';
 import { onChange, write } from '../server/core/store.ts';
 import { addTurn } from '../server/core/turns.ts';
-import { extractionJobHandlers, ingestTurn } from '../server/ingest.ts';
+import { ingestTurn } from '../server/ingest.ts';
+import { jobHandlers } from '../server/jobs/handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import { createRuntime } from '../server/runtime.ts';
 import { testStore } from './helpers/store.ts';
@@ -27,7 +28,7 @@ function setup(config: Record<string, unknown> = {}) {
   const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
   const runtime = createRuntime(t.store, {});
   const say = (text: string, name: string | null = 'Sam', sessionId = 's1') => ingestTurn(runtime, { sessionId, role: 'user', name, text });
-  const drain = () => drainJobs(t.store, extractionJobHandlers(runtime));
+  const drain = () => drainJobs(t.store, jobHandlers(runtime));
   const entities = () => listEntities(t.store, { limit: 500 }).rows.map((e) => `${e.name}:${e.type}:${e.mentionCount}`).sort();
   return { ...t, runtime, say, drain, entities };
 }

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitiesForMemories, entitiesForTurns, findEntity } from '../server/core/entity-reads.ts';
 import { remember } from '../server/core/memories.ts';
 import { runEnrichment } from '../server/core/ner/enrichment.ts';
-import { extractionJobHandlers, ingestTurn } from '../server/ingest.ts';
+import { ingestTurn } from '../server/ingest.ts';
+import { jobHandlers } from '../server/jobs/handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import { enrichEntities } from '../server/ner.ts';
 import { createRuntime } from '../server/runtime.ts';
@@ -83,7 +84,7 @@ describe('the llm provider in the accurate strategy', () => {
     expect(llm.requests.length).toBe(before);
     // One call per text: the turn (no memory is extracted from this one).
     llm.script({ reply: '{"entities":[{"text":"Project Apollo","type":"project"},{"text":"Caroline","type":"person"}]}' });
-    expect(await drainJobs(store, extractionJobHandlers(runtime))).toMatchObject({ done: 1, failed: 0 });
+    expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ done: 1, failed: 0 });
     expect(llm.requests.length).toBe(before + 1);
     expect(entitiesForTurns(store, [turn.id]).get(turn.id)!.map((e) => `${e.name}:${e.type}`).sort()).toEqual(['Caroline:person', 'Project Apollo:project', 'Sam:person']);
     expect(findEntity(store, { name: 'project apollo' })).toMatchObject({ type: 'project', mentionCount: 1 });

@@ -16,7 +16,8 @@ beforeAll(async () => (llm = await startOpenAiServer()));
 afterAll(() => llm.close());
 
 function setup(mode: 'llm' | 'hybrid', endpoint = llm.url) {
-  const t = testStore({ extractor: { mode }, llm: { endpoint, model: 'test-model', timeout_s: 0.4 } });
+  // NER off: these tests count extraction jobs and LLM calls (NER has its own tests).
+  const t = testStore({ extractor: { mode }, llm: { endpoint, model: 'test-model', timeout_s: 0.4 }, ner: { enabled: false } });
   return { ...t, runtime: createRuntime(t.store, {}) };
 }
 const say = (runtime: ReturnType<typeof setup>['runtime'], text: string) => ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Alex', text });

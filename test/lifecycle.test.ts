@@ -19,7 +19,8 @@ import { startOpenAiServer } from './helpers/openai-server.ts';
 import { testStore } from './helpers/store.ts';
 
 const setup = (config: Record<string, unknown> = {}) => {
-  const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
+  // NER off: these tests count consolidation jobs (NER queues its own per turn; tested apart).
+  const t = testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false }, ...config });
   return { ...t, runtime: createRuntime(t.store, {}) };
 };
 

@@ -4,6 +4,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { entities, memories, memoryEntities, memoryEvents, turnEntities, turns } from '../../drizzle/schema.ts';
 import { Decision, logDecision } from './decisions.ts';
+import { dropUnlinkedEntities } from './entities.ts';
 import { badInput } from './errors.ts';
 import { requireMemory } from './memories.ts';
 import { write, type Store } from './store.ts';
@@ -31,23 +32,26 @@ function releaseEntities(store: Store, junction: typeof memoryEntities | typeof 
       .where(eq(entities.id, entityId))
       .run();
   }
+  return links.map((link) => link.entityId);
 }
 
 /** Hard-deletes memories; `reason` lands in the one log entry that remains. */
 export function deleteMemories(store: Store, ids: number[], reason: string) {
   if (ids.length === 0) return;
-  releaseEntities(store, memoryEntities, ids);
+  const entityIds = releaseEntities(store, memoryEntities, ids);
   deleteVectors(store, VECTOR_TABLES.memories, ids);
   store.db.delete(memoryEvents).where(inArray(memoryEvents.memoryId, ids)).run();
   const rows = store.db.delete(memories).where(inArray(memories.id, ids)).returning().all();
+  dropUnlinkedEntities(store, entityIds);
   for (const row of rows) logDecision(store, row.id, Decision.Deleted, { reason }, row);
 }
 
 function deleteTurns(store: Store, ids: number[]) {
   if (ids.length === 0) return;
-  releaseEntities(store, turnEntities, ids);
+  const entityIds = releaseEntities(store, turnEntities, ids);
   deleteVectors(store, VECTOR_TABLES.turns, ids);
   store.db.delete(turns).where(inArray(turns.id, ids)).run();
+  dropUnlinkedEntities(store, entityIds);
 }
 
 export const forgetSchema = z
