@@ -12,6 +12,8 @@ import { ftsMatchExpression } from '../server/core/text.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { ingestTurn } from '../server/ingest.ts';
 import { createRuntime } from '../server/runtime.ts';
+import { jobHandlers } from '../server/jobs/handlers.ts';
+import { drainJobs } from '../server/jobs/worker.ts';
 import type { Store } from '../server/core/store.ts';
 import { loadLocomo } from './locomo-data.ts';
 import { percentile, round } from './stats.ts';
@@ -42,6 +44,8 @@ export async function loadConversation(file: string): Promise<Loaded> {
       turns.push({ id: row.id, text: row.text });
     }
   }
+  // The server's worker runs the background jobs the writes queued (accurate NER, consolidation).
+  if (process.env.BENCH_DRAIN !== '0') await drainJobs(store, jobHandlers(runtime));
   // After ingestion the clock moves on: questions are asked later, as in real use.
   const last = Math.max(...conversation.sessions.map((s) => s.at)) + 86_400_000;
   store.clock = { now: () => last };

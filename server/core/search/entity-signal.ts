@@ -40,7 +40,7 @@ export function entitiesInQuery(store: Store, text: string, exclude: Set<string>
  * Rows linked to the matched entities, scored by the rarity of what they share with the query
  * (an entity mentioned everywhere says little), newest first among equals.
  */
-export function entityLinked(store: Store, table: 'turns' | 'memories', matches: EntityMatch[], limit: number): Scored[] {
+export function entityLinked(store: Store, table: 'turns' | 'memories', matches: EntityMatch[], limit: number, tiebreak: Map<number, number> = new Map()): Scored[] {
   if (matches.length === 0) return [];
   const stmt =
     table === 'turns'
@@ -53,6 +53,7 @@ export function entityLinked(store: Store, table: 'turns' | 'memories', matches:
   }
   return [...scores]
     .map(([id, score]) => ({ id, score }))
-    .sort((a, b) => b.score - a.score || b.id - a.id)
+    // Among rows sharing the same entities, the better text match first, then the newest.
+    .sort((a, b) => b.score - a.score || (tiebreak.get(b.id) ?? 0) - (tiebreak.get(a.id) ?? 0) || b.id - a.id)
     .slice(0, limit);
 }

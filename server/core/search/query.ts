@@ -84,7 +84,9 @@ export function contentTerms(text: string): string[] {
  * Speaker names are kept out of `terms`: people rarely say their own name, so in turns the name
  * mostly matches greetings addressed to them; the speaker prior uses it instead.
  */
-export function analyzeQuery(raw: string, speakerLookup: (token: string) => string | undefined): AnalyzedQuery {
+export function analyzeQuery(input: string, speakerLookup: (token: string) => string | undefined): AnalyzedQuery {
+  // "Gina's store" is about Gina; the index splits the possessive off the same way.
+  const raw = input.replace(/(\p{L})['’]s\b/gu, '$1');
   const tokens = [...new Set(normalizeText(raw).split(' ').filter(Boolean))].slice(0, MAX_QUERY_TOKENS);
   const speakers = new Set<string>();
   for (const token of tokens) {

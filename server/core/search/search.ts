@@ -5,8 +5,10 @@ import type { MemoryRow } from '../memories.ts';
 import { prepared, type Store } from '../store.ts';
 import { entitiesInQuery, entityLinked } from './entity-signal.ts';
 import { rrf, type RankedList } from './fuse.ts';
-import { lexicalMemories, lexicalTurns, memoryClauses, turnClauses, type Scored } from './lexical.ts';
+import { feedbackTerms } from './feedback.ts';
+import { ftsOn, lexicalMemories, lexicalTurns, memoryClauses, turnClauses, type Scored } from './lexical.ts';
 import { analyzeQuery } from './query.ts';
+import { normalizeText } from '../text.ts';
 import { speakerLookup } from './speakers.ts';
 import { DATE_SLACK_MS, DEFAULT_TURN_TUNING, rankTurns, type TurnTuning } from './turn-ranker.ts';
 import { searchSchema, SIGNALS, type SearchFilter, type SearchHit, type SearchInput, type SearchResult, type Signal, type SignalRanks } from './types.ts';
@@ -19,18 +21,21 @@ export type SearchTuning = {
   weights: Record<Signal, number>;
   /** BM25 candidates read per table before re-ranking. */
   candidates: number;
+  /** Pseudo-relevance feedback: expansion terms taken from the top docs, and their weight. */
+  feedback: { terms: number; docs: number; weight: number };
 };
 
 export const DEFAULT_TUNING: SearchTuning = {
   turns: DEFAULT_TURN_TUNING,
-  weights: { lexical: 1, vector: 1, entity: 1, memory: 1 },
-  candidates: 200,
+  weights: { lexical: 1, vector: 1, entity: 0.3, memory: 0.3 },
+  candidates: 400,
+  feedback: { terms: 0, docs: 8, weight: 0.3 },
 };
 
 export type SearchOptions = {
   /** The query's embedding (see searchWithEmbedder); without it the vector signal is skipped. */
   queryVector?: Float32Array | null;
-  tuning?: { turns?: Partial<TurnTuning>; weights?: Partial<Record<Signal, number>>; candidates?: number };
+  tuning?: { turns?: Partial<TurnTuning>; weights?: Partial<Record<Signal, number>>; candidates?: number; feedback?: Partial<SearchTuning['feedback']> };
 };
 
 const key = (kind: 'm' | 't', id: number) => `${kind}${id}`;
@@ -40,6 +45,7 @@ function tuningOf(options: SearchOptions): SearchTuning {
     turns: { ...DEFAULT_TUNING.turns, ...options.tuning?.turns },
     weights: { ...DEFAULT_TUNING.weights, ...options.tuning?.weights },
     candidates: options.tuning?.candidates ?? DEFAULT_TUNING.candidates,
+    feedback: { ...DEFAULT_TUNING.feedback, ...options.tuning?.feedback },
   };
 }
 
@@ -68,25 +74,50 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
   const memoryHits = (on('lexical') || on('memory')) ? lexicalMemories(store, memoryTerms, mClauses, tuning.candidates) : [];
 
+  const turnScores = new Map<number, number>();
+  const projected = wantTurns ? projectToTurns(store, memoryHits) : [];
   if (wantTurns && on('lexical')) {
     let candidates = lexicalTurns(store, query.terms, tClauses, tuning.candidates);
+    if (tuning.turns.memory > 0 && projected.length > 0) {
+      // Facts name their subject and restate the turn: their match is evidence for the turn too.
+      const firstMax = candidates[0]?.score || 1;
+      const memMax = projected[0]!.score || 1;
+      const blended = new Map(candidates.map((c) => [c.id, c.score / firstMax]));
+      for (const p of projected) blended.set(p.id, (blended.get(p.id) ?? 0) + (tuning.turns.memory * p.score) / memMax);
+      candidates = [...blended].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
+    }
     if (query.window && tuning.turns.date > 0) {
       // A named date: the best matches on that date join the candidates even if they rank low overall.
       const onDate = turnClauses({ ...filter, from: Math.max(filter.from ?? 0, query.window.from - DATE_SLACK_MS), to: Math.min(filter.to ?? Infinity, query.window.to + DATE_SLACK_MS) });
       candidates = mergeCandidates(candidates, lexicalTurns(store, query.terms, onDate, 50));
     }
     const allowed = turnFilter(filter);
-    const { ranked } = rankTurns(store, query, candidates, tuning.turns, allowed);
+    let { ranked, infos } = rankTurns(store, query, candidates, tuning.turns, allowed);
+    if (tuning.feedback.terms > 0 && ftsOn(store) && ranked.length > 0) {
+      const top = ranked.slice(0, tuning.feedback.docs).map((t) => infos.get(t.id)!);
+      const extra = feedbackTerms(store, top, new Set(query.tokens), tuning.feedback.terms);
+      if (extra.length > 0) {
+        const second = lexicalTurns(store, [...query.terms, ...extra], tClauses, tuning.candidates);
+        const max = second[0]?.score || 1;
+        const firstMax = candidates[0]?.score || 1;
+        const blended = new Map(candidates.map((c) => [c.id, c.score / firstMax]));
+        for (const c of second) blended.set(c.id, (blended.get(c.id) ?? 0) + (tuning.feedback.weight * c.score) / max);
+        candidates = [...blended].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
+        ({ ranked } = rankTurns(store, query, candidates, tuning.turns, allowed));
+      }
+    }
     push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
+    for (const t of ranked) turnScores.set(t.id, t.score);
   }
   if (memoryKinds.length > 0 && on('lexical')) push('lexical', memoryHits.map((m) => key('m', m.id)));
-  if (wantTurns && on('memory')) push('memory', projectToTurns(store, memoryHits).map((id) => key('t', id)));
+  if (wantTurns && on('memory')) push('memory', projected.map((t) => key('t', t.id)));
 
   if (on('entity')) {
-    const matches = entitiesInQuery(store, filter.query);
+    // Speakers are left to the speaker prior: their entity links are every turn they said.
+    const matches = entitiesInQuery(store, query.raw, new Set(query.speakers.map((s) => normalizeText(s))));
     if (matches.length > 0) {
-      if (wantTurns) push('entity', entityLinked(store, 'turns', matches, tuning.candidates).map((t) => key('t', t.id)));
-      if (memoryKinds.length > 0) push('entity', entityLinked(store, 'memories', matches, tuning.candidates).map((m) => key('m', m.id)));
+      if (wantTurns) push('entity', entityLinked(store, 'turns', matches, tuning.candidates, turnScores).map((t) => key('t', t.id)));
+      if (memoryKinds.length > 0) push('entity', entityLinked(store, 'memories', matches, tuning.candidates, new Map(memoryHits.map((m) => [m.id, m.score]))).map((m) => key('m', m.id)));
     }
   }
 
@@ -119,16 +150,16 @@ function mergeCandidates(a: Scored[], b: Scored[]): Scored[] {
 }
 
 /** Memory hits as turns: each source turn takes the rank of its best memory. */
-function projectToTurns(store: Store, memoryHits: Scored[]): number[] {
+function projectToTurns(store: Store, memoryHits: Scored[]): Scored[] {
   if (memoryHits.length === 0) return [];
   const rows = prepared(store, 'search.sources', () =>
     store.sqlite.prepare('select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from json_each(?)) order by s.at, s.turn_id'),
   ).all(JSON.stringify(memoryHits.map((m) => m.id))) as { memoryId: number; turnId: number }[];
   const byMemory = new Map<number, number[]>();
   for (const row of rows) byMemory.set(row.memoryId, [...(byMemory.get(row.memoryId) ?? []), row.turnId]);
-  const out: number[] = [];
+  const out: Scored[] = [];
   const seen = new Set<number>();
-  for (const hit of memoryHits) for (const id of byMemory.get(hit.id) ?? []) if (!seen.has(id)) (seen.add(id), out.push(id));
+  for (const hit of memoryHits) for (const id of byMemory.get(hit.id) ?? []) if (!seen.has(id)) (seen.add(id), out.push({ id, score: hit.score }));
   return out;
 }
 

@@ -13,6 +13,12 @@ export type TurnInfo = { id: number; sessionId: string; name: string | null; at:
 export type TurnTuning = {
   /** Share of the best neighbour's score a turn receives. 0 turns smoothing off. */
   neighbour: number;
+  /**
+   * Relative weight by distance (1, 2, 3 turns away). Two turns on is the same speaker again,
+   * answering the other's follow-up question about the topic just named: it weighs as much as
+   * the next turn.
+   */
+  distance: number[];
   /** Weight of the session's share of all candidate score. */
   session: number;
   /** Multiplier bonus for turns by a speaker the query names. */
@@ -23,9 +29,11 @@ export type TurnTuning = {
   expand: number;
   /** Multiplier bonus for turns on the date the query names. */
   date: number;
+  /** Share of a matching memory's score its source turns receive. */
+  memory: number;
 };
 
-export const DEFAULT_TURN_TUNING: TurnTuning = { neighbour: 0.4, session: 0.3, speaker: 0.5, temporal: 0.3, expand: 60, date: 1 };
+export const DEFAULT_TURN_TUNING: TurnTuning = { neighbour: 0.7, distance: [1, 1, 0.5], session: 0.3, speaker: 0.5, temporal: 0.3, expand: 60, date: 1, memory: 0 };
 
 /** Slack around a named date: conversations are dated by when they started. */
 export const DATE_SLACK_MS = 86_400_000;
@@ -43,19 +51,22 @@ export function turnInfos(store: Store, ids: number[]): Map<number, TurnInfo> {
   return out;
 }
 
-/** The turns just before and after each turn in its session (by time, then id). */
-export function neighbourIds(store: Store, ids: number[]): Map<number, number[]> {
-  const out = new Map<number, number[]>();
-  if (ids.length === 0) return out;
-  const stmt = prepared(store, 'search.neighbours', () =>
+/**
+ * The `window` turns before and after each turn in its session (by time, then id), nearest
+ * first: map of turn -> [[before...], [after...]]. One statement for the whole candidate set.
+ */
+export function neighbourIds(store: Store, ids: number[], window: number): Map<number, [number[], number[]]> {
+  const out = new Map<number, [number[], number[]]>();
+  if (ids.length === 0 || window < 1) return out;
+  const stmt = prepared(store, `search.neighbours.${window}`, () =>
     store.sqlite.prepare(`
       select c.id as id,
-        (select p.id from turns p where p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit 1) as prev,
-        (select n.id from turns n where n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit 1) as next
+        (select json_group_array(id) from (select p.id from turns p where p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window})) as prev,
+        (select json_group_array(id) from (select n.id from turns n where n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window})) as next
       from turns c where c.id in (select value from json_each(?))`),
   );
-  for (const row of stmt.all(JSON.stringify(ids)) as { id: number; prev: number | null; next: number | null }[]) {
-    out.set(row.id, [row.prev, row.next].filter((n): n is number => n !== null));
+  for (const row of stmt.all(JSON.stringify(ids)) as { id: number; prev: string; next: string }[]) {
+    out.set(row.id, [JSON.parse(row.prev), JSON.parse(row.next)]);
   }
   return out;
 }
@@ -75,18 +86,23 @@ export function rankTurns(
   const max = candidates[0]!.score || 1;
   const base = new Map(candidates.map((c) => [c.id, c.score / max]));
   const top = candidates.slice(0, tuning.expand).map((c) => c.id);
-  const neighbours = tuning.neighbour > 0 ? neighbourIds(store, top) : new Map<number, number[]>();
+  const window = tuning.neighbour > 0 ? tuning.distance.length : 0;
+  const neighbours = neighbourIds(store, top, window);
   const ids = new Set(base.keys());
-  for (const list of neighbours.values()) for (const id of list) ids.add(id);
+  for (const [before, after] of neighbours.values()) for (const id of [...before, ...after]) ids.add(id);
   const infos = turnInfos(store, [...ids]);
 
-  // Neighbour links both ways: the top turns know theirs; a pulled-in neighbour knows the top turn.
-  const links = new Map<number, Set<number>>();
-  const link = (a: number, b: number) => {
-    if (!links.has(a)) links.set(a, new Set());
-    links.get(a)!.add(b);
+  // Neighbour links both ways (the top turns know theirs; a pulled-in neighbour knows the top
+  // turn), each with the weight of its distance.
+  const links = new Map<number, Map<number, number>>();
+  const link = (a: number, b: number, w: number) => {
+    if (!links.has(a)) links.set(a, new Map());
+    const m = links.get(a)!;
+    m.set(b, Math.max(m.get(b) ?? 0, w));
   };
-  for (const [id, list] of neighbours) for (const n of list) (link(id, n), link(n, id));
+  for (const [id, sides] of neighbours) {
+    for (const side of sides) side.forEach((n, i) => (link(id, n, tuning.distance[i]!), link(n, id, tuning.distance[i]!)));
+  }
 
   const sessionMass = new Map<string, number>();
   for (const [id, s] of base) {
@@ -101,7 +117,7 @@ export function rankTurns(
     const info = infos.get(id);
     if (!info || !allowed(info)) continue;
     let best = 0;
-    for (const n of links.get(id) ?? []) best = Math.max(best, base.get(n) ?? 0);
+    for (const [n, w] of links.get(id) ?? []) best = Math.max(best, w * (base.get(n) ?? 0));
     let score = (base.get(id) ?? 0) + tuning.neighbour * best;
     if (speakers.size > 0 && speakers.size < 2 && info.name && speakers.has(info.name.toLowerCase())) score *= 1 + tuning.speaker;
     if (query.temporal && TIME_WORDS.test(info.text)) score *= 1 + tuning.temporal;
