@@ -7,6 +7,7 @@ import { extractHeuristically, applyLlmActions, subjectOf } from './core/extract
 import { relatedFacts, type Extracted } from './core/extraction/save-facts.ts';
 import { recordExtraction } from './core/extraction/stats.ts';
 import { completeJob, enqueueJob, JobType, type JobRow } from './core/jobs.ts';
+import { enqueueEmbedding } from './core/search/embed-queue.ts';
 import { linkMemoriesFast, linkTurnFast } from './core/ner/link.ts';
 import { write, type Store } from './core/store.ts';
 import { addTurn, getTurn, type AddTurnInput, type TurnRow } from './core/turns.ts';
@@ -54,6 +55,8 @@ export async function ingestTurn(runtime: Runtime, input: AddTurnInput): Promise
     if (options.newSession) queueConsolidation(tx, pendingSessions(tx, { exclude: turn.sessionId }));
     // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
     linkTurnFast(tx, turn, nerExtras(runtime));
+    // Vectors are computed by a job after the commit, never here (no network in the hot path).
+    enqueueEmbedding(tx, { turnIds: [turn.id] });
     if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
     if (mode === 'llm' && llm) {
       // Runs only if this process dies before the inline extraction below settles it.

@@ -64,6 +64,18 @@ export const configSchema = z.strictObject({
     api_key_env: z.string().default('OPENAI_API_KEY'),
     timeout_s: z.number().positive().default(8),
   }),
+  /** Embeddings for vector search: on once a model is set and its key (if any is needed) is available. */
+  embedding: section({
+    provider: z.string().default('openai'),
+    endpoint: z.string().default(''),
+    model: z.string().default(''),
+    api_key_env: z.string().default('OPENAI_API_KEY'),
+    timeout_s: z.number().positive().default(8),
+    /** Vector size, locked in meta when vectors are first stored. Longer vectors are truncated and re-normalised. */
+    dimensions: positiveInt.max(4096).default(256),
+    /** Texts per embedding request (jobs and reembed). */
+    batch_size: positiveInt.max(2048).default(64),
+  }),
   ner: section({
     /** Fast NER + entity linking inside addTurn, and the accurate pass queued after each turn. */
     enabled: z.boolean().default(true),

@@ -14,6 +14,8 @@ export const JobType = {
   NerAccurate: 'ner.accurate',
   /** Consolidate one finished session (queued when a new session starts, and nightly). */
   Consolidate: 'session.consolidate',
+  /** Embed turns and memories for vector search (payload: turnIds, memoryIds). */
+  Embed: 'embed',
 } as const;
 export type JobType = (typeof JobType)[keyof typeof JobType];
 

@@ -13,6 +13,7 @@ import {
 import { Decision, logDecision } from './decisions.ts';
 import { notFound } from './errors.ts';
 import { score } from './scoring.ts';
+import { enqueueEmbedding } from './search/embed-queue.ts';
 import { prepared, write, type Store } from './store.ts';
 import { normalizeText } from './text.ts';
 import { contentSchema, importanceSchema, memoryIdSchema, parseInput, tagsSchema } from './validation.ts';
@@ -136,6 +137,8 @@ export function insertMemory(store: Store, candidate: MemoryCandidate, source?: 
       .prepare(),
   ).get(values)!;
   if (source) linkSource(store, memory.id, source);
+  // Every new memory (extracted, remembered, consolidated, corrected) gets a vector by a job.
+  enqueueEmbedding(store, { memoryIds: [memory.id] });
   logDecision(store, memory.id, Decision.Created, {
     kind,
     layer,
@@ -208,6 +211,7 @@ export function updateMemory(store: Store, id: number, input: UpdateMemoryInput)
     if (patch.importance !== undefined) (changes.importance = patch.importance), changed.push('importance');
     if (changed.length > 0) {
       store.db.update(memories).set(changes).where(eq(memories.id, id)).run();
+      if (changes.content !== undefined) enqueueEmbedding(store, { memoryIds: [id] }); // its vector is stale
       logDecision(store, id, Decision.Updated, { fields: changed });
     }
     if (patch.status === 'archived' && existing.status !== 'archived') archiveMemory(store, id, { reason: 'manual' });

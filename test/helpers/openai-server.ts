@@ -12,7 +12,26 @@ export type Behaviour =
 
 export type RecordedRequest = { path: string; headers: IncomingMessage['headers']; body: any };
 
-export async function startOpenAiServer(fallback: Behaviour = { reply: '[]' }) {
+/**
+ * /embeddings answers with a deterministic hashed bag of words (texts sharing words are close).
+ * `native` is the model's own size; `honourDimensions: false` plays a provider that ignores the
+ * `dimensions` parameter and always returns `native` values.
+ */
+export type EmbeddingOptions = { native?: number; honourDimensions?: boolean; failures?: number };
+
+export function hashedEmbedding(text: string, size: number): number[] {
+  const vector = new Array<number>(size).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let h = 2166136261;
+    for (const c of word) h = Math.imul(h ^ c.codePointAt(0)!, 16777619) >>> 0;
+    vector[h % size]! += h & 0x80000000 ? -1 : 1;
+  }
+  // Not unit length on purpose: the client must normalise.
+  return vector.map((v) => v * 3);
+}
+
+export async function startOpenAiServer(fallback: Behaviour = { reply: '[]' }, embedding: EmbeddingOptions = {}) {
+  let embeddingFailures = embedding.failures ?? 0;
   const queue: Behaviour[] = [];
   const requests: RecordedRequest[] = [];
   const server = createServer(async (req, res) => {
@@ -20,6 +39,25 @@ export async function startOpenAiServer(fallback: Behaviour = { reply: '[]' }) {
     for await (const chunk of req) text += chunk;
     const body = text ? JSON.parse(text) : null;
     requests.push({ path: req.url ?? '', headers: req.headers, body });
+    if (req.url?.endsWith('/embeddings')) {
+      if (embeddingFailures > 0) {
+        embeddingFailures--;
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'scripted embedding failure', type: 'server_error' } }));
+        return;
+      }
+      const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
+      const native = embedding.native ?? 64;
+      const size = embedding.honourDimensions === false || !body.dimensions ? native : Math.min(native, body.dimensions);
+      const data = inputs.map((input, index) => {
+        const values = hashedEmbedding(String(input), size);
+        const encoded = body.encoding_format === 'base64' ? Buffer.from(Float32Array.from(values).buffer).toString('base64') : values;
+        return { object: 'embedding', index, embedding: encoded };
+      });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } }));
+      return;
+    }
     let behaviour = queue.shift() ?? fallback;
     while ('delayMs' in behaviour) {
       await new Promise((resolve) => setTimeout(resolve, (behaviour as { delayMs: number }).delayMs));
@@ -54,6 +92,8 @@ export async function startOpenAiServer(fallback: Behaviour = { reply: '[]' }) {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    /** The next `n` embedding requests fail with 503. */
+    failEmbeddings: (n: number) => void (embeddingFailures = n),
     /** Queues behaviours for the next requests, in order. */
     script: (...behaviours: Behaviour[]) => queue.push(...behaviours),
     close: () =>

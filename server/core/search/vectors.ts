@@ -6,16 +6,11 @@ import { meta } from '../../../drizzle/schema.ts';
 import { eq } from 'drizzle-orm';
 import { VECTOR_TABLES } from '../forget.ts';
 import { prepared, type Store } from '../store.ts';
+import { setVectorState, vectorState, vectorsReady, type VectorSpec, type VectorState } from './vector-state.ts';
 
 export const EMBEDDING_META_KEY = 'embedding';
 export type VectorTable = keyof typeof VECTOR_TABLES;
-export type VectorSpec = { dimensions: number; model: string };
-export type VectorState = { ready: true; spec: VectorSpec } | { ready: false; reason: string };
-
-const states = new WeakMap<Store, VectorState>();
-
-export const vectorState = (store: Store): VectorState => states.get(store) ?? { ready: false, reason: 'no embedding model configured' };
-export const vectorsReady = (store: Store) => vectorState(store).ready;
+export { vectorState, vectorsReady, type VectorSpec, type VectorState };
 
 export function lockedSpec(store: Store): VectorSpec | null {
   const row = store.db.select().from(meta).where(eq(meta.key, EMBEDDING_META_KEY)).get();
@@ -60,10 +55,7 @@ export function resetVectors(store: Store, spec: VectorSpec): VectorState {
   return initVectors(store, spec);
 }
 
-function setState(store: Store, state: VectorState): VectorState {
-  states.set(store, state);
-  return state;
-}
+const setState = setVectorState;
 
 /** Stores (or replaces) vectors; vec0 has no upsert, so it is delete + insert. */
 export function putVectors(store: Store, table: VectorTable, rows: { id: number; vector: Float32Array }[]) {

@@ -1,0 +1,115 @@
+// Embeddings for the running service: the job that embeds new turns and memories after their
+// write commits, the re-embed backfill (`sm reembed`), and search with a query embedding.
+import { JobType } from './core/jobs.ts';
+import { search, type SearchOptions } from './core/search/search.ts';
+import type { EmbedPayload } from './core/search/embed-queue.ts';
+import { searchSchema, type SearchInput, type SearchResult } from './core/search/types.ts';
+import { parseInput } from './core/validation.ts';
+import { countVectors, hasVector, putVectors, resetVectors, vectorState, type VectorTable } from './core/search/vectors.ts';
+import { write, type Store } from './core/store.ts';
+import { describeLlmError } from './llm/client.ts';
+import type { Embedder } from './llm/embeddings.ts';
+import type { JobHandlers } from './jobs/worker.ts';
+import { logger } from './logger.ts';
+import type { Runtime } from './runtime.ts';
+
+type Row = { table: VectorTable; id: number; text: string };
+
+/** What is embedded: a turn with its speaker ("Caroline: …", so "what did Caroline…" is near it), a memory's content. */
+function readRows(store: Store, table: VectorTable, ids: number[]): Row[] {
+  if (ids.length === 0) return [];
+  const sql =
+    table === 'turns'
+      ? "select id, coalesce(name || ': ', '') || text as text from turns where id in (select value from json_each(?))"
+      : "select id, content as text from memories where status = 'active' and id in (select value from json_each(?))";
+  return (store.sqlite.prepare(sql).all(JSON.stringify(ids)) as { id: number; text: string }[]).map((r) => ({ table, ...r }));
+}
+
+/** Embeds the rows in batches and stores their vectors. Rows deleted meanwhile are skipped. */
+async function embedRows(store: Store, embedder: Embedder, rows: Row[]): Promise<number> {
+  let stored = 0;
+  for (let start = 0; start < rows.length; start += embedder.batchSize) {
+    const batch = rows.slice(start, start + embedder.batchSize);
+    // Inputs are capped: a 100 KB turn would exceed most models' context; its start carries the topic.
+    const vectors = await embedder.embed(batch.map((r) => r.text.slice(0, 8000)));
+    write(store, () => {
+      for (const table of ['turns', 'memories'] as const) {
+        const items = batch.map((r, i) => ({ r, vector: vectors[i]! })).filter(({ r }) => r.table === table);
+        const alive = new Set(readRows(store, table, items.map(({ r }) => r.id)).map((r) => r.id));
+        putVectors(store, table, items.filter(({ r }) => alive.has(r.id)).map(({ r, vector }) => ({ id: r.id, vector })));
+        stored += alive.size;
+      }
+    });
+  }
+  return stored;
+}
+
+function requireEmbedder(runtime: Runtime): Embedder {
+  if (!runtime.embedder) throw new Error('no embedding model configured (embedding.model)');
+  const state = vectorState(runtime.store);
+  if (!state.ready) throw new Error(state.reason);
+  return runtime.embedder;
+}
+
+export const embeddingJobHandlers = (runtime: Runtime): JobHandlers => ({
+  [JobType.Embed]: async (store, job) => {
+    const embedder = requireEmbedder(runtime);
+    const payload = job.payload as EmbedPayload;
+    const rows = [...readRows(store, 'turns', payload.turnIds ?? []), ...readRows(store, 'memories', payload.memoryIds ?? [])];
+    await embedRows(store, embedder, rows);
+  },
+});
+
+export type ReembedOptions = {
+  /** Drop every stored vector and lock the configured model and size (after a model change). */
+  reset?: boolean;
+  /** Embed rows that already have a vector too. */
+  all?: boolean;
+  onProgress?: (done: number, total: number) => void;
+};
+export type ReembedReport = { turns: number; memories: number; dimensions: number; model: string };
+
+/**
+ * Backfills vectors for every turn and active memory that lacks one (all of them with `all` or
+ * `reset`). Safe to re-run: it resumes where it stopped.
+ */
+export async function reembed(runtime: Runtime, options: ReembedOptions = {}): Promise<ReembedReport> {
+  const { store } = runtime;
+  if (!runtime.embedder) throw new Error('no embedding model configured (embedding.model)');
+  const spec = { dimensions: runtime.embedder.dimensions, model: runtime.embedder.model };
+  if (options.reset) resetVectors(store, spec);
+  const embedder = requireEmbedder(runtime);
+  const pick = (table: VectorTable, sql: string) =>
+    (store.sqlite.prepare(sql).all() as { id: number }[]).map((r) => r.id).filter((id) => options.all || options.reset || !hasVector(store, table, id));
+  const turnIds = pick('turns', 'select id from turns order by id');
+  const memoryIds = pick('memories', "select id from memories where status = 'active' order by id");
+  const total = turnIds.length + memoryIds.length;
+  let done = 0;
+  const step = embedder.batchSize * 8;
+  for (const [table, ids] of [['turns', turnIds], ['memories', memoryIds]] as const) {
+    for (let start = 0; start < ids.length; start += step) {
+      const slice = ids.slice(start, start + step);
+      await embedRows(store, embedder, readRows(store, table, slice));
+      done += slice.length;
+      options.onProgress?.(done, total);
+    }
+  }
+  return { turns: countVectors(store, 'turns'), memories: countVectors(store, 'memories'), ...spec };
+}
+
+/**
+ * search() with the vector signal: the query is embedded first when an embedder is configured
+ * and vectors are on. An embedding failure degrades to lexical + entity search, never an error.
+ */
+export async function searchWithRuntime(runtime: Runtime, input: SearchInput, options: Omit<SearchOptions, 'queryVector'> = {}): Promise<SearchResult> {
+  parseInput(searchSchema, input); // bad input fails before any network call
+  let queryVector: Float32Array | null = null;
+  if (runtime.embedder && vectorState(runtime.store).ready && input.query.trim()) {
+    try {
+      queryVector = (await runtime.embedder.embed([input.query.slice(0, 8000)]))[0] ?? null;
+    } catch (error) {
+      logger.warn({ error: describeLlmError(error) }, 'query embedding failed: searching without vectors');
+    }
+  }
+  return search(runtime.store, input, { ...options, queryVector });
+}

@@ -1,0 +1,51 @@
+// The embedding client: any OpenAI-compatible /embeddings endpoint, built from the `embedding`
+// config block (shaped like `llm`). Vectors come back unit-length at the configured size: a
+// provider that ignores `dimensions` (or has no such parameter) is truncated and re-normalised,
+// which is sound for Matryoshka-trained models and keeps the stored size fixed for the others.
+import OpenAI from 'openai';
+import type { Config } from '../core/config.ts';
+
+export type Embedder = {
+  model: string;
+  dimensions: number;
+  batchSize: number;
+  embed(texts: string[]): Promise<Float32Array[]>;
+};
+
+/** Truncates to `dimensions` and scales to unit length (cosine and dot product then agree). */
+export function fitVector(values: ArrayLike<number>, dimensions: number): Float32Array {
+  if (values.length < dimensions) throw new Error(`embedding has ${values.length} dimensions, fewer than the configured ${dimensions}`);
+  const out = Float32Array.from({ length: dimensions }, (_, i) => Number(values[i]));
+  let norm = 0;
+  for (const v of out) norm += v * v;
+  norm = Math.sqrt(norm);
+  if (!Number.isFinite(norm) || norm === 0) throw new Error('embedding is a zero or non-finite vector');
+  for (let i = 0; i < out.length; i++) out[i]! /= norm;
+  return out;
+}
+
+/**
+ * Same key and endpoint rules as the LLM client: `api_key_env` (then OPENAI_API_KEY), `endpoint`
+ * (then OPENAI_BASE_URL); a custom endpoint needs no key. Null when no model or no credentials.
+ */
+export function createEmbedder(config: Config['embedding'], env: NodeJS.ProcessEnv = process.env): Embedder | null {
+  if (!config.model) return null;
+  const baseURL = config.endpoint || env.OPENAI_BASE_URL || undefined;
+  const apiKey = env[config.api_key_env] || env.OPENAI_API_KEY || (baseURL ? 'not-needed' : undefined);
+  if (!apiKey) return null;
+  // SDK retries off: a failed embedding job is retried with backoff by the job queue.
+  const client = new OpenAI({ apiKey, baseURL, timeout: config.timeout_s * 1000, maxRetries: 0 });
+  return {
+    model: config.model,
+    dimensions: config.dimensions,
+    batchSize: config.batch_size,
+    async embed(texts) {
+      if (texts.length === 0) return [];
+      // Floats, not the SDK's default base64: not every compatible server implements base64.
+      const response = await client.embeddings.create({ model: config.model, input: texts, dimensions: config.dimensions, encoding_format: 'float' });
+      const data = [...response.data].sort((a, b) => a.index - b.index);
+      if (data.length !== texts.length) throw new Error(`embedding endpoint returned ${data.length} vectors for ${texts.length} inputs`);
+      return data.map((d) => fitVector(d.embedding, config.dimensions));
+    },
+  };
+}

@@ -1,0 +1,173 @@
+// search(): lexical + structure + memories + entities fused by RRF, its filters, and its safety:
+// any user string returns hits or an empty list, never an error, with FTS5 on and off.
+import { describe, expect, it } from 'vitest';
+import { DAY_MS } from '../server/core/clock.ts';
+import { SmError } from '../server/core/errors.ts';
+import { remember, updateMemory } from '../server/core/memories.ts';
+import { search } from '../server/core/search/index.ts';
+import type { Store } from '../server/core/store.ts';
+import { ingestTurn } from '../server/ingest.ts';
+import { createRuntime } from '../server/runtime.ts';
+import { T0, testStore } from './helpers/store.ts';
+
+async function conversation(config: Record<string, unknown> = {}) {
+  const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
+  const runtime = createRuntime(t.store, {});
+  let at = T0;
+  const say = async (sessionId: string, name: string, text: string) => {
+    at += 60_000;
+    t.setNow(at);
+    return (await ingestTurn(runtime, { sessionId, role: 'user', name, text, at })).turn;
+  };
+  return { ...t, say, jump: (days: number) => (at += days * DAY_MS) };
+}
+
+const HOSTILE = [
+  '"',
+  '""',
+  'AND OR NOT',
+  'NOT',
+  'col:x',
+  'text:hiking',
+  'turns_fts:x',
+  '(((',
+  ')))',
+  '*',
+  'hik*',
+  '^hiking',
+  'NEAR(a b, 3)',
+  "'; drop table turns; --",
+  '🙂🚀',
+  'straße café naïve',
+  '{x} [y] <z> \\ / | & ~ ` $',
+  '\u0000\u0007',
+  'hiking '.repeat(1500),
+  'a'.repeat(10_240),
+  Array.from({ length: 2000 }, (_, i) => `w${i}`).join(' '),
+];
+
+describe('search', () => {
+  it('finds turns and facts, with a fused score and per-signal ranks', async () => {
+    const { store, say } = await conversation();
+    await say('s1', 'Caroline', 'I went hiking in the Alps with my sister last weekend.');
+    await say('s1', 'Melanie', 'That sounds lovely! I mostly paint at home these days.');
+    remember(store, { content: 'Caroline loves hiking in the mountains' });
+    const { hits, signals } = search(store, { query: 'hiking' });
+    expect(signals).toContain('lexical');
+    expect(hits.length).toBeGreaterThanOrEqual(2);
+    const turn = hits.find((h) => h.kind === 'turn')!;
+    expect(turn.text).toMatch(/hiking in the Alps/);
+    expect(turn.ranks.lexical).toBe(1);
+    expect(turn.score).toBeGreaterThan(0);
+    expect(turn.turn?.name).toBe('Caroline');
+    const fact = hits.find((h) => h.kind === 'fact')!;
+    expect(fact.memory?.content).toBe('Caroline loves hiking in the mountains');
+    expect(fact.ranks.lexical).not.toBeNull();
+    // Fused scores are sorted and follow RRF: a rank-1 hit in one list scores 1/61 per unit weight.
+    expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
+    expect(turn.score).toBeLessThanOrEqual(2 / 61);
+  });
+
+  it('returns results or an empty list for hostile strings, never an error (FTS5 and LIKE)', async () => {
+    for (const config of [{}, { fts: { enabled: false } }]) {
+      const { store, say } = await conversation(config);
+      await say('s1', 'Caroline', 'I went hiking with naïve café friends 🙂 (really) "quoted" AND more.');
+      for (const query of HOSTILE) {
+        const result = search(store, { query, kinds: ['fact', 'reflection', 'turn'], limit: 20 });
+        expect(Array.isArray(result.hits), query.slice(0, 20)).toBe(true);
+      }
+      // The words inside hostile strings are still searched as words.
+      expect(search(store, { query: 'text:hiking' }).hits.some((h) => h.kind === 'turn')).toBe(true);
+      expect(search(store, { query: '"quoted" AND' }).hits.length).toBeGreaterThan(0);
+      // FTS5 folds diacritics (remove_diacritics 2); the LIKE fallback matches them as written.
+      expect(search(store, { query: config.fts ? 'café' : 'cafe' }).hits.length).toBeGreaterThan(0);
+      expect(search(store, { query: '(((' }).hits).toEqual([]);
+    }
+  });
+
+  it('rejects bad filters with BAD_USER_INPUT', () => {
+    const { store } = testStore();
+    const bad = [
+      { query: 'x', limit: 0 },
+      { query: 'x', kinds: [] },
+      { query: 'x', kinds: ['episode'] },
+      { query: 'x', from: 10, to: 5 },
+      { query: 'x', status: 'gone' },
+      { query: 'x'.repeat(20_001) },
+      { query: 42 },
+    ];
+    for (const input of bad) {
+      let error: unknown;
+      try {
+        search(store, input as never);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, JSON.stringify(input).slice(0, 60)).toBeInstanceOf(SmError);
+      expect((error as SmError).code).toBe('BAD_USER_INPUT');
+    }
+  });
+
+  it('filters by kind, session, time, tags, status and speaker', async () => {
+    const { store, say, jump } = await conversation();
+    const early = await say('s1', 'Caroline', 'We adopted a guinea pig named Oscar.');
+    jump(10);
+    const late = await say('s2', 'Melanie', 'Our guinea pig Oscar loves carrots.');
+    const tagged = remember(store, { content: 'Oscar the guinea pig eats carrots', tags: ['pets'] }).memory;
+    const archived = remember(store, { content: 'Oscar the guinea pig was sold' }).memory;
+    updateMemory(store, archived.id, { status: 'archived' });
+    const ids = (input: Parameters<typeof search>[1]) => search(store, input).hits.map((h) => `${h.kind}:${h.id}`);
+
+    expect(ids({ query: 'guinea pig', kinds: ['turn'] }).sort()).toEqual([`turn:${early.id}`, `turn:${late.id}`].sort());
+    expect(ids({ query: 'guinea pig', kinds: ['turn'], sessionIds: ['s2'] })).toEqual([`turn:${late.id}`]);
+    expect(ids({ query: 'guinea pig', kinds: ['turn'], excludeSessionId: 's2' })).toEqual([`turn:${early.id}`]);
+    expect(ids({ query: 'guinea pig', kinds: ['turn'], to: early.at })).toEqual([`turn:${early.id}`]);
+    expect(ids({ query: 'guinea pig', kinds: ['turn'], from: late.at })).toEqual([`turn:${late.id}`]);
+    expect(ids({ query: 'guinea pig', kinds: ['turn'], speakers: ['melanie'] })).toEqual([`turn:${late.id}`]);
+    expect(ids({ query: 'guinea pig', tags: ['pets'] })).toEqual([`fact:${tagged.id}`]);
+    const facts = ids({ query: 'guinea pig', kinds: ['fact'] });
+    expect(facts).toContain(`fact:${tagged.id}`);
+    expect(facts).not.toContain(`fact:${archived.id}`);
+    expect(facts.every((id) => id.startsWith('fact:'))).toBe(true);
+    expect(ids({ query: 'guinea pig', kinds: ['fact'], status: 'archived' })).toEqual([`fact:${archived.id}`]);
+  });
+
+  it('reaches the answer turn through its neighbour (the question names the topic)', async () => {
+    const { store, say } = await conversation();
+    await say('s1', 'Melanie', 'How often do you and your family go to the climbing gym?');
+    const answer = await say('s1', 'John', 'Three times a week; it keeps us on track.');
+    for (let i = 0; i < 5; i++) await say('s1', 'Melanie', `Unrelated chatter number ${i} about the weather.`);
+    const hits = search(store, { query: 'How often does John go to the climbing gym with his family?', kinds: ['turn'], limit: 3 }).hits;
+    expect(hits.map((h) => h.id)).toContain(answer.id);
+  });
+
+  it('favours turns on a date the query names', async () => {
+    const { store, say, jump } = await conversation();
+    await say('s1', 'Gina', 'I painted a sunset today.');
+    jump(30);
+    const later = await say('s2', 'Gina', 'I painted a sunset again, with more orange.');
+    const day = new Date(later.at).toISOString().slice(0, 10);
+    const hits = search(store, { query: `What did Gina paint on ${day}?`, kinds: ['turn'] }).hits;
+    expect(hits[0]!.id).toBe(later.id);
+  });
+
+  it('ranks memories linked to an entity named in the query (entity signal)', async () => {
+    const { store, say } = await conversation();
+    const turn = await say('s1', 'Sam', 'Lunch was fine.');
+    const memory = remember(store, { content: 'Lunch with the team went fine' }).memory;
+    linkEntity(store, 'Project Falcon', ['Falcon'], turn.id, memory.id);
+    const { hits, signals } = search(store, { query: 'what about falcon?' });
+    expect(signals).toContain('entity');
+    expect(hits.map((h) => `${h.kind}:${h.id}`).sort()).toEqual([`fact:${memory.id}`, `turn:${turn.id}`].sort());
+    expect(hits.every((h) => h.ranks.entity === 1 && h.ranks.lexical === null)).toBe(true);
+  });
+});
+
+function linkEntity(store: Store, name: string, aliases: string[], turnId: number, memoryId: number) {
+  const now = store.clock.now();
+  const { id } = store.sqlite
+    .prepare('insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values (?, ?, ?, ?, 2, ?, ?) returning id')
+    .get(name, name.toLowerCase(), 'project', JSON.stringify(aliases), now, now) as { id: number };
+  store.sqlite.prepare('insert into turn_entities (turn_id, entity_id) values (?, ?)').run(turnId, id);
+  store.sqlite.prepare('insert into memory_entities (memory_id, entity_id) values (?, ?)').run(memoryId, id);
+}

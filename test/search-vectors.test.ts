@@ -1,0 +1,163 @@
+// Vector search against an OpenAI-compatible embedding server that is not ours (a local test
+// server over HTTP, through the real openai client): vectors are written by the job after the
+// commit, hits carry a vector rank, a provider ignoring `dimensions` is truncated and
+// re-normalised, and a dimension change is detected and can be reset.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { forget } from '../server/core/forget.ts';
+import { remember } from '../server/core/memories.ts';
+import { countVectors, search, vectorState } from '../server/core/search/index.ts';
+import { closeStore, openStore } from '../server/db/open.ts';
+import { reembed, searchWithRuntime } from '../server/embed.ts';
+import { ingestTurn } from '../server/ingest.ts';
+import { jobHandlers } from '../server/jobs/handlers.ts';
+import { drainJobs } from '../server/jobs/worker.ts';
+import { createRuntime } from '../server/runtime.ts';
+import { startOpenAiServer } from './helpers/openai-server.ts';
+
+type Server = Awaited<ReturnType<typeof startOpenAiServer>>;
+const servers: Server[] = [];
+const stores: ReturnType<typeof openStore>[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) closeStore(store);
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function setup(options: { dimensions?: number; native?: number; honourDimensions?: boolean; path?: string; url?: string; model?: string } = {}) {
+  let url = options.url;
+  if (!url) {
+    const server = await startOpenAiServer(undefined, { native: options.native ?? 64, honourDimensions: options.honourDimensions });
+    servers.push(server);
+    url = server.url;
+  }
+  const store = openStore({
+    path: options.path ?? ':memory:',
+    env: {},
+    config: { extractor: { mode: 'heuristic' }, ner: { enabled: false }, embedding: { model: options.model ?? 'hash-embed', endpoint: url, dimensions: options.dimensions ?? 16 } },
+  });
+  stores.push(store);
+  const runtime = createRuntime(store, {});
+  const say = (text: string, name = 'Caroline', sessionId = 's1') => ingestTurn(runtime, { sessionId, role: 'user', name, text });
+  return { store, runtime, say, url };
+}
+
+const vectorOf = (store: ReturnType<typeof openStore>, table: string, id: number) =>
+  JSON.parse((store.sqlite.prepare(`select vec_to_json(embedding) as v from ${table} where rowid = ?`).get(BigInt(id)) as { v: string }).v) as number[];
+
+describe('vector search', () => {
+  it('stores vectors only after the embedding job runs, and hits show a vector rank', async () => {
+    const { store, runtime, say } = await setup();
+    expect(vectorState(store)).toMatchObject({ ready: true, spec: { dimensions: 16, model: 'hash-embed' } });
+    const { turn } = await say('We adopted a guinea pig named Oscar yesterday.');
+    await say('The weather was rainy all week.');
+    const fact = remember(store, { content: 'Caroline has a guinea pig called Oscar' }).memory;
+    expect(countVectors(store, 'turns')).toBe(0); // the hot path made no network call
+    const pending = store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending'").get() as { n: number };
+    expect(pending.n).toBeGreaterThanOrEqual(3);
+
+    const report = await drainJobs(store, jobHandlers(runtime));
+    expect(report.failed).toBe(0);
+    expect(countVectors(store, 'turns')).toBe(2);
+    expect(countVectors(store, 'memories')).toBeGreaterThanOrEqual(1);
+    const stored = vectorOf(store, 'vec_turns', turn.id);
+    expect(stored).toHaveLength(16);
+    expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
+
+    const { hits, signals } = await searchWithRuntime(runtime, { query: 'guinea pig Oscar' });
+    expect(signals).toContain('vector');
+    const turnHit = hits.find((h) => h.kind === 'turn' && h.id === turn.id)!;
+    expect(turnHit.ranks.vector).not.toBeNull();
+    expect(hits.find((h) => h.kind === 'fact' && h.id === fact.id)?.ranks.vector).not.toBeNull();
+    // Without the query vector the same search has no vector signal.
+    expect(search(store, { query: 'guinea pig Oscar' }).signals).not.toContain('vector');
+  });
+
+  it('asks for the configured dimensions, and truncates + re-normalises when the provider ignores them', async () => {
+    for (const honourDimensions of [true, false]) {
+      const { store, runtime, say } = await setup({ dimensions: 12, native: 48, honourDimensions });
+      const { turn } = await say('Painting sunsets at the lake with my kids.');
+      await drainJobs(store, jobHandlers(runtime));
+      const server = servers.at(-1)!;
+      expect(server.requests.find((r) => r.path.endsWith('/embeddings'))!.body).toMatchObject({ model: 'hash-embed', dimensions: 12 });
+      const stored = vectorOf(store, 'vec_turns', turn.id);
+      expect(stored).toHaveLength(12);
+      expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
+    }
+  });
+
+  it('detects a dimension change on startup, keeps search working, and reembed --reset rebuilds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sm-vec-'));
+    const path = join(dir, 'db.sqlite');
+    const first = await setup({ dimensions: 16, path });
+    await first.say('Training for a marathon in October.');
+    await drainJobs(first.store, jobHandlers(first.runtime));
+    expect(countVectors(first.store, 'turns')).toBe(1);
+    closeStore(first.store);
+
+    const second = await setup({ dimensions: 32, path, url: first.url });
+    const state = vectorState(second.store);
+    expect(state.ready).toBe(false);
+    expect(state.ready ? '' : state.reason).toMatch(/16-dimensional.*32 dimensions.*sm reembed --reset/s);
+    await second.say('Marathon training is going well.');
+    expect(second.store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending'").get()).toEqual({ n: 0 });
+    const result = await searchWithRuntime(second.runtime, { query: 'marathon' });
+    expect(result.signals).not.toContain('vector');
+    expect(result.hits.length).toBe(2);
+
+    const report = await reembed(second.runtime, { reset: true });
+    expect(report).toEqual({ turns: 2, memories: expect.any(Number), dimensions: 32, model: 'hash-embed' });
+    expect(vectorState(second.store).ready).toBe(true);
+    expect(vectorOf(second.store, 'vec_turns', 1)).toHaveLength(32);
+    expect((await searchWithRuntime(second.runtime, { query: 'marathon' })).signals).toContain('vector');
+
+    // A model change with the same size is a different vector space: also detected.
+    closeStore(second.store);
+    const third = await setup({ dimensions: 32, path, url: first.url, model: 'other-model' });
+    expect(vectorState(third.store)).toMatchObject({ ready: false });
+  });
+
+  it('reembed backfills rows written before vectors were configured, and resumes', async () => {
+    const server = await startOpenAiServer();
+    servers.push(server);
+    const dir = mkdtempSync(join(tmpdir(), 'sm-vec-'));
+    const path = join(dir, 'db.sqlite');
+    const plain = openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
+    const runtime = createRuntime(plain, {});
+    for (const text of ['I love hiking.', 'My dog is named Rex.', 'I work as a nurse.']) await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text });
+    closeStore(plain);
+
+    const { store, runtime: withVectors } = await setup({ path, url: server.url });
+    expect(countVectors(store, 'turns')).toBe(0);
+    const progress: number[] = [];
+    const report = await reembed(withVectors, { onProgress: (done) => progress.push(done) });
+    expect(report.turns).toBe(3);
+    expect(progress.at(-1)).toBeGreaterThanOrEqual(3);
+    const calls = server.requests.length;
+    await reembed(withVectors); // nothing left to do
+    expect(server.requests.length).toBe(calls);
+  });
+
+  it('forget removes vectors; a failing endpoint retries the job and search degrades to lexical', async () => {
+    const server = await startOpenAiServer();
+    servers.push(server);
+    const { store, runtime, say } = await setup({ url: server.url });
+    await say('Our cat Bailey knocked over a vase.');
+    server.failEmbeddings(100);
+    const first = await drainJobs(store, jobHandlers(runtime)); // embed jobs fail (503), retried later
+    expect(first.failed).toBeGreaterThan(0);
+    expect(store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending' and last_error like '%503%'").get()).toEqual({ n: first.failed });
+    expect(countVectors(store, 'turns')).toBe(0);
+    // The query embedding fails too: search still answers, lexically.
+    const result = await searchWithRuntime(runtime, { query: 'Bailey vase' });
+    expect(result.hits.length).toBeGreaterThan(0);
+    expect(result.signals).not.toContain('vector');
+
+    server.failEmbeddings(0);
+    await reembed(runtime);
+    expect(countVectors(store, 'turns')).toBe(1);
+    forget(store, { text: 'Bailey' });
+    expect(countVectors(store, 'turns')).toBe(0);
+  });
+});
