@@ -1,5 +1,6 @@
 // Embeddings for the running service: the job that embeds new turns and memories after their
 // write commits, the re-embed backfill (`sm reembed`), and search with a query embedding.
+import { contextSchema, getContext, type Context, type ContextInput } from './core/context.ts';
 import { JobType } from './core/jobs.ts';
 import { search, type SearchOptions } from './core/search/search.ts';
 import type { EmbedPayload } from './core/search/embed-queue.ts';
@@ -97,19 +98,34 @@ export async function reembed(runtime: Runtime, options: ReembedOptions = {}): P
   return { turns: countVectors(store, 'turns'), memories: countVectors(store, 'memories'), ...spec };
 }
 
+/** getContext() whose relevant facts also use the vector signal (query or latest user turn embedded). */
+export async function contextWithRuntime(runtime: Runtime, input: ContextInput): Promise<Context> {
+  const parsed = parseInput(contextSchema, input);
+  let text = parsed.query?.trim() ? parsed.query : null;
+  if (!text) {
+    const last = runtime.store.sqlite.prepare("select text from turns where session_id = ? and role = 'user' order by at desc, id desc limit 1").get(parsed.sessionId) as { text: string } | undefined;
+    text = last?.text ?? null;
+  }
+  const queryVector = text ? await embedQuery(runtime, text) : null;
+  return getContext(runtime.store, input, { queryVector });
+}
+
+async function embedQuery(runtime: Runtime, text: string): Promise<Float32Array | null> {
+  if (!runtime.embedder || !vectorState(runtime.store).ready || !text.trim()) return null;
+  try {
+    return (await runtime.embedder.embed([text.slice(0, 8000)]))[0] ?? null;
+  } catch (error) {
+    logger.warn({ error: describeLlmError(error) }, 'query embedding failed: searching without vectors');
+    return null;
+  }
+}
+
 /**
  * search() with the vector signal: the query is embedded first when an embedder is configured
  * and vectors are on. An embedding failure degrades to lexical + entity search, never an error.
  */
 export async function searchWithRuntime(runtime: Runtime, input: SearchInput, options: Omit<SearchOptions, 'queryVector'> = {}): Promise<SearchResult> {
   parseInput(searchSchema, input); // bad input fails before any network call
-  let queryVector: Float32Array | null = null;
-  if (runtime.embedder && vectorState(runtime.store).ready && input.query.trim()) {
-    try {
-      queryVector = (await runtime.embedder.embed([input.query.slice(0, 8000)]))[0] ?? null;
-    } catch (error) {
-      logger.warn({ error: describeLlmError(error) }, 'query embedding failed: searching without vectors');
-    }
-  }
+  const queryVector = await embedQuery(runtime, input.query);
   return search(runtime.store, input, { ...options, queryVector });
 }

@@ -107,6 +107,8 @@ export const configSchema = z.strictObject({
   worker: section({ concurrency: positiveInt.max(32).default(2) }),
   context: section({
     k: positiveInt.default(20),
+    /** Facts from earlier sessions found by hybrid search on the query (or latest user turn). */
+    relevant_k: z.number().int().min(0).max(100).default(5),
     exclude_pii: z.boolean().default(false),
   }),
   server: section({

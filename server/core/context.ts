@@ -1,9 +1,11 @@
 // Context for the next model call: the short-term window, top mid-term memories by score,
-// long-term hints and a markdown block ready to prepend to a system prompt.
+// long-term hints, facts from earlier sessions relevant to the query (or to the latest user
+// turn), the latest reflection, and a markdown block ready to prepend to a system prompt.
 import { z } from 'zod';
 import { recordAccess, topMemories } from './memory-list.ts';
 import type { MemoryRow } from './memories.ts';
 import { latestReflection } from './reflection.ts';
+import { search } from './search/search.ts';
 import type { Store } from './store.ts';
 import { shortTermWindow, type TurnRow } from './turns.ts';
 import { parseInput } from './validation.ts';
@@ -11,6 +13,10 @@ import { parseInput } from './validation.ts';
 export const contextSchema = z.object({
   sessionId: z.string().trim().min(1, 'must not be empty'),
   k: z.number().int().min(1).max(200).nullish(),
+  /** What the next turn is about; by default the latest user turn of the session. */
+  query: z.string().max(20_000).nullish(),
+  /** Budget for `markdown` in tokens (about 4 characters each); lower-priority lines are dropped. */
+  maxTokens: z.number().int().min(1).max(1_000_000).nullish(),
 });
 export type ContextInput = z.input<typeof contextSchema>;
 
@@ -19,6 +25,8 @@ export type Context = {
   shortTerm: TurnRow[];
   midTerm: MemoryRow[];
   longTerm: MemoryRow[];
+  /** Facts from earlier sessions (this one excluded) that match the query, best first. */
+  relevant: MemoryRow[];
   /** The latest weekly reflection, if any. */
   reflection: MemoryRow | null;
   markdown: string;
@@ -26,20 +34,44 @@ export type Context = {
 
 const isHidden = (store: Store, memory: MemoryRow) => store.config.context.exclude_pii && memory.tags.includes('pii');
 
-function renderMarkdown(context: Omit<Context, 'markdown'>) {
-  const lines: string[] = [];
-  const section = (title: string, items: string[]) => {
-    if (items.length === 0) return;
-    lines.push(`## ${title}`, ...items, '');
-  };
-  section('Long-term memory', context.longTerm.map((m) => `- ${m.content}`));
-  section('Relevant memory', context.midTerm.map((m) => `- ${m.content}`));
-  if (context.reflection) section('Weekly insight', [context.reflection.content]);
-  return lines.join('\n').trim();
+/** A rough token count (4 characters a token) — enough to keep a prompt under a budget. */
+export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+
+/**
+ * Sections in order of priority when a budget applies: relevant facts, then long-term, then the
+ * reflection, then mid-term. Each section keeps its best lines first; the block reads in a fixed order.
+ */
+function renderMarkdown(context: Omit<Context, 'markdown'>, maxTokens: number | null) {
+  const sections = [
+    { order: 1, priority: 0, title: 'From earlier conversations', items: context.relevant.map((m) => `- ${m.content}`) },
+    { order: 0, priority: 1, title: 'Long-term memory', items: context.longTerm.map((m) => `- ${m.content}`) },
+    { order: 3, priority: 2, title: 'Weekly insight', items: context.reflection ? [context.reflection.content] : [] },
+    { order: 2, priority: 3, title: 'Relevant memory', items: context.midTerm.map((m) => `- ${m.content}`) },
+  ];
+  let budget = maxTokens ?? Infinity;
+  const kept = new Map<number, string[]>();
+  for (const section of sections) {
+    const lines: string[] = [];
+    for (const item of section.items) {
+      // The heading costs its tokens with the section's first line.
+      const cost = estimateTokens(item) + 1 + (lines.length === 0 ? estimateTokens(`## ${section.title}`) + 2 : 0);
+      if (cost > budget) break;
+      budget -= cost;
+      lines.push(item);
+    }
+    if (lines.length > 0) kept.set(section.order, [`## ${section.title}`, ...lines, '']);
+  }
+  return [...kept].sort((a, b) => a[0] - b[0]).flatMap(([, lines]) => lines).join('\n').trim();
 }
 
-export function getContext(store: Store, input: ContextInput): Context {
-  const { sessionId, k } = parseInput(contextSchema, input);
+/** The latest user turn's text, the default query for relevant facts. */
+function latestUserText(shortTerm: TurnRow[]): string | null {
+  for (let i = shortTerm.length - 1; i >= 0; i--) if (shortTerm[i]!.role === 'user') return shortTerm[i]!.text;
+  return null;
+}
+
+export function getContext(store: Store, input: ContextInput, options: { queryVector?: Float32Array | null } = {}): Context {
+  const { sessionId, k, query, maxTokens } = parseInput(contextSchema, input);
   const limit = k ?? store.config.context.k;
   const visible = (rows: MemoryRow[]) => rows.filter((m) => !isHidden(store, m)).slice(0, limit);
   // Over-fetch so that pii filtering still leaves k rows where it can.
@@ -47,7 +79,16 @@ export function getContext(store: Store, input: ContextInput): Context {
   const longTerm = visible(topMemories(store, 'long', limit * 2).filter((m) => m.kind === 'fact'));
   const reflection = latestReflection(store) ?? null;
   const shortTerm = shortTermWindow(store, sessionId);
-  recordAccess(store, [...midTerm, ...longTerm].map((m) => m.id));
-  const context = { sessionId, shortTerm, midTerm, longTerm, reflection };
-  return { ...context, markdown: renderMarkdown(context) };
+  const text = query?.trim() ? query : latestUserText(shortTerm);
+  const relevantK = store.config.context.relevant_k;
+  const relevant = text && relevantK > 0
+    ? search(store, { query: text, kinds: ['fact'], excludeSessionId: sessionId, limit: relevantK * 2 }, options)
+        .hits.map((h) => h.memory!)
+        .filter((m) => !isHidden(store, m))
+        .slice(0, relevantK)
+    : [];
+  // One UPDATE for everything handed out: retrieval counts as access (D6).
+  recordAccess(store, [...new Set([...midTerm, ...longTerm, ...relevant].map((m) => m.id))]);
+  const context = { sessionId, shortTerm, midTerm, longTerm, relevant, reflection };
+  return { ...context, markdown: renderMarkdown(context, maxTokens ?? null) };
 }
