@@ -3,7 +3,7 @@
 // name; otherwise it creates the entity. Links to turns and memories live in junction tables;
 // mention_count is the number of those links, so it moves only when a link is added or removed.
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
-import { entities } from '../../drizzle/schema.ts';
+import { entities, turnEntities } from '../../drizzle/schema.ts';
 import { entityKey, EntityType, NAME_TYPES, type NerEntity } from './ner/types.ts';
 import { prepared, publish, type Store } from './store.ts';
 
@@ -125,6 +125,20 @@ export function resolveEntity(store: Store, mention: Mention): { entity: EntityR
     }
   }
   return { entity: create(store, mention.name, key, mention.type), created: true };
+}
+
+/** The entities linked to one turn (prepared: the hot path reads it for every extracted memory). */
+export function entitiesOfTurn(store: Store, turnId: number): EntityRow[] {
+  return prepared(store, 'entity.ofTurn', (db) =>
+    db
+      .select({ entity: entities })
+      .from(turnEntities)
+      .innerJoin(entities, eq(entities.id, turnEntities.entityId))
+      .where(eq(turnEntities.turnId, sql.placeholder('turnId')))
+      .prepare(),
+  )
+    .all({ turnId })
+    .map((row) => row.entity);
 }
 
 const LINK_SQL = {

@@ -24,7 +24,8 @@ const typeSchema = z.enum(ENTITY_TYPES as [EntityType, ...EntityType[]], { error
 export const findEntitySchema = z
   .strictObject({ id: z.number().int().positive().nullish(), name: nameSchema.nullish(), type: typeSchema.nullish() })
   .refine((v) => (v.id == null) !== (v.name == null), 'give an id, or a name (and optionally a type)');
-export type FindEntityInput = z.input<typeof findEntitySchema>;
+/** `type` is any string here (GraphQL and the CLI pass text): an unknown one is BAD_USER_INPUT. */
+export type FindEntityInput = Omit<z.input<typeof findEntitySchema>, 'type'> & { type?: string | null };
 
 /** The type a bare name suggests when none is given: "@bob" a mention, "#tag" a hashtag... */
 function impliedType(name: string): EntityType | null {
@@ -71,7 +72,7 @@ export const listEntitiesSchema = z.object({
   limit: z.number().int().min(1).max(500).default(50),
   offset: z.number().int().min(0).default(0),
 });
-export type ListEntitiesInput = z.input<typeof listEntitiesSchema>;
+export type ListEntitiesInput = Omit<z.input<typeof listEntitiesSchema>, 'type'> & { type?: string | null };
 
 /** Entities, most mentioned first; `q` matches inside names and aliases, case-insensitively. */
 export function listEntities(store: Store, input: ListEntitiesInput = {}): { rows: EntityRow[]; total: number } {

@@ -2,8 +2,7 @@
 // accurate pass (durable job after the commit, nightly enrichment) that stamps enriched_at.
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { memories, memorySources, turns } from '../../../drizzle/schema.ts';
-import { entitiesByTurn } from '../batch-reads.ts';
-import { linkEntities, type EntityRow, type Mention } from '../entities.ts';
+import { entitiesOfTurn, linkEntities, type EntityRow, type Mention } from '../entities.ts';
 import { enqueueJob, JobType } from '../jobs.ts';
 import type { MemoryRow } from '../memories.ts';
 import { prepared, write, type Store } from '../store.ts';
@@ -36,7 +35,7 @@ export function linkMemoriesFast(store: Store, created: MemoryRow[], turn: Pick<
   if (!store.config.ner.enabled || created.length === 0) return;
   const providers = fastProviders(store);
   const overlay = new NameIndex();
-  if (turn) for (const entity of entitiesByTurn(store, [turn.id]).get(turn.id) ?? []) overlay.add(entity);
+  if (turn) for (const entity of entitiesOfTurn(store, turn.id)) overlay.add(entity);
   for (const memory of created) {
     const found = mergeBySpan([...providers.flatMap((p) => p.extract(memory.content)), ...overlay.match(memory.content)]);
     linkEntities(store, { memoryId: memory.id }, found);
