@@ -1,5 +1,9 @@
 // The entity registry end to end: ingestTurn's fast NER, the durable accurate job, resolution
 // rules (case, possessive, alias, first name), reads for the API, forget and archive.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { dropUnlinkedEntities, linkEntities, resolveEntity } from '../server/core/entities.ts';
 import {
@@ -24,8 +28,8 @@ import { drainJobs } from '../server/jobs/worker.ts';
 import { createRuntime } from '../server/runtime.ts';
 import { testStore } from './helpers/store.ts';
 
-function setup(config: Record<string, unknown> = {}) {
-  const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
+function setup(config: Record<string, unknown> = {}, path?: string) {
+  const t = testStore({ extractor: { mode: 'heuristic' }, ...config }, path);
   const runtime = createRuntime(t.store, {});
   const say = (text: string, name: string | null = 'Sam', sessionId = 's1') => ingestTurn(runtime, { sessionId, role: 'user', name, text });
   const drain = () => drainJobs(t.store, jobHandlers(runtime));
@@ -98,6 +102,19 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
     expect(seen).toHaveLength(4);
     expect(knownNames(store).match('Ghost Person was here')).toEqual([]);
     expect(findEntity(store, { name: 'Ghost Person' })).toBeUndefined();
+  });
+
+  it('the known-names index sees entities another connection (a CLI next to the server) writes', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'sm-entities-')), 'memory.db');
+    const { store, say } = setup({}, path);
+    await say('Hello');
+    expect(knownNames(store).match('Zelda Fitzgerald wrote')).toEqual([]);
+    const other = new Database(path);
+    other.prepare("insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values ('Zelda Fitzgerald', 'zelda fitzgerald', 'person', '[]', 1, 0, 0)").run();
+    other.close();
+    expect(knownNames(store).match('Zelda wrote').map((m) => m.text)).toEqual(['Zelda']);
+    const turn = await say('Zelda wrote again');
+    expect(entitiesForTurns(store, [turn.turn.id]).get(turn.turn.id)!.map((e) => e.name).sort()).toEqual(['Sam', 'Zelda Fitzgerald']);
   });
 
   it('skips NER entirely when ner.enabled is false, and queues no accurate job without an accurate provider', async () => {

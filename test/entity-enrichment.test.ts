@@ -77,17 +77,22 @@ describe('the llm provider in the accurate strategy', () => {
     return { ...t, runtime: createRuntime(t.store, {}) };
   };
 
-  it('the per-turn job links what the LLM names (no network on the hot path)', async () => {
+  it('the per-turn job links what the LLM names, with one call per turn however many facts it gave', async () => {
     const { store, runtime } = setup(['regex', 'known', 'compromise', 'llm']);
     const before = llm.requests.length;
-    const { turn } = await ingestTurn(runtime, { sessionId: 's', role: 'user', name: 'Sam', text: 'Planning Project Apollo with Caroline' });
-    expect(llm.requests.length).toBe(before);
-    // One call per text: the turn (no memory is extracted from this one).
-    llm.script({ reply: '{"entities":[{"text":"Project Apollo","type":"project"},{"text":"Caroline","type":"person"}]}' });
+    const { turn, extracted } = await ingestTurn(runtime, { sessionId: 's', role: 'user', name: 'Sam', text: 'I work at Zorblax Labs with Caroline' });
+    expect(llm.requests.length).toBe(before); // no network on the hot path
+    expect(extracted.map((e) => e.memory.content)).toEqual(['Sam works at Zorblax Labs with Caroline']);
+    llm.script({ reply: '{"entities":[{"text":"Zorblax Labs","type":"organization"},{"text":"Caroline","type":"person"}]}' });
     expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ done: 1, failed: 0 });
     expect(llm.requests.length).toBe(before + 1);
-    expect(entitiesForTurns(store, [turn.id]).get(turn.id)!.map((e) => `${e.name}:${e.type}`).sort()).toEqual(['Caroline:person', 'Project Apollo:project', 'Sam:person']);
-    expect(findEntity(store, { name: 'project apollo' })).toMatchObject({ type: 'project', mentionCount: 1 });
+    expect(llm.requests.at(-1)!.body.messages.at(-1).content).toBe('I work at Zorblax Labs with Caroline');
+    expect(entitiesForTurns(store, [turn.id]).get(turn.id)!.map((e) => `${e.name}:${e.type}`).sort()).toEqual(['Caroline:person', 'Sam:person', 'Zorblax Labs:organization']);
+    // The fact restates the turn: it reaches the same entities without a call of its own.
+    const memoryId = extracted[0]!.memory.id;
+    expect(names(entitiesForMemories(store, [memoryId]).get(memoryId))).toEqual(['Caroline', 'Sam', 'Zorblax Labs']);
+    expect(findEntity(store, { name: 'zorblax labs' })).toMatchObject({ type: 'organization', mentionCount: 2 });
+    expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
   });
 
   it('an LLM failure falls back to the other providers and is reported; the rows are still stamped', async () => {

@@ -33,13 +33,20 @@ export function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}
  */
 export function linkMemoriesFast(store: Store, created: MemoryRow[], turn: Pick<TurnRow, 'id'> | null) {
   if (!store.config.ner.enabled || created.length === 0) return;
+  linkWithTurnEntities(store, created, turn?.id ?? null);
+}
+
+/** Fast providers plus the source turn's entities as known names; returns the new links. */
+function linkWithTurnEntities(store: Store, rows: Pick<MemoryRow, 'id' | 'content'>[], turnId: number | null): number {
   const providers = fastProviders(store);
   const overlay = new NameIndex();
-  if (turn) for (const entity of entitiesOfTurn(store, turn.id)) overlay.add(entity);
-  for (const memory of created) {
+  if (turnId !== null) for (const entity of entitiesOfTurn(store, turnId)) overlay.add(entity);
+  let added = 0;
+  for (const memory of rows) {
     const found = mergeBySpan([...providers.flatMap((p) => p.extract(memory.content)), ...overlay.match(memory.content)]);
-    linkEntities(store, { memoryId: memory.id }, found);
+    added += linkEntities(store, { memoryId: memory.id }, found).added;
   }
+  return added;
 }
 
 export type EnrichTarget = { kind: 'turn'; id: number; text: string; name: string | null } | { kind: 'memory'; id: number; text: string };
@@ -77,15 +84,27 @@ export async function enrichTargets(store: Store, targets: EnrichTarget[], extra
   });
 }
 
-/** The durable job after a turn: accurate NER for the turn and the memories extracted from it. */
+/**
+ * The durable job after a turn: accurate NER for the turn, then the memories extracted from
+ * it. Those restate the turn, so they are matched against the turn's entities (now including
+ * the accurate ones) rather than sent through the accurate providers again: one compromise
+ * run and at most one LLM call per turn, however many facts it gave.
+ */
 export async function runAccurateNer(store: Store, turnId: number, extras: NerExtras = {}): Promise<EnrichOutcome | null> {
   const turn = store.db.select().from(turns).where(eq(turns.id, turnId)).get();
   if (!turn) return null; // forgotten since: nothing to do
-  const extracted = store.db
-    .select({ id: memories.id, text: memories.content })
-    .from(memorySources)
-    .innerJoin(memories, eq(memories.id, memorySources.memoryId))
-    .where(and(eq(memorySources.turnId, turnId), inArray(memorySources.reason, ['extracted', 'conflict']), isNull(memories.enrichedAt)))
-    .all();
-  return enrichTargets(store, [{ kind: 'turn', id: turn.id, text: turn.text, name: turn.name }, ...extracted.map((m) => ({ kind: 'memory' as const, ...m }))], extras);
+  const outcome = await enrichTargets(store, [{ kind: 'turn', id: turn.id, text: turn.text, name: turn.name }], extras);
+  return write(store, () => {
+    const derived = store.db
+      .select({ id: memories.id, content: memories.content })
+      .from(memorySources)
+      .innerJoin(memories, eq(memories.id, memorySources.memoryId))
+      .where(and(eq(memorySources.turnId, turnId), inArray(memorySources.reason, ['extracted', 'conflict']), isNull(memories.enrichedAt)))
+      .all();
+    if (derived.length === 0) return outcome;
+    store.db.update(memories).set({ enrichedAt: store.clock.now() }).where(inArray(memories.id, derived.map((m) => m.id))).run();
+    outcome.links += linkWithTurnEntities(store, derived, turnId);
+    outcome.enriched += derived.length;
+    return outcome;
+  });
 }
