@@ -129,6 +129,8 @@ export const ABLATIONS: Record<string, SearchOptions> = {
   'no-session': { tuning: { turns: { session: 0 } } },
   'no-speaker': { tuning: { turns: { speaker: 0 } } },
   'no-temporal': { tuning: { turns: { temporal: 0 } } },
+  'no-date': { tuning: { turns: { date: 0 } } },
+  'neighbours ±1 only': { tuning: { turns: { distance: [1] } } },
   'no-memory': { tuning: { weights: { memory: 0 } } },
   'no-entity': { tuning: { weights: { entity: 0 } } },
 };

@@ -5,6 +5,7 @@
 import { prepared, type Store } from '../store.ts';
 import { escapeLike } from '../text.ts';
 import { ftsAny } from './query.ts';
+import { selectiveTerms } from './term-stats.ts';
 import type { SearchFilter } from './types.ts';
 
 export type Scored = { id: number; score: number };
@@ -56,9 +57,10 @@ function likeScored(store: Store, table: 'turns' | 'memories', terms: string[], 
 
 /** Turns matching any term, best BM25 first (score = -bm25, higher is better). */
 export function lexicalTurns(store: Store, terms: string[], clauses: Clause[], limit: number): Scored[] {
-  const match = ftsAny(terms);
-  if (!match) return [];
+  if (terms.length === 0) return [];
   if (!ftsOn(store)) return likeScored(store, 'turns', terms, clauses, limit);
+  const match = ftsAny(selectiveTerms(store, 'turns', terms));
+  if (!match) return [];
   // Filters cut candidates after the LIMIT, so filtered searches look further down the list.
   const inner = clauses.length ? limit * 4 : limit;
   const text = `select t.id as id, f.score as score from (select rowid, -bm25(turns_fts) as score from turns_fts where turns_fts match ? order by rank limit ?) f cross join turns t on t.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
@@ -66,10 +68,11 @@ export function lexicalTurns(store: Store, terms: string[], clauses: Clause[], l
 }
 
 export function lexicalMemories(store: Store, terms: string[], clauses: Clause[], limit: number): Scored[] {
-  const match = ftsAny(terms);
-  if (!match) return [];
+  if (terms.length === 0) return [];
   if (!ftsOn(store)) return likeScored(store, 'memories', terms, clauses, limit);
-  const inner = limit * 4; // status/kind filters always apply
+  const match = ftsAny(selectiveTerms(store, 'memories', terms));
+  if (!match) return [];
+  const inner = limit * 2; // status/kind filters always apply
   const text = `select m.id as id, f.score as score from (select rowid, -bm25(memories_fts) as score from memories_fts where memories_fts match ? order by rank limit ?) f cross join memories m on m.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
   return statement(store, text).all(match, inner, ...params(clauses), limit) as Scored[];
 }

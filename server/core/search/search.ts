@@ -5,8 +5,7 @@ import type { MemoryRow } from '../memories.ts';
 import { prepared, type Store } from '../store.ts';
 import { entitiesInQuery, entityLinked } from './entity-signal.ts';
 import { rrf, type RankedList } from './fuse.ts';
-import { feedbackTerms } from './feedback.ts';
-import { ftsOn, lexicalMemories, lexicalTurns, memoryClauses, turnClauses, type Scored } from './lexical.ts';
+import { lexicalMemories, lexicalTurns, memoryClauses, turnClauses, type Scored } from './lexical.ts';
 import { analyzeQuery } from './query.ts';
 import { normalizeText } from '../text.ts';
 import { speakerLookup } from './speakers.ts';
@@ -19,23 +18,22 @@ export type SearchTuning = {
   turns: TurnTuning;
   /** Per-signal RRF weights; 0 switches a signal off (ablation). */
   weights: Record<Signal, number>;
-  /** BM25 candidates read per table before re-ranking. */
+  /** BM25 turn candidates read before re-ranking, and memory candidates. */
   candidates: number;
-  /** Pseudo-relevance feedback: expansion terms taken from the top docs, and their weight. */
-  feedback: { terms: number; docs: number; weight: number };
+  memoryCandidates: number;
 };
 
 export const DEFAULT_TUNING: SearchTuning = {
   turns: DEFAULT_TURN_TUNING,
   weights: { lexical: 1, vector: 1, entity: 0.3, memory: 0.3 },
   candidates: 400,
-  feedback: { terms: 0, docs: 8, weight: 0.3 },
+  memoryCandidates: 200,
 };
 
 export type SearchOptions = {
   /** The query's embedding (see searchWithEmbedder); without it the vector signal is skipped. */
   queryVector?: Float32Array | null;
-  tuning?: { turns?: Partial<TurnTuning>; weights?: Partial<Record<Signal, number>>; candidates?: number; feedback?: Partial<SearchTuning['feedback']> };
+  tuning?: { turns?: Partial<TurnTuning>; weights?: Partial<Record<Signal, number>>; candidates?: number; memoryCandidates?: number };
 };
 
 const key = (kind: 'm' | 't', id: number) => `${kind}${id}`;
@@ -45,7 +43,7 @@ function tuningOf(options: SearchOptions): SearchTuning {
     turns: { ...DEFAULT_TUNING.turns, ...options.tuning?.turns },
     weights: { ...DEFAULT_TUNING.weights, ...options.tuning?.weights },
     candidates: options.tuning?.candidates ?? DEFAULT_TUNING.candidates,
-    feedback: { ...DEFAULT_TUNING.feedback, ...options.tuning?.feedback },
+    memoryCandidates: options.tuning?.memoryCandidates ?? DEFAULT_TUNING.memoryCandidates,
   };
 }
 
@@ -72,7 +70,7 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   const mClauses = memoryKinds.length > 0 || wantTurns ? memoryClauses(filter, memoryKinds.length > 0 ? memoryKinds : ['fact']) : [];
   // Memory text names its subject ("Caroline went…"), so memories are searched with the names too.
   const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
-  const memoryHits = (on('lexical') || on('memory')) ? lexicalMemories(store, memoryTerms, mClauses, tuning.candidates) : [];
+  const memoryHits = on('lexical') || on('memory') ? lexicalMemories(store, memoryTerms, mClauses, tuning.memoryCandidates) : [];
 
   const turnScores = new Map<number, number>();
   const projected = wantTurns ? projectToTurns(store, memoryHits) : [];
@@ -92,20 +90,7 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
       candidates = mergeCandidates(candidates, lexicalTurns(store, query.terms, onDate, 50));
     }
     const allowed = turnFilter(filter);
-    let { ranked, infos } = rankTurns(store, query, candidates, tuning.turns, allowed);
-    if (tuning.feedback.terms > 0 && ftsOn(store) && ranked.length > 0) {
-      const top = ranked.slice(0, tuning.feedback.docs).map((t) => infos.get(t.id)!);
-      const extra = feedbackTerms(store, top, new Set(query.tokens), tuning.feedback.terms);
-      if (extra.length > 0) {
-        const second = lexicalTurns(store, [...query.terms, ...extra], tClauses, tuning.candidates);
-        const max = second[0]?.score || 1;
-        const firstMax = candidates[0]?.score || 1;
-        const blended = new Map(candidates.map((c) => [c.id, c.score / firstMax]));
-        for (const c of second) blended.set(c.id, (blended.get(c.id) ?? 0) + (tuning.feedback.weight * c.score) / max);
-        candidates = [...blended].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
-        ({ ranked } = rankTurns(store, query, candidates, tuning.turns, allowed));
-      }
-    }
+    const { ranked } = rankTurns(store, query, candidates, tuning.turns, allowed);
     push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
     for (const t of ranked) turnScores.set(t.id, t.score);
   }

@@ -8,7 +8,7 @@ import { prepared, type Store } from '../store.ts';
 import type { AnalyzedQuery } from './query.ts';
 import type { Scored } from './lexical.ts';
 
-export type TurnInfo = { id: number; sessionId: string; name: string | null; at: number; text: string };
+export type TurnInfo = { id: number; sessionId: string; name: string | null; at: number };
 
 export type TurnTuning = {
   /** Share of the best neighbour's score a turn receives. 0 turns smoothing off. */
@@ -45,11 +45,21 @@ export function turnInfos(store: Store, ids: number[]): Map<number, TurnInfo> {
   const out = new Map<number, TurnInfo>();
   if (ids.length === 0) return out;
   const stmt = prepared(store, 'search.turnInfo', () =>
-    store.sqlite.prepare('select t.id as id, t.session_id as sessionId, t.name as name, t.at as at, t.text as text from turns t where t.id in (select value from json_each(?))'),
+    store.sqlite.prepare('select t.id as id, t.session_id as sessionId, t.name as name, t.at as at from turns t where t.id in (select value from json_each(?))'),
   );
   for (const row of stmt.all(JSON.stringify(ids)) as TurnInfo[]) out.set(row.id, row);
   return out;
 }
+
+/** Texts of some turns (only read when a query needs them: most searches do not). */
+export function turnTexts(store: Store, ids: number[]): Map<number, string> {
+  if (ids.length === 0) return new Map();
+  const stmt = prepared(store, 'search.turnTexts', () => store.sqlite.prepare('select id, text from turns where id in (select value from json_each(?))'));
+  return new Map((stmt.all(JSON.stringify(ids)) as { id: number; text: string }[]).map((r) => [r.id, r.text]));
+}
+
+/** Only the best this many turns are checked for time words on a "when" question. */
+const TEMPORAL_TOP = 100;
 
 /**
  * The `window` turns before and after each turn in its session (by time, then id), nearest
@@ -112,15 +122,22 @@ export function rankTurns(
   const maxMass = Math.max(1e-9, ...sessionMass.values());
   const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
 
+  const score0 = (id: number) => {
+    let best = 0;
+    for (const [n, w] of links.get(id) ?? []) best = Math.max(best, w * (base.get(n) ?? 0));
+    return (base.get(id) ?? 0) + tuning.neighbour * best;
+  };
+  const texts = query.temporal && tuning.temporal > 0
+    ? turnTexts(store, [...ids].sort((a, b) => score0(b) - score0(a)).slice(0, TEMPORAL_TOP))
+    : new Map<number, string>();
   const ranked: Scored[] = [];
   for (const id of ids) {
     const info = infos.get(id);
     if (!info || !allowed(info)) continue;
-    let best = 0;
-    for (const [n, w] of links.get(id) ?? []) best = Math.max(best, w * (base.get(n) ?? 0));
-    let score = (base.get(id) ?? 0) + tuning.neighbour * best;
+    let score = score0(id);
     if (speakers.size > 0 && speakers.size < 2 && info.name && speakers.has(info.name.toLowerCase())) score *= 1 + tuning.speaker;
-    if (query.temporal && TIME_WORDS.test(info.text)) score *= 1 + tuning.temporal;
+    const text = texts.get(id);
+    if (text !== undefined && TIME_WORDS.test(text)) score *= 1 + tuning.temporal;
     if (query.window && info.at >= query.window.from - DATE_SLACK_MS && info.at <= query.window.to + DATE_SLACK_MS) score *= 1 + tuning.date;
     score += tuning.session * ((sessionMass.get(info.sessionId) ?? 0) / maxMass);
     ranked.push({ id, score });

@@ -1,0 +1,161 @@
+// Scale benchmark: synthetic stores of N turns + N memories (default 10k and 100k), built fast
+// with bulk inserts in transactions (the FTS triggers index as they go), then measured through
+// the real code paths: ingestTurn (addTurn + heuristic extraction + NER), search, getContext.
+//   npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300]
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { getContext } from '../server/core/context.ts';
+import { search } from '../server/core/search/index.ts';
+import type { Store } from '../server/core/store.ts';
+import { normalizeText } from '../server/core/text.ts';
+import { closeStore, openStore } from '../server/db/open.ts';
+import { ingestTurn } from '../server/ingest.ts';
+import { createRuntime } from '../server/runtime.ts';
+import { percentile, round } from './stats.ts';
+
+/** Deterministic PRNG (mulberry32), so every run builds the same store. */
+export function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SYLLABLES = 'ka ri mo lu sen ta vi ro na el pa do mi gu an te lo be sa fi'.split(' ');
+const NAMES = ['Caroline', 'Melanie', 'John', 'Maria', 'Gina', 'Jon', 'Sam', 'Alex', 'Priya', 'Tomás'];
+
+/** A Zipf-distributed vocabulary: a few words everywhere, most words rare, as in real chat. */
+function makeText(random: () => number) {
+  const vocab = Array.from({ length: 8000 }, (_, i) => {
+    let word = '';
+    for (let n = i + 1; n > 0; n = Math.floor(n / SYLLABLES.length)) word += SYLLABLES[n % SYLLABLES.length];
+    return word;
+  });
+  const cdf: number[] = [];
+  let total = 0;
+  for (let i = 0; i < vocab.length; i++) cdf.push((total += 1 / (i + 1) ** 1.05));
+  const pick = () => {
+    const x = random() * total;
+    let lo = 0;
+    let hi = cdf.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return vocab[lo]!;
+  };
+  return {
+    sentence: (min: number, max: number) => Array.from({ length: min + Math.floor(random() * (max - min)) }, pick).join(' '),
+    word: pick,
+  };
+}
+
+export function build(store: Store, size: number, random: () => number) {
+  const text = makeText(random);
+  const db = store.sqlite;
+  // Synthetic history is already consolidated, as a store in steady state would be.
+  const insertSession = db.prepare('insert or ignore into sessions (id, first_seen_at, last_seen_at, consolidated_at) values (?, ?, ?, ?)');
+  const insertTurn = db.prepare('insert into turns (session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?)');
+  const insertMemory = db.prepare(
+    "insert into memories (kind, layer, status, content, content_key, session_id, hits, score, decay_rate, importance, tags, created_at, event_at, last_seen_at) values ('fact', ?, 'active', ?, ?, ?, ?, ?, 0.1, ?, '[]', ?, ?, ?)",
+  );
+  const insertSource = db.prepare("insert into memory_sources (memory_id, turn_id, reason, at) values (?, ?, 'extracted', ?)");
+  const start = Date.UTC(2024, 0, 1);
+  const perSession = 100;
+  const chunk = 5000;
+  for (let done = 0; done < size; done += chunk) {
+    db.transaction(() => {
+      for (let i = done; i < Math.min(size, done + chunk); i++) {
+        const session = `s${Math.floor(i / perSession)}`;
+        const at = start + i * 60_000;
+        const name = NAMES[Math.floor(i / perSession) % NAMES.length]!;
+        insertSession.run(session, at, at, at);
+        const speaker = i % 2 === 0 ? name : NAMES[(Math.floor(i / perSession) + 1) % NAMES.length]!;
+        const turnId = Number(insertTurn.run(session, 'user', speaker, text.sentence(8, 30), at, at).lastInsertRowid);
+        const content = `${speaker} ${text.sentence(4, 12)}`;
+        const memoryId = Number(
+          insertMemory.run(random() < 0.1 ? 'long' : 'mid', content, normalizeText(content), session, Math.floor(random() * 4), random() * 3, random(), at, at, at).lastInsertRowid,
+        );
+        insertSource.run(memoryId, turnId, at);
+      }
+    })();
+  }
+  return text;
+}
+
+const timeIt = (fn: () => unknown) => {
+  const t0 = performance.now();
+  fn();
+  return performance.now() - t0;
+};
+
+export async function benchScale(size: number, samples: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'sm-scale-'));
+  const path = join(dir, 'scale.db');
+  let now = Date.UTC(2025, 0, 1);
+  const store = openStore({ path, env: {}, clock: { now: () => now }, config: { extractor: { mode: 'heuristic' } } });
+  const random = rng(42);
+  const started = performance.now();
+  const text = build(store, size, random);
+  const buildSeconds = (performance.now() - started) / 1000;
+  store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  store.sqlite.exec('analyze');
+  const runtime = createRuntime(store, {});
+
+  const addTurnMs: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    now += 60_000;
+    const input = { sessionId: `live${Math.floor(i / 50)}`, role: 'user' as const, name: NAMES[i % NAMES.length]!, text: `I ${text.word()} ${text.sentence(6, 20)}` };
+    const t0 = performance.now();
+    await ingestTurn(runtime, input);
+    addTurnMs.push(performance.now() - t0);
+  }
+  const queries = Array.from({ length: samples }, () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`);
+  // Warm the statement cache and page cache once, as a running server would be.
+  for (const query of queries.slice(0, 20)) search(store, { query });
+  const searchMs = queries.map((query) => timeIt(() => search(store, { query, limit: 10 })));
+  const contextMs = queries.map((query, i) => timeIt(() => getContext(store, { sessionId: `live${i % 4}`, query })));
+  store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  const bytes = statSync(path).size;
+  closeStore(store);
+  rmSync(dir, { recursive: true, force: true });
+  const stat = (values: number[]) => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2), p99: round(percentile(values, 99), 2) });
+  return { size, buildSeconds: round(buildSeconds, 1), dbMB: round(bytes / 1e6, 1), addTurnMs: stat(addTurnMs), searchMs: stat(searchMs), contextMs: stat(contextMs) };
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: { json: { type: 'boolean', default: false }, sizes: { type: 'string', default: '10000,100000' }, samples: { type: 'string', default: '300' } },
+  });
+  const sizes = values.sizes.split(',').map(Number);
+  const samples = Number(values.samples);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(samples) || samples < 10) {
+    process.stderr.write('usage: npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300]\n');
+    process.exit(2);
+  }
+  const results = [];
+  for (const size of sizes) results.push(await benchScale(size, samples));
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify({ results })}\n`);
+    return;
+  }
+  const head = 'turns+memories  build s  db MB  addTurn p50/p99 ms  search p50/p95/p99 ms  context p50/p95/p99 ms';
+  const rows = results.map((r) =>
+    [
+      String(r.size).padEnd(15),
+      String(r.buildSeconds).padEnd(7),
+      String(r.dbMB).padEnd(5),
+      `${r.addTurnMs.p50} / ${r.addTurnMs.p99}`.padEnd(19),
+      `${r.searchMs.p50} / ${r.searchMs.p95} / ${r.searchMs.p99}`.padEnd(21),
+      `${r.contextMs.p50} / ${r.contextMs.p95} / ${r.contextMs.p99}`,
+    ].join('  '),
+  );
+  process.stdout.write([head, ...rows].join('\n') + '\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
