@@ -10,7 +10,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 60_000,
     hookTimeout: 30_000,
     // CLI and server tests spawn processes; two workers match the 2-core machines.
     maxWorkers: 2,

@@ -1,6 +1,35 @@
 #!/usr/bin/env node
-// The `sm` executable: runs the TypeScript CLI through tsx's loader (no build step).
-import { register } from 'tsx/esm/api';
+// The `sm` executable. It runs the bundle in dist/cli (fast start, built by `npm run build:cli`,
+// which `npm install` runs) while that is newer than every source file; otherwise it runs the
+// TypeScript directly through tsx, so an edited checkout never runs stale code.
+import { readdirSync, statSync } from 'node:fs';
 
-register();
-await import('../server/cli/main.ts');
+const root = new URL('..', import.meta.url);
+const bundle = new URL('dist/cli/sm.mjs', root);
+const SOURCES = ['server', 'schema', 'drizzle', 'client/src'];
+
+function newestSource() {
+  let newest = 0;
+  for (const dir of SOURCES) {
+    for (const entry of readdirSync(new URL(dir, root), { withFileTypes: true, recursive: true })) {
+      if (entry.isFile()) newest = Math.max(newest, statSync(`${entry.parentPath}/${entry.name}`).mtimeMs);
+    }
+  }
+  return newest;
+}
+
+function bundleIsFresh() {
+  try {
+    return statSync(bundle).mtimeMs >= newestSource();
+  } catch {
+    return false;
+  }
+}
+
+if (process.env.SM_NO_BUNDLE !== '1' && bundleIsFresh()) {
+  await import(bundle.href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../server/cli/main.ts');
+}

@@ -1,5 +1,5 @@
-// Reads a LoCoMo conversation file (snap-research/locomo format). Benchmarks take the path;
-// the data is never copied into the project.
+// Reads a LoCoMo conversation file (snap-research/locomo format): for `sm import --format locomo`
+// and the benchmarks, which take its path (the data is never copied into the project).
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 

@@ -9,8 +9,9 @@ import { describeLlmError } from './llm/client.ts';
 import { logger } from './logger.ts';
 import type { Runtime } from './runtime.ts';
 
-export const MAINTENANCE_TASKS = ['enrich', 'consolidate', 'decay', 'reflect'] as const;
-export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
+import type { MaintenanceTask } from './maintenance-tasks.ts';
+
+export { MAINTENANCE_TASKS, type MaintenanceTask } from './maintenance-tasks.ts';
 
 export type ReflectionReport = { created: boolean; reason: string; reflection: MemoryRow | null; path: 'llm' | 'template' | null };
 export type ConsolidationRunReport = { sessions: ConsolidationReport[]; failed: { sessionId: string; reason: string }[] };

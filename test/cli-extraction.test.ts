@@ -16,28 +16,28 @@ describe('sm add-turn extraction', () => {
     const first = await addTurn(db, 'I like JRPGs and my name is Alex');
     expect(first.code).toBe(0);
     expect(first.json.extracted.map((e: any) => [e.action, e.memory.content])).toEqual([
-      ['created', 'User likes JRPGs'],
-      ['created', "User's name is Alex"],
+      ['CREATED', 'User likes JRPGs'],
+      ['CREATED', "User's name is Alex"],
     ]);
     const alexId = first.json.extracted[1].memory.id;
     const sam = await addTurn(db, 'Actually, call me Sam');
     expect(sam.json.extracted.map((e: any) => [e.action, e.memory.id, e.memory.status])).toEqual([
-      ['created', sam.json.extracted[0].memory.id, 'active'],
-      ['superseded', alexId, 'archived'],
+      ['CREATED', sam.json.extracted[0].memory.id, 'ACTIVE'],
+      ['SUPERSEDED', alexId, 'ARCHIVED'],
     ]);
     const why = await sm(['--db', db, 'explain', '--id', String(alexId), '--json']);
-    expect(why.json.supersededBy).toEqual([sam.json.extracted[0].memory.id]);
+    expect(why.json.supersededBy.map((m: any) => m.id)).toEqual([sam.json.extracted[0].memory.id]);
     const samWhy = await sm(['--db', db, 'explain', '--id', String(sam.json.extracted[0].memory.id), '--json']);
-    expect(samWhy.json.sources).toEqual([{ turnId: sam.json.turn.id, reason: 'conflict', rule: 'heuristic:identity.name' }]);
+    expect(samWhy.json.sources).toMatchObject([{ turn: { id: sam.json.turn.id }, reason: 'CONFLICT', rule: 'heuristic:identity.name' }]);
 
     const noLonger = await addTurn(db, 'I no longer like JRPGs');
     expect(noLonger.json.extracted.map((e: any) => [e.action, e.memory.content])).toEqual([
-      ['created', 'User no longer likes JRPGs'],
-      ['superseded', 'User likes JRPGs'],
+      ['CREATED', 'User no longer likes JRPGs'],
+      ['SUPERSEDED', 'User likes JRPGs'],
     ]);
     const again = await addTurn(db, 'I really like JRPGs');
     const twice = await addTurn(db, 'I really like JRPGs');
-    expect(twice.json.extracted).toMatchObject([{ action: 'merged', memory: { id: again.json.extracted[0].memory.id, hits: 1 } }]);
+    expect(twice.json.extracted).toMatchObject([{ action: 'MERGED', memory: { id: again.json.extracted[0].memory.id, hits: 1 } }]);
   });
 
   describe('against an OpenAI-compatible server', () => {
@@ -55,7 +55,7 @@ describe('sm add-turn extraction', () => {
       const db = freshDb();
       llm.script({ reply: '[{"action":"create","content":"User is a fan of Final Fantasy","importance":1}]' });
       const ok = await addTurn(db, 'Final Fantasy is the best', llmEnv('llm'));
-      expect(ok.json.extracted.map((e: any) => [e.action, e.memory.content, e.memory.importance])).toEqual([['created', 'User is a fan of Final Fantasy', 1]]);
+      expect(ok.json.extracted.map((e: any) => [e.action, e.memory.content, e.memory.importance])).toEqual([['CREATED', 'User is a fan of Final Fantasy', 1]]);
       llm.script({ status: 500 });
       const failed = await addTurn(db, 'I like JRPGs', llmEnv('llm'));
       expect(failed.code).toBe(0);

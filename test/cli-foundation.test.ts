@@ -27,7 +27,7 @@ describe('sm on a fresh database', () => {
     const db = freshDb();
     const created = await sm(['--db', db, 'remember', '--text', 'User likes JRPGs', '--importance', '1', '--json'], at(0));
     expect(created.code).toBe(0);
-    expect(created.json).toMatchObject({ action: 'created', memory: { id: 1, layer: 'mid', hits: 0, importance: 1 } });
+    expect(created.json).toMatchObject({ action: 'CREATED', memory: { id: 1, layer: 'MID', hits: 0, importance: 1 } });
 
     const why = await sm(['--db', db, 'explain', '--id', '1', '--json'], at(10));
     expect(why.code).toBe(0);
@@ -36,10 +36,10 @@ describe('sm on a fresh database', () => {
 
     for (const [day, text] of [[10, 'user likes jrpgs.'], [11, 'User LIKES JRPGs!'], [12, 'User likes JRPGs']] as const) {
       const merged = await sm(['--db', db, 'remember', '--text', text, '--json'], at(day));
-      expect(merged.json).toMatchObject({ action: 'merged', memory: { id: 1 } });
+      expect(merged.json).toMatchObject({ action: 'MERGED', memory: { id: 1 } });
     }
     const listed = await sm(['--db', db, 'list', '--json'], at(12));
-    expect(listed.json.total).toBe(1);
+    expect(listed.json.totalCount).toBe(1);
     expect(listed.json.memories[0]).toMatchObject({ id: 1, hits: 3 });
 
     const weak = await sm(['--db', db, 'remember', '--text', 'User had soup for lunch', '--json'], at(0));
@@ -48,10 +48,10 @@ describe('sm on a fresh database', () => {
     expect(gc.json).toMatchObject({ scored: 2, promoted: 1, archived: 0 });
     expect((await sm(['--db', db, 'list', '--layer', 'long', '--json'], at(13))).json.memories.map((m: any) => m.id)).toEqual([1]);
     const later = await sm(['--db', db, 'gc', '--json'], at(31));
-    expect(later.json).toMatchObject({ promoted: 0, archived: 1, byReason: { low_score: 1 } });
+    expect(later.json).toMatchObject({ promoted: 0, archived: 1, byReason: { lowScore: 1 } });
     const weakWhy = await sm(['--db', db, 'explain', '--id', String(weak.json.memory.id), '--json'], at(31));
-    expect(weakWhy.json.status).toBe('archived');
-    expect(weakWhy.json.decisions[0]).toMatchObject({ action: 'archived', detail: { reason: 'low_score' } });
+    expect(weakWhy.json.status).toBe('ARCHIVED');
+    expect(weakWhy.json.decisions[0]).toMatchObject({ action: 'ARCHIVED', detail: { reason: 'low_score' } });
     const human = await sm(['--db', db, 'explain', '--id', String(weak.json.memory.id)], at(31));
     expect(human.stdout).toMatch(/archived \{"reason":"low_score"/);
 
@@ -59,7 +59,7 @@ describe('sm on a fresh database', () => {
     expect(forgotten.json).toMatchObject({ deleted: 1, memoryIds: [1] });
     for (const status of ['active', 'archived']) {
       const after = await sm(['--db', db, 'list', '--q', 'jrpgs', '--status', status, '--json'], at(32));
-      expect(after.json.total).toBe(0);
+      expect(after.json.totalCount).toBe(0);
     }
   });
 
@@ -68,10 +68,10 @@ describe('sm on a fresh database', () => {
     writeFileSync(join(db, '..', 'config.json'), JSON.stringify({ gc: { mode: 'delete' } }));
     await sm(['--db', db, 'remember', '--text', 'User watched a film', '--json'], at(0));
     const gc = await sm(['--db', db, 'gc', '--json'], at(31));
-    expect(gc.json).toMatchObject({ mode: 'delete', deleted: 1 });
+    expect(gc.json).toMatchObject({ mode: 'DELETE', deleted: 1 });
     const why = await sm(['--db', db, 'explain', '--id', '1', '--json'], at(31));
-    expect(why.json).toMatchObject({ status: 'deleted', memory: null });
-    expect(why.json.decisions[0]).toMatchObject({ action: 'deleted' });
+    expect(why.json).toMatchObject({ status: 'DELETED', memory: null });
+    expect(why.json.decisions[0]).toMatchObject({ action: 'DELETED' });
   });
 
   it('keeps a short-term window of 100 turns out of 105', async () => {

@@ -1,24 +1,36 @@
-// `sm` entry point. Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input.
+// `sm` entry point. Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input. Errors on stderr.
 import { CommanderError } from 'commander';
-import { ConfigError } from '../core/config.ts';
 import { ErrorCode, SmError } from '../core/errors.ts';
 import { buildProgram } from './program.ts';
 
 export const EXIT = { ok: 0, runtime: 1, usage: 2 } as const;
 
+// Errors are told apart by name, not class: their modules load only when a command needs them.
+type Named = { name?: string; code?: unknown; status?: number };
+
 function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-  if (error instanceof SmError) return error.code === ErrorCode.BadUserInput ? EXIT.usage : EXIT.runtime;
-  if (error instanceof ConfigError) return EXIT.usage;
+  const { name, code } = (error ?? {}) as Named;
+  if (error instanceof SmError || name === 'SymbiosisClientError') return code === ErrorCode.BadUserInput ? EXIT.usage : EXIT.runtime;
+  if (name === 'ConfigError') return EXIT.usage;
   return EXIT.runtime;
 }
 
-const program = buildProgram();
+/** What went wrong, in one line; a server out of reach says which URL and why. */
+function describe(error: unknown): string {
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    return `cannot reach the server (${cause?.code ?? cause?.message ?? 'network error'}): check --url / SM_URL and that \`sm serve\` is running`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if ((error as Named)?.name === 'SymbiosisClientError' && (error as Named).status === 401) return `${message} (pass --token or set SM_API_TOKEN)`;
+  return message;
+}
+
 try {
-  await program.parseAsync(process.argv);
+  await buildProgram().parseAsync(process.argv);
 } catch (error) {
-  const code = exitCodeFor(error);
   // Commander already printed its own message (usage errors, help).
-  if (!(error instanceof CommanderError)) process.stderr.write(`sm: ${(error as Error).message}\n`);
-  process.exitCode = code;
+  if (!(error instanceof CommanderError)) process.stderr.write(`sm: ${describe(error)}\n`);
+  process.exitCode = exitCodeFor(error);
 }

@@ -1,7 +1,13 @@
 // The `sm` command tree. Commands live beside the domain they drive, in commands/.
 import { Command } from 'commander';
+import { registerConfigCommands } from './commands/config.ts';
+import { registerDataCommands } from './commands/data.ts';
+import { registerEntityCommands } from './commands/entities.ts';
 import { registerMaintenanceCommands } from './commands/maintenance.ts';
 import { registerMemoryCommands } from './commands/memories.ts';
+import { registerSearchCommands } from './commands/search.ts';
+import { registerServeCommand } from './commands/serve.ts';
+import { registerSessionCommands } from './commands/sessions.ts';
 import { registerTurnCommands } from './commands/turns.ts';
 import type { GlobalOptions } from './runtime.ts';
 
@@ -9,6 +15,8 @@ export function buildProgram(): Command {
   const program = new Command('sm')
     .description('Symbiosis Memory: long-term memory for LLM assistants, over one SQLite file')
     .option('--db <path>', 'database file (env SM_DB; default ./data/symbiosis.db)')
+    .option('--url <url>', 'talk to a running server instead, e.g. http://127.0.0.1:8787/graphql (env SM_URL)')
+    .option('--token <token>', 'API token for --url (env SM_API_TOKEN)')
     .option('--json', 'machine-readable output (field names as in the GraphQL API)')
     .showHelpAfterError('(run with --help for usage)')
     // Usage errors throw instead of exiting, so main maps them to exit code 2.
@@ -19,14 +27,23 @@ export function buildProgram(): Command {
 Examples:
   sm add-turn --session s1 --role user --text "I like JRPGs and my name is Alex"
   sm get-context --session s1 --json
+  sm search "where does Alex live"
   SM_NOW=2026-01-11T00:00:00Z sm explain --id 1
+  sm --url http://127.0.0.1:8787/graphql stats
 
-Environment: SM_DB (database path), SM_NOW (pin the clock: ISO-8601 or epoch ms),
-SM_CONFIG__SECTION__KEY=value (config override, e.g. SM_CONFIG__GC__MODE=delete).`,
+Environment: SM_DB (database path), SM_URL / SM_API_TOKEN (remote server), SM_NOW (pin the
+clock: ISO-8601 or epoch ms), SM_CONFIG__SECTION__KEY=value (config override, e.g.
+SM_CONFIG__GC__MODE=delete). Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input.`,
     );
   const globals = () => program.opts<GlobalOptions>();
   registerTurnCommands(program, globals);
   registerMemoryCommands(program, globals);
+  registerSearchCommands(program, globals);
+  registerSessionCommands(program, globals);
+  registerEntityCommands(program, globals);
   registerMaintenanceCommands(program, globals);
+  registerConfigCommands(program, globals);
+  registerDataCommands(program, globals);
+  registerServeCommand(program, globals);
   return program;
 }

@@ -55,13 +55,15 @@ const ready = (now: number) =>
     and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, now)),
   );
 
-export function claimJobs(store: Store, limit: number, types?: readonly string[], workerId: string | null = null): JobRow[] {
+export type ClaimFilter = { types?: readonly string[]; ids?: readonly number[] };
+
+export function claimJobs(store: Store, limit: number, filter: ClaimFilter = {}, workerId: string | null = null): JobRow[] {
   return write(store, () => {
     const now = store.clock.now();
     const due = store.db
       .select({ id: jobs.id })
       .from(jobs)
-      .where(and(ready(now), types ? inArray(jobs.type, [...types]) : undefined))
+      .where(and(ready(now), filter.types ? inArray(jobs.type, [...filter.types]) : undefined, filter.ids ? inArray(jobs.id, [...filter.ids]) : undefined))
       .orderBy(asc(jobs.runAt), asc(jobs.id))
       .limit(limit)
       .all();

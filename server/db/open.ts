@@ -15,7 +15,10 @@ import { normalizeText } from '../core/text.ts';
 import { logger } from '../logger.ts';
 import { ensureSearchIndexes, hasFts5 } from './search-index.ts';
 
-export const DEFAULT_DB_PATH = './data/symbiosis.db';
+import { DEFAULT_DB_PATH } from './paths.ts';
+
+export { DEFAULT_DB_PATH };
+// Two levels up from here and from the CLI bundle (dist/cli/) alike: the project root.
 const MIGRATIONS = fileURLToPath(new URL('../../drizzle/migrations', import.meta.url));
 
 export type OpenOptions = {
@@ -36,6 +39,13 @@ function readConfigFile(path: string): ConfigLayer[] {
     throw new ConfigError('(file)', `not valid JSON: ${(error as Error).message}`, path);
   }
 }
+
+/** The config layers a store was opened with, around the meta layer (config.json below; environment and overrides above). */
+export type ConfigSources = { below: ConfigLayer[]; above: ConfigLayer[] };
+const configSources = new WeakMap<Store, ConfigSources>();
+
+/** The layers `store` was opened with, to re-resolve its config when the meta layer changes (setConfig). */
+export const configSourcesOf = (store: Store): ConfigSources => configSources.get(store) ?? { below: [], above: [] };
 
 export function readMetaConfig(db: Db): Record<string, unknown> {
   const row = db.select().from(tables.meta).where(eq(tables.meta.key, 'config')).get();
@@ -79,7 +89,9 @@ export function openStore(options: OpenOptions = {}): Store {
       ...envLayers,
       ...overrideLayers,
     ]);
-    return { db, sqlite, config, clock: options.clock ?? systemClock, features: { fts, vec }, pending: null, listeners: new Set(), statements: new Map() };
+    const store: Store = { db, sqlite, config, clock: options.clock ?? systemClock, features: { fts, vec }, pending: null, listeners: new Set(), statements: new Map() };
+    configSources.set(store, { below: fileLayers, above: [...envLayers, ...overrideLayers] });
+    return store;
   } catch (error) {
     sqlite.close();
     throw error;

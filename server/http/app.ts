@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../core/store.ts';
 import { jobHandlers } from '../jobs/handlers.ts';
 import { startWorker, type Worker } from '../jobs/worker.ts';
+import { nerEnricher } from '../ner.ts';
 import { startScheduler, type Scheduler } from '../scheduler.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
 import { logger as defaultLogger } from '../logger.ts';
@@ -20,6 +21,8 @@ export type AppOptions = {
   runtime?: Runtime;
   /** Run background work while listening: the job worker (LLM extraction, consolidation) and the maintenance schedule. Default true. */
   jobs?: boolean;
+  /** Run the nightly maintenance schedule while listening (with `jobs`). Default true; `sm serve --no-scheduler` turns it off. */
+  scheduler?: boolean;
   /** Interface to listen on; a non-loopback host requires `token`. */
   host: string;
   /** Port; 0 picks a free one (see the `port` that start() returns). */
@@ -71,8 +74,8 @@ export function buildApp(options: AppOptions): App {
           const bound = (server.address() as AddressInfo).port;
           const url = `http://${urlHost(host)}:${bound}${GRAPHQL_PATH}`;
           if (options.jobs !== false) {
-            worker = startWorker(store, jobHandlers(runtime));
-            scheduler = startScheduler(runtime);
+            worker = startWorker(store, jobHandlers(runtime), { concurrency: store.config.worker.concurrency });
+            if (options.scheduler !== false) scheduler = startScheduler(runtime, nerEnricher);
           }
           log.info({ url, auth: token ? 'token' : 'loopback' }, 'listening');
           resolve({ url, port: bound });

@@ -52,12 +52,16 @@ async function runOne(store: Store, handlers: JobHandlers, job: JobRow, report: 
  * Runs every job that is due now, `concurrency` at a time, until none is left
  * (retries scheduled for later stay queued). Used by `sm jobs --run` and embedded commands.
  */
-export async function drainJobs(store: Store, handlers: JobHandlers, concurrency = 4): Promise<DrainReport> {
+export async function drainJobs(
+  store: Store,
+  handlers: JobHandlers,
+  options: { concurrency?: number; ids?: readonly number[] } = {},
+): Promise<DrainReport> {
   const report: DrainReport = { ran: 0, done: 0, failed: 0, dead: 0 };
-  const types = Object.keys(handlers);
+  const filter = { types: Object.keys(handlers), ids: options.ids };
   recoverJobs(store);
   for (;;) {
-    const batch = claimJobs(store, concurrency, types, WORKER_ID);
+    const batch = claimJobs(store, options.concurrency ?? 4, filter, WORKER_ID);
     if (batch.length === 0) return report;
     await Promise.all(batch.map((job) => runOne(store, handlers, job, report)));
   }
@@ -86,7 +90,7 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
     if (stopped) return;
     const free = concurrency - inFlight.size;
     if (free <= 0) return; // a finishing job calls tick again
-    const batch = claimJobs(store, free, types, WORKER_ID);
+    const batch = claimJobs(store, free, { types }, WORKER_ID);
     for (const job of batch) {
       const running = runOne(store, handlers, job, report).finally(() => {
         inFlight.delete(running);

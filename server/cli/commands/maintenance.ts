@@ -1,9 +1,11 @@
-// gc: rescore, promote and clean up.
-import type { Command } from 'commander';
-import { runGc } from '../../core/gc.ts';
-import { iso } from '../json.ts';
-import { emit, fixed } from '../output.ts';
-import { withStore, type GlobalOptions } from '../runtime.ts';
+// gc, maintenance TASK, jobs, stats, doctor: operating the memory.
+import { Argument, Option, type Command } from 'commander';
+import { JOB_STATUSES } from '../../../drizzle/schema.ts';
+import { MAINTENANCE_TASKS } from '../../maintenance-tasks.ts';
+import { withBackend } from '../backend.ts';
+import { emit, fixed, green, red, table } from '../output.ts';
+import { integer, upper } from '../parse.ts';
+import type { GlobalOptions } from '../runtime.ts';
 
 export function registerMaintenanceCommands(program: Command, globals: () => GlobalOptions) {
   program
@@ -12,15 +14,93 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
     .addHelpText('after', '\nExample:\n  sm gc --json')
     .action(async () => {
       const options = globals();
-      await withStore(options, (store) => {
-        const report = runGc(store);
-        emit(options, { ...report, at: iso(report.at) }, () =>
+      await withBackend(options, async ({ sdk }) => {
+        const { gc: r } = await sdk.gc();
+        emit(options, r, () =>
           [
-            `scored ${report.scored} · promoted ${report.promoted} · ${report.mode === 'archive' ? `archived ${report.archived}` : `deleted ${report.deleted}`} · purged ${report.purged}`,
-            `  low score ${report.byReason.low_score} · expired ${report.byReason.expired} · over capacity ${report.byReason.over_capacity}`,
-            `  average score ${fixed(report.averageScore)} · average age ${fixed(report.averageAgeDays, 1)} days`,
+            `scored ${r.scored} · promoted ${r.promoted} · ${r.mode === 'ARCHIVE' ? `archived ${r.archived}` : `deleted ${r.deleted}`} · purged ${r.purged}`,
+            `  low score ${r.byReason.lowScore} · expired ${r.byReason.expired} · over capacity ${r.byReason.overCapacity}`,
+            `  average score ${fixed(r.averageScore)} · average age ${fixed(r.averageAgeDays, 1)} days`,
           ].join('\n'),
         );
       });
     });
+
+  program
+    .command('maintenance')
+    .description('run a nightly maintenance task now and print its report')
+    .addArgument(new Argument('<task>', 'the task').choices(MAINTENANCE_TASKS))
+    .addHelpText('after', '\nExamples:\n  sm maintenance decay\n  sm maintenance reflect --json')
+    .action(async (task: string) => {
+      const options = globals();
+      await withBackend(options, async ({ sdk }) => {
+        const { runMaintenance: r } = await sdk.runMaintenance({ task: upper(task) as never });
+        emit(options, r, () => {
+          if (r.decay) return `decay: ${r.decay.scanned} facts scanned, ${r.decay.updated} updated, ${r.decay.archived} archived (threshold ${r.decay.threshold})`;
+          if (r.reflection) return r.reflection.created ? `reflection written (${r.reflection.path?.toLowerCase()}):\n${r.reflection.reflection?.content}` : `no reflection: ${r.reflection.reason}`;
+          if (r.consolidation) {
+            const done = r.consolidation.sessions.map((s) => `  ${s.sessionId}: ${s.created} created, ${s.merged} merged, ${s.superseded} superseded`);
+            const failed = r.consolidation.failed.map((f) => `  ${f.sessionId}: failed (${f.reason})`);
+            return [`consolidated ${r.consolidation.sessions.length} sessions`, ...done, ...failed].join('\n');
+          }
+          if (r.enrichment) return r.enrichment.skipped ? `enrichment skipped: ${r.enrichment.reason}` : `enrichment: ${r.enrichment.memories} memories, ${r.enrichment.turns} turns, ${r.enrichment.links} links`;
+          return 'done';
+        });
+      });
+    });
+
+  program
+    .command('jobs')
+    .description('the background job queue; --run runs every due job now')
+    .addOption(new Option('--status <status>').choices(JOB_STATUSES))
+    .option('--limit <n>', 'at most this many', integer, 20)
+    .option('--run', 'run the due jobs now (LLM extraction, consolidation, NER, embeddings)')
+    .addHelpText('after', '\nExamples:\n  sm jobs --status dead\n  sm jobs --run')
+    .action(async (opts: { status?: string; limit: number; run?: boolean }) => {
+      const options = globals();
+      await withBackend(options, async ({ sdk }) => {
+        if (opts.run) {
+          const { runJobs: r } = await sdk.runJobs();
+          emit(options, r, () => `ran ${r.ran} jobs: ${r.done} done, ${r.failed} failed (${r.dead} dead-lettered)`);
+          return;
+        }
+        const { jobs } = await sdk.jobs({ status: upper(opts.status) as never, first: opts.limit });
+        emit(options, jobs, () =>
+          jobs.length === 0
+            ? 'no jobs'
+            : table(
+                ['id', 'type', 'status', 'attempts', 'run at', 'last error'],
+                jobs.map((j) => [j.id, j.type, j.status.toLowerCase(), `${j.attempts}/${j.maxAttempts}`, j.runAt, j.lastError]),
+              ),
+        );
+      });
+    });
+
+  program
+    .command('stats')
+    .description('counts of memories, turns, sessions, entities and jobs; extraction figures')
+    .addHelpText('after', '\nExample:\n  sm stats --json')
+    .action(async () => {
+      const options = globals();
+      await withBackend(options, async ({ sdk }) => {
+        const { stats } = await sdk.stats();
+        emit(options, stats, () => JSON.stringify(stats, null, 2));
+      });
+    });
+
+  program
+    .command('doctor')
+    .description('check the installation: FTS5, sqlite-vec, integrity, LLM and embedding endpoints, jobs')
+    .addHelpText('after', '\nExample:\n  sm doctor')
+    .action(async () => {
+      const options = globals();
+      await withBackend(options, async ({ sdk }) => {
+        const { doctor } = await sdk.doctor();
+        emit(options, doctor, () =>
+          doctor.map((c) => `${c.ok ? green('pass') : red('FAIL')}  ${c.name}: ${c.detail}${!c.ok && c.hint ? `\n      hint: ${c.hint}` : ''}`).join('\n'),
+        );
+        if (doctor.some((c) => !c.ok)) process.exitCode = 1;
+      });
+    });
+
 }

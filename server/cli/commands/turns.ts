@@ -1,11 +1,10 @@
 // add-turn and get-context: the conversation side of the memory.
 import { Option, type Command } from 'commander';
-import { getContext } from '../../core/context.ts';
-import { ingestTurn } from '../../ingest.ts';
-import { contextJson, extractedJson, iso, turnJson } from '../json.ts';
+import { withBackend } from '../backend.ts';
+import { lower, memoryLine, turnLine } from '../format.ts';
 import { emit } from '../output.ts';
-import { integer, time } from '../parse.ts';
-import { withRuntime, withStore, type GlobalOptions } from '../runtime.ts';
+import { integer, time, upper } from '../parse.ts';
+import type { GlobalOptions } from '../runtime.ts';
 
 export function registerTurnCommands(program: Command, globals: () => GlobalOptions) {
   program
@@ -18,37 +17,35 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
     .option('--no-extract', 'store the turn without extracting memories')
     .option('--at <time>', 'when it was said (ISO-8601 or epoch ms; default now)', time)
     .addHelpText('after', '\nExample:\n  sm add-turn --session s1 --role user --text "I like JRPGs and my name is Alex"')
-    .action(async (opts: { session: string; role: 'user' | 'assistant'; name?: string; text: string; extract: boolean; at?: number }) => {
+    .action(async (opts: { session: string; role: 'user' | 'assistant'; name?: string; text: string; extract: boolean; at?: string }) => {
       const options = globals();
-      await withRuntime(options, async (runtime) => {
-        const { turn, extracted } = await ingestTurn(runtime, {
-          sessionId: opts.session,
-          role: opts.role,
-          name: opts.name,
-          text: opts.text,
-          autoExtract: opts.extract,
-          at: opts.at,
+      await withBackend(options, async ({ sdk }) => {
+        const { addTurn } = await sdk.addTurn({
+          input: { sessionId: opts.session, role: upper(opts.role)!, name: opts.name, text: opts.text, autoExtract: opts.extract, at: opts.at },
         });
-        emit(options, { turn: turnJson(turn), extracted: extracted.map(extractedJson) }, () =>
-          [`turn ${turn.id} stored in session ${turn.sessionId} at ${iso(turn.at)}`, ...extracted.map((e) => `  ${e.action}: #${e.memory.id} ${e.memory.content}`)].join('\n'),
+        emit(options, addTurn, () =>
+          [
+            `turn ${addTurn.turn.id} stored in session ${addTurn.turn.sessionId}${addTurn.newSession ? ' (new session)' : ''} at ${addTurn.turn.at}`,
+            ...addTurn.extracted.map((e) => `  ${lower(e.action)}: ${memoryLine(e.memory)}`),
+          ].join('\n'),
         );
       });
     });
 
   program
     .command('get-context')
-    .description('the context to hand a model before its next call: short-term turns and top memories')
+    .description('the context to hand a model before its next call: recent turns, relevant memories, a markdown block')
     .requiredOption('--session <id>', 'session id')
-    .option('--k <n>', 'how many memories per layer (default: context.k, 20)', integer)
+    .option('--k <n>', 'memories per layer (default: config context.k)', integer)
+    .option('--query <text>', 'what the next turn is about (default: the latest user turn)')
     .addHelpText('after', '\nExample:\n  sm get-context --session s1 --k 20')
-    .action(async (opts: { session: string; k?: number }) => {
+    .action(async (opts: { session: string; k?: number; query?: string }) => {
       const options = globals();
-      await withStore(options, (store) => {
-        const context = getContext(store, { sessionId: opts.session, k: opts.k });
-        emit(options, contextJson(context), () => {
-          const turns = context.shortTerm.map((t) => `${t.name ?? t.role}: ${t.text}`);
-          return [`## Short-term (${context.shortTerm.length} turns)`, ...turns, '', context.markdown || '(no memories yet)'].join('\n');
-        });
+      await withBackend(options, async ({ sdk }) => {
+        const { context } = await sdk.context({ sessionId: opts.session, k: opts.k, query: opts.query });
+        emit(options, context, () =>
+          [`## Short-term (${context.shortTerm.length} turns)`, ...context.shortTerm.map(turnLine), '', context.markdown || '(no memories yet)'].join('\n'),
+        );
       });
     });
 }

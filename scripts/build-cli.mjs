@@ -1,0 +1,34 @@
+// Bundles the `sm` CLI into dist/cli (our TypeScript only; packages stay external), so a command
+// starts in a fraction of the time tsx needs to load ~100 modules through its loader. bin/sm.js
+// uses the bundle only while it is newer than every source file, and tsx otherwise.
+import { build } from 'esbuild';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+
+const outdir = new URL('../dist/cli/', import.meta.url).pathname;
+const staging = `${outdir}.staging-${process.pid}/`;
+await build({
+  entryPoints: { sm: new URL('../server/cli/main.ts', import.meta.url).pathname },
+  outdir: staging,
+  bundle: true,
+  // Lazily imported parts (the HTTP stack for `sm serve`) become chunks loaded only when used.
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  outExtension: { '.js': '.mjs' },
+  logLevel: 'warning',
+});
+// Chunks have content-hashed names: move them in beside the old ones (a running `sm` may still
+// load an old chunk), then swap the entry in one rename, and drop chunks older than an hour.
+mkdirSync(outdir, { recursive: true });
+const started = Date.now();
+for (const name of readdirSync(staging)) if (name !== 'sm.mjs') renameSync(staging + name, outdir + name);
+renameSync(`${staging}sm.mjs`, `${outdir}sm.mjs`);
+rmSync(staging, { recursive: true, force: true });
+for (const name of readdirSync(outdir)) {
+  const path = outdir + name;
+  if (name.startsWith('.staging-') ? started - statSync(path).mtimeMs > 600_000 : name !== 'sm.mjs' && started - statSync(path).mtimeMs > 3_600_000) {
+    rmSync(path, { recursive: true, force: true });
+  }
+}

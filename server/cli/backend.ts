@@ -1,0 +1,113 @@
+// Where a command's operations go. Every command is a GraphQL operation of the typed client:
+// with --url it is sent to a running server; otherwise it runs in process against the same
+// schema over the embedded database. One code path, so both modes print the same JSON.
+// Everything heavy is imported when a command runs, so `sm --help` stays instant.
+import type { GraphQLError, GraphQLSchema } from 'graphql';
+import type { Requester, Sdk } from '../../client/src/generated/sdk.ts';
+import type { Runtime } from '../runtime.ts';
+import { clockFromEnv, dbPath, type GlobalOptions } from './runtime.ts';
+
+export type Backend = {
+  sdk: Sdk;
+  mode: 'embedded' | 'remote';
+  /** The embedded runtime (null with --url): for commands that work on the file itself. */
+  runtime: Runtime | null;
+  url: string | null;
+  token: string | null;
+  close(): Promise<void>;
+};
+
+/**
+ * Work an embedded command queued that the user waits for (LLM extraction in llm/hybrid mode,
+ * consolidation of a finished session) is done before the process exits. The rest (accurate
+ * NER, embeddings) stays queued, durable, for the server or `sm jobs --run`.
+ */
+const FOREGROUND_JOBS: readonly string[] = ['extract.llm', 'session.consolidate'];
+
+/** Runs an operation in process; errors look exactly like the server's (code + message). */
+async function localRequester(schema: GraphQLSchema, expectedError: (error: unknown) => GraphQLError | null, runtime: Runtime): Promise<Requester> {
+  const [{ execute, GraphQLError }, { createPubSub }, { SymbiosisClientError }] = await Promise.all([
+    import('graphql'),
+    import('@graphql-yoga/subscription'),
+    import('../../client/src/index.ts'),
+  ]);
+  const changes = createPubSub();
+  return async <R, V>(document: import('graphql').DocumentNode, variables?: V): Promise<R> => {
+    const result = await execute({
+      schema,
+      document,
+      variableValues: variables as Record<string, unknown> | undefined,
+      contextValue: { store: runtime.store, runtime, changes },
+    });
+    if (result.errors?.length) {
+      const first = result.errors[0]!;
+      const expected = expectedError(first) ?? (first.originalError ? null : first);
+      // Unexpected errors keep their message here: the user owns this process and its logs.
+      const error = expected ?? new GraphQLError(first.originalError?.message ?? first.message);
+      const code = typeof error.extensions?.code === 'string' ? error.extensions.code : undefined;
+      throw new SymbiosisClientError(error.message, [error.toJSON()], code);
+    }
+    return result.data as R;
+  };
+}
+
+async function embedded(options: GlobalOptions): Promise<Backend> {
+  const { closeStore, openStore } = await import('../db/open.ts');
+  const store = openStore({ path: dbPath(options), clock: clockFromEnv() });
+  try {
+    const [{ createRuntime }, { onChange }, { drainJobs }, { jobHandlers }, { getSdk }] = await Promise.all([
+      import('../runtime.ts'),
+      import('../core/store.ts'),
+      import('../jobs/worker.ts'),
+      import('../jobs/handlers.ts'),
+      import('../../client/src/generated/sdk.ts'),
+    ]);
+    const runtime = createRuntime(store);
+    // Loaded on demand: `sm --help` and `sm serve` do not need it here.
+    const [{ schema }, { expectedError }] = await Promise.all([import('../../schema/index.ts'), import('../../schema/errors.ts')]);
+    const queued: number[] = [];
+    const stopWatching = onChange(store, (event) => {
+      if (event.type === 'job' && event.status === 'pending' && event.jobType && FOREGROUND_JOBS.includes(event.jobType)) queued.push(event.jobId);
+    });
+    return {
+      sdk: getSdk(await localRequester(schema, expectedError, runtime)),
+      mode: 'embedded',
+      runtime,
+      url: null,
+      token: null,
+      async close() {
+        stopWatching();
+        try {
+          if (queued.length > 0) await drainJobs(store, jobHandlers(runtime), { ids: queued });
+        } finally {
+          closeStore(store);
+        }
+      },
+    };
+  } catch (error) {
+    closeStore(store);
+    throw error;
+  }
+}
+
+async function remote(url: string, token: string | null): Promise<Backend> {
+  const [{ createClient }, { default: WebSocket }] = await Promise.all([import('../../client/src/index.ts'), import('ws')]);
+  const client = createClient({ url, token: token ?? undefined, webSocketImpl: WebSocket });
+  return { sdk: client, mode: 'remote', runtime: null, url, token, close: () => client.dispose() };
+}
+
+export async function openBackend(options: GlobalOptions): Promise<Backend> {
+  const url = options.url ?? process.env.SM_URL;
+  const token = options.token ?? process.env.SM_API_TOKEN ?? null;
+  return url ? remote(url, token) : embedded(options);
+}
+
+/** Opens the backend for one command and always closes it. */
+export async function withBackend<T>(options: GlobalOptions, fn: (backend: Backend) => Promise<T>): Promise<T> {
+  const backend = await openBackend(options);
+  try {
+    return await fn(backend);
+  } finally {
+    await backend.close();
+  }
+}

@@ -1,0 +1,143 @@
+// export / import: JSON Lines of every record (sessions, turns, memories of all statuses, links,
+// events, entities), and LoCoMo conversations for trying the memory on real dialogue.
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { Option, type Command } from 'commander';
+import { SingleBar } from 'cli-progress';
+import { badInput } from '../../core/errors.ts';
+import type { ImportReport } from '../../core/export.ts';
+import { withBackend, type Backend } from '../backend.ts';
+import { emit } from '../output.ts';
+import type { GlobalOptions } from '../runtime.ts';
+
+/** The server's REST base (the GraphQL URL without /graphql) and its auth header. */
+function rest(backend: Backend, path: string): { url: string; headers: Record<string, string> } {
+  const base = backend.url!.replace(/\/graphql\/?$/, '');
+  return { url: `${base}${path}`, headers: backend.token ? { authorization: `Bearer ${backend.token}` } : {} };
+}
+
+async function exportTo(backend: Backend, out: NodeJS.WritableStream): Promise<number> {
+  let lines = 0;
+  const write = (line: string) => {
+    lines++;
+    return out.write(`${line}\n`) ? null : new Promise((resolve) => out.once('drain', resolve));
+  };
+  if (backend.runtime) {
+    const { exportRecords } = await import('../../core/export.ts');
+    for (const record of exportRecords(backend.runtime.store)) await write(JSON.stringify(record));
+    return lines;
+  }
+  const { url, headers } = rest(backend, '/export');
+  const response = await fetch(url, { headers });
+  if (!response.ok || !response.body) throw new Error(`export failed: HTTP ${response.status} ${await response.text()}`);
+  const reader = createInterface({ input: Readable.fromWeb(response.body as never) });
+  for await (const line of reader) if (line) await write(line);
+  return lines;
+}
+
+/** A progress bar on stderr for long imports, only where someone is watching. */
+function progress(total: number) {
+  if (!process.stderr.isTTY || total < 2000) return { update: (_n: number) => {}, stop: () => {} };
+  const bar = new SingleBar({ format: 'importing [{bar}] {percentage}% {value}/{total} lines', stream: process.stderr });
+  bar.start(total, 0);
+  return { update: (n: number) => bar.update(n), stop: () => bar.stop() };
+}
+
+async function importFrom(backend: Backend, file: string): Promise<ImportReport> {
+  if (backend.runtime) {
+    const { importRecords } = await import('../../core/export.ts');
+    const text = readFileSync(file, 'utf8');
+    const lines = text.split('\n');
+    const bar = progress(lines.length);
+    try {
+      return importRecords(backend.runtime.store, lines, { onProgress: bar.update });
+    } finally {
+      bar.stop();
+    }
+  }
+  const { url, headers } = rest(backend, '/import');
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', ...headers },
+    body: createReadStream(file) as never,
+    duplex: 'half',
+  } as RequestInit);
+  const body = (await response.json()) as ImportReport | { error?: string; code?: string };
+  if (!response.ok) throw badInput(`import refused: ${'error' in body ? body.error : response.status}`);
+  return body as ImportReport;
+}
+
+/** A LoCoMo conversation through addTurn, as an app would send it: speakers by name, session dates. */
+async function importLocomo(backend: Backend, file: string, assistant?: string) {
+  const { loadLocomo } = await import('../../locomo.ts');
+  const conversation = loadLocomo(file);
+  if (assistant && !conversation.speakers.includes(assistant)) throw badInput(`--assistant: ${assistant} is not a speaker (${conversation.speakers.join(', ')})`);
+  let turns = 0;
+  let memories = 0;
+  const bar = progress(conversation.sessions.reduce((n, s) => n + s.turns.length, 0));
+  try {
+    for (const session of conversation.sessions) {
+      for (const turn of session.turns) {
+        const { addTurn } = await backend.sdk.addTurn({
+          input: {
+            sessionId: `${conversation.name}:${session.index}`,
+            role: turn.speaker === assistant ? 'ASSISTANT' : 'USER',
+            name: turn.speaker,
+            text: turn.text,
+            at: new Date(turn.at).toISOString(),
+          },
+        });
+        turns++;
+        memories += addTurn.extracted.filter((e) => e.action === 'CREATED').length;
+        bar.update(turns);
+      }
+    }
+  } finally {
+    bar.stop();
+  }
+  return { format: 'locomo', conversation: conversation.name, sessions: conversation.sessions.length, turns, memoriesCreated: memories };
+}
+
+export function registerDataCommands(program: Command, globals: () => GlobalOptions) {
+  program
+    .command('export')
+    .description('write every record as JSON Lines (a version header first)')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .addHelpText('after', '\nExamples:\n  sm export --out backup.jsonl\n  sm export | gzip > backup.jsonl.gz')
+    .action(async (opts: { out?: string }) => {
+      const options = globals();
+      await withBackend(options, async (backend) => {
+        const out = opts.out ? createWriteStream(opts.out) : process.stdout;
+        const lines = await exportTo(backend, out);
+        if (opts.out) {
+          out.end();
+          await finished(out);
+          emit(options, { file: opts.out, lines }, () => `exported ${lines} lines to ${opts.out}`);
+        }
+      });
+    });
+
+  program
+    .command('import')
+    .description('restore an export (idempotent: records already present are not duplicated), or load a LoCoMo conversation')
+    .argument('<file>', 'a file from `sm export`, or a LoCoMo conversation JSON with --format locomo')
+    .addOption(new Option('--format <format>', 'what the file is').choices(['jsonl', 'locomo']).default('jsonl'))
+    .option('--assistant <speaker>', 'locomo: the speaker to store as the assistant (default: both are users)')
+    .addHelpText('after', '\nExamples:\n  sm import backup.jsonl\n  sm import --format locomo conv-26.json')
+    .action(async (file: string, opts: { format: 'jsonl' | 'locomo'; assistant?: string }) => {
+      const options = globals();
+      await withBackend(options, async (backend) => {
+        const report = opts.format === 'locomo' ? await importLocomo(backend, file, opts.assistant) : await importFrom(backend, file);
+        emit(options, report, () =>
+          'format' in report
+            ? `loaded ${report.conversation}: ${report.sessions} sessions, ${report.turns} turns, ${report.memoriesCreated} memories created`
+            : `imported ${report.lines} lines: ${Object.entries(report)
+                .filter(([key]) => key !== 'lines')
+                .map(([type, counts]) => `${type} +${(counts as { added: number }).added}`)
+                .join(', ')}`,
+        );
+      });
+    });
+}

@@ -1,0 +1,225 @@
+// Export and import as JSON Lines: a version header, then every record in dependency order
+// (sessions, turns, memories, entities, then the rows that link them). Import is idempotent:
+// a record already present (same content and time) is mapped, not duplicated; ids are kept
+// where they are free, so export -> import into a fresh db -> export gives the same records.
+import { and, eq, getTableColumns, sql, type InferSelectModel } from 'drizzle-orm';
+import { z } from 'zod';
+import {
+  entities,
+  memories,
+  memoryEntities,
+  memoryEvents,
+  memoryRelations,
+  memorySources,
+  sessions,
+  turnEntities,
+  turns,
+} from '../../drizzle/schema.ts';
+import { badInput } from './errors.ts';
+import { write, type Store } from './store.ts';
+
+export const EXPORT_FORMAT = 'symbiosis-memory';
+export const EXPORT_VERSION = 1;
+const EXPORT_PAGE = 1000;
+
+const TABLES = {
+  session: sessions,
+  turn: turns,
+  memory: memories,
+  entity: entities,
+  source: memorySources,
+  relation: memoryRelations,
+  event: memoryEvents,
+  memory_entity: memoryEntities,
+  turn_entity: turnEntities,
+} as const;
+export type RecordType = keyof typeof TABLES;
+export const RECORD_TYPES = Object.keys(TABLES) as RecordType[];
+
+export type ExportHeader = { type: 'header'; format: typeof EXPORT_FORMAT; version: number; exportedAt: number };
+export type ExportRecord = { [K in RecordType]: { type: K } & InferSelectModel<(typeof TABLES)[K]> }[RecordType];
+
+/** Every record, header first, in an order where each row comes after the rows it references. */
+export function* exportRecords(store: Store): Generator<ExportHeader | ExportRecord> {
+  yield { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: store.clock.now() };
+  for (const type of RECORD_TYPES) {
+    const table = TABLES[type] as typeof sessions;
+    // Pages by rowid, so a large db is never held in memory at once.
+    for (let after = 0; ; ) {
+      const page = store.db
+        .select({ ...getTableColumns(table), rowid: sql<number>`rowid` })
+        .from(table)
+        .where(sql`rowid > ${after}`)
+        .orderBy(sql`rowid`)
+        .limit(EXPORT_PAGE)
+        .all();
+      for (const { rowid: _rowid, ...row } of page) yield { type, ...row } as ExportRecord;
+      if (page.length < EXPORT_PAGE) break;
+      after = page.at(-1)!.rowid;
+    }
+  }
+}
+
+export type ImportReport = Record<RecordType, { added: number; existing: number }> & { lines: number };
+
+const headerSchema = z.object({ type: z.literal('header'), format: z.literal(EXPORT_FORMAT), version: z.number().int() });
+
+/** Id maps from the exported database to this one. */
+type IdMaps = { turn: Map<number, number>; memory: Map<number, number>; entity: Map<number, number> };
+
+function idFree(store: Store, table: typeof turns | typeof memories | typeof entities, id: number) {
+  return store.db.select({ id: table.id }).from(table).where(eq(table.id, id)).get() === undefined;
+}
+
+/** Inserts a row, keeping its id when that id is free here. Returns the id it got. */
+function insertKeepingId<T extends { id: number }>(store: Store, table: typeof turns | typeof memories | typeof entities, row: T): number {
+  const { id, ...rest } = row;
+  const values = idFree(store, table, id) ? row : rest;
+  return (store.db.insert(table).values(values as never).returning({ id: table.id }).get() as { id: number }).id;
+}
+
+function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: ImportReport) {
+  const count = (added: boolean) => report[record.type][added ? 'added' : 'existing']++;
+  const { type: _type, ...row } = record;
+  switch (record.type) {
+    case 'session': {
+      const r = row as InferSelectModel<typeof sessions>;
+      const existing = store.db.select().from(sessions).where(eq(sessions.id, r.id)).get();
+      if (!existing) store.db.insert(sessions).values(r).run();
+      count(!existing);
+      return;
+    }
+    case 'turn': {
+      const r = row as InferSelectModel<typeof turns>;
+      const existing = store.db
+        .select({ id: turns.id })
+        .from(turns)
+        .where(and(eq(turns.sessionId, r.sessionId), eq(turns.at, r.at), eq(turns.role, r.role), eq(turns.text, r.text)))
+        .get();
+      maps.turn.set(r.id, existing?.id ?? insertKeepingId(store, turns, r));
+      count(!existing);
+      return;
+    }
+    case 'memory': {
+      const r = row as InferSelectModel<typeof memories>;
+      const existing = store.db
+        .select({ id: memories.id })
+        .from(memories)
+        .where(and(eq(memories.kind, r.kind), eq(memories.contentKey, r.contentKey), eq(memories.createdAt, r.createdAt)))
+        .get();
+      maps.memory.set(r.id, existing?.id ?? insertKeepingId(store, memories, r));
+      count(!existing);
+      return;
+    }
+    case 'entity': {
+      const r = row as InferSelectModel<typeof entities>;
+      const existing = store.db.select({ id: entities.id }).from(entities).where(and(eq(entities.nameKey, r.nameKey), eq(entities.type, r.type))).get();
+      maps.entity.set(r.id, existing?.id ?? insertKeepingId(store, entities, r));
+      count(!existing);
+      return;
+    }
+    case 'source': {
+      const r = row as InferSelectModel<typeof memorySources>;
+      const memoryId = maps.memory.get(r.memoryId);
+      const turnId = maps.turn.get(r.turnId);
+      if (memoryId === undefined || turnId === undefined) throw badInput(`source of memory ${r.memoryId} names a turn or memory missing from the file`);
+      count(store.db.insert(memorySources).values({ ...r, memoryId, turnId }).onConflictDoNothing().run().changes > 0);
+      return;
+    }
+    case 'relation': {
+      const r = row as InferSelectModel<typeof memoryRelations>;
+      const fromId = maps.memory.get(r.fromId);
+      const toId = maps.memory.get(r.toId);
+      if (fromId === undefined || toId === undefined) throw badInput(`relation ${r.fromId} -> ${r.toId} names a memory missing from the file`);
+      count(store.db.insert(memoryRelations).values({ ...r, fromId, toId }).onConflictDoNothing().run().changes > 0);
+      return;
+    }
+    case 'event': {
+      const r = row as InferSelectModel<typeof memoryEvents>;
+      // A `deleted` entry outlives its memory: its id may be in no map, and stays as it was.
+      const memoryId = maps.memory.get(r.memoryId) ?? r.memoryId;
+      const existing = store.db
+        .select({ id: memoryEvents.id })
+        .from(memoryEvents)
+        .where(and(eq(memoryEvents.memoryId, memoryId), eq(memoryEvents.action, r.action), eq(memoryEvents.at, r.at)))
+        .get();
+      if (!existing) {
+        const { id, ...rest } = r;
+        const free = store.db.select({ id: memoryEvents.id }).from(memoryEvents).where(eq(memoryEvents.id, id)).get() === undefined;
+        store.db.insert(memoryEvents).values(free ? { ...r, memoryId } : { ...rest, memoryId }).run();
+      }
+      count(!existing);
+      return;
+    }
+    case 'memory_entity':
+    case 'turn_entity': {
+      const entityId = maps.entity.get((row as { entityId: number }).entityId);
+      if (record.type === 'memory_entity') {
+        const memoryId = maps.memory.get(record.memoryId);
+        if (memoryId === undefined || entityId === undefined) throw badInput('a memory-entity link names a row missing from the file');
+        count(store.db.insert(memoryEntities).values({ memoryId, entityId }).onConflictDoNothing().run().changes > 0);
+      } else {
+        const turnId = maps.turn.get(record.turnId);
+        if (turnId === undefined || entityId === undefined) throw badInput('a turn-entity link names a row missing from the file');
+        count(store.db.insert(turnEntities).values({ turnId, entityId }).onConflictDoNothing().run().changes > 0);
+      }
+      return;
+    }
+  }
+}
+
+const recordSchema = z.object({ type: z.enum(RECORD_TYPES as [RecordType, ...RecordType[]]) }).passthrough();
+
+/**
+ * Imports JSON Lines (header first). Lines are applied in transactions of `batch`; a bad line is
+ * a BAD_USER_INPUT error naming its number, and its whole batch is rolled back.
+ */
+export function importRecords(
+  store: Store,
+  lines: Iterable<string>,
+  options: { batch?: number; onProgress?: (lines: number) => void } = {},
+): ImportReport {
+  const report = Object.fromEntries(RECORD_TYPES.map((t) => [t, { added: 0, existing: 0 }])) as unknown as ImportReport;
+  report.lines = 0;
+  const maps: IdMaps = { turn: new Map(), memory: new Map(), entity: new Map() };
+  const batchSize = options.batch ?? 500;
+  let batch: { n: number; record: ExportRecord }[] = [];
+  let sawHeader = false;
+  const flush = () => {
+    write(store, () => {
+      for (const { n, record } of batch) {
+        try {
+          importRecord(store, record, maps, report);
+        } catch (error) {
+          throw badInput(`line ${n}: ${(error as Error).message}`);
+        }
+      }
+    });
+    batch = [];
+    options.onProgress?.(report.lines);
+  };
+  for (const line of lines) {
+    report.lines++;
+    if (!line.trim()) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw badInput(`line ${report.lines}: not JSON`);
+    }
+    if (!sawHeader) {
+      const header = headerSchema.safeParse(value);
+      if (!header.success) throw badInput(`line ${report.lines}: expected the ${EXPORT_FORMAT} header, e.g. from \`sm export\``);
+      if (header.data.version > EXPORT_VERSION) throw badInput(`line ${report.lines}: export version ${header.data.version} is newer than this version reads (${EXPORT_VERSION})`);
+      sawHeader = true;
+      continue;
+    }
+    const record = recordSchema.safeParse(value);
+    if (!record.success) throw badInput(`line ${report.lines}: unknown record type`);
+    batch.push({ n: report.lines, record: record.data as unknown as ExportRecord });
+    if (batch.length >= batchSize) flush();
+  }
+  if (!sawHeader) throw badInput('empty file: expected the export header');
+  if (batch.length > 0) flush();
+  return report;
+}

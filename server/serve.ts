@@ -1,0 +1,60 @@
+// Running the server until a signal: `npm start` (server/main.ts) and `sm serve` both use this.
+import type { Clock } from './core/clock.ts';
+import { closeStore, openStore } from './db/open.ts';
+import { buildApp } from './http/app.ts';
+import { logger } from './logger.ts';
+
+export type ServeOptions = {
+  dbPath: string;
+  clock?: Clock;
+  /** Defaults: config server.host / server.port. */
+  host?: string;
+  port?: number;
+  token?: string;
+  jobs?: boolean;
+  scheduler?: boolean;
+};
+
+/** Listens, then on SIGINT/SIGTERM stops accepting, lets in-flight writes finish and closes the db. */
+export async function serve(options: ServeOptions): Promise<{ url: string }> {
+  const store = openStore({ path: options.dbPath, clock: options.clock });
+  let app;
+  let url: string;
+  try {
+    app = buildApp({
+      store,
+      host: options.host ?? store.config.server.host,
+      port: options.port ?? store.config.server.port,
+      token: options.token || undefined,
+      jobs: options.jobs,
+      scheduler: options.scheduler,
+    });
+    ({ url } = await app.start());
+  } catch (error) {
+    closeStore(store);
+    throw error;
+  }
+  const running = app;
+  let signalled = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (signalled) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    signalled = true;
+    logger.info({ signal }, 'shutting down');
+    let code = 0;
+    try {
+      await running.stop();
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      code = 1;
+    } finally {
+      closeStore(store);
+    }
+    process.exit(code);
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  return { url };
+}
