@@ -11,9 +11,10 @@ import { validationFailure } from './errors.ts';
 
 export type MemoryChange = Extract<ChangeEvent, { type: 'memory' }>;
 export type TurnChange = Extract<ChangeEvent, { type: 'turn' }>;
+export type ConsolidationChange = Extract<ChangeEvent, { type: 'consolidation' }>;
 
 /** Committed changes, fanned out to subscriptions. Fed by the host from `onChange(store)`. */
-export type ChangeFeed = PubSub<{ memory: [MemoryChange]; turn: [TurnChange] }>;
+export type ChangeFeed = PubSub<{ memory: [MemoryChange]; turn: [TurnChange]; consolidation: [ConsolidationChange] }>;
 
 /** Per operation: the store, the runtime around it (LLM provider) and the change feed. */
 export type Context = { store: Store; runtime: Runtime; changes: ChangeFeed };

@@ -1,5 +1,6 @@
 // Context for the next model call: short-term turns, mid- and long-term memories, markdown.
-import { getContext, type Context as ContextShape, type ContextInput } from '../server/core/context.ts';
+import type { Context as ContextShape } from '../server/core/context.ts';
+import { contextWithRuntime } from '../server/embed.ts';
 import { builder } from './builder.ts';
 import { MemoryRef, TurnRef } from './refs.ts';
 
@@ -14,13 +15,22 @@ const ContextRef = builder.objectRef<ContextShape>('Context').implement({
     }),
     midTerm: t.field({ type: [MemoryRef], description: 'The top `k` active mid-term memories by score.', resolve: (c) => c.midTerm }),
     longTerm: t.field({ type: [MemoryRef], description: 'The top `k` active long-term memories by score.', resolve: (c) => c.longTerm }),
+    relevant: t.field({
+      type: [MemoryRef],
+      description:
+        'Facts from earlier sessions (this one excluded) that match `query`, or the latest user turn without it, best first ' +
+        '(hybrid search; config context.relevant_k of them).',
+      resolve: (c) => c.relevant,
+    }),
     reflection: t.field({
       type: MemoryRef,
       nullable: true,
       description: 'The latest weekly reflection, if there is one.',
       resolve: (c) => c.reflection,
     }),
-    markdown: t.exposeString('markdown', { description: 'The memories as a markdown block, ready to prepend to a system prompt.' }),
+    markdown: t.exposeString('markdown', {
+      description: 'The memories as a markdown block, ready to prepend to a system prompt (within `maxTokens` when given).',
+    }),
   }),
 });
 
@@ -34,11 +44,10 @@ builder.queryFields((t) => ({
       query: t.arg.string({
         description: 'What the next turn is about, to find relevant facts from earlier sessions (by default the latest user turn).',
       }),
+      maxTokens: t.arg.int({
+        description: 'Token budget for `markdown` (about 4 characters a token; 1 to 1 000 000): lower-priority lines are left out.',
+      }),
     },
-    resolve: (_root, { sessionId, k, query }, { store }) => {
-      // `query` reaches the core as-is; hybrid search (with the search feature) gives it effect.
-      const input: ContextInput & { query?: string | null } = { sessionId, k, query };
-      return getContext(store, input);
-    },
+    resolve: (_root, { sessionId, k, query, maxTokens }, { runtime }) => contextWithRuntime(runtime, { sessionId, k, query, maxTokens }),
   }),
 }));

@@ -1,18 +1,136 @@
-// Entities: the people, places and things that memories and turns mention. Listing and search
-// of entities arrive with entity extraction; for now they are reached from memories and turns.
+// Entities: the people, places and things that memories and turns mention. One entity by id or
+// name, a searchable list, and the memories and turns that mention each (batched per request).
+import { z } from 'zod';
+import { findEntity, listEntities, memoriesByEntity, turnsByEntity, type EntityRow } from '../server/core/entity-reads.ts';
+import { notFound } from '../server/core/errors.ts';
+import { ENTITY_TYPES, type EntityType } from '../server/core/ner/types.ts';
 import { builder } from './builder.ts';
-import { EntityRef } from './refs.ts';
+import { MemoryStatus } from './enums.ts';
+import { MemoryConnection } from './memories.ts';
+import { decodeOffsetCursor, MAX_PAGE, offsetPage, type Page } from './pagination.ts';
+import { EntityRef, TurnRef } from './refs.ts';
+
+// Types stay strings on the wire (imports may carry others); the core checks the ones given as input.
+const asType = (type: string | null | undefined) => type as EntityType | null | undefined;
+const TYPES = ENTITY_TYPES.map((type) => `\`${type}\``).join(', ');
+const pageSize = z.number().int().min(0).max(MAX_PAGE);
+
+export const EntityTurnConnection = builder.connectionObject(
+  {
+    type: TurnRef,
+    name: 'EntityTurnConnection',
+    description: 'A page of the turns that mention an entity, most recent first.',
+    fields: (t) => ({
+      totalCount: t.int({
+        description: 'How many turns mention the entity, across all pages.',
+        resolve: (c) => (c as unknown as Page<unknown>).totalCount,
+      }),
+    }),
+  },
+  { name: 'EntityTurnEdge', description: 'A turn that mentions an entity, with its cursor.' },
+);
+
+/** A page read for a whole set of entities: the (shared) `after` cursor becomes one offset. */
+function pagesFor<T>(
+  entities: EntityRow[],
+  args: { first: number; after?: string | null },
+  read: (ids: number[], window: { limit: number; offset: number }) => Map<number, { rows: T[]; total: number }>,
+): Page<T>[] {
+  const offset = args.after ? decodeOffsetCursor(args.after) + 1 : 0;
+  // first: 0 asks for the counts only; the core reads take at least one row.
+  const byEntity = read(
+    entities.map((e) => e.id),
+    { limit: Math.max(args.first, 1), offset },
+  );
+  return entities.map((entity) =>
+    offsetPage(args, ({ limit }) => {
+      const page = byEntity.get(entity.id) ?? { rows: [], total: 0 };
+      return { rows: page.rows.slice(0, limit), total: page.total };
+    }),
+  );
+}
 
 EntityRef.implement({
-  description: 'A named entity (a person, place, organisation, thing...), with its aliases.',
+  description: 'A named entity (a person, place, organisation, thing...), with its aliases and what mentions it.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Stable integer id.' }),
     name: t.exposeString('name', { description: 'Its canonical name.' }),
-    type: t.exposeString('type', { description: 'Its type (e.g. `person`, `place`, `organization`).' }),
+    type: t.exposeString('type', { description: `Its type: one of ${TYPES}.` }),
     aliases: t.exposeStringList('aliases', { description: 'Other names it goes by.' }),
     summary: t.exposeString('summary', { nullable: true, description: 'A short description, once enriched.' }),
     mentionCount: t.exposeInt('mentionCount', { description: 'How many memories and turns mention it.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was first seen.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
+    memories: t.loadable({
+      type: MemoryConnection,
+      description: 'The memories that mention it, most recent first (event time), a page at a time.',
+      // byPath: every entity at this path shares the arguments, so one statement serves them all.
+      byPath: true,
+      args: {
+        first: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: pageSize }),
+        after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
+        status: t.arg({ type: MemoryStatus, description: 'Only memories with this status (default ACTIVE).' }),
+      },
+      load: async (entities: EntityRow[], context, args) =>
+        pagesFor(entities, args, (ids, window) => memoriesByEntity(context.store, ids, { ...window, status: args.status ?? 'active' })),
+      resolve: (entity) => entity,
+    }),
+    turns: t.loadable({
+      type: EntityTurnConnection,
+      description: 'The turns that mention it, most recent first, a page at a time.',
+      byPath: true,
+      args: {
+        first: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: pageSize }),
+        after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
+      },
+      load: async (entities: EntityRow[], context, args) => pagesFor(entities, args, (ids, window) => turnsByEntity(context.store, ids, window)),
+      resolve: (entity) => entity,
+    }),
   }),
 });
+
+const EntityConnection = builder.connectionObject(
+  {
+    type: EntityRef,
+    name: 'EntityConnection',
+    description: 'A page of entities, most mentioned first.',
+    fields: (t) => ({
+      totalCount: t.int({
+        description: 'How many entities match the filters, across all pages.',
+        resolve: (c) => (c as unknown as Page<unknown>).totalCount,
+      }),
+    }),
+  },
+  { name: 'EntityEdge', description: 'An entity in a page, with its cursor.' },
+);
+
+builder.queryFields((t) => ({
+  entity: t.field({
+    type: EntityRef,
+    description:
+      'One entity, by `id` or by `name` (give exactly one). A name is matched as a person would say it: case and ' +
+      'possessives do not count, aliases work, and so does a first name only one person has; when several entities ' +
+      'share the name the most mentioned wins unless `type` says which. NOT_FOUND when none matches.',
+    args: {
+      id: t.arg.int({ description: 'The entity id.' }),
+      name: t.arg.string({ description: 'Its name or one of its aliases.' }),
+      type: t.arg.string({ description: `With \`name\`: only an entity of this type (${TYPES}).` }),
+    },
+    resolve: (_root, args, { store }) => {
+      const entity = findEntity(store, { ...args, type: asType(args.type) });
+      if (!entity) throw notFound('entity', args.id ?? args.name ?? '');
+      return entity;
+    },
+  }),
+  entities: t.field({
+    type: EntityConnection,
+    description: 'Entities, most mentioned first, a page at a time; `q` matches inside names and aliases (case-insensitive).',
+    args: {
+      q: t.arg.string({ description: 'Text to find inside names and aliases.' }),
+      type: t.arg.string({ description: `Only entities of this type (${TYPES}).` }),
+      first: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: pageSize }),
+      after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
+    },
+    resolve: (_root, args, { store }) => offsetPage(args, (window) => listEntities(store, { q: args.q, type: asType(args.type), ...window })),
+  }),
+}));

@@ -14,7 +14,12 @@ import './context.ts';
 import './gc.ts';
 import './stats.ts';
 import './search.ts';
+import './consolidation.ts';
+import './maintenance.ts';
+import './jobs.ts';
+import './config.ts';
+import './doctor.ts';
 
-export type { Context, ChangeFeed, MemoryChange, TurnChange } from './builder.ts';
+export type { Context, ChangeFeed, ConsolidationChange, MemoryChange, TurnChange } from './builder.ts';
 
 export const schema = builder.toSchema();

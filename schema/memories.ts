@@ -1,6 +1,7 @@
 // Memory: the type, its provenance (sources, entities, relations, decisions) and the read queries.
 import { z } from 'zod';
-import { entitiesByMemory, sourcesByMemory, type SourceRow } from '../server/core/batch-reads.ts';
+import { sourcesByMemory, type SourceRow } from '../server/core/batch-reads.ts';
+import { entitiesForMemories } from '../server/core/entity-reads.ts';
 import { decisionsByMemory, type DecisionRow } from '../server/core/decisions.ts';
 import { isProtected } from '../server/core/gc.ts';
 import { getMemory, type MemoryRow } from '../server/core/memories.ts';
@@ -126,7 +127,7 @@ MemoryRef.implement({
       type: EntityRef,
       description: 'The entities (people, places, things) it mentions, most mentioned first.',
       load: async (ids: number[], context) => {
-        const rows = entitiesByMemory(context.store, ids);
+        const rows = entitiesForMemories(context.store, ids);
         return ids.map((id) => rows.get(id) ?? []);
       },
       resolve: (m) => m.id,

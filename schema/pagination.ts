@@ -33,12 +33,15 @@ function page<T>(rows: T[], cursorOf: (row: T, index: number) => string, more: {
   };
 }
 
+/** The position an offset cursor (from `offsetPage`) points at. */
+export const decodeOffsetCursor = (cursor: string, arg = 'after') => Number(decode(cursor, 'o', arg)[0]);
+
 /** Forward paging over a list read with limit/offset (and its total). */
 export function offsetPage<T>(
   args: { first?: number | null; after?: string | null },
   read: (window: { limit: number; offset: number }) => { rows: T[]; total: number },
 ): Page<T> {
-  const offset = args.after ? Number(decode(args.after, 'o', 'after')[0]) + 1 : 0;
+  const offset = args.after ? decodeOffsetCursor(args.after) + 1 : 0;
   const limit = args.first ?? 20;
   // limit 0 is a valid Relay request (count only); the core lists take at least 1.
   const { rows, total } = read({ limit: Math.max(limit, 1), offset });

@@ -2,7 +2,8 @@
 // point at each other without import cycles. Each batches its loads per request (DataLoader).
 import { createContextCache, contextCacheSymbol } from '@pothos/core';
 import DataLoader from 'dataloader';
-import { entitiesByIds, relationsByMemory, type RelationRow } from '../server/core/batch-reads.ts';
+import { relationsByMemory, type RelationRow } from '../server/core/batch-reads.ts';
+import { entitiesByIds } from '../server/core/entity-reads.ts';
 import { notFound } from '../server/core/errors.ts';
 import { memoriesByIds } from '../server/core/memories.ts';
 import { sessionsByIds } from '../server/core/sessions.ts';

@@ -1,6 +1,7 @@
 // Turns (the episodic layer): the type, a session's history, addTurn and turnAdded.
 import { z } from 'zod';
-import { entitiesByTurn, turnCountsBySession, turnsBefore } from '../server/core/batch-reads.ts';
+import { turnCountsBySession, turnsBefore } from '../server/core/batch-reads.ts';
+import { entitiesForTurns } from '../server/core/entity-reads.ts';
 import { getSession } from '../server/core/sessions.ts';
 import { addTurnSchema, getTurn, type TurnRow } from '../server/core/turns.ts';
 import { ingestTurn } from '../server/ingest.ts';
@@ -25,7 +26,7 @@ TurnRef.implement({
       type: EntityRef,
       description: 'The entities it mentions, most mentioned first.',
       load: async (ids: number[], context) => {
-        const rows = entitiesByTurn(context.store, ids);
+        const rows = entitiesForTurns(context.store, ids);
         return ids.map((id) => rows.get(id) ?? []);
       },
       resolve: (turn) => turn.id,

@@ -98,4 +98,24 @@ describe('DataLoader batching', () => {
     }
     expect(statements).toBeLessThanOrEqual(6);
   });
+
+  it('entities -> memories and turns (pages) is batched too', async () => {
+    const query = `query ($first: Int!) { entities(first: $first) { edges { node { name
+      memories(first: 2) { totalCount edges { node { content entities { name } } } }
+      turns(first: 2) { totalCount edges { node { text session { id } } } } } } } }`;
+    let few: any;
+    let many: any;
+    const small = await countStatements(async () => (few = await server.graphql(query, { first: 5 })));
+    const large = await countStatements(async () => (many = await server.graphql(query, { first: 50 })));
+    expect(few.body.errors).toBeUndefined();
+    expect(many.body.errors).toBeUndefined();
+    const nodes = many.body.data.entities.edges.map((e: any) => e.node);
+    expect(nodes).toHaveLength(50);
+    for (const node of nodes) {
+      const i = Number(node.name.split(' ')[1]);
+      expect(node.memories).toEqual({ totalCount: 1, edges: [{ node: { content: `Memory ${i}`, entities: [{ name: node.name }] } }] });
+      expect(node.turns).toEqual({ totalCount: 1, edges: [{ node: { text: `Turn ${i} about Paris`, session: { id: `s${i % 5}` } } }] });
+    }
+    expect(large).toBe(small);
+  });
 });

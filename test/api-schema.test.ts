@@ -34,12 +34,16 @@ describe('schema', () => {
   it('has the operations the API promises', () => {
     const names = (type: ReturnType<typeof schema.getQueryType>) => Object.keys(type!.getFields()).sort();
     expect(names(schema.getQueryType())).toEqual(
-      expect.arrayContaining(['context', 'explain', 'memories', 'memory', 'session', 'sessions', 'stats', 'turns']),
+      expect.arrayContaining([
+        'config', 'context', 'doctor', 'entities', 'entity', 'explain', 'jobs', 'memories', 'memory', 'search', 'session', 'sessions', 'stats', 'turns',
+      ]),
     );
     expect(names(schema.getMutationType())).toEqual(
-      expect.arrayContaining(['addTurn', 'confirmMemory', 'correctMemory', 'forget', 'gc', 'remember', 'updateMemory']),
+      expect.arrayContaining([
+        'addTurn', 'confirmMemory', 'consolidateSession', 'correctMemory', 'forget', 'gc', 'remember', 'runJobs', 'runMaintenance', 'setConfig', 'updateMemory',
+      ]),
     );
-    expect(names(schema.getSubscriptionType())).toEqual(expect.arrayContaining(['memoryEvents', 'turnAdded']));
+    expect(names(schema.getSubscriptionType())).toEqual(expect.arrayContaining(['consolidationEvents', 'memoryEvents', 'turnAdded']));
     for (const type of ['Session', 'Turn', 'Memory', 'Entity', 'Explanation', 'SearchHit', 'Context', 'GcReport', 'Stats']) {
       expect(schema.getType(type), type).toBeDefined();
     }

@@ -1,14 +1,15 @@
 // Committed store changes, fanned out to GraphQL subscriptions through a yoga PubSub.
 import { createPubSub } from 'graphql-yoga';
-import type { ChangeFeed, MemoryChange, TurnChange } from '../../schema/index.ts';
+import type { ChangeFeed, ConsolidationChange, MemoryChange, TurnChange } from '../../schema/index.ts';
 import { onChange, type Store } from '../core/store.ts';
 
 export function createChangeFeed(store: Store): { changes: ChangeFeed; close: () => void } {
-  const changes = createPubSub<{ memory: [MemoryChange]; turn: [TurnChange] }>();
+  const changes = createPubSub<{ memory: [MemoryChange]; turn: [TurnChange]; consolidation: [ConsolidationChange] }>();
   const close = onChange(store, (event) => {
-    // Other event types (background jobs) have no subscription yet.
+    // Other event types (jobs, entities) have no subscription yet.
     if (event.type === 'memory') changes.publish('memory', event);
     else if (event.type === 'turn') changes.publish('turn', event);
+    else if (event.type === 'consolidation') changes.publish('consolidation', event);
   });
   return { changes, close };
 }

@@ -1,0 +1,170 @@
+// `doctor`: checks that the database and the configured providers work, each with a hint when
+// they do not. GraphQL-free, for the API (`Query.doctor`) and the CLI (`sm doctor`). Endpoint
+// probes are cheap (a 1-token completion, a one-word embedding) and use the configured timeouts.
+import OpenAI from 'openai';
+import { effectiveConfig } from './config-admin.ts';
+import type { Config } from './core/config.ts';
+import { jobCounts } from './core/jobs.ts';
+import type { Store } from './core/store.ts';
+import { lockedSpec } from './core/search/vectors.ts';
+import { describeLlmError } from './llm/client.ts';
+import type { Runtime } from './runtime.ts';
+
+export type DoctorCheck = {
+  /** Stable id of the check (fts, sqlite-vec, integrity, llm, embedding, embedding-lock, jobs). */
+  name: string;
+  ok: boolean;
+  /** What was found. */
+  detail: string;
+  /** What to do about it; null when nothing needs doing. */
+  hint: string | null;
+};
+
+export type DoctorOptions = { env?: NodeJS.ProcessEnv };
+
+/** Jobs due longer than this without running suggest that no worker is running. */
+export const OVERDUE_MS = 10 * 60_000;
+
+type EndpointConfig = Config['llm'] | Config['embedding'];
+
+const check = (name: string, ok: boolean, detail: string, hint: string | null = null): DoctorCheck => ({ name, ok, detail, hint });
+
+/** The same endpoint and key rules as the LLM client (server/llm/client.ts); null without credentials. */
+function openAiClient(config: EndpointConfig, env: NodeJS.ProcessEnv): OpenAI | null {
+  const baseURL = config.endpoint || env.OPENAI_BASE_URL || undefined;
+  const apiKey = env[config.api_key_env] || env.OPENAI_API_KEY || (baseURL ? 'not-needed' : undefined);
+  if (!apiKey) return null;
+  return new OpenAI({ apiKey, baseURL, timeout: config.timeout_s * 1000, maxRetries: 0 });
+}
+
+/** Where requests go, without anything secret (no query string, no credentials). */
+function endpointName(config: EndpointConfig, env: NodeJS.ProcessEnv): string {
+  const raw = config.endpoint || env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/$/, '')}`;
+  } catch {
+    return 'the configured endpoint';
+  }
+}
+
+function ftsCheck(store: Store): DoctorCheck {
+  if (!store.features.fts) {
+    return check('fts', false, 'this SQLite build has no FTS5: text search falls back to LIKE (slower, no ranking)', 'use a SQLite build with FTS5 (the better-sqlite3 default)');
+  }
+  if (!store.config.fts.enabled) return check('fts', true, 'FTS5 is available but switched off by config (fts.enabled = false): text search uses LIKE', 'set fts.enabled to true for ranked full-text search');
+  return check('fts', true, 'FTS5 available and enabled');
+}
+
+function vecCheck(store: Store): DoctorCheck {
+  if (!store.features.vec) return check('sqlite-vec', false, 'sqlite-vec could not be loaded: vector search is off', 'reinstall dependencies (npm ci) on a platform sqlite-vec ships a binary for');
+  try {
+    const { version } = store.sqlite.prepare('select vec_version() as version').get() as { version: string };
+    return check('sqlite-vec', true, `sqlite-vec ${version} loaded`);
+  } catch (error) {
+    return check('sqlite-vec', false, `sqlite-vec is loaded but does not answer: ${(error as Error).message}`, 'reinstall dependencies (npm ci)');
+  }
+}
+
+function integrityCheck(store: Store): DoctorCheck {
+  try {
+    const rows = store.sqlite.pragma('quick_check') as { quick_check: string }[];
+    const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
+    if (problems.length === 0) return check('integrity', true, 'PRAGMA quick_check: ok');
+    return check(
+      'integrity',
+      false,
+      `PRAGMA quick_check found ${problems.length} problem(s): ${problems.slice(0, 3).join('; ')}`,
+      'stop the server, back up the file, export what can be read (sm export) and import it into a new database',
+    );
+  } catch (error) {
+    return check('integrity', false, `PRAGMA quick_check failed: ${(error as Error).message}`, 'check the database file and its permissions');
+  }
+}
+
+async function llmCheck(store: Store, env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const config = store.config.llm;
+  if (!config.model) return check('llm', true, 'not configured (llm.model is empty): heuristic extraction, template reflections');
+  const client = openAiClient(config, env);
+  if (!client) {
+    return check('llm', false, `llm.model is "${config.model}" but there is no API key`, `set the environment variable ${config.api_key_env} (named by llm.api_key_env), or llm.endpoint for a local server`);
+  }
+  const where = endpointName(config, env);
+  const started = performance.now();
+  try {
+    await client.chat.completions.create({ model: config.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1, temperature: 0 });
+    return check('llm', true, `model "${config.model}" at ${where} answered in ${Math.round(performance.now() - started)} ms`);
+  } catch (error) {
+    return check(
+      'llm',
+      false,
+      `model "${config.model}" at ${where}: ${describeLlmError(error)}`,
+      `check llm.endpoint, llm.model and the key in ${config.api_key_env}; the probe waited at most llm.timeout_s = ${config.timeout_s} s`,
+    );
+  }
+}
+
+async function embeddingCheck(runtime: Runtime, env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const config = runtime.store.config.embedding;
+  if (!config.model) return check('embedding', true, 'not configured (embedding.model is empty): search runs without vectors');
+  const { embedder } = runtime;
+  if (!embedder) {
+    return check('embedding', false, `embedding.model is "${config.model}" but there is no API key`, `set the environment variable ${config.api_key_env} (named by embedding.api_key_env), or embedding.endpoint for a local server`);
+  }
+  const where = endpointName(config, env);
+  try {
+    const [vector] = await embedder.embed(['doctor']);
+    if (!vector || vector.length !== config.dimensions) {
+      return check('embedding', false, `model "${config.model}" at ${where} returned ${vector?.length ?? 0} dimensions, not ${config.dimensions}`, 'set embedding.dimensions to what the model returns');
+    }
+    return check('embedding', true, `model "${config.model}" at ${where} returned ${config.dimensions} dimensions`);
+  } catch (error) {
+    return check(
+      'embedding',
+      false,
+      `model "${config.model}" at ${where}: ${describeLlmError(error)}`,
+      `check embedding.endpoint, embedding.model, embedding.dimensions and the key in ${config.api_key_env}`,
+    );
+  }
+}
+
+function embeddingLockCheck(store: Store): DoctorCheck {
+  const locked = lockedSpec(store);
+  // As configured (a saved change to embedding applies on restart), not only as running.
+  const config = (effectiveConfig(store) as Config).embedding;
+  const configured = config.model ? { model: config.model, dimensions: config.dimensions } : null;
+  if (!locked) return check('embedding-lock', true, configured ? 'no vectors stored yet: the first ones lock the model and size' : 'no vectors stored');
+  const stored = `stored vectors: ${locked.dimensions} dimensions of "${locked.model}"`;
+  if (!configured) return check('embedding-lock', true, `${stored}; embedding is not configured, so vector search is off`);
+  if (configured.dimensions !== locked.dimensions || configured.model !== locked.model) {
+    return check(
+      'embedding-lock',
+      false,
+      `${stored}, but config says ${configured.dimensions} dimensions of "${configured.model}": vector search is off` +
+        (store.config.embedding.model === locked.model && store.config.embedding.dimensions === locked.dimensions ? ' after the next restart' : ''),
+      'restore the previous embedding.model / embedding.dimensions, or rebuild the vectors with `sm reembed --reset`',
+    );
+  }
+  return check('embedding-lock', true, `${stored}, as configured`);
+}
+
+function jobsCheck(store: Store): DoctorCheck {
+  const counts = jobCounts(store);
+  const overdue = (
+    store.sqlite
+      .prepare("select count(*) as n from jobs where status = 'pending' and run_at < ?")
+      .get(store.clock.now() - OVERDUE_MS) as { n: number }
+  ).n;
+  const detail = `${counts.pending} pending (${overdue} overdue by more than ${OVERDUE_MS / 60_000} min), ${counts.running} running, ${counts.dead} dead`;
+  if (counts.dead > 0) return check('jobs', false, detail, 'see the dead jobs and their errors (`jobs(status: DEAD)` / `sm jobs --status dead`); fix the cause (often the LLM endpoint)');
+  if (overdue > 0) return check('jobs', false, detail, 'no worker seems to be running: start the server (`sm serve`) or run them now (`runJobs` / `sm jobs --run`)');
+  return check('jobs', true, detail);
+}
+
+/** Runs every check; the network probes run concurrently, each bounded by its configured timeout. */
+export async function runDoctor(runtime: Runtime, options: DoctorOptions = {}): Promise<DoctorCheck[]> {
+  const env = options.env ?? process.env;
+  const { store } = runtime;
+  const [llm, embedding] = await Promise.all([llmCheck(store, env), embeddingCheck(runtime, env)]);
+  return [ftsCheck(store), vecCheck(store), integrityCheck(store), llm, embedding, embeddingLockCheck(store), jobsCheck(store)];
+}
