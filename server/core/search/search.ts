@@ -25,9 +25,9 @@ export type SearchTuning = {
 
 export const DEFAULT_TUNING: SearchTuning = {
   turns: DEFAULT_TURN_TUNING,
-  weights: { lexical: 1, vector: 1, entity: 0.3, memory: 0.3 },
+  weights: { lexical: 1, vector: 1, entity: 0.1, memory: 0.15 },
   candidates: 400,
-  memoryCandidates: 200,
+  memoryCandidates: 400,
 };
 
 export type SearchOptions = {
