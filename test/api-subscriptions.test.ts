@@ -42,6 +42,30 @@ describe('subscriptions', () => {
     await turns.return?.();
   });
 
+  it('consolidationEvents delivers STARTED then COMPLETED with the report, for the watched session only', async () => {
+    const events = client.consolidationEvents({ sessionId: 'consolidated' })[Symbol.asyncIterator]();
+    const started = await firstEvent(events, async (i) => {
+      // A new turn reopens a session, so each attempt consolidates again.
+      await client.addTurn({ input: { sessionId: 'unwatched', role: Role.User, text: `I like plums ${i}` } });
+      await client.consolidateSession({ sessionId: 'unwatched' });
+      await client.addTurn({ input: { sessionId: 'consolidated', role: Role.User, text: `My favourite fruit is mango ${i}` } });
+      await client.consolidateSession({ sessionId: 'consolidated' });
+    });
+    expect(started.consolidationEvents).toMatchObject({ sessionId: 'consolidated', status: 'STARTED', report: null, reason: null });
+    const completed = (await events.next()).value!;
+    expect(completed.consolidationEvents).toMatchObject({
+      sessionId: 'consolidated',
+      status: 'COMPLETED',
+      reason: null,
+      report: { sessionId: 'consolidated', status: 'COMPLETED', detail: 'heuristic', pages: 1 },
+    });
+    const report = completed.consolidationEvents.report!;
+    expect(report.turns).toBeGreaterThanOrEqual(1);
+    expect(report.created + report.merged + report.superseded + report.unchanged).toBeGreaterThanOrEqual(1);
+    expect(Date.parse(completed.consolidationEvents.at)).toBeGreaterThanOrEqual(Date.parse(started.consolidationEvents.at));
+    await events.return?.();
+  });
+
   it('a subscription query with an error is refused with the error', async () => {
     const bad = client.memoryEvents({ actions: ['NOPE' as MemoryAction] })[Symbol.asyncIterator]();
     const error = await bad.next().then(() => null, (e: unknown) => e);
