@@ -53,7 +53,10 @@ export function* exportRecords(store: Store): Generator<ExportHeader | ExportRec
         .orderBy(sql`rowid`)
         .limit(EXPORT_PAGE)
         .all();
-      for (const { rowid: _rowid, ...row } of page) yield { type, ...row } as ExportRecord;
+      // An entity's own `type` column travels as `entityType`: `type` is the record type.
+      for (const { rowid: _rowid, ...row } of page) {
+        yield (type === 'entity' ? { ...row, type, entityType: (row as unknown as { type: string }).type } : { ...row, type }) as ExportRecord;
+      }
       if (page.length < EXPORT_PAGE) break;
       after = page.at(-1)!.rowid;
     }
@@ -112,7 +115,8 @@ function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: 
       return;
     }
     case 'entity': {
-      const r = row as InferSelectModel<typeof entities>;
+      const { entityType, ...rest } = row as unknown as Omit<InferSelectModel<typeof entities>, 'type'> & { entityType: string };
+      const r: InferSelectModel<typeof entities> = { ...rest, type: entityType };
       const existing = store.db.select({ id: entities.id }).from(entities).where(and(eq(entities.nameKey, r.nameKey), eq(entities.type, r.type))).get();
       maps.entity.set(r.id, existing?.id ?? insertKeepingId(store, entities, r));
       count(!existing);

@@ -108,8 +108,8 @@ const routes: Route[] = [
   },
 ];
 
-/** Reads a JSON object body, refusing more than `limit` bytes (counted while streaming). */
-async function readJsonObject(request: Request, limit: number): Promise<Body> {
+/** Reads a request body, refusing more than `limit` bytes (413, counted while streaming). */
+export async function readBody(request: Request, limit: number): Promise<Buffer> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > limit) throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `body: larger than ${limit} bytes`);
   const chunks: Uint8Array[] = [];
@@ -127,7 +127,12 @@ async function readJsonObject(request: Request, limit: number): Promise<Body> {
       chunks.push(chunk);
     }
   }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
+  return Buffer.concat(chunks);
+}
+
+/** Reads a JSON object body, refusing more than `limit` bytes. */
+async function readJsonObject(request: Request, limit: number): Promise<Body> {
+  const text = (await readBody(request, limit)).toString('utf8').trim();
   if (!text) return {};
   let parsed: unknown;
   try {
@@ -139,7 +144,7 @@ async function readJsonObject(request: Request, limit: number): Promise<Body> {
   return parsed as Body;
 }
 
-class HttpError extends Error {
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -155,7 +160,8 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 export const restError = (status: number, code: string, message: string, headers?: Record<string, string>) =>
   json(status, { error: { code, message } }, headers);
 
-function toResponse(error: unknown, log: Logger): Response {
+/** The REST reply for an error: expected ones with their status and code, anything else a masked 500. */
+export function toResponse(error: unknown, log: Logger): Response {
   if (error instanceof HttpError) return restError(error.status, error.code, error.message);
   if (error instanceof SmError) return restError(STATUS[error.code] ?? 400, error.code, snakeMessage(error.message));
   log.error({ err: error }, 'REST route failed');

@@ -1,5 +1,5 @@
 // The GraphQL engine: yoga with our schema, query limits (graphql-armor), error masking,
-// the access guard and the REST routes as yoga plugins.
+// the access guard, the REST routes and export/import as yoga plugins.
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { createYoga, maskError as yogaMaskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -7,6 +7,7 @@ import { expectedError } from '../../schema/errors.ts';
 import { schema, type ChangeFeed, type Context } from '../../schema/index.ts';
 import type { Runtime } from '../runtime.ts';
 import { bearer, browserRefusal, tokenMatches } from './auth.ts';
+import { dataRoutes } from './data-routes.ts';
 import { restError, restRoutes } from './rest.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -80,7 +81,7 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
         return expectedError(error) ?? yogaMaskError(error, message, isDev);
       },
     },
-    plugins: [accessGuard(token), restRoutes({ runtime, log, bodyLimit: MAX_BODY_BYTES }), EnvelopArmorPlugin(ARMOR)],
+    plugins: [accessGuard(token), restRoutes({ runtime, log, bodyLimit: MAX_BODY_BYTES }), dataRoutes({ runtime, log }), EnvelopArmorPlugin(ARMOR)],
   });
 }
 

@@ -1,0 +1,34 @@
+// A consistent read-only view of a store's database for long reads (an export streamed over
+// HTTP): a second connection holding one read transaction, so writes that commit meanwhile on the
+// main connection are not seen halfway (WAL keeps the snapshot) and are never blocked by it.
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import * as tables from '../../drizzle/schema.ts';
+import type { Db, Store } from '../core/store.ts';
+
+export type Snapshot = { store: Store; close(): void };
+
+/** A snapshot of `store`'s file; an in-memory database (no second connection possible) is read live. */
+export function openSnapshot(store: Store): Snapshot {
+  const path = store.sqlite.name;
+  if (store.sqlite.memory || path === '' || path === ':memory:') return { store, close: () => {} };
+  const sqlite = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    // The snapshot is taken by the first read of this transaction and kept until close().
+    sqlite.exec('begin');
+    sqlite.prepare('select count(*) from sqlite_master').get();
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+  const db = drizzle(sqlite, { schema: tables }) as Db;
+  return {
+    store: { ...store, db, sqlite, pending: null, listeners: new Set(), statements: new Map() },
+    close() {
+      if (!sqlite.open) return;
+      if (sqlite.inTransaction) sqlite.exec('commit');
+      sqlite.close();
+    },
+  };
+}
