@@ -61,7 +61,8 @@ export async function startOpenAiServer(fallback: Behaviour = { reply: '[]' }, e
     let behaviour = queue.shift() ?? fallback;
     while ('delayMs' in behaviour) {
       await new Promise((resolve) => setTimeout(resolve, (behaviour as { delayMs: number }).delayMs));
-      if (res.destroyed || req.destroyed) return;
+      // The client gave up (timeout): nobody is left to answer. (req is always consumed by now.)
+      if (res.destroyed) return;
       behaviour = behaviour.then ?? fallback;
     }
     if ('status' in behaviour) {
