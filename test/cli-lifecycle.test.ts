@@ -1,7 +1,7 @@
 // The lifecycle issue's checks through the real `sm` executable: consolidation on a new session,
 // decay, confirm, and durable jobs surviving a killed process or ending dead-lettered.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,10 +15,15 @@ const T0 = Date.UTC(2026, 4, 1, 9);
 const at = (days: number) => ({ SM_NOW: new Date(T0 + days * DAY).toISOString() });
 const freshDb = () => join(mkdtempSync(join(tmpdir(), 'sm-life-')), 'memory.db');
 const jobRows = (db: string) => {
+  if (!existsSync(db)) return [];
   const sqlite = new Database(db, { readonly: true });
-  const rows = sqlite.prepare("select type, status, attempts, last_error from jobs where type = 'extract.llm'").all();
-  sqlite.close();
-  return rows as { type: string; status: string; attempts: number; last_error: string | null }[];
+  try {
+    return sqlite.prepare("select type, status, attempts, last_error from jobs where type = 'extract.llm'").all() as { type: string; status: string; attempts: number; last_error: string | null }[];
+  } catch {
+    return []; // still being created by the other process
+  } finally {
+    sqlite.close();
+  }
 };
 
 describe('sm lifecycle', () => {
@@ -71,8 +76,10 @@ describe('sm lifecycle', () => {
         env: { ...process.env, SM_LOG_LEVEL: 'error' },
         stdio: 'ignore',
       });
+      const before = llm.requests.length;
       const deadline = Date.now() + 30_000;
-      while (!jobRows(db).some((j) => j.status === 'running')) {
+      // Kill it while the job is running and its LLM request is in flight.
+      while (!jobRows(db).some((j) => j.status === 'running') || llm.requests.length === before) {
         if (Date.now() > deadline) throw new Error('the job never started');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
