@@ -98,7 +98,10 @@ export const memories = sqliteTable(
     enrichedAt: integer('enriched_at'),
   },
   (t) => [
-    index('memories_status_layer_score').on(t.status, t.layer, t.score),
+    // topMemories: best score first, ties by id, read straight off the index (no temp B-tree).
+    index('memories_status_layer_score').on(t.status, t.layer, sql`${t.score} desc`, t.id),
+    // latestReflection: the newest active reflection is the last entry of its range.
+    index('memories_kind_status_created').on(t.kind, t.status, t.createdAt, t.id),
     index('memories_content_key').on(t.contentKey),
     index('memories_subject_slot').on(t.subject, t.slot),
     index('memories_session').on(t.sessionId),

@@ -16,7 +16,8 @@ import {
   type MemorySource,
 } from '../memories.ts';
 import { prepared, type Store } from '../store.ts';
-import { ftsMatchExpression, jaccard, normalizeText, tokens } from '../text.ts';
+import { ftsMatchExpression, normalizeText, tokens } from '../text.ts';
+import { isStopword } from '../search/query.ts';
 import { withPiiTag } from './pii.ts';
 
 /** `unchanged`: the fact was already known from this very turn (consolidation re-reading it). */
@@ -33,41 +34,48 @@ const FUZZY_CANDIDATES = 50;
 /**
  * FTS terms that any duplicate must contain at least one of. A fact B with Jaccard(A, B) >= t
  * holds at least t of A's distinct tokens, so it misses at most (1 - t)·|A| of them: any
- * floor((1 - t)·|A|) + 1 tokens of A include one of B's. Taking the longest (rarest) keeps the
- * query cheap whatever the store size.
+ * floor((1 - t)·|A|) + 1 tokens of A include one of B's. Content words before function words,
+ * longest first, stand in for the rarest (counting document frequencies costs more than the probe).
  */
-function duplicateProbe(content: string, threshold: number): string | null {
-  const distinct = [...new Set(tokens(content))];
+function duplicateProbe(distinct: string[], threshold: number): string | null {
   const needed = Math.floor((1 - threshold) * distinct.length) + 1;
-  const probe = distinct.sort((a, b) => b.length - a.length || a.localeCompare(b)).slice(0, needed);
+  const probe = [...distinct]
+    .sort((a, b) => Number(isStopword(a)) - Number(isStopword(b)) || b.length - a.length || a.localeCompare(b))
+    .slice(0, needed);
   return ftsMatchExpression(probe.join(' '), 'any');
 }
 
-/** The most similar active fact by token overlap, if it reaches the dedupe threshold. */
+/**
+ * The most similar active fact by token overlap, if it reaches the dedupe threshold. Candidates
+ * are the newest matches of the probe (FTS5 walks rowids backwards without scoring), so the cost
+ * is bounded at any store size; a duplicate is most likely a recent fact anyway.
+ */
 export function findFuzzyDuplicate(store: Store, content: string, polarity: number | null): MemoryRow | undefined {
   if (!store.features.fts || !store.config.fts.enabled) return undefined;
-  const match = duplicateProbe(content, store.config.extractor.dedupe_threshold);
+  const threshold = store.config.extractor.dedupe_threshold;
+  const mine = new Set(tokens(content));
+  if (mine.size === 0) return undefined;
+  const match = duplicateProbe([...mine], threshold);
   if (!match) return undefined;
-  const candidates = prepared(store, 'memory.fuzzyCandidates', (db) =>
-    db
-      .select({ id: memories.id, content: memories.content, polarity: memories.polarity })
-      .from(memories)
-      .where(
-        and(
-          sql`${memories.id} in (select rowid from memories_fts where memories_fts match ${sql.placeholder('match')} order by rank limit ${FUZZY_CANDIDATES})`,
-          eq(memories.status, 'active'),
-          eq(memories.kind, 'fact'),
-        ),
-      )
-      .prepare(),
-  )
-    .all({ match })
-    // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
-    .filter((m) => (m.polarity ?? 1) === (polarity ?? 1));
+  const candidates = prepared(store, 'memory.fuzzyCandidates', () =>
+    store.sqlite.prepare(
+      `select m.id as id, m.content_key as contentKey, m.polarity as polarity
+       from (select rowid from memories_fts where memories_fts match ? order by rowid desc limit ${FUZZY_CANDIDATES}) f
+       cross join memories m on m.id = f.rowid
+       where m.status = 'active' and m.kind = 'fact'`,
+    ),
+  ).all(match) as { id: number; contentKey: string; polarity: number | null }[];
   let best: { id: number; overlap: number } | undefined;
   for (const candidate of candidates) {
-    const overlap = jaccard(content, candidate.content);
-    if (overlap >= store.config.extractor.dedupe_threshold && (!best || overlap > best.overlap)) best = { id: candidate.id, overlap };
+    // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
+    if ((candidate.polarity ?? 1) !== (polarity ?? 1)) continue;
+    const theirs = new Set(candidate.contentKey.split(' ').filter(Boolean));
+    // Jaccard >= t needs the sizes within a factor t of each other.
+    if (theirs.size < threshold * mine.size || mine.size < threshold * theirs.size) continue;
+    let shared = 0;
+    for (const token of theirs) if (mine.has(token)) shared++;
+    const overlap = shared / (mine.size + theirs.size - shared);
+    if (overlap >= threshold && (!best || overlap > best.overlap)) best = { id: candidate.id, overlap };
   }
   return best && getMemory(store, best.id);
 }

@@ -18,6 +18,8 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
+export const isStopword = (token: string) => STOPWORDS.has(token);
+
 /** Words that make a question about time ("When did…", "How long ago…", "What year…"). */
 const TEMPORAL_CUES = /\b(when|what (?:year|month|day|date|time)|how long|which (?:year|month|day)|since when|how many (?:years|months|weeks|days))\b/i;
 
