@@ -70,6 +70,24 @@ describe('sessions and consolidation', () => {
     expect((await consolidateSession(runtime, 's1')).created).toBe(1);
   });
 
+  it('never brings back a superseded fact when an old session is consolidated late', async () => {
+    const { runtime, store, advanceDays } = setup();
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I live in Berlin' });
+    advanceDays(1);
+    await ingestTurn(runtime, { sessionId: 's2', role: 'user', name: 'Ana', text: 'I moved to Lisbon' });
+    await drainJobs(store, jobHandlers(runtime));
+    expect(getSession(store, 's1')!.consolidatedAt).not.toBeNull();
+    expect(listMemories(store).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
+  });
+
+  it('keeps older news as history instead of letting it replace a newer fact', async () => {
+    const { runtime, store } = setup();
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I moved to Lisbon', at: Date.UTC(2025, 5, 1) });
+    const late = await ingestTurn(runtime, { sessionId: 's0', role: 'user', name: 'Ana', text: 'I live in Berlin', at: Date.UTC(2024, 0, 1) });
+    expect(late.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([['superseded', 'Ana lives in Berlin', 'archived']]);
+    expect(listMemories(store).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
+  });
+
   it('rejects an unknown session', async () => {
     const { runtime } = setup();
     await expect(consolidateSession(runtime, 'nope')).rejects.toThrow(/session "nope" not found/);

@@ -2,7 +2,7 @@
 // (sessions, turns, memories, entities, then the rows that link them). Import is idempotent:
 // a record already present (same content and time) is mapped, not duplicated; ids are kept
 // where they are free, so export -> import into a fresh db -> export gives the same records.
-import { and, eq, getTableColumns, sql, type InferSelectModel } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   entities,
@@ -67,18 +67,42 @@ export type ImportReport = Record<RecordType, { added: number; existing: number 
 
 const headerSchema = z.object({ type: z.literal('header'), format: z.literal(EXPORT_FORMAT), version: z.number().int() });
 
-/** Id maps from the exported database to this one. */
-type IdMaps = { turn: Map<number, number>; memory: Map<number, number>; entity: Map<number, number> };
+/** Exported id -> id here, knowing which ids here are taken by this import. */
+class IdMap {
+  private readonly ids = new Map<number, number>();
+  private readonly taken = new Set<number>();
+  get = (id: number) => this.ids.get(id);
+  isTaken = (id: number) => this.taken.has(id);
+  set(from: number, to: number) {
+    this.ids.set(from, to);
+    this.taken.add(to);
+  }
+}
 
-function idFree(store: Store, table: typeof turns | typeof memories | typeof entities, id: number) {
+type IdMaps = { turn: IdMap; memory: IdMap; entity: IdMap };
+type Placeable = typeof turns | typeof memories | typeof entities;
+
+function idFree(store: Store, table: Placeable, id: number) {
   return store.db.select({ id: table.id }).from(table).where(eq(table.id, id)).get() === undefined;
 }
 
 /** Inserts a row, keeping its id when that id is free here. Returns the id it got. */
-function insertKeepingId<T extends { id: number }>(store: Store, table: typeof turns | typeof memories | typeof entities, row: T): number {
+function insertKeepingId<T extends { id: number }>(store: Store, table: Placeable, row: T): number {
   const { id, ...rest } = row;
   const values = idFree(store, table, id) ? row : rest;
   return (store.db.insert(table).values(values as never).returning({ id: table.id }).get() as { id: number }).id;
+}
+
+/**
+ * Where a record lands here: its own id when that row is the same record; else a row with the
+ * same identity that no other record of this import took (twins made in the same millisecond
+ * stay two); else a new row, keeping its id when free.
+ */
+function place(store: Store, table: Placeable, map: IdMap, row: { id: number }, identity: SQL): boolean {
+  const own = store.db.select({ id: table.id }).from(table).where(and(eq(table.id, row.id), identity)).get();
+  const twin = own && !map.isTaken(own.id) ? own : store.db.select({ id: table.id }).from(table).where(identity).all().find((t) => !map.isTaken(t.id));
+  map.set(row.id, twin?.id ?? insertKeepingId(store, table, row));
+  return twin === undefined;
 }
 
 function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: ImportReport) {
@@ -94,32 +118,20 @@ function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: 
     }
     case 'turn': {
       const r = row as InferSelectModel<typeof turns>;
-      const existing = store.db
-        .select({ id: turns.id })
-        .from(turns)
-        .where(and(eq(turns.sessionId, r.sessionId), eq(turns.at, r.at), eq(turns.role, r.role), eq(turns.text, r.text)))
-        .get();
-      maps.turn.set(r.id, existing?.id ?? insertKeepingId(store, turns, r));
-      count(!existing);
+      const identity = and(eq(turns.sessionId, r.sessionId), eq(turns.at, r.at), eq(turns.role, r.role), eq(turns.text, r.text))!;
+      count(place(store, turns, maps.turn, r, identity));
       return;
     }
     case 'memory': {
       const r = row as InferSelectModel<typeof memories>;
-      const existing = store.db
-        .select({ id: memories.id })
-        .from(memories)
-        .where(and(eq(memories.kind, r.kind), eq(memories.contentKey, r.contentKey), eq(memories.createdAt, r.createdAt)))
-        .get();
-      maps.memory.set(r.id, existing?.id ?? insertKeepingId(store, memories, r));
-      count(!existing);
+      const identity = and(eq(memories.kind, r.kind), eq(memories.contentKey, r.contentKey), eq(memories.createdAt, r.createdAt))!;
+      count(place(store, memories, maps.memory, r, identity));
       return;
     }
     case 'entity': {
       const { entityType, ...rest } = row as unknown as Omit<InferSelectModel<typeof entities>, 'type'> & { entityType: string };
       const r: InferSelectModel<typeof entities> = { ...rest, type: entityType };
-      const existing = store.db.select({ id: entities.id }).from(entities).where(and(eq(entities.nameKey, r.nameKey), eq(entities.type, r.type))).get();
-      maps.entity.set(r.id, existing?.id ?? insertKeepingId(store, entities, r));
-      count(!existing);
+      count(place(store, entities, maps.entity, r, and(eq(entities.nameKey, r.nameKey), eq(entities.type, r.type))!));
       return;
     }
     case 'source': {
@@ -185,7 +197,7 @@ export function importRecords(
 ): ImportReport {
   const report = Object.fromEntries(RECORD_TYPES.map((t) => [t, { added: 0, existing: 0 }])) as unknown as ImportReport;
   report.lines = 0;
-  const maps: IdMaps = { turn: new Map(), memory: new Map(), entity: new Map() };
+  const maps: IdMaps = { turn: new IdMap(), memory: new IdMap(), entity: new IdMap() };
   const batchSize = options.batch ?? 500;
   let batch: { n: number; record: ExportRecord }[] = [];
   let sawHeader = false;

@@ -64,9 +64,12 @@ async function importFrom(backend: Backend, file: string): Promise<ImportReport>
     body: createReadStream(file) as never,
     duplex: 'half',
   } as RequestInit);
-  const body = (await response.json()) as ImportReport | { error?: string; code?: string };
-  if (!response.ok) throw badInput(`import refused: ${'error' in body ? body.error : response.status}`);
-  return body as ImportReport;
+  const body = (await response.json()) as ImportReport | { error: { code?: string; message?: string } };
+  if ('error' in body) {
+    const message = `import refused (HTTP ${response.status}): ${body.error.message ?? 'unknown error'}`;
+    throw body.error.code === 'BAD_USER_INPUT' ? badInput(message) : new Error(message);
+  }
+  return body;
 }
 
 /** A LoCoMo conversation through addTurn, as an app would send it: speakers by name, session dates. */

@@ -96,6 +96,20 @@ function alreadyFrom(store: Store, memoryId: number, turnId: number | null): boo
   return link !== undefined;
 }
 
+/** A memory with this content already extracted from this turn, whatever its status since. */
+function extractedBefore(store: Store, contentKey: string, turnId: number | null): MemoryRow | undefined {
+  if (turnId === null) return undefined;
+  const row = prepared(store, 'memory.fromTurnByKey', (db) =>
+    db
+      .select({ id: memories.id })
+      .from(memories)
+      .innerJoin(memorySources, eq(memorySources.memoryId, memories.id))
+      .where(and(eq(memorySources.turnId, sql.placeholder('turnId')), eq(memories.contentKey, sql.placeholder('contentKey'))))
+      .prepare(),
+  ).get({ turnId, contentKey });
+  return row && getMemory(store, row.id);
+}
+
 function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Extracted[] {
   const source = (reason: MemorySource['reason']): MemorySource | undefined =>
     turnId === null ? undefined : { turnId, reason, rule: candidate.rule ?? null };
@@ -106,6 +120,10 @@ function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Ex
       ? [{ action: 'unchanged', memory, rule }]
       : [{ action: 'merged', memory: reinforce(store, memory, candidate, source('merged')), rule }];
 
+  // Re-reading a turn (consolidation) must not bring back a fact that was superseded since.
+  const known = extractedBefore(store, normalizeText(candidate.content), turnId);
+  if (known) return [{ action: 'unchanged', memory: known, rule }];
+
   if (fact) {
     const existing = activeFactsForSlot(store, fact.subject, fact.slot);
     const same = existing.find((m) => sameValue(m, fact));
@@ -113,6 +131,13 @@ function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Ex
     const conflicting = existing.filter((m) => candidate.exclusive || (m.polarity ?? 1) !== fact.polarity);
     if (conflicting.length > 0) {
       const memory = insertMemory(store, candidate, source('conflict'));
+      const eventAt = memory.eventAt;
+      // Older news never replaces newer: the late-arriving fact is kept as history, superseded.
+      const newer = conflicting.filter((m) => m.eventAt > eventAt).sort((a, b) => b.eventAt - a.eventAt)[0];
+      if (newer) {
+        supersede(store, memory.id, newer.id, { reason: 'conflict', slot: fact.slot, older: true, ...(turnId ? { turnId } : {}) });
+        return [{ action: 'superseded', memory: getMemory(store, memory.id)!, rule }];
+      }
       const results: Extracted[] = [{ action: 'created', memory, rule }];
       for (const old of conflicting) {
         supersede(store, old.id, memory.id, { reason: 'conflict', slot: fact.slot, ...(turnId ? { turnId } : {}) });
