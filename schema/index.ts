@@ -19,6 +19,7 @@ import './maintenance.ts';
 import './jobs.ts';
 import './config.ts';
 import './doctor.ts';
+import './embeddings.ts';
 
 export type { Context, ChangeFeed, ConsolidationChange, MemoryChange, TurnChange } from './builder.ts';
 

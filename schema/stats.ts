@@ -1,4 +1,5 @@
 // Stats: what is stored, what is queued, what the database can do.
+import { EXTRACTION_PATHS, readExtractionStats, type ExtractionPath, type PathStats } from '../server/core/extraction/stats.ts';
 import { getStats, type Stats as StatsShape } from '../server/core/stats.ts';
 import { builder } from './builder.ts';
 
@@ -33,6 +34,22 @@ const Features = builder.objectRef<StatsShape['features']>('Features').implement
   }),
 });
 
+const ExtractionStats = builder.objectRef<PathStats & { path: ExtractionPath }>('ExtractionStats').implement({
+  description: 'Extraction on one path since the database was created: how often, how well, how fast, at what token cost.',
+  fields: (t) => ({
+    path: t.exposeString('path', {
+      description: 'heuristic (on addTurn), llm (llm mode and consolidation), hybrid (the background LLM pass) or fallback (heuristics after an LLM failure).',
+    }),
+    runs: t.exposeInt('runs', { description: 'Extractions attempted.' }),
+    failures: t.exposeInt('failures', { description: 'Attempts that failed (timeout, HTTP error, invalid JSON...).' }),
+    facts: t.exposeInt('facts', { description: 'Memories created, merged or archived by it.' }),
+    averageMs: t.float({ description: 'Mean time per attempt, in milliseconds.', resolve: (s) => (s.runs ? s.totalMs / s.runs : 0) }),
+    promptTokens: t.exposeInt('promptTokens', { description: 'LLM prompt tokens used.' }),
+    completionTokens: t.exposeInt('completionTokens', { description: 'LLM completion tokens used.' }),
+    lastError: t.exposeString('lastError', { nullable: true, description: 'The latest failure, without request details.' }),
+  }),
+});
+
 const Stats = builder.objectRef<StatsShape>('Stats').implement({
   description: 'Counts of what is stored and queued.',
   fields: (t) => ({
@@ -42,6 +59,14 @@ const Stats = builder.objectRef<StatsShape>('Stats').implement({
     entities: t.exposeInt('entities', { description: 'Entities.' }),
     jobs: t.field({ type: JobStats, description: 'Background jobs.', resolve: (s) => s.jobs }),
     features: t.field({ type: Features, description: 'Database features.', resolve: (s) => s.features }),
+    extraction: t.field({
+      type: [ExtractionStats],
+      description: 'Extraction counts per path: runs, failures, facts, latency and token usage.',
+      resolve: (_s, _a, { store }) => {
+        const stats = readExtractionStats(store);
+        return EXTRACTION_PATHS.map((path) => ({ path, ...stats[path] }));
+      },
+    }),
   }),
 });
 

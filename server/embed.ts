@@ -1,5 +1,6 @@
 // Embeddings for the running service: the job that embeds new turns and memories after their
 // write commits, the re-embed backfill (`sm reembed`), and search with a query embedding.
+import { ErrorCode, SmError } from './core/errors.ts';
 import { contextSchema, getContext, type Context, type ContextInput } from './core/context.ts';
 import { JobType } from './core/jobs.ts';
 import { search, type SearchOptions } from './core/search/search.ts';
@@ -76,7 +77,7 @@ export type ReembedReport = { turns: number; memories: number; dimensions: numbe
  */
 export async function reembed(runtime: Runtime, options: ReembedOptions = {}): Promise<ReembedReport> {
   const { store } = runtime;
-  if (!runtime.embedder) throw new Error('no embedding model configured (embedding.model)');
+  if (!runtime.embedder) throw new SmError(ErrorCode.FailedPrecondition, 'no embedding model configured (set embedding.model, and its key)');
   const spec = { dimensions: runtime.embedder.dimensions, model: runtime.embedder.model };
   if (options.reset) resetVectors(store, spec);
   const embedder = requireEmbedder(runtime);

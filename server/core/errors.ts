@@ -3,6 +3,8 @@ export const ErrorCode = {
   BadUserInput: 'BAD_USER_INPUT',
   NotFound: 'NOT_FOUND',
   Conflict: 'CONFLICT',
+  /** The operation needs something not configured (e.g. an embedding model). */
+  FailedPrecondition: 'FAILED_PRECONDITION',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

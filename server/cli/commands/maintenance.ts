@@ -83,8 +83,33 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
     .action(async () => {
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
-        const { stats } = await sdk.stats();
-        emit(options, stats, () => JSON.stringify(stats, null, 2));
+        const { stats: s } = await sdk.stats();
+        emit(options, s, () =>
+          [
+            `memories ${s.memories.total} (${s.memories.active} active: ${s.memories.mid} mid, ${s.memories.long} long, ${s.memories.reflections} reflections; ${s.memories.archived} archived)`,
+            `turns ${s.turns} in ${s.sessions} sessions · entities ${s.entities}`,
+            `jobs: ${s.jobs.pending} pending, ${s.jobs.running} running, ${s.jobs.done} done, ${s.jobs.dead} dead`,
+            `features: fts ${s.features.fts ? 'on' : 'off (LIKE)'}, sqlite-vec ${s.features.vec ? 'loaded' : 'missing'}`,
+            table(
+              ['extraction', 'runs', 'failures', 'facts', 'avg ms', 'tokens in/out', 'last error'],
+              s.extraction.map((e) => [e.path, e.runs, e.failures, e.facts, fixed(e.averageMs, 2), `${e.promptTokens}/${e.completionTokens}`, e.lastError]),
+            ),
+          ].join('\n'),
+        );
+      });
+    });
+
+  program
+    .command('reembed')
+    .description('embed every turn and memory that has no vector yet (after configuring an embedding model)')
+    .option('--reset', 'drop all vectors and lock the configured model and size (after changing them)')
+    .option('--all', 'embed rows that already have a vector too')
+    .addHelpText('after', '\nExamples:\n  sm reembed\n  sm reembed --reset')
+    .action(async (opts: { reset?: boolean; all?: boolean }) => {
+      const options = globals();
+      await withBackend(options, async ({ sdk }) => {
+        const { reembed: r } = await sdk.reembed({ reset: opts.reset ?? false, all: opts.all ?? false });
+        emit(options, r, () => `embedded ${r.turns} turns and ${r.memories} memories with ${r.model} (${r.dimensions} dimensions)`);
       });
     });
 

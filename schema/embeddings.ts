@@ -1,0 +1,26 @@
+// Re-embedding: backfill vectors after configuring an embedding model, or rebuild them after changing it.
+import { reembed, type ReembedReport } from '../server/embed.ts';
+import { builder } from './builder.ts';
+
+const Reembed = builder.objectRef<ReembedReport>('ReembedReport').implement({
+  description: 'What a re-embedding pass stored.',
+  fields: (t) => ({
+    turns: t.exposeInt('turns', { description: 'Turns embedded.' }),
+    memories: t.exposeInt('memories', { description: 'Active memories embedded.' }),
+    dimensions: t.exposeInt('dimensions', { description: 'Vector size now locked in the database.' }),
+    model: t.exposeString('model', { description: 'Embedding model now locked in the database.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  reembed: t.field({
+    type: Reembed,
+    description:
+      'Embeds every turn and active memory that has no vector yet. `reset` drops all vectors and locks the configured model and size (after changing them). FAILED_PRECONDITION without an embedding model.',
+    args: {
+      reset: t.arg.boolean({ defaultValue: false, description: 'Drop every vector first and lock the configured model and dimensions.' }),
+      all: t.arg.boolean({ defaultValue: false, description: 'Embed rows that already have a vector too.' }),
+    },
+    resolve: (_root, args, { runtime }) => reembed(runtime, { reset: args.reset ?? false, all: args.all ?? false }),
+  }),
+}));
