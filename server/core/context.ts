@@ -42,12 +42,19 @@ export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
  * reflection, then mid-term. Each section keeps its best lines first; the block reads in a fixed order.
  */
 function renderMarkdown(context: Omit<Context, 'markdown'>, maxTokens: number | null) {
+  const written = new Set<number>();
   const sections = [
-    { order: 1, priority: 0, title: 'From earlier conversations', items: context.relevant.map((m) => `- ${m.content}`) },
-    { order: 0, priority: 1, title: 'Long-term memory', items: context.longTerm.map((m) => `- ${m.content}`) },
-    { order: 3, priority: 2, title: 'Weekly insight', items: context.reflection ? [context.reflection.content] : [] },
-    { order: 2, priority: 3, title: 'Relevant memory', items: context.midTerm.map((m) => `- ${m.content}`) },
-  ];
+    { order: 1, priority: 0, title: 'From earlier conversations', memories: context.relevant, bullets: true },
+    { order: 0, priority: 1, title: 'Long-term memory', memories: context.longTerm, bullets: true },
+    { order: 3, priority: 2, title: 'Weekly insight', memories: context.reflection ? [context.reflection] : [], bullets: false },
+    { order: 2, priority: 3, title: 'Relevant memory', memories: context.midTerm, bullets: true },
+  ].map((section) => {
+    // A memory is written once, in the most important section that has it.
+    const fresh = section.memories.filter((m) => !written.has(m.id));
+    for (const m of fresh) written.add(m.id);
+    const items = fresh.map((m) => (section.bullets ? `- ${m.content}` : m.content));
+    return { ...section, items };
+  });
   let budget = maxTokens ?? Infinity;
   const kept = new Map<number, string[]>();
   for (const section of sections) {
