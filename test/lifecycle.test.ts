@@ -221,3 +221,15 @@ describe('scheduler', () => {
     expect(() => testStore({ schedule: { timezone: 'Mars/Olympus' } })).toThrowError(/schedule\.timezone/);
   });
 });
+
+describe('context', () => {
+  it('writes a memory once in the markdown, in its most important section', async () => {
+    const { runtime, store } = setup();
+    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'My name is Ana and I like pottery' });
+    const context = getContext(store, { sessionId: 's2', query: 'what does Ana like' });
+    expect(context.relevant.map((m) => m.content)).toContain('Ana likes pottery');
+    expect(context.midTerm.map((m) => m.content)).toContain('Ana likes pottery');
+    expect(context.markdown.match(/Ana likes pottery/g)).toHaveLength(1);
+    expect(context.markdown).toMatch(/## From earlier conversations\n(- .*\n)*- Ana likes pottery/);
+  });
+});
