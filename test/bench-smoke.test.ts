@@ -1,0 +1,67 @@
+// The benchmark scripts keep working: each runs on a tiny LoCoMo-format conversation made here
+// (the real data sets are not part of the repository) and prints the JSON it promises.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const TSX = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const bench = async (script: string, ...args: string[]) =>
+  JSON.parse((await run(process.execPath, [TSX, join(import.meta.dirname, '..', 'bench', script), '--json', ...args], { env: { ...process.env, SM_LOG_LEVEL: 'error' } })).stdout);
+
+function conversation(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'sm-bench-')), 'conv-tiny.json');
+  const turn = (id: string, speaker: string, text: string) => ({ speaker, dia_id: id, text });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      conversation: {
+        speaker_a: 'Ana',
+        speaker_b: 'Ben',
+        session_1_date_time: '1:56 pm on 8 May, 2023',
+        session_1: [
+          turn('D1:1', 'Ana', 'Hi Ben! I went to a pottery class yesterday and loved it.'),
+          turn('D1:2', 'Ben', 'Nice! I just adopted a dog named Rex.'),
+          turn('D1:3', 'Ana', 'I live in Lisbon now, I moved there last year.'),
+        ],
+        session_2_date_time: '10:00 am on 20 May, 2023',
+        session_2: [turn('D2:1', 'Ben', 'Rex chewed my running shoes.'), turn('D2:2', 'Ana', 'My sister Maria is visiting next week.')],
+      },
+      observation: {
+        session_1_observation: { Ana: [['Ana attended a pottery class and loved it.', 'D1:1'], ['Ana moved to Lisbon last year.', 'D1:3']], Ben: [['Ben adopted a dog named Rex.', 'D1:2']] },
+      },
+      qa: [
+        { question: 'What class did Ana take?', answer: 'pottery', evidence: ['D1:1'], category: 4 },
+        { question: 'What is the name of Ben\'s dog?', answer: 'Rex', evidence: ['D1:2'], category: 4 },
+        { question: 'When is Maria visiting?', answer: 'next week', evidence: ['D2:2'], category: 2 },
+        { question: 'Who is the adversary?', adversarial_answer: 'n/a', evidence: ['D1:1'], category: 5 },
+      ],
+    }),
+  );
+  return file;
+}
+
+describe('benchmarks', () => {
+  it('bench:locomo reports recall@k per system and category, and latency', { timeout: 120_000 }, async () => {
+    const result = await bench('locomo.ts', '--k', '1,5', conversation());
+    expect(result.questions).toBe(3); // the adversarial question is skipped
+    expect(result.systems.map((s: { name: string }) => s.name)).toEqual(['symbiosis', 'bm25', 'minisearch']);
+    for (const system of result.systems) {
+      expect(Object.keys(system.recall)).toEqual(['1', '5']);
+      expect(system.recall['5']).toBeGreaterThanOrEqual(system.recall['1']);
+      expect(system.byCategory['4']).toBeDefined();
+      expect(system.latencyMs.p95).toBeGreaterThanOrEqual(system.latencyMs.p50);
+    }
+    expect(result.systems[0].recall['5']).toBe(1);
+  });
+
+  it('bench:extract reports observation coverage and throughput', { timeout: 120_000 }, async () => {
+    const result = await bench('extract.ts', conversation());
+    expect(result.overall).toMatchObject({ turns: 5, observations: 3 });
+    expect(result.overall.coverage).toBeGreaterThan(0.5);
+    expect(result.files[0].addTurnMs.p99).toBeGreaterThan(0);
+  });
+});
