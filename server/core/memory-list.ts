@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES, memories } from '../../drizzle/schema.ts';
 import type { MemoryRow } from './memories.ts';
-import type { Store } from './store.ts';
+import { prepared, type Store } from './store.ts';
 import { escapeLike, ftsMatchExpression } from './text.ts';
 import { parseInput } from './validation.ts';
 
@@ -66,13 +66,16 @@ export function listMemories(store: Store, input: ListMemoriesInput = {}): { row
 
 /** Top memories of a layer by stored score (refreshed on write and by GC). */
 export function topMemories(store: Store, layer: (typeof MEMORY_LAYERS)[number], limit: number): MemoryRow[] {
-  return store.db
-    .select()
-    .from(memories)
-    .where(and(eq(memories.status, 'active'), eq(memories.layer, layer)))
-    .orderBy(desc(memories.score), asc(memories.id))
-    .limit(limit)
-    .all();
+  // Read in index order (memories_status_layer_score); prepared once, as context runs it twice.
+  return prepared(store, 'memory.top', (db) =>
+    db
+      .select()
+      .from(memories)
+      .where(and(eq(memories.status, 'active'), eq(memories.layer, sql.placeholder('layer'))))
+      .orderBy(desc(memories.score), asc(memories.id))
+      .limit(sql.placeholder('limit'))
+      .prepare(),
+  ).all({ layer, limit });
 }
 
 /** Counts a retrieval as access (D6): resets the forgetting curve. One statement for the batch. */

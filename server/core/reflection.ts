@@ -5,7 +5,7 @@ import { entities, memories, memoryEntities, memoryRelations } from '../../drizz
 import { DAY_MS } from './clock.ts';
 import { groupBy } from './group-by.ts';
 import { addRelation, insertMemory, type MemoryRow } from './memories.ts';
-import { write, type Store } from './store.ts';
+import { prepared, write, type Store } from './store.ts';
 
 export type ReflectionInputs = {
   from: number;
@@ -20,12 +20,16 @@ export type ReflectionInputs = {
 export type ReflectionDecision = { run: true; inputs: ReflectionInputs } | { run: false; reason: string };
 
 export function latestReflection(store: Store): MemoryRow | undefined {
-  return store.db
-    .select()
-    .from(memories)
-    .where(and(eq(memories.kind, 'reflection'), eq(memories.status, 'active')))
-    .orderBy(desc(memories.createdAt), desc(memories.id))
-    .get();
+  // Prepared once: building the query costs more than the indexed lookup (memories_kind_status_created).
+  return prepared(store, 'reflection.latest', (db) =>
+    db
+      .select()
+      .from(memories)
+      .where(and(eq(memories.kind, 'reflection'), eq(memories.status, 'active')))
+      .orderBy(desc(memories.createdAt), desc(memories.id))
+      .limit(1)
+      .prepare(),
+  ).get();
 }
 
 function topicsOf(store: Store, facts: MemoryRow[]): Map<string, MemoryRow[]> {

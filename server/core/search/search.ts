@@ -70,7 +70,9 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   const mClauses = memoryKinds.length > 0 || wantTurns ? memoryClauses(filter, memoryKinds.length > 0 ? memoryKinds : ['fact']) : [];
   // Memory text names its subject ("Caroline went…"), so memories are searched with the names too.
   const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
-  const memoryHits = on('lexical') || on('memory') ? lexicalMemories(store, memoryTerms, mClauses, tuning.memoryCandidates) : [];
+  // Without turns, memory candidates only feed their own list: a few pages past the limit do.
+  const memoryLimit = wantTurns ? tuning.memoryCandidates : Math.min(tuning.memoryCandidates, Math.max(50, filter.limit * 5));
+  const memoryHits = on('lexical') || on('memory') ? lexicalMemories(store, memoryTerms, mClauses, memoryLimit) : [];
 
   const turnScores = new Map<number, number>();
   const projected = wantTurns ? projectToTurns(store, memoryHits) : [];
