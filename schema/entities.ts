@@ -7,7 +7,7 @@ import { ENTITY_TYPES, type EntityType } from '../server/core/ner/types.ts';
 import { builder } from './builder.ts';
 import { MemoryStatus } from './enums.ts';
 import { MemoryConnection } from './memories.ts';
-import { decodeOffsetCursor, MAX_PAGE, offsetPage, type Page } from './pagination.ts';
+import { countedConnection, decodeOffsetCursor, MAX_PAGE, offsetPage, type Page } from './pagination.ts';
 import { EntityRef, TurnRef } from './refs.ts';
 
 // Types stay strings on the wire (imports may carry others); the core checks the ones given as input.
@@ -15,20 +15,13 @@ const asType = (type: string | null | undefined) => type as EntityType | null | 
 const TYPES = ENTITY_TYPES.map((type) => `\`${type}\``).join(', ');
 const pageSize = z.number().int().min(0).max(MAX_PAGE);
 
-export const EntityTurnConnection = builder.connectionObject(
-  {
-    type: TurnRef,
-    name: 'EntityTurnConnection',
-    description: 'A page of the turns that mention an entity, most recent first.',
-    fields: (t) => ({
-      totalCount: t.int({
-        description: 'How many turns mention the entity, across all pages.',
-        resolve: (c) => (c as unknown as Page<unknown>).totalCount,
-      }),
-    }),
-  },
-  { name: 'EntityTurnEdge', description: 'A turn that mentions an entity, with its cursor.' },
-);
+export const EntityTurnConnection = countedConnection({
+  type: TurnRef,
+  name: 'EntityTurnConnection',
+  description: 'A page of the turns that mention an entity, most recent first.',
+  total: 'How many turns mention the entity, across all pages.',
+  edge: 'A turn that mentions an entity, with its cursor.',
+});
 
 /** A page read for a whole set of entities: the (shared) `after` cursor becomes one offset. */
 function pagesFor<T>(
@@ -89,20 +82,13 @@ EntityRef.implement({
   }),
 });
 
-const EntityConnection = builder.connectionObject(
-  {
-    type: EntityRef,
-    name: 'EntityConnection',
-    description: 'A page of entities, most mentioned first.',
-    fields: (t) => ({
-      totalCount: t.int({
-        description: 'How many entities match the filters, across all pages.',
-        resolve: (c) => (c as unknown as Page<unknown>).totalCount,
-      }),
-    }),
-  },
-  { name: 'EntityEdge', description: 'An entity in a page, with its cursor.' },
-);
+const EntityConnection = countedConnection({
+  type: EntityRef,
+  name: 'EntityConnection',
+  description: 'A page of entities, most mentioned first.',
+  total: 'How many entities match the filters, across all pages.',
+  edge: 'An entity in a page, with its cursor.',
+});
 
 builder.queryFields((t) => ({
   entity: t.field({

@@ -9,7 +9,7 @@ import { listMemories } from '../server/core/memory-list.ts';
 import { memoryIdSchema } from '../server/core/validation.ts';
 import { builder } from './builder.ts';
 import { MemoryAction, MemoryKind, MemoryLayer, MemorySort, MemoryStatus, SaveAction, SourceReason } from './enums.ts';
-import { MAX_PAGE, offsetPage, type Page } from './pagination.ts';
+import { countedConnection, MAX_PAGE, offsetPage } from './pagination.ts';
 import { EntityRef, MemoryRef, relationLoader, SessionRef, TurnRef } from './refs.ts';
 
 const DECISIONS_SHOWN = 20;
@@ -159,20 +159,13 @@ MemoryRef.implement({
   }),
 });
 
-export const MemoryConnection = builder.connectionObject(
-  {
-    type: MemoryRef,
-    name: 'MemoryConnection',
-    description: 'A page of memories.',
-    fields: (t) => ({
-      totalCount: t.int({
-        description: 'How many memories match the filters, across all pages.',
-        resolve: (c) => (c as unknown as Page<unknown>).totalCount,
-      }),
-    }),
-  },
-  { name: 'MemoryEdge', description: 'A memory in a page, with its cursor.' },
-);
+export const MemoryConnection = countedConnection({
+  type: MemoryRef,
+  name: 'MemoryConnection',
+  description: 'A page of memories.',
+  total: 'How many memories match the filters, across all pages.',
+  edge: 'A memory in a page, with its cursor.',
+});
 
 builder.queryFields((t) => ({
   memory: t.field({

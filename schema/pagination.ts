@@ -1,5 +1,6 @@
 // Cursor helpers for Relay connections. Cursors are opaque to clients (base64url of a tagged
 // position); lists sorted by score page by offset, a session's turns page by (at, id) keyset.
+import { builder } from './builder.ts';
 import { badInput } from '../server/core/errors.ts';
 import type { TurnPosition } from '../server/core/batch-reads.ts';
 
@@ -59,4 +60,29 @@ export function decodeTurnCursor(cursor: string, arg = 'before'): TurnPosition {
 /** A backward page of turns (oldest first), as read by keyset. */
 export function turnPage<T extends TurnPosition>(rows: T[], hasPrevious: boolean, total: number, hasNext: boolean): Page<T> {
   return page(rows, (row) => turnCursor(row), { next: hasNext, previous: hasPrevious }, total);
+}
+
+type ConnectionOptions<Ref> = {
+  type: Ref;
+  name: string;
+  description: string;
+  /** What `totalCount` counts. */
+  total: string;
+  /** What an edge is. */
+  edge: string;
+};
+
+/** A Relay connection with `totalCount` across all pages (every list of the API has one). */
+export function countedConnection<Ref extends Parameters<typeof builder.connectionObject>[0]['type']>(options: ConnectionOptions<Ref>) {
+  return builder.connectionObject(
+    {
+      type: options.type,
+      name: options.name,
+      description: options.description,
+      fields: (t) => ({
+        totalCount: t.int({ description: options.total, resolve: (c) => (c as unknown as Page<unknown>).totalCount }),
+      }),
+    },
+    { name: options.name.replace(/Connection$/, 'Edge'), description: options.edge },
+  );
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { recentTurnsBySession, turnCountsBySession } from '../server/core/batch-reads.ts';
 import { getSession, listSessions, type SessionRow } from '../server/core/sessions.ts';
 import { builder } from './builder.ts';
-import { MAX_PAGE, offsetPage, turnPage, type Page } from './pagination.ts';
+import { countedConnection, MAX_PAGE, offsetPage, turnPage } from './pagination.ts';
 import { SessionRef } from './refs.ts';
 import { TurnConnection, type TurnPage } from './turns.ts';
 
@@ -55,20 +55,13 @@ SessionRef.implement({
   }),
 });
 
-const SessionConnection = builder.connectionObject(
-  {
-    type: SessionRef,
-    name: 'SessionConnection',
-    description: 'A page of sessions, most recently active first.',
-    fields: (t) => ({
-      totalCount: t.int({
-        description: 'How many sessions there are, across all pages.',
-        resolve: (c) => (c as unknown as Page<unknown>).totalCount,
-      }),
-    }),
-  },
-  { name: 'SessionEdge', description: 'A session in a page, with its cursor.' },
-);
+const SessionConnection = countedConnection({
+  type: SessionRef,
+  name: 'SessionConnection',
+  description: 'A page of sessions, most recently active first.',
+  total: 'How many sessions there are, across all pages.',
+  edge: 'A session in a page, with its cursor.',
+});
 
 builder.queryFields((t) => ({
   session: t.field({

@@ -8,7 +8,7 @@ import { ingestTurn } from '../server/ingest.ts';
 import { builder } from './builder.ts';
 import { Role } from './enums.ts';
 import { SavedMemory, type SavedShape } from './memories.ts';
-import { decodeTurnCursor, MAX_PAGE, turnPage, type Page } from './pagination.ts';
+import { countedConnection, decodeTurnCursor, MAX_PAGE, turnPage, type Page } from './pagination.ts';
 import { EntityRef, SessionRef, startEventScope, TurnRef } from './refs.ts';
 
 TurnRef.implement({
@@ -34,20 +34,13 @@ TurnRef.implement({
   }),
 });
 
-export const TurnConnection = builder.connectionObject(
-  {
-    type: TurnRef,
-    name: 'TurnConnection',
-    description: 'A page of turns, oldest first. Page backward with `last` and `before`.',
-    fields: (t) => ({
-      totalCount: t.int({
-        description: 'How many turns the session has, across all pages.',
-        resolve: (c) => (c as unknown as Page<unknown>).totalCount,
-      }),
-    }),
-  },
-  { name: 'TurnEdge', description: 'A turn in a page, with its cursor.' },
-);
+export const TurnConnection = countedConnection({
+  type: TurnRef,
+  name: 'TurnConnection',
+  description: 'A page of turns, oldest first. Page backward with `last` and `before`.',
+  total: 'How many turns the session has, across all pages.',
+  edge: 'A turn in a page, with its cursor.',
+});
 
 export type TurnPage = Page<TurnRow>;
 

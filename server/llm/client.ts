@@ -2,6 +2,7 @@
 // The SDK's own retries are off: failures fall back (llm mode) or retry as durable jobs (hybrid).
 import OpenAI from 'openai';
 import type { Config } from '../core/config.ts';
+import { openAiClient } from './openai.ts';
 
 export type ChatResult = { content: string; promptTokens: number; completionTokens: number };
 
@@ -10,17 +11,10 @@ export type Llm = {
   chat(messages: { role: 'system' | 'user'; content: string }[]): Promise<ChatResult>;
 };
 
-/**
- * The key comes from the env var named by `api_key_env` (then OPENAI_API_KEY); the endpoint from
- * `endpoint` (then OPENAI_BASE_URL, then the SDK default). A local endpoint needs no key.
- * Returns null when no model is configured or no credentials can be had.
- */
+/** The chat model of the `llm` block, or null without a model or credentials (see openAiClient). */
 export function createLlm(config: Config['llm'], env: NodeJS.ProcessEnv = process.env): Llm | null {
-  if (!config.model) return null;
-  const baseURL = config.endpoint || env.OPENAI_BASE_URL || undefined;
-  const apiKey = env[config.api_key_env] || env.OPENAI_API_KEY || (baseURL ? 'not-needed' : undefined);
-  if (!apiKey) return null;
-  const client = new OpenAI({ apiKey, baseURL, timeout: config.timeout_s * 1000, maxRetries: 0 });
+  const client = openAiClient(config, env);
+  if (!client) return null;
   return {
     model: config.model,
     async chat(messages) {

@@ -2,8 +2,8 @@
 // config block (shaped like `llm`). Vectors come back unit-length at the configured size: a
 // provider that ignores `dimensions` (or has no such parameter) is truncated and re-normalised,
 // which is sound for Matryoshka-trained models and keeps the stored size fixed for the others.
-import OpenAI from 'openai';
 import type { Config } from '../core/config.ts';
+import { openAiClient } from './openai.ts';
 
 export type Embedder = {
   model: string;
@@ -29,12 +29,8 @@ export function fitVector(values: ArrayLike<number>, dimensions: number): Float3
  * (then OPENAI_BASE_URL); a custom endpoint needs no key. Null when no model or no credentials.
  */
 export function createEmbedder(config: Config['embedding'], env: NodeJS.ProcessEnv = process.env): Embedder | null {
-  if (!config.model) return null;
-  const baseURL = config.endpoint || env.OPENAI_BASE_URL || undefined;
-  const apiKey = env[config.api_key_env] || env.OPENAI_API_KEY || (baseURL ? 'not-needed' : undefined);
-  if (!apiKey) return null;
-  // SDK retries off: a failed embedding job is retried with backoff by the job queue.
-  const client = new OpenAI({ apiKey, baseURL, timeout: config.timeout_s * 1000, maxRetries: 0 });
+  const client = openAiClient(config, env);
+  if (!client) return null;
   return {
     model: config.model,
     dimensions: config.dimensions,

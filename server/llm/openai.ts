@@ -1,0 +1,18 @@
+// One way to build an OpenAI SDK client from a config block (`llm` or `embedding`).
+import OpenAI from 'openai';
+
+type Block = { model: string; endpoint: string; api_key_env: string; timeout_s: number };
+
+/**
+ * The key comes from the env var named by `api_key_env` (then OPENAI_API_KEY); the endpoint from
+ * `endpoint` (then OPENAI_BASE_URL, then the SDK default). A custom endpoint needs no key.
+ * Null when no model is configured or no credentials can be had. The SDK's own retries are off:
+ * failures fall back (llm mode) or retry as durable jobs with backoff.
+ */
+export function openAiClient(config: Block, env: NodeJS.ProcessEnv): OpenAI | null {
+  if (!config.model) return null;
+  const baseURL = config.endpoint || env.OPENAI_BASE_URL || undefined;
+  const apiKey = env[config.api_key_env] || env.OPENAI_API_KEY || (baseURL ? 'not-needed' : undefined);
+  if (!apiKey) return null;
+  return new OpenAI({ apiKey, baseURL, timeout: config.timeout_s * 1000, maxRetries: 0 });
+}
