@@ -263,3 +263,12 @@ describe('forget and archive keep the registry consistent', () => {
     expect(entitiesForMemories(store, [memory.id]).size).toBe(0);
   });
 });
+
+describe('remember', () => {
+  it('links the entities an explicit fact names at once', () => {
+    const { store } = testStore();
+    const { memory } = remember(store, { content: 'Email alice@example.com about #apollo' });
+    const names = entitiesForMemories(store, [memory.id]).get(memory.id)?.map((e) => `${e.type}:${e.name}`).sort();
+    expect(names).toEqual(['email:alice@example.com', 'hashtag:apollo']);
+  });
+});

@@ -11,6 +11,7 @@ import {
   type SourceReason,
 } from '../../drizzle/schema.ts';
 import { Decision, logDecision } from './decisions.ts';
+import { linkMemoriesFast } from './ner/link.ts';
 import { notFound } from './errors.ts';
 import { score } from './scoring.ts';
 import { enqueueEmbedding } from './search/embed-queue.ts';
@@ -165,7 +166,12 @@ export type RememberInput = z.input<typeof rememberSchema>;
 /** Explicitly saves a fact (the user or agent said "remember this"). */
 export function remember(store: Store, input: RememberInput): SaveResult {
   const parsed = parseInput(rememberSchema, input);
-  return write(store, () => saveMemory(store, parsed));
+  return write(store, () => {
+    const result = saveMemory(store, parsed);
+    // Entities an explicit fact names link at once, as a turn's do.
+    if (result.action === 'created') linkMemoriesFast(store, [result.memory], null);
+    return result;
+  });
 }
 
 /** Archives (D3): hidden from search and context, kept for explain and history. */
