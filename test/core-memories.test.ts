@@ -101,7 +101,8 @@ describe('search paths', () => {
 
 describe('forget', () => {
   it('removes every trace: row, FTS entry, vector, links, junction rows, text-bearing log entries', () => {
-    const { store } = testStore();
+    // Links are made by hand below, so that every kind of row is there to be removed.
+    const { store } = testStore({ ner: { enabled: false } });
     store.sqlite.exec('create virtual table vec_memories using vec0(embedding float[2])');
     const { turn } = addTurn(store, { sessionId: 's1', role: 'user', text: 'My email is alex@example.com' });
     const { memory } = remember(store, { content: 'User email is alex@example.com', tags: ['pii'] });
