@@ -2,9 +2,9 @@
 // layer (a bad key or value is BAD_USER_INPUT and changes nothing), persisted in the meta table,
 // applied at once outside the restart sections; unsetConfig goes back to the layers below.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SymbiosisClientError, type SymbiosisClient } from '../client/src/index.ts';
+import { type SymbiosisClient } from '../client/src/index.ts';
 import { readMetaConfig } from '../server/db/open.ts';
-import { startServer, type TestServer } from './helpers/api-server.ts';
+import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 
 const SECRET_ENV = 'SM_TEST_CONFIG_SECRET_KEY';
 const SECRET = 'sk-this-must-never-leave-the-process';
@@ -26,14 +26,6 @@ afterAll(async () => {
   await server.close();
 });
 
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SymbiosisClientError);
-  return error as SymbiosisClientError;
-}
 
 const current = async () => (await client.config()).config as Config;
 

@@ -1,8 +1,8 @@
 // Entities over the API: by id or name with the memories and turns that mention them (paged),
 // the searchable list, and Memory.entities / Turn.entities through the same core reads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Role, SymbiosisClientError, type SymbiosisClient } from '../client/src/index.ts';
-import { startServer, type TestServer } from './helpers/api-server.ts';
+import { Role, type SymbiosisClient } from '../client/src/index.ts';
+import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 
 let server: TestServer;
 let client: SymbiosisClient;
@@ -18,14 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SymbiosisClientError);
-  return error as SymbiosisClientError;
-}
 
 describe('entities', () => {
   it('finds an entity by name (any case) with the turns and memories that mention it', async () => {

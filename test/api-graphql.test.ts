@@ -1,7 +1,7 @@
 // The GraphQL API end to end: a listening server, the generated client, a database file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryStatus, Role, SaveAction, SymbiosisClientError, type SymbiosisClient } from '../client/src/index.ts';
-import { startServer, type TestServer } from './helpers/api-server.ts';
+import { MemoryStatus, Role, SaveAction, type SymbiosisClient } from '../client/src/index.ts';
+import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 
 let server: TestServer;
 let client: SymbiosisClient;
@@ -12,14 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SymbiosisClientError);
-  return error as SymbiosisClientError;
-}
 
 describe('GraphQL API over HTTP', () => {
   it('adds turns, registers the session and extracts memories', async () => {

@@ -1,8 +1,8 @@
 // Maintenance over the API: consolidating a session, every maintenance task on demand, the job
 // queue (list, run now) and its counts in stats.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsolidationStatus, JobStatus, MaintenanceTask, MemoryKind, ReflectionPath, Role, SymbiosisClientError, type SymbiosisClient } from '../client/src/index.ts';
-import { startServer, type TestServer } from './helpers/api-server.ts';
+import { ConsolidationStatus, JobStatus, MaintenanceTask, MemoryKind, ReflectionPath, Role, type SymbiosisClient } from '../client/src/index.ts';
+import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 
 let server: TestServer;
 let client: SymbiosisClient;
@@ -13,14 +13,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SymbiosisClientError);
-  return error as SymbiosisClientError;
-}
 
 const say = (sessionId: string, text: string, at?: string) => client.addTurn({ input: { sessionId, role: Role.User, text, at } });
 

@@ -1,8 +1,8 @@
 // Search over the API: facts, reflections and turns with their fused score and per-signal ranks;
 // filters; hostile query text is always a list, never an error; bad filters are BAD_USER_INPUT.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryStatus, Role, SearchKind, SearchSignalKind, SymbiosisClientError, type SymbiosisClient } from '../client/src/index.ts';
-import { startServer, type TestServer } from './helpers/api-server.ts';
+import { MemoryStatus, Role, SearchKind, SearchSignalKind, type SymbiosisClient } from '../client/src/index.ts';
+import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 
 let server: TestServer;
 let client: SymbiosisClient;
@@ -17,14 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SymbiosisClientError);
-  return error as SymbiosisClientError;
-}
 
 describe('search', () => {
   it('finds facts and turns, best first, with the signals that found them', async () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import WebSocket from 'ws';
-import { createClient, type SymbiosisClient } from '../../client/src/index.ts';
+import { expect } from 'vitest';
+import { createClient, SymbiosisClientError, type SymbiosisClient } from '../../client/src/index.ts';
 import type { Clock } from '../../server/core/clock.ts';
 import { closeStore, openStore } from '../../server/db/open.ts';
 import { buildApp } from '../../server/http/app.ts';
@@ -75,4 +76,14 @@ export async function firstEvent<T>(iterator: AsyncIterator<T>, trigger: (attemp
     }
   }
   throw new Error('no event before the timeout');
+}
+
+/** The typed client's error of a request that must fail (fails the test if it succeeds). */
+export async function failure(promise: Promise<unknown>): Promise<SymbiosisClientError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SymbiosisClientError);
+  return error as SymbiosisClientError;
 }
