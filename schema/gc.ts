@@ -29,6 +29,7 @@ const GcReport = builder.objectRef<GcReportShape>('GcReport').implement({
     archived: t.exposeInt('archived', { description: 'Memories archived (archive mode).' }),
     deleted: t.exposeInt('deleted', { description: 'Memories hard-deleted (delete mode).' }),
     purged: t.exposeInt('purged', { description: 'Archived memories hard-deleted after gc.purge_archived_after_days.' }),
+    jobsPurged: t.exposeInt('jobsPurged', { description: 'Finished background jobs older than a week, removed from the queue (dead ones are kept).' }),
     byReason: t.field({ type: GcReasons, description: 'Cleanups by reason.', resolve: (r) => r.byReason }),
     averageScore: t.exposeFloat('averageScore', { description: 'Average score of the active memories scored.' }),
     averageAgeDays: t.exposeFloat('averageAgeDays', { description: 'Average age in days of the active memories scored.' }),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { explain } from '../server/core/explain.ts';
 import { runGc } from '../server/core/gc.ts';
+import { claimJobs, completeJob, enqueueJob, failJob, JobType, listJobs } from '../server/core/jobs.ts';
 import { confirmMemory, getMemory, remember } from '../server/core/memories.ts';
 import { listMemories } from '../server/core/memory-list.ts';
 import { testStore } from './helpers/store.ts';
@@ -100,5 +101,22 @@ describe('gc', () => {
     advanceDays(6);
     expect(runGc(store).purged).toBe(1);
     expect(getMemory(store, memory.id)).toBeUndefined();
+  });
+});
+
+describe('gc and the job queue', () => {
+  it('clears finished jobs older than a week and keeps dead ones', () => {
+    const { store, advanceDays } = testStore();
+    const done = enqueueJob(store, JobType.Consolidate, { sessionId: 'a' });
+    const dead = enqueueJob(store, JobType.Consolidate, { sessionId: 'b' }, { maxAttempts: 1 });
+    for (const job of claimJobs(store, 2)) {
+      if (job.id === done.id) completeJob(store, job.id);
+      else failJob(store, job, 'boom');
+    }
+    advanceDays(6);
+    expect(runGc(store).jobsPurged).toBe(0);
+    advanceDays(2);
+    expect(runGc(store).jobsPurged).toBe(1);
+    expect(listJobs(store).map((j) => [j.id, j.status])).toEqual([[dead.id, 'dead']]);
   });
 });

@@ -5,9 +5,12 @@ import { DAY_MS, daysBetween } from './clock.ts';
 import type { Config } from './config.ts';
 import { Decision, logDecision } from './decisions.ts';
 import { deleteMemories } from './forget.ts';
+import { purgeFinishedJobs } from './jobs.ts';
 import { archiveMemory, type MemoryRow } from './memories.ts';
 import { score } from './scoring.ts';
 import { write, type Store } from './store.ts';
+
+const JOB_RETENTION_DAYS = 7;
 
 export const GcReason = {
   LowScore: 'low_score',
@@ -24,6 +27,8 @@ export type GcReport = {
   archived: number;
   deleted: number;
   purged: number;
+  /** Finished jobs older than a week, cleared so the queue does not grow with every turn. */
+  jobsPurged: number;
   byReason: Record<GcReason, number>;
   averageScore: number;
   averageAgeDays: number;
@@ -60,6 +65,7 @@ export function runGc(store: Store): GcReport {
       archived: 0,
       deleted: 0,
       purged: 0,
+      jobsPurged: 0,
       byReason: { low_score: 0, expired: 0, over_capacity: 0 },
       averageScore: 0,
       averageAgeDays: 0,
@@ -122,6 +128,7 @@ export function runGc(store: Store): GcReport {
       deleteMemories(store, purge, 'purged');
       report.purged = purge.length;
     }
+    report.jobsPurged = purgeFinishedJobs(store, now - JOB_RETENTION_DAYS * DAY_MS);
     return report;
   });
 }

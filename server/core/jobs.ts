@@ -141,6 +141,11 @@ export function recoverAbandonedJobs(store: Store, isGone: (workerId: string) =>
   });
 }
 
+/** Deletes jobs that finished before `before`; dead ones stay for inspection. */
+export function purgeFinishedJobs(store: Store, before: number): number {
+  return store.db.delete(jobs).where(and(eq(jobs.status, 'done'), lte(jobs.updatedAt, before))).run().changes;
+}
+
 /** When the next pending job is due (for a worker deciding how long to sleep), or null. */
 export function nextJobAt(store: Store, types?: readonly string[]): number | null {
   const row = store.db
