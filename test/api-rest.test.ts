@@ -72,6 +72,8 @@ describe('REST (seed 003)', () => {
     expect(context.body.long_term_hint).toEqual([]);
     expect(context.body.markdown).toContain('User drinks green tea');
     expect((await call('GET', '/context')).body.error.message).toMatch(/^session_id: /);
+    const about = await call('GET', '/context?session_id=s9&query=green%20tea');
+    expect(about.body.relevant.map((m: any) => m.content)).toContain('User drinks green tea');
   });
 
   it('PATCH /memories/{id} updates (200), 400 on bad input, 404 on a missing id', async () => {

@@ -43,6 +43,7 @@ export const contextJson = (c: Context) => ({
   short_term: c.shortTerm.map(turnJson),
   mid_term: c.midTerm.map(memoryJson),
   long_term_hint: c.longTerm.map(memoryJson),
+  relevant: c.relevant.map(memoryJson),
   reflection: c.reflection ? memoryJson(c.reflection) : null,
   markdown: c.markdown,
 });

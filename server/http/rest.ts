@@ -2,7 +2,6 @@
 import type { Logger } from 'pino';
 import type { Plugin } from 'graphql-yoga';
 import { parseTime } from '../core/clock.ts';
-import { getContext } from '../core/context.ts';
 import { badInput, ErrorCode, SmError } from '../core/errors.ts';
 import { explain } from '../core/explain.ts';
 import { runGc } from '../core/gc.ts';
@@ -10,6 +9,7 @@ import { remember, updateMemory } from '../core/memories.ts';
 import { listMemories } from '../core/memory-list.ts';
 import type { Store } from '../core/store.ts';
 import { ingestTurn } from '../ingest.ts';
+import { contextWithRuntime } from '../embed.ts';
 import type { Runtime } from '../runtime.ts';
 import { contextJson, gcJson, memoryJson, snakeMessage, turnJson, whyJson } from './rest-json.ts';
 
@@ -62,9 +62,15 @@ const routes: Route[] = [
   {
     method: 'GET',
     path: /^\/context$/,
-    run: ({ store, query }) => ({
+    run: async ({ runtime, query }) => ({
       status: 200,
-      body: contextJson(getContext(store, { sessionId: query.get('session_id') as string, k: value(query.get('k')) as number })),
+      body: contextJson(
+        await contextWithRuntime(runtime, {
+          sessionId: query.get('session_id') as string,
+          k: value(query.get('k')) as number,
+          query: query.get('query'),
+        }),
+      ),
     }),
   },
   {
