@@ -1,5 +1,5 @@
 // Extraction counters per path (seed 003 metrics), kept in the meta table so they survive restarts.
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { meta } from '../../../drizzle/schema.ts';
 import { prepared, type Store } from '../store.ts';
 
@@ -25,27 +25,33 @@ export function readExtractionStats(store: Store): Record<ExtractionPath, PathSt
   return Object.fromEntries(EXTRACTION_PATHS.map((path) => [path, { ...empty(), ...stored[path] }])) as Record<ExtractionPath, PathStats>;
 }
 
+const COUNTERS = ['runs', 'failures', 'facts', 'totalMs', 'promptTokens', 'completionTokens'] as const;
+
+/**
+ * Adds one sample in a single statement: the counters grow inside SQLite, so the hot path pays
+ * no read-modify-write. `path` comes from EXTRACTION_PATHS, never from input.
+ */
 export function recordExtraction(
   store: Store,
   path: ExtractionPath,
   sample: { ok: boolean; ms: number; facts: number; promptTokens?: number; completionTokens?: number; error?: string },
 ) {
-  const stats = readExtractionStats(store);
-  const current = stats[path];
-  stats[path] = {
-    runs: current.runs + 1,
-    failures: current.failures + (sample.ok ? 0 : 1),
-    facts: current.facts + sample.facts,
-    totalMs: current.totalMs + sample.ms,
-    promptTokens: current.promptTokens + (sample.promptTokens ?? 0),
-    completionTokens: current.completionTokens + (sample.completionTokens ?? 0),
-    lastError: sample.error ?? current.lastError,
-  };
-  prepared(store, 'stats.extraction.write', (db) =>
-    db
-      .insert(meta)
-      .values({ key: KEY, value: sql.placeholder('value') })
-      .onConflictDoUpdate({ target: meta.key, set: { value: sql.placeholder('value') } })
-      .prepare(),
-  ).run({ value: stats });
+  const fresh = COUNTERS.map((c) => `'${c}', @${c}`).join(', ');
+  const grown = COUNTERS.map((c) => `'$.${path}.${c}', coalesce(json_extract(value, '$.${path}.${c}'), 0) + @${c}`).join(', ');
+  prepared(store, `stats.extraction.${path}`, () =>
+    store.sqlite.prepare(
+      `insert into meta (key, value) values (@key, json_object('${path}', json_object(${fresh}, 'lastError', @lastError)))
+       on conflict (key) do update set value = json_set(value, ${grown},
+         '$.${path}.lastError', coalesce(@lastError, json_extract(value, '$.${path}.lastError')))`,
+    ),
+  ).run({
+    key: KEY,
+    runs: 1,
+    failures: sample.ok ? 0 : 1,
+    facts: sample.facts,
+    totalMs: sample.ms,
+    promptTokens: sample.promptTokens ?? 0,
+    completionTokens: sample.completionTokens ?? 0,
+    lastError: sample.error ?? null,
+  });
 }
