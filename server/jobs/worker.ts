@@ -32,18 +32,20 @@ export const recoverJobs = (store: Store) => recoverAbandonedJobs(store, isGoneL
 /** Errors are stored on the job; keep them to their message (no stack, no request bodies). */
 const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
-async function runOne(store: Store, handlers: JobHandlers, job: JobRow, report: DrainReport) {
-  report.ran++;
+async function runOne(store: Store, handlers: JobHandlers, job: JobRow, report?: DrainReport) {
+  if (report) report.ran++;
   const handler = handlers[job.type];
   try {
     if (!handler) throw new Error(`no handler for job type ${job.type}`);
     await handler(store, job);
     completeJob(store, job.id);
-    report.done++;
+    if (report) report.done++;
   } catch (error) {
     const status = failJob(store, job, describe(error));
-    report.failed++;
-    if (status === 'dead') report.dead++;
+    if (report) {
+      report.failed++;
+      if (status === 'dead') report.dead++;
+    }
     logger.warn({ jobId: job.id, type: job.type, attempt: job.attempts, status, error: describe(error) }, 'job failed');
   }
 }
@@ -67,7 +69,7 @@ export async function drainJobs(
   }
 }
 
-export type Worker = { stop(): Promise<void>; idle(): Promise<void> };
+export type Worker = { stop(): Promise<void> };
 
 /** A long-running worker for the server: wakes on new jobs and when the next retry is due. */
 export function startWorker(store: Store, handlers: JobHandlers, options: { concurrency?: number; pollMs?: number } = {}): Worker {
@@ -77,7 +79,6 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  const report: DrainReport = { ran: 0, done: 0, failed: 0, dead: 0 };
 
   const schedule = (delay: number) => {
     if (stopped) return;
@@ -92,7 +93,7 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
     if (free <= 0) return; // a finishing job calls tick again
     const batch = claimJobs(store, free, { types }, WORKER_ID);
     for (const job of batch) {
-      const running = runOne(store, handlers, job, report).finally(() => {
+      const running = runOne(store, handlers, job).finally(() => {
         inFlight.delete(running);
         schedule(0);
       });
@@ -115,9 +116,6 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
       clearTimeout(timer);
       unsubscribe();
       await Promise.allSettled([...inFlight]);
-    },
-    async idle() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
   };
 }
