@@ -58,13 +58,17 @@ export function memoriesByIds(store: Store, ids: readonly number[]): Map<number,
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-/** An active memory of the same kind whose normalised content is identical. */
+/**
+ * An active memory of the same kind whose normalised content is identical. Only the content_key
+ * index may serve it (`+` keeps kind and status off the index): without ANALYZE statistics the
+ * planner prefers the two-column (kind, status) index, which is a scan of every active fact.
+ */
 export function findExactDuplicate(store: Store, contentKey: string, kind: MemoryKind): MemoryRow | undefined {
   return prepared(store, 'memory.exact', (db) =>
     db
       .select()
       .from(memories)
-      .where(and(eq(memories.contentKey, sql.placeholder('contentKey')), eq(memories.kind, sql.placeholder('kind')), eq(memories.status, 'active')))
+      .where(and(eq(memories.contentKey, sql.placeholder('contentKey')), sql`+${memories.kind} = ${sql.placeholder('kind')}`, sql`+${memories.status} = 'active'`))
       .prepare(),
   ).get({ contentKey, kind });
 }
