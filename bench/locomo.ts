@@ -84,7 +84,7 @@ export function symbiosisRetriever(loaded: Loaded, options: SearchOptions = {}, 
   return {
     name,
     retrieve(question, k) {
-      const { hits } = search(loaded.store, { query: question, kinds: ['fact', 'turn'], limit: Math.min(200, k * 3) }, options);
+      const { hits } = search(loaded.store, { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) }, options);
       const out: number[] = [];
       for (const hit of hits) for (const id of hit.kind === 'turn' ? [hit.id] : hit.sourceTurnIds) if (!out.includes(id)) out.push(id);
       return out.slice(0, k);
@@ -124,15 +124,17 @@ function summarise(name: string, tally: Tally, ks: number[]): SystemResult {
 }
 
 /** Feature switches for the ablation: each run turns one thing off. */
+const without = (...features: string[]): SearchOptions => ({ tuning: { turns: { weights: Object.fromEntries(features.map((f) => [f, 0])) } } });
+
+/** Feature switches for the ablation: each run turns one group off. */
 export const ABLATIONS: Record<string, SearchOptions> = {
-  'no-neighbours': { tuning: { turns: { neighbour: 0 } } },
-  'no-session': { tuning: { turns: { session: 0 } } },
-  'no-speaker': { tuning: { turns: { speaker: 0 } } },
-  'no-temporal': { tuning: { turns: { temporal: 0 } } },
-  'no-date': { tuning: { turns: { date: 0 } } },
-  'neighbours ±1 only': { tuning: { turns: { distance: [1] } } },
-  'no-memory': { tuning: { weights: { memory: 0 } } },
-  'no-entity': { tuning: { weights: { entity: 0 } } },
+  'no-neighbours': without('prev', 'next', 'prev2', 'next2', 'windowCoverage'),
+  'no-coverage': without('coverage', 'windowCoverage', 'bigram'),
+  'no-speaker': without('speaker', 'otherSpeaker'),
+  'no-time': without('timeWords', 'onDate', 'opener'),
+  'no-answer-type': without('number', 'name', 'question'),
+  'no-memory': without('memory'),
+  'no-entity': without('entity'),
 };
 
 export async function runBenchmark(files: string[], ks: number[], ablation = false) {

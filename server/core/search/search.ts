@@ -9,14 +9,18 @@ import { lexicalMemories, lexicalTurns, memoryClauses, turnClauses, type Scored 
 import { analyzeQuery } from './query.ts';
 import { normalizeText } from '../text.ts';
 import { speakerLookup } from './speakers.ts';
-import { DATE_SLACK_MS, DEFAULT_TURN_TUNING, rankTurns, type TurnTuning } from './turn-ranker.ts';
+import { DEFAULT_TURN_TUNING, rankTurns, type TurnTuning } from './turn-ranker.ts';
+import { DATE_SLACK_MS } from './turn-features.ts';
 import { searchSchema, SIGNALS, type SearchFilter, type SearchHit, type SearchInput, type SearchResult, type Signal, type SignalRanks } from './types.ts';
 import { knnIds, vectorsReady } from './vectors.ts';
 import { hydrate } from './hydrate.ts';
 
 export type SearchTuning = {
   turns: TurnTuning;
-  /** Per-signal RRF weights; 0 switches a signal off (ablation). */
+  /**
+   * Per-signal RRF weights; 0 switches a signal off (ablation). Facts and entities reach turns
+   * through the turn ranker's features instead: their turn lists fuse with weight 0.
+   */
   weights: Record<Signal, number>;
   /** BM25 turn candidates read before re-ranking, and memory candidates. */
   candidates: number;
@@ -25,7 +29,7 @@ export type SearchTuning = {
 
 export const DEFAULT_TUNING: SearchTuning = {
   turns: DEFAULT_TURN_TUNING,
-  weights: { lexical: 1, vector: 1, entity: 0.1, memory: 0.15 },
+  weights: { lexical: 1, vector: 1, entity: 0.1, memory: 0 },
   candidates: 400,
   memoryCandidates: 400,
 };
@@ -33,14 +37,16 @@ export const DEFAULT_TUNING: SearchTuning = {
 export type SearchOptions = {
   /** The query's embedding (see searchWithEmbedder); without it the vector signal is skipped. */
   queryVector?: Float32Array | null;
-  tuning?: { turns?: Partial<TurnTuning>; weights?: Partial<Record<Signal, number>>; candidates?: number; memoryCandidates?: number };
+  /** Filled with each scored turn's feature vector (TURN_FEATURES order): for fitting the ranker. */
+  turnFeatures?: Map<number, number[]>;
+  tuning?: { turns?: { weights?: Partial<TurnTuning['weights']>; expand?: number }; weights?: Partial<Record<Signal, number>>; candidates?: number; memoryCandidates?: number };
 };
 
 const key = (kind: 'm' | 't', id: number) => `${kind}${id}`;
 
 function tuningOf(options: SearchOptions): SearchTuning {
   return {
-    turns: { ...DEFAULT_TUNING.turns, ...options.tuning?.turns },
+    turns: { weights: { ...DEFAULT_TUNING.turns.weights, ...options.tuning?.turns?.weights }, expand: options.tuning?.turns?.expand ?? DEFAULT_TUNING.turns.expand },
     weights: { ...DEFAULT_TUNING.weights, ...options.tuning?.weights },
     candidates: options.tuning?.candidates ?? DEFAULT_TUNING.candidates,
     memoryCandidates: options.tuning?.memoryCandidates ?? DEFAULT_TUNING.memoryCandidates,
@@ -60,9 +66,9 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   const lists: RankedList<Signal>[] = [];
   const used = new Set<Signal>();
   const on = (signal: Signal) => tuning.weights[signal] > 0;
-  const push = (signal: Signal, ids: string[]) => {
+  const push = (signal: Signal, ids: string[], weight = tuning.weights[signal]) => {
     used.add(signal);
-    if (ids.length > 0) lists.push({ signal, ids, weight: tuning.weights[signal] });
+    if (ids.length > 0) lists.push({ signal, ids, weight });
   };
   if (query.tokens.length === 0) return { hits: [], signals: [] };
 
@@ -74,38 +80,32 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   const memoryLimit = wantTurns ? tuning.memoryCandidates : Math.min(tuning.memoryCandidates, Math.max(50, filter.limit * 5));
   const memoryHits = on('lexical') || on('memory') ? lexicalMemories(store, memoryTerms, mClauses, memoryLimit) : [];
 
-  const turnScores = new Map<number, number>();
   const projected = wantTurns ? projectToTurns(store, memoryHits) : [];
-  if (wantTurns && on('lexical')) {
+  // Speakers are left to the speaker features: their entity links are every turn they said.
+  const matches = on('entity') || wantTurns ? entitiesInQuery(store, query.raw, new Set(query.speakers.map((s) => normalizeText(s)))) : [];
+  if (wantTurns) {
     let candidates = lexicalTurns(store, query.terms, tClauses, tuning.candidates);
-    if (tuning.turns.memory > 0 && projected.length > 0) {
-      // Facts name their subject and restate the turn: their match is evidence for the turn too.
-      const firstMax = candidates[0]?.score || 1;
-      const memMax = projected[0]!.score || 1;
-      const blended = new Map(candidates.map((c) => [c.id, c.score / firstMax]));
-      for (const p of projected) blended.set(p.id, (blended.get(p.id) ?? 0) + (tuning.turns.memory * p.score) / memMax);
-      candidates = [...blended].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
-    }
-    if (query.window && tuning.turns.date > 0) {
-      // A named date: the best matches on that date join the candidates even if they rank low overall.
+    const entityTurns = entityLinked(store, 'turns', matches, tuning.candidates, new Map(candidates.map((c) => [c.id, c.score])));
+    let pinned: number[] = [];
+    if (query.window && tuning.turns.weights.onDate > 0) {
+      // A named date: the best matches on that date are scored even if they rank low overall.
       const onDate = turnClauses({ ...filter, from: Math.max(filter.from ?? 0, query.window.from - DATE_SLACK_MS), to: Math.min(filter.to ?? Infinity, query.window.to + DATE_SLACK_MS) });
-      candidates = mergeCandidates(candidates, lexicalTurns(store, query.terms, onDate, 50));
+      const dated = lexicalTurns(store, query.terms, onDate, 50);
+      pinned = dated.map((c) => c.id);
+      candidates = mergeCandidates(candidates, dated);
     }
-    const allowed = turnFilter(filter);
-    const { ranked } = rankTurns(store, query, candidates, tuning.turns, allowed);
-    push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
-    for (const t of ranked) turnScores.set(t.id, t.score);
+    // Facts and entities are evidence for a turn: the ranker weighs them as features, and their
+    // own lists join the fusion (by default with weight 0: they show their ranks, and add nothing twice).
+    const signals = { memory: normalised(projected), entity: normalised(entityTurns) };
+    const { ranked, features } = rankTurns(store, query, candidates, tuning.turns, turnFilter(filter), pinned, signals);
+    for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
+    if (on('lexical')) push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
+    if (projected.length > 0) push('memory', projected.map((t) => key('t', t.id)), 0);
+    if (entityTurns.length > 0) push('entity', entityTurns.map((t) => key('t', t.id)), 0);
   }
   if (memoryKinds.length > 0 && on('lexical')) push('lexical', memoryHits.map((m) => key('m', m.id)));
-  if (wantTurns && on('memory')) push('memory', projected.map((t) => key('t', t.id)));
-
-  if (on('entity')) {
-    // Speakers are left to the speaker prior: their entity links are every turn they said.
-    const matches = entitiesInQuery(store, query.raw, new Set(query.speakers.map((s) => normalizeText(s))));
-    if (matches.length > 0) {
-      if (wantTurns) push('entity', entityLinked(store, 'turns', matches, tuning.candidates, turnScores).map((t) => key('t', t.id)));
-      if (memoryKinds.length > 0) push('entity', entityLinked(store, 'memories', matches, tuning.candidates, new Map(memoryHits.map((m) => [m.id, m.score]))).map((m) => key('m', m.id)));
-    }
+  if (memoryKinds.length > 0 && on('entity') && matches.length > 0) {
+    push('entity', entityLinked(store, 'memories', matches, tuning.candidates, new Map(memoryHits.map((m) => [m.id, m.score]))).map((m) => key('m', m.id)));
   }
 
   if (on('vector') && options.queryVector && vectorsReady(store)) {
@@ -128,6 +128,12 @@ export function turnFilter(filter: SearchFilter) {
     (filter.from == null || turn.at >= filter.from) &&
     (filter.to == null || turn.at <= filter.to) &&
     (!speakers || (turn.name !== null && speakers.has(turn.name.toLowerCase())));
+}
+
+/** Scores divided by the best, as a map. */
+function normalised(list: Scored[]): Map<number, number> {
+  const max = list[0]?.score || 1;
+  return new Map(list.map((s) => [s.id, s.score / max]));
 }
 
 function mergeCandidates(a: Scored[], b: Scored[]): Scored[] {

@@ -1,0 +1,107 @@
+// Fits the turn ranker's weights (server/core/search/turn-ranker.ts) on LoCoMo conversations by
+// coordinate ascent on evidence recall (@10, plus a quarter each of @5 and @20), and reports how
+// the fit does on each conversation when that conversation is left out of the fitting.
+//   npm run bench:fit -- FILE...
+import { parseArgs } from 'node:util';
+import { search } from '../server/core/search/index.ts';
+import { DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
+import { TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
+import { closeStore } from '../server/db/open.ts';
+import { loadConversation } from './locomo.ts';
+
+/** One question: the scored turns' features (row-major) and which rows are evidence. */
+type Sample = { file: string; rows: number; features: Float64Array; evidence: number[] };
+
+const D = TURN_FEATURES.length;
+const GRID = [-2, -1, -0.5, -0.3, -0.1, 0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 4];
+
+async function samples(file: string): Promise<Sample[]> {
+  const loaded = await loadConversation(file);
+  const out: Sample[] = [];
+  for (const question of loaded.questions) {
+    const features = new Map<number, number[]>();
+    search(loaded.store, { query: question.text, kinds: ['turn'], limit: 1 }, { turnFeatures: features });
+    const ids = [...features.keys()];
+    const index = new Map(ids.map((id, i) => [id, i]));
+    // Evidence the candidates missed can never be ranked: -1 counts as a miss at every k.
+    out.push({ file: loaded.name, rows: ids.length, features: Float64Array.from(ids.flatMap((id) => features.get(id)!)), evidence: question.evidence.map((id) => index.get(id) ?? -1) });
+  }
+  closeStore(loaded.store);
+  return out;
+}
+
+/** Mean recall at 5, 10 and 20 of the ranking `weights` give. */
+export function recall(weights: Float64Array, set: Sample[]): [number, number, number] {
+  const sums = [0, 0, 0];
+  for (const s of set) {
+    const score = new Float64Array(s.rows);
+    for (let r = 0; r < s.rows; r++) {
+      let x = 0;
+      for (let k = 0; k < D; k++) x += weights[k]! * s.features[r * D + k]!;
+      score[r] = x - r * 1e-9; // ties: the lexical order
+    }
+    [5, 10, 20].forEach((k, j) => {
+      let hit = 0;
+      for (const e of s.evidence) {
+        if (e < 0) continue;
+        let above = 0;
+        for (let r = 0; r < s.rows && above < k; r++) if (score[r]! > score[e]!) above++;
+        if (above < k) hit++;
+      }
+      sums[j]! += s.evidence.length ? hit / s.evidence.length : 0;
+    });
+  }
+  return sums.map((x) => x / Math.max(1, set.length)) as [number, number, number];
+}
+
+const objective = (r: number[]) => r[1]! + 0.25 * (r[0]! + r[2]!);
+
+export function fit(set: Sample[], start: Float64Array): Float64Array {
+  const w = Float64Array.from(start);
+  let best = objective(recall(w, set));
+  for (let round = 0; round < 5; round++) {
+    let improved = false;
+    // bm25 stays 1: it sets the scale the other weights are read against.
+    for (let k = 1; k < D; k++) {
+      let bestValue = w[k]!;
+      for (const value of GRID) {
+        w[k] = value;
+        const o = objective(recall(w, set));
+        if (o > best + 1e-9) (best = o), (bestValue = value), (improved = true);
+      }
+      w[k] = bestValue;
+    }
+    if (!improved) break;
+  }
+  return w;
+}
+
+const fmt = (r: number[]) => r.map((x) => x.toFixed(3)).join(' / ');
+const asRecord = (w: Float64Array) => Object.fromEntries(TURN_FEATURES.map((f, i) => [f, w[i]])) as Record<TurnFeature, number>;
+
+async function main() {
+  const { positionals } = parseArgs({ allowPositionals: true });
+  if (positionals.length < 2) {
+    process.stderr.write('usage: npm run bench:fit -- FILE FILE...  (two or more LoCoMo conversations)\n');
+    process.exit(2);
+  }
+  const all: Sample[] = [];
+  for (const file of positionals) all.push(...(await samples(file)));
+  const current = Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f]));
+  const files = [...new Set(all.map((s) => s.file))];
+  const lines = ['conversation  current R@5/10/20     left out of the fit R@5/10/20'];
+  const pooled = [0, 0, 0];
+  for (const file of files) {
+    const held = all.filter((s) => s.file === file);
+    const w = fit(all.filter((s) => s.file !== file), current);
+    const r = recall(w, held);
+    r.forEach((x, i) => (pooled[i]! += x * held.length));
+    lines.push(`${file.padEnd(12)}  ${fmt(recall(current, held))}   ${fmt(r)}`);
+  }
+  lines.push(`${'all'.padEnd(12)}  ${fmt(recall(current, all))}   ${fmt(pooled.map((x) => x / all.length))}`);
+  const fitted = fit(all, current);
+  lines.push(`fitted on all: ${fmt(recall(fitted, all))}`, JSON.stringify(asRecord(fitted)));
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

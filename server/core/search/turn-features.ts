@@ -1,0 +1,142 @@
+// What a turn has going for it as the answer to a question, as numbers a linear ranker weighs.
+// All of it is cheap to compute from the text and the conversation's order, no model needed:
+// how well the words match (BM25, the share of the query's weight covered, adjacent word pairs),
+// whether the neighbours match (an answer follows the question that named the topic), who
+// speaks, and whether the turn says what the question asks for (a time, a number, a name).
+import { stemmer } from 'stemmer';
+import { normalizeText } from '../text.ts';
+import type { AnalyzedQuery } from './query.ts';
+
+export const TURN_FEATURES = [
+  'bm25', 'coverage', 'prev', 'next', 'prev2', 'next2', 'windowCoverage', 'speaker', 'otherSpeaker',
+  'question', 'timeWords', 'opener', 'onDate', 'bigram', 'number', 'name', 'memory', 'entity',
+] as const;
+export type TurnFeature = (typeof TURN_FEATURES)[number];
+
+/**
+ * Evidence from the other signals, each normalised to its best: the score of the best fact
+ * extracted from the turn that matches the query, and the turn's entity-link score.
+ */
+export type SignalScores = { memory: Map<number, number>; entity: Map<number, number> };
+
+/** One turn as the ranker sees it; neighbours are ids in the same session (null: none or unknown). */
+export type FeatureTurn = {
+  id: number;
+  name: string | null;
+  at: number;
+  text: string;
+  prev: number | null;
+  prev2: number | null;
+  next: number | null;
+  /** Position in its session when known to be 0 or 1 (a conversation opens with news). */
+  opener: boolean;
+  next2: number | null;
+};
+
+const TIME_WORDS =
+  /\b(yesterday|today|tonight|tomorrow|ago|last (?:week|weekend|month|year|night|friday|saturday|sunday|monday|tuesday|wednesday|thursday|summer|winter|spring|fall)|next (?:week|month|year)|this (?:week|weekend|month|year|morning|summer)|recently|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|january|february|march|april|may|june|july|august|september|october|november|december|\d{4}|\d+ (?:days?|weeks?|months?|years?))\b/i;
+const NUMBER_WORDS = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twice|once)\b/i;
+const WANTS_NUMBER = /\bhow (?:many|much|long|old)\b/i;
+const WANTS_NAME = /^\s*(?:who|where|which)\b|\bwhat (?:city|country|place|state|book|movie|game|band|name)/i;
+/** A capitalised word after a space: a name, a place, a title. */
+const NAMED = /\s\p{Lu}\p{Ll}+/u;
+
+// Porter stems, as the FTS5 index stores them. Words repeat across turns, so stems are memoised.
+const STEMS = new Map<string, string>();
+export function stem(word: string): string {
+  let out = STEMS.get(word);
+  if (out === undefined) {
+    if (STEMS.size > 50_000) STEMS.clear();
+    STEMS.set(word, (out = stemmer(word)));
+  }
+  return out;
+}
+const stems = (text: string) => normalizeText(text).split(' ').filter(Boolean).map(stem);
+
+export type QueryModel = { terms: string[]; idf: number[]; pairs: Set<string>; query: AnalyzedQuery };
+
+/** Stemmed query terms with their IDF (from document frequencies in the index). */
+export function queryModel(query: AnalyzedQuery, idfOf: (term: string) => number): QueryModel {
+  const terms: string[] = [];
+  const idf: number[] = [];
+  for (const term of query.terms) {
+    const s = stem(term);
+    if (terms.includes(s)) continue;
+    terms.push(s);
+    idf.push(idfOf(term));
+  }
+  const pairs = new Set<string>();
+  for (let i = 0; i + 1 < terms.length; i++) pairs.add(`${terms[i]} ${terms[i + 1]}`);
+  return { terms, idf, pairs, query };
+}
+
+/**
+ * Feature vectors (in TURN_FEATURES order) for `turns`. `bm25` is each turn's lexical score,
+ * normalised to the best candidate's; `turnsById` also holds the neighbours' texts.
+ */
+export function turnFeatures(
+  model: QueryModel,
+  turns: FeatureTurn[],
+  bm25: Map<number, number>,
+  turnsById: Map<number, FeatureTurn>,
+  signals: SignalScores,
+): Map<number, number[]> {
+  const { terms, idf, pairs, query } = model;
+  const idfSum = idf.reduce((a, b) => a + b, 0) || 1;
+  const termSets = new Map<number, Set<string>>();
+  const bigrams = new Map<number, number>();
+  const read = (id: number | null) => {
+    if (id === null) return null;
+    let set = termSets.get(id);
+    if (set) return set;
+    const turn = turnsById.get(id);
+    if (!turn) return null;
+    const words = stems(turn.text);
+    set = new Set(words);
+    termSets.set(id, set);
+    let pairCount = 0;
+    for (let i = 0; i + 1 < words.length; i++) if (pairs.has(`${words[i]} ${words[i + 1]}`)) pairCount++;
+    bigrams.set(id, pairCount);
+    return set;
+  };
+  const covered = (sets: (Set<string> | null)[]) => {
+    let sum = 0;
+    terms.forEach((term, i) => {
+      if (sets.some((s) => s?.has(term))) sum += idf[i]!;
+    });
+    return sum / idfSum;
+  };
+  const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
+  const wantsNumber = WANTS_NUMBER.test(query.raw);
+  const wantsName = WANTS_NAME.test(query.raw);
+  const score = (id: number | null) => (id === null ? 0 : bm25.get(id) ?? 0);
+  const out = new Map<number, number[]>();
+  for (const turn of turns) {
+    const own = read(turn.id);
+    const speaker = (turn.name ?? '').toLowerCase();
+    out.set(turn.id, [
+      score(turn.id),
+      covered([own]),
+      score(turn.prev),
+      score(turn.next),
+      score(turn.prev2),
+      score(turn.next2),
+      covered([own, read(turn.prev), read(turn.next)]),
+      speakers.size === 1 && speakers.has(speaker) ? 1 : 0,
+      speakers.size > 0 && !speakers.has(speaker) ? 1 : 0,
+      turn.text.includes('?') ? 1 : 0,
+      query.temporal && TIME_WORDS.test(turn.text) ? 1 : 0,
+      turn.opener ? 1 : 0,
+      query.window && turn.at >= query.window.from - DATE_SLACK_MS && turn.at <= query.window.to + DATE_SLACK_MS ? 1 : 0,
+      terms.length > 1 ? (bigrams.get(turn.id) ?? 0) / (terms.length - 1) : 0,
+      wantsNumber && NUMBER_WORDS.test(turn.text) ? 1 : 0,
+      wantsName && NAMED.test(turn.text) ? 1 : 0,
+      signals.memory.get(turn.id) ?? 0,
+      signals.entity.get(turn.id) ?? 0,
+    ]);
+  }
+  return out;
+}
+
+/** Slack around a named date: conversations are dated by when they started. */
+export const DATE_SLACK_MS = 86_400_000;
