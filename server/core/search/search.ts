@@ -76,16 +76,19 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   const mClauses = memoryKinds.length > 0 || wantTurns ? memoryClauses(filter, memoryKinds.length > 0 ? memoryKinds : ['fact']) : [];
   // Memory text names its subject ("Caroline went…"), so memories are searched with the names too.
   const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
-  // Without turns, memory candidates only feed their own list: a few pages past the limit do.
-  const memoryLimit = wantTurns ? tuning.memoryCandidates : Math.min(tuning.memoryCandidates, Math.max(50, filter.limit * 5));
-  const memoryHits = on('lexical') || on('memory') ? lexicalMemories(store, memoryTerms, mClauses, memoryLimit) : [];
+  // Turns use facts and entities only as ranker features: with a weight of 0, a turn search skips them.
+  const factsForTurns = wantTurns && (tuning.turns.weights.memory !== 0 || tuning.weights.memory > 0);
+  const entitiesForTurns = wantTurns && tuning.turns.weights.entity !== 0;
+  // Memory candidates that only feed their own list: a few pages past the limit do.
+  const memoryLimit = factsForTurns ? tuning.memoryCandidates : Math.min(tuning.memoryCandidates, Math.max(50, filter.limit * 5));
+  const memoryHits = (memoryKinds.length > 0 && on('lexical')) || factsForTurns ? lexicalMemories(store, memoryTerms, mClauses, memoryLimit) : [];
 
-  const projected = wantTurns ? projectToTurns(store, memoryHits) : [];
+  const projected = factsForTurns ? projectToTurns(store, memoryHits) : [];
   // Speakers are left to the speaker features: their entity links are every turn they said.
-  const matches = on('entity') || wantTurns ? entitiesInQuery(store, query.raw, new Set(query.speakers.map((s) => normalizeText(s)))) : [];
+  const matches = entitiesForTurns || (memoryKinds.length > 0 && on('entity')) ? entitiesInQuery(store, query.raw, new Set(query.speakers.map((s) => normalizeText(s)))) : [];
   if (wantTurns) {
     let candidates = lexicalTurns(store, query.terms, tClauses, tuning.candidates);
-    const entityTurns = entityLinked(store, 'turns', matches, tuning.candidates, new Map(candidates.map((c) => [c.id, c.score])));
+    const entityTurns = entitiesForTurns ? entityLinked(store, 'turns', matches, tuning.candidates, new Map(candidates.map((c) => [c.id, c.score]))) : [];
     let pinned: number[] = [];
     if (query.window && tuning.turns.weights.onDate > 0) {
       // A named date: the best matches on that date are scored even if they rank low overall.
@@ -100,7 +103,7 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
     const { ranked, features } = rankTurns(store, query, candidates, tuning.turns, turnFilter(filter), pinned, signals);
     for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
     if (on('lexical')) push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
-    if (projected.length > 0) push('memory', projected.map((t) => key('t', t.id)), 0);
+    if (projected.length > 0) push('memory', projected.map((t) => key('t', t.id)), tuning.weights.memory);
     if (entityTurns.length > 0) push('entity', entityTurns.map((t) => key('t', t.id)), 0);
   }
   if (memoryKinds.length > 0 && on('lexical')) push('lexical', memoryHits.map((m) => key('m', m.id)));

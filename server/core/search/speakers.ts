@@ -1,7 +1,7 @@
 // The speakers seen in turns (turns.name), so a query can be recognised as being about one.
 // Kept per store and topped up incrementally from the turns added since the last look, so a
 // search costs one max(id) lookup rather than a scan of every turn.
-import type { Store } from '../store.ts';
+import { prepared, type Store } from '../store.ts';
 import { normalizeText } from '../text.ts';
 
 type SpeakerCache = { maxId: number; byToken: Map<string, string> };
@@ -13,7 +13,7 @@ export function speakerLookup(store: Store): (token: string) => string | undefin
     cache = { maxId: 0, byToken: new Map() };
     caches.set(store, cache);
   }
-  const maxId = (store.sqlite.prepare('select max(id) as id from turns').get() as { id: number | null }).id ?? 0;
+  const maxId = (prepared(store, 'search.maxTurnId', () => store.sqlite.prepare('select max(id) as id from turns')).get() as { id: number | null }).id ?? 0;
   if (maxId < cache.maxId) cache = { maxId: 0, byToken: new Map() }; // turns were deleted wholesale
   if (maxId > cache.maxId) {
     const rows = store.sqlite

@@ -53,6 +53,19 @@ export function stem(word: string): string {
 }
 const stems = (text: string) => normalizeText(text).split(' ').filter(Boolean).map(stem);
 
+/** Stemmed words of turns already seen, by turn id (turn text never changes; checked anyway). */
+export type StemCache = Map<number, { text: string; words: string[] }>;
+const CACHE_LIMIT = 20_000;
+
+function cachedStems(cache: StemCache, id: number, text: string): string[] {
+  const hit = cache.get(id);
+  if (hit && hit.text === text) return hit.words;
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  const words = stems(text);
+  cache.set(id, { text, words });
+  return words;
+}
+
 export type QueryModel = { terms: string[]; idf: number[]; pairs: Set<string>; query: AnalyzedQuery };
 
 /** Stemmed query terms with their IDF (from document frequencies in the index). */
@@ -80,30 +93,36 @@ export function turnFeatures(
   bm25: Map<number, number>,
   turnsById: Map<number, FeatureTurn>,
   signals: SignalScores,
+  cache: StemCache = new Map(),
 ): Map<number, number[]> {
   const { terms, idf, pairs, query } = model;
   const idfSum = idf.reduce((a, b) => a + b, 0) || 1;
-  const termSets = new Map<number, Set<string>>();
+  // Which query terms a turn holds, as a bitmask (terms past the 30th count for BM25 only).
+  const termIndex = new Map(terms.slice(0, 30).map((term, i) => [term, i]));
+  const masks = new Map<number, number>();
   const bigrams = new Map<number, number>();
   const read = (id: number | null) => {
-    if (id === null) return null;
-    let set = termSets.get(id);
-    if (set) return set;
+    if (id === null) return 0;
+    let mask = masks.get(id);
+    if (mask !== undefined) return mask;
     const turn = turnsById.get(id);
-    if (!turn) return null;
-    const words = stems(turn.text);
-    set = new Set(words);
-    termSets.set(id, set);
+    if (!turn) return 0;
+    const words = cachedStems(cache, id, turn.text);
+    mask = 0;
     let pairCount = 0;
-    for (let i = 0; i + 1 < words.length; i++) if (pairs.has(`${words[i]} ${words[i + 1]}`)) pairCount++;
+    for (let i = 0; i < words.length; i++) {
+      const index = termIndex.get(words[i]!);
+      if (index === undefined) continue;
+      mask |= 1 << index;
+      if (i + 1 < words.length && pairs.has(`${words[i]} ${words[i + 1]}`)) pairCount++;
+    }
+    masks.set(id, mask);
     bigrams.set(id, pairCount);
-    return set;
+    return mask;
   };
-  const covered = (sets: (Set<string> | null)[]) => {
+  const covered = (mask: number) => {
     let sum = 0;
-    terms.forEach((term, i) => {
-      if (sets.some((s) => s?.has(term))) sum += idf[i]!;
-    });
+    for (let i = 0; mask !== 0; i++, mask >>>= 1) if (mask & 1) sum += idf[i]!;
     return sum / idfSum;
   };
   const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
@@ -116,12 +135,12 @@ export function turnFeatures(
     const speaker = (turn.name ?? '').toLowerCase();
     out.set(turn.id, [
       score(turn.id),
-      covered([own]),
+      covered(own),
       score(turn.prev),
       score(turn.next),
       score(turn.prev2),
       score(turn.next2),
-      covered([own, read(turn.prev), read(turn.next)]),
+      covered(own | read(turn.prev) | read(turn.next)),
       speakers.size === 1 && speakers.has(speaker) ? 1 : 0,
       speakers.size > 0 && !speakers.has(speaker) ? 1 : 0,
       turn.text.includes('?') ? 1 : 0,
