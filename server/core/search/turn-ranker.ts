@@ -21,7 +21,7 @@ export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
   question: -0.5, timeWords: 1.5, opener: 0.5, onDate: 2, bigram: 0.5, number: 1, name: 1, memory: 0, entity: 0,
 };
 
-export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, expand: 60 };
+export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, expand: 40 };
 
 /**
  * The two turns before and after each turn in its session (by time, then id), nearest first:
