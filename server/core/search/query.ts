@@ -45,13 +45,29 @@ const DAY_FIRST = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONT
 const MONTH_FIRST = new RegExp(`\\b${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'i');
 const MONTH_YEAR = new RegExp(`\\b${MONTH}\\.?,?\\s+(\\d{4})\\b`, 'i');
 const ISO = /\b(\d{4})-(\d{2})-(\d{2})\b/;
+const FULL_MONTH = `(${MONTHS.join('|')})`;
+/** "between August 11 and August 15 2023" (the first date may leave out its year). */
+const RANGE = new RegExp(`\\bbetween\\s+${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,?\\s+(\\d{4}))?\\s+and\\s+(?:${MONTH}\\.?\\s+)?(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'i');
+/** "in May", "the second week of November": a month with no year ("may" the verb has no preposition). */
+const BARE_MONTH = new RegExp(`\\b(?:in|during|of|since|early|late|mid-?)\\s+${FULL_MONTH}\\b(?!,?\\s+\\d)`, 'i');
 const DAY = 86_400_000;
 
 const monthIndex = (name: string) => MONTHS.findIndex((m) => m.startsWith(name.toLowerCase().slice(0, 3)));
 
-/** The first explicit calendar date in the text, as [from, to] (a day, or a whole month). */
-export function dateWindow(text: string): { from: number; to: number; match: string } | null {
-  let m = ISO.exec(text);
+/**
+ * The first explicit calendar date in the text, as [from, to] (a day, a range of days, or a whole
+ * month). A month named without a year is the latest one that has begun by `now`, when given.
+ */
+export function dateWindow(text: string, now?: number): { from: number; to: number; match: string } | null {
+  let m = RANGE.exec(text);
+  if (m) {
+    const endYear = Number(m[6]);
+    const endMonth = monthIndex(m[4] ?? m[1]!);
+    const from = Date.UTC(m[3] ? Number(m[3]) : endYear, monthIndex(m[1]!), Number(m[2]));
+    const to = Date.UTC(endYear, endMonth, Number(m[5])) + DAY - 1;
+    if (from <= to) return { from, to, match: m[0] };
+  }
+  m = ISO.exec(text);
   if (m) {
     const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
     return { from: at, to: at + DAY - 1, match: m[0] };
@@ -72,6 +88,13 @@ export function dateWindow(text: string): { from: number; to: number; match: str
     const month = monthIndex(m[1]!);
     return { from: Date.UTC(year, month, 1), to: Date.UTC(year, month + 1, 1) - 1, match: m[0] };
   }
+  m = BARE_MONTH.exec(text);
+  if (m && now !== undefined) {
+    const month = monthIndex(m[1]!);
+    const today = new Date(now);
+    const year = today.getUTCMonth() >= month ? today.getUTCFullYear() : today.getUTCFullYear() - 1;
+    return { from: Date.UTC(year, month, 1), to: Date.UTC(year, month + 1, 1) - 1, match: m[1]! };
+  }
   return null;
 }
 
@@ -86,7 +109,7 @@ export function contentTerms(text: string): string[] {
  * Speaker names are kept out of `terms`: people rarely say their own name, so in turns the name
  * mostly matches greetings addressed to them; the speaker prior uses it instead.
  */
-export function analyzeQuery(input: string, speakerLookup: (token: string) => string | undefined): AnalyzedQuery {
+export function analyzeQuery(input: string, speakerLookup: (token: string) => string | undefined, now?: number): AnalyzedQuery {
   // "Gina's store" is about Gina; the index splits the possessive off the same way.
   const raw = input.replace(/(\p{L})['’]s\b/gu, '$1');
   const tokens = [...new Set(normalizeText(raw).split(' ').filter(Boolean))].slice(0, MAX_QUERY_TOKENS);
@@ -96,7 +119,7 @@ export function analyzeQuery(input: string, speakerLookup: (token: string) => st
     if (name) speakers.add(name);
   }
   const speakerKeys = new Set([...speakers].map((s) => normalizeText(s)));
-  const window = dateWindow(raw);
+  const window = dateWindow(raw, now);
   // A named date selects by time, not by words: turns rarely spell out their own date.
   const dateWords = new Set(window ? normalizeText(window.match).split(' ') : []);
   const terms = contentTerms(raw).filter((t) => !speakerKeys.has(t) && !dateWords.has(t));

@@ -62,7 +62,7 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   const tuning = tuningOf(options);
   const wantTurns = filter.kinds.includes('turn') && !filter.tags?.length;
   const memoryKinds = filter.kinds.filter((k) => k !== 'turn');
-  const query = analyzeQuery(filter.query, speakerLookup(store));
+  const query = analyzeQuery(filter.query, speakerLookup(store), store.clock.now());
   const lists: RankedList<Signal>[] = [];
   const used = new Set<Signal>();
   const on = (signal: Signal) => tuning.weights[signal] > 0;
@@ -78,7 +78,7 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
   // Turns use facts and entities only as ranker features: with a weight of 0, a turn search skips them.
   const factsForTurns = wantTurns && (tuning.turns.weights.memory !== 0 || tuning.weights.memory > 0);
-  const entitiesForTurns = wantTurns && tuning.turns.weights.entity !== 0;
+  const entitiesForTurns = wantTurns && (tuning.turns.weights.entity !== 0 || on('entity'));
   // Memory candidates that only feed their own list: a few pages past the limit do.
   const memoryLimit = factsForTurns ? tuning.memoryCandidates : Math.min(tuning.memoryCandidates, Math.max(50, filter.limit * 5));
   const memoryHits = (memoryKinds.length > 0 && on('lexical')) || factsForTurns ? lexicalMemories(store, memoryTerms, mClauses, memoryLimit) : [];
@@ -97,14 +97,15 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
       pinned = dated.map((c) => c.id);
       candidates = mergeCandidates(candidates, dated);
     }
-    // Facts and entities are evidence for a turn: the ranker weighs them as features, and their
-    // own lists join the fusion (by default with weight 0: they show their ranks, and add nothing twice).
+    // Facts and entities are evidence for a turn: the ranker can weigh them as features (fitted to
+    // 0 on LoCoMo), and their own lists join the fusion with the signal's weight (memory: 0, so
+    // its ranks show without counting twice; entity: low, so linked turns with no shared word still come up).
     const signals = { memory: normalised(projected), entity: normalised(entityTurns) };
     const { ranked, features } = rankTurns(store, query, candidates, tuning.turns, turnFilter(filter), pinned, signals);
     for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
     if (on('lexical')) push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
     if (projected.length > 0) push('memory', projected.map((t) => key('t', t.id)), tuning.weights.memory);
-    if (entityTurns.length > 0) push('entity', entityTurns.map((t) => key('t', t.id)), 0);
+    if (entityTurns.length > 0) push('entity', entityTurns.map((t) => key('t', t.id)));
   }
   if (memoryKinds.length > 0 && on('lexical')) push('lexical', memoryHits.map((m) => key('m', m.id)));
   if (memoryKinds.length > 0 && on('entity') && matches.length > 0) {

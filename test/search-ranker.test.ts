@@ -1,0 +1,92 @@
+// The turn ranker: what each feature is for, shown on small conversations, and the date parsing
+// the time features rely on.
+import { describe, expect, it } from 'vitest';
+import { DAY_MS } from '../server/core/clock.ts';
+import { search } from '../server/core/search/index.ts';
+import { dateWindow } from '../server/core/search/query.ts';
+import { TURN_FEATURES } from '../server/core/search/turn-features.ts';
+import { ingestTurn } from '../server/ingest.ts';
+import { createRuntime } from '../server/runtime.ts';
+import { T0, testStore } from './helpers/store.ts';
+
+async function conversation() {
+  const t = testStore({ extractor: { mode: 'heuristic' } });
+  const runtime = createRuntime(t.store, {});
+  let at = T0;
+  const say = async (sessionId: string, name: string, text: string) => {
+    at += 60_000;
+    t.setNow(at);
+    return (await ingestTurn(runtime, { sessionId, role: 'user', name, text, at })).turn;
+  };
+  return { ...t, say, jump: (days: number) => (at += days * DAY_MS) };
+}
+
+const day = (at: number) => new Date(at).toISOString().slice(0, 10);
+
+describe('dateWindow', () => {
+  const now = Date.UTC(2023, 11, 20);
+  it('reads days, months, ranges and a month without a year', () => {
+    const window = (text: string) => {
+      const w = dateWindow(text, now);
+      return w && [day(w.from), day(w.to)];
+    };
+    expect(window('What did she do on 1 May, 2022?')).toEqual(['2022-05-01', '2022-05-01']);
+    expect(window('in May 2022')).toEqual(['2022-05-01', '2022-05-31']);
+    expect(window('Where was John between August 11 and August 15 2023?')).toEqual(['2023-08-11', '2023-08-15']);
+    // The latest December that has begun by now, then the latest June.
+    expect(window('What deal did John get in December?')).toEqual(['2023-12-01', '2023-12-31']);
+    expect(window('When did Melanie go camping in June?')).toEqual(['2023-06-01', '2023-06-30']);
+    expect(dateWindow('in June', Date.UTC(2024, 2, 1))!.from).toBe(Date.UTC(2023, 5, 1));
+  });
+
+  it('does not take "may" the verb, or a bare month without a clock, for a date', () => {
+    expect(dateWindow('I may go hiking', now)).toBeNull();
+    expect(dateWindow('May I ask what she likes?', now)).toBeNull();
+    expect(dateWindow('What did she paint in June?')).toBeNull();
+  });
+});
+
+describe('turn ranker', () => {
+  it('prefers the named speaker\'s own turn', async () => {
+    const { store, say } = await conversation();
+    const melanie = await say('s1', 'Melanie', 'I adopted a rescue greyhound last month.');
+    const gina = await say('s1', 'Gina', 'I adopted a rescue greyhound too, a tiny one.');
+    const ids = (query: string) => search(store, { query, kinds: ['turn'] }).hits.map((h) => h.id);
+    expect(ids('What rescue greyhound did Gina adopt?')[0]).toBe(gina.id);
+    expect(ids('What rescue greyhound did Melanie adopt?')[0]).toBe(melanie.id);
+  });
+
+  it('answers a "when" question with the turn that says when', async () => {
+    const { store, say } = await conversation();
+    await say('s1', 'Jon', 'My pottery class is the best part of my week.');
+    const dated = await say('s1', 'Jon', 'I signed up for the pottery class yesterday.');
+    await say('s1', 'Jon', 'The pottery class teacher is very patient.');
+    const hits = search(store, { query: 'When did Jon sign up for the pottery class?', kinds: ['turn'] }).hits;
+    expect(hits[0]!.id).toBe(dated.id);
+  });
+
+  it('takes a month named without a year as the latest such month', async () => {
+    const { store, say, jump, setNow } = await conversation();
+    // The earlier turn is longer, so on words alone the later one would come first.
+    const first = await say('s1', 'Gina', 'I painted a sunset over the lake with my new brushes and a lot of patience.');
+    jump(60);
+    const second = await say('s2', 'Gina', 'I painted a sunset over the lake.');
+    setNow(second.at + DAY_MS);
+    const month = new Date(first.at).toLocaleString('en', { month: 'long', timeZone: 'UTC' });
+    const hits = search(store, { query: `What did Gina paint in ${month}?`, kinds: ['turn'] }).hits;
+    expect(hits[0]!.id).toBe(first.id);
+    expect(search(store, { query: 'What did Gina paint?', kinds: ['turn'] }).hits[0]!.id).toBe(second.id);
+  });
+
+  it('reports every scored turn\'s features, in TURN_FEATURES order', async () => {
+    const { store, say } = await conversation();
+    const question = await say('s1', 'Melanie', 'Which climbing gym do you go to?');
+    const answer = await say('s1', 'John', 'The one downtown, near the station.');
+    const features = new Map<number, number[]>();
+    search(store, { query: 'climbing gym', kinds: ['turn'] }, { turnFeatures: features });
+    const of = (id: number) => Object.fromEntries(TURN_FEATURES.map((f, i) => [f, features.get(id)![i]]));
+    expect(of(question.id)).toMatchObject({ bm25: 1, coverage: 1, question: 1, next: 0 });
+    // The answer shares no word with the query: it is scored through its neighbour.
+    expect(of(answer.id)).toMatchObject({ bm25: 0, coverage: 0, prev: 1, windowCoverage: 1, question: 0 });
+  });
+});
