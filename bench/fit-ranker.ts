@@ -1,13 +1,14 @@
 // Fits the turn ranker's weights (server/core/search/turn-ranker.ts) on LoCoMo conversations by
 // coordinate ascent on evidence recall (@10, plus a quarter each of @5 and @20), and reports how
 // the fit does on each conversation when that conversation is left out of the fitting.
-//   npm run bench:fit -- FILE...
+//   npm run bench:fit -- [--json] FILE FILE...
 import { parseArgs } from 'node:util';
 import { search } from '../server/core/search/index.ts';
 import { DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
 import { TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
 import { closeStore } from '../server/db/open.ts';
 import { loadConversation } from './locomo.ts';
+import { round } from './stats.ts';
 
 /** One question: the scored turns' features (row-major) and which rows are evidence. */
 type Sample = { file: string; rows: number; features: Float64Array; evidence: number[] };
@@ -77,30 +78,45 @@ export function fit(set: Sample[], start: Float64Array): Float64Array {
 }
 
 const fmt = (r: number[]) => r.map((x) => x.toFixed(3)).join(' / ');
+const atK = (r: number[]) => ({ '5': round(r[0]!), '10': round(r[1]!), '20': round(r[2]!) });
 const asRecord = (w: Float64Array) => Object.fromEntries(TURN_FEATURES.map((f, i) => [f, w[i]])) as Record<TurnFeature, number>;
 
+export async function fitRanker(files: string[]) {
+  const all: Sample[] = [];
+  for (const file of files) all.push(...(await samples(file)));
+  const current = Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f]));
+  const conversations = [];
+  const pooled = [0, 0, 0];
+  for (const name of [...new Set(all.map((s) => s.file))]) {
+    const held = all.filter((s) => s.file === name);
+    const heldOut = recall(fit(all.filter((s) => s.file !== name), current), held);
+    heldOut.forEach((x, i) => (pooled[i]! += x * held.length));
+    conversations.push({ name, questions: held.length, current: atK(recall(current, held)), heldOut: atK(heldOut) });
+  }
+  const fitted = fit(all, current);
+  return {
+    conversations,
+    all: { questions: all.length, current: atK(recall(current, all)), heldOut: atK(pooled.map((x) => x / all.length)) },
+    fitted: { recall: atK(recall(fitted, all)), weights: asRecord(fitted) },
+  };
+}
+
 async function main() {
-  const { positionals } = parseArgs({ allowPositionals: true });
+  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false } }, allowPositionals: true });
   if (positionals.length < 2) {
-    process.stderr.write('usage: npm run bench:fit -- FILE FILE...  (two or more LoCoMo conversations)\n');
+    process.stderr.write('usage: npm run bench:fit -- [--json] FILE FILE...  (two or more LoCoMo conversations)\n');
     process.exit(2);
   }
-  const all: Sample[] = [];
-  for (const file of positionals) all.push(...(await samples(file)));
-  const current = Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f]));
-  const files = [...new Set(all.map((s) => s.file))];
-  const lines = ['conversation  current R@5/10/20     left out of the fit R@5/10/20'];
-  const pooled = [0, 0, 0];
-  for (const file of files) {
-    const held = all.filter((s) => s.file === file);
-    const w = fit(all.filter((s) => s.file !== file), current);
-    const r = recall(w, held);
-    r.forEach((x, i) => (pooled[i]! += x * held.length));
-    lines.push(`${file.padEnd(12)}  ${fmt(recall(current, held))}   ${fmt(r)}`);
+  const result = await fitRanker(positionals);
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
   }
-  lines.push(`${'all'.padEnd(12)}  ${fmt(recall(current, all))}   ${fmt(pooled.map((x) => x / all.length))}`);
-  const fitted = fit(all, current);
-  lines.push(`fitted on all: ${fmt(recall(fitted, all))}`, JSON.stringify(asRecord(fitted)));
+  const r = (x: Record<string, number>) => fmt([x['5']!, x['10']!, x['20']!]);
+  const lines = ['conversation  current R@5/10/20     left out of the fit R@5/10/20'];
+  for (const c of result.conversations) lines.push(`${c.name.padEnd(12)}  ${r(c.current)}   ${r(c.heldOut)}`);
+  lines.push(`${'all'.padEnd(12)}  ${r(result.all.current)}   ${r(result.all.heldOut)}`);
+  lines.push(`fitted on all: ${r(result.fitted.recall)}`, JSON.stringify(result.fitted.weights));
   process.stdout.write(lines.join('\n') + '\n');
 }
 

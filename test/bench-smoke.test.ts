@@ -12,8 +12,8 @@ const TSX = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.
 const bench = async (script: string, ...args: string[]) =>
   JSON.parse((await run(process.execPath, [TSX, join(import.meta.dirname, '..', 'bench', script), '--json', ...args], { env: { ...process.env, SM_LOG_LEVEL: 'error' } })).stdout);
 
-function conversation(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'sm-bench-')), 'conv-tiny.json');
+function conversation(name = 'conv-tiny'): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'sm-bench-')), `${name}.json`);
   const turn = (id: string, speaker: string, text: string) => ({ speaker, dia_id: id, text });
   writeFileSync(
     file,
@@ -56,6 +56,15 @@ describe('benchmarks', () => {
       expect(system.latencyMs.p95).toBeGreaterThanOrEqual(system.latencyMs.p50);
     }
     expect(result.systems[0].recall['5']).toBe(1);
+  });
+
+  it('bench:fit refits the turn ranker and reports recall with each conversation left out', { timeout: 120_000 }, async () => {
+    const result = await bench('fit-ranker.ts', conversation('conv-a'), conversation('conv-b'));
+    expect(result.conversations).toHaveLength(2);
+    expect(result.all.questions).toBe(6);
+    for (const c of result.conversations) expect(c.heldOut['20']).toBeGreaterThanOrEqual(c.heldOut['5']);
+    expect(result.all.current['5']).toBe(1);
+    expect(Object.keys(result.fitted.weights)).toContain('windowCoverage');
   });
 
   it('bench:extract reports observation coverage and throughput', { timeout: 120_000 }, async () => {
