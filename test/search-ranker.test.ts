@@ -37,11 +37,14 @@ describe('dateWindow', () => {
     expect(window('What deal did John get in December?')).toEqual(['2023-12-01', '2023-12-31']);
     expect(window('When did Melanie go camping in June?')).toEqual(['2023-06-01', '2023-06-30']);
     expect(dateWindow('in June', Date.UTC(2024, 2, 1))!.from).toBe(Date.UTC(2023, 5, 1));
+    expect(window('the forest picture shared on December 1,2023')).toEqual(['2023-12-01', '2023-12-01']);
+    expect(window('What did they give him when they met on Aug 15th?')).toEqual(['2023-08-15', '2023-08-15']);
   });
 
   it('does not take "may" the verb, or a bare month without a clock, for a date', () => {
     expect(dateWindow('I may go hiking', now)).toBeNull();
     expect(dateWindow('May I ask what she likes?', now)).toBeNull();
+    expect(dateWindow('I may 5 times have said so', now)).toBeNull();
     expect(dateWindow('What did she paint in June?')).toBeNull();
   });
 });
@@ -76,6 +79,17 @@ describe('turn ranker', () => {
     const hits = search(store, { query: `What did Gina paint in ${month}?`, kinds: ['turn'] }).hits;
     expect(hits[0]!.id).toBe(first.id);
     expect(search(store, { query: 'What did Gina paint?', kinds: ['turn'] }).hits[0]!.id).toBe(second.id);
+  });
+
+  it('scores the turns of a named date even when no word matches', async () => {
+    const { store, say, jump } = await conversation();
+    await say('s1', 'Nate', 'Hey Joanna, the weather is grim.');
+    jump(20);
+    const news = await say('s2', 'Nate', 'I baked you a cake, it is waiting at the door!');
+    const ids = (query: string) => search(store, { query, kinds: ['turn'] }).hits.map((h) => h.id);
+    // No word of the query is in that turn: only the date brings it in.
+    expect(ids('What did Nate do for Joanna?')).not.toContain(news.id);
+    expect(ids(`What did Nate do for Joanna on ${day(news.at)}?`)).toContain(news.id);
   });
 
   it('reports every scored turn\'s features, in TURN_FEATURES order', async () => {

@@ -77,4 +77,10 @@ export function lexicalMemories(store: Store, terms: string[], clauses: Clause[]
   return statement(store, text).all(match, inner, ...params(clauses), limit) as Scored[];
 }
 
+/** Turns the clauses select, oldest first, unscored: the turns on a date a query names. */
+export function turnsWhere(store: Store, clauses: Clause[], limit: number): Scored[] {
+  const text = `select t.id as id, 0 as score from turns t${where(clauses)} order by t.at, t.id limit ?`;
+  return statement(store, text).all(...params(clauses), limit) as Scored[];
+}
+
 export type { Clause };

@@ -41,8 +41,11 @@ export const MAX_QUERY_TOKENS = 64;
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const MONTH = `(${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)`;
-const DAY_FIRST = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}\\.?,?\\s+(\\d{4})\\b`, 'i');
-const MONTH_FIRST = new RegExp(`\\b${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'i');
+const DAY_FIRST = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}\\.?(?:,\\s*|\\s+)(\\d{4})\\b`, 'i');
+const MONTH_FIRST = new RegExp(`\\b${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,\\s*|\\s+)(\\d{4})\\b`, 'i');
+/** "on Aug 15th", "15 August": a day with no year; capitalised, as "may 5 times" is no date. */
+const CAPITAL_MONTH = MONTH.replace(/(^\(|\|)([a-z])/g, (_, sep: string, c: string) => sep + c.toUpperCase());
+const BARE_DAY = new RegExp(`\\b(?:${CAPITAL_MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?|(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${CAPITAL_MONTH})\\b(?!,?\\s*\\d)`);
 const MONTH_YEAR = new RegExp(`\\b${MONTH}\\.?,?\\s+(\\d{4})\\b`, 'i');
 const ISO = /\b(\d{4})-(\d{2})-(\d{2})\b/;
 const FULL_MONTH = `(${MONTHS.join('|')})`;
@@ -88,11 +91,23 @@ export function dateWindow(text: string, now?: number): { from: number; to: numb
     const month = monthIndex(m[1]!);
     return { from: Date.UTC(year, month, 1), to: Date.UTC(year, month + 1, 1) - 1, match: m[0] };
   }
+  if (now === undefined) return null;
+  // Without a year: the latest such day or month that has begun by now.
+  const latest = (month: number, day: number) => {
+    const year = new Date(now).getUTCFullYear();
+    return Date.UTC(year, month, day) <= now ? year : year - 1;
+  };
+  m = BARE_DAY.exec(text);
+  if (m) {
+    const month = monthIndex(m[1] ?? m[4]!);
+    const day = Number(m[2] ?? m[3]);
+    const at = Date.UTC(latest(month, day), month, day);
+    return { from: at, to: at + DAY - 1, match: m[0] };
+  }
   m = BARE_MONTH.exec(text);
-  if (m && now !== undefined) {
+  if (m) {
     const month = monthIndex(m[1]!);
-    const today = new Date(now);
-    const year = today.getUTCMonth() >= month ? today.getUTCFullYear() : today.getUTCFullYear() - 1;
+    const year = latest(month, 1);
     return { from: Date.UTC(year, month, 1), to: Date.UTC(year, month + 1, 1) - 1, match: m[1]! };
   }
   return null;
@@ -126,7 +141,8 @@ export function analyzeQuery(input: string, speakerLookup: (token: string) => st
   return {
     raw,
     tokens,
-    terms: terms.length > 0 ? terms : contentTerms(raw),
+    // Nothing but names and a date: the names are all there is to match (the date still selects).
+    terms: terms.length > 0 ? terms : contentTerms(raw).filter((t) => !dateWords.has(t)),
     speakers: [...speakers],
     temporal: TEMPORAL_CUES.test(raw),
     window: window ? { from: window.from, to: window.to } : null,

@@ -5,7 +5,7 @@ import type { MemoryRow } from '../memories.ts';
 import { prepared, type Store } from '../store.ts';
 import { entitiesInQuery, entityLinked } from './entity-signal.ts';
 import { rrf, type RankedList } from './fuse.ts';
-import { lexicalMemories, lexicalTurns, memoryClauses, turnClauses, type Scored } from './lexical.ts';
+import { lexicalMemories, lexicalTurns, memoryClauses, turnClauses, turnsWhere, type Scored } from './lexical.ts';
 import { analyzeQuery } from './query.ts';
 import { normalizeText } from '../text.ts';
 import { speakerLookup } from './speakers.ts';
@@ -94,7 +94,8 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
       // A named date: the best matches on that date are scored even if they rank low overall.
       const onDate = turnClauses({ ...filter, from: Math.max(filter.from ?? 0, query.window.from - DATE_SLACK_MS), to: Math.min(filter.to ?? Infinity, query.window.to + DATE_SLACK_MS) });
       const dated = lexicalTurns(store, query.terms, onDate, 50);
-      pinned = dated.map((c) => c.id);
+      // With few word matches on that date, the date's first turns are scored too (no words needed).
+      pinned = [...new Set([...dated.map((c) => c.id), ...(dated.length < 10 ? turnsWhere(store, onDate, 20).map((c) => c.id) : [])])];
       candidates = mergeCandidates(candidates, dated);
     }
     // Facts and entities are evidence for a turn: the ranker can weigh them as features (fitted to
