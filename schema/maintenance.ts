@@ -1,5 +1,5 @@
 // Maintenance on demand: the nightly tasks (entity enrichment, consolidation catch-up, decay,
-// weekly reflection) run now, each with its typed report.
+// search index optimization, weekly reflection) run now, each with its typed report.
 import type { DecayReport as DecayReportShape } from '../server/core/decay.ts';
 import {
   MAINTENANCE_TASKS,
@@ -8,6 +8,7 @@ import {
   type EnrichmentReport as EnrichmentReportShape,
   type MaintenanceReport as MaintenanceReportShape,
   type MaintenanceTask as MaintenanceTaskName,
+  type OptimizationReport as OptimizationReportShape,
   type ReflectionReport as ReflectionReportShape,
 } from '../server/maintenance.ts';
 import { nerEnricher } from '../server/ner.ts';
@@ -20,6 +21,7 @@ const TASK_DESCRIPTIONS: Record<MaintenanceTaskName, string> = {
   consolidate: 'Consolidation catch-up: every unconsolidated session idle for consolidation.idle_minutes (nightly 03:00).',
   decay: 'Forgetting curve: lowers the confidence of facts by time since last access; archives those below decay.threshold (nightly 04:00).',
   reflect: 'Weekly reflection from the last days\' facts, when enough are new and none was written recently (Sunday 03:00).',
+  optimize: 'Merges the FTS5 search indexes (turns, memories) into one segment each, which speeds up text search after many writes (nightly 04:30).',
 };
 
 const MaintenanceTask = builder.enumType('MaintenanceTask', {
@@ -84,8 +86,16 @@ const ReflectionReport = builder.objectRef<ReflectionReportShape>('ReflectionRep
   }),
 });
 
+const OptimizationReport = builder.objectRef<OptimizationReportShape>('OptimizationReport').implement({
+  description: 'What merging the FTS5 search indexes did.',
+  fields: (t) => ({
+    indexes: t.exposeStringList('indexes', { description: 'The FTS5 indexes merged into one segment each (`memories_fts`, `turns_fts`); empty when this SQLite build has no FTS5.' }),
+    ms: t.exposeFloat('ms', { description: 'How long the merge took, in milliseconds.' }),
+  }),
+});
+
 /** The report's task-specific part, or null for the other tasks. */
-const part = <K extends 'enrichment' | 'consolidation' | 'decay' | 'reflection'>(report: MaintenanceReportShape, key: K) =>
+const part = <K extends 'enrichment' | 'consolidation' | 'decay' | 'reflection' | 'optimization'>(report: MaintenanceReportShape, key: K) =>
   ((report as Record<string, unknown>)[key] ?? null) as Extract<MaintenanceReportShape, Record<K, unknown>>[K] | null;
 
 const MaintenanceReport = builder.objectRef<MaintenanceReportShape>('MaintenanceReport').implement({
@@ -98,6 +108,7 @@ const MaintenanceReport = builder.objectRef<MaintenanceReportShape>('Maintenance
     consolidation: t.field({ type: ConsolidationRun, nullable: true, description: 'For CONSOLIDATE: its report.', resolve: (r) => part(r, 'consolidation') }),
     decay: t.field({ type: DecayReport, nullable: true, description: 'For DECAY: its report.', resolve: (r) => part(r, 'decay') }),
     reflection: t.field({ type: ReflectionReport, nullable: true, description: 'For REFLECT: its report.', resolve: (r) => part(r, 'reflection') }),
+    optimization: t.field({ type: OptimizationReport, nullable: true, description: 'For OPTIMIZE: its report.', resolve: (r) => part(r, 'optimization') }),
   }),
 });
 

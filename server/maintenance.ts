@@ -1,10 +1,11 @@
-// The maintenance tasks (seed 004 memory_maintenance + memory_reflection). The scheduler runs
-// them nightly; the API (`runMaintenance`) and CLI (`sm maintenance TASK`) run them on demand.
+// The maintenance tasks (seed 004 memory_maintenance + memory_reflection, and merging the FTS5
+// search indexes). The scheduler runs them nightly; the API (`runMaintenance`) and CLI (`sm maintenance TASK`) run them on demand.
 import { pendingSessions, type ConsolidationReport } from './core/consolidation.ts';
 import { runDecay, type DecayReport } from './core/decay.ts';
 import { reflectionDue, saveReflection, templateReflection, type ReflectionInputs } from './core/reflection.ts';
 import type { MemoryRow } from './core/memories.ts';
 import { consolidateSession } from './consolidate.ts';
+import { optimizeSearchIndexes } from './db/search-index.ts';
 import { describeLlmError } from './llm/client.ts';
 import { logger } from './logger.ts';
 import type { Runtime } from './runtime.ts';
@@ -16,12 +17,15 @@ export { MAINTENANCE_TASKS, type MaintenanceTask } from './maintenance-tasks.ts'
 export type ReflectionReport = { created: boolean; reason: string; reflection: MemoryRow | null; path: 'llm' | 'template' | null };
 export type ConsolidationRunReport = { sessions: ConsolidationReport[]; failed: { sessionId: string; reason: string }[] };
 export type EnrichmentReport = { skipped: boolean; reason: string; memories: number; turns: number; links: number };
+/** The FTS5 indexes merged into one segment each (none without FTS5) and how long it took. */
+export type OptimizationReport = ReturnType<typeof optimizeSearchIndexes>;
 
 export type MaintenanceReport =
   | { task: 'enrich'; startedAt: number; finishedAt: number; enrichment: EnrichmentReport }
   | { task: 'consolidate'; startedAt: number; finishedAt: number; consolidation: ConsolidationRunReport }
   | { task: 'decay'; startedAt: number; finishedAt: number; decay: DecayReport }
-  | { task: 'reflect'; startedAt: number; finishedAt: number; reflection: ReflectionReport };
+  | { task: 'reflect'; startedAt: number; finishedAt: number; reflection: ReflectionReport }
+  | { task: 'optimize'; startedAt: number; finishedAt: number; optimization: OptimizationReport };
 
 async function llmReflection(runtime: Runtime, inputs: ReflectionInputs): Promise<string | null> {
   if (!runtime.llm) return null;
@@ -84,5 +88,7 @@ export async function runMaintenance(runtime: Runtime, task: MaintenanceTask, en
       return finished({ task, decay: runDecay(runtime.store) });
     case 'reflect':
       return finished({ task, reflection: await runReflection(runtime) });
+    case 'optimize':
+      return finished({ task, optimization: optimizeSearchIndexes(runtime.store.sqlite) });
   }
 }

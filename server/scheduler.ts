@@ -1,5 +1,5 @@
 // Nightly maintenance in the server (croner): 02:00 enrichment, 03:00 consolidation, 04:00 decay,
-// Sunday 03:00 reflection by default; expressions and time zone come from config `schedule`.
+// 04:30 search index optimization, Sunday 03:00 reflection by default; expressions and time zone come from config `schedule`.
 import { Cron } from 'croner';
 import { logger } from './logger.ts';
 import { runMaintenance, type Enricher, type MaintenanceTask } from './maintenance.ts';
@@ -14,6 +14,7 @@ export function startScheduler(runtime: Runtime, enrich?: Enricher): Scheduler {
     consolidate: schedule.consolidate,
     decay: schedule.decay,
     reflect: schedule.reflect,
+    optimize: schedule.optimize,
   };
   const jobs = Object.entries(tasks).map(([task, expression]) => {
     const job = new Cron(

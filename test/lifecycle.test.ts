@@ -196,13 +196,14 @@ async function reflectionReason(runtime: ReturnType<typeof setup>['runtime']) {
 }
 
 describe('scheduler', () => {
-  it('plans the four nightly tasks at their default times and runs a due task', async () => {
+  it('plans the five maintenance tasks at their default times and runs a due task', async () => {
     const { runtime, store } = setup({ schedule: { timezone: 'UTC' } });
     const scheduler = startScheduler(runtime);
     const next = scheduler.next();
     expect(next.enrich!.getUTCHours()).toBe(2);
     expect(next.consolidate!.getUTCHours()).toBe(3);
     expect(next.decay!.getUTCHours()).toBe(4);
+    expect([next.optimize!.getUTCHours(), next.optimize!.getUTCMinutes()]).toEqual([4, 30]);
     expect(next.reflect!.getUTCDay()).toBe(0);
     expect(next.reflect!.getUTCHours()).toBe(3);
     scheduler.stop();

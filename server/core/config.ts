@@ -101,6 +101,8 @@ export const configSchema = z.strictObject({
     consolidate: cron.default('0 3 * * *'),
     decay: cron.default('0 4 * * *'),
     reflect: cron.default('0 3 * * 0'),
+    /** Merging the FTS5 search indexes into one segment each (nightly, after decay). */
+    optimize: cron.default('30 4 * * *'),
     /** IANA time zone for the cron expressions; empty means the machine's. */
     timezone: timeZone.default(''),
   }),

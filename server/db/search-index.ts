@@ -45,3 +45,25 @@ export function ensureSearchIndexes(sqlite: Database.Database) {
     if (!exists) sqlite.exec(`insert into ${fts}(${fts}) values ('rebuild')`);
   }
 }
+
+/**
+ * Merges each FTS5 index into a single b-tree segment. Every single-row insert adds a small
+ * segment (automerge only bounds how many pile up), and a query reads them all: after many
+ * inserts an optimize roughly halves turn query time at 100k turns. It rewrites the whole index
+ * (~0.3 s at 100k rows), so it is a nightly maintenance task rather than part of a write. An
+ * index that does not exist (no FTS5 in this SQLite build) is skipped. Returns the indexes
+ * merged (none without FTS5) and the wall time in milliseconds.
+ */
+export function optimizeSearchIndexes(sqlite: Database.Database): { indexes: string[]; ms: number } {
+  const started = performance.now();
+  const indexes: string[] = [];
+  if (hasFts5(sqlite)) {
+    const present = sqlite.prepare('select 1 from sqlite_master where type = ? and name = ?');
+    for (const { fts } of INDEXES) {
+      if (!present.get('table', fts)) continue;
+      sqlite.exec(`insert into ${fts}(${fts}) values ('optimize')`);
+      indexes.push(fts);
+    }
+  }
+  return { indexes, ms: Math.round((performance.now() - started) * 100) / 100 };
+}

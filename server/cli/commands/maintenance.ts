@@ -30,7 +30,7 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
     .command('maintenance')
     .description('run a nightly maintenance task now and print its report')
     .addArgument(new Argument('<task>', 'the task').choices(MAINTENANCE_TASKS))
-    .addHelpText('after', '\nExamples:\n  sm maintenance decay\n  sm maintenance reflect --json')
+    .addHelpText('after', '\nExamples:\n  sm maintenance decay\n  sm maintenance reflect --json\n  sm maintenance optimize')
     .action(async (task: string) => {
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
@@ -42,6 +42,11 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
             const done = r.consolidation.sessions.map((s) => `  ${s.sessionId}: ${s.created} created, ${s.merged} merged, ${s.superseded} superseded`);
             const failed = r.consolidation.failed.map((f) => `  ${f.sessionId}: failed (${f.reason})`);
             return [`consolidated ${r.consolidation.sessions.length} sessions`, ...done, ...failed].join('\n');
+          }
+          if (r.optimization) {
+            return r.optimization.indexes.length === 0
+              ? 'optimize: no FTS5 search indexes (this SQLite build has no FTS5)'
+              : `optimized ${r.optimization.indexes.join(', ')} in ${fixed(r.optimization.ms, 1)} ms`;
           }
           if (r.enrichment) return r.enrichment.skipped ? `enrichment skipped: ${r.enrichment.reason}` : `enrichment: ${r.enrichment.memories} memories, ${r.enrichment.turns} turns, ${r.enrichment.links} links`;
           return 'done';
