@@ -98,7 +98,8 @@ export async function benchScale(size: number, samples: number) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-scale-'));
   const path = join(dir, 'scale.db');
   let now = Date.UTC(2025, 0, 1);
-  const store = openStore({ path, env: {}, clock: { now: () => now }, config: { extractor: { mode: 'heuristic' } } });
+  // Opened as the server opens it (serve.ts): checkpoints on their own thread.
+  const store = openStore({ path, env: {}, clock: { now: () => now }, config: { extractor: { mode: 'heuristic' } }, backgroundCheckpoints: true });
   const random = rng(42);
   const started = performance.now();
   const text = build(store, size, random);
@@ -122,9 +123,9 @@ export async function benchScale(size: number, samples: number) {
   for (const query of queries.slice(0, 20)) search(store, { query });
   const searchMs = queries.map((query) => timeIt(() => search(store, { query, limit: 10 })));
   const contextMs = queries.map((query, i) => timeIt(() => getContext(store, { sessionId: `live${i % 4}`, query })));
-  store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-  const bytes = statSync(path).size;
+  // Closing the last connection checkpoints the WAL into the file (and stops the checkpoint thread).
   closeStore(store);
+  const bytes = statSync(path).size;
   rmSync(dir, { recursive: true, force: true });
   const stat = (values: number[]) => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2), p99: round(percentile(values, 99), 2) });
   return { size, buildSeconds: round(buildSeconds, 1), dbMB: round(bytes / 1e6, 1), addTurnMs: stat(addTurnMs), searchMs: stat(searchMs), contextMs: stat(contextMs) };

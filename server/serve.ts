@@ -17,7 +17,8 @@ export type ServeOptions = {
 
 /** Listens, then on SIGINT/SIGTERM stops accepting, lets in-flight writes finish and closes the db. */
 export async function serve(options: ServeOptions): Promise<{ url: string }> {
-  const store = openStore({ path: options.dbPath, clock: options.clock });
+  // Long-running: WAL checkpoints (and their fsyncs) go to a thread, out of addTurn's commits.
+  const store = openStore({ path: options.dbPath, clock: options.clock, backgroundCheckpoints: true });
   let app;
   let url: string;
   try {

@@ -13,6 +13,7 @@ import { ConfigError, configFromEnv, resolveConfig, type ConfigLayer } from '../
 import type { Db, Store } from '../core/store.ts';
 import { normalizeText } from '../core/text.ts';
 import { logger } from '../logger.ts';
+import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { ensureSearchIndexes, hasFts5 } from './search-index.ts';
 
 import { DEFAULT_DB_PATH } from './paths.ts';
@@ -27,6 +28,8 @@ export type OpenOptions = {
   env?: NodeJS.ProcessEnv;
   /** Highest-precedence overrides (tests, CLI flags). */
   config?: Record<string, unknown>;
+  /** WAL checkpoints on a worker thread instead of inside commits (long-running processes). */
+  backgroundCheckpoints?: boolean;
 };
 
 export const configFilePath = (dbPath: string) => join(dirname(dbPath), 'config.json');
@@ -51,6 +54,8 @@ export function readMetaConfig(db: Db): Record<string, unknown> {
   const row = db.select().from(tables.meta).where(eq(tables.meta.key, 'config')).get();
   return (row?.value as Record<string, unknown> | undefined) ?? {};
 }
+
+const checkpointers = new WeakMap<Store, Checkpointer>();
 
 export function openStore(options: OpenOptions = {}): Store {
   const path = options.path ?? DEFAULT_DB_PATH;
@@ -91,6 +96,7 @@ export function openStore(options: OpenOptions = {}): Store {
     ]);
     const store: Store = { db, sqlite, config, clock: options.clock ?? systemClock, features: { fts, vec }, pending: null, listeners: new Set(), statements: new Map() };
     configSources.set(store, { below: fileLayers, above: [...envLayers, ...overrideLayers] });
+    if (options.backgroundCheckpoints && !memory) checkpointers.set(store, startCheckpointer(sqlite, path));
     return store;
   } catch (error) {
     sqlite.close();
@@ -99,5 +105,7 @@ export function openStore(options: OpenOptions = {}): Store {
 }
 
 export function closeStore(store: Store) {
+  checkpointers.get(store)?.stop();
+  checkpointers.delete(store);
   if (store.sqlite.open) store.sqlite.close();
 }
