@@ -17,8 +17,8 @@ export type TurnTuning = {
 };
 
 export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
-  bm25: 1, coverage: 1.5, prev: 1.5, next: 0.5, prev2: 1, next2: 0.5, windowCoverage: 1, speaker: 1.5, otherSpeaker: -1,
-  question: -0.5, timeWords: 1.5, opener: 0.5, onDate: 2, bigram: 0.5, number: 1, name: 1, memory: 0, entity: 0,
+  bm25: 1, coverage: 1, prev: 1.5, next: 0.75, prev2: 1, next2: 0.5, windowCoverage: 1, speaker: 1.5, otherSpeaker: -1,
+  question: -0.5, timeWords: 1.5, opener: 0.5, onDate: 1.5, bigram: 0.3, number: 1, name: 1.5, memory: 0, entity: 0,
 };
 
 export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, expand: 40 };
