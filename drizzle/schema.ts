@@ -34,12 +34,17 @@ const inList = (column: string, values: readonly string[]) =>
   sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(', ')})`);
 
 /** A conversation. Registered on its first turn; consolidated once finished. */
-export const sessions = sqliteTable('sessions', {
-  id: text('id').primaryKey(),
-  firstSeenAt: integer('first_seen_at').notNull(),
-  lastSeenAt: integer('last_seen_at').notNull(),
-  consolidatedAt: integer('consolidated_at'),
-});
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    firstSeenAt: integer('first_seen_at').notNull(),
+    lastSeenAt: integer('last_seen_at').notNull(),
+    consolidatedAt: integer('consolidated_at'),
+  },
+  // pendingSessions, on every new session: the few unconsolidated ones, oldest first, not a scan of all.
+  (t) => [index('sessions_unconsolidated').on(t.lastSeenAt, t.id).where(sql`${t.consolidatedAt} is null`)],
+);
 
 /** The episodic layer (D1): every user/assistant turn, stored once, never dropped on overflow. */
 export const turns = sqliteTable(
@@ -233,6 +238,8 @@ export const jobs = sqliteTable(
   },
   (t) => [
     index('jobs_status_run_at').on(t.status, t.runAt),
+    // queueConsolidation: is a job for this session already waiting? Consolidation jobs only.
+    index('jobs_consolidation_session').on(sql`${t.payload} ->> '$.sessionId'`).where(sql`${t.type} = 'session.consolidate'`),
     check('jobs_status', inList('status', JOB_STATUSES)),
   ],
 );

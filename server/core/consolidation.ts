@@ -1,11 +1,11 @@
 // Session consolidation (seed 004 consolidator loop), the synchronous parts: which sessions are
 // pending, reading a session's turns in pages, the heuristic pass, and marking completion.
-import { and, asc, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
-import { jobs, sessions, turns } from '../../drizzle/schema.ts';
+import { and, asc, eq, gt, or } from 'drizzle-orm';
+import { sessions, turns } from '../../drizzle/schema.ts';
 import { extractHeuristically } from './extraction/extract-turn.ts';
 import type { Extracted } from './extraction/save-facts.ts';
 import { enqueueJob, JobType } from './jobs.ts';
-import { publish, write, type Store } from './store.ts';
+import { prepared, publish, write, type Store } from './store.ts';
 import type { TurnRow } from './turns.ts';
 
 export const CONSOLIDATION_PAGE = 30;
@@ -41,39 +41,37 @@ export function isConsolidated(store: Store, sessionId: string): boolean {
   return row?.at != null;
 }
 
-/** Unconsolidated sessions, oldest first, except `exclude` and those active after `idleBefore`. */
+/**
+ * Unconsolidated sessions, oldest first, except `exclude` and those active after `idleBefore`.
+ * Runs on every new session: the partial index sessions_unconsolidated holds only these.
+ */
 export function pendingSessions(store: Store, options: { exclude?: string; idleBefore?: number } = {}): string[] {
-  return store.db
-    .select({ id: sessions.id })
-    .from(sessions)
-    .where(
-      and(
-        isNull(sessions.consolidatedAt),
-        options.exclude ? ne(sessions.id, options.exclude) : undefined,
-        options.idleBefore !== undefined ? lt(sessions.lastSeenAt, options.idleBefore) : undefined,
-      ),
-    )
-    .orderBy(asc(sessions.lastSeenAt))
-    .all()
-    .map((row) => row.id);
+  return prepared(store, 'session.pending', () =>
+    store.sqlite
+      .prepare(
+        `select id from sessions
+         where consolidated_at is null and (@exclude is null or id <> @exclude) and (@idleBefore is null or last_seen_at < @idleBefore)
+         order by last_seen_at`,
+      )
+      .pluck(),
+  ).all({ exclude: options.exclude ?? null, idleBefore: options.idleBefore ?? null }) as string[];
 }
 
 /** Queues consolidation for each session unless a job for it is already waiting. Inside a write. */
 export function queueConsolidation(store: Store, sessionIds: string[]): number {
+  // The type is spelled out, not bound, so that the partial index jobs_consolidation_session serves it.
+  const waiting = prepared(store, 'job.consolidationWaiting', () =>
+    store.sqlite
+      .prepare(
+        `select 1 from jobs
+         where type = '${JobType.Consolidate}' and status in ('pending', 'running') and payload ->> '$.sessionId' = ?
+         limit 1`,
+      )
+      .pluck(),
+  );
   let queued = 0;
   for (const sessionId of sessionIds) {
-    const waiting = store.db
-      .select({ id: jobs.id })
-      .from(jobs)
-      .where(
-        and(
-          eq(jobs.type, JobType.Consolidate),
-          or(eq(jobs.status, 'pending'), eq(jobs.status, 'running')),
-          sql`json_extract(${jobs.payload}, '$.sessionId') = ${sessionId}`,
-        ),
-      )
-      .get();
-    if (waiting) continue;
+    if (waiting.get(sessionId) !== undefined) continue;
     enqueueJob(store, JobType.Consolidate, { sessionId });
     queued++;
   }

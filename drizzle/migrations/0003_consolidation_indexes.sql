@@ -1,0 +1,2 @@
+CREATE INDEX `jobs_consolidation_session` ON `jobs` ("payload" ->> '$.sessionId') WHERE "jobs"."type" = 'session.consolidate';--> statement-breakpoint
+CREATE INDEX `sessions_unconsolidated` ON `sessions` (`last_seen_at`,`id`) WHERE "sessions"."consolidated_at" is null;
