@@ -57,25 +57,28 @@ export function findFuzzyDuplicate(store: Store, content: string, polarity: numb
   if (mine.size === 0) return undefined;
   const match = duplicateProbe([...mine], threshold);
   if (!match) return undefined;
+  // Rows as arrays [id, content_key, polarity]: up to 50 a call, cheaper to build than objects.
   const candidates = prepared(store, 'memory.fuzzyCandidates', () =>
-    store.sqlite.prepare(
-      `select m.id as id, m.content_key as contentKey, m.polarity as polarity
-       from (select rowid from memories_fts where memories_fts match ? order by rowid desc limit ${FUZZY_CANDIDATES}) f
-       cross join memories m on m.id = f.rowid
-       where m.status = 'active' and m.kind = 'fact'`,
-    ),
-  ).all(match) as { id: number; contentKey: string; polarity: number | null }[];
+    store.sqlite
+      .prepare(
+        `select m.id, m.content_key, m.polarity
+         from (select rowid from memories_fts where memories_fts match ? order by rowid desc limit ${FUZZY_CANDIDATES}) f
+         cross join memories m on m.id = f.rowid
+         where m.status = 'active' and m.kind = 'fact'`,
+      )
+      .raw(),
+  ).all(match) as [id: number, contentKey: string, polarity: number | null][];
   let best: { id: number; overlap: number } | undefined;
-  for (const candidate of candidates) {
+  for (const [id, contentKey, theirPolarity] of candidates) {
     // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
-    if ((candidate.polarity ?? 1) !== (polarity ?? 1)) continue;
-    const theirs = new Set(candidate.contentKey.split(' ').filter(Boolean));
+    if ((theirPolarity ?? 1) !== (polarity ?? 1)) continue;
+    const theirs = new Set(contentKey.split(' ').filter(Boolean));
     // Jaccard >= t needs the sizes within a factor t of each other.
     if (theirs.size < threshold * mine.size || mine.size < threshold * theirs.size) continue;
     let shared = 0;
     for (const token of theirs) if (mine.has(token)) shared++;
     const overlap = shared / (mine.size + theirs.size - shared);
-    if (overlap >= threshold && (!best || overlap > best.overlap)) best = { id: candidate.id, overlap };
+    if (overlap >= threshold && (!best || overlap > best.overlap)) best = { id, overlap };
   }
   return best && getMemory(store, best.id);
 }
