@@ -1,5 +1,5 @@
 // The append-only decision log (D9) that `explain` reads and subscriptions publish.
-import { desc, eq, inArray, sql } from 'drizzle-orm';
+import { desc, eq, inArray } from 'drizzle-orm';
 import { memories, memoryEvents } from '../../drizzle/schema.ts';
 import { groupBy } from './group-by.ts';
 import { prepared, publish, type Store } from './store.ts';
@@ -28,12 +28,12 @@ export function logDecision(
   snapshot?: typeof memories.$inferSelect,
 ) {
   const at = store.clock.now();
-  prepared(store, 'decision.insert', (db) =>
-    db
-      .insert(memoryEvents)
-      .values({ memoryId: sql.placeholder('memoryId'), action: sql.placeholder('action'), detail: sql.placeholder('detail'), at: sql.placeholder('at') })
-      .prepare(),
-  ).run({ memoryId, action, detail, at });
+  prepared(store, 'decision.insert', () => store.sqlite.prepare('insert into memory_events (memory_id, action, detail, at) values (?, ?, ?, ?)')).run(
+    memoryId,
+    action,
+    JSON.stringify(detail),
+    at,
+  );
   publish(store, { type: 'memory', action, memoryId, at, detail, snapshot });
 }
 

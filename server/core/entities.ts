@@ -3,8 +3,9 @@
 // name; otherwise it creates the entity. Links to turns and memories live in junction tables;
 // mention_count is the number of those links, so it moves only when a link is added or removed.
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
-import { entities, turnEntities } from '../../drizzle/schema.ts';
+import { entities } from '../../drizzle/schema.ts';
 import { entityKey, EntityType, NAME_TYPES, type NerEntity } from './ner/types.ts';
+import { rowCodec } from './rows.ts';
 import { prepared, publish, type Store } from './store.ts';
 
 export type EntityRow = typeof entities.$inferSelect;
@@ -15,13 +16,21 @@ export type Owner = { turnId: number } | { memoryId: number };
 /** An entity keeps at most this many aliases (surface forms are many; lookups need few). */
 const MAX_ALIASES = 20;
 
-const byKey = (store: Store, key: string, type: string) =>
-  prepared(store, 'entity.byKey', (db) =>
-    db.select().from(entities).where(and(eq(entities.nameKey, sql.placeholder('key')), eq(entities.type, sql.placeholder('type')))).prepare(),
-  ).get({ key, type });
+const entityRows = rowCodec(entities);
 
-export const entityById = (store: Store, id: number) =>
-  prepared(store, 'entity.byId', (db) => db.select().from(entities).where(eq(entities.id, sql.placeholder('id'))).prepare()).get({ id });
+const byKey = (store: Store, key: string, type: string): EntityRow | undefined => {
+  const raw = prepared(store, 'entity.byKey', () =>
+    store.sqlite.prepare(`select ${entityRows.columns} from entities where name_key = ? and type = ?`).raw(),
+  ).get(key, type) as unknown[] | undefined;
+  return raw && entityRows.decode(raw);
+};
+
+export const entityById = (store: Store, id: number): EntityRow | undefined => {
+  const raw = prepared(store, 'entity.byId', () => store.sqlite.prepare(`select ${entityRows.columns} from entities where id = ?`).raw()).get(id) as
+    | unknown[]
+    | undefined;
+  return raw && entityRows.decode(raw);
+};
 
 /**
  * An entity of `type` (any type when null) with an alias whose key is `key`. A LIKE on the JSON
@@ -129,16 +138,10 @@ export function resolveEntity(store: Store, mention: Mention): { entity: EntityR
 
 /** The entities linked to one turn (prepared: the hot path reads it for every extracted memory). */
 export function entitiesOfTurn(store: Store, turnId: number): EntityRow[] {
-  return prepared(store, 'entity.ofTurn', (db) =>
-    db
-      .select({ entity: entities })
-      .from(turnEntities)
-      .innerJoin(entities, eq(entities.id, turnEntities.entityId))
-      .where(eq(turnEntities.turnId, sql.placeholder('turnId')))
-      .prepare(),
-  )
-    .all({ turnId })
-    .map((row) => row.entity);
+  const rows = prepared(store, 'entity.ofTurn', () =>
+    store.sqlite.prepare(`select ${entityRows.columnsOf('entities')} from turn_entities inner join entities on entities.id = turn_entities.entity_id where turn_entities.turn_id = ?`).raw(),
+  ).all(turnId) as unknown[][];
+  return rows.map((raw) => entityRows.decode(raw));
 }
 
 const LINK_SQL = {

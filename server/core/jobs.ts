@@ -2,9 +2,12 @@
 // that caused it; workers claim jobs with a lease, so a job whose process died runs again.
 import { and, asc, count, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import { jobs, type JobStatus } from '../../drizzle/schema.ts';
+import { rowCodec } from './rows.ts';
 import { prepared, publish, write, type Store } from './store.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
+
+const jobRows = rowCodec(jobs);
 
 /** Every kind of background work, named once. */
 export const JobType = {
@@ -34,16 +37,14 @@ export function enqueueJob(
   options: { runAt?: number; maxAttempts?: number } = {},
 ): JobRow {
   const now = store.clock.now();
-  const values = { type, payload, runAt: options.runAt ?? now, maxAttempts: options.maxAttempts ?? JOB_DEFAULTS.maxAttempts, createdAt: now, updatedAt: now };
   // Prepared once per store: addTurn enqueues on every turn, and building the query cost more
   // (about 0.3 ms) than running it.
-  const job = prepared(store, 'job.insert', (db) =>
-    db
-      .insert(jobs)
-      .values(Object.fromEntries(Object.keys(values).map((key) => [key, sql.placeholder(key)])) as unknown as typeof values)
-      .returning()
-      .prepare(),
-  ).get(values)!;
+  const inserted = prepared(store, 'job.insert', () =>
+    store.sqlite
+      .prepare(`insert into jobs (type, payload, run_at, max_attempts, created_at, updated_at) values (?, ?, ?, ?, ?, ?) returning ${jobRows.columns}`)
+      .raw(),
+  ).get(type, JSON.stringify(payload), options.runAt ?? now, options.maxAttempts ?? JOB_DEFAULTS.maxAttempts, now, now) as unknown[];
+  const job = jobRows.decode(inserted);
   publish(store, { type: 'job', jobId: job.id, jobType: type, status: 'pending', at: now });
   return job;
 }

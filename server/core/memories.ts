@@ -4,7 +4,6 @@ import { z } from 'zod';
 import {
   memories,
   memoryRelations,
-  memorySources,
   type MemoryKind,
   type MemoryLayer,
   type MemoryStatus,
@@ -15,6 +14,7 @@ import { linkMemoriesFast } from './ner/link.ts';
 import { notFound } from './errors.ts';
 import { score } from './scoring.ts';
 import { enqueueEmbedding } from './search/embed-queue.ts';
+import { rowCodec } from './rows.ts';
 import { prepared, write, type Store } from './store.ts';
 import { normalizeText } from './text.ts';
 import { contentSchema, importanceSchema, memoryIdSchema, parseInput, tagsSchema } from './validation.ts';
@@ -43,8 +43,11 @@ export function decayRateFor(store: Store, kind: MemoryKind, layer: MemoryLayer)
   return layer === 'long' ? store.config.decay.long_rate : store.config.decay.rate;
 }
 
+const memoryRows = rowCodec(memories);
+
 export function getMemory(store: Store, id: number): MemoryRow | undefined {
-  return prepared(store, 'memory.byId', (db) => db.select().from(memories).where(eq(memories.id, sql.placeholder('id'))).prepare()).get({ id });
+  const raw = prepared(store, 'memory.byId', () => store.sqlite.prepare(`select ${memoryRows.columns} from memories where id = ?`).raw()).get(id) as unknown[] | undefined;
+  return raw && memoryRows.decode(raw);
 }
 
 export function requireMemory(store: Store, id: number): MemoryRow {
@@ -74,13 +77,9 @@ export function findExactDuplicate(store: Store, contentKey: string, kind: Memor
 }
 
 export function linkSource(store: Store, memoryId: number, source: MemorySource) {
-  prepared(store, 'memory.linkSource', (db) =>
-    db
-      .insert(memorySources)
-      .values({ memoryId: sql.placeholder('memoryId'), turnId: sql.placeholder('turnId'), reason: sql.placeholder('reason'), rule: sql.placeholder('rule'), at: sql.placeholder('at') })
-      .onConflictDoNothing()
-      .prepare(),
-  ).run({ memoryId, turnId: source.turnId, reason: source.reason, rule: source.rule ?? null, at: store.clock.now() });
+  prepared(store, 'memory.linkSource', () =>
+    store.sqlite.prepare('insert into memory_sources (memory_id, turn_id, reason, rule, at) values (?, ?, ?, ?, ?) on conflict do nothing'),
+  ).run(memoryId, source.turnId, source.reason, source.rule ?? null, store.clock.now());
 }
 
 /** Reinforces an existing memory (D6): one more hit, seen now, tags and importance folded in. */
@@ -116,31 +115,32 @@ export function insertMemory(store: Store, candidate: MemoryCandidate, source?: 
   const kind = candidate.kind ?? 'fact';
   const layer = candidate.layer ?? (kind === 'reflection' ? 'long' : 'mid');
   const importance = candidate.importance ?? 0;
-  const values = {
+  const inserted = prepared(store, 'memory.insert', () =>
+    store.sqlite
+      .prepare(
+        `insert into memories (kind, layer, content, content_key, subject, slot, value, polarity, session_id, importance, tags, decay_rate, score, created_at, event_at, last_seen_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${memoryRows.columns}`,
+      )
+      .raw(),
+  ).get(
     kind,
     layer,
-    content: candidate.content,
-    contentKey: normalizeText(candidate.content),
-    subject: candidate.fact?.subject ?? null,
-    slot: candidate.fact?.slot ?? null,
-    value: candidate.fact?.value ?? null,
-    polarity: candidate.fact?.polarity ?? null,
-    sessionId: candidate.sessionId ?? null,
+    candidate.content,
+    normalizeText(candidate.content),
+    candidate.fact?.subject ?? null,
+    candidate.fact?.slot ?? null,
+    candidate.fact?.value ?? null,
+    candidate.fact?.polarity ?? null,
+    candidate.sessionId ?? null,
     importance,
-    tags: candidate.tags ?? [],
-    decayRate: candidate.decayRate ?? decayRateFor(store, kind, layer),
-    score: score({ hits: 0, importance, createdAt: now }, now, store.config.scoring),
-    createdAt: now,
-    eventAt: candidate.eventAt ?? now,
-    lastSeenAt: now,
-  };
-  const memory = prepared(store, 'memory.insert', (db) =>
-    db
-      .insert(memories)
-      .values(Object.fromEntries(Object.keys(values).map((key) => [key, sql.placeholder(key)])) as unknown as typeof values)
-      .returning()
-      .prepare(),
-  ).get(values)!;
+    JSON.stringify(candidate.tags ?? []),
+    candidate.decayRate ?? decayRateFor(store, kind, layer),
+    score({ hits: 0, importance, createdAt: now }, now, store.config.scoring),
+    now,
+    candidate.eventAt ?? now,
+    now,
+  ) as unknown[];
+  const memory = memoryRows.decode(inserted);
   if (source) linkSource(store, memory.id, source);
   // Every new memory (extracted, remembered, consolidated, corrected) gets a vector by a job.
   enqueueEmbedding(store, { memoryIds: [memory.id] });

@@ -1,13 +1,16 @@
 // Turns are the episodic layer (D1). The short-term context is the last N turns of a session;
 // older turns leave the window but stay searchable history.
-import { desc, eq, inArray, sql } from 'drizzle-orm';
+import { desc, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { ROLES, turns } from '../../drizzle/schema.ts';
+import { rowCodec } from './rows.ts';
 import { ensureSession } from './sessions.ts';
 import { prepared, publish, write, type Store } from './store.ts';
 import { parseInput } from './validation.ts';
 
 export type TurnRow = typeof turns.$inferSelect;
+
+const turnRows = rowCodec(turns);
 
 export const addTurnSchema = z.object({
   sessionId: z.string().trim().min(1, 'must not be empty').max(200),
@@ -30,14 +33,10 @@ export function addTurn<R>(store: Store, input: AddTurnInput, afterInsert?: Turn
     const now = store.clock.now();
     const at = parsed.at ?? now;
     const newSession = ensureSession(store, parsed.sessionId, at);
-    const values = { sessionId: parsed.sessionId, role: parsed.role, name: parsed.name ?? null, text: parsed.text, at, createdAt: now };
-    const turn = prepared(store, 'turn.insert', (db) =>
-      db
-        .insert(turns)
-        .values(Object.fromEntries(Object.keys(values).map((key) => [key, sql.placeholder(key)])) as unknown as typeof values)
-        .returning()
-        .prepare(),
-    ).get(values)!;
+    const inserted = prepared(store, 'turn.insert', () =>
+      store.sqlite.prepare(`insert into turns (session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?) returning ${turnRows.columns}`).raw(),
+    ).get(parsed.sessionId, parsed.role, parsed.name ?? null, parsed.text, at, now) as unknown[];
+    const turn = turnRows.decode(inserted);
     publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, at: now });
     const extra = afterInsert?.(store, turn, { autoExtract: parsed.autoExtract, newSession });
     return { turn, newSession, extra };
