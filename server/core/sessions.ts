@@ -16,24 +16,15 @@ const sessionColumns = {
 
 /** Registers the session or moves its last-seen time forward. Returns true when it is new. */
 export function ensureSession(store: Store, id: string, at: number): boolean {
-  const at$ = sql.placeholder('at');
-  const existing = prepared(store, 'session.exists', (db) =>
-    db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, sql.placeholder('id'))).prepare(),
-  ).get({ id });
-  if (existing) {
-    prepared(store, 'session.touch', (db) =>
-      db
-        .update(sessions)
-        // A new turn reopens a consolidated session: it will be consolidated again (idempotently).
-        .set({ lastSeenAt: sql`max(${sessions.lastSeenAt}, ${at$})`, firstSeenAt: sql`min(${sessions.firstSeenAt}, ${at$})`, consolidatedAt: null })
-        .where(eq(sessions.id, sql.placeholder('id')))
-        .prepare(),
-    ).run({ id, at });
-    return false;
-  }
-  prepared(store, 'session.insert', (db) =>
-    db.insert(sessions).values({ id: sql.placeholder('id'), firstSeenAt: at$, lastSeenAt: at$ }).prepare(),
-  ).run({ id, at });
+  // Most turns continue a session: one update finds out, and the insert runs only when it touched nothing.
+  // A new turn reopens a consolidated session: it will be consolidated again (idempotently).
+  const touched = prepared(store, 'session.touch', () =>
+    store.sqlite.prepare(
+      'update sessions set last_seen_at = max(last_seen_at, @at), first_seen_at = min(first_seen_at, @at), consolidated_at = null where id = @id',
+    ),
+  ).run({ id, at }).changes;
+  if (touched > 0) return false;
+  prepared(store, 'session.insert', () => store.sqlite.prepare('insert into sessions (id, first_seen_at, last_seen_at) values (@id, @at, @at)')).run({ id, at });
   return true;
 }
 
