@@ -130,7 +130,7 @@ function wordsOf(text: string): Word[] {
 /** Two words belong to one name when only a space, hyphen, apostrophe or period separates them. */
 const joined = (text: string, a: Word, b: Word) => b.start - a.end <= 2 && /^[\s.'’-]+$/.test(text.slice(a.end, b.start));
 
-type StoreIndex = { index: NameIndex; loaded: boolean; dirty: Set<number>; dataVersion: () => number; version: number };
+type StoreIndex = { index: NameIndex; loaded: boolean; dirty: Set<number>; dataVersion: () => number; version: number; checkedIn: unknown };
 const indexes = new WeakMap<Store, StoreIndex>();
 
 function loadAll(store: Store, state: StoreIndex) {
@@ -162,13 +162,17 @@ export function knownNames(store: Store): NameIndex {
   let state = indexes.get(store);
   if (!state) {
     const statement = store.sqlite.prepare('pragma data_version').pluck();
-    state = { index: new NameIndex(), loaded: false, dirty: new Set(), dataVersion: () => statement.get() as number, version: 0 };
+    state = { index: new NameIndex(), loaded: false, dirty: new Set(), dataVersion: () => statement.get() as number, version: 0, checkedIn: null };
     const s = state;
     onChange(store, (event) => {
       if (event.type === 'entity' && event.action !== 'linked') s.dirty.add(event.entityId);
     });
     indexes.set(store, state);
   }
+  // Inside one write transaction nothing can change it: no other connection commits while this
+  // one holds the write lock, and our own changes arrive as events after the commit.
+  if (store.pending && state.checkedIn === store.pending) return state.index;
+  state.checkedIn = store.pending;
   // data_version moves only when another connection commits: our own writes arrive as events.
   const version = state.dataVersion();
   if (!state.loaded || version !== state.version || state.dirty.size > PATCH_LIMIT) {
