@@ -1,5 +1,5 @@
 // Memories (D2): facts and reflections, saved with dedupe, reinforced (D6), archived (D3).
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   memories,
@@ -67,13 +67,10 @@ export function memoriesByIds(store: Store, ids: readonly number[]): Map<number,
  * planner prefers the two-column (kind, status) index, which is a scan of every active fact.
  */
 export function findExactDuplicate(store: Store, contentKey: string, kind: MemoryKind): MemoryRow | undefined {
-  return prepared(store, 'memory.exact', (db) =>
-    db
-      .select()
-      .from(memories)
-      .where(and(eq(memories.contentKey, sql.placeholder('contentKey')), sql`+${memories.kind} = ${sql.placeholder('kind')}`, sql`+${memories.status} = 'active'`))
-      .prepare(),
-  ).get({ contentKey, kind });
+  const raw = prepared(store, 'memory.exact', () =>
+    store.sqlite.prepare(`select ${memoryRows.columns} from memories where content_key = ? and +kind = ? and +status = 'active'`).raw(),
+  ).get(contentKey, kind) as unknown[] | undefined;
+  return raw && memoryRows.decode(raw);
 }
 
 export function linkSource(store: Store, memoryId: number, source: MemorySource) {
@@ -264,11 +261,8 @@ export function correctMemory(store: Store, id: number, content: string): { old:
 
 /** Active memories sharing subject + slot with the candidate (conflict candidates). */
 export function activeFactsForSlot(store: Store, subject: string, slot: string): MemoryRow[] {
-  return prepared(store, 'memory.slot', (db) =>
-    db
-      .select()
-      .from(memories)
-      .where(and(eq(memories.subject, sql.placeholder('subject')), eq(memories.slot, sql.placeholder('slot')), eq(memories.status, 'active')))
-      .prepare(),
-  ).all({ subject, slot });
+  const rows = prepared(store, 'memory.slot', () =>
+    store.sqlite.prepare(`select ${memoryRows.columns} from memories where subject = ? and slot = ? and status = 'active'`).raw(),
+  ).all(subject, slot) as unknown[][];
+  return rows.map((raw) => memoryRows.decode(raw));
 }

@@ -72,12 +72,19 @@ export function findFuzzyDuplicate(store: Store, content: string, polarity: numb
   for (const [id, contentKey, theirPolarity] of candidates) {
     // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
     if ((theirPolarity ?? 1) !== (polarity ?? 1)) continue;
-    const theirs = new Set(contentKey.split(' ').filter(Boolean));
-    // Jaccard >= t needs the sizes within a factor t of each other.
-    if (theirs.size < threshold * mine.size || mine.size < threshold * theirs.size) continue;
+    // Their distinct tokens and how many of them are mine, without a Set per candidate (keys are short).
+    const words = contentKey.split(' ');
+    let size = 0;
     let shared = 0;
-    for (const token of theirs) if (mine.has(token)) shared++;
-    const overlap = shared / (mine.size + theirs.size - shared);
+    for (let i = 0; i < words.length; i++) {
+      const word = words[i]!;
+      if (word === '' || (i > 0 && words.lastIndexOf(word, i - 1) !== -1)) continue;
+      size++;
+      if (mine.has(word)) shared++;
+    }
+    // Jaccard >= t needs the sizes within a factor t of each other.
+    if (size < threshold * mine.size || mine.size < threshold * size) continue;
+    const overlap = shared / (mine.size + size - shared);
     if (overlap >= threshold && (!best || overlap > best.overlap)) best = { id, overlap };
   }
   return best && getMemory(store, best.id);
@@ -102,15 +109,12 @@ function alreadyFrom(store: Store, memoryId: number, turnId: number | null): boo
 /** A memory with this content already extracted from this turn, whatever its status since. */
 function extractedBefore(store: Store, contentKey: string, turnId: number | null): MemoryRow | undefined {
   if (turnId === null) return undefined;
-  const row = prepared(store, 'memory.fromTurnByKey', (db) =>
-    db
-      .select({ id: memories.id })
-      .from(memories)
-      .innerJoin(memorySources, eq(memorySources.memoryId, memories.id))
-      .where(and(eq(memorySources.turnId, sql.placeholder('turnId')), eq(memories.contentKey, sql.placeholder('contentKey'))))
-      .prepare(),
-  ).get({ turnId, contentKey });
-  return row && getMemory(store, row.id);
+  const id = prepared(store, 'memory.fromTurnByKey', () =>
+    store.sqlite
+      .prepare('select memories.id from memories inner join memory_sources on memory_sources.memory_id = memories.id where memory_sources.turn_id = ? and memories.content_key = ?')
+      .pluck(),
+  ).get(turnId, contentKey) as number | undefined;
+  return id === undefined ? undefined : getMemory(store, id);
 }
 
 function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Extracted[] {
