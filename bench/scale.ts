@@ -114,6 +114,12 @@ export async function benchScale(size: number, samples: number) {
   // on every probe once sqlite_stat4 covers its shadow tables.
   const runtime = createRuntime(store, {});
 
+  // Warm up as a running server would be (statements prepared, code compiled), like search and
+  // context below: a short session of its own, before the measured sessions.
+  for (let i = 0; i < 20; i++) {
+    now += 60_000;
+    await ingestTurn(runtime, { sessionId: 'warmup', role: 'user', name: NAMES[i % NAMES.length]!, text: `I keep a notebook about warm-up topic number ${i} at home` });
+  }
   const addTurnMs: number[] = [];
   for (let i = 0; i < samples; i++) {
     now += 60_000;
