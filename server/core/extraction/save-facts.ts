@@ -57,17 +57,20 @@ export function findFuzzyDuplicate(store: Store, content: string, polarity: numb
   if (mine.size === 0) return undefined;
   const match = duplicateProbe([...mine], threshold);
   if (!match) return undefined;
-  // Rows as arrays [id, content_key, polarity]: up to 50 a call, cheaper to build than objects.
+  // Of the newest matches, SQLite drops those the checks below would skip: the other polarity,
+  // and keys with fewer words than t·|A| (a key has no more distinct tokens than words). Rows
+  // come as arrays [id, content_key, polarity], cheaper to build than objects.
   const candidates = prepared(store, 'memory.fuzzyCandidates', () =>
     store.sqlite
       .prepare(
         `select m.id, m.content_key, m.polarity
          from (select rowid from memories_fts where memories_fts match ? order by rowid desc limit ${FUZZY_CANDIDATES}) f
          cross join memories m on m.id = f.rowid
-         where m.status = 'active' and m.kind = 'fact'`,
+         where m.status = 'active' and m.kind = 'fact' and coalesce(m.polarity, 1) = ?
+           and length(m.content_key) - length(replace(m.content_key, ' ', '')) + 1 >= ?`,
       )
       .raw(),
-  ).all(match) as [id: number, contentKey: string, polarity: number | null][];
+  ).all(match, polarity ?? 1, Math.ceil(threshold * mine.size)) as [id: number, contentKey: string, polarity: number | null][];
   let best: { id: number; overlap: number } | undefined;
   for (const [id, contentKey, theirPolarity] of candidates) {
     // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
