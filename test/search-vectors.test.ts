@@ -25,7 +25,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function setup(options: { dimensions?: number; native?: number; honourDimensions?: boolean; path?: string; url?: string; model?: string } = {}) {
+async function setup(options: { dimensions?: number; native?: number; honourDimensions?: boolean | 'reject'; path?: string; url?: string; model?: string } = {}) {
   let url = options.url;
   if (!url) {
     const server = await startOpenAiServer(undefined, { native: options.native ?? 64, honourDimensions: options.honourDimensions });
@@ -81,6 +81,26 @@ describe('vector search', () => {
       await drainJobs(store, jobHandlers(runtime));
       const server = servers.at(-1)!;
       expect(server.requests.find((r) => r.path.endsWith('/embeddings'))!.body).toMatchObject({ model: 'hash-embed', dimensions: 12 });
+      const stored = vectorOf(store, 'vec_turns', turn.id);
+      expect(stored).toHaveLength(12);
+      expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
+    }
+  });
+
+  it('asks without `dimensions` from then on when the provider rejects the parameter', async () => {
+    const { store, runtime, say } = await setup({ dimensions: 12, native: 48, honourDimensions: 'reject' });
+    const first = await say('Painting sunsets at the lake with my kids.');
+    const report = await drainJobs(store, jobHandlers(runtime));
+    expect(report.failed).toBe(0);
+    const second = await say('My kids love the lake in summer.');
+    await drainJobs(store, jobHandlers(runtime));
+    const bodies = servers.at(-1)!.requests.filter((r) => r.path.endsWith('/embeddings')).map((r) => r.body);
+    // Rejected requests (the jobs that were already in flight), then none with the parameter.
+    const lastRejected = bodies.findLastIndex((b) => b.dimensions !== undefined);
+    expect(lastRejected).toBeGreaterThanOrEqual(0);
+    expect(bodies.slice(lastRejected + 1).length).toBeGreaterThanOrEqual(2);
+    expect(bodies.length).toBeGreaterThanOrEqual(3);
+    for (const turn of [first.turn, second.turn]) {
       const stored = vectorOf(store, 'vec_turns', turn.id);
       expect(stored).toHaveLength(12);
       expect(Math.hypot(...stored)).toBeCloseTo(1, 5);

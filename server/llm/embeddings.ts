@@ -3,6 +3,7 @@
 // provider that ignores `dimensions` (or has no such parameter) is truncated and re-normalised,
 // which is sound for Matryoshka-trained models and keeps the stored size fixed for the others.
 import type { Config } from '../core/config.ts';
+import { APIError } from 'openai';
 import { openAiClient } from './openai.ts';
 
 export type Embedder = {
@@ -31,14 +32,27 @@ export function fitVector(values: ArrayLike<number>, dimensions: number): Float3
 export function createEmbedder(config: Config['embedding'], env: NodeJS.ProcessEnv = process.env): Embedder | null {
   const client = openAiClient(config, env);
   if (!client) return null;
+  // Some servers reject `dimensions` (models without Matryoshka training answer 400): then it is
+  // asked for no more, and vectors are cut to size here instead.
+  let sendDimensions = true;
+  const request = (texts: string[]) =>
+    // Floats, not the SDK's default base64: not every compatible server implements base64.
+    client.embeddings.create({ model: config.model, input: texts, encoding_format: 'float', ...(sendDimensions ? { dimensions: config.dimensions } : {}) });
   return {
     model: config.model,
     dimensions: config.dimensions,
     batchSize: config.batch_size,
     async embed(texts) {
       if (texts.length === 0) return [];
-      // Floats, not the SDK's default base64: not every compatible server implements base64.
-      const response = await client.embeddings.create({ model: config.model, input: texts, dimensions: config.dimensions, encoding_format: 'float' });
+      const sent = sendDimensions;
+      let response;
+      try {
+        response = await request(texts);
+      } catch (error) {
+        if (!(sent && error instanceof APIError && (error.status === 400 || error.status === 422))) throw error;
+        sendDimensions = false;
+        response = await request(texts);
+      }
       const data = [...response.data].sort((a, b) => a.index - b.index);
       if (data.length !== texts.length) throw new Error(`embedding endpoint returned ${data.length} vectors for ${texts.length} inputs`);
       return data.map((d) => fitVector(d.embedding, config.dimensions));

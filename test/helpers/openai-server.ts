@@ -15,9 +15,9 @@ export type RecordedRequest = { path: string; headers: IncomingMessage['headers'
 /**
  * /embeddings answers with a deterministic hashed bag of words (texts sharing words are close).
  * `native` is the model's own size; `honourDimensions: false` plays a provider that ignores the
- * `dimensions` parameter and always returns `native` values.
+ * `dimensions` parameter and always returns `native` values; `'reject'` one that answers 400 to it.
  */
-export type EmbeddingOptions = { native?: number; honourDimensions?: boolean; failures?: number };
+export type EmbeddingOptions = { native?: number; honourDimensions?: boolean | 'reject'; failures?: number };
 
 export function hashedEmbedding(text: string, size: number): number[] {
   const vector = new Array<number>(size).fill(0);
@@ -44,6 +44,11 @@ export async function startOpenAiServer(fallback: Behaviour = { reply: '[]' }, e
         embeddingFailures--;
         res.writeHead(503, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: 'scripted embedding failure', type: 'server_error' } }));
+        return;
+      }
+      if (embedding.honourDimensions === 'reject' && body.dimensions !== undefined) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'This model does not support specifying dimensions.', type: 'invalid_request_error' } }));
         return;
       }
       const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
