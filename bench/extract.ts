@@ -8,7 +8,7 @@ import { closeStore, openStore } from '../server/db/open.ts';
 import { ingestTurn } from '../server/ingest.ts';
 import { createRuntime } from '../server/runtime.ts';
 import { normalizeText } from '../server/core/text.ts';
-import { loadLocomo } from './locomo-data.ts';
+import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
 import { percentile, round } from './stats.ts';
 
 const STOPWORDS = new Set(
@@ -28,8 +28,7 @@ const recall = (observation: Set<string>, memory: Set<string>) => {
   return shared / observation.size;
 };
 
-export async function benchExtract(file: string) {
-  const conversation = loadLocomo(file);
+export async function benchExtract(conversation: LocomoConversation) {
   const store = openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' } } });
   const runtime = createRuntime(store, {});
   const turnIds = new Map<string, number>();
@@ -87,7 +86,7 @@ async function main() {
     process.exit(2);
   }
   const results: Awaited<ReturnType<typeof benchExtract>>[] = [];
-  for (const file of positionals) results.push(await benchExtract(file));
+  for (const conversation of positionals.flatMap(loadLocomo)) results.push(await benchExtract(conversation));
   const sum = (key: 'turns' | 'observations' | 'memories') => results.reduce((n, r) => n + r[key], 0);
   const overall = {
     turns: sum('turns'),

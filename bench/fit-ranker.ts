@@ -8,6 +8,7 @@ import { DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
 import { TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
 import { closeStore } from '../server/db/open.ts';
 import { loadConversation } from './locomo.ts';
+import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
 import { round } from './stats.ts';
 
 /** One question: the scored turns' features (row-major) and which rows are evidence. */
@@ -16,8 +17,8 @@ type Sample = { file: string; rows: number; features: Float64Array; evidence: nu
 const D = TURN_FEATURES.length;
 const GRID = [-2, -1, -0.5, -0.3, -0.1, 0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 4];
 
-async function samples(file: string): Promise<Sample[]> {
-  const loaded = await loadConversation(file);
+async function samples(conversation: LocomoConversation): Promise<Sample[]> {
+  const loaded = await loadConversation(conversation);
   const out: Sample[] = [];
   for (const question of loaded.questions) {
     const features = new Map<number, number[]>();
@@ -83,7 +84,7 @@ const asRecord = (w: Float64Array) => Object.fromEntries(TURN_FEATURES.map((f, i
 
 export async function fitRanker(files: string[]) {
   const all: Sample[] = [];
-  for (const file of files) all.push(...(await samples(file)));
+  for (const conversation of files.flatMap(loadLocomo)) all.push(...(await samples(conversation)));
   const current = Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f]));
   const conversations = [];
   const pooled = [0, 0, 0];

@@ -15,7 +15,7 @@ import { createRuntime } from '../server/runtime.ts';
 import { jobHandlers } from '../server/jobs/handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import type { Store } from '../server/core/store.ts';
-import { loadLocomo } from './locomo-data.ts';
+import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
 import { percentile, round } from './stats.ts';
 
 export type Retriever = { name: string; retrieve(question: string, k: number): number[] };
@@ -29,8 +29,7 @@ export type SystemResult = {
 type Question = { text: string; category: number; evidence: number[] };
 type Loaded = { name: string; store: Store; questions: Question[]; turns: { id: number; text: string }[] };
 
-export async function loadConversation(file: string): Promise<Loaded> {
-  const conversation = loadLocomo(file);
+export async function loadConversation(conversation: LocomoConversation): Promise<Loaded> {
   const store = openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' } } });
   const runtime = createRuntime(store, {});
   const turnIds = new Map<string, number>();
@@ -123,18 +122,20 @@ function summarise(name: string, tally: Tally, ks: number[]): SystemResult {
   };
 }
 
-/** Feature switches for the ablation: each run turns one thing off. */
+/** Ranker features set to 0. */
 const without = (...features: string[]): SearchOptions => ({ tuning: { turns: { weights: Object.fromEntries(features.map((f) => [f, 0])) } } });
 
-/** Feature switches for the ablation: each run turns one group off. */
+/**
+ * Feature switches for the ablation: each run turns one group off. Facts have no row: they reach
+ * turns as a ranker feature and an RRF list whose weights were both fitted to 0 on LoCoMo.
+ */
 export const ABLATIONS: Record<string, SearchOptions> = {
   'no-neighbours': without('prev', 'next', 'prev2', 'next2', 'windowCoverage'),
   'no-coverage': without('coverage', 'windowCoverage', 'bigram'),
   'no-speaker': without('speaker', 'otherSpeaker'),
   'no-time': without('timeWords', 'onDate', 'opener'),
   'no-answer-type': without('number', 'name', 'question'),
-  'no-memory': without('memory'),
-  'no-entity': without('entity'),
+  'no-entity': { tuning: { turns: { weights: { entity: 0 } }, weights: { entity: 0 } } },
 };
 
 export async function runBenchmark(files: string[], ks: number[], ablation = false) {
@@ -146,8 +147,8 @@ export async function runBenchmark(files: string[], ks: number[], ablation = fal
   if (ablation) for (const [name, options] of Object.entries(ABLATIONS)) makers.push({ name: `symbiosis ${name}`, make: (l) => symbiosisRetriever(l, options, `symbiosis ${name}`) });
   const tallies = new Map(makers.map((m) => [m.name, { sums: new Map(), counts: new Map(), latencies: [] } as Tally]));
   let questions = 0;
-  for (const file of files) {
-    const loaded = await loadConversation(file);
+  for (const conversation of files.flatMap(loadLocomo)) {
+    const loaded = await loadConversation(conversation);
     questions += loaded.questions.length;
     for (const maker of makers) evaluate(loaded, maker.make(loaded), ks, tallies.get(maker.name)!);
     closeStore(loaded.store);

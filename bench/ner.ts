@@ -50,8 +50,7 @@ async function ingest(conversation: LocomoConversation) {
   return { store: on.store, addTurnOff: off.addTurn, addTurnOn: on.addTurn, job, hotLinks };
 }
 
-export async function benchNer(file: string) {
-  const conversation = loadLocomo(file);
+export async function benchNer(conversation: LocomoConversation) {
   const texts = conversation.sessions.flatMap((s) => s.turns.map((t) => t.text));
   const on = await ingest(conversation);
   const { store } = on;
@@ -96,9 +95,10 @@ async function main() {
     process.exit(2);
   }
   await loadCompromise(); // its one-off import is not a per-turn cost
-  await benchNer(positionals[0]!); // warm-up: JIT and statement caches
+  const conversations = positionals.flatMap(loadLocomo);
+  await benchNer(conversations[0]!); // warm-up: JIT and statement caches
   const results = [];
-  for (const file of positionals) results.push(await benchNer(file));
+  for (const conversation of conversations) results.push(await benchNer(conversation));
   if (values.json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     return;

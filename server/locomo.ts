@@ -31,10 +31,26 @@ export function parseLocomoDate(text: string): number {
 const turnText = (turn: { text: string; blip_caption?: string }) =>
   turn.blip_caption ? `${turn.text} [image: ${turn.blip_caption}]` : turn.text;
 
-const splitIds = (ids: string | string[]) => (Array.isArray(ids) ? ids : ids.split(/[;,\s]+/)).filter((id) => /^D\d+:\d+$/.test(id));
+/**
+ * Dialogue ids from a list or one string, as the data set writes them: "D8:6; D9:17" in one item,
+ * "D:11:26" for D11:26. Anything else names no turn and is dropped.
+ */
+export const parseDiaIds = (ids: string | string[]) =>
+  (Array.isArray(ids) ? ids : [ids]).flatMap((item) => [...String(item).matchAll(/\bD:?(\d+):(\d+)\b/g)].map((m) => `D${Number(m[1])}:${Number(m[2])}`));
 
-export function loadLocomo(path: string): LocomoConversation {
+/**
+ * The conversations in a file: one conversation (as split out per file) or the data set's own
+ * locomo10.json, an array of them (named after the file and each one's sample_id).
+ */
+export function loadLocomo(path: string): LocomoConversation[] {
   const raw = JSON.parse(readFileSync(path, 'utf8'));
+  const name = basename(path, '.json');
+  if (!Array.isArray(raw)) return [parseConversation(raw, name)];
+  return raw.map((item, i) => parseConversation(item, `${name}:${item?.sample_id ?? i + 1}`));
+}
+
+function parseConversation(raw: any, name: string): LocomoConversation {
+  if (!raw || typeof raw !== 'object') throw new Error(`${name}: not a LoCoMo conversation`);
   const data = raw.conversation ?? raw;
   const sessions: LocomoSession[] = [];
   for (let index = 1; Array.isArray(data[`session_${index}`]) || data[`session_${index}_date_time`]; index++) {
@@ -48,19 +64,20 @@ export function loadLocomo(path: string): LocomoConversation {
       turns: turns.map((t: any, i: number) => ({ diaId: t.dia_id, speaker: t.speaker, text: turnText(t), at: at + i * 60_000 })),
     });
   }
+  if (sessions.length === 0) throw new Error(`${name}: no sessions (session_1, session_1_date_time, ...): not a LoCoMo conversation`);
   const observationSource = raw.observation ?? data;
   const observations: LocomoObservation[] = [];
   for (const [key, value] of Object.entries(observationSource)) {
     if (!key.endsWith('_observation')) continue;
     for (const [speaker, items] of Object.entries(value as Record<string, [string, string | string[]][]>)) {
-      for (const [text, ids] of items) observations.push({ speaker, text, diaIds: splitIds(ids) });
+      for (const [text, ids] of items) observations.push({ speaker, text, diaIds: parseDiaIds(ids) });
     }
   }
   return {
-    name: basename(path, '.json'),
+    name,
     speakers: [data.speaker_a, data.speaker_b],
     sessions,
-    questions: (raw.qa ?? []).map((q: any) => ({ question: q.question, answer: q.answer ?? q.adversarial_answer, evidence: q.evidence ?? [], category: q.category })),
+    questions: (raw.qa ?? []).map((q: any) => ({ question: q.question, answer: q.answer ?? q.adversarial_answer, evidence: parseDiaIds(q.evidence ?? []), category: q.category })),
     observations,
   };
 }

@@ -133,6 +133,38 @@ describe('export and import', () => {
   });
 });
 
+describe('import --format locomo', () => {
+  it("loads the data set's own file (an array of conversations) through addTurn; refuses one that is not LoCoMo", async () => {
+    const conversation = (id: string) => ({
+      sample_id: id,
+      conversation: {
+        speaker_a: 'Ana',
+        speaker_b: 'Ben',
+        session_1_date_time: '1:56 pm on 8 May, 2023',
+        session_1: [
+          { speaker: 'Ana', dia_id: 'D1:1', text: `I took a pottery class in ${id}.` },
+          { speaker: 'Ben', dia_id: 'D1:2', text: 'I adopted a dog named Rex.' },
+        ],
+      },
+      qa: [],
+    });
+    const file = join(dir, 'locomo10.json');
+    writeFileSync(file, JSON.stringify([conversation('conv-1'), conversation('conv-2')]));
+    const db = join(dir, 'locomo', 'memory.db');
+    const loaded = await sm(['--db', db, 'import', '--format', 'locomo', file, '--json'], NOW);
+    expect(loaded.code, loaded.stderr).toBe(0);
+    expect(loaded.json).toMatchObject({ format: 'locomo', conversation: 'locomo10:conv-1, locomo10:conv-2', sessions: 2, turns: 4 });
+    const session = await sm(['--db', db, 'session', 'locomo10:conv-2:1', '--json'], NOW);
+    expect(session.code, session.stderr).toBe(0);
+    expect(JSON.stringify(session.json)).toContain('pottery class in conv-2');
+
+    writeFileSync(join(dir, 'not-locomo.json'), JSON.stringify({ hello: 'world' }));
+    const refused = await sm(['--db', db, 'import', '--format', 'locomo', join(dir, 'not-locomo.json')], NOW);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/no sessions .*not a LoCoMo conversation/);
+  });
+});
+
 describe('failures', () => {
   it('wrong flags, unknown ids and an unreachable server give a clear message and exit code', { timeout: 300_000 }, async () => {
     const closed = await freePort();

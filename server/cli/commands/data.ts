@@ -72,35 +72,45 @@ async function importFrom(backend: Backend, file: string): Promise<ImportReport>
   return body;
 }
 
-/** A LoCoMo conversation through addTurn, as an app would send it: speakers by name, session dates. */
+/** LoCoMo conversations through addTurn, as an app would send them: speakers by name, session dates. */
 async function importLocomo(backend: Backend, file: string, assistant?: string) {
   const { loadLocomo } = await import('../../locomo.ts');
-  const conversation = loadLocomo(file);
-  if (assistant && !conversation.speakers.includes(assistant)) throw badInput(`--assistant: ${assistant} is not a speaker (${conversation.speakers.join(', ')})`);
+  let conversations;
+  try {
+    conversations = loadLocomo(file);
+  } catch (error) {
+    throw badInput(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  for (const conversation of conversations) {
+    if (assistant && !conversation.speakers.includes(assistant)) throw badInput(`--assistant: ${assistant} is not a speaker of ${conversation.name} (${conversation.speakers.join(', ')})`);
+  }
   let turns = 0;
   let memories = 0;
-  const bar = progress(conversation.sessions.reduce((n, s) => n + s.turns.length, 0));
+  const bar = progress(conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0));
   try {
-    for (const session of conversation.sessions) {
-      for (const turn of session.turns) {
-        const { addTurn } = await backend.sdk.addTurn({
-          input: {
-            sessionId: `${conversation.name}:${session.index}`,
-            role: turn.speaker === assistant ? 'ASSISTANT' : 'USER',
-            name: turn.speaker,
-            text: turn.text,
-            at: new Date(turn.at).toISOString(),
-          },
-        });
-        turns++;
-        memories += addTurn.extracted.filter((e) => e.action === 'CREATED').length;
-        bar.update(turns);
+    for (const conversation of conversations) {
+      for (const session of conversation.sessions) {
+        for (const turn of session.turns) {
+          const { addTurn } = await backend.sdk.addTurn({
+            input: {
+              sessionId: `${conversation.name}:${session.index}`,
+              role: turn.speaker === assistant ? 'ASSISTANT' : 'USER',
+              name: turn.speaker,
+              text: turn.text,
+              at: new Date(turn.at).toISOString(),
+            },
+          });
+          turns++;
+          memories += addTurn.extracted.filter((e) => e.action === 'CREATED').length;
+          bar.update(turns);
+        }
       }
     }
   } finally {
     bar.stop();
   }
-  return { format: 'locomo', conversation: conversation.name, sessions: conversation.sessions.length, turns, memoriesCreated: memories };
+  const sessions = conversations.reduce((n, c) => n + c.sessions.length, 0);
+  return { format: 'locomo', conversation: conversations.map((c) => c.name).join(', '), sessions, turns, memoriesCreated: memories };
 }
 
 export function registerDataCommands(program: Command, globals: () => GlobalOptions) {
@@ -125,7 +135,7 @@ export function registerDataCommands(program: Command, globals: () => GlobalOpti
   program
     .command('import')
     .description('restore an export (idempotent: records already present are not duplicated), or load a LoCoMo conversation')
-    .argument('<file>', 'a file from `sm export`, or a LoCoMo conversation JSON with --format locomo')
+    .argument('<file>', 'a file from `sm export`, or a LoCoMo JSON file with --format locomo (one conversation, or the data set\'s array of them)')
     .addOption(new Option('--format <format>', 'what the file is').choices(['jsonl', 'locomo']).default('jsonl'))
     .option('--assistant <speaker>', 'locomo: the speaker to store as the assistant (default: both are users)')
     .addHelpText('after', '\nExamples:\n  sm import backup.jsonl\n  sm import --format locomo conv-26.json')
