@@ -62,6 +62,13 @@ describe('embedded and --url give the same JSON', () => {
     await same('get-context', '--session', 's2', '--query', 'pottery');
     await same('search', 'where does Ana live');
     await same('search', 'pottery', '--kinds', 'turn', '--limit', '3');
+    // Filters reach the API: only Ana's turns, and a markdown block cut to a small budget.
+    const bySpeaker = await same('search', 'Lisbon Alice', '--kinds', 'turn', '--speakers', 'Nobody', '--status', 'active');
+    expect(bySpeaker).toEqual([]);
+    const full = await same('get-context', '--session', 's2', '--query', 'pottery');
+    const cut = await same('get-context', '--session', 's2', '--query', 'pottery', '--max-tokens', '10');
+    expect(cut.markdown.length).toBeLessThan(full.markdown.length);
+    expect(cut.markdown.length).toBeLessThanOrEqual(40);
     await same('sessions');
     await same('session', 's1');
     await same('entities');
@@ -171,6 +178,7 @@ describe('failures', () => {
     const cases: [string[], number, RegExp][] = [
       [['--db', A, 'list', '--sort', 'sideways'], 2, /'sideways' is invalid/],
       [['--db', A, 'list', '--bogus'], 2, /unknown option '--bogus'/],
+      [['--db', A, 'search', 'x', '--kinds', 'turn,bogus'], 2, /comma-separated list of fact, reflection, turn \(got 'bogus'\)/],
       [['--db', A, 'show', '--id', '999'], 1, /memory 999 not found/],
       [['--db', A, 'entity', 'Nobody Atall'], 1, /not found/],
       [['--db', A, 'session', 'nope'], 1, /session "nope" not found/],

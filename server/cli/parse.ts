@@ -23,3 +23,13 @@ export const list = (value: string) => value.split(',').map((s) => s.trim()).fil
 
 /** Upper-case enum values of the API from the CLI's lower-case words. */
 export const upper = <T extends string>(value: T | undefined) => value?.toUpperCase() as Uppercase<T> | undefined;
+
+/** A comma-separated list whose every item must be one of `choices`. */
+export const listOf =
+  (choices: readonly string[]) =>
+  (value: string): string[] => {
+    const items = list(value);
+    const bad = items.find((item) => !choices.includes(item));
+    if (bad !== undefined || items.length === 0) throw new InvalidArgumentError(`expected a comma-separated list of ${choices.join(', ')}${bad ? ` (got '${bad}')` : ''}`);
+    return items;
+  };

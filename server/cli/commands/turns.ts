@@ -38,11 +38,12 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
     .requiredOption('--session <id>', 'session id')
     .option('--k <n>', 'memories per layer (default: config context.k)', integer)
     .option('--query <text>', 'what the next turn is about (default: the latest user turn)')
+    .option('--max-tokens <n>', 'token budget for the markdown block (lower-priority lines are left out)', integer)
     .addHelpText('after', '\nExample:\n  sm get-context --session s1 --k 20')
-    .action(async (opts: { session: string; k?: number; query?: string }) => {
+    .action(async (opts: { session: string; k?: number; query?: string; maxTokens?: number }) => {
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
-        const { context } = await sdk.context({ sessionId: opts.session, k: opts.k, query: opts.query });
+        const { context } = await sdk.context({ sessionId: opts.session, k: opts.k, query: opts.query, maxTokens: opts.maxTokens });
         emit(options, context, () =>
           [`## Short-term (${context.shortTerm.length} turns)`, ...context.shortTerm.map(turnLine), '', context.markdown || '(no memories yet)'].join('\n'),
         );
