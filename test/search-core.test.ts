@@ -1,26 +1,12 @@
 // search(): lexical + structure + memories + entities fused by RRF, its filters, and its safety:
 // any user string returns hits or an empty list, never an error, with FTS5 on and off.
 import { describe, expect, it } from 'vitest';
-import { DAY_MS } from '../server/core/clock.ts';
 import { SmError } from '../server/core/errors.ts';
 import { remember, updateMemory } from '../server/core/memories.ts';
 import { search } from '../server/core/search/index.ts';
 import type { Store } from '../server/core/store.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { createRuntime } from '../server/runtime.ts';
-import { T0, testStore } from './helpers/store.ts';
-
-async function conversation(config: Record<string, unknown> = {}) {
-  const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
-  const runtime = createRuntime(t.store, {});
-  let at = T0;
-  const say = async (sessionId: string, name: string, text: string) => {
-    at += 60_000;
-    t.setNow(at);
-    return (await ingestTurn(runtime, { sessionId, role: 'user', name, text, at })).turn;
-  };
-  return { ...t, say, jump: (days: number) => (at += days * DAY_MS) };
-}
+import { conversation } from './helpers/conversation.ts';
+import { testStore } from './helpers/store.ts';
 
 const HOSTILE = [
   '"',

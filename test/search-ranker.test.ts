@@ -5,21 +5,7 @@ import { DAY_MS } from '../server/core/clock.ts';
 import { search } from '../server/core/search/index.ts';
 import { dateWindow } from '../server/core/search/query.ts';
 import { TURN_FEATURES } from '../server/core/search/turn-features.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { createRuntime } from '../server/runtime.ts';
-import { T0, testStore } from './helpers/store.ts';
-
-async function conversation() {
-  const t = testStore({ extractor: { mode: 'heuristic' } });
-  const runtime = createRuntime(t.store, {});
-  let at = T0;
-  const say = async (sessionId: string, name: string, text: string) => {
-    at += 60_000;
-    t.setNow(at);
-    return (await ingestTurn(runtime, { sessionId, role: 'user', name, text, at })).turn;
-  };
-  return { ...t, say, jump: (days: number) => (at += days * DAY_MS) };
-}
+import { conversation } from './helpers/conversation.ts';
 
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
 

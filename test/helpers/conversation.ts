@@ -1,0 +1,18 @@
+// A store with heuristic extraction and a clock that moves a minute per turn: `say` sends a
+// turn through ingestTurn as an app would, `jump` skips days between conversations.
+import { DAY_MS } from '../../server/core/clock.ts';
+import { ingestTurn } from '../../server/ingest.ts';
+import { createRuntime } from '../../server/runtime.ts';
+import { T0, testStore } from './store.ts';
+
+export function conversation(config: Record<string, unknown> = {}) {
+  const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
+  const runtime = createRuntime(t.store, {});
+  let at = T0;
+  const say = async (sessionId: string, name: string, text: string) => {
+    at += 60_000;
+    t.setNow(at);
+    return (await ingestTurn(runtime, { sessionId, role: 'user', name, text, at })).turn;
+  };
+  return { ...t, say, jump: (days: number) => (at += days * DAY_MS) };
+}
