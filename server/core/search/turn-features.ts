@@ -51,22 +51,30 @@ export function stem(word: string): string {
   }
   return out;
 }
-const stems = (text: string) => normalizeText(text).split(' ').filter(Boolean).map(stem);
-
-/** Stemmed words of turns already seen, by turn id (turn text never changes; checked anyway). */
-export type StemCache = Map<number, { text: string; words: string[] }>;
+/** Normalised words of turns already seen, by turn id (turn text never changes; checked anyway). */
+export type WordCache = Map<number, { text: string; words: string[] }>;
 const CACHE_LIMIT = 20_000;
 
-function cachedStems(cache: StemCache, id: number, text: string): string[] {
+function cachedWords(cache: WordCache, id: number, text: string): string[] {
   const hit = cache.get(id);
   if (hit && hit.text === text) return hit.words;
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  const words = stems(text);
+  const words = normalizeText(text).split(' ').filter(Boolean);
   cache.set(id, { text, words });
   return words;
 }
 
-export type QueryModel = { terms: string[]; idf: number[]; pairs: Set<string>; query: AnalyzedQuery };
+/**
+ * Porter only rewrites a word's ending: a stem less its last letter is a prefix of the word. So
+ * a word whose first letters start no query stem cannot stem to one, and is not stemmed at all.
+ */
+function couldStemTo(terms: string[]) {
+  const two = new Set(terms.filter((t) => t.length >= 3).map((t) => t.slice(0, 2)));
+  const one = new Set(terms.filter((t) => t.length < 3).map((t) => t[0]));
+  return (word: string) => two.has(word.slice(0, 2)) || one.has(word[0]);
+}
+
+export type QueryModel = { terms: string[]; idf: number[]; pairs: Set<string>; query: AnalyzedQuery; candidate: (word: string) => boolean };
 
 /** Stemmed query terms with their IDF (from document frequencies in the index). */
 export function queryModel(query: AnalyzedQuery, idfOf: (term: string) => number): QueryModel {
@@ -80,7 +88,7 @@ export function queryModel(query: AnalyzedQuery, idfOf: (term: string) => number
   }
   const pairs = new Set<string>();
   for (let i = 0; i + 1 < terms.length; i++) pairs.add(`${terms[i]} ${terms[i + 1]}`);
-  return { terms, idf, pairs, query };
+  return { terms, idf, pairs, query, candidate: couldStemTo(terms) };
 }
 
 /**
@@ -93,12 +101,13 @@ export function turnFeatures(
   bm25: Map<number, number>,
   turnsById: Map<number, FeatureTurn>,
   signals: SignalScores,
-  cache: StemCache = new Map(),
+  cache: WordCache = new Map(),
 ): Map<number, number[]> {
-  const { terms, idf, pairs, query } = model;
+  const { terms, idf, pairs, query, candidate } = model;
   const idfSum = idf.reduce((a, b) => a + b, 0) || 1;
   // Which query terms a turn holds, as a bitmask (terms past the 30th count for BM25 only).
   const termIndex = new Map(terms.slice(0, 30).map((term, i) => [term, i]));
+  const termSet = new Set(terms);
   const masks = new Map<number, number>();
   const bigrams = new Map<number, number>();
   const read = (id: number | null) => {
@@ -107,14 +116,19 @@ export function turnFeatures(
     if (mask !== undefined) return mask;
     const turn = turnsById.get(id);
     if (!turn) return 0;
-    const words = cachedStems(cache, id, turn.text);
+    const words = cachedWords(cache, id, turn.text);
     mask = 0;
     let pairCount = 0;
-    for (let i = 0; i < words.length; i++) {
-      const index = termIndex.get(words[i]!);
-      if (index === undefined) continue;
-      mask |= 1 << index;
-      if (i + 1 < words.length && pairs.has(`${words[i]} ${words[i + 1]}`)) pairCount++;
+    let before: string | null = null; // the previous word's stem, when it is a query term
+    for (const word of words) {
+      const stemmed = candidate(word) ? stem(word) : null;
+      const isTerm = stemmed !== null && termSet.has(stemmed);
+      if (isTerm) {
+        const index = termIndex.get(stemmed);
+        if (index !== undefined) mask |= 1 << index;
+        if (before !== null && pairs.has(`${before} ${stemmed}`)) pairCount++;
+      }
+      before = isTerm ? stemmed : null;
     }
     masks.set(id, mask);
     bigrams.set(id, pairCount);

@@ -6,7 +6,7 @@ import { prepared, type Store } from '../store.ts';
 import type { AnalyzedQuery } from './query.ts';
 import type { Scored } from './lexical.ts';
 import { documentFrequency, tableRows } from './term-stats.ts';
-import { queryModel, TURN_FEATURES, turnFeatures, type FeatureTurn, type SignalScores, type StemCache, type TurnFeature } from './turn-features.ts';
+import { queryModel, TURN_FEATURES, turnFeatures, type FeatureTurn, type SignalScores, type WordCache, type TurnFeature } from './turn-features.ts';
 
 export type TurnInfo = { id: number; sessionId: string; name: string | null; at: number };
 
@@ -45,10 +45,10 @@ export function neighbourIds(store: Store, ids: number[], window: number): Map<n
 
 type TurnRead = TurnInfo & { text: string };
 
-const stemCaches = new WeakMap<Store, StemCache>();
-function stemCache(store: Store): StemCache {
-  let cache = stemCaches.get(store);
-  if (!cache) stemCaches.set(store, (cache = new Map()));
+const wordCaches = new WeakMap<Store, WordCache>();
+function wordCache(store: Store): WordCache {
+  let cache = wordCaches.get(store);
+  if (!cache) wordCaches.set(store, (cache = new Map()));
   return cache;
 }
 
@@ -109,7 +109,7 @@ export function rankTurns(
   };
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
-  const features = turnFeatures(queryModel(query, idfFor(store)), scored, bm25, turns, signals, stemCache(store));
+  const features = turnFeatures(queryModel(query, idfFor(store)), scored, bm25, turns, signals, wordCache(store));
   const weights = TURN_FEATURES.map((f) => tuning.weights[f]);
   const ranked: Scored[] = [];
   for (const [id, vector] of features) ranked.push({ id, score: vector.reduce((sum, x, i) => sum + x * weights[i]!, 0) });
