@@ -89,4 +89,17 @@ describe('turn ranker', () => {
     // The answer shares no word with the query: it is scored through its neighbour.
     expect(of(answer.id)).toMatchObject({ bm25: 0, coverage: 0, prev: 1, windowCoverage: 1, question: 0 });
   });
+
+  it('matches words by their stems, as the index does, and counts adjacent query words as a pair', async () => {
+    const { store, say } = await conversation();
+    // Porter stems "happiness" and "happy" alike ("happi"), and "babies" and "baby" ("babi").
+    const turn = await say('s1', 'Melanie', 'The daycare says my happy baby naps well.');
+    await say('s1', 'John', 'Glad to hear that.');
+    const features = new Map<number, number[]>();
+    search(store, { query: 'happiness babies daycare', kinds: ['turn'] }, { turnFeatures: features });
+    const of = Object.fromEntries(TURN_FEATURES.map((f, i) => [f, features.get(turn.id)![i]]));
+    expect(of.coverage).toBeCloseTo(1, 5);
+    // Of the query's pairs ("happiness babies", "babies daycare"), the turn has the first in order.
+    expect(of.bigram).toBeCloseTo(1 / 2, 5);
+  });
 });
