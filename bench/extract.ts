@@ -2,6 +2,7 @@
 // use (ingestTurn, heuristic mode, speaker names), then the dataset's per-turn observations are
 // compared with the memories linked to the same turn.
 //   npm run bench:extract -- [--json] FILE...
+import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import { memorySources } from '../drizzle/schema.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
@@ -114,4 +115,4 @@ async function main() {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

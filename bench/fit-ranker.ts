@@ -2,6 +2,7 @@
 // coordinate ascent on evidence recall (@10, plus a quarter each of @5 and @20), and reports how
 // the fit does on each conversation when that conversation is left out of the fitting.
 //   npm run bench:fit -- [--json] FILE FILE...
+import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import { search } from '../server/core/search/index.ts';
 import { DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
@@ -121,4 +122,4 @@ async function main() {
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

@@ -5,6 +5,7 @@
 // turns) and search latency, next to two baselines on the same data: plain FTS5 BM25 over
 // turns and MiniSearch over turns.
 //   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] FILE...
+import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
 import { search, type SearchOptions } from '../server/core/search/index.ts';
@@ -180,4 +181,4 @@ async function main() {
   process.stdout.write([`${result.questions} questions from ${positionals.length} conversation(s)`, line(head), ...rows.map(line)].join('\n') + '\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

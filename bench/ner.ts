@@ -4,6 +4,7 @@
 // names); the accurate-NER jobs are drained after every session, as a worker would, so the
 // known-names index grows the way it does in use.
 //   npm run bench:ner -- [--json] FILE...
+import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import { loadCompromise } from '../server/core/ner/compromise-provider.ts';
 import { accurateProviders, extractEntities, extractSync, fastProviders } from '../server/core/ner/pipeline.ts';
@@ -118,4 +119,4 @@ async function main() {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

@@ -2,6 +2,7 @@
 // with bulk inserts in transactions (the FTS triggers index as they go), then measured through
 // the real code paths: ingestTurn (addTurn + heuristic extraction + NER), search, getContext.
 //   npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300]
+import { runMain } from './run-main.ts';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -171,4 +172,4 @@ async function main() {
   process.stdout.write([head, ...rows].join('\n') + '\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

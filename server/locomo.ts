@@ -43,8 +43,14 @@ export const parseDiaIds = (ids: string | string[]) =>
  * locomo10.json, an array of them (named after the file and each one's sample_id).
  */
 export function loadLocomo(path: string): LocomoConversation[] {
-  const raw = JSON.parse(readFileSync(path, 'utf8'));
   const name = basename(path, '.json');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new Error(`${path}: ${reason}`);
+  }
   if (!Array.isArray(raw)) return [parseConversation(raw, name)];
   return raw.map((item, i) => parseConversation(item, `${name}:${item?.sample_id ?? i + 1}`));
 }

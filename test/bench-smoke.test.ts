@@ -65,6 +65,17 @@ describe('benchmarks', () => {
     expect(result.questions).toBe(8);
   });
 
+  it('a missing or non-LoCoMo file is one line on stderr and exit code 1', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sm-bench-'));
+    writeFileSync(join(dir, 'other.json'), JSON.stringify({ hello: 'world' }));
+    for (const [file, message] of [[join(dir, 'absent.json'), /absent\.json: no such file/], [join(dir, 'other.json'), /other: no sessions/]] as const) {
+      const failure = await bench('locomo.ts', file).then(() => null, (error: { code: number; stderr: string }) => error);
+      expect(failure?.code).toBe(1);
+      expect(failure?.stderr.trim()).toMatch(message);
+      expect(failure?.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    }
+  });
+
   it('bench:fit refits the turn ranker and reports recall with each conversation left out', { timeout: 120_000 }, async () => {
     const result = await bench('fit-ranker.ts', conversation('conv-a'), conversation('conv-b'));
     expect(result.conversations).toHaveLength(2);
