@@ -169,6 +169,9 @@ describe('import --format locomo', () => {
     const refused = await sm(['--db', db, 'import', '--format', 'locomo', join(dir, 'not-locomo.json')], NOW);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/no sessions .*not a LoCoMo conversation/);
+    const missing = await sm(['--db', db, 'import', '--format', 'locomo', join(dir, 'absent.json')], NOW);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe(`sm: ${join(dir, 'absent.json')}: no such file`);
   });
 });
 

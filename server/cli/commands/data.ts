@@ -79,7 +79,7 @@ async function importLocomo(backend: Backend, file: string, assistant?: string) 
   try {
     conversations = loadLocomo(file);
   } catch (error) {
-    throw badInput(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw badInput(error instanceof Error ? error.message : String(error)); // names the file or conversation
   }
   for (const conversation of conversations) {
     if (assistant && !conversation.speakers.includes(assistant)) throw badInput(`--assistant: ${assistant} is not a speaker of ${conversation.name} (${conversation.speakers.join(', ')})`);
