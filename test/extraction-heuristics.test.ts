@@ -115,6 +115,11 @@ describe('extraction on addTurn (heuristic path)', () => {
     expect(near.extracted[0]!.action).toBe('merged');
     await ingestTurn(runtime, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to a pottery class' });
     expect(listMemories(store).total).toBe(2);
+    // The same words from someone else are their own fact, not a second sighting of Caroline's.
+    await ingestTurn(runtime, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went hiking with my sister in the Alps last weekend' });
+    const melanie = await ingestTurn(runtime, { sessionId: 's2', role: 'user', name: 'Melanie', text: 'I went hiking with my sister in the Alps last weekend!' });
+    expect(melanie.extracted.map((e) => [e.action, e.memory.subject])).toEqual([['created', 'Melanie']]);
+    expect(listMemories(store).total).toBe(4);
   });
 
   it('does not mine assistant turns, nor turns sent without extraction', async () => {

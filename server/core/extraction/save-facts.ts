@@ -34,13 +34,15 @@ const FUZZY_CANDIDATES = 50;
 /**
  * FTS terms that any duplicate must contain at least one of. A fact B with Jaccard(A, B) >= t
  * holds at least t of A's distinct tokens, so it misses at most (1 - t)·|A| of them: any
- * floor((1 - t)·|A|) + 1 tokens of A include one of B's. Content words before function words,
- * longest first, stand in for the rarest (counting document frequencies costs more than the probe).
+ * floor((1 - t)·|A|) + 1 tokens of A include one of B's. Content words before function words
+ * and the fact's subject (named in every fact about it), longest first, stand in for the rarest
+ * (counting document frequencies costs more than the probe).
  */
-function duplicateProbe(distinct: string[], threshold: number): string | null {
+function duplicateProbe(distinct: string[], threshold: number, common: Set<string>): string | null {
   const needed = Math.floor((1 - threshold) * distinct.length) + 1;
+  const isCommon = (word: string) => Number(isStopword(word) || common.has(word));
   const probe = [...distinct]
-    .sort((a, b) => Number(isStopword(a)) - Number(isStopword(b)) || b.length - a.length || a.localeCompare(b))
+    .sort((a, b) => isCommon(a) - isCommon(b) || b.length - a.length || (a < b ? -1 : 1))
     .slice(0, needed);
   return ftsMatchExpression(probe.join(' '), 'any');
 }
@@ -48,14 +50,17 @@ function duplicateProbe(distinct: string[], threshold: number): string | null {
 /**
  * The most similar active fact by token overlap, if it reaches the dedupe threshold. Candidates
  * are the newest matches of the probe (FTS5 walks rowids backwards without scoring), so the cost
- * is bounded at any store size; a duplicate is most likely a recent fact anyway.
+ * is bounded at any store size; a duplicate is most likely a recent fact anyway. A fact about
+ * someone never merges into one about someone else, however alike the words ("Caroline went
+ * hiking with her sister" is not "Melanie went hiking with her sister").
  */
-export function findFuzzyDuplicate(store: Store, content: string, polarity: number | null): MemoryRow | undefined {
+export function findFuzzyDuplicate(store: Store, content: string, polarity: number | null, subject?: string | null): MemoryRow | undefined {
   if (!store.features.fts || !store.config.fts.enabled) return undefined;
   const threshold = store.config.extractor.dedupe_threshold;
   const mine = new Set(tokens(content));
   if (mine.size === 0) return undefined;
-  const match = duplicateProbe([...mine], threshold);
+  const match = duplicateProbe([...mine], threshold, new Set(subject ? tokens(subject) : []));
+
   if (!match) return undefined;
   // Of the newest matches, SQLite drops those the checks below would skip: the other polarity,
   // and keys with fewer words than t·|A| (a key has no more distinct tokens than words). Rows
@@ -67,10 +72,11 @@ export function findFuzzyDuplicate(store: Store, content: string, polarity: numb
          from (select rowid from memories_fts where memories_fts match ? order by rowid desc limit ${FUZZY_CANDIDATES}) f
          cross join memories m on m.id = f.rowid
          where m.status = 'active' and m.kind = 'fact' and coalesce(m.polarity, 1) = ?
+           and (? is null or m.subject is null or m.subject = ? collate nocase)
            and length(m.content_key) - length(replace(m.content_key, ' ', '')) + 1 >= ?`,
       )
       .raw(),
-  ).all(match, polarity ?? 1, Math.ceil(threshold * mine.size)) as [id: number, contentKey: string, polarity: number | null][];
+  ).all(match, polarity ?? 1, subject ?? null, subject ?? null, Math.ceil(threshold * mine.size)) as [id: number, contentKey: string, polarity: number | null][];
   let best: { id: number; overlap: number } | undefined;
   for (const [id, contentKey, theirPolarity] of candidates) {
     // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
@@ -157,7 +163,7 @@ function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Ex
     }
   }
   const kind = candidate.kind ?? 'fact';
-  const duplicate = findExactDuplicate(store, normalizeText(candidate.content), kind) ?? findFuzzyDuplicate(store, candidate.content, fact?.polarity ?? null);
+  const duplicate = findExactDuplicate(store, normalizeText(candidate.content), kind) ?? findFuzzyDuplicate(store, candidate.content, fact?.polarity ?? null, fact?.subject);
   if (duplicate) return merge(duplicate);
   return [{ action: 'created', memory: insertMemory(store, candidate, source('extracted')), rule }];
 }
