@@ -29,7 +29,7 @@ export type Extracted = { action: ExtractedAction; memory: MemoryRow; rule: stri
 
 export type FactToSave = MemoryCandidate & { rule?: string | null; exclusive?: boolean };
 
-const FUZZY_CANDIDATES = 50;
+const FUZZY_CANDIDATES = 20;
 
 /**
  * FTS terms that any duplicate must contain at least one of. A fact B with Jaccard(A, B) >= t
