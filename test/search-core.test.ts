@@ -1,6 +1,7 @@
 // search(): lexical + structure + memories + entities fused by RRF, its filters, and its safety:
 // any user string returns hits or an empty list, never an error, with FTS5 on and off.
 import { describe, expect, it } from 'vitest';
+import { getContext } from '../server/core/context.ts';
 import { SmError } from '../server/core/errors.ts';
 import { remember, updateMemory } from '../server/core/memories.ts';
 import { search } from '../server/core/search/index.ts';
@@ -69,6 +70,21 @@ describe('search', () => {
       expect(search(store, { query: config.fts ? 'café' : 'cafe' }).hits.length).toBeGreaterThan(0);
       expect(search(store, { query: '(((' }).hits).toEqual([]);
     }
+  });
+
+  it('works on a SQLite build without FTS5: no FTS table is ever read', async () => {
+    const { store, say } = await conversation();
+    // What openStore leaves on such a build: no FTS tables or triggers, features.fts false.
+    for (const fts of ['turns_fts', 'memories_fts']) store.sqlite.exec(`drop trigger ${fts}_ai; drop trigger ${fts}_ad; drop trigger ${fts}_au; drop table ${fts};`);
+    store.features.fts = false;
+    const hiking = await say('s1', 'Caroline', 'I went hiking in the Alps with my sister last weekend.');
+    await say('s1', 'Melanie', 'That sounds lovely! I mostly paint at home these days.');
+    for (const kinds of [['turn'], ['fact'], ['fact', 'reflection', 'turn']] as const) {
+      const { hits } = search(store, { query: 'When did Caroline go hiking in the Alps?', kinds: [...kinds] });
+      expect(hits.length, kinds.join()).toBeGreaterThan(0);
+    }
+    expect(search(store, { query: 'hiking Alps', kinds: ['turn'] }).hits[0]!.id).toBe(hiking.id);
+    expect(getContext(store, { sessionId: 's2', query: 'hiking in the Alps' }).relevant.map((m) => m.content)).toContain('Caroline went hiking in the Alps with their sister last weekend');
   });
 
   it('rejects bad filters with BAD_USER_INPUT', () => {
