@@ -120,6 +120,10 @@ describe('extraction on addTurn (heuristic path)', () => {
     const melanie = await ingestTurn(runtime, { sessionId: 's2', role: 'user', name: 'Melanie', text: 'I went hiking with my sister in the Alps last weekend!' });
     expect(melanie.extracted.map((e) => [e.action, e.memory.subject])).toEqual([['created', 'Melanie']]);
     expect(listMemories(store).total).toBe(4);
+    // Words the index splits at an apostrophe do not hide a duplicate from the probe.
+    await ingestTurn(runtime, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at the rock'n'roll night" });
+    const again = await ingestTurn(runtime, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at a rock'n'roll night" });
+    expect(again.extracted.map((e) => e.action)).toEqual(['merged']);
   });
 
   it('does not mine assistant turns, nor turns sent without extraction', async () => {

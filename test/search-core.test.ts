@@ -72,6 +72,18 @@ describe('search', () => {
     }
   });
 
+  it('matches words with apostrophes as the index splits them (FTS5 and LIKE)', async () => {
+    for (const config of [{}, { fts: { enabled: false } }]) {
+      const { store, say } = await conversation(config);
+      const met = await say('s1', 'Caroline', "I met Sarah O'Brien at the rock'n'roll night, didn't I?");
+      await say('s1', 'Melanie', 'Nice, I stayed home with a book.');
+      for (const query of ["O'Brien", 'Who is O’Brien?', "rock'n'roll", "Sarah O'Brien's night"]) {
+        const { hits } = search(store, { query, kinds: ['turn'] });
+        expect(hits[0]?.id, `${query} ${JSON.stringify(config)}`).toBe(met.id);
+      }
+    }
+  });
+
   it('works on a SQLite build without FTS5: no FTS table is ever read', async () => {
     const { store, say } = await conversation();
     // What openStore leaves on such a build: no FTS tables or triggers, features.fts false.

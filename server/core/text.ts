@@ -17,6 +17,15 @@ export function tokens(text: string): string[] {
   return normalized ? normalized.split(' ') : [];
 }
 
+/**
+ * Words as the FTS5 index sees them (unicode61 splits at apostrophes): "O'Brien" is o + brien,
+ * and the clitic after an apostrophe ('s, n't, 'm, 've, 'll, 're, 'd) is dropped, so "Gina's" is
+ * gina and "don't" is don. normalizeText's joined forms (obrien) are never in the index.
+ */
+export function indexTokens(text: string): string[] {
+  return tokens(text.replace(/['’](?:s|t|m|ve|ll|re|d)(?![\p{L}\p{N}])/giu, '').replace(/['’]/g, ' '));
+}
+
 /** Jaccard overlap of the token sets of two texts, in [0, 1]. */
 export function jaccard(a: string, b: string): number {
   const left = new Set(tokens(a));
@@ -33,7 +42,7 @@ export function jaccard(a: string, b: string): number {
  * Returns null when the text has no searchable token.
  */
 export function ftsMatchExpression(text: string, join: 'all' | 'any' = 'all'): string | null {
-  const words = [...new Set(tokens(text))].slice(0, 64);
+  const words = [...new Set(indexTokens(text))].slice(0, 64);
   if (words.length === 0) return null;
   return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(join === 'all' ? ' ' : ' OR ');
 }

@@ -16,7 +16,7 @@ import {
   type MemorySource,
 } from '../memories.ts';
 import { prepared, type Store } from '../store.ts';
-import { ftsMatchExpression, normalizeText, tokens } from '../text.ts';
+import { ftsMatchExpression, indexTokens, normalizeText, tokens } from '../text.ts';
 import { isStopword } from '../search/query.ts';
 import { withPiiTag } from './pii.ts';
 
@@ -36,13 +36,15 @@ const FUZZY_CANDIDATES = 20;
  * holds at least t of A's distinct tokens, so it misses at most (1 - t)·|A| of them: any
  * floor((1 - t)·|A|) + 1 tokens of A include one of B's. Content words before function words
  * and the fact's subject (named in every fact about it), longest first, stand in for the rarest
- * (counting document frequencies costs more than the probe).
+ * (counting document frequencies costs more than the probe). Words the index cannot find (the
+ * joined form of "O'Brien") go last.
  */
-function duplicateProbe(distinct: string[], threshold: number, common: Set<string>): string | null {
+function duplicateProbe(content: string, distinct: string[], threshold: number, common: Set<string>): string | null {
   const needed = Math.floor((1 - threshold) * distinct.length) + 1;
-  const isCommon = (word: string) => Number(isStopword(word) || common.has(word));
+  const findable = new Set(indexTokens(content));
+  const cost = (word: string) => (!findable.has(word) ? 2 : isStopword(word) || common.has(word) ? 1 : 0);
   const probe = [...distinct]
-    .sort((a, b) => isCommon(a) - isCommon(b) || b.length - a.length || (a < b ? -1 : 1))
+    .sort((a, b) => cost(a) - cost(b) || b.length - a.length || (a < b ? -1 : 1))
     .slice(0, needed);
   return ftsMatchExpression(probe.join(' '), 'any');
 }
@@ -59,7 +61,7 @@ export function findFuzzyDuplicate(store: Store, content: string, polarity: numb
   const threshold = store.config.extractor.dedupe_threshold;
   const mine = new Set(tokens(content));
   if (mine.size === 0) return undefined;
-  const match = duplicateProbe([...mine], threshold, new Set(subject ? tokens(subject) : []));
+  const match = duplicateProbe(content, [...mine], threshold, new Set(subject ? tokens(subject) : []));
 
   if (!match) return undefined;
   // Of the newest matches, SQLite drops those the checks below would skip: the other polarity,

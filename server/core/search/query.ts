@@ -1,6 +1,6 @@
 // Query analysis without a model: which words carry meaning, who the question is about,
 // and whether it asks for a time. Runs once per search, before any SQL.
-import { normalizeText } from '../text.ts';
+import { indexTokens, normalizeText } from '../text.ts';
 
 /**
  * Function words and question scaffolding. They match nearly every turn of a conversation, so
@@ -114,7 +114,7 @@ export function dateWindow(text: string, now?: number): { from: number; to: numb
 }
 
 export function contentTerms(text: string): string[] {
-  const all = [...new Set(normalizeText(text).split(' ').filter(Boolean))];
+  const all = [...new Set(indexTokens(text))];
   const content = all.filter((t) => !STOPWORDS.has(t) && !/^\d$/.test(t));
   return (content.length > 0 ? content : all).slice(0, MAX_QUERY_TOKENS);
 }
@@ -127,7 +127,7 @@ export function contentTerms(text: string): string[] {
 export function analyzeQuery(input: string, speakerLookup: (token: string) => string | undefined, now?: number): AnalyzedQuery {
   // "Gina's store" is about Gina; the index splits the possessive off the same way.
   const raw = input.replace(/(\p{L})['’]s\b/gu, '$1');
-  const tokens = [...new Set(normalizeText(raw).split(' ').filter(Boolean))].slice(0, MAX_QUERY_TOKENS);
+  const tokens = [...new Set(indexTokens(raw))].slice(0, MAX_QUERY_TOKENS);
   const speakers = new Set<string>();
   for (const token of tokens) {
     const name = speakerLookup(token);

@@ -4,7 +4,7 @@
 // whether the neighbours match (an answer follows the question that named the topic), who
 // speaks, and whether the turn says what the question asks for (a time, a number, a name).
 import { stemmer } from 'stemmer';
-import { normalizeText } from '../text.ts';
+import { indexTokens, normalizeText } from '../text.ts';
 import type { AnalyzedQuery } from './query.ts';
 
 export const TURN_FEATURES = [
@@ -59,7 +59,7 @@ function cachedWords(cache: WordCache, id: number, text: string): string[] {
   const hit = cache.get(id);
   if (hit && hit.text === text) return hit.words;
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  const words = normalizeText(text).split(' ').filter(Boolean);
+  const words = indexTokens(text);
   cache.set(id, { text, words });
   return words;
 }
