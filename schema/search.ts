@@ -1,8 +1,7 @@
 // Hybrid search (lexical BM25 + conversation structure, memories, entities, vectors, fused with
 // RRF k = 60): facts, reflections and turns, each hit with the rank every signal gave it.
-import { recordAccess } from '../server/core/memory-list.ts';
+import { noteAccess } from '../server/core/access.ts';
 import { SEARCH_KINDS, SIGNALS, type SearchHit as SearchHitShape, type SearchKind as SearchKindName, type Signal } from '../server/core/search/index.ts';
-import { write } from '../server/core/store.ts';
 import { searchWithRuntime } from '../server/embed.ts';
 import { builder } from './builder.ts';
 import { MemoryStatus } from './enums.ts';
@@ -96,7 +95,7 @@ builder.queryFields((t) => ({
         speakers: args.speakers,
       });
       const memoryIds = hits.flatMap((h) => (h.memory ? [h.memory.id] : []));
-      if (memoryIds.length > 0) write(store, () => recordAccess(store, memoryIds));
+      noteAccess(store, memoryIds);
       return hits;
     },
   }),

@@ -169,7 +169,7 @@ describe('turns and context', () => {
     expect(store.sqlite.prepare('select count(*) n from turns').get()).toEqual({ n: 2 });
   });
 
-  it('gives top memories by score, counts the retrieval as access, and can hide pii', () => {
+  it('gives top memories by score, counts the retrieval as access, and can hide pii', async () => {
     const { store } = testStore({ context: { exclude_pii: true } });
     remember(store, { content: 'User likes tea', importance: 1 });
     remember(store, { content: 'User phone is 555-0100', tags: ['pii'] });
@@ -178,6 +178,7 @@ describe('turns and context', () => {
     expect(context.midTerm.map((m) => m.content)).toEqual(['User likes tea', 'User has a dog']);
     expect(context.markdown).toContain('- User likes tea');
     expect(context.markdown).not.toContain('555');
+    await new Promise((resolve) => setImmediate(resolve)); // access is written just after the read
     expect(listMemories(store, { q: 'tea' }).rows[0]!.accessCount).toBe(1);
   });
 });

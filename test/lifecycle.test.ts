@@ -150,12 +150,13 @@ describe('decay', () => {
     expect(getMemory(once.store, b.id)!.confidence).toBeCloseTo(Math.exp(-0.1 * 20), 12);
   });
 
-  it('keeps a fact that is retrieved every few days', () => {
+  it('keeps a fact that is retrieved every few days', async () => {
     const { store, advanceDays } = setup();
     const used = remember(store, { content: 'User lives in Porto' }).memory;
     for (let day = 0; day < 90; day += 3) {
       advanceDays(3);
-      getContext(store, { sessionId: 'any' }); // retrieval counts as access
+      getContext(store, { sessionId: 'any' }); // retrieval counts as access, written on the next tick
+      await new Promise((resolve) => setImmediate(resolve));
       runDecay(store);
     }
     expect(getMemory(store, used.id)).toMatchObject({ status: 'active' });

@@ -1,6 +1,11 @@
 // getContext with hybrid search: facts from earlier sessions relevant to the query or to the
 // latest user turn (the current session excluded), access counting, and the token budget.
-import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { closeStore } from '../server/db/open.ts';
 import { estimateTokens, getContext } from '../server/core/context.ts';
 import { getMemory, remember } from '../server/core/memories.ts';
 import { ingestTurn } from '../server/ingest.ts';
@@ -39,8 +44,35 @@ describe('context with relevant facts', () => {
     const context = getContext(store, { sessionId: 's9', query: 'which tea does Sam like', k: 1 });
     // Both name Sam; the one about tea ranks first.
     expect(context.relevant.map((m) => m.id).slice(0, 2)).toEqual([tea.id, bike.id]);
+    // Recorded just after the read, on the next tick, in one write for all of them.
+    expect(getMemory(store, tea.id)!.accessCount).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(getMemory(store, tea.id)!.accessCount).toBe(1);
     expect(getMemory(store, tea.id)!.lastAccessedAt).not.toBeNull();
+  });
+
+  it('never waits for the write lock: a read while another process writes succeeds, its access is written later', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sm-access-'));
+    const { store } = testStore({}, join(dir, 'memory.db'));
+    const tea = remember(store, { content: 'Sam drinks green tea every morning' }).memory;
+    const other = new Database(join(dir, 'memory.db'));
+    other.exec('begin immediate'); // e.g. an `sm` command importing into the same file
+    try {
+      const context = getContext(store, { sessionId: 's1', query: 'tea' });
+      expect(context.relevant.map((m) => m.id)).toEqual([tea.id]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(getMemory(store, tea.id)!.accessCount).toBe(0); // still queued: the lock is taken
+    } finally {
+      other.exec('commit');
+      other.close();
+    }
+    await vi.waitFor(() => expect(getMemory(store, tea.id)!.accessCount).toBe(1), { timeout: 3_000 });
+    // Accesses still queued when the store closes are written by closeStore.
+    getContext(store, { sessionId: 's1', query: 'tea' });
+    closeStore(store);
+    const reopened = testStore({}, join(dir, 'memory.db')).store;
+    expect(getMemory(reopened, tea.id)!.accessCount).toBe(2);
+    closeStore(reopened);
   });
 
   it('keeps markdown within a token budget, relevant facts first', async () => {

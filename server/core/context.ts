@@ -2,7 +2,8 @@
 // long-term hints, facts from earlier sessions relevant to the query (or to the latest user
 // turn), the latest reflection, and a markdown block ready to prepend to a system prompt.
 import { z } from 'zod';
-import { recordAccess, topMemories } from './memory-list.ts';
+import { noteAccess } from './access.ts';
+import { topMemories } from './memory-list.ts';
 import type { MemoryRow } from './memories.ts';
 import { latestReflection } from './reflection.ts';
 import { search } from './search/search.ts';
@@ -94,8 +95,8 @@ export function getContext(store: Store, input: ContextInput, options: { queryVe
         .filter((m) => !isHidden(store, m))
         .slice(0, relevantK)
     : [];
-  // One UPDATE for everything handed out: retrieval counts as access (D6).
-  recordAccess(store, [...new Set([...midTerm, ...longTerm, ...relevant].map((m) => m.id))]);
+  // Everything handed out counts as accessed (D6), written just after this read.
+  noteAccess(store, new Set([...midTerm, ...longTerm, ...relevant].map((m) => m.id)));
   const context = { sessionId, shortTerm, midTerm, longTerm, relevant, reflection };
   return { ...context, markdown: renderMarkdown(context, maxTokens ?? null) };
 }

@@ -77,14 +77,3 @@ export function topMemories(store: Store, layer: (typeof MEMORY_LAYERS)[number],
       .prepare(),
   ).all({ layer, limit });
 }
-
-/** Counts a retrieval as access (D6): resets the forgetting curve. One statement for the batch. */
-export function recordAccess(store: Store, ids: number[]) {
-  if (ids.length === 0) return;
-  store.db
-    .update(memories)
-    // An access restarts the forgetting curve: confidence is back at its base.
-    .set({ accessCount: sql`${memories.accessCount} + 1`, lastAccessedAt: store.clock.now(), confidence: sql`${memories.confidenceBase}` })
-    .where(inArray(memories.id, ids))
-    .run();
-}

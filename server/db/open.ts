@@ -13,6 +13,7 @@ import { ConfigError, configFromEnv, resolveConfig, type ConfigLayer } from '../
 import type { Db, Store } from '../core/store.ts';
 import { normalizeText } from '../core/text.ts';
 import { logger } from '../logger.ts';
+import { flushAccess } from '../core/access.ts';
 import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { ensureSearchIndexes, hasFts5 } from './search-index.ts';
 
@@ -105,6 +106,8 @@ export function openStore(options: OpenOptions = {}): Store {
 }
 
 export function closeStore(store: Store) {
+  // Accesses still queued are written now (waiting for the lock like any write).
+  if (store.sqlite.open) flushAccess(store);
   checkpointers.get(store)?.stop();
   checkpointers.delete(store);
   if (store.sqlite.open) store.sqlite.close();
