@@ -5,8 +5,10 @@ import { builder } from './builder.ts';
 const Reembed = builder.objectRef<ReembedReport>('ReembedReport').implement({
   description: 'What a re-embedding pass stored.',
   fields: (t) => ({
-    turns: t.exposeInt('turns', { description: 'Turns embedded.' }),
-    memories: t.exposeInt('memories', { description: 'Active memories embedded.' }),
+    turns: t.exposeInt('turns', { description: 'Turns embedded by this pass.' }),
+    memories: t.exposeInt('memories', { description: 'Active memories embedded by this pass.' }),
+    storedTurns: t.exposeInt('storedTurns', { description: 'Turns that have a vector now (this pass and earlier ones).' }),
+    storedMemories: t.exposeInt('storedMemories', { description: 'Memories that have a vector now (this pass and earlier ones).' }),
     dimensions: t.exposeInt('dimensions', { description: 'Vector size now locked in the database.' }),
     model: t.exposeString('model', { description: 'Embedding model now locked in the database.' }),
   }),

@@ -69,7 +69,16 @@ export type ReembedOptions = {
   all?: boolean;
   onProgress?: (done: number, total: number) => void;
 };
-export type ReembedReport = { turns: number; memories: number; dimensions: number; model: string };
+export type ReembedReport = {
+  /** Rows embedded by this pass. */
+  turns: number;
+  memories: number;
+  /** Rows that have a vector now, this pass's and earlier ones. */
+  storedTurns: number;
+  storedMemories: number;
+  dimensions: number;
+  model: string;
+};
 
 /**
  * Backfills vectors for every turn and active memory that lacks one (all of them with `all` or
@@ -96,7 +105,7 @@ export async function reembed(runtime: Runtime, options: ReembedOptions = {}): P
       options.onProgress?.(done, total);
     }
   }
-  return { turns: countVectors(store, 'turns'), memories: countVectors(store, 'memories'), ...spec };
+  return { turns: turnIds.length, memories: memoryIds.length, storedTurns: countVectors(store, 'turns'), storedMemories: countVectors(store, 'memories'), ...spec };
 }
 
 /** getContext() whose relevant facts also use the vector signal (query or latest user turn embedded). */

@@ -127,7 +127,7 @@ describe('vector search', () => {
     expect(result.hits.length).toBe(2);
 
     const report = await reembed(second.runtime, { reset: true });
-    expect(report).toEqual({ turns: 2, memories: expect.any(Number), dimensions: 32, model: 'hash-embed' });
+    expect(report).toEqual({ turns: 2, memories: expect.any(Number), storedTurns: 2, storedMemories: report.memories, dimensions: 32, model: 'hash-embed' });
     expect(vectorState(second.store).ready).toBe(true);
     expect(vectorOf(second.store, 'vec_turns', 1)).toHaveLength(32);
     expect((await searchWithRuntime(second.runtime, { query: 'marathon' })).signals).toContain('vector');
@@ -155,8 +155,9 @@ describe('vector search', () => {
     expect(report.turns).toBe(3);
     expect(progress.at(-1)).toBeGreaterThanOrEqual(3);
     const calls = server.requests.length;
-    await reembed(withVectors); // nothing left to do
+    const again = await reembed(withVectors); // nothing left to do
     expect(server.requests.length).toBe(calls);
+    expect(again).toMatchObject({ turns: 0, memories: 0, storedTurns: 3, storedMemories: report.storedMemories });
   });
 
   it('forget removes vectors; a failing endpoint retries the job and search degrades to lexical', async () => {

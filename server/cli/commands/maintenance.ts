@@ -114,7 +114,7 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
         const { reembed: r } = await sdk.reembed({ reset: opts.reset ?? false, all: opts.all ?? false });
-        emit(options, r, () => `embedded ${r.turns} turns and ${r.memories} memories with ${r.model} (${r.dimensions} dimensions)`);
+        emit(options, r, () => `embedded ${r.turns} turns and ${r.memories} memories with ${r.model} (${r.dimensions} dimensions); ${r.storedTurns} turns and ${r.storedMemories} memories have vectors`);
       });
     });
 
