@@ -1,6 +1,7 @@
 // Text normalisation shared by dedupe, forget and the FTS/LIKE query builders.
 
 const NON_ASCII = /[^\x00-\x7f]/;
+const APOSTROPHE = /['’]/;
 
 /** Lowercase, punctuation stripped, whitespace collapsed: the exact-duplicate key. */
 export function normalizeText(text: string): string {
@@ -23,6 +24,7 @@ export function tokens(text: string): string[] {
  * gina and "don't" is don. normalizeText's joined forms (obrien) are never in the index.
  */
 export function indexTokens(text: string): string[] {
+  if (!APOSTROPHE.test(text)) return tokens(text);
   return tokens(text.replace(/['’](?:s|t|m|ve|ll|re|d)(?![\p{L}\p{N}])/giu, '').replace(/['’]/g, ' '));
 }
 

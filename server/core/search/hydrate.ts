@@ -6,7 +6,8 @@ import type { TurnRow } from '../turns.ts';
 import type { Fused } from './fuse.ts';
 import { SIGNALS, type SearchFilter, type SearchHit, type Signal, type SignalRanks } from './types.ts';
 
-const BATCH = 50;
+/** Rows read per batch: twice the limit first (filters drop some), then more as needed. */
+const batchSize = (limit: number, start: number) => (start === 0 ? Math.max(limit * 2, 10) : 50);
 
 type Parts = { memoryKinds: string[]; turns: boolean; allowTurn: (turn: TurnRow) => boolean };
 
@@ -64,8 +65,8 @@ function sourcesOf(store: Store, memoryIds: number[]): Map<number, number[]> {
 
 export function hydrate(store: Store, fused: Fused<Signal>[], filter: SearchFilter, parts: Parts): SearchHit[] {
   const hits: SearchHit[] = [];
-  for (let start = 0; start < fused.length && hits.length < filter.limit; start += BATCH) {
-    const batch = fused.slice(start, start + BATCH);
+  for (let start = 0, size = batchSize(filter.limit, 0); start < fused.length && hits.length < filter.limit; start += size, size = batchSize(filter.limit, start)) {
+    const batch = fused.slice(start, start + size);
     const memoryIds = batch.filter((f) => f.key[0] === 'm').map((f) => Number(f.key.slice(1)));
     const turnIds = batch.filter((f) => f.key[0] === 't').map((f) => Number(f.key.slice(1)));
     const memoryRows = readMemories(store, memoryIds);
