@@ -68,6 +68,9 @@ describe('search', () => {
       expect(search(store, { query: '"quoted" AND' }).hits.length).toBeGreaterThan(0);
       // FTS5 folds diacritics (remove_diacritics 2); the LIKE fallback matches them as written.
       expect(search(store, { query: config.fts ? 'café' : 'cafe' }).hits.length).toBeGreaterThan(0);
+      // Case folds beyond ASCII either way.
+      await say('s1', 'Melanie', 'MY DAUGHTER STARTED AT THE ÉCOLE MONTESSORI');
+      expect(search(store, { query: 'école', kinds: ['turn'] }).hits[0]?.text).toBe('MY DAUGHTER STARTED AT THE ÉCOLE MONTESSORI');
       expect(search(store, { query: '(((' }).hits).toEqual([]);
     }
   });

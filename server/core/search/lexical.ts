@@ -40,14 +40,18 @@ export function memoryClauses(filter: Pick<SearchFilter, 'sessionIds' | 'exclude
   return clauses;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 const where = (clauses: Clause[]) => (clauses.length ? ` where ${clauses.map((c) => c.sql).join(' and ')}` : '');
 const params = (clauses: Clause[]) => clauses.flatMap((c) => c.params);
 
 /** Without FTS5: rows containing any term, scored by how many distinct terms they contain. */
 function likeScored(store: Store, table: 'turns' | 'memories', terms: string[], clauses: Clause[], limit: number): Scored[] {
   const alias = table === 'turns' ? 't' : 'm';
-  const column = table === 'turns' ? 't.text' : 'm.content_key';
   const words = terms.slice(0, 16);
+  // SQLite's LIKE folds ASCII case only: a non-ASCII word (école) is matched against the turn
+  // text normalised as the terms are (ÉCOLE -> école), a JS call per row this fallback can afford.
+  const column = table === 'memories' ? 'm.content_key' : words.some((w) => NON_ASCII.test(w)) ? 'sm_normalize(t.text)' : 't.text';
   if (words.length === 0) return [];
   const patterns = words.map((w) => `%${escapeLike(w)}%`);
   const hits = words.map(() => `(${column} like ? escape '\\')`);
