@@ -106,8 +106,13 @@ export function openStore(options: OpenOptions = {}): Store {
 }
 
 export function closeStore(store: Store) {
-  // Accesses still queued are written now (waiting for the lock like any write).
-  if (store.sqlite.open) flushAccess(store);
+  // Accesses still queued are written now (waiting for the lock like any write); failing to
+  // count them must not keep the database open.
+  try {
+    if (store.sqlite.open) flushAccess(store);
+  } catch (error) {
+    logger.warn({ err: (error as Error).message }, 'could not record memory access before closing');
+  }
   checkpointers.get(store)?.stop();
   checkpointers.delete(store);
   if (store.sqlite.open) store.sqlite.close();
