@@ -1,7 +1,9 @@
 // Text normalisation shared by dedupe, forget and the FTS/LIKE query builders.
 
 const NON_ASCII = /[^\x00-\x7f]/;
+export const hasNonAscii = (text: string) => NON_ASCII.test(text);
 const APOSTROPHE = /['’]/;
+export const hasApostrophe = (text: string) => APOSTROPHE.test(text);
 
 /** Lowercase, punctuation stripped, whitespace collapsed: the exact-duplicate key. */
 export function normalizeText(text: string): string {
@@ -24,7 +26,7 @@ export function tokens(text: string): string[] {
  * gina and "don't" is don. normalizeText's joined forms (obrien) are never in the index.
  */
 export function indexTokens(text: string): string[] {
-  if (!APOSTROPHE.test(text)) return tokens(text);
+  if (!hasApostrophe(text)) return tokens(text);
   return tokens(text.replace(/['’](?:s|t|m|ve|ll|re|d)(?![\p{L}\p{N}])/giu, '').replace(/['’]/g, ' '));
 }
 

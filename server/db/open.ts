@@ -109,7 +109,7 @@ export function closeStore(store: Store) {
   // Accesses still queued are written now (waiting for the lock like any write); failing to
   // count them must not keep the database open.
   try {
-    if (store.sqlite.open) flushAccess(store);
+    flushAccess(store);
   } catch (error) {
     logger.warn({ err: (error as Error).message }, 'could not record memory access before closing');
   }

@@ -16,7 +16,7 @@ import {
   type MemorySource,
 } from '../memories.ts';
 import { prepared, type Store } from '../store.ts';
-import { ftsMatchExpression, indexTokens, normalizeText, tokens } from '../text.ts';
+import { ftsMatchExpression, hasApostrophe, indexTokens, normalizeText, tokens } from '../text.ts';
 import { isStopword } from '../search/query.ts';
 import { withPiiTag } from './pii.ts';
 
@@ -41,8 +41,8 @@ const FUZZY_CANDIDATES = 20;
  */
 function duplicateProbe(content: string, distinct: string[], threshold: number, common: Set<string>): string | null {
   const needed = Math.floor((1 - threshold) * distinct.length) + 1;
-  const findable = new Set(indexTokens(content));
-  const cost = (word: string) => (!findable.has(word) ? 2 : isStopword(word) || common.has(word) ? 1 : 0);
+  const findable = hasApostrophe(content) ? new Set(indexTokens(content)) : null;
+  const cost = (word: string) => (findable && !findable.has(word) ? 2 : isStopword(word) || common.has(word) ? 1 : 0);
   const probe = [...distinct]
     .sort((a, b) => cost(a) - cost(b) || b.length - a.length || (a < b ? -1 : 1))
     .slice(0, needed);

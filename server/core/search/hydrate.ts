@@ -6,8 +6,8 @@ import type { TurnRow } from '../turns.ts';
 import type { Fused } from './fuse.ts';
 import { SIGNALS, type SearchFilter, type SearchHit, type Signal, type SignalRanks } from './types.ts';
 
-/** Rows read per batch: twice the limit first (filters drop some), then more as needed. */
-const batchSize = (limit: number, start: number) => (start === 0 ? Math.max(limit * 2, 10) : 50);
+/** Rows read per batch after the first, which is twice the limit (filters drop some). */
+const BATCH = 50;
 
 type Parts = { memoryKinds: string[]; turns: boolean; allowTurn: (turn: TurnRow) => boolean };
 
@@ -65,7 +65,7 @@ function sourcesOf(store: Store, memoryIds: number[]): Map<number, number[]> {
 
 export function hydrate(store: Store, fused: Fused<Signal>[], filter: SearchFilter, parts: Parts): SearchHit[] {
   const hits: SearchHit[] = [];
-  for (let start = 0, size = batchSize(filter.limit, 0); start < fused.length && hits.length < filter.limit; start += size, size = batchSize(filter.limit, start)) {
+  for (let start = 0, size = Math.max(filter.limit * 2, 10); start < fused.length && hits.length < filter.limit; start += size, size = BATCH) {
     const batch = fused.slice(start, start + size);
     const memoryIds = batch.filter((f) => f.key[0] === 'm').map((f) => Number(f.key.slice(1)));
     const turnIds = batch.filter((f) => f.key[0] === 't').map((f) => Number(f.key.slice(1)));

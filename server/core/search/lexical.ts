@@ -3,7 +3,7 @@
 // planner trap in STACK.md); CROSS JOIN pins that order, else the planner scans the filtered table
 // by its index and probes the FTS results. Terms are normalised tokens, each quoted: no user text is syntax.
 import { prepared, type Store } from '../store.ts';
-import { escapeLike } from '../text.ts';
+import { escapeLike, hasNonAscii } from '../text.ts';
 import { ftsAny } from './query.ts';
 import { selectiveTerms } from './term-stats.ts';
 import type { SearchFilter } from './types.ts';
@@ -40,8 +40,6 @@ export function memoryClauses(filter: Pick<SearchFilter, 'sessionIds' | 'exclude
   return clauses;
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
-
 const where = (clauses: Clause[]) => (clauses.length ? ` where ${clauses.map((c) => c.sql).join(' and ')}` : '');
 const params = (clauses: Clause[]) => clauses.flatMap((c) => c.params);
 
@@ -51,7 +49,7 @@ function likeScored(store: Store, table: 'turns' | 'memories', terms: string[], 
   const words = terms.slice(0, 16);
   // SQLite's LIKE folds ASCII case only: a non-ASCII word (école) is matched against the turn
   // text normalised as the terms are (ÉCOLE -> école), a JS call per row this fallback can afford.
-  const column = table === 'memories' ? 'm.content_key' : words.some((w) => NON_ASCII.test(w)) ? 'sm_normalize(t.text)' : 't.text';
+  const column = table === 'memories' ? 'm.content_key' : words.some(hasNonAscii) ? 'sm_normalize(t.text)' : 't.text';
   if (words.length === 0) return [];
   const patterns = words.map((w) => `%${escapeLike(w)}%`);
   const hits = words.map(() => `(${column} like ? escape '\\')`);
