@@ -2,6 +2,7 @@
 // use (ingestTurn, heuristic mode, speaker names), then the dataset's per-turn observations are
 // compared with the memories linked to the same turn.
 //   npm run bench:extract -- [--json] FILE...
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import { memorySources } from '../drizzle/schema.ts';
@@ -40,7 +41,7 @@ export async function benchExtract(conversation: LocomoConversation) {
       let clock = turn.at;
       store.clock = { now: () => clock };
       const t0 = performance.now();
-      const result = await ingestTurn(runtime, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at: turn.at });
+      const result = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at: turn.at });
       latencies.push(performance.now() - t0);
       clock += 1;
       turnIds.set(turn.diaId, result.turn.id);

@@ -2,6 +2,7 @@
 // coordinate ascent on evidence recall (@10, plus a quarter each of @5 and @20), and reports how
 // the fit does on each conversation when that conversation is left out of the fitting.
 //   npm run bench:fit -- [--json] FILE FILE...
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import { search } from '../server/core/search/index.ts';
@@ -23,7 +24,7 @@ async function samples(conversation: LocomoConversation): Promise<Sample[]> {
   const out: Sample[] = [];
   for (const question of loaded.questions) {
     const features = new Map<number, number[]>();
-    search(loaded.store, { query: question.text, kinds: ['turn'], limit: 1 }, { turnFeatures: features });
+    search(loaded.store, DEFAULT_SPACE, { query: question.text, kinds: ['turn'], limit: 1 }, { turnFeatures: features });
     const ids = [...features.keys()];
     const index = new Map(ids.map((id, i) => [id, i]));
     // Evidence the candidates missed can never be ranked: -1 counts as a miss at every k.

@@ -5,6 +5,7 @@
 // turns) and search latency, next to two baselines on the same data: plain FTS5 BM25 over
 // turns and MiniSearch over turns.
 //   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] FILE...
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
@@ -39,7 +40,7 @@ export async function loadConversation(conversation: LocomoConversation): Promis
     for (const turn of session.turns) {
       const at = turn.at;
       store.clock = { now: () => at };
-      const { turn: row } = await ingestTurn(runtime, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at });
+      const { turn: row } = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at });
       turnIds.set(turn.diaId, row.id);
       turns.push({ id: row.id, text: row.text });
     }
@@ -84,7 +85,7 @@ export function symbiosisRetriever(loaded: Loaded, options: SearchOptions = {}, 
   return {
     name,
     retrieve(question, k) {
-      const { hits } = search(loaded.store, { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) }, options);
+      const { hits } = search(loaded.store, DEFAULT_SPACE, { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) }, options);
       const out: number[] = [];
       for (const hit of hits) for (const id of hit.kind === 'turn' ? [hit.id] : hit.sourceTurnIds) if (!out.includes(id)) out.push(id);
       return out.slice(0, k);

@@ -4,6 +4,7 @@
 // names); the accurate-NER jobs are drained after every session, as a worker would, so the
 // known-names index grows the way it does in use.
 //   npm run bench:ner -- [--json] FILE...
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import { loadCompromise } from '../server/core/ner/compromise-provider.ts';
@@ -38,7 +39,7 @@ async function ingest(conversation: LocomoConversation) {
       for (const side of i++ % 2 ? [on, off] : [off, on]) {
         side.store.clock = { now: () => turn.at };
         const t0 = performance.now();
-        const result = await ingestTurn(side.runtime, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at: turn.at });
+        const result = await ingestTurn(side.runtime, DEFAULT_SPACE, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at: turn.at });
         side.addTurn.push(performance.now() - t0);
         if (side === on) hotLinks += (on.store.sqlite.prepare('select count(*) n from turn_entities where turn_id = ?').get(result.turn.id) as { n: number }).n;
       }
@@ -57,8 +58,8 @@ export async function benchNer(conversation: LocomoConversation) {
   const { store } = on;
 
   // Strategy costs on every turn, with the registry as the conversation left it.
-  const fast = fastProviders(store);
-  const accurate = accurateProviders(store);
+  const fast = fastProviders(store, DEFAULT_SPACE);
+  const accurate = accurateProviders(store, DEFAULT_SPACE);
   const fastMs: number[] = [];
   const accurateMs: number[] = [];
   let fastFound = 0;

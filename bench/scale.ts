@@ -2,6 +2,7 @@
 // with bulk inserts in transactions (the FTS triggers index as they go), then measured through
 // the real code paths: ingestTurn (addTurn + heuristic extraction + NER), search, getContext.
 //   npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300]
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { runMain } from './run-main.ts';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -119,21 +120,21 @@ export async function benchScale(size: number, samples: number) {
   // context below: a short session of its own, before the measured sessions.
   for (let i = 0; i < 20; i++) {
     now += 60_000;
-    await ingestTurn(runtime, { sessionId: 'warmup', role: 'user', name: NAMES[i % NAMES.length]!, text: `I keep a notebook about warm-up topic number ${i} at home` });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 'warmup', role: 'user', name: NAMES[i % NAMES.length]!, text: `I keep a notebook about warm-up topic number ${i} at home` });
   }
   const addTurnMs: number[] = [];
   for (let i = 0; i < samples; i++) {
     now += 60_000;
     const input = { sessionId: `live${Math.floor(i / 50)}`, role: 'user' as const, name: NAMES[i % NAMES.length]!, text: `I ${text.word()} ${text.sentence(6, 20)}` };
     const t0 = performance.now();
-    await ingestTurn(runtime, input);
+    await ingestTurn(runtime, DEFAULT_SPACE, input);
     addTurnMs.push(performance.now() - t0);
   }
   const queries = Array.from({ length: samples }, () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`);
   // Warm the statement cache and page cache once, as a running server would be.
-  for (const query of queries.slice(0, 20)) search(store, { query });
-  const searchMs = queries.map((query) => timeIt(() => search(store, { query, limit: 10 })));
-  const contextMs = queries.map((query, i) => timeIt(() => getContext(store, { sessionId: `live${i % 4}`, query })));
+  for (const query of queries.slice(0, 20)) search(store, DEFAULT_SPACE, { query });
+  const searchMs = queries.map((query) => timeIt(() => search(store, DEFAULT_SPACE, { query, limit: 10 })));
+  const contextMs = queries.map((query, i) => timeIt(() => getContext(store, DEFAULT_SPACE, { sessionId: `live${i % 4}`, query })));
   // Closing the last connection checkpoints the WAL into the file (and stops the checkpoint thread).
   closeStore(store);
   const bytes = statSync(path).size;

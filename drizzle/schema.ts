@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import {
   check,
+  foreignKey,
   index,
   integer,
   primaryKey,
@@ -33,17 +34,58 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 const inList = (column: string, values: readonly string[]) =>
   sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(', ')})`);
 
-/** A conversation. Registered on its first turn; consolidated once finished. */
+/**
+ * The memory space a row belongs to (D11): every owned row carries its user, and indexes lead
+ * with it so a user's reads cost what that user's data costs. Rows written before spaces
+ * existed belong to `default`.
+ */
+const userId = () => text('user_id').notNull().default('default');
+
+/** The users that own data: registered on their first write, so listing them is not a scan. */
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  createdAt: integer('created_at').notNull(),
+});
+
+/**
+ * Scoped access tokens (D12). Only a SHA-256 hash of the token is stored; the token itself is
+ * shown once, when created. A token reaches one user (and one agent, when set).
+ */
+export const accessTokens = sqliteTable(
+  'access_tokens',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    tokenHash: text('token_hash').notNull(),
+    /** The first characters of the token, to recognise it in a list (not enough to use it). */
+    prefix: text('prefix').notNull(),
+    userId: text('user_id').notNull(),
+    agentId: text('agent_id'),
+    readOnly: integer('read_only', { mode: 'boolean' }).notNull().default(false),
+    label: text('label'),
+    createdAt: integer('created_at').notNull(),
+    revokedAt: integer('revoked_at'),
+    lastUsedAt: integer('last_used_at'),
+  },
+  (t) => [uniqueIndex('access_tokens_hash').on(t.tokenHash), index('access_tokens_user').on(t.userId)],
+);
+
+/** A conversation of one user. Registered on its first turn; consolidated once finished. */
 export const sessions = sqliteTable(
   'sessions',
   {
-    id: text('id').primaryKey(),
+    userId: userId(),
+    id: text('id').notNull(),
     firstSeenAt: integer('first_seen_at').notNull(),
     lastSeenAt: integer('last_seen_at').notNull(),
     consolidatedAt: integer('consolidated_at'),
   },
-  // pendingSessions, on every new session: the few unconsolidated ones, oldest first, not a scan of all.
-  (t) => [index('sessions_unconsolidated').on(t.lastSeenAt, t.id).where(sql`${t.consolidatedAt} is null`)],
+  (t) => [
+    // Session ids are the app's own: two users may both have a session "chat-1".
+    primaryKey({ columns: [t.userId, t.id] }),
+    index('sessions_user_last_seen').on(t.userId, t.lastSeenAt, t.id),
+    // pendingSessions, on every new session: the few unconsolidated ones, oldest first, not a scan of all.
+    index('sessions_unconsolidated').on(t.userId, t.lastSeenAt, t.id).where(sql`${t.consolidatedAt} is null`),
+  ],
 );
 
 /** The episodic layer (D1): every user/assistant turn, stored once, never dropped on overflow. */
@@ -51,9 +93,10 @@ export const turns = sqliteTable(
   'turns',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    sessionId: text('session_id')
-      .notNull()
-      .references(() => sessions.id, { onDelete: 'cascade' }),
+    userId: userId(),
+    /** The agent this turn was said to, when the app names one; null for the user's shared history. */
+    agentId: text('agent_id'),
+    sessionId: text('session_id').notNull(),
     role: text('role', { enum: ROLES }).notNull(),
     name: text('name'),
     text: text('text').notNull(),
@@ -62,8 +105,9 @@ export const turns = sqliteTable(
     enrichedAt: integer('enriched_at'),
   },
   (t) => [
-    index('turns_session_at').on(t.sessionId, t.at, t.id),
-    index('turns_at').on(t.at),
+    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete('cascade'),
+    index('turns_session_at').on(t.userId, t.sessionId, t.at, t.id),
+    index('turns_user_at').on(t.userId, t.at, t.id),
     check('turns_role', inList('role', ROLES)),
   ],
 );
@@ -73,6 +117,9 @@ export const memories = sqliteTable(
   'memories',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: userId(),
+    /** This agent's own memory of the user; null: shared by every agent of the user. */
+    agentId: text('agent_id'),
     kind: text('kind', { enum: MEMORY_KINDS }).notNull().default('fact'),
     layer: text('layer', { enum: MEMORY_LAYERS }).notNull().default('mid'),
     status: text('status', { enum: MEMORY_STATUSES }).notNull().default('active'),
@@ -84,7 +131,8 @@ export const memories = sqliteTable(
     slot: text('slot'),
     value: text('value'),
     polarity: integer('polarity'),
-    sessionId: text('session_id').references(() => sessions.id, { onDelete: 'set null' }),
+    /** The session (of the same user) it was learnt in; no foreign key: it outlives its session. */
+    sessionId: text('session_id'),
     hits: integer('hits').notNull().default(0),
     accessCount: integer('access_count').notNull().default(0),
     score: real('score').notNull().default(0),
@@ -103,13 +151,13 @@ export const memories = sqliteTable(
     enrichedAt: integer('enriched_at'),
   },
   (t) => [
-    // topMemories: best score first, ties by id, read straight off the index (no temp B-tree).
-    index('memories_status_layer_score').on(t.status, t.layer, sql`${t.score} desc`, t.id),
+    // topMemories: best score first, ties newest first, read backwards off the index (no temp B-tree).
+    index('memories_status_layer_score').on(t.userId, t.status, t.layer, t.score, t.id),
     // latestReflection: the newest active reflection is the last entry of its range.
-    index('memories_kind_status_created').on(t.kind, t.status, t.createdAt, t.id),
-    index('memories_content_key').on(t.contentKey),
-    index('memories_subject_slot').on(t.subject, t.slot),
-    index('memories_session').on(t.sessionId),
+    index('memories_kind_status_created').on(t.userId, t.kind, t.status, t.createdAt, t.id),
+    index('memories_content_key').on(t.userId, t.contentKey),
+    index('memories_subject_slot').on(t.userId, t.subject, t.slot),
+    index('memories_session').on(t.userId, t.sessionId),
     check('memories_kind', inList('kind', MEMORY_KINDS)),
     check('memories_layer', inList('layer', MEMORY_LAYERS)),
     check('memories_status', inList('status', MEMORY_STATUSES)),
@@ -159,19 +207,21 @@ export const memoryEvents = sqliteTable(
   'memory_events',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: userId(),
     memoryId: integer('memory_id').notNull(),
     action: text('action').notNull(),
     detail: text('detail', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default({}),
     at: integer('at').notNull(),
   },
-  (t) => [index('memory_events_memory').on(t.memoryId, t.id)],
+  (t) => [index('memory_events_memory').on(t.memoryId, t.id), index('memory_events_user').on(t.userId)],
 );
 
-/** Named entities (D8): one row per real-world thing, with its aliases. */
+/** Named entities (D8): one row per real-world thing of one user (Alice of one user is not Alice of another). */
 export const entities = sqliteTable(
   'entities',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: userId(),
     name: text('name').notNull(),
     /** Normalised name (lowercase, possessive stripped): the lookup key with `type`. */
     nameKey: text('name_key').notNull(),
@@ -182,7 +232,7 @@ export const entities = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('entities_key_type').on(t.nameKey, t.type)],
+  (t) => [uniqueIndex('entities_key_type').on(t.userId, t.nameKey, t.type), index('entities_user_mentions').on(t.userId, t.mentionCount)],
 );
 
 export const memoryEntities = sqliteTable(
@@ -223,6 +273,8 @@ export const jobs = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     type: text('type').notNull(),
+    /** Whose data the job works on (also in the payload); null for work on the whole file. */
+    userId: text('user_id'),
     payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default({}),
     status: text('status', { enum: JOB_STATUSES }).notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
@@ -239,7 +291,8 @@ export const jobs = sqliteTable(
   (t) => [
     index('jobs_status_run_at').on(t.status, t.runAt),
     // queueConsolidation: is a job for this session already waiting? Consolidation jobs only.
-    index('jobs_consolidation_session').on(sql`${t.payload} ->> '$.sessionId'`).where(sql`${t.type} = 'session.consolidate'`),
+    index('jobs_consolidation_session').on(t.userId, sql`${t.payload} ->> '$.sessionId'`).where(sql`${t.type} = 'session.consolidate'`),
+    index('jobs_user').on(t.userId),
     check('jobs_status', inList('status', JOB_STATUSES)),
   ],
 );

@@ -6,6 +6,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ValidationPlugin from '@pothos/plugin-validation';
 import type { PubSub } from 'graphql-yoga';
 import type { ChangeEvent, Store } from '../server/core/store.ts';
+import type { Access } from '../server/core/tokens.ts';
 import type { Runtime } from '../server/runtime.ts';
 import { validationFailure } from './errors.ts';
 
@@ -16,8 +17,8 @@ export type ConsolidationChange = Extract<ChangeEvent, { type: 'consolidation' }
 /** Committed changes, fanned out to subscriptions. Fed by the host from `onChange(store)`. */
 export type ChangeFeed = PubSub<{ memory: [MemoryChange]; turn: [TurnChange]; consolidation: [ConsolidationChange] }>;
 
-/** Per operation: the store, the runtime around it (LLM provider) and the change feed. */
-export type Context = { store: Store; runtime: Runtime; changes: ChangeFeed };
+/** Per operation: the store, the runtime around it (LLM provider), the change feed and what the token may reach. */
+export type Context = { store: Store; runtime: Runtime; changes: ChangeFeed; access: Access };
 
 export const builder = new SchemaBuilder<{
   Context: Context;

@@ -1,6 +1,7 @@
 // Configuration: read the effective config, change one key (persisted in the meta table).
 import { effectiveConfig, RESTART_SECTIONS, setConfigValue, unsetConfigValue } from '../server/config-admin.ts';
 import { builder } from './builder.ts';
+import { requireAdmin } from './spaces.ts';
 
 const RESTART = RESTART_SECTIONS.map((s) => `\`${s}\``).join(', ');
 const APPLIES =
@@ -17,7 +18,10 @@ builder.queryFields((t) => ({
       'The effective configuration (defaults < config.json beside the db < saved settings < environment), as an object ' +
       'of sections. API keys appear only as the names of their environment variables (`api_key_env`), never as values. ' +
       `${APPLIES} Until a restart, the running server may still use the previous values of those.`,
-    resolve: (_root, _args, { store }) => effectiveConfig(store),
+    resolve: (_root, _args, context) => {
+      requireAdmin(context);
+      return effectiveConfig(context.store);
+    },
   }),
 }));
 
@@ -33,7 +37,10 @@ builder.mutationFields((t) => ({
       key: keyArg(t, 'Dotted key, e.g. `scoring.w_freq` or `extractor.mode` (a whole section takes an object).'),
       value: t.arg({ type: 'JSON', required: true, description: 'The value, as JSON (a number, string, boolean, list or object).' }),
     },
-    resolve: (_root, { key, value }, { store }) => setConfigValue(store, key, value).config,
+    resolve: (_root, { key, value }, context) => {
+      requireAdmin(context);
+      return setConfigValue(context.store, key, value).config;
+    },
   }),
   unsetConfig: t.field({
     type: 'JSON',
@@ -41,6 +48,9 @@ builder.mutationFields((t) => ({
       'Removes a key saved with `setConfig`, so config.json or the default applies again; returns the new effective ' +
       `configuration. Unknown keys are BAD_USER_INPUT. ${APPLIES}`,
     args: { key: keyArg(t, 'Dotted key, e.g. `scoring.w_freq` (or a whole section).') },
-    resolve: (_root, { key }, { store }) => unsetConfigValue(store, key).config,
+    resolve: (_root, { key }, context) => {
+      requireAdmin(context);
+      return unsetConfigValue(context.store, key).config;
+    },
   }),
 }));

@@ -3,6 +3,7 @@
 import type { ConsolidationReport as ConsolidationReportShape } from '../server/core/consolidation.ts';
 import { consolidateSession } from '../server/consolidate.ts';
 import { builder, type ConsolidationChange } from './builder.ts';
+import { readSpace, spaceArgs, writeSpace } from './spaces.ts';
 import { SessionRef, startEventScope } from './refs.ts';
 
 const ConsolidationStatus = builder.enumType('ConsolidationStatus', {
@@ -74,8 +75,8 @@ builder.mutationFields((t) => ({
       'Consolidates a session now: reads its turns in pages of 30 and saves their facts (the LLM when configured, ' +
       'heuristics otherwise or when it fails). SKIPPED when already consolidated (a new turn reopens a session). ' +
       'NOT_FOUND for an unknown session. Progress is published to `consolidationEvents`.',
-    args: { sessionId: t.arg.string({ required: true, description: 'The session to consolidate.' }) },
-    resolve: (_root, { sessionId }, { runtime }) => consolidateSession(runtime, sessionId),
+    args: { sessionId: t.arg.string({ required: true, description: 'The session to consolidate.' }), ...spaceArgs(t) },
+    resolve: (_root, { sessionId, ...args }, context) => consolidateSession(context.runtime, writeSpace(context, args), sessionId),
   }),
 }));
 
@@ -83,11 +84,13 @@ builder.subscriptionFields((t) => ({
   consolidationEvents: t.field({
     type: ConsolidationEvent,
     description:
-      'Consolidation runs from now on (on demand, queued when a new session starts, or nightly), in one session or ' +
+      'Consolidation runs of the user from now on (on demand, queued when a new session starts, or nightly), in one session or ' +
       '(without `sessionId`) in all of them.',
-    args: { sessionId: t.arg.string({ description: 'Only runs of this session.' }) },
-    subscribe: async function* (_root, { sessionId }, { changes }) {
-      for await (const event of changes.subscribe('consolidation')) {
+    args: { sessionId: t.arg.string({ description: 'Only runs of this session.' }), ...spaceArgs(t) },
+    subscribe: async function* (_root, { sessionId, ...args }, context) {
+      const space = readSpace(context, args);
+      for await (const event of context.changes.subscribe('consolidation')) {
+        if (event.userId !== space.userId) continue;
         if (sessionId && event.sessionId !== sessionId) continue;
         yield event;
       }

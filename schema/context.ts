@@ -2,6 +2,7 @@
 import type { Context as ContextShape } from '../server/core/context.ts';
 import { contextWithRuntime } from '../server/embed.ts';
 import { builder } from './builder.ts';
+import { readSpace, spaceArgs } from './spaces.ts';
 import { MemoryRef, TurnRef } from './refs.ts';
 
 const ContextRef = builder.objectRef<ContextShape>('Context').implement({
@@ -37,8 +38,9 @@ const ContextRef = builder.objectRef<ContextShape>('Context').implement({
 builder.queryFields((t) => ({
   context: t.field({
     type: ContextRef,
-    description: 'Builds the context for a session. Retrieved memories count as accessed (their forgetting curve restarts).',
+    description: 'Builds the context for one of the user\'s sessions from that user\'s memory only. Retrieved memories count as accessed (their forgetting curve restarts).',
     args: {
+      ...spaceArgs(t),
       sessionId: t.arg.string({ required: true, description: 'The session.' }),
       k: t.arg.int({ description: 'How many memories per layer (config context.k when omitted; 1 to 200).' }),
       query: t.arg.string({
@@ -48,6 +50,7 @@ builder.queryFields((t) => ({
         description: 'Token budget for `markdown` (about 4 characters a token; 1 to 1 000 000): lower-priority lines are left out.',
       }),
     },
-    resolve: (_root, { sessionId, k, query, maxTokens }, { runtime }) => contextWithRuntime(runtime, { sessionId, k, query, maxTokens }),
+    resolve: (_root, { sessionId, k, query, maxTokens, ...args }, context) =>
+      contextWithRuntime(context.runtime, readSpace(context, args), { sessionId, k, query, maxTokens }),
   }),
 }));

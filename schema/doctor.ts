@@ -1,6 +1,7 @@
 // Doctor: health checks of the database and the configured providers.
 import { runDoctor, type DoctorCheck as DoctorCheckShape } from '../server/doctor.ts';
 import { builder } from './builder.ts';
+import { requireAdmin } from './spaces.ts';
 
 const DoctorCheck = builder.objectRef<DoctorCheckShape>('DoctorCheck').implement({
   description: 'One health check, with what it found and what to do when it failed.',
@@ -22,6 +23,9 @@ builder.queryFields((t) => ({
       'completion) and the embedding endpoint (one embedding, of the configured size) when configured, the embedding ' +
       'size locked in the database against the config, and pending or dead jobs. Waits for the endpoints at most their ' +
       'configured timeouts.',
-    resolve: (_root, _args, { runtime }) => runDoctor(runtime),
+    resolve: (_root, _args, context) => {
+      requireAdmin(context);
+      return runDoctor(context.runtime);
+    },
   }),
 }));

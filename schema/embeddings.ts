@@ -1,6 +1,7 @@
 // Re-embedding: backfill vectors after configuring an embedding model, or rebuild them after changing it.
 import { reembed, type ReembedReport } from '../server/embed.ts';
 import { builder } from './builder.ts';
+import { requireAdmin } from './spaces.ts';
 
 const Reembed = builder.objectRef<ReembedReport>('ReembedReport').implement({
   description: 'What a re-embedding pass stored.',
@@ -23,6 +24,9 @@ builder.mutationFields((t) => ({
       reset: t.arg.boolean({ defaultValue: false, description: 'Drop every vector first and lock the configured model and dimensions.' }),
       all: t.arg.boolean({ defaultValue: false, description: 'Embed rows that already have a vector too.' }),
     },
-    resolve: (_root, args, { runtime }) => reembed(runtime, { reset: args.reset ?? false, all: args.all ?? false }),
+    resolve: (_root, args, context) => {
+      requireAdmin(context);
+      return reembed(context.runtime, { reset: args.reset ?? false, all: args.all ?? false });
+    },
   }),
 }));

@@ -5,6 +5,9 @@ import { findEntity, listEntities, memoriesByEntity, turnsByEntity, type EntityR
 import { notFound } from '../server/core/errors.ts';
 import { ENTITY_TYPES, type EntityType } from '../server/core/ner/types.ts';
 import { builder } from './builder.ts';
+import { readSpace, spaceArgs } from './spaces.ts';
+import { groupBy } from '../server/core/group-by.ts';
+
 import { MemoryStatus } from './enums.ts';
 import { MemoryConnection } from './memories.ts';
 import { countedConnection, decodeOffsetCursor, MAX_PAGE, offsetPage, type Page } from './pagination.ts';
@@ -23,18 +26,18 @@ export const EntityTurnConnection = countedConnection({
   edge: 'A turn that mentions an entity, with its cursor.',
 });
 
-/** A page read for a whole set of entities: the (shared) `after` cursor becomes one offset. */
+/** A page read for a whole set of entities (one read per user): the (shared) `after` cursor becomes one offset. */
 function pagesFor<T>(
   entities: EntityRow[],
   args: { first: number; after?: string | null },
-  read: (ids: number[], window: { limit: number; offset: number }) => Map<number, { rows: T[]; total: number }>,
+  read: (ids: number[], window: { limit: number; offset: number }, userId: string) => Map<number, { rows: T[]; total: number }>,
 ): Page<T>[] {
   const offset = args.after ? decodeOffsetCursor(args.after) + 1 : 0;
   // first: 0 asks for the counts only; the core reads take at least one row.
-  const byEntity = read(
-    entities.map((e) => e.id),
-    { limit: Math.max(args.first, 1), offset },
-  );
+  const byEntity = new Map<number, { rows: T[]; total: number }>();
+  for (const [userId, group] of groupBy(entities, (e) => e.userId)) {
+    for (const [id, page] of read(group.map((e) => e.id), { limit: Math.max(args.first, 1), offset }, userId)) byEntity.set(id, page);
+  }
   return entities.map((entity) =>
     offsetPage(args, ({ limit }) => {
       const page = byEntity.get(entity.id) ?? { rows: [], total: 0 };
@@ -44,8 +47,9 @@ function pagesFor<T>(
 }
 
 EntityRef.implement({
-  description: 'A named entity (a person, place, organisation, thing...), with its aliases and what mentions it.',
+  description: 'A named entity (a person, place, organisation, thing...) of one user, with its aliases and what mentions it.',
   fields: (t) => ({
+    userId: t.exposeString('userId', { description: 'The user whose registry it is in (Alice of one user is not Alice of another).' }),
     id: t.exposeInt('id', { description: 'Stable integer id.' }),
     name: t.exposeString('name', { description: 'Its canonical name.' }),
     type: t.exposeString('type', { description: `Its type: one of ${TYPES}.` }),
@@ -65,7 +69,7 @@ EntityRef.implement({
         status: t.arg({ type: MemoryStatus, description: 'Only memories with this status (default ACTIVE).' }),
       },
       load: async (entities: EntityRow[], context, args) =>
-        pagesFor(entities, args, (ids, window) => memoriesByEntity(context.store, ids, { ...window, status: args.status ?? 'active' })),
+        pagesFor(entities, args, (ids, window, userId) => memoriesByEntity(context.store, { userId, agentId: null }, ids, { ...window, status: args.status ?? 'active' })),
       resolve: (entity) => entity,
     }),
     turns: t.loadable({
@@ -76,7 +80,7 @@ EntityRef.implement({
         first: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: pageSize }),
         after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
       },
-      load: async (entities: EntityRow[], context, args) => pagesFor(entities, args, (ids, window) => turnsByEntity(context.store, ids, window)),
+      load: async (entities: EntityRow[], context, args) => pagesFor(entities, args, (ids, window, userId) => turnsByEntity(context.store, { userId, agentId: null }, ids, window)),
       resolve: (entity) => entity,
     }),
   }),
@@ -101,9 +105,10 @@ builder.queryFields((t) => ({
       id: t.arg.int({ description: 'The entity id.' }),
       name: t.arg.string({ description: 'Its name or one of its aliases.' }),
       type: t.arg.string({ description: `With \`name\`: only an entity of this type (${TYPES}).` }),
+      ...spaceArgs(t),
     },
-    resolve: (_root, args, { store }) => {
-      const entity = findEntity(store, { ...args, type: asType(args.type) });
+    resolve: (_root, args, context) => {
+      const entity = findEntity(context.store, readSpace(context, args), { id: args.id, name: args.name, type: asType(args.type) });
       if (!entity) throw notFound('entity', args.id ?? args.name ?? '');
       return entity;
     },
@@ -116,7 +121,9 @@ builder.queryFields((t) => ({
       type: t.arg.string({ description: `Only entities of this type (${TYPES}).` }),
       first: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: pageSize }),
       after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
+      ...spaceArgs(t),
     },
-    resolve: (_root, args, { store }) => offsetPage(args, (window) => listEntities(store, { q: args.q, type: asType(args.type), ...window })),
+    resolve: (_root, args, context) =>
+      offsetPage(args, (window) => listEntities(context.store, readSpace(context, args), { q: args.q, type: asType(args.type), ...window })),
   }),
 }));

@@ -4,6 +4,7 @@ import { explain, type Explanation } from '../server/core/explain.ts';
 import type { ScoreTerms as ScoreTermsShape } from '../server/core/scoring.ts';
 import { memoryIdSchema } from '../server/core/validation.ts';
 import { builder } from './builder.ts';
+import { readSpace, spaceArgs } from './spaces.ts';
 import { ExplanationStatus } from './enums.ts';
 import { MemoryDecision, MemorySource } from './memories.ts';
 import { MemoryRef } from './refs.ts';
@@ -66,8 +67,8 @@ builder.queryFields((t) => ({
   explain: t.field({
     type: ExplanationRef,
     description: 'Explains a memory, even a hard-deleted one. NOT_FOUND when the id never existed.',
-    args: { id: t.arg.int({ required: true, description: 'The memory id.', validate: memoryIdSchema }) },
-    resolve: (_root, { id }, { store }) => explain(store, id),
+    args: { id: t.arg.int({ required: true, description: 'The memory id.', validate: memoryIdSchema }), ...spaceArgs(t) },
+    resolve: (_root, args, context) => explain(context.store, readSpace(context, args), args.id),
   }),
 }));
 
@@ -75,6 +76,7 @@ builder.objectField(MemoryRef, 'why', (t) =>
   t.field({
     type: ExplanationRef,
     description: 'Its explanation (as `Query.explain`). Computed per memory: ask for it on a few memories, not on long lists.',
-    resolve: (m, _args, { store }) => explain(store, m.id),
+    // The memory was reachable already: it is explained in its own space.
+    resolve: (m, _args, { store }) => explain(store, { userId: m.userId, agentId: m.agentId }, m.id),
   }),
 );

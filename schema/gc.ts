@@ -1,6 +1,7 @@
 // The GC pass: rescore, promote mid -> long, clean up the mid layer, purge old archived rows.
 import { runGc, type GcReport as GcReportShape } from '../server/core/gc.ts';
 import { builder } from './builder.ts';
+import { optionalSpace, spaceArgs, writeSpace } from './spaces.ts';
 
 const GcMode = builder.enumType('GcMode', {
   description: 'What GC does with the memories it cleans up (config gc.mode).',
@@ -39,7 +40,14 @@ const GcReport = builder.objectRef<GcReportShape>('GcReport').implement({
 builder.mutationFields((t) => ({
   gc: t.field({
     type: GcReport,
-    description: 'Runs a GC pass now (it also runs on a schedule in the server).',
-    resolve: (_root, _args, { store }) => runGc(store),
+    description:
+      'Runs a GC pass now (it also runs on a schedule in the server): over one user\'s memories (`userId`, or a user token\'s), ' +
+      'or every user\'s (the admin without `userId`). Capacity (mid.capacity) counts per user.',
+    args: { ...spaceArgs(t) },
+    resolve: (_root, args, context) => {
+      const space = optionalSpace(context, args);
+      if (space) writeSpace(context, args); // a read-only token may not
+      return runGc(context.store, space);
+    },
   }),
 }));

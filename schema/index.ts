@@ -20,6 +20,8 @@ import './jobs.ts';
 import './config.ts';
 import './doctor.ts';
 import './embeddings.ts';
+import './users.ts';
+import './tokens.ts';
 
 export type { Context, ChangeFeed, ConsolidationChange, MemoryChange, TurnChange } from './builder.ts';
 

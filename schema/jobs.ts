@@ -5,6 +5,7 @@ import { JobType, listJobs, type JobRow } from '../server/core/jobs.ts';
 import { jobHandlers } from '../server/jobs/handlers.ts';
 import { drainJobs, type DrainReport } from '../server/jobs/worker.ts';
 import { builder } from './builder.ts';
+import { requireAdmin } from './spaces.ts';
 
 const STATUS_DESCRIPTIONS: Record<(typeof JOB_STATUSES)[number], string> = {
   pending: 'Waiting to run (new, or a retry waiting for its backoff).',
@@ -81,7 +82,10 @@ builder.queryFields((t) => ({
         validate: z.number().int().min(1).max(500),
       }),
     },
-    resolve: (_root, { status, first }, { store }) => listJobs(store, { status: status ?? undefined, limit: first }),
+    resolve: (_root, { status, first }, context) => {
+      requireAdmin(context);
+      return listJobs(context.store, { status: status ?? undefined, limit: first });
+    },
   }),
 }));
 
@@ -91,6 +95,9 @@ builder.mutationFields((t) => ({
     description:
       'Runs every job that is due now, until none is left (retries scheduled later stay queued), and waits for them. ' +
       'The server\'s worker runs them anyway; this is for catching up at once.',
-    resolve: (_root, _args, { runtime }) => drainJobs(runtime.store, jobHandlers(runtime)),
+    resolve: (_root, _args, context) => {
+      requireAdmin(context);
+      return drainJobs(context.runtime.store, jobHandlers(context.runtime));
+    },
   }),
 }));

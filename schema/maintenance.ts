@@ -13,6 +13,7 @@ import {
 } from '../server/maintenance.ts';
 import { nerEnricher } from '../server/ner.ts';
 import { builder } from './builder.ts';
+import { optionalSpace, requireAdmin, spaceArgs, writeSpace } from './spaces.ts';
 import { ConsolidationReport } from './consolidation.ts';
 import { MemoryRef } from './refs.ts';
 
@@ -117,8 +118,15 @@ builder.mutationFields((t) => ({
     type: MaintenanceReport,
     description:
       'Runs a maintenance task now (the server also runs each on its schedule). ENRICH is the entity enrichment ' +
-      '(seed 004 enrich_entities). Tasks that call the LLM wait for it (llm.timeout_s per call).',
-    args: { task: t.arg({ type: MaintenanceTask, required: true, description: 'The task to run.' }) },
-    resolve: (_root, { task }, { runtime }) => runMaintenance(runtime, task, nerEnricher),
+      '(seed 004 enrich_entities). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT ' +
+      'run over one user (`userId`, or a user token\'s) or every user (the admin without `userId`); ENRICH and OPTIMIZE need the admin token.',
+    args: { task: t.arg({ type: MaintenanceTask, required: true, description: 'The task to run.' }), ...spaceArgs(t) },
+    resolve: (_root, { task, ...args }, context) => {
+      // ENRICH and OPTIMIZE work on the whole file; the others on one user (or every user for the admin).
+      if (task === 'enrich' || task === 'optimize') requireAdmin(context);
+      const space = optionalSpace(context, args);
+      if (space) writeSpace(context, args);
+      return runMaintenance(context.runtime, task, nerEnricher, space);
+    },
   }),
 }));

@@ -4,10 +4,12 @@ import { sourcesByMemory, type SourceRow } from '../server/core/batch-reads.ts';
 import { entitiesForMemories } from '../server/core/entity-reads.ts';
 import { decisionsByMemory, type DecisionRow } from '../server/core/decisions.ts';
 import { isProtected } from '../server/core/gc.ts';
-import { getMemory, type MemoryRow } from '../server/core/memories.ts';
+import { memoryIn, type MemoryRow } from '../server/core/memories.ts';
 import { listMemories } from '../server/core/memory-list.ts';
 import { memoryIdSchema } from '../server/core/validation.ts';
 import { builder } from './builder.ts';
+import { readSpace, SPACE_RULE, spaceArgs } from './spaces.ts';
+import { sessionKey } from '../server/core/sessions.ts';
 import { MemoryAction, MemoryKind, MemoryLayer, MemorySort, MemoryStatus, SaveAction, SourceReason } from './enums.ts';
 import { countedConnection, MAX_PAGE, offsetPage } from './pagination.ts';
 import { EntityRef, MemoryRef, relationLoader, SessionRef, TurnRef } from './refs.ts';
@@ -76,6 +78,8 @@ MemoryRef.implement({
     'and its trust (`confidence`, decayed by the forgetting curve).',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Stable integer id.' }),
+    userId: t.exposeString('userId', { description: 'The user whose memory it is.' }),
+    agentId: t.exposeString('agentId', { nullable: true, description: 'The agent whose own memory it is; null when shared by every agent of the user.' }),
     kind: t.expose('kind', { type: MemoryKind, description: 'Fact or reflection.' }),
     layer: t.expose('layer', { type: MemoryLayer, description: 'Mid-term or long-term.' }),
     status: t.expose('status', { type: MemoryStatus, description: 'Active, or archived (hidden from context and search).' }),
@@ -103,7 +107,7 @@ MemoryRef.implement({
       type: SessionRef,
       nullable: true,
       description: 'The session it was learnt in, when it came from one.',
-      resolve: (m) => m.sessionId,
+      resolve: (m) => (m.sessionId === null ? null : sessionKey(m.userId, m.sessionId)),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was saved.' }),
     eventAt: t.expose('eventAt', { type: 'DateTime', description: 'When the thing it describes happened (defaults to when it was saved).' }),
@@ -171,13 +175,13 @@ builder.queryFields((t) => ({
   memory: t.field({
     type: MemoryRef,
     nullable: true,
-    description: 'One memory by id, whatever its status; null when there is none (see `explain` for a deleted one).',
-    args: { id: t.arg.int({ required: true, description: 'The memory id.', validate: memoryIdSchema }) },
-    resolve: (_root, { id }, { store }) => getMemory(store, id) ?? null,
+    description: 'One memory of the space by id, whatever its status; null when there is none there (see `explain` for a deleted one).',
+    args: { id: t.arg.int({ required: true, description: 'The memory id.', validate: memoryIdSchema }), ...spaceArgs(t) },
+    resolve: (_root, args, context) => memoryIn(context.store, readSpace(context, args), args.id) ?? null,
   }),
   memories: t.field({
     type: MemoryConnection,
-    description: 'Memories, filtered and sorted, a page at a time. Only active memories unless `status` says otherwise.',
+    description: `The space's memories, filtered and sorted, a page at a time. Only active memories unless \`status\` says otherwise. ${SPACE_RULE}`,
     args: {
       layer: t.arg({ type: MemoryLayer, description: 'Only this layer.' }),
       kind: t.arg({ type: MemoryKind, description: 'Only this kind.' }),
@@ -194,10 +198,11 @@ builder.queryFields((t) => ({
         validate: z.number().int().min(0).max(MAX_PAGE),
       }),
       after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
+      ...spaceArgs(t),
     },
-    resolve: (_root, args, { store }) =>
+    resolve: (_root, args, context) =>
       offsetPage(args, ({ limit, offset }) =>
-        listMemories(store, { layer: args.layer, kind: args.kind, status: args.status, tag: args.tag, q: args.q, sort: args.sort, limit, offset }),
+        listMemories(context.store, readSpace(context, args), { layer: args.layer, kind: args.kind, status: args.status, tag: args.tag, q: args.q, sort: args.sort, limit, offset }),
       ),
   }),
 }));

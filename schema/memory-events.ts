@@ -1,6 +1,8 @@
 // memoryEvents: every decision on a memory, pushed as it commits.
-import { getMemory, type MemoryRow } from '../server/core/memories.ts';
+import { memoryIn, type MemoryRow } from '../server/core/memories.ts';
 import { builder, type MemoryChange } from './builder.ts';
+import { readSpace, SPACE_RULE, spaceArgs } from './spaces.ts';
+import { visibleIn } from '../server/core/space.ts';
 import { MemoryAction } from './enums.ts';
 import { MemoryRef, startEventScope } from './refs.ts';
 
@@ -31,15 +33,18 @@ const MemoryEvent = builder.objectRef<MemoryEventShape>('MemoryEvent').implement
 builder.subscriptionFields((t) => ({
   memoryEvents: t.field({
     type: MemoryEvent,
-    description: 'Every decision on any memory from now on (created, merged, promoted, archived, superseded, deleted...).',
+    description: `Every decision on any memory of the space from now on (created, merged, promoted, archived, superseded, deleted...). ${SPACE_RULE}`,
     args: {
       actions: t.arg({ type: [MemoryAction], description: 'Only these actions (all when omitted).' }),
+      ...spaceArgs(t),
     },
-    subscribe: async function* (_root, { actions }, { store, changes }) {
+    subscribe: async function* (_root, { actions, ...args }, context) {
+      const space = readSpace(context, args);
       const wanted = actions ? new Set<string>(actions) : null;
-      for await (const change of changes.subscribe('memory')) {
+      for await (const change of context.changes.subscribe('memory')) {
+        if (!visibleIn(space, change)) continue;
         if (wanted && !wanted.has(change.action)) continue;
-        yield { change, memory: change.snapshot ?? getMemory(store, change.memoryId) ?? null };
+        yield { change, memory: change.snapshot ?? memoryIn(context.store, space, change.memoryId) ?? null };
       }
     },
     resolve: (event: MemoryEventShape, _args, context) => {

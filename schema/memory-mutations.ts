@@ -3,6 +3,7 @@ import { forget, forgetSchema } from '../server/core/forget.ts';
 import { confirmMemory, correctMemory, remember, rememberSchema, updateMemory, updateMemorySchema, type MemoryRow } from '../server/core/memories.ts';
 import { contentSchema, memoryIdSchema } from '../server/core/validation.ts';
 import { builder } from './builder.ts';
+import { SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
 import { MemoryStatus } from './enums.ts';
 import { SavedMemory } from './memories.ts';
 import { MemoryRef } from './refs.ts';
@@ -58,9 +59,9 @@ const idArg = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0], d
 builder.mutationFields((t) => ({
   remember: t.field({
     type: SavedMemory,
-    description: 'Saves a fact in the mid-term layer (or reinforces the identical active one).',
-    args: { input: t.arg({ type: RememberInput, required: true, description: 'The fact.' }) },
-    resolve: (_root, { input }, { store }) => remember(store, input),
+    description: `Saves a fact in the user's mid-term layer (or reinforces the identical active one). ${SPACE_RULE}`,
+    args: { input: t.arg({ type: RememberInput, required: true, description: 'The fact.' }), ...spaceArgs(t) },
+    resolve: (_root, { input, ...args }, context) => remember(context.store, writeSpace(context, args), input),
   }),
   updateMemory: t.field({
     type: MemoryRef,
@@ -68,15 +69,16 @@ builder.mutationFields((t) => ({
     args: {
       id: idArg(t, 'The memory to update.'),
       input: t.arg({ type: UpdateMemoryInput, required: true, description: 'The changes.' }),
+      ...spaceArgs(t),
     },
     // A null field means "not given", as if omitted.
-    resolve: (_root, { id, input }, { store }) => updateMemory(store, id, withoutNulls(input)),
+    resolve: (_root, { id, input, ...args }, context) => updateMemory(context.store, writeSpace(context, args), id, withoutNulls(input)),
   }),
   confirmMemory: t.field({
     type: MemoryRef,
     description: 'Confirms a memory: full confidence, never decays, exempt from GC cleanup. NOT_FOUND for an unknown id.',
-    args: { id: idArg(t, 'The memory to confirm.') },
-    resolve: (_root, { id }, { store }) => confirmMemory(store, id),
+    args: { id: idArg(t, 'The memory to confirm.'), ...spaceArgs(t) },
+    resolve: (_root, { id, ...args }, context) => confirmMemory(context.store, writeSpace(context, args), id),
   }),
   correctMemory: t.field({
     type: CorrectMemoryPayload,
@@ -84,22 +86,24 @@ builder.mutationFields((t) => ({
     args: {
       id: idArg(t, 'The memory to correct.'),
       content: t.arg.string({ required: true, description: 'The corrected fact.', validate: contentSchema }),
+      ...spaceArgs(t),
     },
-    resolve: (_root, { id, content }, { store }) => {
-      const { old, memory } = correctMemory(store, id, content);
+    resolve: (_root, { id, content, ...args }, context) => {
+      const { old, memory } = correctMemory(context.store, writeSpace(context, args), id, content);
       return { previous: old, memory };
     },
   }),
   forget: t.field({
     type: ForgetPayload,
     description:
-      'Hard-deletes (privacy): by `id`, that memory; by `text`, every memory and every turn containing the text ' +
+      'Hard-deletes (privacy), in the space only: by `id`, that memory; by `text`, every memory and every turn containing the text ' +
       '(case-insensitive, whole words). Give exactly one of them.',
     args: {
       id: t.arg.int({ description: 'The memory to delete.' }),
       text: t.arg.string({ description: 'Text whose every occurrence (memories and turns) is deleted.' }),
+      ...spaceArgs(t),
     },
     validate: forgetSchema,
-    resolve: (_root, args, { store }) => forget(store, args),
+    resolve: (_root, { id, text, ...args }, context) => forget(context.store, writeSpace(context, args), { id, text }),
   }),
 }));

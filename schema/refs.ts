@@ -6,16 +6,23 @@ import { relationsByMemory, type RelationRow } from '../server/core/batch-reads.
 import { entitiesByIds } from '../server/core/entity-reads.ts';
 import { notFound } from '../server/core/errors.ts';
 import { memoriesByIds } from '../server/core/memories.ts';
-import { sessionsByIds } from '../server/core/sessions.ts';
+import { sessionsByKeys } from '../server/core/sessions.ts';
 import { turnsByIds } from '../server/core/turns.ts';
 import { builder, type Context } from './builder.ts';
+import { reachable } from './spaces.ts';
 
-/** One result per key, in key order; a missing row is a NOT_FOUND error for that item only. */
+/**
+ * One result per key, in key order; a missing row is a NOT_FOUND error for that item only, and
+ * so is a row of another user than a scoped token's (root fields check spaces; this backs them up).
+ */
 const inKeyOrder =
-  <K, V>(what: string, batch: (context: Context, keys: K[]) => Map<K, V>) =>
+  <K, V extends { userId: string }>(what: string, batch: (context: Context, keys: K[]) => Map<K, V>) =>
   async (keys: K[], context: Context) => {
     const rows = batch(context, keys);
-    return keys.map((key) => rows.get(key) ?? notFound(what, key as string | number));
+    return keys.map((key) => {
+      const row = rows.get(key);
+      return row && reachable(context.access, row) ? row : notFound(what, key as string | number);
+    });
   };
 
 export const MemoryRef = builder.loadableObjectRef('Memory', {
@@ -26,8 +33,9 @@ export const TurnRef = builder.loadableObjectRef('Turn', {
   load: inKeyOrder('turn', (c, ids: number[]) => turnsByIds(c.store, ids)),
 });
 
+/** Keyed by sessionKey(userId, id): session ids are each user's own. */
 export const SessionRef = builder.loadableObjectRef('Session', {
-  load: inKeyOrder('session', (c, ids: string[]) => sessionsByIds(c.store, ids)),
+  load: inKeyOrder('session', (c, keys: string[]) => sessionsByKeys(c.store, keys)),
 });
 
 export const EntityRef = builder.loadableObjectRef('Entity', {

@@ -4,6 +4,7 @@ import { noteAccess } from '../server/core/access.ts';
 import { SEARCH_KINDS, SIGNALS, type SearchHit as SearchHitShape, type SearchKind as SearchKindName, type Signal } from '../server/core/search/index.ts';
 import { searchWithRuntime } from '../server/embed.ts';
 import { builder } from './builder.ts';
+import { readSpace, spaceArgs } from './spaces.ts';
 import { MemoryStatus } from './enums.ts';
 import { MemoryRef, TurnRef } from './refs.ts';
 
@@ -66,7 +67,7 @@ builder.queryFields((t) => ({
   search: t.field({
     type: [SearchHit],
     description:
-      'Hybrid search over facts, reflections and turns, best first. Any query text is safe (it is tokenised, never ' +
+      'Hybrid search over one user\'s facts, reflections and turns, best first. Any query text is safe (it is tokenised, never ' +
       'used as FTS syntax); one with no searchable word finds nothing. Memories found count as accessed (their ' +
       'forgetting curve restarts). Archived memories only with `status: ARCHIVED`.',
     args: {
@@ -80,9 +81,11 @@ builder.queryFields((t) => ({
       tags: t.arg.stringList({ description: 'Only memories carrying every one of these tags (turns have no tags, so this leaves turns out).' }),
       status: t.arg({ type: MemoryStatus, description: 'Memory status (default ACTIVE).' }),
       speakers: t.arg.stringList({ description: 'Only turns by these speakers (the turn `name`, case-insensitive).' }),
+      ...spaceArgs(t),
     },
-    resolve: async (_root, args, { store, runtime }) => {
-      const { hits } = await searchWithRuntime(runtime, {
+    resolve: async (_root, args, context) => {
+      const { store, runtime } = context;
+      const { hits } = await searchWithRuntime(runtime, readSpace(context, args), {
         query: args.query,
         kinds: args.kinds ?? undefined,
         limit: args.limit ?? undefined,

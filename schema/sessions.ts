@@ -1,16 +1,29 @@
 // Sessions: conversations, registered on their first turn.
 import { z } from 'zod';
 import { recentTurnsBySession, turnCountsBySession } from '../server/core/batch-reads.ts';
-import { getSession, listSessions, type SessionRow } from '../server/core/sessions.ts';
+import { groupBy } from '../server/core/group-by.ts';
+import { getSession, listSessions, sessionKey, type SessionRow } from '../server/core/sessions.ts';
+import type { Store } from '../server/core/store.ts';
 import { builder } from './builder.ts';
+import { readSpace, spaceArgs } from './spaces.ts';
 import { countedConnection, MAX_PAGE, offsetPage, turnPage } from './pagination.ts';
 import { SessionRef } from './refs.ts';
 import { TurnConnection, type TurnPage } from './turns.ts';
 
+/** Per session (by sessionKey), batched per user: each user's session ids are its own. */
+function perUser<T>(store: Store, sessions: SessionRow[], read: (userId: string, ids: string[]) => Map<string, T>): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const [userId, group] of groupBy(sessions, (s) => s.userId)) {
+    for (const [id, value] of read(userId, group.map((s) => s.id))) out.set(sessionKey(userId, id), value);
+  }
+  return out;
+}
+
 SessionRef.implement({
-  description: 'A conversation: the turns that share a session id.',
+  description: 'A conversation of one user: the turns that share a session id.',
   fields: (t) => ({
-    id: t.exposeString('id', { description: 'The session id chosen by the client.' }),
+    id: t.exposeString('id', { description: 'The session id chosen by the client (unique per user).' }),
+    userId: t.exposeString('userId', { description: 'The user it belongs to.' }),
     firstSeenAt: t.expose('firstSeenAt', { type: 'DateTime', description: 'When its earliest turn was said.' }),
     lastSeenAt: t.expose('lastSeenAt', { type: 'DateTime', description: 'When its latest turn was said.' }),
     consolidatedAt: t.expose('consolidatedAt', {
@@ -21,11 +34,12 @@ SessionRef.implement({
     turnCount: t.loadable({
       type: 'Int',
       description: 'How many turns it has.',
-      load: async (ids: string[], context) => {
-        const counts = turnCountsBySession(context.store, ids);
-        return ids.map((id) => counts.get(id) ?? 0);
+      byPath: true,
+      load: async (sessions: SessionRow[], context) => {
+        const counts = perUser(context.store, sessions, (userId, ids) => turnCountsBySession(context.store, { userId, agentId: null }, ids));
+        return sessions.map((s) => counts.get(sessionKey(s.userId, s.id)) ?? 0);
       },
-      resolve: (session) => session.id,
+      resolve: (session) => session,
     }),
     turns: t.loadable({
       type: TurnConnection,
@@ -41,12 +55,12 @@ SessionRef.implement({
         }),
       },
       load: async (sessions: SessionRow[], context, { last }): Promise<TurnPage[]> => {
-        const ids = sessions.map((s) => s.id);
-        const rows = last === 0 ? new Map() : recentTurnsBySession(context.store, ids, last);
-        const counts = turnCountsBySession(context.store, ids);
+        const { store } = context;
+        const rows = last === 0 ? new Map() : perUser(store, sessions, (userId, ids) => recentTurnsBySession(store, { userId, agentId: null }, ids, last));
+        const counts = perUser(store, sessions, (userId, ids) => turnCountsBySession(store, { userId, agentId: null }, ids));
         return sessions.map((s) => {
-          const shown = rows.get(s.id) ?? [];
-          const total = counts.get(s.id) ?? 0;
+          const shown = rows.get(sessionKey(s.userId, s.id)) ?? [];
+          const total = counts.get(sessionKey(s.userId, s.id)) ?? 0;
           return turnPage(shown, total > shown.length, total, false);
         });
       },
@@ -67,14 +81,15 @@ builder.queryFields((t) => ({
   session: t.field({
     type: SessionRef,
     nullable: true,
-    description: 'One session by id; null when no turn was ever stored under it.',
-    args: { id: t.arg.string({ required: true, description: 'The session id.' }) },
-    resolve: (_root, { id }, { store }) => getSession(store, id) ?? null,
+    description: 'One of the user\'s sessions by id; null when no turn was ever stored under it.',
+    args: { id: t.arg.string({ required: true, description: 'The session id.' }), ...spaceArgs(t) },
+    resolve: (_root, args, context) => getSession(context.store, readSpace(context, args), args.id) ?? null,
   }),
   sessions: t.field({
     type: SessionConnection,
-    description: 'All sessions, most recently active first, a page at a time.',
+    description: 'The user\'s sessions, most recently active first, a page at a time.',
     args: {
+      ...spaceArgs(t),
       first: t.arg.int({
         required: true,
         defaultValue: 20,
@@ -83,6 +98,6 @@ builder.queryFields((t) => ({
       }),
       after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
     },
-    resolve: (_root, args, { store }) => offsetPage(args, (window) => listSessions(store, window)),
+    resolve: (_root, args, context) => offsetPage(args, (window) => listSessions(context.store, readSpace(context, args), window)),
   }),
 }));

@@ -2,6 +2,7 @@
 import { EXTRACTION_PATHS, readExtractionStats, type ExtractionPath, type PathStats } from '../server/core/extraction/stats.ts';
 import { getStats, type Stats as StatsShape } from '../server/core/stats.ts';
 import { builder } from './builder.ts';
+import { optionalSpace, spaceArgs } from './spaces.ts';
 
 const MemoryStats = builder.objectRef<StatsShape['memories']>('MemoryStats').implement({
   description: 'Memory counts. Layer and kind counts cover active memories only.',
@@ -62,7 +63,9 @@ const Stats = builder.objectRef<StatsShape>('Stats').implement({
     extraction: t.field({
       type: [ExtractionStats],
       description: 'Extraction counts per path: runs, failures, facts, latency and token usage.',
-      resolve: (_s, _a, { store }) => {
+      resolve: (_s, _a, { store, access }) => {
+        // The extraction counters are the whole file's: a user token sees none.
+        if (!access.admin) return [];
         const stats = readExtractionStats(store);
         return EXTRACTION_PATHS.map((path) => ({ path, ...stats[path] }));
       },
@@ -71,5 +74,12 @@ const Stats = builder.objectRef<StatsShape>('Stats').implement({
 });
 
 builder.queryFields((t) => ({
-  stats: t.field({ type: Stats, description: 'Counts of memories, turns, sessions, entities and jobs.', resolve: (_r, _a, { store }) => getStats(store) }),
+  stats: t.field({
+    type: Stats,
+    description:
+      'Counts of memories, turns, sessions, entities and jobs: of one user (`userId`, or a user token\'s), or of the whole file ' +
+      '(the admin without `userId`). Counts are the user\'s whatever the agent.',
+    args: { ...spaceArgs(t) },
+    resolve: (_r, args, context) => getStats(context.store, optionalSpace(context, args)),
+  }),
 }));

@@ -3,9 +3,12 @@ import { z } from 'zod';
 import { turnCountsBySession, turnsBefore } from '../server/core/batch-reads.ts';
 import { entitiesForTurns } from '../server/core/entity-reads.ts';
 import { getSession } from '../server/core/sessions.ts';
-import { addTurnSchema, getTurn, type TurnRow } from '../server/core/turns.ts';
+import { addTurnSchema, turnIn, type TurnRow } from '../server/core/turns.ts';
 import { ingestTurn } from '../server/ingest.ts';
 import { builder } from './builder.ts';
+import { readSpace, SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
+import { visibleIn } from '../server/core/space.ts';
+import { sessionKey } from '../server/core/sessions.ts';
 import { Role } from './enums.ts';
 import { SavedMemory, type SavedShape } from './memories.ts';
 import { countedConnection, decodeTurnCursor, MAX_PAGE, turnPage, type Page } from './pagination.ts';
@@ -15,8 +18,10 @@ TurnRef.implement({
   description: 'One user or assistant message of a session. Every turn is kept as searchable history.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Stable integer id.' }),
+    userId: t.exposeString('userId', { description: 'The user whose conversation it is.' }),
+    agentId: t.exposeString('agentId', { nullable: true, description: 'The agent it was said to, when the app named one.' }),
     sessionId: t.exposeString('sessionId', { description: 'The id of its session.' }),
-    session: t.field({ type: SessionRef, description: 'Its session.', resolve: (turn) => turn.sessionId }),
+    session: t.field({ type: SessionRef, description: 'Its session.', resolve: (turn) => sessionKey(turn.userId, turn.sessionId) }),
     role: t.expose('role', { type: Role, description: 'Who said it.' }),
     name: t.exposeString('name', { nullable: true, description: 'Optional speaker name (e.g. the user\'s display name).' }),
     text: t.exposeString('text', { description: 'What was said.' }),
@@ -56,11 +61,14 @@ builder.queryFields((t) => ({
       sessionId: t.arg.string({ required: true, description: 'The session.' }),
       last: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: lastArg }),
       before: t.arg.string({ description: 'Cursor to continue before (`pageInfo.startCursor`).' }),
+      ...spaceArgs(t),
     },
-    resolve: (_root, { sessionId, last, before }, { store }): TurnPage => {
+    resolve: (_root, { sessionId, last, before, ...args }, context): TurnPage => {
+      const { store } = context;
+      const space = readSpace(context, args);
       const position = before ? decodeTurnCursor(before) : null;
-      const total = turnCountsBySession(store, [sessionId]).get(sessionId) ?? 0;
-      const { rows, hasPrevious } = turnsBefore(store, sessionId, last, position);
+      const total = turnCountsBySession(store, space, [sessionId]).get(sessionId) ?? 0;
+      const { rows, hasPrevious } = turnsBefore(store, space, sessionId, last, position);
       return turnPage(rows, hasPrevious, total, position !== null);
     },
   }),
@@ -105,11 +113,12 @@ builder.mutationFields((t) => ({
       'Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn, ' +
       'as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM ' +
       'in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics.',
-    args: { input: t.arg({ type: AddTurnInput, required: true, description: 'The turn.' }) },
-    resolve: async (_root, { input }, { store, runtime }): Promise<AddTurnResult> => {
+    args: { input: t.arg({ type: AddTurnInput, required: true, description: 'The turn.' }), ...spaceArgs(t) },
+    resolve: async (_root, { input, ...args }, context): Promise<AddTurnResult> => {
+      const space = writeSpace(context, args);
       // Checked and stored within one tick (ingestTurn writes before it first awaits).
-      const newSession = !getSession(store, input.sessionId);
-      const { turn, extracted } = await ingestTurn(runtime, input);
+      const newSession = !getSession(context.store, space, input.sessionId);
+      const { turn, extracted } = await ingestTurn(context.runtime, space, input);
       return { turn, newSession, extracted };
     },
   }),
@@ -118,13 +127,15 @@ builder.mutationFields((t) => ({
 builder.subscriptionFields((t) => ({
   turnAdded: t.field({
     type: TurnRef,
-    description: 'Each turn stored from now on, in one session or (without `sessionId`) in all of them.',
-    args: { sessionId: t.arg.string({ description: 'Only turns of this session.' }) },
-    subscribe: async function* (_root, { sessionId }, { store, changes }) {
-      for await (const event of changes.subscribe('turn')) {
+    description: `Each turn of the space stored from now on, in one session or (without \`sessionId\`) in all of them. ${SPACE_RULE}`,
+    args: { sessionId: t.arg.string({ description: 'Only turns of this session.' }), ...spaceArgs(t) },
+    subscribe: async function* (_root, { sessionId, ...args }, context) {
+      const space = readSpace(context, args);
+      for await (const event of context.changes.subscribe('turn')) {
+        if (!visibleIn(space, event)) continue;
         if (sessionId && event.sessionId !== sessionId) continue;
         // Read at delivery: a turn forgotten in the meantime is skipped.
-        const turn = getTurn(store, event.turnId);
+        const turn = turnIn(context.store, space, event.turnId);
         if (turn) yield turn;
       }
     },

@@ -17,6 +17,7 @@ import { relatedFacts } from './core/extraction/save-facts.ts';
 import { recordExtraction } from './core/extraction/stats.ts';
 import { JobType } from './core/jobs.ts';
 import { getSession } from './core/sessions.ts';
+import { spaceOf, spaceOfRow, type Space } from './core/space.ts';
 import { write } from './core/store.ts';
 import type { TurnRow } from './core/turns.ts';
 import type { JobHandlers } from './jobs/worker.ts';
@@ -24,17 +25,19 @@ import { describeLlmError } from './llm/client.ts';
 import { llmExtractPage } from './llm/extract.ts';
 import type { Runtime } from './runtime.ts';
 
-async function llmPage(runtime: Runtime, page: TurnRow[]) {
+async function llmPage(runtime: Runtime, space: Space, page: TurnRow[]) {
   const { store, llm } = runtime;
   const started = performance.now();
   try {
     const text = page.map((t) => `${subjectOf(t)} ${t.text}`).join(' ');
     const { actions, usage } = await llmExtractPage(llm!, {
       turns: page.map((t) => ({ id: t.id, speaker: t.name ?? t.role, text: t.text })),
-      related: relatedFacts(store, text, 20),
+      related: relatedFacts(store, space, text, 20),
     });
     return write(store, () => {
-      const results = applyLlmActions(store, actions, page);
+      // A page said to one agent makes that agent's facts; a mixed page makes shared ones.
+      const oneAgent = page.every((t) => t.agentId === page[0]!.agentId);
+      const results = applyLlmActions(store, oneAgent ? spaceOfRow(page[0]!) : space, actions, page);
       recordExtraction(store, 'llm', { ok: true, ms: performance.now() - started, facts: results.length, ...usage });
       return results;
     });
@@ -44,34 +47,37 @@ async function llmPage(runtime: Runtime, page: TurnRow[]) {
   }
 }
 
-export async function consolidateSession(runtime: Runtime, sessionId: string): Promise<ConsolidationReport> {
+/** Consolidates one of the user's sessions (the space's agent does not narrow it: a session is the user's). */
+export async function consolidateSession(runtime: Runtime, space: Space, sessionId: string): Promise<ConsolidationReport> {
   const { store, llm } = runtime;
-  if (!getSession(store, sessionId)) throw notFound('session', sessionId);
+  const user: Space = { userId: space.userId, agentId: null };
+  if (!getSession(store, user, sessionId)) throw notFound('session', sessionId);
   const report = emptyReport(sessionId);
-  if (isConsolidated(store, sessionId)) return { ...report, status: 'skipped', detail: 'already consolidated' };
-  publishConsolidation(store, sessionId, 'STARTED');
+  if (isConsolidated(store, user, sessionId)) return { ...report, status: 'skipped', detail: 'already consolidated' };
+  publishConsolidation(store, user, sessionId, 'STARTED');
   try {
     const paths = new Set<string>();
-    for (let page = turnPage(store, sessionId, null); page.length > 0; page = turnPage(store, sessionId, page.at(-1)!)) {
+    for (let page = turnPage(store, user, sessionId, null); page.length > 0; page = turnPage(store, user, sessionId, page.at(-1)!)) {
       report.pages++;
       report.turns += page.length;
-      let results = llm ? await llmPage(runtime, page) : null;
+      let results = llm ? await llmPage(runtime, user, page) : null;
       paths.add(results ? 'llm' : 'heuristic');
       results ??= consolidatePageHeuristically(store, page);
       tally(report, results);
     }
     report.detail = [...paths].join('+') || 'heuristic';
-    markConsolidated(store, sessionId);
-    publishConsolidation(store, sessionId, 'COMPLETED', { report });
+    markConsolidated(store, user, sessionId);
+    publishConsolidation(store, user, sessionId, 'COMPLETED', { report });
     return report;
   } catch (error) {
-    publishConsolidation(store, sessionId, 'FAILED', { reason: error instanceof Error ? error.message : String(error) });
+    publishConsolidation(store, user, sessionId, 'FAILED', { reason: error instanceof Error ? error.message : String(error) });
     throw error;
   }
 }
 
 export const consolidationJobHandlers = (runtime: Runtime): JobHandlers => ({
   [JobType.Consolidate]: async (_store, job) => {
-    await consolidateSession(runtime, String(job.payload.sessionId));
+    // Jobs queued before spaces carry no user: theirs is `default`.
+    await consolidateSession(runtime, spaceOf(job.userId ?? (job.payload.userId as string | undefined)), String(job.payload.sessionId));
   },
 });

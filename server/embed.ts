@@ -8,6 +8,7 @@ import type { EmbedPayload } from './core/search/embed-queue.ts';
 import { searchSchema, type SearchInput, type SearchResult } from './core/search/types.ts';
 import { parseInput } from './core/validation.ts';
 import { countVectors, hasVector, putVectors, resetVectors, vectorState, type VectorTable } from './core/search/vectors.ts';
+import type { Space } from './core/space.ts';
 import { write, type Store } from './core/store.ts';
 import { describeLlmError } from './llm/client.ts';
 import type { Embedder } from './llm/embeddings.ts';
@@ -15,16 +16,16 @@ import type { JobHandlers } from './jobs/worker.ts';
 import { logger } from './logger.ts';
 import type { Runtime } from './runtime.ts';
 
-type Row = { table: VectorTable; id: number; text: string };
+type Row = { table: VectorTable; id: number; userId: string; text: string };
 
 /** What is embedded: a turn with its speaker ("Caroline: …", so "what did Caroline…" is near it), a memory's content. */
 function readRows(store: Store, table: VectorTable, ids: number[]): Row[] {
   if (ids.length === 0) return [];
   const sql =
     table === 'turns'
-      ? "select id, coalesce(name || ': ', '') || text as text from turns where id in (select value from json_each(?))"
-      : "select id, content as text from memories where status = 'active' and id in (select value from json_each(?))";
-  return (store.sqlite.prepare(sql).all(JSON.stringify(ids)) as { id: number; text: string }[]).map((r) => ({ table, ...r }));
+      ? "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id in (select value from json_each(?))"
+      : "select id, user_id as userId, content as text from memories where status = 'active' and id in (select value from json_each(?))";
+  return (store.sqlite.prepare(sql).all(JSON.stringify(ids)) as { id: number; userId: string; text: string }[]).map((r) => ({ table, ...r }));
 }
 
 /** Embeds the rows in batches and stores their vectors. Rows deleted meanwhile are skipped. */
@@ -38,7 +39,7 @@ async function embedRows(store: Store, embedder: Embedder, rows: Row[]): Promise
       for (const table of ['turns', 'memories'] as const) {
         const items = batch.map((r, i) => ({ r, vector: vectors[i]! })).filter(({ r }) => r.table === table);
         const alive = new Set(readRows(store, table, items.map(({ r }) => r.id)).map((r) => r.id));
-        putVectors(store, table, items.filter(({ r }) => alive.has(r.id)).map(({ r, vector }) => ({ id: r.id, vector })));
+        putVectors(store, table, items.filter(({ r }) => alive.has(r.id)).map(({ r, vector }) => ({ id: r.id, userId: r.userId, vector })));
         stored += alive.size;
       }
     });
@@ -109,15 +110,17 @@ export async function reembed(runtime: Runtime, options: ReembedOptions = {}): P
 }
 
 /** getContext() whose relevant facts also use the vector signal (query or latest user turn embedded). */
-export async function contextWithRuntime(runtime: Runtime, input: ContextInput): Promise<Context> {
+export async function contextWithRuntime(runtime: Runtime, space: Space, input: ContextInput): Promise<Context> {
   const parsed = parseInput(contextSchema, input);
   let text = parsed.query?.trim() ? parsed.query : null;
   if (!text) {
-    const last = runtime.store.sqlite.prepare("select text from turns where session_id = ? and role = 'user' order by at desc, id desc limit 1").get(parsed.sessionId) as { text: string } | undefined;
+    const last = runtime.store.sqlite
+      .prepare("select text from turns where user_id = ? and session_id = ? and role = 'user' and (? is null or agent_id is null or agent_id = ?) order by at desc, id desc limit 1")
+      .get(space.userId, parsed.sessionId, space.agentId, space.agentId) as { text: string } | undefined;
     text = last?.text ?? null;
   }
   const queryVector = text ? await embedQuery(runtime, text) : null;
-  return getContext(runtime.store, input, { queryVector });
+  return getContext(runtime.store, space, input, { queryVector });
 }
 
 async function embedQuery(runtime: Runtime, text: string): Promise<Float32Array | null> {
@@ -134,8 +137,8 @@ async function embedQuery(runtime: Runtime, text: string): Promise<Float32Array 
  * search() with the vector signal: the query is embedded first when an embedder is configured
  * and vectors are on. An embedding failure degrades to lexical + entity search, never an error.
  */
-export async function searchWithRuntime(runtime: Runtime, input: SearchInput, options: Omit<SearchOptions, 'queryVector'> = {}): Promise<SearchResult> {
+export async function searchWithRuntime(runtime: Runtime, space: Space, input: SearchInput, options: Omit<SearchOptions, 'queryVector'> = {}): Promise<SearchResult> {
   parseInput(searchSchema, input); // bad input fails before any network call
   const queryVector = await embedQuery(runtime, input.query);
-  return search(runtime.store, input, { ...options, queryVector });
+  return search(runtime.store, space, input, { ...options, queryVector });
 }

@@ -9,6 +9,7 @@ import { recordExtraction } from './core/extraction/stats.ts';
 import { completeJob, enqueueJob, JobType, type JobRow } from './core/jobs.ts';
 import { enqueueEmbedding } from './core/search/embed-queue.ts';
 import { linkMemoriesFast, linkTurnFast } from './core/ner/link.ts';
+import { spaceOfRow, type Space } from './core/space.ts';
 import { write, type Store } from './core/store.ts';
 import { addTurn, getTurn, type AddTurnInput, type TurnRow } from './core/turns.ts';
 import { describeLlmError } from './llm/client.ts';
@@ -24,7 +25,7 @@ const createdMemories = (extracted: Extracted[]) => extracted.filter((e) => e.ac
 function heuristicPass(store: Store, turn: TurnRow, path: 'heuristic' | 'fallback' = 'heuristic'): Extracted[] {
   const started = performance.now();
   const extracted = extractHeuristically(store, turn);
-  linkMemoriesFast(store, createdMemories(extracted), turn);
+  linkMemoriesFast(store, spaceOfRow(turn), createdMemories(extracted), turn);
   recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length });
   return extracted;
 }
@@ -34,10 +35,11 @@ async function llmPass(runtime: Runtime, turn: TurnRow, path: 'llm' | 'hybrid'):
   const { store, llm } = runtime;
   const started = performance.now();
   try {
-    const { actions, usage } = await llmExtract(llm!, { speaker: subjectOf(turn), text: turn.text, related: relatedFacts(store, `${subjectOf(turn)} ${turn.text}`) });
+    const space = spaceOfRow(turn);
+    const { actions, usage } = await llmExtract(llm!, { speaker: subjectOf(turn), text: turn.text, related: relatedFacts(store, space, `${subjectOf(turn)} ${turn.text}`) });
     return write(store, () => {
-      const extracted = applyLlmActions(store, actions, [turn]);
-      linkMemoriesFast(store, createdMemories(extracted), turn);
+      const extracted = applyLlmActions(store, space, actions, [turn]);
+      linkMemoriesFast(store, space, createdMemories(extracted), turn);
       recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length, ...usage });
       return extracted;
     });
@@ -47,24 +49,25 @@ async function llmPass(runtime: Runtime, turn: TurnRow, path: 'llm' | 'hybrid'):
   }
 }
 
-export async function ingestTurn(runtime: Runtime, input: AddTurnInput): Promise<IngestResult> {
+/** Stores a turn in `space` and learns from it (see the header). */
+export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnInput): Promise<IngestResult> {
   const { store, llm } = runtime;
   const mode = store.config.extractor.mode;
-  const { turn, extra } = addTurn(store, input, (tx, turn, options) => {
-    // A new conversation means the earlier ones are finished (seed 004): consolidate them.
-    if (options.newSession) queueConsolidation(tx, pendingSessions(tx, { exclude: turn.sessionId }));
+  const { turn, extra } = addTurn(store, space, input, (tx, turn, options) => {
+    // A new conversation means the user's earlier ones are finished (seed 004): consolidate them.
+    if (options.newSession) queueConsolidation(tx, space, pendingSessions(tx, space, { exclude: turn.sessionId }));
     // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
     linkTurnFast(tx, turn, nerExtras(runtime));
     // Vectors are computed by a job after the commit, never here (no network in the hot path).
-    enqueueEmbedding(tx, { turnIds: [turn.id] });
+    enqueueEmbedding(tx, space, { turnIds: [turn.id] });
     if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
     if (mode === 'llm' && llm) {
       // Runs only if this process dies before the inline extraction below settles it.
-      const recovery = enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, fallback: true }, { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 });
+      const recovery = enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId, fallback: true }, { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 });
       return { extracted: [] as Extracted[], recovery };
     }
     const extracted = heuristicPass(tx, turn);
-    if (mode === 'hybrid' && llm) enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id });
+    if (mode === 'hybrid' && llm) enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId });
     return { extracted, recovery: null };
   });
   if (!extra?.recovery) return { turn, extracted: extra?.extracted ?? [] };

@@ -1,6 +1,7 @@
 // The maintenance tasks (seed 004 memory_maintenance + memory_reflection, and merging the FTS5
 // search indexes). The scheduler runs them nightly; the API (`runMaintenance`) and CLI (`sm maintenance TASK`) run them on demand.
-import { pendingSessions, type ConsolidationReport } from './core/consolidation.ts';
+import { pendingSessions, pendingSessionsOfAll, type ConsolidationReport } from './core/consolidation.ts';
+import type { Space } from './core/space.ts';
 import { runDecay, type DecayReport } from './core/decay.ts';
 import { reflectionDue, saveReflection, templateReflection, type ReflectionInputs } from './core/reflection.ts';
 import type { MemoryRow } from './core/memories.ts';
@@ -14,8 +15,8 @@ import type { MaintenanceTask } from './maintenance-tasks.ts';
 
 export { MAINTENANCE_TASKS, type MaintenanceTask } from './maintenance-tasks.ts';
 
-export type ReflectionReport = { created: boolean; reason: string; reflection: MemoryRow | null; path: 'llm' | 'template' | null };
-export type ConsolidationRunReport = { sessions: ConsolidationReport[]; failed: { sessionId: string; reason: string }[] };
+export type ReflectionReport = { userId: string; created: boolean; reason: string; reflection: MemoryRow | null; path: 'llm' | 'template' | null };
+export type ConsolidationRunReport = { sessions: (ConsolidationReport & { userId: string })[]; failed: { userId: string; sessionId: string; reason: string }[] };
 export type EnrichmentReport = { skipped: boolean; reason: string; memories: number; turns: number; links: number };
 /** The FTS5 indexes merged into one segment each (none without FTS5) and how long it took. */
 export type OptimizationReport = ReturnType<typeof optimizeSearchIndexes>;
@@ -24,7 +25,8 @@ export type MaintenanceReport =
   | { task: 'enrich'; startedAt: number; finishedAt: number; enrichment: EnrichmentReport }
   | { task: 'consolidate'; startedAt: number; finishedAt: number; consolidation: ConsolidationRunReport }
   | { task: 'decay'; startedAt: number; finishedAt: number; decay: DecayReport }
-  | { task: 'reflect'; startedAt: number; finishedAt: number; reflection: ReflectionReport }
+  /** `reflection`: the one user's report, or for a run over every user the first created (else the first); `reflections`: one per user. */
+  | { task: 'reflect'; startedAt: number; finishedAt: number; reflection: ReflectionReport; reflections: ReflectionReport[] }
   | { task: 'optimize'; startedAt: number; finishedAt: number; optimization: OptimizationReport };
 
 async function llmReflection(runtime: Runtime, inputs: ReflectionInputs): Promise<string | null> {
@@ -47,33 +49,45 @@ async function llmReflection(runtime: Runtime, inputs: ReflectionInputs): Promis
   }
 }
 
-export async function runReflection(runtime: Runtime): Promise<ReflectionReport> {
-  const due = reflectionDue(runtime.store);
-  if (!due.run) return { created: false, reason: due.reason, reflection: null, path: null };
+/** The weekly reflection of one user (per user per week: each user's facts, each user's interval). */
+export async function runReflection(runtime: Runtime, space: Space): Promise<ReflectionReport> {
+  const due = reflectionDue(runtime.store, space);
+  if (!due.run) return { userId: space.userId, created: false, reason: due.reason, reflection: null, path: null };
   const written = await llmReflection(runtime, due.inputs);
   const content = written ?? templateReflection(due.inputs);
-  const reflection = saveReflection(runtime.store, content, due.inputs);
-  return { created: true, reason: `${due.inputs.facts.length} new facts`, reflection, path: written ? 'llm' : 'template' };
+  const reflection = saveReflection(runtime.store, space, content, due.inputs);
+  return { userId: space.userId, created: true, reason: `${due.inputs.facts.length} new facts`, reflection, path: written ? 'llm' : 'template' };
 }
 
-/** Nightly catch-up: every unconsolidated session idle for `consolidation.idle_minutes`. */
-export async function runConsolidation(runtime: Runtime): Promise<ConsolidationRunReport> {
+const userIds = (runtime: Runtime) => runtime.store.sqlite.prepare('select id from users order by id').pluck().all() as string[];
+
+/** Nightly catch-up: every unconsolidated session idle for `consolidation.idle_minutes`, of one user or of all. */
+export async function runConsolidation(runtime: Runtime, space: Space | null = null): Promise<ConsolidationRunReport> {
   const { store } = runtime;
   const idleBefore = store.clock.now() - store.config.consolidation.idle_minutes * 60_000;
   const report: ConsolidationRunReport = { sessions: [], failed: [] };
-  for (const sessionId of pendingSessions(store, { idleBefore })) {
+  const pending = space ? pendingSessions(store, space, { idleBefore }).map((sessionId) => ({ userId: space.userId, sessionId })) : pendingSessionsOfAll(store, idleBefore);
+  for (const { userId, sessionId } of pending) {
     try {
-      report.sessions.push(await consolidateSession(runtime, sessionId));
+      report.sessions.push({ ...(await consolidateSession(runtime, { userId, agentId: null }, sessionId)), userId });
     } catch (error) {
-      report.failed.push({ sessionId, reason: error instanceof Error ? error.message : String(error) });
+      report.failed.push({ userId, sessionId, reason: error instanceof Error ? error.message : String(error) });
     }
   }
   return report;
 }
 
+async function reflectAll(runtime: Runtime, space: Space | null) {
+  const reports: ReflectionReport[] = [];
+  for (const userId of space ? [space.userId] : userIds(runtime)) reports.push(await runReflection(runtime, { userId, agentId: null }));
+  const none: ReflectionReport = { userId: space?.userId ?? '', created: false, reason: 'no users', reflection: null, path: null };
+  return { reflection: reports.find((r) => r.created) ?? reports[0] ?? none, reflections: reports };
+}
+
 export type Enricher = (runtime: Runtime) => Promise<EnrichmentReport> | EnrichmentReport;
 
-export async function runMaintenance(runtime: Runtime, task: MaintenanceTask, enrich?: Enricher): Promise<MaintenanceReport> {
+/** Runs a task over one user's data, or over every user's (`space` null: the schedule, the admin). */
+export async function runMaintenance(runtime: Runtime, task: MaintenanceTask, enrich?: Enricher, space: Space | null = null): Promise<MaintenanceReport> {
   const startedAt = runtime.store.clock.now();
   const finished = <R extends object>(result: R) => ({ startedAt, finishedAt: runtime.store.clock.now(), ...result });
   switch (task) {
@@ -83,11 +97,11 @@ export async function runMaintenance(runtime: Runtime, task: MaintenanceTask, en
         enrichment: enrich ? await enrich(runtime) : { skipped: true, reason: 'no entity enrichment available', memories: 0, turns: 0, links: 0 },
       });
     case 'consolidate':
-      return finished({ task, consolidation: await runConsolidation(runtime) });
+      return finished({ task, consolidation: await runConsolidation(runtime, space) });
     case 'decay':
-      return finished({ task, decay: runDecay(runtime.store) });
+      return finished({ task, decay: runDecay(runtime.store, space) });
     case 'reflect':
-      return finished({ task, reflection: await runReflection(runtime) });
+      return finished({ task, ...(await reflectAll(runtime, space)) });
     case 'optimize':
       return finished({ task, optimization: optimizeSearchIndexes(runtime.store.sqlite) });
   }

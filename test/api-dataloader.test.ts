@@ -1,5 +1,6 @@
 // No N+1: nested lists are batched per request (DataLoader), so a query over many memories
 // runs the same number of SQL statements as over a few.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entities, memoryEntities, turnEntities } from '../drizzle/schema.ts';
 import { insertMemory } from '../server/core/memories.ts';
@@ -38,8 +39,8 @@ beforeAll(async () => {
   write(store, () => {
     const now = store.clock.now();
     for (let i = 0; i < 50; i++) {
-      const { turn } = addTurn(store, { sessionId: `s${i % 5}`, role: 'user', text: `Turn ${i} about Paris`, autoExtract: false });
-      const memory = insertMemory(store, { content: `Memory ${i}` }, { turnId: turn.id, reason: 'extracted', rule: 'test' });
+      const { turn } = addTurn(store, DEFAULT_SPACE, { sessionId: `s${i % 5}`, role: 'user', text: `Turn ${i} about Paris`, autoExtract: false });
+      const memory = insertMemory(store, DEFAULT_SPACE, { content: `Memory ${i}` }, { turnId: turn.id, reason: 'extracted', rule: 'test' });
       const entity = store.db
         .insert(entities)
         .values({ name: `Entity ${i}`, nameKey: `entity ${i}`, type: 'thing', createdAt: now, updatedAt: now, mentionCount: 2 })

@@ -1,6 +1,7 @@
 // Export / import over HTTP (for `sm export` / `sm import --url`): NDJSON out of one server and
 // into another gives the same records; import is idempotent; bad files change nothing; the
 // routes follow the same access rules as GraphQL.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role } from '../client/src/index.ts';
 import { addTurn } from '../server/core/turns.ts';
@@ -41,7 +42,7 @@ describe('export / import over HTTP', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
     expect(response.headers.get('content-disposition')).toMatch(/attachment; filename="symbiosis-memory-\d{4}-\d{2}-\d{2}\.jsonl"/);
     const lines = records(text);
-    expect(lines[0]).toMatchObject({ type: 'header', format: 'symbiosis-memory', version: 1 });
+    expect(lines[0]).toMatchObject({ type: 'header', format: 'symbiosis-memory', version: 2 });
     const types = new Set(lines.map((l) => l.type));
     for (const type of ['session', 'turn', 'memory', 'entity', 'source', 'event', 'turn_entity']) expect(types, type).toContain(type);
     expect(lines.filter((l) => l.type === 'turn')).toHaveLength(3);
@@ -120,7 +121,7 @@ describe('export / import over HTTP', () => {
   it('an export reads one snapshot: writes committed meanwhile are not half in it', async () => {
     const snapshot = openSnapshot(source.store);
     try {
-      write(source.store, () => addTurn(source.store, { sessionId: 'late', role: 'user', text: 'written during the export', autoExtract: false }));
+      write(source.store, () => addTurn(source.store, DEFAULT_SPACE, { sessionId: 'late', role: 'user', text: 'written during the export', autoExtract: false }));
       const seen = snapshot.store.sqlite.prepare("select count(*) as n from turns where session_id = 'late'").get() as { n: number };
       expect(seen.n).toBe(0);
     } finally {

@@ -1,5 +1,6 @@
 // Background WAL checkpoints (openStore backgroundCheckpoints, used by the server): commits
 // leave checkpointing to a worker thread, which copies the WAL back into the database file.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ describe('background checkpoints', () => {
     expect(autocheckpoint(store)).toBe(10_000);
     const runtime = createRuntime(store, {});
     const fileSize = statSync(path).size;
-    for (let i = 0; i < 40; i++) await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: `I visited museum number ${i} in Lisbon` });
+    for (let i = 0; i < 40; i++) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: `I visited museum number ${i} in Lisbon` });
     // New pages reach the database file only through a checkpoint, and this connection runs none.
     await expect.poll(() => statSync(path).size, { timeout: 10_000, interval: 50 }).toBeGreaterThan(fileSize);
     closeStore(store);

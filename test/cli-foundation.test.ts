@@ -1,4 +1,5 @@
 // The Foundation issue's acceptance checks, through the real `sm` executable on a fresh db.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,7 +78,7 @@ describe('sm on a fresh database', () => {
   it('keeps a short-term window of 100 turns out of 105', async () => {
     const db = freshDb();
     const store = openStore({ path: db, env: {} });
-    for (let i = 0; i < 100; i++) addTurn(store, { sessionId: 's1', role: 'user', text: `turn ${i}`, at: T0 + i * 1000 });
+    for (let i = 0; i < 100; i++) addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `turn ${i}`, at: T0 + i * 1000 });
     closeStore(store);
     for (let i = 100; i < 105; i++) {
       const added = await sm(['--db', db, 'add-turn', '--session', 's1', '--role', i % 2 ? 'assistant' : 'user', '--text', `turn ${i}`, '--at', String(T0 + i * 1000), '--json']);

@@ -1,3 +1,4 @@
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { describe, expect, it } from 'vitest';
 import { explain } from '../server/core/explain.ts';
 import { runGc } from '../server/core/gc.ts';
@@ -9,7 +10,7 @@ import { testStore } from './helpers/store.ts';
 describe('gc', () => {
   it('rescores every active memory', () => {
     const { store, advanceDays } = testStore();
-    const { memory } = remember(store, { content: 'User likes tea' });
+    const { memory } = remember(store, DEFAULT_SPACE, { content: 'User likes tea' });
     expect(memory.score).toBe(1);
     advanceDays(4);
     const report = runGc(store);
@@ -19,36 +20,36 @@ describe('gc', () => {
 
   it('promotes mid -> long on hits >= 3 seen within 7 days, and not otherwise', () => {
     const { store, advanceDays } = testStore();
-    const hot = remember(store, { content: 'User lives in Lisbon' }).memory;
-    const cold = remember(store, { content: 'User owns a cat' }).memory;
-    for (let i = 0; i < 3; i++) remember(store, { content: 'user lives in lisbon.' });
-    for (let i = 0; i < 3; i++) remember(store, { content: 'User owns a cat' });
+    const hot = remember(store, DEFAULT_SPACE, { content: 'User lives in Lisbon' }).memory;
+    const cold = remember(store, DEFAULT_SPACE, { content: 'User owns a cat' }).memory;
+    for (let i = 0; i < 3; i++) remember(store, DEFAULT_SPACE, { content: 'user lives in lisbon.' });
+    for (let i = 0; i < 3; i++) remember(store, DEFAULT_SPACE, { content: 'User owns a cat' });
     advanceDays(8); // cold was last seen 8 days ago...
-    remember(store, { content: 'User lives in Lisbon' }); // ...hot is seen again now
+    remember(store, DEFAULT_SPACE, { content: 'User lives in Lisbon' }); // ...hot is seen again now
     const report = runGc(store);
     expect(report.promoted).toBe(1);
     expect(getMemory(store, hot.id)!.layer).toBe('long');
     expect(getMemory(store, cold.id)!.layer).toBe('mid');
-    expect(explain(store, hot.id).decisions[0]).toMatchObject({ action: 'promoted' });
+    expect(explain(store, DEFAULT_SPACE, hot.id).decisions[0]).toMatchObject({ action: 'promoted' });
   });
 
   it('archives a mid memory whose score fell below 0.5, with the reason in explain', () => {
     const { store, advanceDays } = testStore();
-    const { memory } = remember(store, { content: 'User had pasta for lunch' });
+    const { memory } = remember(store, DEFAULT_SPACE, { content: 'User had pasta for lunch' });
     advanceDays(15); // exp(-0.75) = 0.47
     const report = runGc(store);
     expect(report).toMatchObject({ archived: 1, byReason: { low_score: 1, expired: 0, over_capacity: 0 } });
     const after = getMemory(store, memory.id)!;
     expect(after.status).toBe('archived');
     expect(after.validUntil).not.toBeNull();
-    expect(explain(store, memory.id).decisions[0]).toMatchObject({ action: 'archived', detail: { reason: 'low_score' } });
-    expect(listMemories(store).total).toBe(0);
-    expect(listMemories(store, { status: 'archived' }).total).toBe(1);
+    expect(explain(store, DEFAULT_SPACE, memory.id).decisions[0]).toMatchObject({ action: 'archived', detail: { reason: 'low_score' } });
+    expect(listMemories(store, DEFAULT_SPACE).total).toBe(0);
+    expect(listMemories(store, DEFAULT_SPACE, { status: 'archived' }).total).toBe(1);
   });
 
   it('archives a mid memory older than 30 days even with a good score', () => {
     const { store, advanceDays } = testStore();
-    const { memory } = remember(store, { content: 'User prefers window seats', importance: 1 });
+    const { memory } = remember(store, DEFAULT_SPACE, { content: 'User prefers window seats', importance: 1 });
     advanceDays(31);
     const report = runGc(store);
     expect(report.byReason.expired).toBe(1);
@@ -57,11 +58,11 @@ describe('gc', () => {
 
   it('archives the lowest-scored mid memories over capacity', () => {
     const { store, advanceDays } = testStore({ mid: { capacity: 2 } });
-    const oldest = remember(store, { content: 'fact one' }).memory;
+    const oldest = remember(store, DEFAULT_SPACE, { content: 'fact one' }).memory;
     advanceDays(1);
-    const middle = remember(store, { content: 'fact two' }).memory;
+    const middle = remember(store, DEFAULT_SPACE, { content: 'fact two' }).memory;
     advanceDays(1);
-    const newest = remember(store, { content: 'fact three' }).memory;
+    const newest = remember(store, DEFAULT_SPACE, { content: 'fact three' }).memory;
     const report = runGc(store);
     expect(report.byReason.over_capacity).toBe(1);
     expect(getMemory(store, oldest.id)!.status).toBe('archived');
@@ -71,21 +72,21 @@ describe('gc', () => {
 
   it('deletes instead of archiving under gc.mode=delete; explain still tells what happened', () => {
     const { store, advanceDays } = testStore({ gc: { mode: 'delete' } });
-    const { memory } = remember(store, { content: 'User watched a film', importance: 1 });
+    const { memory } = remember(store, DEFAULT_SPACE, { content: 'User watched a film', importance: 1 });
     advanceDays(31);
     const report = runGc(store);
     expect(report).toMatchObject({ mode: 'delete', deleted: 1, archived: 0 });
     expect(getMemory(store, memory.id)).toBeUndefined();
-    const why = explain(store, memory.id);
+    const why = explain(store, DEFAULT_SPACE, memory.id);
     expect(why.status).toBe('deleted');
     expect(why.decisions[0]).toMatchObject({ action: 'deleted', detail: { reason: 'expired' } });
   });
 
   it('leaves protected memories alone', () => {
     const { store, advanceDays } = testStore({ mid: { capacity: 1 } });
-    const confirmed = remember(store, { content: 'User is allergic to peanuts' }).memory;
-    confirmMemory(store, confirmed.id);
-    remember(store, { content: 'another fact' });
+    const confirmed = remember(store, DEFAULT_SPACE, { content: 'User is allergic to peanuts' }).memory;
+    confirmMemory(store, DEFAULT_SPACE, confirmed.id);
+    remember(store, DEFAULT_SPACE, { content: 'another fact' });
     advanceDays(40);
     runGc(store);
     expect(getMemory(store, confirmed.id)!.status).toBe('active');
@@ -93,7 +94,7 @@ describe('gc', () => {
 
   it('purges archived rows after gc.purge_archived_after_days', () => {
     const { store, advanceDays } = testStore({ gc: { purge_archived_after_days: 10 } });
-    const { memory } = remember(store, { content: 'User visited Rome' });
+    const { memory } = remember(store, DEFAULT_SPACE, { content: 'User visited Rome' });
     advanceDays(31);
     expect(runGc(store).archived).toBe(1);
     advanceDays(5);

@@ -1,3 +1,4 @@
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { describe, expect, it } from 'vitest';
 import { entities, memoryEntities, memoryEvents, memoryRelations, memorySources, turnEntities } from '../drizzle/schema.ts';
 import { explain } from '../server/core/explain.ts';
@@ -15,22 +16,22 @@ const ftsRows = (store: ReturnType<typeof testStore>['store'], table: string, wo
 describe('remember and merge', () => {
   it('merges an exact duplicate after normalising case and punctuation', () => {
     const { store, advanceDays } = testStore();
-    const first = remember(store, { content: 'User likes JRPGs', tags: ['games'] });
+    const first = remember(store, DEFAULT_SPACE, { content: 'User likes JRPGs', tags: ['games'] });
     advanceDays(1);
-    const second = remember(store, { content: '  user LIKES jrpgs!!', importance: 1, tags: ['hobby'] });
+    const second = remember(store, DEFAULT_SPACE, { content: '  user LIKES jrpgs!!', importance: 1, tags: ['hobby'] });
     expect(first.action).toBe('created');
     expect(second).toMatchObject({ action: 'merged', memory: { id: first.memory.id, hits: 1, importance: 1 } });
     expect(second.memory.tags).toEqual(['games', 'hobby']);
     expect(second.memory.lastSeenAt).toBeGreaterThan(first.memory.lastSeenAt);
-    expect(listMemories(store).total).toBe(1);
-    expect(explain(store, first.memory.id).decisions.map((d) => d.action)).toEqual(['merged', 'created']);
+    expect(listMemories(store, DEFAULT_SPACE).total).toBe(1);
+    expect(explain(store, DEFAULT_SPACE, first.memory.id).decisions.map((d) => d.action)).toEqual(['merged', 'created']);
   });
 
   it('rejects bad input and writes nothing', () => {
     const { store } = testStore();
-    expect(() => remember(store, { content: '   ' })).toThrowError(/content: must not be empty/);
-    expect(() => remember(store, { content: 'x', importance: 3 })).toThrowError(/importance/);
-    expect(() => updateMemory(store, 99, { content: 'y' })).toThrowError(/memory 99 not found/);
+    expect(() => remember(store, DEFAULT_SPACE, { content: '   ' })).toThrowError(/content: must not be empty/);
+    expect(() => remember(store, DEFAULT_SPACE, { content: 'x', importance: 3 })).toThrowError(/importance/);
+    expect(() => updateMemory(store, DEFAULT_SPACE, 99, { content: 'y' })).toThrowError(/memory 99 not found/);
     expect(store.sqlite.prepare('select count(*) n from memories').get()).toEqual({ n: 0 });
     expect(store.sqlite.prepare('select count(*) n from memory_events').get()).toEqual({ n: 0 });
   });
@@ -39,9 +40,9 @@ describe('remember and merge', () => {
     const { store } = testStore();
     const seen: string[] = [];
     onChange(store, (e) => seen.push(e.type === 'memory' ? e.action : e.type));
-    remember(store, { content: 'User likes tea' });
-    remember(store, { content: 'User likes tea' });
-    expect(() => remember(store, { content: '' })).toThrow();
+    remember(store, DEFAULT_SPACE, { content: 'User likes tea' });
+    remember(store, DEFAULT_SPACE, { content: 'User likes tea' });
+    expect(() => remember(store, DEFAULT_SPACE, { content: '' })).toThrow();
     expect(seen).toEqual(['created', 'merged']);
   });
 });
@@ -49,29 +50,29 @@ describe('remember and merge', () => {
 describe('update, confirm, correct', () => {
   it('keeps FTS in sync when content changes and archives/restores with a logged decision', () => {
     const { store } = testStore();
-    const { memory } = remember(store, { content: 'User drives a Volvo' });
+    const { memory } = remember(store, DEFAULT_SPACE, { content: 'User drives a Volvo' });
     expect(ftsRows(store, 'memories_fts', 'volvo')).toEqual([memory.id]);
-    updateMemory(store, memory.id, { content: 'User drives a Saab' });
+    updateMemory(store, DEFAULT_SPACE, memory.id, { content: 'User drives a Saab' });
     expect(ftsRows(store, 'memories_fts', 'volvo')).toEqual([]);
     expect(ftsRows(store, 'memories_fts', 'saab')).toEqual([memory.id]);
-    expect(listMemories(store, { q: 'saab' }).rows.map((m) => m.id)).toEqual([memory.id]);
-    updateMemory(store, memory.id, { status: 'archived' });
+    expect(listMemories(store, DEFAULT_SPACE, { q: 'saab' }).rows.map((m) => m.id)).toEqual([memory.id]);
+    updateMemory(store, DEFAULT_SPACE, memory.id, { status: 'archived' });
     expect(getMemory(store, memory.id)).toMatchObject({ status: 'archived' });
-    updateMemory(store, memory.id, { status: 'active' });
+    updateMemory(store, DEFAULT_SPACE, memory.id, { status: 'active' });
     expect(getMemory(store, memory.id)).toMatchObject({ status: 'active', validUntil: null });
-    expect(explain(store, memory.id).decisions.map((d) => d.action)).toEqual(['restored', 'archived', 'updated', 'created']);
+    expect(explain(store, DEFAULT_SPACE, memory.id).decisions.map((d) => d.action)).toEqual(['restored', 'archived', 'updated', 'created']);
   });
 
   it('confirm protects; correct archives the old fact and supersedes it', () => {
     const { store } = testStore();
-    const { memory } = remember(store, { content: 'User lives in Berlin' });
-    expect(confirmMemory(store, memory.id)).toMatchObject({ decayRate: 0, confidence: 1 });
-    expect(explain(store, memory.id).protected).toBe(true);
-    const { old, memory: replacement } = correctMemory(store, memory.id, 'User lives in Lisbon');
+    const { memory } = remember(store, DEFAULT_SPACE, { content: 'User lives in Berlin' });
+    expect(confirmMemory(store, DEFAULT_SPACE, memory.id)).toMatchObject({ decayRate: 0, confidence: 1 });
+    expect(explain(store, DEFAULT_SPACE, memory.id).protected).toBe(true);
+    const { old, memory: replacement } = correctMemory(store, DEFAULT_SPACE, memory.id, 'User lives in Lisbon');
     expect(old.status).toBe('archived');
-    expect(explain(store, replacement.id).supersedes).toEqual([memory.id]);
-    expect(explain(store, memory.id).supersededBy).toEqual([replacement.id]);
-    expect(explain(store, memory.id).decisions[0]).toMatchObject({ action: 'superseded', detail: { by: replacement.id } });
+    expect(explain(store, DEFAULT_SPACE, replacement.id).supersedes).toEqual([memory.id]);
+    expect(explain(store, DEFAULT_SPACE, memory.id).supersededBy).toEqual([replacement.id]);
+    expect(explain(store, DEFAULT_SPACE, memory.id).decisions[0]).toMatchObject({ action: 'superseded', detail: { by: replacement.id } });
   });
 });
 
@@ -79,22 +80,22 @@ describe('search paths', () => {
   it('uses FTS5 when enabled and LIKE when disabled, with the same results', () => {
     for (const enabled of [true, false]) {
       const { store } = testStore({ fts: { enabled } });
-      remember(store, { content: 'User plays the cello on Sundays' });
-      remember(store, { content: 'User dislikes jazz' });
-      expect(listMemories(store, { q: 'CELLO sundays' }).rows.map((m) => m.content)).toEqual(['User plays the cello on Sundays']);
-      expect(listMemories(store, { q: 'cello jazz' }).total).toBe(0);
+      remember(store, DEFAULT_SPACE, { content: 'User plays the cello on Sundays' });
+      remember(store, DEFAULT_SPACE, { content: 'User dislikes jazz' });
+      expect(listMemories(store, DEFAULT_SPACE, { q: 'CELLO sundays' }).rows.map((m) => m.content)).toEqual(['User plays the cello on Sundays']);
+      expect(listMemories(store, DEFAULT_SPACE, { q: 'cello jazz' }).total).toBe(0);
       // Hostile text is plain words on both paths, never a syntax error.
-      expect(listMemories(store, { q: '"jazz" OR (NEAR col:x *' }).rows.map((m) => m.content)).toEqual([]);
-      expect(listMemories(store, { q: 'dislikes "jazz"' }).total).toBe(1);
-      expect(listMemories(store, { q: '%' }).total).toBe(0);
+      expect(listMemories(store, DEFAULT_SPACE, { q: '"jazz" OR (NEAR col:x *' }).rows.map((m) => m.content)).toEqual([]);
+      expect(listMemories(store, DEFAULT_SPACE, { q: 'dislikes "jazz"' }).total).toBe(1);
+      expect(listMemories(store, DEFAULT_SPACE, { q: '%' }).total).toBe(0);
     }
   });
 
   it('keeps turn FTS in sync on insert and delete', () => {
     const { store } = testStore();
-    const { turn } = addTurn(store, { sessionId: 's1', role: 'user', text: 'Flying to Lisbon next week' });
+    const { turn } = addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'Flying to Lisbon next week' });
     expect(ftsRows(store, 'turns_fts', 'lisbon')).toEqual([turn.id]);
-    forget(store, { text: 'lisbon' });
+    forget(store, DEFAULT_SPACE, { text: 'lisbon' });
     expect(ftsRows(store, 'turns_fts', 'lisbon')).toEqual([]);
   });
 });
@@ -104,9 +105,9 @@ describe('forget', () => {
     // Links are made by hand below, so that every kind of row is there to be removed.
     const { store } = testStore({ ner: { enabled: false } });
     store.sqlite.exec('create virtual table vec_memories using vec0(embedding float[2])');
-    const { turn } = addTurn(store, { sessionId: 's1', role: 'user', text: 'My email is alex@example.com' });
-    const { memory } = remember(store, { content: 'User email is alex@example.com', tags: ['pii'] });
-    const other = remember(store, { content: 'User likes tea' }).memory;
+    const { turn } = addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'My email is alex@example.com' });
+    const { memory } = remember(store, DEFAULT_SPACE, { content: 'User email is alex@example.com', tags: ['pii'] });
+    const other = remember(store, DEFAULT_SPACE, { content: 'User likes tea' }).memory;
     linkSource(store, memory.id, { turnId: turn.id, reason: 'extracted', rule: 'identity.email' });
     store.db.insert(memoryRelations).values({ fromId: other.id, toId: memory.id, kind: 'derived_from', at: 0 }).run();
     const entity = store.db.insert(entities).values({ name: 'alex@example.com', nameKey: 'alex@example.com', type: 'email', mentionCount: 2, createdAt: 0, updatedAt: 0 }).returning().get();
@@ -114,11 +115,11 @@ describe('forget', () => {
     store.db.insert(turnEntities).values({ turnId: turn.id, entityId: entity.id }).run();
     store.sqlite.prepare('insert into vec_memories(rowid, embedding) values (?, ?)').run(BigInt(memory.id), new Float32Array([1, 0]));
 
-    const result = forget(store, { text: 'alex@example.com' });
+    const result = forget(store, DEFAULT_SPACE, { text: 'alex@example.com' });
     expect(result).toEqual({ memoryIds: [memory.id], turnIds: [turn.id] });
     expect(getMemory(store, memory.id)).toBeUndefined();
-    expect(listMemories(store, { q: 'alex' }).total).toBe(0);
-    expect(listMemories(store, { q: 'alex', status: 'archived' }).total).toBe(0);
+    expect(listMemories(store, DEFAULT_SPACE, { q: 'alex' }).total).toBe(0);
+    expect(listMemories(store, DEFAULT_SPACE, { q: 'alex', status: 'archived' }).total).toBe(0);
     expect(ftsRows(store, 'memories_fts', 'alex')).toEqual([]);
     expect(ftsRows(store, 'turns_fts', 'alex')).toEqual([]);
     expect(store.sqlite.prepare('select count(*) n from vec_memories').get()).toEqual({ n: 0 });
@@ -136,11 +137,11 @@ describe('forget', () => {
 
   it('matches whole words only and needs exactly one of id or text', () => {
     const { store } = testStore();
-    remember(store, { content: 'Alexander is my cousin' });
-    expect(forget(store, { text: 'Alex' })).toEqual({ memoryIds: [], turnIds: [] });
-    expect(() => forget(store, {})).toThrowError(/exactly one of id or text/);
-    expect(() => forget(store, { id: 5 })).toThrowError(/not found/);
-    expect(listMemories(store).total).toBe(1);
+    remember(store, DEFAULT_SPACE, { content: 'Alexander is my cousin' });
+    expect(forget(store, DEFAULT_SPACE, { text: 'Alex' })).toEqual({ memoryIds: [], turnIds: [] });
+    expect(() => forget(store, DEFAULT_SPACE, {})).toThrowError(/exactly one of id or text/);
+    expect(() => forget(store, DEFAULT_SPACE, { id: 5 })).toThrowError(/not found/);
+    expect(listMemories(store, DEFAULT_SPACE).total).toBe(1);
   });
 });
 
@@ -148,37 +149,37 @@ describe('turns and context', () => {
   it('keeps a short-term window of the last 100 turns and all history', () => {
     const { store, advanceDays } = testStore();
     for (let i = 0; i < 105; i++) {
-      addTurn(store, { sessionId: 's1', role: i % 2 ? 'assistant' : 'user', text: `turn ${i}` });
+      addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: i % 2 ? 'assistant' : 'user', text: `turn ${i}` });
       advanceDays(0.001);
     }
-    const window = shortTermWindow(store, 's1');
+    const window = shortTermWindow(store, DEFAULT_SPACE, 's1');
     expect(window).toHaveLength(100);
     expect(window[0]!.text).toBe('turn 5');
     expect(window.at(-1)!.text).toBe('turn 104');
     expect(store.sqlite.prepare('select count(*) n from turns').get()).toEqual({ n: 105 });
-    expect(getContext(store, { sessionId: 's1' }).shortTerm).toHaveLength(100);
+    expect(getContext(store, DEFAULT_SPACE, { sessionId: 's1' }).shortTerm).toHaveLength(100);
   });
 
   it('orders imported turns by their own time and rejects bad turns', () => {
     const { store } = testStore();
-    addTurn(store, { sessionId: 's1', role: 'user', text: 'later', at: Date.UTC(2024, 1, 1) });
-    addTurn(store, { sessionId: 's1', role: 'user', name: 'Caroline', text: 'earlier', at: Date.UTC(2024, 0, 1) });
-    expect(shortTermWindow(store, 's1').map((t) => t.text)).toEqual(['earlier', 'later']);
-    expect(() => addTurn(store, { sessionId: 's1', role: 'bot' as 'user', text: 'x' })).toThrowError(/role/);
-    expect(() => addTurn(store, { sessionId: '', role: 'user', text: 'x' })).toThrowError(/sessionId/);
+    addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'later', at: Date.UTC(2024, 1, 1) });
+    addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Caroline', text: 'earlier', at: Date.UTC(2024, 0, 1) });
+    expect(shortTermWindow(store, DEFAULT_SPACE, 's1').map((t) => t.text)).toEqual(['earlier', 'later']);
+    expect(() => addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'bot' as 'user', text: 'x' })).toThrowError(/role/);
+    expect(() => addTurn(store, DEFAULT_SPACE, { sessionId: '', role: 'user', text: 'x' })).toThrowError(/sessionId/);
     expect(store.sqlite.prepare('select count(*) n from turns').get()).toEqual({ n: 2 });
   });
 
   it('gives top memories by score, counts the retrieval as access, and can hide pii', async () => {
     const { store } = testStore({ context: { exclude_pii: true } });
-    remember(store, { content: 'User likes tea', importance: 1 });
-    remember(store, { content: 'User phone is 555-0100', tags: ['pii'] });
-    remember(store, { content: 'User has a dog' });
-    const context = getContext(store, { sessionId: 's9', k: 5 });
+    remember(store, DEFAULT_SPACE, { content: 'User likes tea', importance: 1 });
+    remember(store, DEFAULT_SPACE, { content: 'User phone is 555-0100', tags: ['pii'] });
+    remember(store, DEFAULT_SPACE, { content: 'User has a dog' });
+    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's9', k: 5 });
     expect(context.midTerm.map((m) => m.content)).toEqual(['User likes tea', 'User has a dog']);
     expect(context.markdown).toContain('- User likes tea');
     expect(context.markdown).not.toContain('555');
     await new Promise((resolve) => setImmediate(resolve)); // access is written just after the read
-    expect(listMemories(store, { q: 'tea' }).rows[0]!.accessCount).toBe(1);
+    expect(listMemories(store, DEFAULT_SPACE, { q: 'tea' }).rows[0]!.accessCount).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 // Entity enrichment (seed 004 execute_entity_enrichment) and the LLM in the accurate strategy,
 // through the real openai client against a local OpenAI-compatible server.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitiesForMemories, entitiesForTurns, findEntity } from '../server/core/entity-reads.ts';
 import { remember } from '../server/core/memories.ts';
@@ -19,9 +20,9 @@ describe('runEnrichment', () => {
     // NER off while ingesting: the turns arrive with no entities and no accurate job.
     const t = testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false } });
     const runtime = createRuntime(t.store, {});
-    const turn = await ingestTurn(runtime, { sessionId: 's', role: 'user', name: 'Sam', text: 'Dinner with Caroline in Lisbon' });
-    const busy = await ingestTurn(runtime, { sessionId: 's', role: 'user', text: '@a @b @c were there' });
-    const fact = remember(t.store, { content: 'Alice Johnson works at Google' }).memory;
+    const turn = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's', role: 'user', name: 'Sam', text: 'Dinner with Caroline in Lisbon' });
+    const busy = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's', role: 'user', text: '@a @b @c were there' });
+    const fact = remember(t.store, DEFAULT_SPACE, { content: 'Alice Johnson works at Google' }).memory;
     t.store.config.ner.enabled = true;
     // Three links: over the default threshold (2), so enrichment leaves it alone.
     t.store.sqlite.prepare("insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values ('x', 'x', 'other', '[]', 3, 0, 0)").run();
@@ -53,11 +54,11 @@ describe('runEnrichment', () => {
 
   it('respects ner.enrich_limit and is skipped, with the reason, when no accurate provider is enabled', async () => {
     const limited = testStore({ ner: { enrich_limit: 2 } }).store;
-    for (const content of ['Paris is lovely', 'Berlin is grey', 'Rome is warm']) remember(limited, { content });
+    for (const content of ['Paris is lovely', 'Berlin is grey', 'Rome is warm']) remember(limited, DEFAULT_SPACE, { content });
     expect((await runEnrichment(limited)).memories).toMatchObject({ candidates: 2, enriched: 2 });
 
     const regexOnly = testStore({ ner: { providers: ['regex', 'known'] } }).store;
-    remember(regexOnly, { content: 'Paris is lovely' });
+    remember(regexOnly, DEFAULT_SPACE, { content: 'Paris is lovely' });
     const skipped = await runEnrichment(regexOnly);
     expect(skipped.skipped).toMatch(/no accurate NER provider: ner\.providers lists neither compromise nor llm/);
     expect(skipped.memories).toEqual({ candidates: 0, enriched: 0, links: 0 });
@@ -80,7 +81,7 @@ describe('the llm provider in the accurate strategy', () => {
   it('the per-turn job links what the LLM names, with one call per turn however many facts it gave', async () => {
     const { store, runtime } = setup(['regex', 'known', 'compromise', 'llm']);
     const before = llm.requests.length;
-    const { turn, extracted } = await ingestTurn(runtime, { sessionId: 's', role: 'user', name: 'Sam', text: 'I work at Zorblax Labs with Caroline' });
+    const { turn, extracted } = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's', role: 'user', name: 'Sam', text: 'I work at Zorblax Labs with Caroline' });
     expect(llm.requests.length).toBe(before); // no network on the hot path
     expect(extracted.map((e) => e.memory.content)).toEqual(['Sam works at Zorblax Labs with Caroline']);
     llm.script({ reply: '{"entities":[{"text":"Zorblax Labs","type":"organization"},{"text":"Caroline","type":"person"}]}' });
@@ -91,20 +92,20 @@ describe('the llm provider in the accurate strategy', () => {
     // The fact restates the turn: it reaches the same entities without a call of its own.
     const memoryId = extracted[0]!.memory.id;
     expect(names(entitiesForMemories(store, [memoryId]).get(memoryId))).toEqual(['Caroline', 'Sam', 'Zorblax Labs']);
-    expect(findEntity(store, { name: 'zorblax labs' })).toMatchObject({ type: 'organization', mentionCount: 2 });
+    expect(findEntity(store, DEFAULT_SPACE, { name: 'zorblax labs' })).toMatchObject({ type: 'organization', mentionCount: 2 });
     expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
   });
 
   it('an LLM failure falls back to the other providers and is reported; the rows are still stamped', async () => {
     const { store, runtime } = setup(['regex', 'known', 'llm']);
-    remember(store, { content: 'Ask @bob about Project Apollo' });
+    remember(store, DEFAULT_SPACE, { content: 'Ask @bob about Project Apollo' });
     llm.script({ status: 503 });
     const report = await enrichEntities(runtime);
     // @bob was linked when the fact was remembered; the failed LLM adds nothing more.
     expect(report.memories).toEqual({ candidates: 1, enriched: 1, links: 0 });
     expect(report.failures).toEqual([{ provider: 'llm', error: expect.stringContaining('503'), count: 1 }]);
-    expect(findEntity(store, { name: '@bob' })).toBeDefined();
-    expect(findEntity(store, { name: 'Project Apollo' })).toBeUndefined();
+    expect(findEntity(store, DEFAULT_SPACE, { name: '@bob' })).toBeDefined();
+    expect(findEntity(store, DEFAULT_SPACE, { name: 'Project Apollo' })).toBeUndefined();
     expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
   });
 });

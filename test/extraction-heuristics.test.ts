@@ -1,3 +1,4 @@
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { describe, expect, it } from 'vitest';
 import { explain } from '../server/core/explain.ts';
 import { extractFacts } from '../server/core/extraction/heuristics.ts';
@@ -59,7 +60,7 @@ describe('extraction on addTurn (heuristic path)', () => {
     return { ...t, runtime: createRuntime(t.store, {}) };
   };
   const say = (runtime: ReturnType<typeof setup>['runtime'], text: string, extra: object = {}) =>
-    ingestTurn(runtime, { sessionId: 's1', role: 'user', text, ...extra });
+    ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text, ...extra });
 
   it('supersedes a name and a negated preference, and merges a repeated one', async () => {
     const { runtime, store } = setup();
@@ -76,10 +77,10 @@ describe('extraction on addTurn (heuristic path)', () => {
     ]);
     expect(getMemory(store, alex.id)).toMatchObject({ status: 'archived' });
     const samId = sam.extracted[0]!.memory.id;
-    expect(explain(store, samId).supersedes).toEqual([alex.id]);
-    expect(explain(store, samId).sources).toEqual([{ turnId: sam.turn.id, reason: 'conflict', rule: 'heuristic:identity.name' }]);
-    expect(explain(store, alex.id).supersededBy).toEqual([samId]);
-    expect(explain(store, alex.id).decisions[0]).toMatchObject({ action: 'superseded', detail: { reason: 'conflict', by: samId } });
+    expect(explain(store, DEFAULT_SPACE, samId).supersedes).toEqual([alex.id]);
+    expect(explain(store, DEFAULT_SPACE, samId).sources).toEqual([{ turnId: sam.turn.id, reason: 'conflict', rule: 'heuristic:identity.name' }]);
+    expect(explain(store, DEFAULT_SPACE, alex.id).supersededBy).toEqual([samId]);
+    expect(explain(store, DEFAULT_SPACE, alex.id).decisions[0]).toMatchObject({ action: 'superseded', detail: { reason: 'conflict', by: samId } });
 
     const jrpg = first.extracted[0]!.memory;
     const negation = await say(runtime, 'I no longer like JRPGs');
@@ -97,47 +98,47 @@ describe('extraction on addTurn (heuristic path)', () => {
     const berlin = (await say(runtime, 'I live in Berlin')).extracted[0]!.memory;
     const lisbon = await say(runtime, 'I moved to Lisbon');
     expect(lisbon.extracted.map((e) => [e.action, e.memory.id])).toEqual([['created', lisbon.extracted[0]!.memory.id], ['superseded', berlin.id]]);
-    expect(listMemories(store).rows.map((m) => m.content)).toEqual(['User moved to Lisbon']);
+    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['User moved to Lisbon']);
   });
 
   it('is idempotent in effect when the same turn is sent again', async () => {
     const { runtime, store } = setup();
     await say(runtime, 'My favorite food is ramen and I live in Osaka');
     await say(runtime, 'My favorite food is ramen and I live in Osaka');
-    expect(listMemories(store).total).toBe(2);
-    expect(listMemories(store).rows.every((m) => m.hits === 1)).toBe(true);
+    expect(listMemories(store, DEFAULT_SPACE).total).toBe(2);
+    expect(listMemories(store, DEFAULT_SPACE).rows.every((m) => m.hits === 1)).toBe(true);
   });
 
   it('merges fuzzy duplicates over the Jaccard threshold and keeps distinct facts apart', async () => {
     const { runtime, store } = setup();
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Caroline', text: 'I went to the LGBTQ support group in town yesterday' });
-    const near = await ingestTurn(runtime, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to the LGBTQ support group in the town' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Caroline', text: 'I went to the LGBTQ support group in town yesterday' });
+    const near = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to the LGBTQ support group in the town' });
     expect(near.extracted[0]!.action).toBe('merged');
-    await ingestTurn(runtime, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to a pottery class' });
-    expect(listMemories(store).total).toBe(2);
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to a pottery class' });
+    expect(listMemories(store, DEFAULT_SPACE).total).toBe(2);
     // The same words from someone else are their own fact, not a second sighting of Caroline's.
-    await ingestTurn(runtime, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went hiking with my sister in the Alps last weekend' });
-    const melanie = await ingestTurn(runtime, { sessionId: 's2', role: 'user', name: 'Melanie', text: 'I went hiking with my sister in the Alps last weekend!' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went hiking with my sister in the Alps last weekend' });
+    const melanie = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Melanie', text: 'I went hiking with my sister in the Alps last weekend!' });
     expect(melanie.extracted.map((e) => [e.action, e.memory.subject])).toEqual([['created', 'Melanie']]);
-    expect(listMemories(store).total).toBe(4);
+    expect(listMemories(store, DEFAULT_SPACE).total).toBe(4);
     // Words the index splits at an apostrophe do not hide a duplicate from the probe.
-    await ingestTurn(runtime, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at the rock'n'roll night" });
-    const again = await ingestTurn(runtime, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at a rock'n'roll night" });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at the rock'n'roll night" });
+    const again = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at a rock'n'roll night" });
     expect(again.extracted.map((e) => e.action)).toEqual(['merged']);
   });
 
   it('does not mine assistant turns, nor turns sent without extraction', async () => {
     const { runtime, store } = setup();
-    await ingestTurn(runtime, { sessionId: 's1', role: 'assistant', text: 'I like helping you and my name is Claude' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'assistant', text: 'I like helping you and my name is Claude' });
     await say(runtime, 'I like tea', { autoExtract: false });
-    expect(listMemories(store).total).toBe(0);
+    expect(listMemories(store, DEFAULT_SPACE).total).toBe(0);
   });
 
   it('tags pii and keeps it out of context when configured', async () => {
     const { runtime, store } = setup({ context: { exclude_pii: true } });
     const result = await say(runtime, 'My email is alex@example.com and I like sushi');
     expect(result.extracted.map((e) => e.memory.tags)).toEqual([['pii'], ['preference']]);
-    const context = getContext(store, { sessionId: 's1' });
+    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's1' });
     expect(context.midTerm.map((m) => m.content)).toEqual(['User likes sushi']);
     expect(context.markdown).not.toContain('example.com');
   });

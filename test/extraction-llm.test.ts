@@ -1,4 +1,5 @@
 // LLM and hybrid extraction through the real `openai` client against a local OpenAI-compatible server.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readExtractionStats } from '../server/core/extraction/stats.ts';
 import { jobCounts, listJobs } from '../server/core/jobs.ts';
@@ -20,12 +21,12 @@ function setup(mode: 'llm' | 'hybrid', endpoint = llm.url) {
   const t = testStore({ extractor: { mode }, llm: { endpoint, model: 'test-model', timeout_s: 0.4 }, ner: { enabled: false } });
   return { ...t, runtime: createRuntime(t.store, {}) };
 }
-const say = (runtime: ReturnType<typeof setup>['runtime'], text: string) => ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Alex', text });
+const say = (runtime: ReturnType<typeof setup>['runtime'], text: string) => ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Alex', text });
 
 describe('llm mode', () => {
   it('creates and archives what the model says, and shows it the related memories', async () => {
     const { runtime, store } = setup('llm');
-    const berlin = remember(store, { content: 'Alex lives in Berlin' }).memory;
+    const berlin = remember(store, DEFAULT_SPACE, { content: 'Alex lives in Berlin' }).memory;
     llm.script({
       reply: JSON.stringify([
         { action: 'create', content: 'Alex lives in Lisbon', importance: 1, tags: ['place'] },
@@ -40,7 +41,7 @@ describe('llm mode', () => {
       ['archived', 'Alex lives in Berlin'],
     ]);
     expect(getMemory(store, berlin.id)!.status).toBe('archived');
-    expect(listMemories(store).rows.map((m) => [m.content, m.importance, m.tags])).toEqual([['Alex lives in Lisbon', 1, ['place']]]);
+    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => [m.content, m.importance, m.tags])).toEqual([['Alex lives in Lisbon', 1, ['place']]]);
     const request = llm.requests[before]!;
     expect(request.path).toBe('/v1/chat/completions');
     expect(request.body.model).toBe('test-model');
@@ -101,7 +102,7 @@ describe('hybrid mode', () => {
     llm.script({ reply: JSON.stringify([{ action: 'create', content: 'Alex enjoys Japanese role-playing games', tags: ['games'] }]) });
     const report = await drainJobs(store, extractionJobHandlers(runtime));
     expect(report).toEqual({ ran: 1, done: 1, failed: 0, dead: 0 });
-    const augmented = listMemories(store, { q: 'japanese' }).rows[0]!;
+    const augmented = listMemories(store, DEFAULT_SPACE, { q: 'japanese' }).rows[0]!;
     expect(augmented.content).toBe('Alex enjoys Japanese role-playing games');
     expect(events).toContain(`created:${augmented.id}`);
     expect(readExtractionStats(store).hybrid).toMatchObject({ runs: 1, failures: 0, facts: 1 });
@@ -124,6 +125,6 @@ describe('hybrid mode', () => {
       advanceDays(1);
     }
     expect(listJobs(store)[0]).toMatchObject({ status: 'dead', lastError: expect.stringContaining('500') });
-    expect(listMemories(store).rows.map((m) => m.content)).toEqual(['Alex likes go']);
+    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['Alex likes go']);
   });
 });

@@ -1,4 +1,5 @@
 // Sessions, consolidation, decay, reflection and the scheduler, over a real SQLite store.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explain } from '../server/core/explain.ts';
 import { getContext } from '../server/core/context.ts';
@@ -29,68 +30,68 @@ describe('sessions and consolidation', () => {
     const { runtime, store, advanceDays } = setup();
     const events: string[] = [];
     onChange(store, (e) => e.type === 'consolidation' && events.push(`${e.status}:${e.sessionId}`));
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', text: 'I like JRPGs' });
-    await ingestTurn(runtime, { sessionId: 's1', role: 'assistant', text: 'Nice! Which one?' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'I like JRPGs' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'assistant', text: 'Nice! Which one?' });
     // Stored without extraction: consolidation is what turns it into memory.
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', text: 'My name is Alex and I live in Porto', autoExtract: false });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'My name is Alex and I live in Porto', autoExtract: false });
     expect(jobCounts(store).pending).toBe(0);
     advanceDays(1);
-    await ingestTurn(runtime, { sessionId: 's2', role: 'user', text: 'Hello again' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', text: 'Hello again' });
     expect(jobCounts(store).pending).toBe(1);
 
     const report = await drainJobs(store, jobHandlers(runtime));
     expect(report).toMatchObject({ ran: 1, done: 1 });
-    const session = getSession(store, 's1')!;
+    const session = getSession(store, DEFAULT_SPACE, 's1')!;
     expect(session.consolidatedAt).not.toBeNull();
     expect(session.turnCount).toBe(3);
-    expect(getSession(store, 's2')!.consolidatedAt).toBeNull();
-    expect(listMemories(store).rows.map((m) => m.content).sort()).toEqual(['User likes JRPGs', 'User lives in Porto', "User's name is Alex"]);
+    expect(getSession(store, DEFAULT_SPACE, 's2')!.consolidatedAt).toBeNull();
+    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content).sort()).toEqual(['User likes JRPGs', 'User lives in Porto', "User's name is Alex"]);
     expect(events).toEqual(['STARTED:s1', 'COMPLETED:s1']);
 
-    const before = JSON.stringify(listMemories(store, { limit: 100 }).rows);
-    const again = await consolidateSession(runtime, 's1');
+    const before = JSON.stringify(listMemories(store, DEFAULT_SPACE, { limit: 100 }).rows);
+    const again = await consolidateSession(runtime, DEFAULT_SPACE, 's1');
     expect(again).toMatchObject({ status: 'skipped', detail: 'already consolidated' });
-    expect(JSON.stringify(listMemories(store, { limit: 100 }).rows)).toBe(before);
+    expect(JSON.stringify(listMemories(store, DEFAULT_SPACE, { limit: 100 }).rows)).toBe(before);
   });
 
   it('reads turns in pages of 30 and counts facts already known from a turn as unchanged', async () => {
     const { runtime, store } = setup();
-    for (let i = 0; i < 65; i++) await ingestTurn(runtime, { sessionId: 's1', role: 'user', text: `I like hobby number ${i}`, at: 1000 + i });
-    const report = await consolidateSession(runtime, 's1');
+    for (let i = 0; i < 65; i++) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `I like hobby number ${i}`, at: 1000 + i });
+    const report = await consolidateSession(runtime, DEFAULT_SPACE, 's1');
     expect(report).toMatchObject({ status: 'completed', detail: 'heuristic', turns: 65, pages: 3, created: 0, merged: 0, unchanged: 65 });
-    expect(listMemories(store, { limit: 100 }).rows.every((m) => m.hits === 0)).toBe(true);
+    expect(listMemories(store, DEFAULT_SPACE, { limit: 100 }).rows.every((m) => m.hits === 0)).toBe(true);
   });
 
   it('reopens a consolidated session that gets a new turn', async () => {
     const { runtime, store } = setup();
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', text: 'hi' });
-    await consolidateSession(runtime, 's1');
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', text: 'I moved to Lisbon', autoExtract: false });
-    expect(getSession(store, 's1')!.consolidatedAt).toBeNull();
-    expect((await consolidateSession(runtime, 's1')).created).toBe(1);
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'hi' });
+    await consolidateSession(runtime, DEFAULT_SPACE, 's1');
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'I moved to Lisbon', autoExtract: false });
+    expect(getSession(store, DEFAULT_SPACE, 's1')!.consolidatedAt).toBeNull();
+    expect((await consolidateSession(runtime, DEFAULT_SPACE, 's1')).created).toBe(1);
   });
 
   it('never brings back a superseded fact when an old session is consolidated late', async () => {
     const { runtime, store, advanceDays } = setup();
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I live in Berlin' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I live in Berlin' });
     advanceDays(1);
-    await ingestTurn(runtime, { sessionId: 's2', role: 'user', name: 'Ana', text: 'I moved to Lisbon' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Ana', text: 'I moved to Lisbon' });
     await drainJobs(store, jobHandlers(runtime));
-    expect(getSession(store, 's1')!.consolidatedAt).not.toBeNull();
-    expect(listMemories(store).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
+    expect(getSession(store, DEFAULT_SPACE, 's1')!.consolidatedAt).not.toBeNull();
+    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
   });
 
   it('keeps older news as history instead of letting it replace a newer fact', async () => {
     const { runtime, store } = setup();
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I moved to Lisbon', at: Date.UTC(2025, 5, 1) });
-    const late = await ingestTurn(runtime, { sessionId: 's0', role: 'user', name: 'Ana', text: 'I live in Berlin', at: Date.UTC(2024, 0, 1) });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I moved to Lisbon', at: Date.UTC(2025, 5, 1) });
+    const late = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's0', role: 'user', name: 'Ana', text: 'I live in Berlin', at: Date.UTC(2024, 0, 1) });
     expect(late.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([['superseded', 'Ana lives in Berlin', 'archived']]);
-    expect(listMemories(store).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
+    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
   });
 
   it('rejects an unknown session', async () => {
     const { runtime } = setup();
-    await expect(consolidateSession(runtime, 'nope')).rejects.toThrow(/session "nope" not found/);
+    await expect(consolidateSession(runtime, DEFAULT_SPACE, 'nope')).rejects.toThrow(/session "nope" not found/);
   });
 
   describe('with an LLM', () => {
@@ -102,18 +103,18 @@ describe('sessions and consolidation', () => {
       const t = testStore({ extractor: { mode: 'heuristic' }, llm: { endpoint: llm.url, model: 'm', timeout_s: 1 } });
       const runtime = createRuntime(t.store, {});
       const turns = [];
-      for (let i = 0; i < 31; i++) turns.push((await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: `turn ${i}`, at: 1000 + i })).turn);
+      for (let i = 0; i < 31; i++) turns.push((await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: `turn ${i}`, at: 1000 + i })).turn);
       llm.script(
         { reply: JSON.stringify([{ action: 'create', turnId: turns[3]!.id, content: 'Ana keeps bees', tags: ['hobby'] }]) },
         { status: 500 },
       );
       const before = llm.requests.length;
-      const report = await consolidateSession(runtime, 's1');
+      const report = await consolidateSession(runtime, DEFAULT_SPACE, 's1');
       expect(llm.requests.length - before).toBe(2);
       expect(llm.requests[before]!.body.messages[1].content).toContain(`[turn ${turns[0]!.id}] Ana: turn 0`);
       expect(report).toMatchObject({ pages: 2, turns: 31, created: 1, detail: 'llm+heuristic' });
-      const bees = listMemories(t.store, { q: 'bees' }).rows[0]!;
-      expect(explain(t.store, bees.id).sources).toEqual([{ turnId: turns[3]!.id, reason: 'extracted', rule: 'llm' }]);
+      const bees = listMemories(t.store, DEFAULT_SPACE, { q: 'bees' }).rows[0]!;
+      expect(explain(t.store, DEFAULT_SPACE, bees.id).sources).toEqual([{ turnId: turns[3]!.id, reason: 'extracted', rule: 'llm' }]);
     });
   });
 });
@@ -121,9 +122,9 @@ describe('sessions and consolidation', () => {
 describe('decay', () => {
   it('archives a fact never accessed once it falls under the threshold; a confirmed fact stays', () => {
     const { store, advanceDays } = setup();
-    const idle = remember(store, { content: 'User had a cold' }).memory;
-    const confirmed = remember(store, { content: 'User is allergic to peanuts' }).memory;
-    confirmMemory(store, confirmed.id);
+    const idle = remember(store, DEFAULT_SPACE, { content: 'User had a cold' }).memory;
+    const confirmed = remember(store, DEFAULT_SPACE, { content: 'User is allergic to peanuts' }).memory;
+    confirmMemory(store, DEFAULT_SPACE, confirmed.id);
     advanceDays(29);
     expect(runDecay(store).archived).toBe(0);
     expect(getMemory(store, idle.id)!.confidence).toBeCloseTo(Math.exp(-0.1 * 29), 9);
@@ -131,15 +132,15 @@ describe('decay', () => {
     const report = runDecay(store);
     expect(report.archived).toBe(1);
     expect(getMemory(store, idle.id)!.status).toBe('archived');
-    expect(explain(store, idle.id).decisions.map((d) => d.action).slice(0, 2)).toEqual(['archived', 'decayed']);
+    expect(explain(store, DEFAULT_SPACE, idle.id).decisions.map((d) => d.action).slice(0, 2)).toEqual(['archived', 'decayed']);
     expect(getMemory(store, confirmed.id)).toMatchObject({ status: 'active', confidence: 1 });
   });
 
   it('depends on the time since access, not on how often it runs', () => {
     const nightly = setup();
     const once = setup();
-    const a = remember(nightly.store, { content: 'User likes tea' }).memory;
-    const b = remember(once.store, { content: 'User likes tea' }).memory;
+    const a = remember(nightly.store, DEFAULT_SPACE, { content: 'User likes tea' }).memory;
+    const b = remember(once.store, DEFAULT_SPACE, { content: 'User likes tea' }).memory;
     for (let day = 0; day < 20; day++) {
       nightly.advanceDays(1);
       runDecay(nightly.store);
@@ -152,10 +153,10 @@ describe('decay', () => {
 
   it('keeps a fact that is retrieved every few days', async () => {
     const { store, advanceDays } = setup();
-    const used = remember(store, { content: 'User lives in Porto' }).memory;
+    const used = remember(store, DEFAULT_SPACE, { content: 'User lives in Porto' }).memory;
     for (let day = 0; day < 90; day += 3) {
       advanceDays(3);
-      getContext(store, { sessionId: 'any' }); // retrieval counts as access, written on the next tick
+      getContext(store, DEFAULT_SPACE, { sessionId: 'any' }); // retrieval counts as access, written on the next tick
       await new Promise((resolve) => setImmediate(resolve));
       runDecay(store);
     }
@@ -167,11 +168,11 @@ describe('decay', () => {
 describe('reflection', () => {
   it('needs 3 new facts, writes a template reflection linked to them, at most once per 6 days', async () => {
     const { runtime, store, advanceDays } = setup();
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I live in Berlin' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I live in Berlin' });
     const skipped = await runMaintenance(runtime, 'reflect');
     expect(skipped).toMatchObject({ task: 'reflect', reflection: { created: false, reason: expect.stringContaining('1 new facts') } });
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I moved to Lisbon' });
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I like surfing and my favorite food is bacalhau' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I moved to Lisbon' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I like surfing and my favorite food is bacalhau' });
     const done = await runMaintenance(runtime, 'reflect');
     if (done.task !== 'reflect') throw new Error('wrong task');
     const reflection = done.reflection.reflection!;
@@ -179,11 +180,11 @@ describe('reflection', () => {
     expect(reflection).toMatchObject({ kind: 'reflection', layer: 'long', decayRate: 0, tags: ['weekly'] });
     expect(reflection.content).toContain('Ana (3)');
     expect(reflection.content).toContain('"Ana moved to Lisbon" replaced "Ana lives in Berlin"');
-    expect(explain(store, reflection.id).derivedFrom).toHaveLength(3);
-    expect(getContext(store, { sessionId: 's2' }).markdown).toContain('## Weekly insight');
+    expect(explain(store, DEFAULT_SPACE, reflection.id).derivedFrom).toHaveLength(3);
+    expect(getContext(store, DEFAULT_SPACE, { sessionId: 's2' }).markdown).toContain('## Weekly insight');
 
     advanceDays(5);
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I started yoga, I like tea and I have a cat' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I started yoga, I like tea and I have a cat' });
     expect(await reflectionReason(runtime)).toMatch(/5\.0 days old \(< 6\)/);
     advanceDays(1.5);
     const next = await runMaintenance(runtime, 'reflect');
@@ -210,7 +211,7 @@ describe('scheduler', () => {
     scheduler.stop();
 
     // Every second: the decay task archives a fact that is long past the threshold.
-    const old = remember(store, { content: 'User once had a cold' }).memory;
+    const old = remember(store, DEFAULT_SPACE, { content: 'User once had a cold' }).memory;
     store.db.$client.prepare('update memories set last_seen_at = 0 where id = ?').run(old.id);
     const fast = startScheduler({ ...runtime, store: { ...store, config: { ...store.config, schedule: { ...store.config.schedule, decay: '* * * * * *' } } } });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -227,8 +228,8 @@ describe('scheduler', () => {
 describe('context', () => {
   it('writes a memory once in the markdown, in its most important section', async () => {
     const { runtime, store } = setup();
-    await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text: 'My name is Ana and I like pottery' });
-    const context = getContext(store, { sessionId: 's2', query: 'what does Ana like' });
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'My name is Ana and I like pottery' });
+    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'what does Ana like' });
     expect(context.relevant.map((m) => m.content)).toContain('Ana likes pottery');
     expect(context.midTerm.map((m) => m.content)).toContain('Ana likes pottery');
     expect(context.markdown.match(/Ana likes pottery/g)).toHaveLength(1);

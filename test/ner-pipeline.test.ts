@@ -1,5 +1,6 @@
 // NER providers and the pipeline: regex patterns, compromise, the known-names matcher, the
 // LLM provider through the real openai client, and the merge by span overlap.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compromiseEntities as entitiesOf, loadCompromise } from '../server/core/ner/compromise-provider.ts';
 import { NameIndex } from '../server/core/ner/known-entities.ts';
@@ -130,12 +131,12 @@ describe('strategies', () => {
   it('fast is regex + known; accurate adds compromise and the injected LLM, as configured', () => {
     const { store } = testStore();
     const llm = { name: 'llm', extract: () => [] };
-    expect(fastProviders(store).map((p) => p.name)).toEqual(['regex', 'known']);
-    expect(accurateProviders(store, { llm }).map((p) => p.name)).toEqual(['regex', 'known', 'compromise', 'llm']);
-    expect(accurateProviders(store).map((p) => p.name)).toEqual(['regex', 'known', 'compromise']);
+    expect(fastProviders(store, DEFAULT_SPACE).map((p) => p.name)).toEqual(['regex', 'known']);
+    expect(accurateProviders(store, DEFAULT_SPACE, { llm }).map((p) => p.name)).toEqual(['regex', 'known', 'compromise', 'llm']);
+    expect(accurateProviders(store, DEFAULT_SPACE).map((p) => p.name)).toEqual(['regex', 'known', 'compromise']);
 
     const regexOnly = testStore({ ner: { providers: ['regex'] } }).store;
-    expect(fastProviders(regexOnly).map((p) => p.name)).toEqual(['regex']);
+    expect(fastProviders(regexOnly, DEFAULT_SPACE).map((p) => p.name)).toEqual(['regex']);
     expect(accurateNerAvailability(regexOnly.config)).toEqual({ available: false, reason: expect.stringContaining('neither compromise nor llm') });
     const llmOnly = testStore({ ner: { providers: ['regex', 'llm'] } }).store;
     expect(accurateNerAvailability(llmOnly.config).available).toBe(false);
@@ -171,7 +172,7 @@ describe('llm provider (real openai client, local server)', () => {
 
   it('a failing or invalid LLM leaves the other providers’ results (fallback)', async () => {
     const text = 'Met Alice Johnson with @bob';
-    const providers = [...accurateProviders(testStore().store), provider()];
+    const providers = [...accurateProviders(testStore().store, DEFAULT_SPACE), provider()];
     server.script({ status: 500 });
     const failed = await extractEntities(text, providers);
     expect(brief(failed.entities)).toEqual([

@@ -1,5 +1,6 @@
 // getContext with hybrid search: facts from earlier sessions relevant to the query or to the
 // latest user turn (the current session excluded), access counting, and the token budget.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ import { testStore } from './helpers/store.ts';
 async function setup() {
   const t = testStore({ extractor: { mode: 'heuristic' } });
   const runtime = createRuntime(t.store, {});
-  const say = (sessionId: string, text: string, role: 'user' | 'assistant' = 'user') => ingestTurn(runtime, { sessionId, role, name: role === 'user' ? 'Sam' : null, text });
+  const say = (sessionId: string, text: string, role: 'user' | 'assistant' = 'user') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role, name: role === 'user' ? 'Sam' : null, text });
   return { ...t, runtime, say };
 }
 
@@ -28,7 +29,7 @@ describe('context with relevant facts', () => {
     const earlierFacts = earlier.extracted.map((e) => e.memory.id);
     const currentFacts = current.extracted.map((e) => e.memory.id);
     expect(earlierFacts.length).toBeGreaterThan(0);
-    const context = getContext(store, { sessionId: 's2' });
+    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's2' });
     const relevant = context.relevant.map((m) => m.id);
     expect(relevant).toEqual(expect.arrayContaining(earlierFacts));
     expect(relevant.some((id) => currentFacts.includes(id))).toBe(false);
@@ -38,10 +39,10 @@ describe('context with relevant facts', () => {
 
   it('uses an explicit query over the latest turn, and counts what it hands out as accessed', async () => {
     const { store, say } = await setup();
-    const tea = remember(store, { content: 'Sam drinks green tea every morning' }).memory;
-    const bike = remember(store, { content: 'Sam rides a red bicycle to work' }).memory;
+    const tea = remember(store, DEFAULT_SPACE, { content: 'Sam drinks green tea every morning' }).memory;
+    const bike = remember(store, DEFAULT_SPACE, { content: 'Sam rides a red bicycle to work' }).memory;
     await say('s9', 'What should I cook tonight?');
-    const context = getContext(store, { sessionId: 's9', query: 'which tea does Sam like', k: 1 });
+    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's9', query: 'which tea does Sam like', k: 1 });
     // Both name Sam; the one about tea ranks first.
     expect(context.relevant.map((m) => m.id).slice(0, 2)).toEqual([tea.id, bike.id]);
     // Recorded just after the read, on the next tick, in one write for all of them.
@@ -54,11 +55,11 @@ describe('context with relevant facts', () => {
   it('never waits for the write lock: a read while another process writes succeeds, its access is written later', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-access-'));
     const { store } = testStore({}, join(dir, 'memory.db'));
-    const tea = remember(store, { content: 'Sam drinks green tea every morning' }).memory;
+    const tea = remember(store, DEFAULT_SPACE, { content: 'Sam drinks green tea every morning' }).memory;
     const other = new Database(join(dir, 'memory.db'));
     other.exec('begin immediate'); // e.g. an `sm` command importing into the same file
     try {
-      const context = getContext(store, { sessionId: 's1', query: 'tea' });
+      const context = getContext(store, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
       expect(context.relevant.map((m) => m.id)).toEqual([tea.id]);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(getMemory(store, tea.id)!.accessCount).toBe(0); // still queued: the lock is taken
@@ -68,7 +69,7 @@ describe('context with relevant facts', () => {
     }
     await vi.waitFor(() => expect(getMemory(store, tea.id)!.accessCount).toBe(1), { timeout: 3_000 });
     // Accesses still queued when the store closes are written by closeStore.
-    getContext(store, { sessionId: 's1', query: 'tea' });
+    getContext(store, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
     closeStore(store);
     const reopened = testStore({}, join(dir, 'memory.db')).store;
     expect(getMemory(reopened, tea.id)!.accessCount).toBe(2);
@@ -77,20 +78,20 @@ describe('context with relevant facts', () => {
 
   it('keeps markdown within a token budget, relevant facts first', async () => {
     const { store } = await setup();
-    for (let i = 0; i < 30; i++) remember(store, { content: `Sam collected vintage stamp number ${i} from a market in Lisbon`, importance: i / 30 });
-    const full = getContext(store, { sessionId: 'new', query: 'stamp Lisbon' });
-    const small = getContext(store, { sessionId: 'new', query: 'stamp Lisbon', maxTokens: 60 });
+    for (let i = 0; i < 30; i++) remember(store, DEFAULT_SPACE, { content: `Sam collected vintage stamp number ${i} from a market in Lisbon`, importance: i / 30 });
+    const full = getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon' });
+    const small = getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', maxTokens: 60 });
     expect(estimateTokens(full.markdown)).toBeGreaterThan(60);
     expect(estimateTokens(small.markdown)).toBeLessThanOrEqual(60);
     expect(small.markdown.startsWith('## From earlier conversations')).toBe(true);
     expect(small.relevant.length).toBe(full.relevant.length); // the budget trims the block, not the data
-    expect(() => getContext(store, { sessionId: 'new', maxTokens: 0 })).toThrowError(/maxTokens/);
+    expect(() => getContext(store, DEFAULT_SPACE, { sessionId: 'new', maxTokens: 0 })).toThrowError(/maxTokens/);
   });
 
   it('has no relevant section without a user turn or query', async () => {
     const { store } = await setup();
-    remember(store, { content: 'Sam likes jazz' });
-    const context = getContext(store, { sessionId: 'empty' });
+    remember(store, DEFAULT_SPACE, { content: 'Sam likes jazz' });
+    const context = getContext(store, DEFAULT_SPACE, { sessionId: 'empty' });
     expect(context.relevant).toEqual([]);
     expect(context.markdown).not.toContain('From earlier conversations');
   });

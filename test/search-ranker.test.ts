@@ -1,5 +1,6 @@
 // The turn ranker: what each feature is for, shown on small conversations, and the date parsing
 // the time features rely on.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '../server/core/clock.ts';
 import { search } from '../server/core/search/index.ts';
@@ -40,7 +41,7 @@ describe('turn ranker', () => {
     const { store, say } = await conversation();
     const melanie = await say('s1', 'Melanie', 'I adopted a rescue greyhound last month.');
     const gina = await say('s1', 'Gina', 'I adopted a rescue greyhound too, a tiny one.');
-    const ids = (query: string) => search(store, { query, kinds: ['turn'] }).hits.map((h) => h.id);
+    const ids = (query: string) => search(store, DEFAULT_SPACE, { query, kinds: ['turn'] }).hits.map((h) => h.id);
     expect(ids('What rescue greyhound did Gina adopt?')[0]).toBe(gina.id);
     expect(ids('What rescue greyhound did Melanie adopt?')[0]).toBe(melanie.id);
   });
@@ -50,7 +51,7 @@ describe('turn ranker', () => {
     await say('s1', 'Jon', 'My pottery class is the best part of my week.');
     const dated = await say('s1', 'Jon', 'I signed up for the pottery class yesterday.');
     await say('s1', 'Jon', 'The pottery class teacher is very patient.');
-    const hits = search(store, { query: 'When did Jon sign up for the pottery class?', kinds: ['turn'] }).hits;
+    const hits = search(store, DEFAULT_SPACE, { query: 'When did Jon sign up for the pottery class?', kinds: ['turn'] }).hits;
     expect(hits[0]!.id).toBe(dated.id);
   });
 
@@ -62,9 +63,9 @@ describe('turn ranker', () => {
     const second = await say('s2', 'Gina', 'I painted a sunset over the lake.');
     setNow(second.at + DAY_MS);
     const month = new Date(first.at).toLocaleString('en', { month: 'long', timeZone: 'UTC' });
-    const hits = search(store, { query: `What did Gina paint in ${month}?`, kinds: ['turn'] }).hits;
+    const hits = search(store, DEFAULT_SPACE, { query: `What did Gina paint in ${month}?`, kinds: ['turn'] }).hits;
     expect(hits[0]!.id).toBe(first.id);
-    expect(search(store, { query: 'What did Gina paint?', kinds: ['turn'] }).hits[0]!.id).toBe(second.id);
+    expect(search(store, DEFAULT_SPACE, { query: 'What did Gina paint?', kinds: ['turn'] }).hits[0]!.id).toBe(second.id);
   });
 
   it('scores the turns of a named date even when no word matches', async () => {
@@ -72,7 +73,7 @@ describe('turn ranker', () => {
     await say('s1', 'Nate', 'Hey Joanna, the weather is grim.');
     jump(20);
     const news = await say('s2', 'Nate', 'I baked you a cake, it is waiting at the door!');
-    const ids = (query: string) => search(store, { query, kinds: ['turn'] }).hits.map((h) => h.id);
+    const ids = (query: string) => search(store, DEFAULT_SPACE, { query, kinds: ['turn'] }).hits.map((h) => h.id);
     // No word of the query is in that turn: only the date brings it in.
     expect(ids('What did Nate do for Joanna?')).not.toContain(news.id);
     expect(ids(`What did Nate do for Joanna on ${day(news.at)}?`)).toContain(news.id);
@@ -83,7 +84,7 @@ describe('turn ranker', () => {
     const question = await say('s1', 'Melanie', 'Which climbing gym do you go to?');
     const answer = await say('s1', 'John', 'The one downtown, near the station.');
     const features = new Map<number, number[]>();
-    search(store, { query: 'climbing gym', kinds: ['turn'] }, { turnFeatures: features });
+    search(store, DEFAULT_SPACE, { query: 'climbing gym', kinds: ['turn'] }, { turnFeatures: features });
     const of = (id: number) => Object.fromEntries(TURN_FEATURES.map((f, i) => [f, features.get(id)![i]]));
     expect(of(question.id)).toMatchObject({ bm25: 1, coverage: 1, question: 1, next: 0 });
     // The answer shares no word with the query: it is scored through its neighbour.
@@ -96,7 +97,7 @@ describe('turn ranker', () => {
     const turn = await say('s1', 'Melanie', 'The daycare says my happy baby naps well.');
     await say('s1', 'John', 'Glad to hear that.');
     const features = new Map<number, number[]>();
-    search(store, { query: 'happiness babies daycare', kinds: ['turn'] }, { turnFeatures: features });
+    search(store, DEFAULT_SPACE, { query: 'happiness babies daycare', kinds: ['turn'] }, { turnFeatures: features });
     const of = Object.fromEntries(TURN_FEATURES.map((f, i) => [f, features.get(turn.id)![i]]));
     expect(of.coverage).toBeCloseTo(1, 5);
     // Of the query's pairs ("happiness babies", "babies daycare"), the turn has the first in order.

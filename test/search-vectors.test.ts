@@ -2,6 +2,7 @@
 // server over HTTP, through the real openai client): vectors are written by the job after the
 // commit, hits carry a vector rank, a provider ignoring `dimensions` is truncated and
 // re-normalised, and a dimension change is detected and can be reset.
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +40,7 @@ async function setup(options: { dimensions?: number; native?: number; honourDime
   });
   stores.push(store);
   const runtime = createRuntime(store, {});
-  const say = (text: string, name = 'Caroline', sessionId = 's1') => ingestTurn(runtime, { sessionId, role: 'user', name, text });
+  const say = (text: string, name = 'Caroline', sessionId = 's1') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name, text });
   return { store, runtime, say, url };
 }
 
@@ -52,7 +53,7 @@ describe('vector search', () => {
     expect(vectorState(store)).toMatchObject({ ready: true, spec: { dimensions: 16, model: 'hash-embed' } });
     const { turn } = await say('We adopted a guinea pig named Oscar yesterday.');
     await say('The weather was rainy all week.');
-    const fact = remember(store, { content: 'Caroline has a guinea pig called Oscar' }).memory;
+    const fact = remember(store, DEFAULT_SPACE, { content: 'Caroline has a guinea pig called Oscar' }).memory;
     expect(countVectors(store, 'turns')).toBe(0); // the hot path made no network call
     const pending = store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending'").get() as { n: number };
     expect(pending.n).toBeGreaterThanOrEqual(3);
@@ -65,13 +66,13 @@ describe('vector search', () => {
     expect(stored).toHaveLength(16);
     expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
 
-    const { hits, signals } = await searchWithRuntime(runtime, { query: 'guinea pig Oscar' });
+    const { hits, signals } = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'guinea pig Oscar' });
     expect(signals).toContain('vector');
     const turnHit = hits.find((h) => h.kind === 'turn' && h.id === turn.id)!;
     expect(turnHit.ranks.vector).not.toBeNull();
     expect(hits.find((h) => h.kind === 'fact' && h.id === fact.id)?.ranks.vector).not.toBeNull();
     // Without the query vector the same search has no vector signal.
-    expect(search(store, { query: 'guinea pig Oscar' }).signals).not.toContain('vector');
+    expect(search(store, DEFAULT_SPACE, { query: 'guinea pig Oscar' }).signals).not.toContain('vector');
   });
 
   it('asks for the configured dimensions, and truncates + re-normalises when the provider ignores them', async () => {
@@ -122,7 +123,7 @@ describe('vector search', () => {
     expect(state.ready ? '' : state.reason).toMatch(/16-dimensional.*32 dimensions.*sm reembed --reset/s);
     await second.say('Marathon training is going well.');
     expect(second.store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending'").get()).toEqual({ n: 0 });
-    const result = await searchWithRuntime(second.runtime, { query: 'marathon' });
+    const result = await searchWithRuntime(second.runtime, DEFAULT_SPACE, { query: 'marathon' });
     expect(result.signals).not.toContain('vector');
     expect(result.hits.length).toBe(2);
 
@@ -130,7 +131,7 @@ describe('vector search', () => {
     expect(report).toEqual({ turns: 2, memories: expect.any(Number), storedTurns: 2, storedMemories: report.memories, dimensions: 32, model: 'hash-embed' });
     expect(vectorState(second.store).ready).toBe(true);
     expect(vectorOf(second.store, 'vec_turns', 1)).toHaveLength(32);
-    expect((await searchWithRuntime(second.runtime, { query: 'marathon' })).signals).toContain('vector');
+    expect((await searchWithRuntime(second.runtime, DEFAULT_SPACE, { query: 'marathon' })).signals).toContain('vector');
 
     // A model change with the same size is a different vector space: also detected.
     closeStore(second.store);
@@ -145,7 +146,7 @@ describe('vector search', () => {
     const path = join(dir, 'db.sqlite');
     const plain = openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
     const runtime = createRuntime(plain, {});
-    for (const text of ['I love hiking.', 'My dog is named Rex.', 'I work as a nurse.']) await ingestTurn(runtime, { sessionId: 's1', role: 'user', name: 'Ana', text });
+    for (const text of ['I love hiking.', 'My dog is named Rex.', 'I work as a nurse.']) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text });
     closeStore(plain);
 
     const { store, runtime: withVectors } = await setup({ path, url: server.url });
@@ -171,14 +172,14 @@ describe('vector search', () => {
     expect(store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending' and last_error like '%503%'").get()).toEqual({ n: first.failed });
     expect(countVectors(store, 'turns')).toBe(0);
     // The query embedding fails too: search still answers, lexically.
-    const result = await searchWithRuntime(runtime, { query: 'Bailey vase' });
+    const result = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'Bailey vase' });
     expect(result.hits.length).toBeGreaterThan(0);
     expect(result.signals).not.toContain('vector');
 
     server.failEmbeddings(0);
     await reembed(runtime);
     expect(countVectors(store, 'turns')).toBe(1);
-    forget(store, { text: 'Bailey' });
+    forget(store, DEFAULT_SPACE, { text: 'Bailey' });
     expect(countVectors(store, 'turns')).toBe(0);
   });
 });

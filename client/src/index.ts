@@ -19,7 +19,31 @@ export type ClientOptions = {
   headers?: Record<string, string>;
   /** How many times a dropped WebSocket reconnects before subscriptions fail (graphql-ws default: 5). */
   retryAttempts?: number;
+} & Space;
+
+/**
+ * A memory space: whose memory (`userId`) and, optionally, which agent of that user. Operations
+ * that take them get these unless a call passes its own (`forUser` makes a client bound to one).
+ */
+export type Space = { userId?: string; agentId?: string };
+
+const declared = (doc: DocumentNode) => {
+  const op = doc.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+  return new Set(op?.kind === Kind.OPERATION_DEFINITION ? (op.variableDefinitions ?? []).map((v) => v.variable.name.value) : []);
 };
+
+/** A requester that fills `$userId` / `$agentId` of the operations declaring them, unless the call gave them. */
+export function withSpace(requester: Requester, space: Space): Requester {
+  if (space.userId === undefined && space.agentId === undefined) return requester;
+  return <R, V>(doc: DocumentNode, variables?: V) => {
+    const names = declared(doc);
+    const given = (variables ?? {}) as Record<string, unknown>;
+    const filled: Record<string, unknown> = { ...given };
+    if (space.userId !== undefined && names.has('userId') && given.userId == null) filled.userId = space.userId;
+    if (space.agentId !== undefined && names.has('agentId') && given.agentId == null) filled.agentId = space.agentId;
+    return requester<R, Record<string, unknown>>(doc, filled);
+  };
+}
 
 /** A failed operation: the server's errors, with the first one's `extensions.code` as `code`. */
 export class SymbiosisClientError extends Error {
@@ -53,6 +77,8 @@ const operationOf = (doc: DocumentNode) => {
 };
 
 export type SymbiosisClient = Sdk & {
+  /** The same connection, bound to one user's memory (and one agent's, when given). */
+  forUser(userId: string, agentId?: string): SymbiosisClient;
   /** Closes the WebSocket (if one was opened). */
   dispose(): Promise<void>;
 };
@@ -106,11 +132,14 @@ export function createClient(options: ClientOptions): SymbiosisClient {
     return type === 'subscription' ? subscribe<R>(doc, variables, name) : send<R>(doc, variables, name);
   };
 
-  return {
-    ...getSdk(requester),
-    async dispose() {
-      await ws?.dispose();
-      ws = null;
-    },
+  const dispose = async () => {
+    await ws?.dispose();
+    ws = null;
   };
+  const bound = (space: Space): SymbiosisClient => ({
+    ...getSdk(withSpace(requester, space)),
+    forUser: (userId, agentId) => bound({ userId, agentId }),
+    dispose,
+  });
+  return bound({ userId: options.userId, agentId: options.agentId });
 }

@@ -5,7 +5,7 @@
 import type { GraphQLError, GraphQLSchema } from 'graphql';
 import type { Requester, Sdk } from '../../client/src/generated/sdk.ts';
 import type { Runtime } from '../runtime.ts';
-import { clockFromEnv, dbPath, type GlobalOptions } from './runtime.ts';
+import { clockFromEnv, dbPath, spaceOption, type GlobalOptions } from './runtime.ts';
 
 export type Backend = {
   sdk: Sdk;
@@ -14,6 +14,8 @@ export type Backend = {
   runtime: Runtime | null;
   url: string | null;
   token: string | null;
+  /** --user / --agent (or SM_USER / SM_AGENT) as given; the sdk fills them into every operation taking them. */
+  space: { userId?: string; agentId?: string };
   close(): Promise<void>;
 };
 
@@ -26,10 +28,11 @@ const FOREGROUND_JOBS: readonly string[] = ['extract.llm', 'session.consolidate'
 
 /** Runs an operation in process; errors look exactly like the server's (code + message). */
 async function localRequester(schema: GraphQLSchema, expectedError: (error: unknown) => GraphQLError | null, runtime: Runtime): Promise<Requester> {
-  const [{ execute, GraphQLError }, { createPubSub }, { SymbiosisClientError }] = await Promise.all([
+  const [{ execute, GraphQLError }, { createPubSub }, { SymbiosisClientError }, { ADMIN }] = await Promise.all([
     import('graphql'),
     import('@graphql-yoga/subscription'),
     import('../../client/src/index.ts'),
+    import('../core/tokens.ts'),
   ]);
   const changes = createPubSub();
   return async <R, V>(document: import('graphql').DocumentNode, variables?: V): Promise<R> => {
@@ -37,7 +40,8 @@ async function localRequester(schema: GraphQLSchema, expectedError: (error: unkn
       schema,
       document,
       variableValues: variables as Record<string, unknown> | undefined,
-      contextValue: { store: runtime.store, runtime, changes },
+      // Whoever can open the file owns all of it: the embedded CLI is the admin.
+      contextValue: { store: runtime.store, runtime, changes, access: ADMIN },
     });
     if (result.errors?.length) {
       const first = result.errors[0]!;
@@ -52,15 +56,17 @@ async function localRequester(schema: GraphQLSchema, expectedError: (error: unkn
 }
 
 async function embedded(options: GlobalOptions): Promise<Backend> {
+  const space = spaceOption(options);
   const { closeStore, openStore } = await import('../db/open.ts');
   const store = openStore({ path: dbPath(options), clock: clockFromEnv() });
   try {
-    const [{ createRuntime }, { onChange }, { drainJobs }, { jobHandlers }, { getSdk }] = await Promise.all([
+    const [{ createRuntime }, { onChange }, { drainJobs }, { jobHandlers }, { getSdk }, { withSpace }] = await Promise.all([
       import('../runtime.ts'),
       import('../core/store.ts'),
       import('../jobs/worker.ts'),
       import('../jobs/handlers.ts'),
       import('../../client/src/generated/sdk.ts'),
+      import('../../client/src/index.ts'),
     ]);
     const runtime = createRuntime(store);
     // Loaded on demand: `sm --help` and `sm serve` do not need it here.
@@ -70,11 +76,12 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
       if (event.type === 'job' && event.status === 'pending' && event.jobType && FOREGROUND_JOBS.includes(event.jobType)) queued.push(event.jobId);
     });
     return {
-      sdk: getSdk(await localRequester(schema, expectedError, runtime)),
+      sdk: getSdk(withSpace(await localRequester(schema, expectedError, runtime), space)),
       mode: 'embedded',
       runtime,
       url: null,
       token: null,
+      space,
       async close() {
         stopWatching();
         try {
@@ -90,16 +97,16 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
   }
 }
 
-async function remote(url: string, token: string | null): Promise<Backend> {
+async function remote(url: string, token: string | null, space: Backend['space']): Promise<Backend> {
   const [{ createClient }, { default: WebSocket }] = await Promise.all([import('../../client/src/index.ts'), import('ws')]);
-  const client = createClient({ url, token: token ?? undefined, webSocketImpl: WebSocket });
-  return { sdk: client, mode: 'remote', runtime: null, url, token, close: () => client.dispose() };
+  const client = createClient({ url, token: token ?? undefined, webSocketImpl: WebSocket, ...space });
+  return { sdk: client, mode: 'remote', runtime: null, url, token, space, close: () => client.dispose() };
 }
 
 export async function openBackend(options: GlobalOptions): Promise<Backend> {
   const url = options.url ?? process.env.SM_URL;
   const token = options.token ?? process.env.SM_API_TOKEN ?? null;
-  return url ? remote(url, token) : embedded(options);
+  return url ? remote(url, token, spaceOption(options)) : embedded(options);
 }
 
 /** Opens the backend for one command and always closes it. */

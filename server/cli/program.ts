@@ -1,5 +1,6 @@
 // The `sm` command tree. Commands live beside the domain they drive, in commands/.
 import { Command } from 'commander';
+import { registerAccessCommands } from './commands/access.ts';
 import { registerConfigCommands } from './commands/config.ts';
 import { registerDataCommands } from './commands/data.ts';
 import { registerEntityCommands } from './commands/entities.ts';
@@ -17,6 +18,8 @@ export function buildProgram(): Command {
     .option('--db <path>', 'database file (env SM_DB; default ./data/symbiosis.db)')
     .option('--url <url>', 'talk to a running server instead, e.g. http://127.0.0.1:8787/graphql (env SM_URL)')
     .option('--token <token>', 'API token for --url (env SM_API_TOKEN)')
+    .option('--user <id>', 'whose memory: a user id (env SM_USER; default: the token\'s user, else "default")')
+    .option('--agent <id>', 'an agent of that user: reads see its own memories plus the shared ones, writes are its own (env SM_AGENT)')
     .option('--json', 'machine-readable output (field names as in the GraphQL API)')
     .showHelpAfterError('(run with --help for usage)')
     // Usage errors throw instead of exiting, so main maps them to exit code 2.
@@ -31,7 +34,8 @@ Examples:
   SM_NOW=2026-01-11T00:00:00Z sm explain --id 1
   sm --url http://127.0.0.1:8787/graphql stats
 
-Environment: SM_DB (database path), SM_URL / SM_API_TOKEN (remote server), SM_NOW (pin the
+Environment: SM_DB (database path), SM_URL / SM_API_TOKEN (remote server), SM_USER /
+SM_AGENT (memory space), SM_NOW (pin the
 clock: ISO-8601 or epoch ms), SM_CONFIG__SECTION__KEY=value (config override, e.g.
 SM_CONFIG__GC__MODE=delete). Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input.`,
     );
@@ -44,6 +48,7 @@ SM_CONFIG__GC__MODE=delete). Exit codes: 0 ok, 1 runtime error, 2 bad usage or b
   registerMaintenanceCommands(program, globals);
   registerConfigCommands(program, globals);
   registerDataCommands(program, globals);
+  registerAccessCommands(program, globals);
   registerServeCommand(program, globals);
   return program;
 }

@@ -1,8 +1,9 @@
 // Batch reads for the API's DataLoaders: one statement for a whole set of parents, keyed by id.
 // Every function returns a Map (a parent with no rows is simply absent) and never writes.
-import { and, asc, count, desc, eq, getTableColumns, inArray, lte, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { entities, memoryEntities, memoryRelations, memorySources, turnEntities, turns } from '../../drizzle/schema.ts';
 import { groupBy } from './group-by.ts';
+import type { Space } from './space.ts';
 import type { Store } from './store.ts';
 import type { TurnRow } from './turns.ts';
 
@@ -74,16 +75,20 @@ export function entitiesByTurn(store: Store, turnIds: readonly number[]): Map<nu
   return new Map([...grouped].map(([id, list]) => [id, list.map((row) => row.entity)]));
 }
 
-/** How many turns each session has (sessions without turns are absent). */
-export function turnCountsBySession(store: Store, sessionIds: readonly string[]): Map<string, number> {
+/** Of the turns this space sees, how many each of its user's sessions has (sessions without turns are absent). */
+export function turnCountsBySession(store: Store, space: Space, sessionIds: readonly string[]): Map<string, number> {
   const rows = store.db
     .select({ sessionId: turns.sessionId, n: count() })
     .from(turns)
-    .where(inArray(turns.sessionId, [...sessionIds]))
+    .where(and(turnsOf(space), inArray(turns.sessionId, [...sessionIds])))
     .groupBy(turns.sessionId)
     .all();
   return new Map(rows.map((row) => [row.sessionId, row.n]));
 }
+
+/** The turns this space sees: its user's, and with an agent, that agent's and the shared ones. */
+export const turnsOf = (space: Space) =>
+  and(eq(turns.userId, space.userId), space.agentId === null ? undefined : or(isNull(turns.agentId), eq(turns.agentId, space.agentId)));
 
 /** A position in a session's history: turns are ordered by (at, id). */
 export type TurnPosition = { at: number; id: number };
@@ -92,26 +97,26 @@ export type TurnPosition = { at: number; id: number };
  * The `last` turns of a session before `before` (exclusive), oldest first, and whether
  * older turns remain. Keyset paging: new turns arriving never shift a page.
  */
-export function turnsBefore(store: Store, sessionId: string, last: number, before?: TurnPosition | null) {
+export function turnsBefore(store: Store, space: Space, sessionId: string, last: number, before?: TurnPosition | null) {
   const rows = store.db
     .select()
     .from(turns)
-    .where(and(eq(turns.sessionId, sessionId), before ? sql`(${turns.at}, ${turns.id}) < (${before.at}, ${before.id})` : undefined))
+    .where(and(turnsOf(space), eq(turns.sessionId, sessionId), before ? sql`(${turns.at}, ${turns.id}) < (${before.at}, ${before.id})` : undefined))
     .orderBy(desc(turns.at), desc(turns.id))
     .limit(last + 1)
     .all();
   return { rows: rows.slice(0, last).reverse(), hasPrevious: rows.length > last };
 }
 
-/** The last `last` turns of each session, oldest first, in one statement (a window function). */
-export function recentTurnsBySession(store: Store, sessionIds: readonly string[], last: number): Map<string, TurnRow[]> {
+/** The last `last` turns of each of the user's sessions, oldest first, in one statement (a window function). */
+export function recentTurnsBySession(store: Store, space: Space, sessionIds: readonly string[], last: number): Map<string, TurnRow[]> {
   const ranked = store.db
     .select({
       ...getTableColumns(turns),
       rank: sql<number>`row_number() over (partition by ${turns.sessionId} order by ${turns.at} desc, ${turns.id} desc)`.as('rank'),
     })
     .from(turns)
-    .where(inArray(turns.sessionId, [...sessionIds]))
+    .where(and(turnsOf(space), inArray(turns.sessionId, [...sessionIds])))
     .as('ranked');
   const rows = store.db
     .select()

@@ -5,6 +5,7 @@ import { sessions, turns } from '../../drizzle/schema.ts';
 import { extractHeuristically } from './extraction/extract-turn.ts';
 import type { Extracted } from './extraction/save-facts.ts';
 import { enqueueJob, JobType } from './jobs.ts';
+import type { Space } from './space.ts';
 import { prepared, publish, write, type Store } from './store.ts';
 import type { TurnRow } from './turns.ts';
 
@@ -36,55 +37,63 @@ export function tally(report: ConsolidationReport, results: Extracted[]) {
   }
 }
 
-export function isConsolidated(store: Store, sessionId: string): boolean {
-  const row = store.db.select({ at: sessions.consolidatedAt }).from(sessions).where(eq(sessions.id, sessionId)).get();
+export function isConsolidated(store: Store, space: Space, sessionId: string): boolean {
+  const row = store.db.select({ at: sessions.consolidatedAt }).from(sessions).where(and(eq(sessions.userId, space.userId), eq(sessions.id, sessionId))).get();
   return row?.at != null;
 }
 
 /**
- * Unconsolidated sessions, oldest first, except `exclude` and those active after `idleBefore`.
+ * A user's unconsolidated sessions, oldest first, except `exclude` and those active after `idleBefore`.
  * Runs on every new session: the partial index sessions_unconsolidated holds only these.
  */
-export function pendingSessions(store: Store, options: { exclude?: string; idleBefore?: number } = {}): string[] {
+export function pendingSessions(store: Store, space: Space, options: { exclude?: string; idleBefore?: number } = {}): string[] {
   return prepared(store, 'session.pending', () =>
     store.sqlite
       .prepare(
         `select id from sessions
-         where consolidated_at is null and (@exclude is null or id <> @exclude) and (@idleBefore is null or last_seen_at < @idleBefore)
+         where user_id = @userId and consolidated_at is null and (@exclude is null or id <> @exclude) and (@idleBefore is null or last_seen_at < @idleBefore)
          order by last_seen_at`,
       )
       .pluck(),
-  ).all({ exclude: options.exclude ?? null, idleBefore: options.idleBefore ?? null }) as string[];
+  ).all({ userId: space.userId, exclude: options.exclude ?? null, idleBefore: options.idleBefore ?? null }) as string[];
 }
 
-/** Queues consolidation for each session unless a job for it is already waiting. Inside a write. */
-export function queueConsolidation(store: Store, sessionIds: string[]): number {
+/** Every user's unconsolidated sessions idle since before `idleBefore` (the nightly catch-up). */
+export function pendingSessionsOfAll(store: Store, idleBefore: number): { userId: string; sessionId: string }[] {
+  return store.sqlite
+    .prepare('select user_id as userId, id as sessionId from sessions where consolidated_at is null and last_seen_at < ? order by last_seen_at')
+    .all(idleBefore) as { userId: string; sessionId: string }[];
+}
+
+/** Queues consolidation for each of the user's sessions unless a job for it is already waiting. Inside a write. */
+export function queueConsolidation(store: Store, space: Space, sessionIds: string[]): number {
   // The type is spelled out, not bound, so that the partial index jobs_consolidation_session serves it.
   const waiting = prepared(store, 'job.consolidationWaiting', () =>
     store.sqlite
       .prepare(
         `select 1 from jobs
-         where type = '${JobType.Consolidate}' and status in ('pending', 'running') and payload ->> '$.sessionId' = ?
+         where type = '${JobType.Consolidate}' and user_id = ? and status in ('pending', 'running') and payload ->> '$.sessionId' = ?
          limit 1`,
       )
       .pluck(),
   );
   let queued = 0;
   for (const sessionId of sessionIds) {
-    if (waiting.get(sessionId) !== undefined) continue;
-    enqueueJob(store, JobType.Consolidate, { sessionId });
+    if (waiting.get(space.userId, sessionId) !== undefined) continue;
+    enqueueJob(store, JobType.Consolidate, { sessionId, userId: space.userId });
     queued++;
   }
   return queued;
 }
 
-/** One page of a session's turns in conversation order, after the turn `after` (keyset). */
-export function turnPage(store: Store, sessionId: string, after: TurnRow | null, size = CONSOLIDATION_PAGE): TurnRow[] {
+/** One page of a user's session's turns in conversation order, after the turn `after` (keyset). */
+export function turnPage(store: Store, space: Space, sessionId: string, after: TurnRow | null, size = CONSOLIDATION_PAGE): TurnRow[] {
   return store.db
     .select()
     .from(turns)
     .where(
       and(
+        eq(turns.userId, space.userId),
         eq(turns.sessionId, sessionId),
         after ? or(gt(turns.at, after.at), and(eq(turns.at, after.at), gt(turns.id, after.id))) : undefined,
       ),
@@ -99,17 +108,18 @@ export function consolidatePageHeuristically(store: Store, page: TurnRow[]): Ext
   return write(store, () => page.filter((turn) => turn.role === 'user').flatMap((turn) => extractHeuristically(store, turn)));
 }
 
-export function markConsolidated(store: Store, sessionId: string) {
+export function markConsolidated(store: Store, space: Space, sessionId: string) {
   write(store, () => {
-    store.db.update(sessions).set({ consolidatedAt: store.clock.now() }).where(eq(sessions.id, sessionId)).run();
+    store.db.update(sessions).set({ consolidatedAt: store.clock.now() }).where(and(eq(sessions.userId, space.userId), eq(sessions.id, sessionId))).run();
   });
 }
 
 export function publishConsolidation(
   store: Store,
+  space: Space,
   sessionId: string,
   status: 'STARTED' | 'COMPLETED' | 'FAILED',
   extra: { report?: ConsolidationReport; reason?: string } = {},
 ) {
-  publish(store, { type: 'consolidation', sessionId, status, at: store.clock.now(), ...extra });
+  publish(store, { type: 'consolidation', sessionId, status, at: store.clock.now(), userId: space.userId, ...extra });
 }

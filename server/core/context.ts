@@ -7,6 +7,7 @@ import { topMemories } from './memory-list.ts';
 import type { MemoryRow } from './memories.ts';
 import { latestReflection } from './reflection.ts';
 import { search } from './search/search.ts';
+import type { Space } from './space.ts';
 import type { Store } from './store.ts';
 import { shortTermWindow, type TurnRow } from './turns.ts';
 import { parseInput } from './validation.ts';
@@ -78,19 +79,19 @@ function latestUserText(shortTerm: TurnRow[]): string | null {
   return null;
 }
 
-export function getContext(store: Store, input: ContextInput, options: { queryVector?: Float32Array | null } = {}): Context {
+export function getContext(store: Store, space: Space, input: ContextInput, options: { queryVector?: Float32Array | null } = {}): Context {
   const { sessionId, k, query, maxTokens } = parseInput(contextSchema, input);
   const limit = k ?? store.config.context.k;
   const visible = (rows: MemoryRow[]) => rows.filter((m) => !isHidden(store, m)).slice(0, limit);
   // Over-fetch so that pii filtering still leaves k rows where it can.
-  const midTerm = visible(topMemories(store, 'mid', limit * 2));
-  const longTerm = visible(topMemories(store, 'long', limit * 2).filter((m) => m.kind === 'fact'));
-  const reflection = latestReflection(store) ?? null;
-  const shortTerm = shortTermWindow(store, sessionId);
+  const midTerm = visible(topMemories(store, space, 'mid', limit * 2));
+  const longTerm = visible(topMemories(store, space, 'long', limit * 2).filter((m) => m.kind === 'fact'));
+  const reflection = latestReflection(store, space) ?? null;
+  const shortTerm = shortTermWindow(store, space, sessionId);
   const text = query?.trim() ? query : latestUserText(shortTerm);
   const relevantK = store.config.context.relevant_k;
   const relevant = text && relevantK > 0
-    ? search(store, { query: text, kinds: ['fact'], excludeSessionId: sessionId, limit: relevantK * 2 }, options)
+    ? search(store, space, { query: text, kinds: ['fact'], excludeSessionId: sessionId, limit: relevantK * 2 }, options)
         .hits.map((h) => h.memory!)
         .filter((m) => !isHidden(store, m))
         .slice(0, relevantK)

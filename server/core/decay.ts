@@ -6,6 +6,7 @@ import { memories } from '../../drizzle/schema.ts';
 import { daysBetween } from './clock.ts';
 import { Decision, logDecision } from './decisions.ts';
 import { archiveMemory, type MemoryRow } from './memories.ts';
+import type { Space } from './space.ts';
 import { write, type Store } from './store.ts';
 
 export type DecayReport = { at: number; scanned: number; updated: number; archived: number; threshold: number };
@@ -20,14 +21,15 @@ export function currentConfidence(memory: Decayable, now: number): number {
   return memory.confidenceBase * Math.exp(-memory.decayRate * daysBetween(decayAnchor(memory), now));
 }
 
-export function runDecay(store: Store): DecayReport {
+/** Decays one user's facts, or every user's when `space` is null (the nightly run; each fact on its own curve). */
+export function runDecay(store: Store, space: Space | null = null): DecayReport {
   return write(store, () => {
     const now = store.clock.now();
     const threshold = store.config.decay.threshold;
     const facts = store.db
       .select()
       .from(memories)
-      .where(and(eq(memories.status, 'active'), eq(memories.kind, 'fact'), gt(memories.decayRate, 0)))
+      .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active'), eq(memories.kind, 'fact'), gt(memories.decayRate, 0)))
       .all();
     const setConfidence = store.sqlite.prepare('update memories set confidence = ? where id = ?');
     const report: DecayReport = { at: now, scanned: facts.length, updated: 0, archived: 0, threshold };

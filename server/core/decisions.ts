@@ -28,13 +28,21 @@ export function logDecision(
   snapshot?: typeof memories.$inferSelect,
 ) {
   const at = store.clock.now();
-  prepared(store, 'decision.insert', () => store.sqlite.prepare('insert into memory_events (memory_id, action, detail, at) values (?, ?, ?, ?)')).run(
+  // The entry belongs to the memory's user; a deleted memory's comes from its snapshot.
+  const owner = snapshot
+    ? { userId: snapshot.userId, agentId: snapshot.agentId }
+    : (prepared(store, 'decision.owner', () => store.sqlite.prepare('select user_id as userId, agent_id as agentId from memories where id = ?')).get(memoryId) as
+        | { userId: string; agentId: string | null }
+        | undefined);
+  if (!owner) return; // nothing to log about: the memory is gone and no snapshot says whose it was
+  prepared(store, 'decision.insert', () => store.sqlite.prepare('insert into memory_events (user_id, memory_id, action, detail, at) values (?, ?, ?, ?, ?)')).run(
+    owner.userId,
     memoryId,
     action,
     JSON.stringify(detail),
     at,
   );
-  publish(store, { type: 'memory', action, memoryId, at, detail, snapshot });
+  publish(store, { type: 'memory', action, memoryId, at, detail, snapshot, userId: owner.userId, agentId: owner.agentId });
 }
 
 export function listDecisions(store: Store, memoryId: number, limit = 10): DecisionRow[] {

@@ -6,6 +6,7 @@ import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { entities } from '../../drizzle/schema.ts';
 import { entityKey, EntityType, NAME_TYPES, type NerEntity } from './ner/types.ts';
 import { rowCodec } from './rows.ts';
+import type { Space } from './space.ts';
 import { prepared, publish, type Store } from './store.ts';
 
 export type EntityRow = typeof entities.$inferSelect;
@@ -18,15 +19,16 @@ const MAX_ALIASES = 20;
 
 const entityRows = rowCodec(entities);
 
-const byKey = (store: Store, key: string, type: string): EntityRow | undefined => {
+const byKey = (store: Store, space: Space, key: string, type: string): EntityRow | undefined => {
   const raw = prepared(store, 'entity.byKey', () =>
-    store.sqlite.prepare(`select ${entityRows.columns} from entities where name_key = ? and type = ?`).raw(),
-  ).get(key, type) as unknown[] | undefined;
+    store.sqlite.prepare(`select ${entityRows.columns} from entities where user_id = ? and name_key = ? and type = ?`).raw(),
+  ).get(space.userId, key, type) as unknown[] | undefined;
   return raw && entityRows.decode(raw);
 };
 
-export const entityById = (store: Store, id: number): EntityRow | undefined => {
-  const raw = prepared(store, 'entity.byId', () => store.sqlite.prepare(`select ${entityRows.columns} from entities where id = ?`).raw()).get(id) as
+/** An entity of this space's user; another user's counts as none. */
+export const entityById = (store: Store, space: Space, id: number): EntityRow | undefined => {
+  const raw = prepared(store, 'entity.byId', () => store.sqlite.prepare(`select ${entityRows.columns} from entities where id = ? and user_id = ?`).raw()).get(id, space.userId) as
     | unknown[]
     | undefined;
   return raw && entityRows.decode(raw);
@@ -38,7 +40,7 @@ export const entityById = (store: Store, id: number): EntityRow | undefined => {
  * through. Keys are letters, digits and spaces, so the pattern holds no LIKE wildcard. SQLite's
  * LIKE folds ASCII case only, so a non-ASCII word is compared on sm_normalize'd text instead.
  */
-export function byAlias(store: Store, key: string, type: string | null): EntityRow | undefined {
+export function byAlias(store: Store, space: Space, key: string, type: string | null): EntityRow | undefined {
   const longest = key.split(' ').sort((a, b) => b.length - a.length)[0];
   if (!longest) return undefined;
   const rows = prepared(store, 'entity.aliasCandidates', (db) =>
@@ -47,6 +49,7 @@ export function byAlias(store: Store, key: string, type: string | null): EntityR
       .from(entities)
       .where(
         and(
+          eq(entities.userId, sql.placeholder('userId')),
           sql`(${sql.placeholder('type')} is null or ${entities.type} = ${sql.placeholder('type')})`,
           sql`(case when ${sql.placeholder('ascii')} then ${entities.aliases} like ${sql.placeholder('pattern')} else sm_normalize(${entities.aliases}) like ${sql.placeholder('pattern')} end)`,
         ),
@@ -54,33 +57,33 @@ export function byAlias(store: Store, key: string, type: string | null): EntityR
       .orderBy(sql`${entities.mentionCount} desc`, entities.id)
       .limit(50)
       .prepare(),
-  ).all({ type, ascii: /^[\x00-\x7f]*$/.test(longest) ? 1 : 0, pattern: `%${longest}%` });
+  ).all({ userId: space.userId, type, ascii: /^[\x00-\x7f]*$/.test(longest) ? 1 : 0, pattern: `%${longest}%` });
   return rows.find((row) => row.aliases.some((alias) => entityKey(alias, row.type) === key));
 }
 
 /** People whose canonical name starts with this first name (at most two: enough to see ambiguity). */
-export function peopleByFirstName(store: Store, first: string): EntityRow[] {
+export function peopleByFirstName(store: Store, space: Space, first: string): EntityRow[] {
   // A range on name_key uses the (name_key, type) index; " " < "!" so this is "first + space + anything".
   return prepared(store, 'entity.byFirstName', (db) =>
     db
       .select()
       .from(entities)
-      .where(and(gt(entities.nameKey, sql.placeholder('low')), lt(entities.nameKey, sql.placeholder('high')), eq(entities.type, EntityType.Person)))
+      .where(and(eq(entities.userId, sql.placeholder('userId')), gt(entities.nameKey, sql.placeholder('low')), lt(entities.nameKey, sql.placeholder('high')), eq(entities.type, EntityType.Person)))
       .limit(2)
       .prepare(),
-  ).all({ low: `${first} `, high: `${first}!` });
+  ).all({ userId: space.userId, low: `${first} `, high: `${first}!` });
 }
 
-function create(store: Store, name: string, key: string, type: string): EntityRow {
+function create(store: Store, space: Space, name: string, key: string, type: string): EntityRow {
   const now = store.clock.now();
   const entity = prepared(store, 'entity.insert', (db) =>
     db
       .insert(entities)
-      .values({ name: sql.placeholder('name'), nameKey: sql.placeholder('key'), type: sql.placeholder('type'), aliases: [], mentionCount: 0, createdAt: sql.placeholder('now'), updatedAt: sql.placeholder('now') } as never)
+      .values({ userId: sql.placeholder('userId'), name: sql.placeholder('name'), nameKey: sql.placeholder('key'), type: sql.placeholder('type'), aliases: [], mentionCount: 0, createdAt: sql.placeholder('now'), updatedAt: sql.placeholder('now') } as never)
       .returning()
       .prepare(),
-  ).get({ name, key, type, now }) as EntityRow;
-  publish(store, { type: 'entity', action: 'created', entityId: entity.id, at: now });
+  ).get({ userId: space.userId, name, key, type, now }) as EntityRow;
+  publish(store, { type: 'entity', action: 'created', entityId: entity.id, userId: space.userId, at: now });
   return entity;
 }
 
@@ -96,7 +99,7 @@ function update(store: Store, entity: EntityRow, patch: Partial<Pick<EntityRow, 
   const now = store.clock.now();
   const next = { ...entity, ...patch, updatedAt: now };
   store.db.update(entities).set({ name: next.name, nameKey: next.nameKey, aliases: next.aliases, updatedAt: now }).where(eq(entities.id, entity.id)).run();
-  publish(store, { type: 'entity', action: 'updated', entityId: entity.id, at: now });
+  publish(store, { type: 'entity', action: 'updated', entityId: entity.id, userId: entity.userId, at: now });
   return next;
 }
 
@@ -107,33 +110,33 @@ function update(store: Store, entity: EntityRow, patch: Partial<Pick<EntityRow, 
  * person of that name upgrades it ("Alice" becomes "Alice Johnson", "Alice" its alias), so the
  * order in which the two forms appear does not matter. Several candidates: a new entity.
  */
-export function resolveEntity(store: Store, mention: Mention): { entity: EntityRow; created: boolean } | null {
+export function resolveEntity(store: Store, space: Space, mention: Mention): { entity: EntityRow; created: boolean } | null {
   if (mention.entityId !== undefined) {
-    const known = entityById(store, mention.entityId);
+    const known = entityById(store, space, mention.entityId);
     if (known) return { entity: withAlias(store, known, mention.name), created: false };
   }
   const key = entityKey(mention.name, mention.type);
   if (!key) return null;
-  const exact = byKey(store, key, mention.type);
+  const exact = byKey(store, space, key, mention.type);
   if (exact) return { entity: exact, created: false };
   if (NAME_TYPES.has(mention.type)) {
-    const aliased = byAlias(store, key, mention.type);
+    const aliased = byAlias(store, space, key, mention.type);
     if (aliased) return { entity: aliased, created: false };
   }
   if (mention.type === EntityType.Person) {
     const tokens = key.split(' ');
     if (tokens.length === 1) {
-      const people = peopleByFirstName(store, key);
+      const people = peopleByFirstName(store, space, key);
       if (people.length === 1) return { entity: withAlias(store, people[0]!, mention.name), created: false };
     } else {
-      const firstOnly = byKey(store, tokens[0]!, EntityType.Person);
-      if (firstOnly && peopleByFirstName(store, tokens[0]!).length === 0) {
+      const firstOnly = byKey(store, space, tokens[0]!, EntityType.Person);
+      if (firstOnly && peopleByFirstName(store, space, tokens[0]!).length === 0) {
         const aliases = [...firstOnly.aliases.filter((a) => entityKey(a, firstOnly.type) !== key), firstOnly.name].slice(0, MAX_ALIASES);
         return { entity: update(store, firstOnly, { name: mention.name, nameKey: key, aliases }), created: false };
       }
     }
   }
-  return { entity: create(store, mention.name, key, mention.type), created: true };
+  return { entity: create(store, space, mention.name, key, mention.type), created: true };
 }
 
 /** The entities linked to one turn (prepared: the hot path reads it for every extracted memory). */
@@ -156,7 +159,7 @@ const LINK_SQL = {
  * the same text never inflates counts. Returns the linked entities, each once, and how many
  * links are new.
  */
-export function linkEntities(store: Store, owner: Owner, mentions: Mention[]): { entities: EntityRow[]; added: number } {
+export function linkEntities(store: Store, space: Space, owner: Owner, mentions: Mention[]): { entities: EntityRow[]; added: number } {
   const isTurn = 'turnId' in owner;
   const ownerId = isTurn ? owner.turnId : owner.memoryId;
   const link = prepared(store, `entity.link.${isTurn ? 'turn' : 'memory'}`, () => store.sqlite.prepare(LINK_SQL[isTurn ? 'turn' : 'memory']));
@@ -164,7 +167,7 @@ export function linkEntities(store: Store, owner: Owner, mentions: Mention[]): {
   const linked = new Map<number, EntityRow>();
   let added = 0;
   for (const mention of mentions) {
-    const resolved = resolveEntity(store, mention);
+    const resolved = resolveEntity(store, space, mention);
     if (!resolved || linked.has(resolved.entity.id)) continue;
     const { entity } = resolved;
     if (link.run(ownerId, entity.id).changes === 0) {
@@ -175,7 +178,7 @@ export function linkEntities(store: Store, owner: Owner, mentions: Mention[]): {
     bump.run(now, entity.id);
     added++;
     linked.set(entity.id, { ...entity, mentionCount: entity.mentionCount + 1, updatedAt: now });
-    publish(store, { type: 'entity', action: 'linked', entityId: entity.id, at: now, ...owner });
+    publish(store, { type: 'entity', action: 'linked', entityId: entity.id, userId: space.userId, at: now, ...owner });
   }
   return { entities: [...linked.values()], added };
 }
@@ -191,11 +194,10 @@ export function dropUnlinkedEntities(store: Store, ids: readonly number[]): numb
       `delete from entities where id in (select value from json_each(?))
          and not exists (select 1 from turn_entities where entity_id = entities.id)
          and not exists (select 1 from memory_entities where entity_id = entities.id)
-       returning id`,
+       returning id, user_id as userId`,
     )
-    .pluck()
-    .all(JSON.stringify([...new Set(ids)])) as number[];
+    .all(JSON.stringify([...new Set(ids)])) as { id: number; userId: string }[];
   const at = store.clock.now();
-  for (const entityId of dropped) publish(store, { type: 'entity', action: 'deleted', entityId, at });
-  return dropped;
+  for (const { id: entityId, userId } of dropped) publish(store, { type: 'entity', action: 'deleted', entityId, userId, at });
+  return dropped.map((d) => d.id);
 }

@@ -9,7 +9,10 @@ import { byAlias, entityById, peopleByFirstName, type EntityRow } from './entiti
 import type { MemoryRow } from './memories.ts';
 import { entityKey, ENTITY_TYPES, EntityType } from './ner/types.ts';
 import { badInput } from './errors.ts';
+import { inSpace } from './memory-list.ts';
+import type { Space } from './space.ts';
 import type { Store } from './store.ts';
+import { turnsOf } from './batch-reads.ts';
 import { escapeLike } from './text.ts';
 import type { TurnRow } from './turns.ts';
 import { parseInput } from './validation.ts';
@@ -42,9 +45,9 @@ function impliedType(name: string): EntityType | null {
  * name that only one person has. Several entities share the name (Paris the city, Paris the
  * person): the most mentioned wins unless `type` says which. Undefined when none matches.
  */
-export function findEntity(store: Store, input: FindEntityInput): EntityRow | undefined {
+export function findEntity(store: Store, space: Space, input: FindEntityInput): EntityRow | undefined {
   const target = parseInput(findEntitySchema, input);
-  if (target.id != null) return entityById(store, target.id);
+  if (target.id != null) return entityById(store, space, target.id);
   const name = target.name!;
   const type = target.type ?? impliedType(name);
   const stripped = type === EntityType.Mention || type === EntityType.Hashtag ? name.replace(/^[@#]+/, '') : name;
@@ -53,14 +56,14 @@ export function findEntity(store: Store, input: FindEntityInput): EntityRow | un
   const exact = store.db
     .select()
     .from(entities)
-    .where(and(eq(entities.nameKey, key), type ? eq(entities.type, type) : undefined))
+    .where(and(eq(entities.userId, space.userId), eq(entities.nameKey, key), type ? eq(entities.type, type) : undefined))
     .orderBy(desc(entities.mentionCount), asc(entities.id))
     .get();
   if (exact) return exact;
-  const aliased = byAlias(store, key, type);
+  const aliased = byAlias(store, space, key, type);
   if (aliased) return aliased;
   if ((type === null || type === EntityType.Person) && !key.includes(' ')) {
-    const people = peopleByFirstName(store, key);
+    const people = peopleByFirstName(store, space, key);
     if (people.length === 1) return people[0];
   }
   return undefined;
@@ -75,9 +78,9 @@ export const listEntitiesSchema = z.object({
 export type ListEntitiesInput = Omit<z.input<typeof listEntitiesSchema>, 'type'> & { type?: string | null };
 
 /** Entities, most mentioned first; `q` matches inside names and aliases, case-insensitively. */
-export function listEntities(store: Store, input: ListEntitiesInput = {}): { rows: EntityRow[]; total: number } {
+export function listEntities(store: Store, space: Space, input: ListEntitiesInput = {}): { rows: EntityRow[]; total: number } {
   const { q, type, limit, offset } = parseInput(listEntitiesSchema, input);
-  const conditions: (SQL | undefined)[] = [type ? eq(entities.type, type) : undefined];
+  const conditions: (SQL | undefined)[] = [eq(entities.userId, space.userId), type ? eq(entities.type, type) : undefined];
   const key = q ? entityKey(q, type ?? EntityType.Other) || q.toLowerCase() : null;
   if (key) {
     const pattern = `%${escapeLike(key)}%`;
@@ -107,7 +110,7 @@ const idsSchema = z.array(z.number().int().positive()).max(10_000);
  * The memories mentioning each entity, most recent first (event time, then id), one page per
  * entity, with each entity's total: one statement for a whole set of entities.
  */
-export function memoriesByEntity(store: Store, entityIds: readonly number[], page: EntityMemoryPage = {}): Map<number, Page<MemoryRow>> {
+export function memoriesByEntity(store: Store, space: Space, entityIds: readonly number[], page: EntityMemoryPage = {}): Map<number, Page<MemoryRow>> {
   const ids = parseInput(idsSchema, [...entityIds]);
   const { limit, offset, status } = parseInput(memoryPageSchema, page);
   if (ids.length === 0) return new Map();
@@ -119,21 +122,21 @@ export function memoriesByEntity(store: Store, entityIds: readonly number[], pag
     })
     .from(memoryEntities)
     .innerJoin(memories, eq(memories.id, memoryEntities.memoryId))
-    .where(and(inArray(memoryEntities.entityId, ids), status === 'all' ? undefined : eq(memories.status, status)))
+    .where(and(inArray(memoryEntities.entityId, ids), inSpace(space), status === 'all' ? undefined : eq(memories.status, status)))
     .as('ranked');
   const rows = store.db.select().from(ranked).where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit))).orderBy(asc(ranked.rank)).all();
   const totals = store.db
     .select({ id: memoryEntities.entityId, n: count() })
     .from(memoryEntities)
     .innerJoin(memories, eq(memories.id, memoryEntities.memoryId))
-    .where(and(inArray(memoryEntities.entityId, ids), status === 'all' ? undefined : eq(memories.status, status)))
+    .where(and(inArray(memoryEntities.entityId, ids), inSpace(space), status === 'all' ? undefined : eq(memories.status, status)))
     .groupBy(memoryEntities.entityId)
     .all();
   return pages(rows, totals);
 }
 
 /** The turns mentioning each entity, most recent first, one page per entity with its total. */
-export function turnsByEntity(store: Store, entityIds: readonly number[], page: EntityPage = {}): Map<number, Page<TurnRow>> {
+export function turnsByEntity(store: Store, space: Space, entityIds: readonly number[], page: EntityPage = {}): Map<number, Page<TurnRow>> {
   const ids = parseInput(idsSchema, [...entityIds]);
   const { limit, offset } = parseInput(pageSchema, page);
   if (ids.length === 0) return new Map();
@@ -145,10 +148,16 @@ export function turnsByEntity(store: Store, entityIds: readonly number[], page: 
     })
     .from(turnEntities)
     .innerJoin(turns, eq(turns.id, turnEntities.turnId))
-    .where(inArray(turnEntities.entityId, ids))
+    .where(and(inArray(turnEntities.entityId, ids), turnsOf(space)))
     .as('ranked');
   const rows = store.db.select().from(ranked).where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit))).orderBy(asc(ranked.rank)).all();
-  const totals = store.db.select({ id: turnEntities.entityId, n: count() }).from(turnEntities).where(inArray(turnEntities.entityId, ids)).groupBy(turnEntities.entityId).all();
+  const totals = store.db
+    .select({ id: turnEntities.entityId, n: count() })
+    .from(turnEntities)
+    .innerJoin(turns, eq(turns.id, turnEntities.turnId))
+    .where(and(inArray(turnEntities.entityId, ids), turnsOf(space)))
+    .groupBy(turnEntities.entityId)
+    .all();
   return pages(rows, totals);
 }
 
@@ -160,11 +169,11 @@ function pages<T extends { ownerId: number; rank: number }>(rows: T[], totals: {
 }
 
 /** One entity's memories (a page and the total). */
-export function memoriesForEntity(store: Store, entityId: number, page: EntityMemoryPage = {}): Page<MemoryRow> {
-  return memoriesByEntity(store, [entityId], page).get(entityId) ?? { rows: [], total: 0 };
+export function memoriesForEntity(store: Store, space: Space, entityId: number, page: EntityMemoryPage = {}): Page<MemoryRow> {
+  return memoriesByEntity(store, space, [entityId], page).get(entityId) ?? { rows: [], total: 0 };
 }
 
 /** One entity's turns (a page and the total). */
-export function turnsForEntity(store: Store, entityId: number, page: EntityPage = {}): Page<TurnRow> {
-  return turnsByEntity(store, [entityId], page).get(entityId) ?? { rows: [], total: 0 };
+export function turnsForEntity(store: Store, space: Space, entityId: number, page: EntityPage = {}): Page<TurnRow> {
+  return turnsByEntity(store, space, [entityId], page).get(entityId) ?? { rows: [], total: 0 };
 }

@@ -2,6 +2,8 @@
 export const ErrorCode = {
   BadUserInput: 'BAD_USER_INPUT',
   NotFound: 'NOT_FOUND',
+  /** The token may not do this (another user, a write with a read-only token, an admin-only operation). */
+  Forbidden: 'FORBIDDEN',
   Conflict: 'CONFLICT',
   /** The operation needs something not configured (e.g. an embedding model). */
   FailedPrecondition: 'FAILED_PRECONDITION',
@@ -21,3 +23,4 @@ export class SmError extends Error {
 export const badInput = (message: string) => new SmError(ErrorCode.BadUserInput, message);
 export const notFound = (what: string, id: string | number) =>
   new SmError(ErrorCode.NotFound, `${what} ${JSON.stringify(id)} not found`);
+export const forbidden = (message: string) => new SmError(ErrorCode.Forbidden, message);

@@ -8,6 +8,7 @@ import { notFound } from './errors.ts';
 import { cleanupReason, isPromotable, isProtected } from './gc.ts';
 import { getMemory, type MemoryRow } from './memories.ts';
 import { score, scoreTerms, type ScoreTerms } from './scoring.ts';
+import { visibleIn, type Space } from './space.ts';
 import type { Store } from './store.ts';
 import { memoryIdSchema, parseInput } from './validation.ts';
 
@@ -51,10 +52,12 @@ function matchedRules(store: Store, memory: MemoryRow, memoryScore: number, now:
   return rules;
 }
 
-export function explain(store: Store, id: number): Explanation {
+export function explain(store: Store, space: Space, id: number): Explanation {
   const memoryId = parseInput(memoryIdSchema, id);
-  const memory = getMemory(store, memoryId) ?? null;
-  const decisions = listDecisions(store, memoryId, 20);
+  const found = getMemory(store, memoryId);
+  const memory = found && visibleIn(space, found) ? found : null;
+  // A deleted memory's log is the user's; one of another space is indistinguishable from none.
+  const decisions = found && !memory ? [] : listDecisions(store, memoryId, 20).filter((d) => d.userId === space.userId);
   if (!memory && decisions.length === 0) throw notFound('memory', memoryId);
   const now = store.clock.now();
   if (!memory) {

@@ -16,10 +16,13 @@ import {
   turns,
 } from '../../drizzle/schema.ts';
 import { badInput } from './errors.ts';
+import { DEFAULT_USER, userIdSchema } from './space.ts';
 import { write, type Store } from './store.ts';
+import { ensureUser } from './users.ts';
 
 export const EXPORT_FORMAT = 'symbiosis-memory';
-export const EXPORT_VERSION = 1;
+/** 2: records carry their userId (version 1 files, from before memory spaces, belong to `default`). */
+export const EXPORT_VERSION = 2;
 const EXPORT_PAGE = 1000;
 
 const TABLES = {
@@ -39,8 +42,25 @@ export const RECORD_TYPES = Object.keys(TABLES) as RecordType[];
 export type ExportHeader = { type: 'header'; format: typeof EXPORT_FORMAT; version: number; exportedAt: number };
 export type ExportRecord = { [K in RecordType]: { type: K } & InferSelectModel<(typeof TABLES)[K]> }[RecordType];
 
-/** Every record, header first, in an order where each row comes after the rows it references. */
-export function* exportRecords(store: Store): Generator<ExportHeader | ExportRecord> {
+/** Which rows of each table belong to the user (links follow their owner rows). */
+const OWNED_BY: Record<RecordType, (userId: string) => SQL> = {
+  session: (u) => sql`user_id = ${u}`,
+  turn: (u) => sql`user_id = ${u}`,
+  memory: (u) => sql`user_id = ${u}`,
+  entity: (u) => sql`user_id = ${u}`,
+  event: (u) => sql`user_id = ${u}`,
+  source: (u) => sql`memory_id in (select id from memories where user_id = ${u})`,
+  relation: (u) => sql`from_id in (select id from memories where user_id = ${u})`,
+  memory_entity: (u) => sql`memory_id in (select id from memories where user_id = ${u})`,
+  turn_entity: (u) => sql`turn_id in (select id from turns where user_id = ${u})`,
+};
+
+/**
+ * Every record (of one user, or of every user when `userId` is null), header first, in an order
+ * where each row comes after the rows it references. Records carry their userId.
+ */
+export function* exportRecords(store: Store, options: { userId?: string | null } = {}): Generator<ExportHeader | ExportRecord> {
+  const userId = options.userId ?? null;
   yield { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: store.clock.now() };
   for (const type of RECORD_TYPES) {
     const table = TABLES[type] as typeof sessions;
@@ -49,7 +69,7 @@ export function* exportRecords(store: Store): Generator<ExportHeader | ExportRec
       const page = store.db
         .select({ ...getTableColumns(table), rowid: sql<number>`rowid` })
         .from(table)
-        .where(sql`rowid > ${after}`)
+        .where(and(sql`rowid > ${after}`, userId === null ? undefined : OWNED_BY[type](userId)))
         .orderBy(sql`rowid`)
         .limit(EXPORT_PAGE)
         .all();
@@ -80,6 +100,8 @@ class IdMap {
 }
 
 type IdMaps = { turn: IdMap; memory: IdMap; entity: IdMap };
+/** `into`: every record goes to this user; null keeps each record's own (version 1: `default`). */
+type Target = { into: string | null };
 type Placeable = typeof turns | typeof memories | typeof entities;
 
 function idFree(store: Store, table: Placeable, id: number) {
@@ -105,33 +127,45 @@ function place(store: Store, table: Placeable, map: IdMap, row: { id: number }, 
   return twin === undefined;
 }
 
-function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: ImportReport) {
+/** The user a record lands in: the target, else its own (checked: a file is untrusted input). */
+function ownerOf(record: object, target: Target): string {
+  const row = record as { userId?: unknown };
+  if (target.into) return target.into;
+  if (row.userId === undefined || row.userId === null) return DEFAULT_USER;
+  const parsed = userIdSchema.safeParse(row.userId);
+  if (!parsed.success) throw new Error(`userId: ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
+function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: ImportReport, target: Target) {
   const count = (added: boolean) => report[record.type][added ? 'added' : 'existing']++;
   const { type: _type, ...row } = record;
   switch (record.type) {
     case 'session': {
-      const r = row as InferSelectModel<typeof sessions>;
-      const existing = store.db.select().from(sessions).where(eq(sessions.id, r.id)).get();
+      const r = { ...(row as InferSelectModel<typeof sessions>), userId: ownerOf(row, target) };
+      ensureUser(store, r.userId);
+      const existing = store.db.select().from(sessions).where(and(eq(sessions.userId, r.userId), eq(sessions.id, r.id))).get();
       if (!existing) store.db.insert(sessions).values(r).run();
       count(!existing);
       return;
     }
     case 'turn': {
-      const r = row as InferSelectModel<typeof turns>;
-      const identity = and(eq(turns.sessionId, r.sessionId), eq(turns.at, r.at), eq(turns.role, r.role), eq(turns.text, r.text))!;
+      const r = { ...(row as InferSelectModel<typeof turns>), userId: ownerOf(row, target) };
+      const identity = and(eq(turns.userId, r.userId), eq(turns.sessionId, r.sessionId), eq(turns.at, r.at), eq(turns.role, r.role), eq(turns.text, r.text))!;
       count(place(store, turns, maps.turn, r, identity));
       return;
     }
     case 'memory': {
-      const r = row as InferSelectModel<typeof memories>;
-      const identity = and(eq(memories.kind, r.kind), eq(memories.contentKey, r.contentKey), eq(memories.createdAt, r.createdAt))!;
+      const r = { ...(row as InferSelectModel<typeof memories>), userId: ownerOf(row, target) };
+      ensureUser(store, r.userId);
+      const identity = and(eq(memories.userId, r.userId), eq(memories.kind, r.kind), eq(memories.contentKey, r.contentKey), eq(memories.createdAt, r.createdAt))!;
       count(place(store, memories, maps.memory, r, identity));
       return;
     }
     case 'entity': {
       const { entityType, ...rest } = row as unknown as Omit<InferSelectModel<typeof entities>, 'type'> & { entityType: string };
-      const r: InferSelectModel<typeof entities> = { ...rest, type: entityType };
-      count(place(store, entities, maps.entity, r, and(eq(entities.nameKey, r.nameKey), eq(entities.type, r.type))!));
+      const r: InferSelectModel<typeof entities> = { ...rest, type: entityType, userId: ownerOf(row, target) };
+      count(place(store, entities, maps.entity, r, and(eq(entities.userId, r.userId), eq(entities.nameKey, r.nameKey), eq(entities.type, r.type))!));
       return;
     }
     case 'source': {
@@ -151,7 +185,7 @@ function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: 
       return;
     }
     case 'event': {
-      const r = row as InferSelectModel<typeof memoryEvents>;
+      const r = { ...(row as InferSelectModel<typeof memoryEvents>), userId: ownerOf(row, target) };
       // A `deleted` entry outlives its memory: its id may be in no map, and stays as it was.
       const memoryId = maps.memory.get(r.memoryId) ?? r.memoryId;
       const existing = store.db
@@ -193,8 +227,9 @@ const recordSchema = z.object({ type: z.enum(RECORD_TYPES as [RecordType, ...Rec
 export function importRecords(
   store: Store,
   lines: Iterable<string>,
-  options: { batch?: number; onProgress?: (lines: number) => void } = {},
+  options: { batch?: number; onProgress?: (lines: number) => void; userId?: string | null } = {},
 ): ImportReport {
+  const target: Target = { into: options.userId ?? null };
   const report = Object.fromEntries(RECORD_TYPES.map((t) => [t, { added: 0, existing: 0 }])) as unknown as ImportReport;
   report.lines = 0;
   const maps: IdMaps = { turn: new IdMap(), memory: new IdMap(), entity: new IdMap() };
@@ -205,7 +240,7 @@ export function importRecords(
     write(store, () => {
       for (const { n, record } of batch) {
         try {
-          importRecord(store, record, maps, report);
+          importRecord(store, record, maps, report, target);
         } catch (error) {
           throw badInput(`line ${n}: ${(error as Error).message}`);
         }

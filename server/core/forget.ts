@@ -1,12 +1,13 @@
 // Forget is a hard delete (D3, privacy): the row, its FTS entry (trigger), vectors, links,
 // junction rows and the text-bearing log entries go. One `deleted` entry without text remains.
-import { eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { entities, memories, memoryEntities, memoryEvents, turnEntities, turns } from '../../drizzle/schema.ts';
 import { Decision, logDecision } from './decisions.ts';
 import { dropUnlinkedEntities } from './entities.ts';
 import { badInput } from './errors.ts';
 import { requireMemory } from './memories.ts';
+import { visibleIn, type Space } from './space.ts';
 import { write, type Store } from './store.ts';
 import { escapeLike, normalizeText } from './text.ts';
 import { parseInput } from './validation.ts';
@@ -61,14 +62,14 @@ export type ForgetInput = z.input<typeof forgetSchema>;
 export type ForgetResult = { memoryIds: number[]; turnIds: number[] };
 
 /**
- * By id: that memory. By text: every memory (any status) and every turn whose text
+ * By id: that memory. By text: every memory (any status) and every turn of the space whose text
  * contains it, case-insensitively, so a forgotten detail leaves no copy in history either.
  */
-export function forget(store: Store, input: ForgetInput): ForgetResult {
+export function forget(store: Store, space: Space, input: ForgetInput): ForgetResult {
   const target = parseInput(forgetSchema, input);
   return write(store, () => {
     if (target.id != null) {
-      requireMemory(store, target.id);
+      requireMemory(store, space, target.id);
       deleteMemories(store, [target.id], 'forgotten');
       return { memoryIds: [target.id], turnIds: [] };
     }
@@ -76,17 +77,19 @@ export function forget(store: Store, input: ForgetInput): ForgetResult {
     if (!key) throw badInput('text: has nothing to match (no letters or digits)');
     const pattern = `% ${escapeLike(key)} %`;
     const memoryIds = store.db
-      .select({ id: memories.id })
+      .select({ id: memories.id, userId: memories.userId, agentId: memories.agentId })
       .from(memories)
-      .where(sql`(' ' || ${memories.contentKey} || ' ') like ${pattern} escape '\\'`)
+      .where(and(eq(memories.userId, space.userId), sql`(' ' || ${memories.contentKey} || ' ') like ${pattern} escape '\\'`))
       .all()
+      .filter((r) => visibleIn(space, r))
       .map((r) => r.id);
     // sm_normalize is normalizeText registered as an SQL function when the store opens.
     const turnIds = store.db
-      .select({ id: turns.id })
+      .select({ id: turns.id, userId: turns.userId, agentId: turns.agentId })
       .from(turns)
-      .where(sql`(' ' || sm_normalize(${turns.text}) || ' ') like ${pattern} escape '\\'`)
+      .where(and(eq(turns.userId, space.userId), sql`(' ' || sm_normalize(${turns.text}) || ' ') like ${pattern} escape '\\'`))
       .all()
+      .filter((r) => visibleIn(space, r))
       .map((r) => r.id);
     deleteMemories(store, memoryIds, 'forgotten');
     deleteTurns(store, turnIds);

@@ -8,6 +8,8 @@ import { deleteMemories } from './forget.ts';
 import { purgeFinishedJobs } from './jobs.ts';
 import { archiveMemory, type MemoryRow } from './memories.ts';
 import { score } from './scoring.ts';
+import { groupBy } from './group-by.ts';
+import type { Space } from './space.ts';
 import { write, type Store } from './store.ts';
 
 const JOB_RETENTION_DAYS = 7;
@@ -53,7 +55,11 @@ export function cleanupReason(memory: MemoryRow, memoryScore: number, now: numbe
   return null;
 }
 
-export function runGc(store: Store): GcReport {
+/**
+ * Runs GC for one user, or for every user when `space` is null (the scheduled run). Capacity
+ * (mid.capacity) is per user: one user's memories never push out another's.
+ */
+export function runGc(store: Store, space: Space | null = null): GcReport {
   return write(store, () => {
     const now = store.clock.now();
     const { mid, gc, scoring } = store.config;
@@ -70,7 +76,7 @@ export function runGc(store: Store): GcReport {
       averageScore: 0,
       averageAgeDays: 0,
     };
-    const active = store.db.select().from(memories).where(eq(memories.status, 'active')).all();
+    const active = store.db.select().from(memories).where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active'))).all();
     const setScore = store.sqlite.prepare('update memories set score = ? where id = ?');
     const scores = new Map<number, number>();
     for (const memory of active) {
@@ -99,10 +105,11 @@ export function runGc(store: Store): GcReport {
       if (reason) removals.push({ memory, reason });
       else if (memory.layer === 'mid') keptMid.push(memory);
     }
-    // Capacity counts every active mid memory, protected ones included; only unprotected ones go.
-    const overflow = keptMid.length - mid.capacity;
-    if (overflow > 0) {
-      const evictable = keptMid
+    // Capacity counts every active mid memory of a user, protected ones included; only unprotected ones go.
+    for (const userMid of groupBy(keptMid, (m) => m.userId).values()) {
+      const overflow = userMid.length - mid.capacity;
+      if (overflow <= 0) continue;
+      const evictable = userMid
         .filter((m) => !isProtected(m))
         .sort((a, b) => scores.get(a.id)! - scores.get(b.id)! || a.id - b.id);
       for (const memory of evictable.slice(0, overflow)) removals.push({ memory, reason: GcReason.OverCapacity });
@@ -122,13 +129,14 @@ export function runGc(store: Store): GcReport {
       const purge = store.db
         .select({ id: memories.id })
         .from(memories)
-        .where(and(eq(memories.status, 'archived'), isNotNull(memories.validUntil), lt(memories.validUntil, cutoff)))
+        .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'archived'), isNotNull(memories.validUntil), lt(memories.validUntil, cutoff)))
         .all()
         .map((r) => r.id);
       deleteMemories(store, purge, 'purged');
       report.purged = purge.length;
     }
-    report.jobsPurged = purgeFinishedJobs(store, now - JOB_RETENTION_DAYS * DAY_MS);
+    // The job queue is the whole file's: only the run over every user clears it.
+    if (!space) report.jobsPurged = purgeFinishedJobs(store, now - JOB_RETENTION_DAYS * DAY_MS);
     return report;
   });
 }

@@ -41,11 +41,11 @@ export function enqueueJob(
   // (about 0.3 ms) than running it.
   const inserted = prepared(store, 'job.insert', () =>
     store.sqlite
-      .prepare(`insert into jobs (type, payload, run_at, max_attempts, created_at, updated_at) values (?, ?, ?, ?, ?, ?) returning ${jobRows.columns}`)
+      .prepare(`insert into jobs (type, user_id, payload, run_at, max_attempts, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?) returning ${jobRows.columns}`)
       .raw(),
-  ).get(type, JSON.stringify(payload), options.runAt ?? now, options.maxAttempts ?? JOB_DEFAULTS.maxAttempts, now, now) as unknown[];
+  ).get(type, typeof payload.userId === 'string' ? payload.userId : null, JSON.stringify(payload), options.runAt ?? now, options.maxAttempts ?? JOB_DEFAULTS.maxAttempts, now, now) as unknown[];
   const job = jobRows.decode(inserted);
-  publish(store, { type: 'job', jobId: job.id, jobType: type, status: 'pending', at: now });
+  publish(store, { type: 'job', jobId: job.id, jobType: type, status: 'pending', at: now, userId: job.userId ?? '' });
   return job;
 }
 
@@ -84,7 +84,7 @@ export function completeJob(store: Store, id: number) {
   write(store, () => {
     const now = store.clock.now();
     store.db.update(jobs).set({ status: 'done', lockedUntil: null, lastError: null, updatedAt: now }).where(eq(jobs.id, id)).run();
-    publish(store, { type: 'job', jobId: id, status: 'done', at: now });
+    publish(store, { type: 'job', jobId: id, status: 'done', at: now, userId: '' });
   });
 }
 
@@ -101,7 +101,7 @@ export function failJob(store: Store, job: JobRow, error: string): JobStatus {
       .set({ status, lastError: error.slice(0, 2000), lockedUntil: null, runAt: now + backoffMs(job.attempts), updatedAt: now })
       .where(eq(jobs.id, job.id))
       .run();
-    publish(store, { type: 'job', jobId: job.id, status, at: now });
+    publish(store, { type: 'job', jobId: job.id, status, at: now, userId: job.userId ?? '' });
     return status;
   });
 }

@@ -15,6 +15,8 @@ import { notFound } from './errors.ts';
 import { score } from './scoring.ts';
 import { enqueueEmbedding } from './search/embed-queue.ts';
 import { rowCodec } from './rows.ts';
+import { visibleIn, writableClause, type Space } from './space.ts';
+import { ensureUser } from './users.ts';
 import { prepared, write, type Store } from './store.ts';
 import { normalizeText } from './text.ts';
 import { contentSchema, importanceSchema, memoryIdSchema, parseInput, tagsSchema } from './validation.ts';
@@ -50,10 +52,17 @@ export function getMemory(store: Store, id: number): MemoryRow | undefined {
   return raw && memoryRows.decode(raw);
 }
 
-export function requireMemory(store: Store, id: number): MemoryRow {
+/** A memory of this space, or NOT_FOUND: one of another space is indistinguishable from none. */
+export function requireMemory(store: Store, space: Space, id: number): MemoryRow {
   const memory = getMemory(store, parseInput(memoryIdSchema, id));
-  if (!memory) throw notFound('memory', id);
+  if (!memory || !visibleIn(space, memory)) throw notFound('memory', id);
   return memory;
+}
+
+/** A memory of this space, or undefined (another space's counts as none). */
+export function memoryIn(store: Store, space: Space, id: number): MemoryRow | undefined {
+  const memory = getMemory(store, id);
+  return memory && visibleIn(space, memory) ? memory : undefined;
 }
 
 export function memoriesByIds(store: Store, ids: readonly number[]): Map<number, MemoryRow> {
@@ -66,10 +75,11 @@ export function memoriesByIds(store: Store, ids: readonly number[]): Map<number,
  * index may serve it (`+` keeps kind and status off the index): without ANALYZE statistics the
  * planner prefers the two-column (kind, status) index, which is a scan of every active fact.
  */
-export function findExactDuplicate(store: Store, contentKey: string, kind: MemoryKind): MemoryRow | undefined {
+export function findExactDuplicate(store: Store, space: Space, contentKey: string, kind: MemoryKind): MemoryRow | undefined {
+  const writable = writableClause(space, 'm');
   const raw = prepared(store, 'memory.exact', () =>
-    store.sqlite.prepare(`select ${memoryRows.columns} from memories where content_key = ? and +kind = ? and +status = 'active'`).raw(),
-  ).get(contentKey, kind) as unknown[] | undefined;
+    store.sqlite.prepare(`select ${memoryRows.columnsOf('m')} from memories m where ${writable.sql} and m.content_key = ? and +m.kind = ? and +m.status = 'active'`).raw(),
+  ).get(...writable.params, contentKey, kind) as unknown[] | undefined;
   return raw && memoryRows.decode(raw);
 }
 
@@ -107,19 +117,22 @@ export function reinforce(store: Store, existing: MemoryRow, candidate: MemoryCa
   return memory;
 }
 
-export function insertMemory(store: Store, candidate: MemoryCandidate, source?: MemorySource): MemoryRow {
+export function insertMemory(store: Store, space: Space, candidate: MemoryCandidate, source?: MemorySource): MemoryRow {
   const now = store.clock.now();
+  ensureUser(store, space.userId);
   const kind = candidate.kind ?? 'fact';
   const layer = candidate.layer ?? (kind === 'reflection' ? 'long' : 'mid');
   const importance = candidate.importance ?? 0;
   const inserted = prepared(store, 'memory.insert', () =>
     store.sqlite
       .prepare(
-        `insert into memories (kind, layer, content, content_key, subject, slot, value, polarity, session_id, importance, tags, decay_rate, score, created_at, event_at, last_seen_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${memoryRows.columns}`,
+        `insert into memories (user_id, agent_id, kind, layer, content, content_key, subject, slot, value, polarity, session_id, importance, tags, decay_rate, score, created_at, event_at, last_seen_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${memoryRows.columns}`,
       )
       .raw(),
   ).get(
+    space.userId,
+    space.agentId,
     kind,
     layer,
     candidate.content,
@@ -140,7 +153,7 @@ export function insertMemory(store: Store, candidate: MemoryCandidate, source?: 
   const memory = memoryRows.decode(inserted);
   if (source) linkSource(store, memory.id, source);
   // Every new memory (extracted, remembered, consolidated, corrected) gets a vector by a job.
-  enqueueEmbedding(store, { memoryIds: [memory.id] });
+  enqueueEmbedding(store, space, { memoryIds: [memory.id] });
   logDecision(store, memory.id, Decision.Created, {
     kind,
     layer,
@@ -150,11 +163,11 @@ export function insertMemory(store: Store, candidate: MemoryCandidate, source?: 
 }
 
 /** Saves a candidate: merges into an exact duplicate (after normalising) or inserts it. */
-export function saveMemory(store: Store, candidate: MemoryCandidate, source?: MemorySource): SaveResult {
+export function saveMemory(store: Store, space: Space, candidate: MemoryCandidate, source?: MemorySource): SaveResult {
   const kind = candidate.kind ?? 'fact';
-  const duplicate = findExactDuplicate(store, normalizeText(candidate.content), kind);
+  const duplicate = findExactDuplicate(store, space, normalizeText(candidate.content), kind);
   if (duplicate) return { action: 'merged', memory: reinforce(store, duplicate, candidate, source) };
-  return { action: 'created', memory: insertMemory(store, candidate, source) };
+  return { action: 'created', memory: insertMemory(store, space, candidate, source) };
 }
 
 export const rememberSchema = z.object({
@@ -165,12 +178,12 @@ export const rememberSchema = z.object({
 export type RememberInput = z.input<typeof rememberSchema>;
 
 /** Explicitly saves a fact (the user or agent said "remember this"). */
-export function remember(store: Store, input: RememberInput): SaveResult {
+export function remember(store: Store, space: Space, input: RememberInput): SaveResult {
   const parsed = parseInput(rememberSchema, input);
   return write(store, () => {
-    const result = saveMemory(store, parsed);
+    const result = saveMemory(store, space, parsed);
     // Entities an explicit fact names link at once, as a turn's do.
-    if (result.action === 'created') linkMemoriesFast(store, [result.memory], null);
+    if (result.action === 'created') linkMemoriesFast(store, space, [result.memory], null);
     return result;
   });
 }
@@ -203,10 +216,10 @@ export const updateMemorySchema = z
   .refine((v) => Object.values(v).some((x) => x !== undefined), 'give at least one of status, content, tags, importance');
 export type UpdateMemoryInput = z.input<typeof updateMemorySchema>;
 
-export function updateMemory(store: Store, id: number, input: UpdateMemoryInput): MemoryRow {
+export function updateMemory(store: Store, space: Space, id: number, input: UpdateMemoryInput): MemoryRow {
   const patch = parseInput(updateMemorySchema, input);
   return write(store, () => {
-    const existing = requireMemory(store, id);
+    const existing = requireMemory(store, space, id);
     const changes: Partial<typeof memories.$inferInsert> = {};
     const changed: string[] = [];
     if (patch.content !== undefined && patch.content !== existing.content) {
@@ -218,7 +231,7 @@ export function updateMemory(store: Store, id: number, input: UpdateMemoryInput)
     if (patch.importance !== undefined) (changes.importance = patch.importance), changed.push('importance');
     if (changed.length > 0) {
       store.db.update(memories).set(changes).where(eq(memories.id, id)).run();
-      if (changes.content !== undefined) enqueueEmbedding(store, { memoryIds: [id] }); // its vector is stale
+      if (changes.content !== undefined) enqueueEmbedding(store, space, { memoryIds: [id] }); // its vector is stale
       logDecision(store, id, Decision.Updated, { fields: changed });
     }
     if (patch.status === 'archived' && existing.status !== 'archived') archiveMemory(store, id, { reason: 'manual' });
@@ -231,9 +244,9 @@ export function updateMemory(store: Store, id: number, input: UpdateMemoryInput)
 }
 
 /** Protects a memory (seed 004 confirm_fact): never decays, full confidence. */
-export function confirmMemory(store: Store, id: number): MemoryRow {
+export function confirmMemory(store: Store, space: Space, id: number): MemoryRow {
   return write(store, () => {
-    requireMemory(store, id);
+    requireMemory(store, space, id);
     store.db.update(memories).set({ decayRate: 0, confidence: 1, confidenceBase: 1 }).where(eq(memories.id, id)).run();
     logDecision(store, id, Decision.Confirmed);
     return getMemory(store, id)!;
@@ -241,11 +254,12 @@ export function confirmMemory(store: Store, id: number): MemoryRow {
 }
 
 /** Replaces a fact (seed 004 correct_fact): the old one is archived and superseded by the new one. */
-export function correctMemory(store: Store, id: number, content: string): { old: MemoryRow; memory: MemoryRow } {
+export function correctMemory(store: Store, space: Space, id: number, content: string): { old: MemoryRow; memory: MemoryRow } {
   const text = parseInput(contentSchema, content);
   return write(store, () => {
-    const old = requireMemory(store, id);
-    const memory = insertMemory(store, {
+    const old = requireMemory(store, space, id);
+    // The correction stays in the old fact's space (an agent's own fact stays that agent's).
+    const memory = insertMemory(store, { userId: old.userId, agentId: old.agentId }, {
       content: text,
       kind: old.kind,
       layer: old.layer,
@@ -260,9 +274,10 @@ export function correctMemory(store: Store, id: number, content: string): { old:
 }
 
 /** Active memories sharing subject + slot with the candidate (conflict candidates). */
-export function activeFactsForSlot(store: Store, subject: string, slot: string): MemoryRow[] {
+export function activeFactsForSlot(store: Store, space: Space, subject: string, slot: string): MemoryRow[] {
+  const writable = writableClause(space, 'm');
   const rows = prepared(store, 'memory.slot', () =>
-    store.sqlite.prepare(`select ${memoryRows.columns} from memories where subject = ? and slot = ? and status = 'active'`).raw(),
-  ).all(subject, slot) as unknown[][];
+    store.sqlite.prepare(`select ${memoryRows.columnsOf('m')} from memories m where ${writable.sql} and m.subject = ? and m.slot = ? and m.status = 'active'`).raw(),
+  ).all(...writable.params, subject, slot) as unknown[][];
   return rows.map((raw) => memoryRows.decode(raw));
 }

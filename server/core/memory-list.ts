@@ -1,8 +1,9 @@
 // Listing memories with filters and sorts; the text filter uses FTS5 (or LIKE without it).
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES, memories } from '../../drizzle/schema.ts';
 import type { MemoryRow } from './memories.ts';
+import { scopedMatch, type Space } from './space.ts';
 import { prepared, type Store } from './store.ts';
 import { escapeLike, ftsMatchExpression } from './text.ts';
 import { parseInput } from './validation.ts';
@@ -25,27 +26,32 @@ export type ListMemoriesInput = z.input<typeof listMemoriesSchema>;
 
 const FTS_CANDIDATES = 5000;
 
-/** Ids of memories matching `text`: FTS5 when available (all tokens must match), else LIKE. */
-export function memoryIdsMatching(store: Store, text: string): SQL {
+/** Ids of the user's memories matching `text`: FTS5 when available (all tokens must match), else LIKE. */
+export function memoryIdsMatching(store: Store, space: Space, text: string): SQL {
   const match = ftsMatchExpression(text, 'all');
   if (!match) return sql`0`;
   if (store.features.fts && store.config.fts.enabled) {
     // The MATCH runs alone with its own LIMIT, then joins (the FTS5 planner trap in STACK.md).
-    return sql`${memories.id} in (select rowid from memories_fts where memories_fts match ${match} order by rank limit ${FTS_CANDIDATES})`;
+    return sql`${memories.id} in (select rowid from memories_fts where memories_fts match ${scopedMatch(space.userId, 'content', match)} order by rank limit ${FTS_CANDIDATES})`;
   }
   const words = match.split(' ').map((quoted) => quoted.slice(1, -1).replace(/""/g, '"'));
   const likes = words.map((w) => sql`${memories.contentKey} like ${`%${escapeLike(w)}%`} escape '\\'`);
   return and(...likes)!;
 }
 
-export function listMemories(store: Store, input: ListMemoriesInput = {}): { rows: MemoryRow[]; total: number } {
+/** The memories this space sees (see visibleIn): an agent's own and the user's shared ones. */
+export const inSpace = (space: Space) =>
+  and(eq(memories.userId, space.userId), space.agentId === null ? undefined : or(isNull(memories.agentId), eq(memories.agentId, space.agentId)));
+
+export function listMemories(store: Store, space: Space, input: ListMemoriesInput = {}): { rows: MemoryRow[]; total: number } {
   const filter = parseInput(listMemoriesSchema, input);
   const where = and(
+    inSpace(space),
     eq(memories.status, filter.status ?? 'active'),
     filter.layer ? eq(memories.layer, filter.layer) : undefined,
     filter.kind ? eq(memories.kind, filter.kind) : undefined,
     filter.tag ? sql`exists (select 1 from json_each(${memories.tags}) where value = ${filter.tag})` : undefined,
-    filter.q?.trim() ? memoryIdsMatching(store, filter.q) : undefined,
+    filter.q?.trim() ? memoryIdsMatching(store, space, filter.q) : undefined,
   );
   const order = {
     score: [desc(memories.score), desc(memories.id)],
@@ -64,16 +70,23 @@ export function listMemories(store: Store, input: ListMemoriesInput = {}): { row
   return { rows, total };
 }
 
-/** Top memories of a layer by stored score (refreshed on write and by GC). */
-export function topMemories(store: Store, layer: (typeof MEMORY_LAYERS)[number], limit: number): MemoryRow[] {
-  // Read in index order (memories_status_layer_score); prepared once, as context runs it twice.
+/** A space's top memories of a layer by stored score (refreshed on write and by GC), ties newest first. */
+export function topMemories(store: Store, space: Space, layer: (typeof MEMORY_LAYERS)[number], limit: number): MemoryRow[] {
+  // Read backwards in index order (memories_status_layer_score); prepared once, as context runs it twice.
   return prepared(store, 'memory.top', (db) =>
     db
       .select()
       .from(memories)
-      .where(and(eq(memories.status, 'active'), eq(memories.layer, sql.placeholder('layer'))))
-      .orderBy(desc(memories.score), asc(memories.id))
+      .where(
+        and(
+          eq(memories.userId, sql.placeholder('userId')),
+          eq(memories.status, 'active'),
+          eq(memories.layer, sql.placeholder('layer')),
+          sql`(${sql.placeholder('agentId')} is null or ${memories.agentId} is null or ${memories.agentId} = ${sql.placeholder('agentId')})`,
+        ),
+      )
+      .orderBy(desc(memories.score), desc(memories.id))
       .limit(sql.placeholder('limit'))
       .prepare(),
-  ).all({ layer, limit });
+  ).all({ userId: space.userId, agentId: space.agentId, layer, limit });
 }

@@ -1,10 +1,11 @@
 // Weekly reflection (seed 004): at most once per interval and only when enough facts arrived;
 // saved as a protected long-term memory tagged `weekly`, derived_from its source facts.
-import { and, desc, eq, gte, inArray } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import { entities, memories, memoryEntities, memoryRelations } from '../../drizzle/schema.ts';
 import { DAY_MS } from './clock.ts';
 import { groupBy } from './group-by.ts';
 import { addRelation, insertMemory, type MemoryRow } from './memories.ts';
+import type { Space } from './space.ts';
 import { prepared, write, type Store } from './store.ts';
 
 export type ReflectionInputs = {
@@ -19,17 +20,18 @@ export type ReflectionInputs = {
 
 export type ReflectionDecision = { run: true; inputs: ReflectionInputs } | { run: false; reason: string };
 
-export function latestReflection(store: Store): MemoryRow | undefined {
+/** The user's newest reflection (reflections are the user's, shared by every agent). */
+export function latestReflection(store: Store, space: Space): MemoryRow | undefined {
   // Prepared once: building the query costs more than the indexed lookup (memories_kind_status_created).
   return prepared(store, 'reflection.latest', (db) =>
     db
       .select()
       .from(memories)
-      .where(and(eq(memories.kind, 'reflection'), eq(memories.status, 'active')))
+      .where(and(eq(memories.userId, sql.placeholder('userId')), eq(memories.kind, 'reflection'), eq(memories.status, 'active')))
       .orderBy(desc(memories.createdAt), desc(memories.id))
       .limit(1)
       .prepare(),
-  ).get();
+  ).get({ userId: space.userId });
 }
 
 function topicsOf(store: Store, facts: MemoryRow[]): Map<string, MemoryRow[]> {
@@ -50,11 +52,11 @@ function topicsOf(store: Store, facts: MemoryRow[]): Map<string, MemoryRow[]> {
   return groupBy(facts, (fact) => topEntity.get(fact.id) ?? fact.subject ?? 'General');
 }
 
-/** Whether a reflection is due now, and what it would be about. */
-export function reflectionDue(store: Store): ReflectionDecision {
+/** Whether a reflection is due now for this user, and what it would be about. */
+export function reflectionDue(store: Store, space: Space): ReflectionDecision {
   const { min_interval_days, window_days, min_facts } = store.config.reflection;
   const now = store.clock.now();
-  const latest = latestReflection(store);
+  const latest = latestReflection(store, space);
   if (latest && now - latest.createdAt < min_interval_days * DAY_MS) {
     return { run: false, reason: `the last reflection is ${((now - latest.createdAt) / DAY_MS).toFixed(1)} days old (< ${min_interval_days})` };
   }
@@ -62,7 +64,7 @@ export function reflectionDue(store: Store): ReflectionDecision {
   const facts = store.db
     .select()
     .from(memories)
-    .where(and(eq(memories.kind, 'fact'), gte(memories.createdAt, from)))
+    .where(and(eq(memories.userId, space.userId), eq(memories.kind, 'fact'), gte(memories.createdAt, from)))
     .orderBy(memories.createdAt, memories.id)
     .all();
   const active = facts.filter((f) => f.status === 'active');
@@ -97,9 +99,9 @@ export function templateReflection(inputs: ReflectionInputs): string {
   return lines.join('\n');
 }
 
-export function saveReflection(store: Store, content: string, inputs: ReflectionInputs): MemoryRow {
+export function saveReflection(store: Store, space: Space, content: string, inputs: ReflectionInputs): MemoryRow {
   return write(store, () => {
-    const reflection = insertMemory(store, { content, kind: 'reflection', layer: 'long', decayRate: 0, importance: 1, tags: ['weekly'], eventAt: inputs.to });
+    const reflection = insertMemory(store, { userId: space.userId, agentId: null }, { content, kind: 'reflection', layer: 'long', decayRate: 0, importance: 1, tags: ['weekly'], eventAt: inputs.to });
     for (const fact of inputs.facts) addRelation(store, reflection.id, fact.id, 'derived_from');
     return reflection;
   });

@@ -1,51 +1,69 @@
 // Sessions: registered on their first turn (seed 004 sessions_consolidations).
-import { count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { sessions } from '../../drizzle/schema.ts';
+import type { Space } from './space.ts';
 import { prepared, type Store } from './store.ts';
 
 export type SessionRow = typeof sessions.$inferSelect & { turnCount: number };
 
 const sessionColumns = {
+  userId: sessions.userId,
   id: sessions.id,
   firstSeenAt: sessions.firstSeenAt,
   lastSeenAt: sessions.lastSeenAt,
   consolidatedAt: sessions.consolidatedAt,
   // Spelled out: inside the subquery drizzle would render both columns unqualified.
-  turnCount: sql<number>`(select count(*) from turns where turns.session_id = sessions.id)`,
+  turnCount: sql<number>`(select count(*) from turns where turns.user_id = sessions.user_id and turns.session_id = sessions.id)`,
 };
 
 /** Registers the session or moves its last-seen time forward. Returns true when it is new. */
-export function ensureSession(store: Store, id: string, at: number): boolean {
+export function ensureSession(store: Store, space: Space, id: string, at: number): boolean {
   // Most turns continue a session: one update finds out, and the insert runs only when it touched nothing.
   // A new turn reopens a consolidated session: it will be consolidated again (idempotently).
   const touched = prepared(store, 'session.touch', () =>
     store.sqlite.prepare(
-      'update sessions set last_seen_at = max(last_seen_at, @at), first_seen_at = min(first_seen_at, @at), consolidated_at = null where id = @id',
+      'update sessions set last_seen_at = max(last_seen_at, @at), first_seen_at = min(first_seen_at, @at), consolidated_at = null where user_id = @userId and id = @id',
     ),
-  ).run({ id, at }).changes;
+  ).run({ userId: space.userId, id, at }).changes;
   if (touched > 0) return false;
-  prepared(store, 'session.insert', () => store.sqlite.prepare('insert into sessions (id, first_seen_at, last_seen_at) values (@id, @at, @at)')).run({ id, at });
+  prepared(store, 'session.insert', () => store.sqlite.prepare('insert into sessions (user_id, id, first_seen_at, last_seen_at) values (@userId, @id, @at, @at)')).run({
+    userId: space.userId,
+    id,
+    at,
+  });
   return true;
 }
 
-export function getSession(store: Store, id: string): SessionRow | undefined {
-  return store.db.select(sessionColumns).from(sessions).where(eq(sessions.id, id)).get();
+export function getSession(store: Store, space: Space, id: string): SessionRow | undefined {
+  return store.db.select(sessionColumns).from(sessions).where(and(eq(sessions.userId, space.userId), eq(sessions.id, id))).get();
 }
 
-export function sessionsByIds(store: Store, ids: readonly string[]): Map<string, SessionRow> {
-  const rows = store.db.select(sessionColumns).from(sessions).where(inArray(sessions.id, [...ids])).all();
-  return new Map(rows.map((row) => [row.id, row]));
+/** A session is named by its user and its own id: the key of the batched loads. */
+export const sessionKey = (userId: string, id: string) => JSON.stringify([userId, id]);
+
+/** Sessions by sessionKey (a user's session ids are the app's own, so they repeat across users). */
+export function sessionsByKeys(store: Store, keys: readonly string[]): Map<string, SessionRow> {
+  const pairs = keys.map((key) => JSON.parse(key) as [string, string]);
+  const rows = store.sqlite
+    .prepare(
+      `select s.user_id as userId, s.id as id, s.first_seen_at as firstSeenAt, s.last_seen_at as lastSeenAt, s.consolidated_at as consolidatedAt,
+         (select count(*) from turns t where t.user_id = s.user_id and t.session_id = s.id) as turnCount
+       from json_each(?) k join sessions s on s.user_id = k.value ->> '$[0]' and s.id = k.value ->> '$[1]'`,
+    )
+    .all(JSON.stringify(pairs)) as SessionRow[];
+  return new Map(rows.map((row) => [sessionKey(row.userId, row.id), row]));
 }
 
-/** Most recently active first. */
-export function listSessions(store: Store, page: { limit: number; offset?: number }) {
+/** A user's sessions, most recently active first. */
+export function listSessions(store: Store, space: Space, page: { limit: number; offset?: number }) {
   const rows = store.db
     .select(sessionColumns)
     .from(sessions)
+    .where(eq(sessions.userId, space.userId))
     .orderBy(desc(sessions.lastSeenAt), desc(sessions.id))
     .limit(page.limit)
     .offset(page.offset ?? 0)
     .all();
-  const total = store.db.select({ n: count() }).from(sessions).get()!.n;
+  const total = store.db.select({ n: count() }).from(sessions).where(eq(sessions.userId, space.userId)).get()!.n;
   return { rows, total };
 }

@@ -1,5 +1,6 @@
 // Counts for `sm stats` and the Stats API type: what is stored, what is queued, what the db can do.
-import { count, sql } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import {
   JOB_STATUSES,
   MEMORY_KINDS,
@@ -15,6 +16,7 @@ import {
   type MemoryLayer,
   type MemoryStatus,
 } from '../../drizzle/schema.ts';
+import type { Space } from './space.ts';
 import type { Store } from './store.ts';
 
 export type Stats = {
@@ -36,8 +38,10 @@ export type Stats = {
 const zeroes = <K extends string>(keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
-export function getStats(store: Store): Stats {
+/** One user's counts (jobs: that user's), or the whole file's when `space` is null (admin). */
+export function getStats(store: Store, space: Space | null): Stats {
   const { db } = store;
+  const mine = <T extends { userId: SQLiteColumn }>(table: T) => (space ? eq(table.userId, space.userId) : undefined);
   const byStatus = zeroes(MEMORY_STATUSES);
   const byLayer = zeroes(MEMORY_LAYERS);
   const byKind = zeroes(MEMORY_KINDS);
@@ -45,6 +49,7 @@ export function getStats(store: Store): Stats {
   const groups = db
     .select({ status: memories.status, layer: memories.layer, kind: memories.kind, n: count() })
     .from(memories)
+    .where(mine(memories))
     .groupBy(memories.status, memories.layer, memories.kind)
     .all();
   let total = 0;
@@ -56,11 +61,11 @@ export function getStats(store: Store): Stats {
     byKind[g.kind] += g.n;
   }
   const jobCounts = zeroes(JOB_STATUSES);
-  for (const g of db.select({ status: jobs.status, n: count() }).from(jobs).groupBy(jobs.status).all()) {
+  for (const g of db.select({ status: jobs.status, n: count() }).from(jobs).where(space ? eq(jobs.userId, space.userId) : undefined).groupBy(jobs.status).all()) {
     jobCounts[g.status] = g.n;
   }
   const countOf = (table: typeof turns | typeof sessions | typeof entities) =>
-    db.select({ n: sql<number>`count(*)` }).from(table).get()!.n;
+    db.select({ n: sql<number>`count(*)` }).from(table).where(mine(table)).get()!.n;
   return {
     memories: { total, byStatus, byLayer, byKind },
     turns: countOf(turns),

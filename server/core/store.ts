@@ -7,8 +7,11 @@ import type { Config } from './config.ts';
 
 export type Db = BetterSQLite3Database<typeof tables> & { $client: Database.Database };
 
-/** A change that committed. Published after the transaction, never for a rolled-back one. */
-export type ChangeEvent =
+/**
+ * A change that committed. Published after the transaction, never for a rolled-back one. Each
+ * names the user whose data changed, so a subscriber hears only its own space.
+ */
+export type ChangeEvent = (
   | {
       type: 'memory';
       action: string;
@@ -22,7 +25,11 @@ export type ChangeEvent =
   | { type: 'job'; jobId: number; jobType?: string; status: string; at: number }
   /** An entity was created, renamed or given an alias (updated), linked to a turn or memory, or deleted. */
   | { type: 'entity'; action: 'created' | 'updated' | 'linked' | 'deleted'; entityId: number; at: number; turnId?: number; memoryId?: number }
-  | { type: 'consolidation'; sessionId: string; status: 'STARTED' | 'COMPLETED' | 'FAILED'; at: number; report?: Record<string, unknown>; reason?: string };
+  | { type: 'consolidation'; sessionId: string; status: 'STARTED' | 'COMPLETED' | 'FAILED'; at: number; report?: Record<string, unknown>; reason?: string }
+  /** A user's data was erased (forgetUser), or an access token was revoked. */
+  | { type: 'user'; action: 'forgotten'; at: number }
+  | { type: 'token'; action: 'created' | 'revoked'; tokenId: number; at: number }
+) & { userId: string; agentId?: string | null };
 
 export type ChangeListener = (event: ChangeEvent) => void;
 

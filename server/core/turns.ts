@@ -1,11 +1,13 @@
 // Turns are the episodic layer (D1). The short-term context is the last N turns of a session;
 // older turns leave the window but stay searchable history.
-import { desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, or } from 'drizzle-orm';
 import { z } from 'zod';
 import { ROLES, turns } from '../../drizzle/schema.ts';
 import { rowCodec } from './rows.ts';
 import { ensureSession } from './sessions.ts';
+import { visibleIn, type Space } from './space.ts';
 import { prepared, publish, write, type Store } from './store.ts';
+import { ensureUser } from './users.ts';
 import { parseInput } from './validation.ts';
 
 export type TurnRow = typeof turns.$inferSelect;
@@ -26,37 +28,51 @@ export type AddTurnInput = z.input<typeof addTurnSchema>;
 /** Things that run inside the addTurn transaction after the row is written (extraction, NER...). */
 export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean }) => R;
 
-/** Stores one turn (registering its session) and runs `afterInsert` in the same transaction. */
-export function addTurn<R>(store: Store, input: AddTurnInput, afterInsert?: TurnHook<R>) {
+/** Stores one turn in `space` (registering its user and session) and runs `afterInsert` in the same transaction. */
+export function addTurn<R>(store: Store, space: Space, input: AddTurnInput, afterInsert?: TurnHook<R>) {
   const parsed = parseInput(addTurnSchema, input);
   return write(store, () => {
     const now = store.clock.now();
     const at = parsed.at ?? now;
-    const newSession = ensureSession(store, parsed.sessionId, at);
+    const newSession = ensureSession(store, space, parsed.sessionId, at);
+    if (newSession) ensureUser(store, space.userId);
     const inserted = prepared(store, 'turn.insert', () =>
-      store.sqlite.prepare(`insert into turns (session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?) returning ${turnRows.columns}`).raw(),
-    ).get(parsed.sessionId, parsed.role, parsed.name ?? null, parsed.text, at, now) as unknown[];
+      store.sqlite.prepare(`insert into turns (user_id, agent_id, session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?) returning ${turnRows.columns}`).raw(),
+    ).get(space.userId, space.agentId, parsed.sessionId, parsed.role, parsed.name ?? null, parsed.text, at, now) as unknown[];
     const turn = turnRows.decode(inserted);
-    publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, at: now });
+    publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, userId: turn.userId, agentId: turn.agentId, at: now });
     const extra = afterInsert?.(store, turn, { autoExtract: parsed.autoExtract, newSession });
     return { turn, newSession, extra };
   });
 }
 
-/** The short-term window: the last `size` turns of the session, oldest first. */
-export function shortTermWindow(store: Store, sessionId: string, size = store.config.short_term.size): TurnRow[] {
+/** The short-term window: the last `size` turns of the session (those this space sees), oldest first. */
+export function shortTermWindow(store: Store, space: Space, sessionId: string, size = store.config.short_term.size): TurnRow[] {
   return store.db
     .select()
     .from(turns)
-    .where(eq(turns.sessionId, sessionId))
+    .where(
+      and(
+        eq(turns.userId, space.userId),
+        eq(turns.sessionId, sessionId),
+        space.agentId === null ? undefined : or(isNull(turns.agentId), eq(turns.agentId, space.agentId)),
+      ),
+    )
     .orderBy(desc(turns.at), desc(turns.id))
     .limit(size)
     .all()
     .reverse();
 }
 
+/** A turn by id, whatever its space: for work derived from the turn itself (jobs). */
 export function getTurn(store: Store, id: number): TurnRow | undefined {
   return store.db.select().from(turns).where(eq(turns.id, id)).get();
+}
+
+/** A turn of this space, or undefined (another space's counts as none). */
+export function turnIn(store: Store, space: Space, id: number): TurnRow | undefined {
+  const turn = getTurn(store, id);
+  return turn && visibleIn(space, turn) ? turn : undefined;
 }
 
 export function turnsByIds(store: Store, ids: readonly number[]): Map<number, TurnRow> {

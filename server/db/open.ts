@@ -15,7 +15,7 @@ import { normalizeText } from '../core/text.ts';
 import { logger } from '../logger.ts';
 import { flushAccess } from '../core/access.ts';
 import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
-import { ensureSearchIndexes, hasFts5 } from './search-index.ts';
+import { dropSearchViews, ensureSearchIndexes, hasFts5 } from './search-index.ts';
 
 import { DEFAULT_DB_PATH } from './paths.ts';
 
@@ -58,6 +58,23 @@ export function readMetaConfig(db: Db): Record<string, unknown> {
 
 const checkpointers = new WeakMap<Store, Checkpointer>();
 
+/**
+ * Migrations rebuild tables (new keys, D11). The migrator runs them in one transaction, where
+ * `PRAGMA foreign_keys` is ignored: with keys on, dropping the old sessions table would cascade
+ * into turns. So keys are off around the migration and checked once after it.
+ */
+function migrateSafely(sqlite: Database.Database, db: Db) {
+  dropSearchViews(sqlite);
+  sqlite.pragma('foreign_keys = OFF');
+  try {
+    migrate(db, { migrationsFolder: MIGRATIONS });
+    const broken = sqlite.pragma('foreign_key_check') as unknown[];
+    if (broken.length > 0) throw new Error(`the database has ${broken.length} rows with a broken reference after migrating`);
+  } finally {
+    sqlite.pragma('foreign_keys = ON');
+  }
+}
+
 export function openStore(options: OpenOptions = {}): Store {
   const path = options.path ?? DEFAULT_DB_PATH;
   const env = options.env ?? process.env;
@@ -84,7 +101,7 @@ export function openStore(options: OpenOptions = {}): Store {
       logger.warn({ err: (error as Error).message }, 'sqlite-vec could not be loaded: vector search is off');
     }
     const db = drizzle(sqlite, { schema: tables }) as Db;
-    migrate(db, { migrationsFolder: MIGRATIONS });
+    migrateSafely(sqlite, db);
     const fts = hasFts5(sqlite);
     if (fts) ensureSearchIndexes(sqlite);
     else logger.warn('this SQLite build has no FTS5: text search uses LIKE');

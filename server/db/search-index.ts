@@ -1,6 +1,11 @@
 // FTS5 external-content indexes over memories.content and turns.text, kept in sync by triggers.
 // Created at open time (idempotently) rather than in a drizzle migration so that a SQLite build
 // without FTS5 still opens: search then falls back to LIKE.
+//
+// Each row also indexes its user as one token (column `space`, D11), and every query ANDs it in:
+// a match never reads, ranks or counts other users' rows, so a small user's search costs what
+// that user's data costs. The token is the user id in hex between two letters: one token whatever
+// the id's punctuation, and untouched by the porter stemmer. The rank gives that column no weight.
 import type Database from 'better-sqlite3';
 
 const INDEXES = [
@@ -20,29 +25,42 @@ export function hasFts5(sqlite: Database.Database): boolean {
  */
 export const FTS_TOKENIZE = 'porter unicode61 remove_diacritics 2';
 
+/** The `space` token of a user, as the index stores it (SQL) and as a query names it (JS). */
+const spaceTokenSql = (userColumn: string) => `'u' || lower(hex(${userColumn})) || 'x'`;
+
+/** The content views the indexes rebuild from; dropped before migrations (a table rebuild must not trip over them). */
+export function dropSearchViews(sqlite: Database.Database) {
+  for (const { fts } of INDEXES) sqlite.exec(`drop view if exists ${fts}_source`);
+}
+
 export function ensureSearchIndexes(sqlite: Database.Database) {
   for (const { table, column, fts } of INDEXES) {
     let exists = sqlite.prepare('select sql from sqlite_master where type = ? and name = ?').get('table', fts) as { sql: string } | undefined;
-    // An index built with another tokenizer is dropped and rebuilt (from the content table) once.
-    if (exists && !exists.sql.includes(`tokenize='${FTS_TOKENIZE}'`)) {
+    // An index of another shape (tokenizer, or from before spaces) is dropped and rebuilt (from the content) once.
+    if (exists && (!exists.sql.includes(`tokenize='${FTS_TOKENIZE}'`) || !exists.sql.includes('space'))) {
       sqlite.exec(`drop table ${fts}; drop trigger if exists ${fts}_ai; drop trigger if exists ${fts}_ad; drop trigger if exists ${fts}_au;`);
       exists = undefined;
     }
+    const space = (row: 'new' | 'old') => spaceTokenSql(`${row}.user_id`);
     sqlite.exec(`
-      create virtual table if not exists ${fts} using fts5(${column}, content='${table}', content_rowid='id', tokenize='${FTS_TOKENIZE}');
+      create view if not exists ${fts}_source as select id, ${column}, ${spaceTokenSql('user_id')} as space from ${table};
+      create virtual table if not exists ${fts} using fts5(${column}, space, content='${fts}_source', content_rowid='id', tokenize='${FTS_TOKENIZE}');
       create trigger if not exists ${fts}_ai after insert on ${table} begin
-        insert into ${fts}(rowid, ${column}) values (new.id, new.${column});
+        insert into ${fts}(rowid, ${column}, space) values (new.id, new.${column}, ${space('new')});
       end;
       create trigger if not exists ${fts}_ad after delete on ${table} begin
-        insert into ${fts}(${fts}, rowid, ${column}) values ('delete', old.id, old.${column});
+        insert into ${fts}(${fts}, rowid, ${column}, space) values ('delete', old.id, old.${column}, ${space('old')});
       end;
       create trigger if not exists ${fts}_au after update of ${column} on ${table} begin
-        insert into ${fts}(${fts}, rowid, ${column}) values ('delete', old.id, old.${column});
-        insert into ${fts}(rowid, ${column}) values (new.id, new.${column});
+        insert into ${fts}(${fts}, rowid, ${column}, space) values ('delete', old.id, old.${column}, ${space('old')});
+        insert into ${fts}(rowid, ${column}, space) values (new.id, new.${column}, ${space('new')});
       end;
     `);
     // A database written without FTS5 (or before this index existed) gets its index built once.
-    if (!exists) sqlite.exec(`insert into ${fts}(${fts}) values ('rebuild')`);
+    if (!exists) {
+      sqlite.exec(`insert into ${fts}(${fts}, rank) values ('rank', 'bm25(1.0, 0.0)')`);
+      sqlite.exec(`insert into ${fts}(${fts}) values ('rebuild')`);
+    }
   }
 }
 

@@ -63,7 +63,7 @@ export function buildApp(options: AppOptions): App {
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
   });
-  const ws = attachWebSocket({ server, yoga, token, log });
+  const ws = attachWebSocket({ server, store, yoga, token, log });
 
   return {
     start: () =>

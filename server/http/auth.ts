@@ -1,8 +1,11 @@
 // Who may talk to the server. Loopback needs no token; anywhere else needs SM_API_TOKEN, sent as
 // `Authorization: Bearer …` over HTTP and in connection_init over WebSocket. Browsers on other
-// sites are refused either way (cross-origin requests and DNS-rebinding Host names).
+// sites are refused either way (cross-origin requests and DNS-rebinding Host names). A scoped
+// token (created by the admin) reaches one user's space, on loopback and elsewhere alike.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
+import type { Store } from '../core/store.ts';
+import { accessForToken, ADMIN, type Access } from '../core/tokens.ts';
 
 export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
@@ -68,4 +71,25 @@ export function browserRefusal(headers: { origin?: string | null; host?: string 
     if (!hostname || !isLoopback(hostname)) return 'this server only answers to loopback host names';
   }
   return null;
+}
+
+/**
+ * What a presented token grants, or null when it must be refused (401): the admin token (or no
+ * token at all when none is configured: loopback use) is the admin; a valid scoped token its
+ * space; anything else, a revoked token included, nothing.
+ */
+export function resolveAccess(store: Store, adminToken: string | undefined, presented: string | undefined): Access | null {
+  if (presented === undefined) return adminToken ? null : ADMIN;
+  if (adminToken && tokenMatches(presented, adminToken)) return ADMIN;
+  return accessForToken(store, presented);
+}
+
+const accessByRequest = new WeakMap<Request, Access>();
+/** Set by the access guard for every request it lets through. */
+export const rememberAccess = (request: Request, access: Access) => accessByRequest.set(request, access);
+/** The access of a request the guard let through (none: a request that bypassed it gets nothing). */
+export function accessOf(request: Request): Access {
+  const access = accessByRequest.get(request);
+  if (!access) throw new Error('request without resolved access');
+  return access;
 }

@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import { exportRecords, importRecords } from '../core/export.ts';
 import { openSnapshot } from '../db/snapshot.ts';
 import type { Runtime } from '../runtime.ts';
+import { spaceFor } from '../core/tokens.ts';
+import { accessOf } from './auth.ts';
 import { readBody, restError, toResponse } from './rest.ts';
 
 export const EXPORT_PATH = '/export';
@@ -17,9 +19,20 @@ const EXPORT_CHUNK = 500;
 
 const NDJSON = 'application/x-ndjson; charset=utf-8';
 
-function exportResponse(runtime: Runtime, log: Logger): Response {
+/**
+ * Whose records: `?user_id=` (the admin may leave it out: every user), a user token's own. The
+ * export keeps each record's userId; an import with a user puts every record into that user.
+ */
+function userOf(request: Request, url: URL, mode: 'read' | 'write'): string | null {
+  const access = accessOf(request);
+  const named = url.searchParams.get('user_id');
+  if (access.admin && named === null) return null;
+  return spaceFor(access, { userId: named }, mode).userId;
+}
+
+function exportResponse(runtime: Runtime, log: Logger, userId: string | null): Response {
   const snapshot = openSnapshot(runtime.store);
-  const records = exportRecords(snapshot.store);
+  const records = exportRecords(snapshot.store, { userId });
   const encoder = new TextEncoder();
   const finish = () => snapshot.close();
   const body = new ReadableStream<Uint8Array>({
@@ -53,20 +66,20 @@ function exportResponse(runtime: Runtime, log: Logger): Response {
   });
 }
 
-async function importResponse(runtime: Runtime, request: Request, limit: number): Promise<Response> {
+async function importResponse(runtime: Runtime, request: Request, limit: number, userId: string | null): Promise<Response> {
   const text = (await readBody(request, limit)).toString('utf8');
   const lines = text.split('\n');
   // A final newline ends the last line; it does not start another.
   if (lines.at(-1) === '') lines.pop();
-  const report = importRecords(runtime.store, lines);
+  const report = importRecords(runtime.store, lines, { userId });
   return new Response(JSON.stringify(report), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }
 
 export function dataRoutes(options: { runtime: Runtime; log: Logger; importLimit?: number }): Plugin {
   const { runtime, log } = options;
-  const routes: Record<string, { method: string; run: (request: Request) => Response | Promise<Response> }> = {
-    [EXPORT_PATH]: { method: 'GET', run: () => exportResponse(runtime, log) },
-    [IMPORT_PATH]: { method: 'POST', run: (request) => importResponse(runtime, request, options.importLimit ?? MAX_IMPORT_BYTES) },
+  const routes: Record<string, { method: string; run: (request: Request, url: URL) => Response | Promise<Response> }> = {
+    [EXPORT_PATH]: { method: 'GET', run: (request, url) => exportResponse(runtime, log, userOf(request, url, 'read')) },
+    [IMPORT_PATH]: { method: 'POST', run: (request, url) => importResponse(runtime, request, options.importLimit ?? MAX_IMPORT_BYTES, userOf(request, url, 'write')) },
   };
   return {
     async onRequest({ request, url, endResponse }) {
@@ -77,7 +90,7 @@ export function dataRoutes(options: { runtime: Runtime; log: Logger; importLimit
         return;
       }
       try {
-        endResponse(await route.run(request));
+        endResponse(await route.run(request, url));
       } catch (error) {
         endResponse(toResponse(error, log));
       }

@@ -7,21 +7,46 @@ import { explain } from '../core/explain.ts';
 import { runGc } from '../core/gc.ts';
 import { remember, updateMemory } from '../core/memories.ts';
 import { listMemories } from '../core/memory-list.ts';
+import type { Space } from '../core/space.ts';
 import type { Store } from '../core/store.ts';
+import { spaceFor } from '../core/tokens.ts';
+import { accessOf } from './auth.ts';
 import { ingestTurn } from '../ingest.ts';
 import { contextWithRuntime } from '../embed.ts';
 import type { Runtime } from '../runtime.ts';
 import { contextJson, gcJson, memoryJson, snakeMessage, turnJson, whyJson } from './rest-json.ts';
 
 type Body = Record<string, unknown>;
-type Call = { store: Store; runtime: Runtime; params: string[]; query: URLSearchParams; body: () => Promise<Body> };
+type Call = {
+  store: Store;
+  runtime: Runtime;
+  params: string[];
+  query: URLSearchParams;
+  body: () => Promise<Body>;
+  /** The space named by `user_id` / `agent_id` (query string, or the JSON body for writes), checked against the token. */
+  space: (mode: 'read' | 'write', body?: Body) => Space;
+};
 type Reply = { status: number; body: unknown };
 type Route = { method: string; path: RegExp; run: (call: Call) => Reply | Promise<Reply> };
 
-const STATUS: Record<string, number> = { [ErrorCode.BadUserInput]: 400, [ErrorCode.NotFound]: 404, [ErrorCode.Conflict]: 409 };
+const STATUS: Record<string, number> = { [ErrorCode.BadUserInput]: 400, [ErrorCode.NotFound]: 404, [ErrorCode.Conflict]: 409, [ErrorCode.Forbidden]: 403 };
+
+/** `user_id` and `agent_id` as the seed's snake_case names them; anything but a string is refused. */
+function namedSpace(source: Body | URLSearchParams): { userId?: string; agentId?: string } {
+  const get = (key: string) => (source instanceof URLSearchParams ? (source.get(key) ?? undefined) : source[key]);
+  const pick = (key: string) => {
+    const raw = get(key);
+    if (raw === undefined || raw === null) return undefined;
+    if (typeof raw !== 'string') throw badInput(`${key}: must be a string`);
+    return raw;
+  };
+  return { userId: pick('user_id'), agentId: pick('agent_id') };
+}
 
 /** Query-string values are strings; numbers are passed as numbers so the core schemas can check them. */
 const value = (raw: string | null) => (raw === null ? undefined : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw);
+
+const withoutUndefined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 function idParam(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1) throw badInput('id: must be a positive integer');
@@ -39,9 +64,9 @@ const routes: Route[] = [
   {
     method: 'POST',
     path: /^\/turns$/,
-    run: async ({ runtime, body }) => {
+    run: async ({ runtime, body, space }) => {
       const b = await body();
-      const { turn, extracted } = await ingestTurn(runtime, {
+      const { turn, extracted } = await ingestTurn(runtime, space('write', b), {
         sessionId: b.session_id as string,
         role: b.role as 'user',
         name: b.name as string | undefined,
@@ -62,10 +87,10 @@ const routes: Route[] = [
   {
     method: 'GET',
     path: /^\/context$/,
-    run: async ({ runtime, query }) => ({
+    run: async ({ runtime, query, space }) => ({
       status: 200,
       body: contextJson(
-        await contextWithRuntime(runtime, {
+        await contextWithRuntime(runtime, space('read'), {
           sessionId: query.get('session_id') as string,
           k: value(query.get('k')) as number,
           query: query.get('query'),
@@ -76,41 +101,41 @@ const routes: Route[] = [
   {
     method: 'POST',
     path: /^\/memories$/,
-    run: async ({ store, body }) => {
+    run: async ({ store, body, space }) => {
       const b = await body();
-      const saved = remember(store, { content: b.content as string, importance: b.importance as number, tags: b.tags as string[] });
+      const saved = remember(store, space('write', b), { content: b.content as string, importance: b.importance as number, tags: b.tags as string[] });
       return { status: saved.action === 'created' ? 201 : 200, body: { action: saved.action, memory: memoryJson(saved.memory) } };
     },
   },
   {
     method: 'GET',
     path: /^\/memories$/,
-    run: ({ store, query }) => {
+    run: ({ store, query, space }) => {
       const filter = Object.fromEntries(
         ['layer', 'kind', 'status', 'tag', 'q', 'sort', 'limit', 'offset'].map((key) => [key, value(query.get(key))]),
       );
-      const { rows, total } = listMemories(store, filter);
+      const { rows, total } = listMemories(store, space('read'), filter);
       return { status: 200, body: { memories: rows.map(memoryJson), total } };
     },
   },
   {
     method: 'PATCH',
     path: /^\/memories\/([^/]+)$/,
-    run: async ({ store, params, body }) => {
+    run: async ({ store, params, body, space }) => {
       const b = await body();
       const patch = { status: b.status, content: b.content, tags: b.tags, importance: b.importance };
-      return { status: 200, body: memoryJson(updateMemory(store, idParam(params[0]!), patch as never)) };
+      return { status: 200, body: memoryJson(updateMemory(store, space('write', b), idParam(params[0]!), patch as never)) };
     },
   },
   {
     method: 'POST',
     path: /^\/gc$/,
-    run: ({ store }) => ({ status: 200, body: gcJson(runGc(store)) }),
+    run: async ({ store, body, space }) => ({ status: 200, body: gcJson(runGc(store, space('write', await body()))) }),
   },
   {
     method: 'GET',
     path: /^\/memories\/([^/]+)\/why$/,
-    run: ({ store, params }) => ({ status: 200, body: whyJson(explain(store, idParam(params[0]!))) }),
+    run: ({ store, params, space }) => ({ status: 200, body: whyJson(explain(store, space('read'), idParam(params[0]!))) }),
   },
 ];
 
@@ -190,12 +215,15 @@ export function restRoutes(options: { runtime: Runtime; log: Logger; bodyLimit: 
         return;
       }
       try {
+        const access = accessOf(request);
         const reply = await match.route.run({
           store,
           runtime,
           params: match.found!.slice(1),
           query: url.searchParams,
           body: () => readJsonObject(request, bodyLimit),
+          // A body's user_id wins over the query string's (the seed's POST routes take JSON).
+          space: (mode, body) => spaceFor(access, { ...namedSpace(url.searchParams), ...withoutUndefined(body ? namedSpace(body) : {}) }, mode),
         });
         endResponse(json(reply.status, reply.body));
       } catch (error) {

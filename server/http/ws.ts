@@ -5,13 +5,44 @@ import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import { browserRefusal, connectionToken, tokenMatches } from './auth.ts';
+import type { WebSocket } from 'ws';
+import { onChange, type Store } from '../core/store.ts';
+import { liveTokenIds, type Access } from '../core/tokens.ts';
+import { browserRefusal, connectionToken, resolveAccess } from './auth.ts';
 import { GRAPHQL_PATH, type GraphQLServer } from './yoga.ts';
+
+/** How often open connections' tokens are checked against the database (a token revoked by another process). */
+const REVOCATION_CHECK_MS = 500;
+/** graphql-ws close code for a refused connection (as onConnect returning false). */
+const FORBIDDEN_CLOSE = 4403;
 
 type EnvelopedArgs = ExecutionArgs & { rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown } };
 
-export function attachWebSocket(options: { server: Server; yoga: GraphQLServer; token?: string; log: Logger }) {
-  const { server, yoga, token, log } = options;
+export function attachWebSocket(options: { server: Server; store: Store; yoga: GraphQLServer; token?: string; log: Logger }) {
+  const { server, store, yoga, token, log } = options;
+  // Connections on a scoped token, to close them the moment it is revoked.
+  const scoped = new Map<WebSocket, number>();
+  const closeRevoked = (revoked: (tokenId: number) => boolean) => {
+    for (const [socket, tokenId] of scoped) {
+      if (!revoked(tokenId)) continue;
+      scoped.delete(socket);
+      socket.close(FORBIDDEN_CLOSE, 'token revoked');
+    }
+  };
+  const unsubscribe = onChange(store, (event) => {
+    if (event.type === 'token' && event.action === 'revoked') closeRevoked((id) => id === event.tokenId);
+  });
+  // Another process (the CLI on the same file) may revoke a token: its change event never reaches us.
+  const sweep = setInterval(() => {
+    if (scoped.size === 0 || !store.sqlite.open) return;
+    try {
+      const live = liveTokenIds(store, [...new Set(scoped.values())]);
+      closeRevoked((id) => !live.has(id));
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, 'could not check WebSocket tokens');
+    }
+  }, REVOCATION_CHECK_MS);
+  sweep.unref();
   const wss = new WebSocketServer({
     server,
     path: GRAPHQL_PATH,
@@ -26,13 +57,23 @@ export function attachWebSocket(options: { server: Server; yoga: GraphQLServer; 
       execute: (args) => (args as EnvelopedArgs).rootValue.execute(args) as never,
       subscribe: (args) => (args as EnvelopedArgs).rootValue.subscribe(args) as never,
       // Returning false closes the socket with 4403 Forbidden.
-      onConnect: (ctx) => !token || tokenMatches(connectionToken(ctx.connectionParams), token),
+      onConnect: (ctx) => {
+        const access = resolveAccess(store, token, connectionToken(ctx.connectionParams));
+        if (!access) return false;
+        (ctx.extra as { access?: Access }).access = access;
+        if (!access.admin) scoped.set(ctx.extra.socket, access.tokenId);
+        return true;
+      },
+      onClose: (ctx) => {
+        scoped.delete(ctx.extra.socket);
+      },
       onSubscribe: async (ctx, _id, payload) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
           params: payload,
+          access: (ctx.extra as { access?: Access }).access,
         });
         let document;
         try {
@@ -59,6 +100,8 @@ export function attachWebSocket(options: { server: Server; yoga: GraphQLServer; 
   return {
     /** Closes every socket (1001 Going Away) and the WebSocket server. */
     async close() {
+      clearInterval(sweep);
+      unsubscribe();
       await disposable.dispose();
       // ws leaves sockets of an external HTTP server open; they would hold server.close() forever.
       for (const socket of wss.clients) socket.terminate();

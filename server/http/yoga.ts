@@ -6,7 +6,10 @@ import type { Logger } from 'pino';
 import { expectedError } from '../../schema/errors.ts';
 import { schema, type ChangeFeed, type Context } from '../../schema/index.ts';
 import type { Runtime } from '../runtime.ts';
-import { bearer, browserRefusal, tokenMatches } from './auth.ts';
+import { getOperationAST, GraphQLError } from 'graphql';
+import type { Store } from '../core/store.ts';
+import type { Access } from '../core/tokens.ts';
+import { accessOf, bearer, browserRefusal, rememberAccess, resolveAccess } from './auth.ts';
 import { dataRoutes } from './data-routes.ts';
 import { restError, restRoutes } from './rest.ts';
 
@@ -47,19 +50,34 @@ const graphqlError = (status: number, code: string, message: string, headers: Re
     headers: { 'content-type': 'application/graphql-response+json; charset=utf-8', ...headers },
   });
 
-/** Refuses other origins and, with a token, requests without `Authorization: Bearer <token>`. */
-function accessGuard(token: string | undefined): Plugin {
+/**
+ * Refuses other origins and requests whose token is missing (when SM_API_TOKEN is set), wrong or
+ * revoked; resolves what the others may reach (admin, or one user's space).
+ */
+function accessGuard(store: Store, token: string | undefined): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
       const reply = url.pathname === GRAPHQL_PATH ? graphqlError : restError;
       const refusal = browserRefusal({ origin: request.headers.get('origin'), host: request.headers.get('host') }, !token);
       if (refusal) return endResponse(reply(403, 'FORBIDDEN', refusal));
-      if (token && !tokenMatches(bearer(request.headers.get('authorization')), token)) {
-        return endResponse(reply(401, 'UNAUTHENTICATED', 'missing or wrong token: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' }));
+      const access = resolveAccess(store, token, bearer(request.headers.get('authorization')));
+      if (!access) {
+        return endResponse(reply(401, 'UNAUTHENTICATED', 'missing, wrong or revoked token: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' }));
       }
+      rememberAccess(request, access);
     },
   };
 }
+
+/** A read-only token never runs a mutation, whatever its fields check (defence in depth). */
+const readOnlyGuard: Plugin<Context> = {
+  onExecute({ args, setResultAndStopExecution }) {
+    const access = (args.contextValue as Context).access;
+    if (access.admin || !access.readOnly) return;
+    if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
+    setResultAndStopExecution({ errors: [new GraphQLError('this token is read-only', { extensions: { code: 'FORBIDDEN' } })] });
+  },
+};
 
 export function createGraphQLServer(options: { runtime: Runtime; changes: ChangeFeed; token?: string; log: Logger }) {
   const { runtime, changes, token, log } = options;
@@ -68,7 +86,8 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     healthCheckEndpoint: HEALTH_PATH,
-    context: () => ({ store, runtime, changes }),
+    // Over WebSocket the access comes resolved from connection_init (see ws.ts); over HTTP from the guard.
+    context: (initial: { request: Request; access?: Access }) => ({ store, runtime, changes, access: initial.access ?? accessOf(initial.request) }),
     graphiql: { title: 'Symbiosis Memory', subscriptionsProtocol: 'WS' },
     landingPage: false,
     // Same-origin only: the API is for local programs, not for web pages on other sites.
@@ -81,7 +100,7 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
         return expectedError(error) ?? yogaMaskError(error, message, isDev);
       },
     },
-    plugins: [accessGuard(token), restRoutes({ runtime, log, bodyLimit: MAX_BODY_BYTES }), dataRoutes({ runtime, log }), EnvelopArmorPlugin(ARMOR)],
+    plugins: [accessGuard(store, token), readOnlyGuard, restRoutes({ runtime, log, bodyLimit: MAX_BODY_BYTES }), dataRoutes({ runtime, log }), EnvelopArmorPlugin(ARMOR)],
   });
 }
 

@@ -18,6 +18,9 @@ function rest(backend: Backend, path: string): { url: string; headers: Record<st
   return { url: `${base}${path}`, headers: backend.token ? { authorization: `Bearer ${backend.token}` } : {} };
 }
 
+/** `?user_id=` for --user: export that user's records, import every record into that user. */
+const userQuery = (backend: Backend) => (backend.space.userId ? `?user_id=${encodeURIComponent(backend.space.userId)}` : '');
+
 async function exportTo(backend: Backend, out: NodeJS.WritableStream): Promise<number> {
   let lines = 0;
   const write = (line: string) => {
@@ -26,10 +29,10 @@ async function exportTo(backend: Backend, out: NodeJS.WritableStream): Promise<n
   };
   if (backend.runtime) {
     const { exportRecords } = await import('../../core/export.ts');
-    for (const record of exportRecords(backend.runtime.store)) await write(JSON.stringify(record));
+    for (const record of exportRecords(backend.runtime.store, { userId: backend.space.userId })) await write(JSON.stringify(record));
     return lines;
   }
-  const { url, headers } = rest(backend, '/export');
+  const { url, headers } = rest(backend, `/export${userQuery(backend)}`);
   const response = await fetch(url, { headers });
   if (!response.ok || !response.body) throw new Error(`export failed: HTTP ${response.status} ${await response.text()}`);
   const reader = createInterface({ input: Readable.fromWeb(response.body as never) });
@@ -52,12 +55,12 @@ async function importFrom(backend: Backend, file: string): Promise<ImportReport>
     const lines = text.split('\n');
     const bar = progress(lines.length);
     try {
-      return importRecords(backend.runtime.store, lines, { onProgress: bar.update });
+      return importRecords(backend.runtime.store, lines, { onProgress: bar.update, userId: backend.space.userId });
     } finally {
       bar.stop();
     }
   }
-  const { url, headers } = rest(backend, '/import');
+  const { url, headers } = rest(backend, `/import${userQuery(backend)}`);
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-ndjson', ...headers },
@@ -116,9 +119,9 @@ async function importLocomo(backend: Backend, file: string, assistant?: string) 
 export function registerDataCommands(program: Command, globals: () => GlobalOptions) {
   program
     .command('export')
-    .description('write every record as JSON Lines (a version header first)')
+    .description('write every record (of --user only, when given) as JSON Lines, a version header first; records carry their userId')
     .option('--out <file>', 'write to this file instead of stdout')
-    .addHelpText('after', '\nExamples:\n  sm export --out backup.jsonl\n  sm export | gzip > backup.jsonl.gz')
+    .addHelpText('after', '\nExamples:\n  sm export --out backup.jsonl\n  sm --user alice export --out alice.jsonl\n  sm export | gzip > backup.jsonl.gz')
     .action(async (opts: { out?: string }) => {
       const options = globals();
       await withBackend(options, async (backend) => {
@@ -134,7 +137,7 @@ export function registerDataCommands(program: Command, globals: () => GlobalOpti
 
   program
     .command('import')
-    .description('restore an export (idempotent: records already present are not duplicated), or load a LoCoMo conversation')
+    .description('restore an export (idempotent: records already present are not duplicated; with --user every record goes to that user), or load a LoCoMo conversation')
     .argument('<file>', 'a file from `sm export`, or a LoCoMo JSON file with --format locomo (one conversation, or the data set\'s array of them)')
     .addOption(new Option('--format <format>', 'what the file is').choices(['jsonl', 'locomo']).default('jsonl'))
     .option('--assistant <speaker>', 'locomo: the speaker to store as the assistant (default: both are users)')

@@ -2,6 +2,7 @@
 // an LLM proposed for it. Both run inside a write transaction.
 import { z } from 'zod';
 import { getMemory, reinforce } from '../memories.ts';
+import { spaceOfRow, visibleIn, type Space } from '../space.ts';
 import type { Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
 import { extractFacts } from './heuristics.ts';
@@ -21,7 +22,7 @@ export function extractHeuristically(store: Store, turn: TurnRow): Extracted[] {
     exclusive: f.exclusive,
     fact: { subject: f.subject, slot: f.slot, value: f.value, polarity: f.polarity },
   }));
-  return saveFacts(store, facts, turn.id);
+  return saveFacts(store, spaceOfRow(turn), facts, turn.id);
 }
 
 /** The seed 003 LLM contract: a JSON array of actions (an object wrapping one is accepted too). */
@@ -46,7 +47,7 @@ export type LlmAction = z.infer<typeof llmActionSchema>;
  * Applies the actions an LLM proposed for `turns` (one turn on addTurn, a page in consolidation).
  * Each action's source is the turn it names, or the only turn; an unknown turn id is ignored.
  */
-export function applyLlmActions(store: Store, actions: LlmAction[], turns: TurnRow[]): Extracted[] {
+export function applyLlmActions(store: Store, space: Space, actions: LlmAction[], turns: TurnRow[]): Extracted[] {
   const sourceOf = (action: LlmAction) => turns.find((t) => t.id === action.turnId) ?? (turns.length === 1 ? turns[0]! : null);
   const results: Extracted[] = [];
   const toSave = new Map<TurnRow | null, FactToSave[]>();
@@ -57,8 +58,9 @@ export function applyLlmActions(store: Store, actions: LlmAction[], turns: TurnR
       toArchive.push({ target: { id: action.id, content: action.content }, turn });
       continue;
     }
+    // An id the model names counts only within this space (a model may invent or echo any id).
     const target = action.action === 'merge' && action.id ? getMemory(store, action.id) : undefined;
-    if (target && target.status === 'active') {
+    if (target && target.status === 'active' && visibleIn(space, target) && (target.agentId === null || target.agentId === space.agentId)) {
       const source = turn ? { turnId: turn.id, reason: 'merged' as const, rule: 'llm' } : undefined;
       results.push({ action: 'merged', memory: reinforce(store, target, { content: action.content }, source), rule: 'llm' });
       continue;
@@ -75,7 +77,7 @@ export function applyLlmActions(store: Store, actions: LlmAction[], turns: TurnR
     toSave.set(turn, group);
   }
   // New facts first, so an archive naming old content cannot hit the fact that replaces it.
-  for (const [turn, facts] of toSave) results.push(...saveFacts(store, facts, turn?.id ?? null));
-  for (const { target, turn } of toArchive) results.push(...archiveFacts(store, [target], turn?.id ?? null));
+  for (const [turn, facts] of toSave) results.push(...saveFacts(store, space, facts, turn?.id ?? null));
+  for (const { target, turn } of toArchive) results.push(...archiveFacts(store, space, [target], turn?.id ?? null));
   return results;
 }

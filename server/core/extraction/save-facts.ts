@@ -1,6 +1,6 @@
 // Saving extracted facts: two-level dedupe (exact inside the batch, then exact or fuzzy against
 // the db), conflicts (same subject + slot, new value or flipped polarity) and PII tagging.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { memories, memorySources } from '../../../drizzle/schema.ts';
 import {
   activeFactsForSlot,
@@ -15,6 +15,7 @@ import {
   type MemoryRow,
   type MemorySource,
 } from '../memories.ts';
+import { scopedMatch, writableClause, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import { ftsMatchExpression, hasApostrophe, indexTokens, normalizeText, tokens } from '../text.ts';
 import { isStopword } from '../search/query.ts';
@@ -56,7 +57,7 @@ function duplicateProbe(content: string, distinct: string[], threshold: number, 
  * someone never merges into one about someone else, however alike the words ("Caroline went
  * hiking with her sister" is not "Melanie went hiking with her sister").
  */
-export function findFuzzyDuplicate(store: Store, content: string, polarity: number | null, subject?: string | null): MemoryRow | undefined {
+export function findFuzzyDuplicate(store: Store, space: Space, content: string, polarity: number | null, subject?: string | null): MemoryRow | undefined {
   if (!store.features.fts || !store.config.fts.enabled) return undefined;
   const threshold = store.config.extractor.dedupe_threshold;
   const mine = new Set(tokens(content));
@@ -67,18 +68,19 @@ export function findFuzzyDuplicate(store: Store, content: string, polarity: numb
   // Of the newest matches, SQLite drops those the checks below would skip: the other polarity,
   // and keys with fewer words than t·|A| (a key has no more distinct tokens than words). Rows
   // come as arrays [id, content_key, polarity], cheaper to build than objects.
+  const writable = writableClause(space, 'm');
   const candidates = prepared(store, 'memory.fuzzyCandidates', () =>
     store.sqlite
       .prepare(
         `select m.id, m.content_key, m.polarity
          from (select rowid from memories_fts where memories_fts match ? order by rowid desc limit ${FUZZY_CANDIDATES}) f
          cross join memories m on m.id = f.rowid
-         where m.status = 'active' and m.kind = 'fact' and coalesce(m.polarity, 1) = ?
+         where ${writable.sql} and m.status = 'active' and m.kind = 'fact' and coalesce(m.polarity, 1) = ?
            and (? is null or m.subject is null or m.subject = ? collate nocase)
            and length(m.content_key) - length(replace(m.content_key, ' ', '')) + 1 >= ?`,
       )
       .raw(),
-  ).all(match, polarity ?? 1, subject ?? null, subject ?? null, Math.ceil(threshold * mine.size)) as [id: number, contentKey: string, polarity: number | null][];
+  ).all(scopedMatch(space.userId, 'content', match), ...writable.params, polarity ?? 1, subject ?? null, subject ?? null, Math.ceil(threshold * mine.size)) as [id: number, contentKey: string, polarity: number | null][];
   let best: { id: number; overlap: number } | undefined;
   for (const [id, contentKey, theirPolarity] of candidates) {
     // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
@@ -117,7 +119,7 @@ function alreadyFrom(store: Store, memoryId: number, turnId: number | null): boo
   return link !== undefined;
 }
 
-/** A memory with this content already extracted from this turn, whatever its status since. */
+/** A memory with this content already extracted from this turn (so of the turn's space), whatever its status since. */
 function extractedBefore(store: Store, contentKey: string, turnId: number | null): MemoryRow | undefined {
   if (turnId === null) return undefined;
   const id = prepared(store, 'memory.fromTurnByKey', () =>
@@ -128,7 +130,7 @@ function extractedBefore(store: Store, contentKey: string, turnId: number | null
   return id === undefined ? undefined : getMemory(store, id);
 }
 
-function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Extracted[] {
+function saveOne(store: Store, space: Space, candidate: FactToSave, turnId: number | null): Extracted[] {
   const source = (reason: MemorySource['reason']): MemorySource | undefined =>
     turnId === null ? undefined : { turnId, reason, rule: candidate.rule ?? null };
   const rule = candidate.rule ?? null;
@@ -143,12 +145,12 @@ function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Ex
   if (known) return [{ action: 'unchanged', memory: known, rule }];
 
   if (fact) {
-    const existing = activeFactsForSlot(store, fact.subject, fact.slot);
+    const existing = activeFactsForSlot(store, space, fact.subject, fact.slot);
     const same = existing.find((m) => sameValue(m, fact));
     if (same) return merge(same);
     const conflicting = existing.filter((m) => candidate.exclusive || (m.polarity ?? 1) !== fact.polarity);
     if (conflicting.length > 0) {
-      const memory = insertMemory(store, candidate, source('conflict'));
+      const memory = insertMemory(store, space, candidate, source('conflict'));
       const eventAt = memory.eventAt;
       // Older news never replaces newer: the late-arriving fact is kept as history, superseded.
       const newer = conflicting.filter((m) => m.eventAt > eventAt).sort((a, b) => b.eventAt - a.eventAt)[0];
@@ -165,35 +167,37 @@ function saveOne(store: Store, candidate: FactToSave, turnId: number | null): Ex
     }
   }
   const kind = candidate.kind ?? 'fact';
-  const duplicate = findExactDuplicate(store, normalizeText(candidate.content), kind) ?? findFuzzyDuplicate(store, candidate.content, fact?.polarity ?? null, fact?.subject);
+  const duplicate = findExactDuplicate(store, space, normalizeText(candidate.content), kind) ?? findFuzzyDuplicate(store, space, candidate.content, fact?.polarity ?? null, fact?.subject);
   if (duplicate) return merge(duplicate);
-  return [{ action: 'created', memory: insertMemory(store, candidate, source('extracted')), rule }];
+  return [{ action: 'created', memory: insertMemory(store, space, candidate, source('extracted')), rule }];
 }
 
 /**
  * Saves a batch of facts from one source turn (or none). Runs inside the caller's transaction.
  * Exact duplicates inside the batch collapse first; each survivor is deduped against the db.
  */
-export function saveFacts(store: Store, candidates: FactToSave[], turnId: number | null): Extracted[] {
+export function saveFacts(store: Store, space: Space, candidates: FactToSave[], turnId: number | null): Extracted[] {
   const seen = new Set<string>();
   const results: Extracted[] = [];
   for (const candidate of candidates) {
     const key = normalizeText(candidate.content);
     if (!key || seen.has(key)) continue;
     seen.add(key);
-    results.push(...saveOne(store, { ...candidate, tags: withPiiTag(candidate.content, candidate.tags ?? []) }, turnId));
+    results.push(...saveOne(store, space, { ...candidate, tags: withPiiTag(candidate.content, candidate.tags ?? []) }, turnId));
   }
   return results;
 }
 
 /** Archives the active facts an LLM named as obsolete, by id or by closest content. */
-export function archiveFacts(store: Store, targets: { id?: number; content?: string }[], turnId: number | null): Extracted[] {
+export function archiveFacts(store: Store, space: Space, targets: { id?: number; content?: string }[], turnId: number | null): Extracted[] {
   const results: Extracted[] = [];
   const ids = targets.flatMap((t) => (t.id ? [t.id] : []));
-  const byId = ids.length ? store.db.select().from(memories).where(and(inArray(memories.id, ids), eq(memories.status, 'active'))).all() : [];
+  // Only facts this space may change: the same user, its own agent's or the shared ones.
+  const writable = and(eq(memories.userId, space.userId), space.agentId === null ? isNull(memories.agentId) : or(isNull(memories.agentId), eq(memories.agentId, space.agentId)));
+  const byId = ids.length ? store.db.select().from(memories).where(and(writable, inArray(memories.id, ids), eq(memories.status, 'active'))).all() : [];
   const byContent = targets
     .filter((t) => !t.id && t.content)
-    .map((t) => findExactDuplicate(store, normalizeText(t.content!), 'fact') ?? findFuzzyDuplicate(store, t.content!, null));
+    .map((t) => findExactDuplicate(store, space, normalizeText(t.content!), 'fact') ?? findFuzzyDuplicate(store, space, t.content!, null));
   for (const memory of [...byId, ...byContent]) {
     if (!memory || memory.status !== 'active' || results.some((r) => r.memory.id === memory.id)) continue;
     if (turnId !== null) linkSource(store, memory.id, { turnId, reason: 'conflict', rule: 'llm.archive' });
@@ -203,15 +207,16 @@ export function archiveFacts(store: Store, targets: { id?: number; content?: str
   return results;
 }
 
-/** Active facts sharing words with `text`, best first: what an LLM sees as "existing memories". */
-export function relatedFacts(store: Store, text: string, limit = 10): MemoryRow[] {
+/** The space's active facts sharing words with `text`, best first: what an LLM sees as "existing memories". */
+export function relatedFacts(store: Store, space: Space, text: string, limit = 10): MemoryRow[] {
   const match = ftsMatchExpression(text, 'any');
   if (!match || !store.features.fts || !store.config.fts.enabled) return [];
+  const writable = writableClause(space, 'm');
   const ids = store.sqlite
     .prepare(
       `select m.id from (select rowid, rank from memories_fts where memories_fts match ? order by rank limit 50) f
-       join memories m on m.id = f.rowid where m.status = 'active' and m.kind = 'fact' order by f.rank limit ?`,
+       join memories m on m.id = f.rowid where ${writable.sql} and m.status = 'active' and m.kind = 'fact' order by f.rank limit ?`,
     )
-    .all(match, limit) as { id: number }[];
+    .all(scopedMatch(space.userId, 'content', match), ...writable.params, limit) as { id: number }[];
   return ids.map((r) => getMemory(store, r.id)!);
 }

@@ -29,24 +29,24 @@ export type EnrichmentOptions = z.input<typeof enrichmentOptionsSchema>;
 function memoryCandidates(store: Store, max: number, limit: number): EnrichTarget[] {
   const rows = store.sqlite
     .prepare(
-      `select id, content as text from memories m
+      `select id, content as text, user_id as userId from memories m
        where m.enriched_at is null and m.status = 'active'
          and (select count(*) from memory_entities me where me.memory_id = m.id) <= ?
        order by m.id limit ?`,
     )
-    .all(max, limit) as { id: number; text: string }[];
+    .all(max, limit) as { id: number; text: string; userId: string }[];
   return rows.map((r) => ({ kind: 'memory', ...r }));
 }
 
 function turnCandidates(store: Store, max: number, limit: number): EnrichTarget[] {
   const rows = store.sqlite
     .prepare(
-      `select id, text, name from turns t
+      `select id, text, name, user_id as userId from turns t
        where t.enriched_at is null
          and (select count(*) from turn_entities te where te.turn_id = t.id) <= ?
        order by t.id limit ?`,
     )
-    .all(max, limit) as { id: number; text: string; name: string | null }[];
+    .all(max, limit) as { id: number; text: string; name: string | null; userId: string }[];
   return rows.map((r) => ({ kind: 'turn', ...r }));
 }
 

@@ -5,8 +5,9 @@
 // The index holds committed entities only: it learns about changes from the store's change
 // events (published after commit, so a rolled-back entity never gets in), and reloads fully
 // when another connection (a CLI next to the server) has written to the database.
-import { inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { entities } from '../../../drizzle/schema.ts';
+import type { Space } from '../space.ts';
 import { onChange, type Store } from '../store.ts';
 import { entityKey, NAME_TYPES, type NerEntity, type SyncNerProvider } from './types.ts';
 
@@ -130,56 +131,70 @@ function wordsOf(text: string): Word[] {
 /** Two words belong to one name when only a space, hyphen, apostrophe or period separates them. */
 const joined = (text: string, a: Word, b: Word) => b.start - a.end <= 2 && /^[\s.'’-]+$/.test(text.slice(a.end, b.start));
 
-type StoreIndex = { index: NameIndex; loaded: boolean; dirty: Set<number>; dataVersion: () => number; version: number; checkedIn: unknown };
+/** Per user: a user's names never link another user's turns (D11). */
+type UserIndex = { index: NameIndex; dirty: Set<number> };
+type StoreIndex = { users: Map<string, UserIndex>; dataVersion: () => number; version: number; checkedIn: unknown };
 const indexes = new WeakMap<Store, StoreIndex>();
+/** Indexes kept at once; the least recently used user's is rebuilt on its next turn. */
+const MAX_USERS = 256;
 
-function loadAll(store: Store, state: StoreIndex) {
-  state.index.clear();
+const NAME_COLUMNS = { id: entities.id, name: entities.name, type: entities.type, aliases: entities.aliases, mentionCount: entities.mentionCount };
+
+function loadAll(store: Store, userId: string): UserIndex {
+  const index = new NameIndex();
   const rows = store.db
-    .select({ id: entities.id, name: entities.name, type: entities.type, aliases: entities.aliases, mentionCount: entities.mentionCount })
+    .select(NAME_COLUMNS)
     .from(entities)
-    .where(inArray(entities.type, [...NAME_TYPES]))
+    .where(and(eq(entities.userId, userId), inArray(entities.type, [...NAME_TYPES])))
     .all();
-  for (const row of rows) state.index.add(row);
-  state.loaded = true;
-  state.dirty.clear();
+  for (const row of rows) index.add(row);
+  return { index, dirty: new Set() };
 }
 
-function patch(store: Store, state: StoreIndex) {
+function patch(store: Store, userId: string, state: UserIndex) {
   const ids = [...state.dirty];
   state.dirty.clear();
   for (const id of ids) state.index.remove(id);
   const rows = store.db
-    .select({ id: entities.id, name: entities.name, type: entities.type, aliases: entities.aliases, mentionCount: entities.mentionCount })
+    .select(NAME_COLUMNS)
     .from(entities)
-    .where(inArray(entities.id, ids))
+    .where(and(eq(entities.userId, userId), inArray(entities.id, ids)))
     .all();
   for (const row of rows) state.index.add(row);
 }
 
-/** The store's index of committed names, brought up to date (cheaply: usually nothing to do). */
-export function knownNames(store: Store): NameIndex {
+/** One user's index of committed names, brought up to date (cheaply: usually nothing to do). */
+export function knownNames(store: Store, space: Space): NameIndex {
   let state = indexes.get(store);
   if (!state) {
     const statement = store.sqlite.prepare('pragma data_version').pluck();
-    state = { index: new NameIndex(), loaded: false, dirty: new Set(), dataVersion: () => statement.get() as number, version: 0, checkedIn: null };
+    state = { users: new Map(), dataVersion: () => statement.get() as number, version: 0, checkedIn: null };
     const s = state;
     onChange(store, (event) => {
-      if (event.type === 'entity' && event.action !== 'linked') s.dirty.add(event.entityId);
+      if (event.type === 'entity' && event.action !== 'linked') s.users.get(event.userId)?.dirty.add(event.entityId);
+      if (event.type === 'user') s.users.delete(event.userId);
     });
     indexes.set(store, state);
   }
   // Inside one write transaction nothing can change it: no other connection commits while this
   // one holds the write lock, and our own changes arrive as events after the commit.
-  if (store.pending && state.checkedIn === store.pending) return state.index;
-  state.checkedIn = store.pending;
-  // data_version moves only when another connection commits: our own writes arrive as events.
-  const version = state.dataVersion();
-  if (!state.loaded || version !== state.version || state.dirty.size > PATCH_LIMIT) {
-    state.version = version;
-    loadAll(store, state);
-  } else if (state.dirty.size > 0) patch(store, state);
-  return state.index;
+  if (!(store.pending && state.checkedIn === store.pending)) {
+    state.checkedIn = store.pending;
+    // data_version moves only when another connection commits: our own writes arrive as events.
+    const version = state.dataVersion();
+    if (version !== state.version) {
+      state.version = version;
+      state.users.clear();
+    }
+  }
+  let user = state.users.get(space.userId);
+  if (!user || user.dirty.size > PATCH_LIMIT) user = loadAll(store, space.userId);
+  else if (user.dirty.size > 0) patch(store, space.userId, user);
+  // Most recently used last (Map order), the oldest evicted past the cap.
+  state.users.delete(space.userId);
+  state.users.set(space.userId, user);
+  if (state.users.size > MAX_USERS) state.users.delete(state.users.keys().next().value!);
+  return user.index;
 }
 
-export const knownEntitiesProvider = (store: Store): SyncNerProvider => ({ name: 'known', extract: (text) => knownNames(store).match(text) });
+export const knownEntitiesProvider = (store: Store, space: Space): SyncNerProvider => ({ name: 'known', extract: (text) => knownNames(store, space).match(text) });

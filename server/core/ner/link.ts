@@ -5,6 +5,7 @@ import { memories, memorySources, turns } from '../../../drizzle/schema.ts';
 import { entitiesOfTurn, linkEntities, type EntityRow, type Mention } from '../entities.ts';
 import { enqueueJob, JobType } from '../jobs.ts';
 import type { MemoryRow } from '../memories.ts';
+import { spaceOfRow, type Space } from '../space.ts';
 import { prepared, write, type Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
 import { NameIndex } from './known-entities.ts';
@@ -20,8 +21,9 @@ const speakerOf = (turn: Pick<TurnRow, 'name'>): Mention[] => (turn.name ? [{ na
  */
 export function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}): EntityRow[] {
   if (!store.config.ner.enabled) return [];
-  const linked = linkEntities(store, { turnId: turn.id }, [...speakerOf(turn), ...extractSync(turn.text, fastProviders(store))]).entities;
-  if (accurateNerAvailability(store.config, extras).available) enqueueJob(store, JobType.NerAccurate, { turnId: turn.id });
+  const space = spaceOfRow(turn);
+  const linked = linkEntities(store, space, { turnId: turn.id }, [...speakerOf(turn), ...extractSync(turn.text, fastProviders(store, space))]).entities;
+  if (accurateNerAvailability(store.config, extras).available) enqueueJob(store, JobType.NerAccurate, { turnId: turn.id, userId: turn.userId });
   return linked;
 }
 
@@ -31,25 +33,25 @@ export function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}
  * only) cannot see a first-time speaker yet: they are matched from a small overlay instead,
  * which is how "Alex likes tea" reaches the speaker Alex on Alex's first turn.
  */
-export function linkMemoriesFast(store: Store, created: MemoryRow[], turn: Pick<TurnRow, 'id'> | null) {
+export function linkMemoriesFast(store: Store, space: Space, created: MemoryRow[], turn: Pick<TurnRow, 'id'> | null) {
   if (!store.config.ner.enabled || created.length === 0) return;
-  linkWithTurnEntities(store, created, turn?.id ?? null);
+  linkWithTurnEntities(store, space, created, turn?.id ?? null);
 }
 
 /** Fast providers plus the source turn's entities as known names; returns the new links. */
-function linkWithTurnEntities(store: Store, rows: Pick<MemoryRow, 'id' | 'content'>[], turnId: number | null): number {
-  const providers = fastProviders(store);
+function linkWithTurnEntities(store: Store, space: Space, rows: Pick<MemoryRow, 'id' | 'content'>[], turnId: number | null): number {
+  const providers = fastProviders(store, space);
   const overlay = new NameIndex();
   if (turnId !== null) for (const entity of entitiesOfTurn(store, turnId)) overlay.add(entity);
   let added = 0;
   for (const memory of rows) {
     const found = mergeBySpan([...providers.flatMap((p) => p.extract(memory.content)), ...overlay.match(memory.content)]);
-    added += linkEntities(store, { memoryId: memory.id }, found).added;
+    added += linkEntities(store, space, { memoryId: memory.id }, found).added;
   }
   return added;
 }
 
-export type EnrichTarget = { kind: 'turn'; id: number; text: string; name: string | null } | { kind: 'memory'; id: number; text: string };
+export type EnrichTarget = ({ kind: 'turn'; id: number; text: string; name: string | null } | { kind: 'memory'; id: number; text: string }) & { userId: string };
 /** `links`: new links made (an entity already linked to the row does not count again). */
 export type EnrichOutcome = { enriched: number; links: number; gone: number; failures: NerRun['failures'] };
 
@@ -59,10 +61,9 @@ export type EnrichOutcome = { enriched: number; links: number; gone: number; fai
  * enriched_at. Rows deleted in between (forget) are skipped.
  */
 export async function enrichTargets(store: Store, targets: EnrichTarget[], extras: NerExtras = {}): Promise<EnrichOutcome> {
-  const providers = accurateProviders(store, extras);
   const runs: { target: EnrichTarget; run: NerRun }[] = [];
   // One text at a time: an LLM endpoint (often local) is not asked for a burst of calls.
-  for (const target of targets) runs.push({ target, run: await extractEntities(target.text, providers) });
+  for (const target of targets) runs.push({ target, run: await extractEntities(target.text, accurateProviders(store, { userId: target.userId, agentId: null }, extras)) });
   return write(store, () => {
     const now = store.clock.now();
     const outcome: EnrichOutcome = { enriched: 0, links: 0, gone: 0, failures: [] };
@@ -77,7 +78,7 @@ export async function enrichTargets(store: Store, targets: EnrichTarget[], extra
       }
       const mentions = target.kind === 'turn' ? [...speakerOf(target), ...run.entities] : run.entities;
       const owner = target.kind === 'turn' ? { turnId: target.id } : { memoryId: target.id };
-      outcome.links += linkEntities(store, owner, mentions).added;
+      outcome.links += linkEntities(store, { userId: target.userId, agentId: null }, owner, mentions).added;
       outcome.enriched++;
     }
     return outcome;
@@ -93,7 +94,7 @@ export async function enrichTargets(store: Store, targets: EnrichTarget[], extra
 export async function runAccurateNer(store: Store, turnId: number, extras: NerExtras = {}): Promise<EnrichOutcome | null> {
   const turn = store.db.select().from(turns).where(eq(turns.id, turnId)).get();
   if (!turn) return null; // forgotten since: nothing to do
-  const outcome = await enrichTargets(store, [{ kind: 'turn', id: turn.id, text: turn.text, name: turn.name }], extras);
+  const outcome = await enrichTargets(store, [{ kind: 'turn', id: turn.id, text: turn.text, name: turn.name, userId: turn.userId }], extras);
   return write(store, () => {
     const derived = store.db
       .select({ id: memories.id, content: memories.content })
@@ -103,7 +104,7 @@ export async function runAccurateNer(store: Store, turnId: number, extras: NerEx
       .all();
     if (derived.length === 0) return outcome;
     store.db.update(memories).set({ enrichedAt: store.clock.now() }).where(inArray(memories.id, derived.map((m) => m.id))).run();
-    outcome.links += linkWithTurnEntities(store, derived, turnId);
+    outcome.links += linkWithTurnEntities(store, spaceOfRow(turn), derived, turnId);
     outcome.enriched += derived.length;
     return outcome;
   });

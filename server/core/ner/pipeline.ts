@@ -2,6 +2,7 @@
 // confidence, then longest span, wins). `fast` runs inside addTurn's transaction; `accurate`
 // runs after the commit (durable job, enrichment) and may wait on the network.
 import type { Config } from '../config.ts';
+import type { Space } from '../space.ts';
 import type { Store } from '../store.ts';
 import { compromiseProvider } from './compromise-provider.ts';
 import { knownEntitiesProvider } from './known-entities.ts';
@@ -32,13 +33,13 @@ export function mergeBySpan(candidates: NerEntity[]): NerEntity[] {
 const enabled = (config: Config, name: NerProviderName) => config.ner.providers.includes(name);
 
 /** The hot path's providers: regex (always) and, unless disabled, the known-entities matcher. */
-export function fastProviders(store: Store): SyncNerProvider[] {
-  return enabled(store.config, 'known') ? [regexProvider, knownEntitiesProvider(store)] : [regexProvider];
+export function fastProviders(store: Store, space: Space): SyncNerProvider[] {
+  return enabled(store.config, 'known') ? [regexProvider, knownEntitiesProvider(store, space)] : [regexProvider];
 }
 
 /** Everything available: the fast providers plus compromise and the injected LLM, as configured. */
-export function accurateProviders(store: Store, extras: NerExtras = {}): NerProvider[] {
-  const providers: NerProvider[] = [...fastProviders(store)];
+export function accurateProviders(store: Store, space: Space, extras: NerExtras = {}): NerProvider[] {
+  const providers: NerProvider[] = [...fastProviders(store, space)];
   if (enabled(store.config, 'compromise')) providers.push(compromiseProvider);
   if (enabled(store.config, 'llm') && extras.llm) providers.push(extras.llm);
   return providers;

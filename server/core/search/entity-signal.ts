@@ -1,5 +1,6 @@
 // The entity signal (seed 004): entities named in the query, matched by canonical name or alias,
 // give the memories and turns linked to them. Reads the registry tables directly.
+import type { Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import { normalizeText } from '../text.ts';
 import type { Scored } from './lexical.ts';
@@ -17,20 +18,21 @@ function grams(text: string): string[] {
 
 export type EntityMatch = { id: number; mentions: number };
 
-export function entitiesInQuery(store: Store, text: string, exclude: Set<string> = new Set()): EntityMatch[] {
+/** The user's entities the query names (the registry is per user, D11). */
+export function entitiesInQuery(store: Store, space: Space, text: string, exclude: Set<string> = new Set()): EntityMatch[] {
   const keys = grams(text).filter((k) => !exclude.has(k));
   if (keys.length === 0) return [];
   const byName = prepared(store, 'search.entityNames', () =>
-    store.sqlite.prepare('select id, mention_count as mentions from entities where name_key in (select value from json_each(?))'),
-  ).all(JSON.stringify(keys)) as EntityMatch[];
+    store.sqlite.prepare('select id, mention_count as mentions from entities where user_id = ? and name_key in (select value from json_each(?))'),
+  ).all(space.userId, JSON.stringify(keys)) as EntityMatch[];
   // Aliases are a JSON array; the LIKE on its text narrows the scan before the exact check.
   const byAlias = prepared(store, 'search.entityAliases', () =>
     store.sqlite.prepare(`
       select e.id as id, e.mention_count as mentions from entities e
-      where e.aliases <> '[]' and exists (
+      where e.user_id = ? and e.aliases <> '[]' and exists (
         select 1 from json_each(e.aliases) a, json_each(?) k where sm_normalize(a.value) = k.value
       ) limit 50`),
-  ).all(JSON.stringify(keys)) as EntityMatch[];
+  ).all(space.userId, JSON.stringify(keys)) as EntityMatch[];
   const seen = new Map<number, EntityMatch>();
   for (const match of [...byName, ...byAlias]) seen.set(match.id, match);
   return [...seen.values()];

@@ -1,6 +1,7 @@
 // Turns fused keys into hits: reads the rows of the best entries in batches, drops those the
 // filters exclude (signals like entities and vectors do not filter in SQL), and attaches provenance.
 import type { MemoryRow } from '../memories.ts';
+import { visibleIn, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
 import type { Fused } from './fuse.ts';
@@ -35,7 +36,7 @@ function readMemories(store: Store, ids: number[]): Map<number, MemoryRow> {
 
 function toMemoryRow(r: Record<string, any>): MemoryRow {
   return {
-    id: r.id, kind: r.kind, layer: r.layer, status: r.status, content: r.content, contentKey: r.content_key,
+    id: r.id, userId: r.user_id, agentId: r.agent_id, kind: r.kind, layer: r.layer, status: r.status, content: r.content, contentKey: r.content_key,
     subject: r.subject, slot: r.slot, value: r.value, polarity: r.polarity, sessionId: r.session_id,
     hits: r.hits, accessCount: r.access_count, score: r.score, confidence: r.confidence, confidenceBase: r.confidence_base,
     decayRate: r.decay_rate, importance: r.importance, tags: JSON.parse(r.tags ?? '[]'), createdAt: r.created_at,
@@ -47,7 +48,7 @@ function readTurns(store: Store, ids: number[]): Map<number, TurnRow> {
   if (ids.length === 0) return new Map();
   const rows = prepared(store, 'search.turnRows', () =>
     store.sqlite.prepare(
-      'select id, session_id as sessionId, role, name, text, at, created_at as createdAt, enriched_at as enrichedAt from turns where id in (select value from json_each(?))',
+      'select id, user_id as userId, agent_id as agentId, session_id as sessionId, role, name, text, at, created_at as createdAt, enriched_at as enrichedAt from turns where id in (select value from json_each(?))',
     ),
   ).all(JSON.stringify(ids)) as TurnRow[];
   return new Map(rows.map((r) => [r.id, r]));
@@ -63,7 +64,8 @@ function sourcesOf(store: Store, memoryIds: number[]): Map<number, number[]> {
   return out;
 }
 
-export function hydrate(store: Store, fused: Fused<Signal>[], filter: SearchFilter, parts: Parts): SearchHit[] {
+/** Every hit is checked against the space once more here: signals that read links (entities, vectors) reach rows by id. */
+export function hydrate(store: Store, space: Space, fused: Fused<Signal>[], filter: SearchFilter, parts: Parts): SearchHit[] {
   const hits: SearchHit[] = [];
   for (let start = 0, size = Math.max(filter.limit * 2, 10); start < fused.length && hits.length < filter.limit; start += size, size = BATCH) {
     const batch = fused.slice(start, start + size);
@@ -76,11 +78,11 @@ export function hydrate(store: Store, fused: Fused<Signal>[], filter: SearchFilt
       const id = Number(entry.key.slice(1));
       if (entry.key[0] === 'm') {
         const m = memoryRows.get(id);
-        if (!m || !memoryAllowed(filter, parts.memoryKinds, m)) continue;
+        if (!m || !visibleIn(space, m) || !memoryAllowed(filter, parts.memoryKinds, m)) continue;
         kept.push({ kind: m.kind, id, text: m.content, sessionId: m.sessionId, at: m.eventAt, score: entry.score, ranks: ranksOf(entry.ranks), memory: m, turn: null, sourceTurnIds: [] });
       } else {
         const t = turnRows.get(id);
-        if (!t || !parts.allowTurn(t)) continue;
+        if (!t || !visibleIn(space, t) || !parts.allowTurn(t)) continue;
         kept.push({ kind: 'turn', id, text: t.text, sessionId: t.sessionId, at: t.at, score: entry.score, ranks: ranksOf(entry.ranks), memory: null, turn: t, sourceTurnIds: [] });
       }
       if (hits.length + kept.length >= filter.limit) break;

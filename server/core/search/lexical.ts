@@ -2,6 +2,7 @@
 // always runs alone in a subquery with its own LIMIT, and filters join afterwards (the FTS5
 // planner trap in STACK.md); CROSS JOIN pins that order, else the planner scans the filtered table
 // by its index and probes the FTS results. Terms are normalised tokens, each quoted: no user text is syntax.
+import { scopedMatch, spaceClause, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import { escapeLike, hasNonAscii } from '../text.ts';
 import { ftsAny } from './query.ts';
@@ -16,9 +17,9 @@ type Clause = { sql: string; params: unknown[] };
 
 const statement = (store: Store, text: string) => prepared(store, `search:${text}`, () => store.sqlite.prepare(text));
 
-/** Filters on turns aliased `t`. */
-export function turnClauses(filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'speakers'>): Clause[] {
-  const clauses: Clause[] = [];
+/** Filters on turns aliased `t`, the space's first. */
+export function turnClauses(space: Space, filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'speakers'>): Clause[] {
+  const clauses: Clause[] = [spaceClause(space, 't')];
   if (filter.sessionIds?.length) clauses.push({ sql: `t.session_id in (${filter.sessionIds.map(() => '?').join(',')})`, params: filter.sessionIds });
   if (filter.excludeSessionId) clauses.push({ sql: 't.session_id <> ?', params: [filter.excludeSessionId] });
   if (filter.from != null) clauses.push({ sql: 't.at >= ?', params: [filter.from] });
@@ -28,8 +29,8 @@ export function turnClauses(filter: Pick<SearchFilter, 'sessionIds' | 'excludeSe
 }
 
 /** Filters on memories aliased `m`; kinds are the memory kinds wanted (fact, reflection). */
-export function memoryClauses(filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'tags' | 'status'>, kinds: string[]): Clause[] {
-  const clauses: Clause[] = [{ sql: 'm.status = ?', params: [filter.status] }];
+export function memoryClauses(space: Space, filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'tags' | 'status'>, kinds: string[]): Clause[] {
+  const clauses: Clause[] = [spaceClause(space, 'm'), { sql: 'm.status = ?', params: [filter.status] }];
   clauses.push({ sql: `m.kind in (${kinds.map(() => '?').join(',')})`, params: kinds });
   if (filter.sessionIds?.length) clauses.push({ sql: `m.session_id in (${filter.sessionIds.map(() => '?').join(',')})`, params: filter.sessionIds });
   // A memory with no session (remembered explicitly) is not from the excluded conversation.
@@ -57,26 +58,29 @@ function likeScored(store: Store, table: 'turns' | 'memories', terms: string[], 
   return statement(store, text).all(...patterns, ...patterns, ...params(clauses), limit) as Scored[];
 }
 
-/** Turns matching any term, best BM25 first (score = -bm25, higher is better). */
-export function lexicalTurns(store: Store, terms: string[], clauses: Clause[], limit: number): Scored[] {
+/**
+ * The space's turns matching any term, best BM25 first (score = -bm25, higher is better). The
+ * MATCH names the user (its `space` token), so other users' rows are never read or ranked.
+ */
+export function lexicalTurns(store: Store, space: Space, terms: string[], clauses: Clause[], limit: number): Scored[] {
   if (terms.length === 0) return [];
   if (!ftsOn(store)) return likeScored(store, 'turns', terms, clauses, limit);
-  const match = ftsAny(selectiveTerms(store, 'turns', terms));
+  const match = ftsAny(selectiveTerms(store, space, 'turns', terms));
   if (!match) return [];
   // Filters cut candidates after the LIMIT, so filtered searches look further down the list.
-  const inner = clauses.length ? limit * 4 : limit;
-  const text = `select t.id as id, f.score as score from (select rowid, -bm25(turns_fts) as score from turns_fts where turns_fts match ? order by rank limit ?) f cross join turns t on t.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
-  return statement(store, text).all(match, inner, ...params(clauses), limit) as Scored[];
+  const inner = clauses.length > 1 ? limit * 4 : limit;
+  const text = `select t.id as id, f.score as score from (select rowid, -rank as score from turns_fts where turns_fts match ? order by rank limit ?) f cross join turns t on t.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
+  return statement(store, text).all(scopedMatch(space.userId, 'text', match), inner, ...params(clauses), limit) as Scored[];
 }
 
-export function lexicalMemories(store: Store, terms: string[], clauses: Clause[], limit: number): Scored[] {
+export function lexicalMemories(store: Store, space: Space, terms: string[], clauses: Clause[], limit: number): Scored[] {
   if (terms.length === 0) return [];
   if (!ftsOn(store)) return likeScored(store, 'memories', terms, clauses, limit);
-  const match = ftsAny(selectiveTerms(store, 'memories', terms));
+  const match = ftsAny(selectiveTerms(store, space, 'memories', terms));
   if (!match) return [];
   const inner = limit * 2; // status/kind filters always apply
-  const text = `select m.id as id, f.score as score from (select rowid, -bm25(memories_fts) as score from memories_fts where memories_fts match ? order by rank limit ?) f cross join memories m on m.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
-  return statement(store, text).all(match, inner, ...params(clauses), limit) as Scored[];
+  const text = `select m.id as id, f.score as score from (select rowid, -rank as score from memories_fts where memories_fts match ? order by rank limit ?) f cross join memories m on m.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
+  return statement(store, text).all(scopedMatch(space.userId, 'content', match), inner, ...params(clauses), limit) as Scored[];
 }
 
 /** Turns the clauses select, oldest first, unscored: the turns on a date a query names. */

@@ -2,6 +2,7 @@
 // turns, entities and (when a query vector is given) sqlite-vec KNN, fused with RRF (k = 60).
 import { parseInput } from '../validation.ts';
 import type { MemoryRow } from '../memories.ts';
+import { visibleIn, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import { entitiesInQuery, entityLinked } from './entity-signal.ts';
 import { rrf, type RankedList } from './fuse.ts';
@@ -54,15 +55,16 @@ function tuningOf(options: SearchOptions): SearchTuning {
 }
 
 /**
- * Searches facts, reflections and turns. Any query string is safe (it is tokenised, never used
- * as FTS syntax); one with no searchable word returns no hits. Bad filters throw BAD_USER_INPUT.
+ * Searches the facts, reflections and turns of one space. Any query string is safe (it is
+ * tokenised, never used as FTS syntax); one with no searchable word returns no hits. Bad
+ * filters throw BAD_USER_INPUT.
  */
-export function search(store: Store, input: SearchInput, options: SearchOptions = {}): SearchResult {
+export function search(store: Store, space: Space, input: SearchInput, options: SearchOptions = {}): SearchResult {
   const filter = parseInput(searchSchema, input);
   const tuning = tuningOf(options);
   const wantTurns = filter.kinds.includes('turn') && !filter.tags?.length;
   const memoryKinds = filter.kinds.filter((k) => k !== 'turn');
-  const query = analyzeQuery(filter.query, speakerLookup(store), store.clock.now());
+  const query = analyzeQuery(filter.query, speakerLookup(store, space), store.clock.now());
   const lists: RankedList<Signal>[] = [];
   const used = new Set<Signal>();
   const on = (signal: Signal) => tuning.weights[signal] > 0;
@@ -72,8 +74,8 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   };
   if (query.tokens.length === 0) return { hits: [], signals: [] };
 
-  const tClauses = turnClauses(filter);
-  const mClauses = memoryKinds.length > 0 || wantTurns ? memoryClauses(filter, memoryKinds.length > 0 ? memoryKinds : ['fact']) : [];
+  const tClauses = turnClauses(space, filter);
+  const mClauses = memoryKinds.length > 0 || wantTurns ? memoryClauses(space, filter, memoryKinds.length > 0 ? memoryKinds : ['fact']) : [];
   // Memory text names its subject ("Caroline went…"), so memories are searched with the names too.
   const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
   // Turns use facts and entities only as ranker features: with a weight of 0, a turn search skips them.
@@ -81,19 +83,19 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   const entitiesForTurns = wantTurns && (tuning.turns.weights.entity !== 0 || on('entity'));
   // Memory candidates that only feed their own list: a few pages past the limit do.
   const memoryLimit = factsForTurns ? tuning.memoryCandidates : Math.min(tuning.memoryCandidates, Math.max(50, filter.limit * 5));
-  const memoryHits = (memoryKinds.length > 0 && on('lexical')) || factsForTurns ? lexicalMemories(store, memoryTerms, mClauses, memoryLimit) : [];
+  const memoryHits = (memoryKinds.length > 0 && on('lexical')) || factsForTurns ? lexicalMemories(store, space, memoryTerms, mClauses, memoryLimit) : [];
 
   const projected = factsForTurns ? projectToTurns(store, memoryHits) : [];
   // Speakers are left to the speaker features: their entity links are every turn they said.
-  const matches = entitiesForTurns || (memoryKinds.length > 0 && on('entity')) ? entitiesInQuery(store, query.raw, new Set(query.speakers.map((s) => normalizeText(s)))) : [];
+  const matches = entitiesForTurns || (memoryKinds.length > 0 && on('entity')) ? entitiesInQuery(store, space, query.raw, new Set(query.speakers.map((s) => normalizeText(s)))) : [];
   if (wantTurns) {
-    let candidates = lexicalTurns(store, query.terms, tClauses, tuning.candidates);
+    let candidates = lexicalTurns(store, space, query.terms, tClauses, tuning.candidates);
     const entityTurns = entitiesForTurns ? entityLinked(store, 'turns', matches, tuning.candidates, new Map(candidates.map((c) => [c.id, c.score]))) : [];
     let pinned: number[] = [];
     if (query.window && tuning.turns.weights.onDate > 0) {
       // A named date: the best matches on that date are scored even if they rank low overall.
-      const onDate = turnClauses({ ...filter, from: Math.max(filter.from ?? 0, query.window.from - DATE_SLACK_MS), to: Math.min(filter.to ?? Infinity, query.window.to + DATE_SLACK_MS) });
-      const dated = lexicalTurns(store, query.terms, onDate, 50);
+      const onDate = turnClauses(space, { ...filter, from: Math.max(filter.from ?? 0, query.window.from - DATE_SLACK_MS), to: Math.min(filter.to ?? Infinity, query.window.to + DATE_SLACK_MS) });
+      const dated = lexicalTurns(store, space, query.terms, onDate, 50);
       // With few word matches on that date, the date's first turns are scored too (no words needed).
       pinned = [...new Set([...dated.map((c) => c.id), ...(dated.length < 10 ? turnsWhere(store, onDate, 20).map((c) => c.id) : [])])];
       candidates = mergeCandidates(candidates, dated);
@@ -102,7 +104,7 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
     // 0 on LoCoMo), and their own lists join the fusion with the signal's weight (memory: 0, so
     // its ranks show without counting twice; entity: low, so linked turns with no shared word still come up).
     const signals = { memory: normalised(projected), entity: normalised(entityTurns) };
-    const { ranked, features } = rankTurns(store, query, candidates, tuning.turns, turnFilter(filter), pinned, signals);
+    const { ranked, features } = rankTurns(store, space, query, candidates, tuning.turns, turnFilter(space, filter), pinned, signals);
     for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
     if (on('lexical')) push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
     if (projected.length > 0) push('memory', projected.map((t) => key('t', t.id)), tuning.weights.memory);
@@ -114,20 +116,21 @@ export function search(store: Store, input: SearchInput, options: SearchOptions 
   }
 
   if (on('vector') && options.queryVector && vectorsReady(store)) {
-    if (wantTurns) push('vector', knnIds(store, 'turns', options.queryVector, tuning.candidates).map((id) => key('t', id)));
-    if (memoryKinds.length > 0) push('vector', knnIds(store, 'memories', options.queryVector, tuning.candidates).map((id) => key('m', id)));
+    if (wantTurns) push('vector', knnIds(store, space, 'turns', options.queryVector, tuning.candidates).map((id) => key('t', id)));
+    if (memoryKinds.length > 0) push('vector', knnIds(store, space, 'memories', options.queryVector, tuning.candidates).map((id) => key('m', id)));
   }
 
   const fused = rrf(lists);
-  const hits = hydrate(store, fused, filter, { memoryKinds, turns: wantTurns, allowTurn: turnFilter(filter) });
+  const hits = hydrate(store, space, fused, filter, { memoryKinds, turns: wantTurns, allowTurn: turnFilter(space, filter) });
   return { hits: hits.slice(0, filter.limit), signals: SIGNALS.filter((s) => used.has(s)) };
 }
 
 /** The SQL filters, again in JS, for turns that reach the list another way (neighbours, entities). */
-export function turnFilter(filter: SearchFilter) {
+export function turnFilter(space: Space, filter: SearchFilter) {
   const sessions = filter.sessionIds?.length ? new Set(filter.sessionIds) : null;
   const speakers = filter.speakers?.length ? new Set(filter.speakers.map((s) => s.toLowerCase())) : null;
-  return (turn: { sessionId: string; at: number; name: string | null }) =>
+  return (turn: { userId: string; agentId: string | null; sessionId: string; at: number; name: string | null }) =>
+    visibleIn(space, turn) &&
     (!sessions || sessions.has(turn.sessionId)) &&
     turn.sessionId !== filter.excludeSessionId &&
     (filter.from == null || turn.at >= filter.from) &&

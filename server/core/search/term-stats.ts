@@ -2,6 +2,7 @@
 // FTS5 scores every row any term matches (no early termination), so one word that appears in
 // a large share of a 100k-turn history costs tens of milliseconds while adding almost no
 // ranking information. Counting is capped and cached per store (frequencies drift slowly).
+import { scopedMatch, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import { escapeLike } from '../text.ts';
 
@@ -13,17 +14,34 @@ const CACHE_SIZE = 5000;
 // LIKE fallback finds them: a scan, but capped, and cached like the rest.
 const useFts = (store: Store) => store.features.fts && store.config.fts.enabled;
 
+/** Per user and table: the row count it was taken at, and the document frequencies counted since. */
 type Cache = { rows: number; df: Map<string, number> };
-const caches = new WeakMap<Store, Map<string, Cache>>();
+type Counted = { rows: number; atMaxId: number };
+type StoreCaches = { df: Map<string, Cache>; rows: Map<string, Counted> };
+const caches = new WeakMap<Store, StoreCaches>();
+/** Users whose statistics are kept at once; past it the oldest are dropped (and re-counted when asked). */
+const MAX_KEYS = 2000;
 
-function cacheFor(store: Store, table: 'turns' | 'memories', rows: number): Cache {
-  let byTable = caches.get(store);
-  if (!byTable) caches.set(store, (byTable = new Map()));
+function cachesOf(store: Store): StoreCaches {
+  let found = caches.get(store);
+  if (!found) caches.set(store, (found = { df: new Map(), rows: new Map() }));
+  return found;
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): V {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_KEYS) map.delete(map.keys().next().value!);
+  return value;
+}
+
+function cacheFor(store: Store, space: Space, table: 'turns' | 'memories', rows: number): Cache {
+  const byKey = cachesOf(store).df;
   // FTS5 and LIKE count a little differently (tokens vs substrings): one cache each.
-  const key = `${table}:${useFts(store) ? 'fts' : 'like'}`;
-  let cache = byTable.get(key);
-  // Frequencies are re-counted once the table has grown by a tenth.
-  if (!cache || rows > cache.rows * 1.1 + 100 || rows < cache.rows) byTable.set(key, (cache = { rows, df: new Map() }));
+  const key = `${space.userId}\u0000${table}:${useFts(store) ? 'fts' : 'like'}`;
+  let cache = byKey.get(key);
+  // Frequencies are re-counted once the user's table has grown by a tenth.
+  if (!cache || rows > cache.rows * 1.1 + 100 || rows < cache.rows) cache = remember(byKey, key, { rows, df: new Map() });
   return cache;
 }
 
@@ -31,37 +49,50 @@ function countStatement(store: Store, table: 'turns' | 'memories') {
   const fts = useFts(store);
   return prepared(store, `search.df.${table}.${fts ? 'fts' : 'like'}`, () => {
     const name = `${table}_fts`;
-    const rows = fts ? `select 1 from ${name} where ${name} match ?` : `select 1 from ${table} where ${table === 'turns' ? 'text' : 'content_key'} like ? escape '\\'`;
+    const rows = fts
+      ? `select 1 from ${name} where ${name} match ?`
+      : `select 1 from ${table} where user_id = ? and ${table === 'turns' ? 'text' : 'content_key'} like ? escape '\\'`;
     return store.sqlite.prepare(`select count(*) as n from (${rows} limit ${COMMON_DF + 1})`);
   });
 }
 
-const countArgument = (store: Store, term: string) => (useFts(store) ? `"${term.replace(/"/g, '""')}"` : `%${escapeLike(term)}%`);
+const countArguments = (store: Store, space: Space, table: 'turns' | 'memories', term: string) =>
+  useFts(store) ? [scopedMatch(space.userId, table === 'turns' ? 'text' : 'content', `"${term.replace(/"/g, '""')}"`)] : [space.userId, `%${escapeLike(term)}%`];
 
-export function documentFrequency(store: Store, table: 'turns' | 'memories', rows: number, term: string): number {
-  const cache = cacheFor(store, table, rows);
+/** In how many of the user's rows the term appears (capped at COMMON_DF + 1). */
+export function documentFrequency(store: Store, space: Space, table: 'turns' | 'memories', rows: number, term: string): number {
+  const cache = cacheFor(store, space, table, rows);
   let df = cache.df.get(term);
   if (df === undefined) {
-    df = (countStatement(store, table).get(countArgument(store, term)) as { n: number }).n;
+    df = (countStatement(store, table).get(...countArguments(store, space, table, term)) as { n: number }).n;
     if (cache.df.size >= CACHE_SIZE) cache.df.clear();
     cache.df.set(term, df);
   }
   return df;
 }
 
-export function tableRows(store: Store, table: 'turns' | 'memories'): number {
-  const stmt = prepared(store, `search.maxId.${table}`, () => store.sqlite.prepare(`select max(id) as n from ${table}`));
-  return (stmt.get() as { n: number | null }).n ?? 0;
+/**
+ * About how many rows the user has in `table`. Counting walks the user's index range, so the
+ * count is kept and taken again only once the file's largest id has grown by a tenth since.
+ */
+export function tableRows(store: Store, space: Space, table: 'turns' | 'memories'): number {
+  const maxId = (prepared(store, `search.maxId.${table}`, () => store.sqlite.prepare(`select max(id) as n from ${table}`)).get() as { n: number | null }).n ?? 0;
+  const byKey = cachesOf(store).rows;
+  const key = `${space.userId}\u0000${table}`;
+  const counted = byKey.get(key);
+  if (counted && maxId <= counted.atMaxId * 1.1 + 100 && maxId >= counted.atMaxId) return counted.rows;
+  const rows = (prepared(store, `search.userRows.${table}`, () => store.sqlite.prepare(`select count(*) as n from ${table} where user_id = ?`)).get(space.userId) as { n: number }).n;
+  return remember(byKey, key, { rows, atMaxId: maxId }).rows;
 }
 
 /**
  * The terms worth an OR-query: common ones dropped, unless every term is common, in which case
  * the two rarest stay (the query must still find something).
  */
-export function selectiveTerms(store: Store, table: 'turns' | 'memories', terms: string[]): string[] {
-  const rows = tableRows(store, table);
+export function selectiveTerms(store: Store, space: Space, table: 'turns' | 'memories', terms: string[]): string[] {
+  const rows = tableRows(store, space, table);
   if (rows <= COMMON_DF || terms.length === 0) return terms;
-  const scored = terms.map((term) => ({ term, df: documentFrequency(store, table, rows, term) }));
+  const scored = terms.map((term) => ({ term, df: documentFrequency(store, space, table, rows, term) }));
   const rare = scored.filter((t) => t.df <= COMMON_DF).map((t) => t.term);
   if (rare.length > 0) return rare;
   return scored.sort((a, b) => a.df - b.df).slice(0, 2).map((t) => t.term);

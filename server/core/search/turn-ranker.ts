@@ -2,13 +2,14 @@
 // free (turn-features.ts). The weights were fitted on LoCoMo conversations by coordinate ascent
 // on evidence recall, and checked by leaving each conversation out in turn: `npm run bench:fit`
 // refits them and prints both, so a change here is a measured one.
+import type { Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import type { AnalyzedQuery } from './query.ts';
 import type { Scored } from './lexical.ts';
 import { documentFrequency, tableRows } from './term-stats.ts';
 import { queryModel, TURN_FEATURES, turnFeatures, type FeatureTurn, type SignalScores, type WordCache, type TurnFeature } from './turn-features.ts';
 
-export type TurnInfo = { id: number; sessionId: string; name: string | null; at: number };
+export type TurnInfo = { id: number; userId: string; agentId: string | null; sessionId: string; name: string | null; at: number };
 
 export type TurnTuning = {
   weights: Record<TurnFeature, number>;
@@ -33,8 +34,8 @@ export function neighbourIds(store: Store, ids: number[], window: number): Map<n
   const stmt = prepared(store, `search.neighbours.${window}`, () =>
     store.sqlite.prepare(`
       select c.id as id,
-        (select json_group_array(id) from (select p.id from turns p where p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window})) as prev,
-        (select json_group_array(id) from (select n.id from turns n where n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window})) as next
+        (select json_group_array(id) from (select p.id from turns p where p.user_id = c.user_id and p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window})) as prev,
+        (select json_group_array(id) from (select n.id from turns n where n.user_id = c.user_id and n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window})) as next
       from turns c where c.id in (select value from json_each(?))`),
   );
   for (const row of stmt.all(JSON.stringify(ids)) as { id: number; prev: string; next: string }[]) {
@@ -54,16 +55,18 @@ function wordCache(store: Store): WordCache {
 
 function readTurns(store: Store, ids: number[]): Map<number, TurnRead> {
   const stmt = prepared(store, 'search.rankTurns', () =>
-    store.sqlite.prepare('select t.id as id, t.session_id as sessionId, t.name as name, t.at as at, t.text as text from turns t where t.id in (select value from json_each(?))'),
+    store.sqlite.prepare(
+      'select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.name as name, t.at as at, t.text as text from turns t where t.id in (select value from json_each(?))',
+    ),
   );
   return new Map((stmt.all(JSON.stringify(ids)) as TurnRead[]).map((r) => [r.id, r]));
 }
 
-/** IDF as BM25 defines it, from the index's (capped) document frequencies. */
-function idfFor(store: Store) {
-  const rows = Math.max(1, tableRows(store, 'turns'));
+/** IDF as BM25 defines it, from the (capped) document frequencies in the user's turns. */
+function idfFor(store: Store, space: Space) {
+  const rows = Math.max(1, tableRows(store, space, 'turns'));
   return (term: string) => {
-    const df = documentFrequency(store, 'turns', rows, term);
+    const df = documentFrequency(store, space, 'turns', rows, term);
     return Math.log(1 + (rows - df + 0.5) / (df + 0.5));
   };
 }
@@ -75,6 +78,7 @@ function idfFor(store: Store) {
  */
 export function rankTurns(
   store: Store,
+  space: Space,
   query: AnalyzedQuery,
   candidates: Scored[],
   tuning: TurnTuning,
@@ -109,7 +113,7 @@ export function rankTurns(
   };
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
-  const features = turnFeatures(queryModel(query, idfFor(store)), scored, bm25, turns, signals, wordCache(store));
+  const features = turnFeatures(queryModel(query, idfFor(store, space)), scored, bm25, turns, signals, wordCache(store));
   const weights = TURN_FEATURES.map((f) => tuning.weights[f]);
   const ranked: Scored[] = [];
   for (const [id, vector] of features) ranked.push({ id, score: vector.reduce((sum, x, i) => sum + x * weights[i]!, 0) });

@@ -5,6 +5,7 @@
 import { meta } from '../../../drizzle/schema.ts';
 import { eq } from 'drizzle-orm';
 import { VECTOR_TABLES } from '../forget.ts';
+import type { Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import { setVectorState, vectorState, vectorsReady, type VectorSpec, type VectorState } from './vector-state.ts';
 
@@ -17,9 +18,36 @@ export function lockedSpec(store: Store): VectorSpec | null {
   return (row?.value as VectorSpec | undefined) ?? null;
 }
 
+/** Each user is a partition (D11): a user's KNN reads that user's vectors only. */
+const definition = (table: string, dimensions: number) =>
+  `create virtual table ${table} using vec0(user_id text partition key, embedding float[${dimensions}] distance_metric=cosine)`;
+
+const OWNER = { vec_memories: 'memories', vec_turns: 'turns' } as const;
+
 function createTables(store: Store, spec: VectorSpec) {
   for (const table of Object.values(VECTOR_TABLES)) {
-    store.sqlite.exec(`create virtual table if not exists ${table} using vec0(embedding float[${spec.dimensions}] distance_metric=cosine)`);
+    const existing = store.sqlite.prepare('select sql from sqlite_master where name = ?').get(table) as { sql: string } | undefined;
+    if (!existing) {
+      store.sqlite.exec(definition(table, spec.dimensions));
+      continue;
+    }
+    if (existing.sql.includes('partition key')) continue;
+    // A table from before spaces: its vectors move to a partitioned one, each under its row's
+    // user (vec0 cannot be renamed, so they go through a scratch table).
+    store.sqlite
+      .transaction(() => {
+        const scratch = `${table}_moving`;
+        store.sqlite.exec(`drop table if exists ${scratch}`);
+        store.sqlite.exec(definition(scratch, spec.dimensions));
+        store.sqlite.exec(
+          `insert into ${scratch}(rowid, user_id, embedding) select v.rowid, o.user_id, v.embedding from ${table} v join ${OWNER[table]} o on o.id = v.rowid`,
+        );
+        store.sqlite.exec(`drop table ${table}`);
+        store.sqlite.exec(definition(table, spec.dimensions));
+        store.sqlite.exec(`insert into ${table}(rowid, user_id, embedding) select rowid, user_id, embedding from ${scratch}`);
+        store.sqlite.exec(`drop table ${scratch}`);
+      })
+      .immediate();
   }
 }
 
@@ -57,15 +85,15 @@ export function resetVectors(store: Store, spec: VectorSpec): VectorState {
 
 const setState = setVectorState;
 
-/** Stores (or replaces) vectors; vec0 has no upsert, so it is delete + insert. */
-export function putVectors(store: Store, table: VectorTable, rows: { id: number; vector: Float32Array }[]) {
+/** Stores (or replaces) vectors, each in its row's user partition; vec0 has no upsert, so it is delete + insert. */
+export function putVectors(store: Store, table: VectorTable, rows: { id: number; userId: string; vector: Float32Array }[]) {
   const name = VECTOR_TABLES[table];
   const remove = prepared(store, `vec.delete.${table}`, () => store.sqlite.prepare(`delete from ${name} where rowid = ?`));
-  const insert = prepared(store, `vec.insert.${table}`, () => store.sqlite.prepare(`insert into ${name}(rowid, embedding) values (?, ?)`));
-  for (const { id, vector } of rows) {
+  const insert = prepared(store, `vec.insert.${table}`, () => store.sqlite.prepare(`insert into ${name}(rowid, user_id, embedding) values (?, ?, ?)`));
+  for (const { id, userId, vector } of rows) {
     // vec0 refuses a JS number as its integer primary key: bind a BigInt.
     remove.run(BigInt(id));
-    insert.run(BigInt(id), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+    insert.run(BigInt(id), userId, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
   }
 }
 
@@ -79,13 +107,13 @@ export function countVectors(store: Store, table: VectorTable): number {
   return (store.sqlite.prepare(`select count(*) as n from ${VECTOR_TABLES[table]}`).get() as { n: number }).n;
 }
 
-/** Nearest ids by cosine distance. Filters apply afterwards (hydrate). */
-export function knnIds(store: Store, table: VectorTable, vector: Float32Array, k: number): number[] {
+/** The user's nearest ids by cosine distance (its partition only). Other filters apply afterwards (hydrate). */
+export function knnIds(store: Store, space: Space, table: VectorTable, vector: Float32Array, k: number): number[] {
   const state = vectorState(store);
   if (!state.ready || vector.length !== state.spec.dimensions) return [];
   const stmt = prepared(store, `vec.knn.${table}`, () =>
-    store.sqlite.prepare(`select rowid as id from ${VECTOR_TABLES[table]} where embedding match ? and k = ? order by distance`),
+    store.sqlite.prepare(`select rowid as id from ${VECTOR_TABLES[table]} where embedding match ? and k = ? and user_id = ? order by distance`),
   );
-  const rows = stmt.all(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), Math.min(4096, k)) as { id: number | bigint }[];
+  const rows = stmt.all(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), Math.min(4096, k), space.userId) as { id: number | bigint }[];
   return rows.map((r) => Number(r.id));
 }

@@ -1,0 +1,100 @@
+// Users are first-class (D11): registered on their first write, listed with what they own, and
+// erasable in one transaction (forgetUser) down to the last index entry.
+import { z } from 'zod';
+import { DEFAULT_USER, userIdSchema } from './space.ts';
+import { prepared, publish, write, type Store } from './store.ts';
+import { parseInput } from './validation.ts';
+
+/** Registers the user on its first write (a no-op afterwards). Inside the caller's transaction. */
+export function ensureUser(store: Store, userId: string) {
+  prepared(store, 'user.ensure', () => store.sqlite.prepare('insert into users (id, created_at) values (?, ?) on conflict do nothing')).run(userId, store.clock.now());
+}
+
+export type UserRow = {
+  id: string;
+  createdAt: number;
+  turns: number;
+  sessions: number;
+  memories: number;
+  activeMemories: number;
+  entities: number;
+  /** The latest turn or memory, epoch ms; null for a user with neither. */
+  lastActiveAt: number | null;
+};
+
+const COUNTS = `
+  (select count(*) from turns where user_id = u.id) as turns,
+  (select count(*) from sessions where user_id = u.id) as sessions,
+  (select count(*) from memories where user_id = u.id) as memories,
+  (select count(*) from memories where user_id = u.id and status = 'active') as activeMemories,
+  (select count(*) from entities where user_id = u.id) as entities,
+  max(coalesce((select max(last_seen_at) from sessions where user_id = u.id), 0), coalesce((select max(created_at) from memories where user_id = u.id), 0)) as lastActiveAt`;
+
+export const listUsersSchema = z.object({
+  /** Only users whose id starts with this. */
+  prefix: z.string().max(128).nullish(),
+  limit: z.number().int().min(1).max(500).default(50),
+  offset: z.number().int().min(0).default(0),
+});
+export type ListUsersInput = z.input<typeof listUsersSchema>;
+
+/** Users by id, with their counts (admin). */
+export function listUsers(store: Store, input: ListUsersInput = {}): { rows: UserRow[]; total: number } {
+  const { prefix, limit, offset } = parseInput(listUsersSchema, input);
+  // A prefix range on the primary key: '\uffff' sorts after every id character.
+  const range = prefix ? 'where u.id >= ? and u.id < ?' : '';
+  const params = prefix ? [prefix, `${prefix}\uffff`] : [];
+  const rows = store.sqlite.prepare(`select u.id as id, u.created_at as createdAt, ${COUNTS} from users u ${range} order by u.id limit ? offset ?`).all(...params, limit, offset) as UserRow[];
+  const total = (store.sqlite.prepare(`select count(*) as n from users u ${range}`).get(...params) as { n: number }).n;
+  return { rows: rows.map((r) => ({ ...r, lastActiveAt: r.lastActiveAt || null })), total };
+}
+
+export function getUser(store: Store, userId: string): UserRow | undefined {
+  const row = store.sqlite.prepare(`select u.id as id, u.created_at as createdAt, ${COUNTS} from users u where u.id = ?`).get(userId) as UserRow | undefined;
+  return row && { ...row, lastActiveAt: row.lastActiveAt || null };
+}
+
+export type ForgetUserResult = { userId: string; turns: number; sessions: number; memories: number; entities: number; events: number; jobs: number; tokens: number; vectors: number; vacuumed: boolean };
+
+const VECTOR_TABLE_NAMES = ['vec_turns', 'vec_memories'];
+
+/**
+ * Hard-deletes everything of one user in one transaction: turns, sessions, memories (every
+ * status), entities and their links, the decision log, jobs, access tokens, FTS entries (the
+ * delete triggers) and vectors. With `vacuum`, the file is rewritten afterwards so no deleted
+ * page keeps the text. The default user can be forgotten too; it comes back on the next write.
+ */
+export function forgetUser(store: Store, input: { userId: string; vacuum?: boolean | null }): ForgetUserResult {
+  const userId = parseInput(z.object({ userId: userIdSchema }), { userId: input.userId }).userId;
+  const result = write(store, () => {
+    const run = (sql: string) => store.sqlite.prepare(sql).run(userId).changes;
+    let vectors = 0;
+    for (const table of VECTOR_TABLE_NAMES) {
+      if (!store.sqlite.prepare('select 1 from sqlite_master where name = ?').get(table)) continue;
+      vectors += run(`delete from ${table} where user_id = ?`);
+    }
+    // Junction rows go with their owners (foreign keys cascade); links and relations likewise.
+    const memories = run('delete from memories where user_id = ?');
+    const turns = run('delete from turns where user_id = ?');
+    const sessions = run('delete from sessions where user_id = ?');
+    const entities = run('delete from entities where user_id = ?');
+    const events = run('delete from memory_events where user_id = ?');
+    const jobs = run("delete from jobs where user_id = ?1 or payload ->> '$.userId' = ?1");
+    const tokens = run('delete from access_tokens where user_id = ?');
+    run('delete from users where id = ?');
+    publish(store, { type: 'user', action: 'forgotten', userId, at: store.clock.now() });
+    return { userId, turns, sessions, memories, entities, events, jobs, tokens, vectors, vacuumed: false };
+  });
+  if (input.vacuum) {
+    // The FTS indexes keep deleted terms in their segments until merged: merge, then rewrite the file.
+    for (const fts of ['turns_fts', 'memories_fts']) {
+      if (store.sqlite.prepare('select 1 from sqlite_master where name = ?').get(fts)) store.sqlite.exec(`insert into ${fts}(${fts}) values ('optimize')`);
+    }
+    store.sqlite.exec('vacuum');
+    store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    result.vacuumed = true;
+  }
+  return result;
+}
+
+export { DEFAULT_USER };
