@@ -1,5 +1,6 @@
 // A store with heuristic extraction and a clock that moves a minute per turn: `say` sends a
 // turn through ingestTurn as an app would, `jump` skips days between conversations.
+import { DEFAULT_SPACE } from '../../server/core/space.ts';
 import { DAY_MS } from '../../server/core/clock.ts';
 import { ingestTurn } from '../../server/ingest.ts';
 import { createRuntime } from '../../server/runtime.ts';
@@ -12,7 +13,7 @@ export function conversation(config: Record<string, unknown> = {}) {
   const say = async (sessionId: string, name: string, text: string) => {
     at += 60_000;
     t.setNow(at);
-    return (await ingestTurn(runtime, { sessionId, role: 'user', name, text, at })).turn;
+    return (await ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name, text, at })).turn;
   };
   return { ...t, say, jump: (days: number) => (at += days * DAY_MS) };
 }
