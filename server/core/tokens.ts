@@ -64,8 +64,8 @@ export const listTokensSchema = z.object({
 export function listTokens(store: Store, input: z.input<typeof listTokensSchema> = {}): TokenRow[] {
   const { userId, includeRevoked } = parseInput(listTokensSchema, input);
   const rows = store.sqlite
-    .prepare(`select ${COLUMNS} from access_tokens where (?1 is null or user_id = ?1) and (?2 or revoked_at is null) order by id`)
-    .all(userId ?? null, includeRevoked ? 1 : 0) as TokenRow[];
+    .prepare(`select ${COLUMNS} from access_tokens where (@userId is null or user_id = @userId) and (@all or revoked_at is null) order by id`)
+    .all({ userId: userId ?? null, all: includeRevoked ? 1 : 0 }) as TokenRow[];
   return rows.map(decode);
 }
 

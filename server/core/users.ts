@@ -67,21 +67,21 @@ const VECTOR_TABLE_NAMES = ['vec_turns', 'vec_memories'];
 export function forgetUser(store: Store, input: { userId: string; vacuum?: boolean | null }): ForgetUserResult {
   const userId = parseInput(z.object({ userId: userIdSchema }), { userId: input.userId }).userId;
   const result = write(store, () => {
-    const run = (sql: string) => store.sqlite.prepare(sql).run(userId).changes;
+    const run = (sql: string) => store.sqlite.prepare(sql).run({ userId }).changes;
     let vectors = 0;
     for (const table of VECTOR_TABLE_NAMES) {
       if (!store.sqlite.prepare('select 1 from sqlite_master where name = ?').get(table)) continue;
-      vectors += run(`delete from ${table} where user_id = ?`);
+      vectors += run(`delete from ${table} where user_id = @userId`);
     }
     // Junction rows go with their owners (foreign keys cascade); links and relations likewise.
-    const memories = run('delete from memories where user_id = ?');
-    const turns = run('delete from turns where user_id = ?');
-    const sessions = run('delete from sessions where user_id = ?');
-    const entities = run('delete from entities where user_id = ?');
-    const events = run('delete from memory_events where user_id = ?');
-    const jobs = run("delete from jobs where user_id = ?1 or payload ->> '$.userId' = ?1");
-    const tokens = run('delete from access_tokens where user_id = ?');
-    run('delete from users where id = ?');
+    const memories = run('delete from memories where user_id = @userId');
+    const turns = run('delete from turns where user_id = @userId');
+    const sessions = run('delete from sessions where user_id = @userId');
+    const entities = run('delete from entities where user_id = @userId');
+    const events = run('delete from memory_events where user_id = @userId');
+    const jobs = run("delete from jobs where user_id = @userId or payload ->> '$.userId' = @userId");
+    const tokens = run('delete from access_tokens where user_id = @userId');
+    run('delete from users where id = @userId');
     publish(store, { type: 'user', action: 'forgotten', userId, at: store.clock.now() });
     return { userId, turns, sessions, memories, entities, events, jobs, tokens, vectors, vacuumed: false };
   });

@@ -1,0 +1,188 @@
+// Memory spaces in the domain (no GraphQL): what one user writes never reaches another, agents
+// see their own memories plus the shared ones, and forgetUser leaves no trace of a user.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { getContext } from '../server/core/context.ts';
+import { findEntity, listEntities } from '../server/core/entity-reads.ts';
+import { explain } from '../server/core/explain.ts';
+import { forget } from '../server/core/forget.ts';
+import { runGc } from '../server/core/gc.ts';
+import { listMemories } from '../server/core/memory-list.ts';
+import { confirmMemory, correctMemory, remember, updateMemory } from '../server/core/memories.ts';
+import { reflectionDue } from '../server/core/reflection.ts';
+import { search } from '../server/core/search/search.ts';
+import { listSessions } from '../server/core/sessions.ts';
+import { spaceOf, type Space } from '../server/core/space.ts';
+import { getStats } from '../server/core/stats.ts';
+import { forgetUser, listUsers } from '../server/core/users.ts';
+import { closeStore } from '../server/db/open.ts';
+import { ingestTurn } from '../server/ingest.ts';
+import { createRuntime } from '../server/runtime.ts';
+import { testStore } from './helpers/store.ts';
+
+const ALICE: Space = { userId: 'alice', agentId: null };
+const BOB: Space = { userId: 'bob', agentId: null };
+
+function twoUsers(config: Record<string, unknown> = {}, path?: string) {
+  const t = testStore(config, path);
+  const runtime = createRuntime(t.store, {});
+  let at = t.store.clock.now();
+  const say = async (space: Space, sessionId: string, text: string, name?: string) => {
+    at += 60_000;
+    t.setNow(at);
+    return ingestTurn(runtime, space, { sessionId, role: 'user', name, text, at });
+  };
+  return { ...t, runtime, say };
+}
+
+const contents = (rows: { content: string }[]) => rows.map((r) => r.content).sort();
+
+describe('two users in one file', () => {
+  it('share session ids, never facts, search hits, context, entities or conflicts', async () => {
+    const { store, say } = twoUsers();
+    await say(ALICE, 'chat-1', 'I live in Berlin and I love hiking', 'Alice');
+    await say(BOB, 'chat-1', 'I live in Lisbon and I love hiking', 'Bob');
+    // The same words in both spaces: two memories, not one merged across users.
+    expect(contents(listMemories(store, ALICE).rows)).toEqual(['Alice likes hiking', 'Alice lives in Berlin'].sort());
+    expect(contents(listMemories(store, BOB).rows)).toEqual(['Bob likes hiking', 'Bob lives in Lisbon'].sort());
+    // Bob's move does not supersede Alice's home (conflicts stay inside a space).
+    await say(BOB, 'chat-1', 'I live in Porto', 'Bob');
+    expect(contents(listMemories(store, BOB, { status: 'archived' }).rows)).toEqual(['Bob lives in Lisbon']);
+    expect(listMemories(store, ALICE).rows.every((m) => m.status === 'active')).toBe(true);
+
+    expect(listSessions(store, ALICE, { limit: 10 }).rows.map((s) => [s.id, s.turnCount])).toEqual([['chat-1', 1]]);
+    const hits = search(store, ALICE, { query: 'Lisbon Porto hiking' }).hits;
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((h) => !/Lisbon|Porto|Bob/.test(h.text))).toBe(true);
+    const context = getContext(store, ALICE, { sessionId: 'chat-1', query: 'where does Bob live' });
+    expect(context.markdown).not.toMatch(/Bob|Lisbon|Porto/);
+    expect(context.shortTerm.map((t) => t.text)).toEqual(['I live in Berlin and I love hiking']);
+
+    // Alice in one registry is not Alice in another.
+    expect(findEntity(store, ALICE, { name: 'Alice' })?.userId).toBe('alice');
+    expect(findEntity(store, BOB, { name: 'Alice' })).toBeUndefined();
+    expect(listEntities(store, BOB).rows.map((e) => e.name)).not.toContain('Alice');
+
+    // An id from the other space is NOT_FOUND, exactly like an id that does not exist.
+    const bobFact = listMemories(store, BOB).rows[0]!;
+    for (const act of [
+      () => updateMemory(store, ALICE, bobFact.id, { content: 'hacked' }),
+      () => confirmMemory(store, ALICE, bobFact.id),
+      () => correctMemory(store, ALICE, bobFact.id, 'hacked'),
+      () => forget(store, ALICE, { id: bobFact.id }),
+      () => explain(store, ALICE, bobFact.id),
+    ]) {
+      expect(act).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: `memory ${bobFact.id} not found` }));
+    }
+    expect(() => explain(store, ALICE, 999_999)).toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: 'memory 999999 not found' }));
+    // forget by text only reaches the space's own rows.
+    expect(forget(store, ALICE, { text: 'Lisbon' })).toEqual({ memoryIds: [], turnIds: [] });
+    expect(contents(listMemories(store, BOB).rows)).toContain('Bob lives in Porto');
+
+    expect(getStats(store, ALICE).turns).toBe(1);
+    expect(getStats(store, BOB).turns).toBe(2);
+    expect(getStats(store, null).turns).toBe(3);
+    expect(listUsers(store).rows.map((u) => [u.id, u.turns])).toEqual([
+      ['alice', 1],
+      ['bob', 2],
+    ]);
+  });
+
+  it('an unknown user reads as empty, and a malformed id is BAD_USER_INPUT that writes nothing', async () => {
+    const { store, say } = twoUsers();
+    await say(ALICE, 's', 'I love tea');
+    const nobody = spaceOf('nobody');
+    expect(listMemories(store, nobody).rows).toEqual([]);
+    expect(search(store, nobody, { query: 'tea' }).hits).toEqual([]);
+    expect(getContext(store, nobody, { sessionId: 's' }).shortTerm).toEqual([]);
+    for (const bad of ['', ' ', 'a b', 'x'.repeat(129), 'ümlaut', 'a/b', "o'neil", '\u0000']) {
+      expect(() => spaceOf(bad)).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+      expect(() => spaceOf('alice', bad)).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+    }
+    expect(spaceOf('a.b:c@d-e_f')).toEqual({ userId: 'a.b:c@d-e_f', agentId: null });
+    expect(spaceOf('x'.repeat(128)).userId).toHaveLength(128);
+  });
+
+  it('agents: each sees its own memories plus the shared ones; the user sees all', async () => {
+    const { store, say } = twoUsers();
+    const helper: Space = { userId: 'alice', agentId: 'helper' };
+    const coach: Space = { userId: 'alice', agentId: 'coach' };
+    remember(store, ALICE, { content: 'Alice is vegetarian' });
+    remember(store, helper, { content: 'Alice asked the helper about taxes' });
+    await say(coach, 'c1', 'I like running marathons');
+    expect(contents(listMemories(store, helper).rows)).toEqual(['Alice asked the helper about taxes', 'Alice is vegetarian']);
+    expect(contents(listMemories(store, coach).rows)).toEqual(['Alice is vegetarian', 'User likes running marathons']);
+    expect(listMemories(store, ALICE).total).toBe(3);
+    expect(search(store, helper, { query: 'running marathons' }).hits).toEqual([]);
+    // The same fact said to an agent merges into the shared one it can see, not into another agent's.
+    expect(remember(store, helper, { content: 'Alice is vegetarian' }).action).toBe('merged');
+    expect(remember(store, coach, { content: 'Alice asked the helper about taxes' }).action).toBe('created');
+  });
+
+  it('GC capacity counts per user: a busy user never pushes out a quiet one', async () => {
+    const { store } = twoUsers({ mid: { capacity: 2, min_score: 0 } });
+    for (const n of [1, 2, 3, 4]) remember(store, BOB, { content: `Bob fact number ${n}` });
+    remember(store, ALICE, { content: 'Alice fact one' });
+    const report = runGc(store);
+    expect(report.byReason.over_capacity).toBe(2);
+    expect(listMemories(store, ALICE).total).toBe(1);
+    expect(listMemories(store, BOB).total).toBe(2);
+  });
+
+  it('reflection is per user: one user\'s facts do not make another\'s week', async () => {
+    const { store } = twoUsers({ reflection: { min_facts: 3 } });
+    for (const n of [1, 2, 3]) remember(store, BOB, { content: `Bob did thing ${n}` });
+    expect(reflectionDue(store, BOB).run).toBe(true);
+    expect(reflectionDue(store, ALICE)).toMatchObject({ run: false });
+  });
+});
+
+describe('forgetUser', () => {
+  it('leaves no text of the user anywhere in the file: every table, FTS shadow tables, vectors', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'sm-forget-')), 'm.db');
+    const { store, say } = twoUsers({}, path);
+    const marker = 'Xylophonist';
+    await say(BOB, 's1', `My name is Zed ${marker} and I live in Quuxville`, `Zed ${marker}`);
+    await say(BOB, 's2', `I love ${marker} music`, `Zed ${marker}`);
+    remember(store, BOB, { content: `${marker} is my password hint`, tags: [marker.toLowerCase()] });
+    await say(ALICE, 's1', 'I love tea', 'Alice');
+    // A vector row too, when sqlite-vec is here: the partitioned table forgetUser must clear.
+    if (store.features.vec) {
+      store.sqlite.exec('create virtual table vec_turns using vec0(user_id text partition key, embedding float[2] distance_metric=cosine)');
+      store.sqlite.prepare('insert into vec_turns(rowid, user_id, embedding) values (?, ?, ?)').run(1n, 'bob', Buffer.from(new Float32Array([1, 0]).buffer));
+    }
+    const result = forgetUser(store, { userId: 'bob', vacuum: true });
+    expect(result).toMatchObject({ userId: 'bob', turns: 2, sessions: 2, vacuumed: true });
+    expect(result.memories).toBeGreaterThanOrEqual(2);
+    if (store.features.vec) expect(result.vectors).toBe(1);
+    expect(listUsers(store).rows.map((u) => u.id)).toEqual(['alice']);
+    expect(listMemories(store, ALICE).total).toBe(1);
+    closeStore(store);
+
+    // Every table of the file, virtual tables' shadow tables included, scanned cell by cell.
+    const db = new Database(path, { readonly: true });
+    const tables = db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[];
+    expect(tables).toEqual(expect.arrayContaining(['turns_fts_data', 'memories_fts_data']));
+    const found: string[] = [];
+    for (const table of tables) {
+      let rows: unknown[][];
+      try {
+        rows = db.prepare(`select * from "${table}"`).raw().all() as unknown[][];
+      } catch {
+        continue; // a virtual table whose module is not loaded here: its shadow tables are scanned
+      }
+      for (const row of rows) {
+        for (const cell of row) {
+          const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : String(cell);
+          if (text.toLowerCase().includes(marker.toLowerCase()) || text.includes('Quuxville')) found.push(`${table}: ${text.slice(0, 80)}`);
+          if (/\bbob\b/.test(text) && table !== 'sqlite_sequence') found.push(`${table}: ${text.slice(0, 80)}`);
+        }
+      }
+    }
+    db.close();
+    expect(found).toEqual([]);
+  });
+});
