@@ -5,7 +5,7 @@ import { findEntity, listEntities, memoriesByEntity, turnsByEntity, type EntityR
 import { notFound } from '../server/core/errors.ts';
 import { ENTITY_TYPES, type EntityType } from '../server/core/ner/types.ts';
 import { builder } from './builder.ts';
-import { readSpace, spaceArgs } from './spaces.ts';
+import { nestedSpace, readSpace, spaceArgs } from './spaces.ts';
 import { groupBy } from '../server/core/group-by.ts';
 
 import { MemoryStatus } from './enums.ts';
@@ -69,7 +69,7 @@ EntityRef.implement({
         status: t.arg({ type: MemoryStatus, description: 'Only memories with this status (default ACTIVE).' }),
       },
       load: async (entities: EntityRow[], context, args) =>
-        pagesFor(entities, args, (ids, window, userId) => memoriesByEntity(context.store, { userId, agentId: null }, ids, { ...window, status: args.status ?? 'active' })),
+        pagesFor(entities, args, (ids, window, userId) => memoriesByEntity(context.store, nestedSpace(context, userId), ids, { ...window, status: args.status ?? 'active' })),
       resolve: (entity) => entity,
     }),
     turns: t.loadable({
@@ -80,7 +80,7 @@ EntityRef.implement({
         first: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: pageSize }),
         after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
       },
-      load: async (entities: EntityRow[], context, args) => pagesFor(entities, args, (ids, window, userId) => turnsByEntity(context.store, { userId, agentId: null }, ids, window)),
+      load: async (entities: EntityRow[], context, args) => pagesFor(entities, args, (ids, window, userId) => turnsByEntity(context.store, nestedSpace(context, userId), ids, window)),
       resolve: (entity) => entity,
     }),
   }),

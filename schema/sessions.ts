@@ -3,18 +3,18 @@ import { z } from 'zod';
 import { recentTurnsBySession, turnCountsBySession } from '../server/core/batch-reads.ts';
 import { groupBy } from '../server/core/group-by.ts';
 import { getSession, listSessions, sessionKey, type SessionRow } from '../server/core/sessions.ts';
-import type { Store } from '../server/core/store.ts';
-import { builder } from './builder.ts';
-import { readSpace, spaceArgs } from './spaces.ts';
+import type { Space } from '../server/core/space.ts';
+import { builder, type Context } from './builder.ts';
+import { nestedSpace, readSpace, spaceArgs } from './spaces.ts';
 import { countedConnection, MAX_PAGE, offsetPage, turnPage } from './pagination.ts';
 import { SessionRef } from './refs.ts';
 import { TurnConnection, type TurnPage } from './turns.ts';
 
 /** Per session (by sessionKey), batched per user: each user's session ids are its own. */
-function perUser<T>(store: Store, sessions: SessionRow[], read: (userId: string, ids: string[]) => Map<string, T>): Map<string, T> {
+function perUser<T>(context: Context, sessions: SessionRow[], read: (space: Space, ids: string[]) => Map<string, T>): Map<string, T> {
   const out = new Map<string, T>();
   for (const [userId, group] of groupBy(sessions, (s) => s.userId)) {
-    for (const [id, value] of read(userId, group.map((s) => s.id))) out.set(sessionKey(userId, id), value);
+    for (const [id, value] of read(nestedSpace(context, userId), group.map((s) => s.id))) out.set(sessionKey(userId, id), value);
   }
   return out;
 }
@@ -36,7 +36,7 @@ SessionRef.implement({
       description: 'How many turns it has.',
       byPath: true,
       load: async (sessions: SessionRow[], context) => {
-        const counts = perUser(context.store, sessions, (userId, ids) => turnCountsBySession(context.store, { userId, agentId: null }, ids));
+        const counts = perUser(context, sessions, (space, ids) => turnCountsBySession(context.store, space, ids));
         return sessions.map((s) => counts.get(sessionKey(s.userId, s.id)) ?? 0);
       },
       resolve: (session) => session,
@@ -56,8 +56,8 @@ SessionRef.implement({
       },
       load: async (sessions: SessionRow[], context, { last }): Promise<TurnPage[]> => {
         const { store } = context;
-        const rows = last === 0 ? new Map() : perUser(store, sessions, (userId, ids) => recentTurnsBySession(store, { userId, agentId: null }, ids, last));
-        const counts = perUser(store, sessions, (userId, ids) => turnCountsBySession(store, { userId, agentId: null }, ids));
+        const rows = last === 0 ? new Map() : perUser(context, sessions, (space, ids) => recentTurnsBySession(store, space, ids, last));
+        const counts = perUser(context, sessions, (space, ids) => turnCountsBySession(store, space, ids));
         return sessions.map((s) => {
           const shown = rows.get(sessionKey(s.userId, s.id)) ?? [];
           const total = counts.get(sessionKey(s.userId, s.id)) ?? 0;

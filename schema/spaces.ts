@@ -1,6 +1,6 @@
 // Which memory space a field works in (D12). Every root field that reads or writes a user's
 // data takes `userId` and `agentId`; the request's access (the token) decides what they may be.
-import type { Space } from '../server/core/space.ts';
+import { visibleIn, type Space } from '../server/core/space.ts';
 import { requireAdminAccess, spaceFor, type Access } from '../server/core/tokens.ts';
 import { builder, type Context } from './builder.ts';
 
@@ -36,5 +36,11 @@ export function optionalSpace(context: Context, args: { userId?: string | null; 
   return readSpace(context, args);
 }
 
-/** Whether a row may be shown in this request at all (a scoped token sees its user's rows only). */
-export const reachable = (access: Access, row: { userId: string }) => access.admin || row.userId === access.space.userId;
+/** Whether a row may be shown in this request at all: a scoped token sees its user's rows (and its agent's and the shared ones, when bound to an agent). */
+export const reachable = (access: Access, row: { userId: string; agentId?: string | null }) => access.admin || visibleIn(access.space, row);
+
+/**
+ * The space of a nested list (an entity's memories, a session's turns) under a parent of
+ * `userId`: the parent's user, narrowed to the token's agent for a token bound to one.
+ */
+export const nestedSpace = (context: Context, userId: string): Space => ({ userId, agentId: context.access.admin ? null : context.access.space.agentId });

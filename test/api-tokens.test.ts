@@ -131,6 +131,19 @@ describe('scoped tokens on loopback without an admin token', () => {
       // Bound to agent coach: its writes are the coach's own memory, another agent is FORBIDDEN.
       expect((await dana.remember({ input: { content: 'Dana runs on Sundays' } })).remember.memory.agentId).toBe('coach');
       expect((await failure(dana.forUser('dana', 'helper').memories({}))).code).toBe('FORBIDDEN');
+      // Another agent's memory stays out of nested lists too (an entity's memories).
+      await admin.forUser('dana', 'helper').addTurn({ input: { sessionId: 'h1', role: 'USER', name: 'Dana', text: 'I live in Lisbon' } });
+      const nested = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          query: '{ entities { edges { node { name memories { totalCount edges { node { content agentId } } } turns { totalCount edges { node { text agentId } } } } } } }',
+        }),
+      }).then((r) => r.json() as Promise<any>);
+      expect(nested.data.entities.edges.map((e: any) => e.node.name)).toContain('Dana');
+      expect(JSON.stringify(nested.data)).not.toMatch(/helper|Lisbon/);
+      const adminView = await admin.forUser('dana').entity({ name: 'Dana' });
+      expect(adminView.entity.memories.edges.map((e) => e.node.content)).toContain('Dana lives in Lisbon');
       expect((await failure(createClient({ url, token: 'smt_not-a-token' }).stats({}))).status).toBe(401);
 
       const ws = createWsClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { token }, retryAttempts: 0 });
