@@ -111,6 +111,37 @@ describe('scoped tokens (admin token configured)', () => {
     await expect(again.iterate({ query: '{ viewer { userId } }' }).next()).rejects.toBeTruthy();
     await again.dispose();
   });
+
+  it('a subscription over HTTP (server-sent events) ends within a second of its token being revoked', async () => {
+    const admin = server.client();
+    const { createAccessToken } = await admin.createAccessToken({ userId: 'sse-user' });
+    const response = await fetch(`${server.base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${createAccessToken.token}` },
+      body: JSON.stringify({ query: 'subscription { turnAdded { id userId } }' }),
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    let received = '';
+    const until = async (ms: number) => {
+      const deadline = Date.now() + ms;
+      while (Date.now() < deadline) {
+        const chunk = await Promise.race([reader.read(), new Promise<null>((resolve) => setTimeout(() => resolve(null), 100))]);
+        if (chunk === null) continue;
+        if (chunk.done) return 'ended';
+        received += new TextDecoder().decode(chunk.value);
+      }
+      return 'open';
+    };
+    await admin.forUser('sse-user').addTurn({ input: { sessionId: 's', role: 'USER', text: 'hello over SSE' } });
+    await admin.forUser('someone-else').addTurn({ input: { sessionId: 's', role: 'USER', text: 'not for sse-user' } });
+    expect(await until(400)).toBe('open');
+    await admin.revokeAccessToken({ id: createAccessToken.accessToken.id });
+    const revokedAt = Date.now();
+    expect(await until(1500)).toBe('ended');
+    expect(Date.now() - revokedAt).toBeLessThan(1100);
+    expect(received).not.toContain('someone-else');
+  });
 });
 
 describe('scoped tokens on loopback without an admin token', () => {

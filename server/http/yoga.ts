@@ -8,7 +8,7 @@ import { schema, type ChangeFeed, type Context } from '../../schema/index.ts';
 import type { Runtime } from '../runtime.ts';
 import { getOperationAST, GraphQLError } from 'graphql';
 import type { Store } from '../core/store.ts';
-import type { Access } from '../core/tokens.ts';
+import { liveTokenIds, type Access } from '../core/tokens.ts';
 import { accessOf, bearer, browserRefusal, rememberAccess, resolveAccess } from './auth.ts';
 import { dataRoutes } from './data-routes.ts';
 import { restError, restRoutes } from './rest.ts';
@@ -69,6 +69,57 @@ function accessGuard(store: Store, token: string | undefined): Plugin {
   };
 }
 
+/** How often a subscription on a scoped token checks that the token still stands. */
+const REVOCATION_CHECK_MS = 500;
+
+/**
+ * Ends a stream once `alive` says no: checked every REVOCATION_CHECK_MS while it waits for its
+ * next event, so a subscription on a revoked token stops within that time, events or not.
+ */
+async function* endWhenRevoked<T>(source: AsyncIterable<T>, alive: () => boolean): AsyncGenerator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = iterator.next();
+      let step: IteratorResult<T> | 'revoked';
+      for (;;) {
+        let timer: NodeJS.Timeout | undefined;
+        const tick = new Promise<'tick'>((resolve) => (timer = setTimeout(() => resolve('tick'), REVOCATION_CHECK_MS)));
+        const raced = await Promise.race([next, tick]);
+        clearTimeout(timer);
+        if (raced !== 'tick') {
+          step = raced;
+          break;
+        }
+        if (!alive()) {
+          step = 'revoked';
+          break;
+        }
+      }
+      if (step === 'revoked' || step.done) return;
+      yield step.value;
+    }
+  } finally {
+    // Not awaited: a generator waiting for its next event only returns once that event comes.
+    Promise.resolve(iterator.return?.()).catch(() => {});
+  }
+}
+
+/** Subscriptions on a scoped token end when it is revoked (over SSE and WebSocket alike; ws.ts also closes the socket). */
+function revocationGuard(store: Store): Plugin<Context> {
+  return {
+    onSubscribe() {
+      return {
+        onSubscribeResult({ args, result, setResult }) {
+          const access = args.contextValue.access;
+          if (access.admin || !(Symbol.asyncIterator in result)) return;
+          setResult(endWhenRevoked(result, () => !store.sqlite.open || liveTokenIds(store, [access.tokenId]).has(access.tokenId)));
+        },
+      };
+    },
+  };
+}
+
 /** A read-only token never runs a mutation, whatever its fields check (defence in depth). */
 const readOnlyGuard: Plugin<Context> = {
   onExecute({ args, setResultAndStopExecution }) {
@@ -100,7 +151,7 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
         return expectedError(error) ?? yogaMaskError(error, message, isDev);
       },
     },
-    plugins: [accessGuard(store, token), readOnlyGuard, restRoutes({ runtime, log, bodyLimit: MAX_BODY_BYTES }), dataRoutes({ runtime, log }), EnvelopArmorPlugin(ARMOR)],
+    plugins: [accessGuard(store, token), readOnlyGuard, revocationGuard(store), restRoutes({ runtime, log, bodyLimit: MAX_BODY_BYTES }), dataRoutes({ runtime, log }), EnvelopArmorPlugin(ARMOR)],
   });
 }
 
