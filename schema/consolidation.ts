@@ -2,6 +2,7 @@
 // as events (STARTED, COMPLETED with the report, FAILED with the reason).
 import type { ConsolidationReport as ConsolidationReportShape } from '../server/core/consolidation.ts';
 import { consolidateSession } from '../server/consolidate.ts';
+import { sessionKey } from '../server/core/sessions.ts';
 import { builder, type ConsolidationChange } from './builder.ts';
 import { readSpace, spaceArgs, writeSpace } from './spaces.ts';
 import { SessionRef, startEventScope } from './refs.ts';
@@ -19,12 +20,13 @@ export const ConsolidationReport = builder.objectRef<ConsolidationReportShape>('
     'What consolidating one session did: the turns read (in pages of 30) and the facts saved, with two-level dedupe ' +
     'and conflict resolution. Consolidation is idempotent: facts already known from a turn count as unchanged.',
   fields: (t) => ({
+    userId: t.exposeString('userId', { description: 'The user whose session it is.' }),
     sessionId: t.exposeString('sessionId', { description: 'The consolidated session.' }),
     session: t.field({
       type: SessionRef,
       nullable: true,
       description: 'The session as it is now; null if it was deleted since.',
-      resolve: (r) => r.sessionId,
+      resolve: (r) => sessionKey(r.userId, r.sessionId),
     }),
     status: t.expose('status', { type: ConsolidationStatus, description: 'Completed, or skipped.' }),
     detail: t.exposeString('detail', {

@@ -46,6 +46,7 @@ const EnrichmentReport = builder.objectRef<EnrichmentReportShape>('EnrichmentRep
 const ConsolidationFailure = builder.objectRef<ConsolidationRunReport['failed'][number]>('ConsolidationFailure').implement({
   description: 'A session whose consolidation failed (it stays pending and is retried on the next run).',
   fields: (t) => ({
+    userId: t.exposeString('userId', { description: 'The user whose session it is.' }),
     sessionId: t.exposeString('sessionId', { description: 'The session.' }),
     reason: t.exposeString('reason', { description: 'Why it failed.' }),
   }),
@@ -78,8 +79,9 @@ const ReflectionPath = builder.enumType('ReflectionPath', {
 });
 
 const ReflectionReport = builder.objectRef<ReflectionReportShape>('ReflectionReport').implement({
-  description: 'What the weekly reflection task did.',
+  description: 'What the weekly reflection task did for one user.',
   fields: (t) => ({
+    userId: t.exposeString('userId', { description: 'The user it ran for (each user reflects on its own week).' }),
     created: t.exposeBoolean('created', { description: 'True when a reflection was written.' }),
     reason: t.exposeString('reason', { description: 'Why it was (e.g. `5 new facts`) or was not written (too few facts, too soon).' }),
     path: t.expose('path', { type: ReflectionPath, nullable: true, description: 'How it was written; null when none was.' }),
@@ -96,7 +98,7 @@ const OptimizationReport = builder.objectRef<OptimizationReportShape>('Optimizat
 });
 
 /** The report's task-specific part, or null for the other tasks. */
-const part = <K extends 'enrichment' | 'consolidation' | 'decay' | 'reflection' | 'optimization'>(report: MaintenanceReportShape, key: K) =>
+const part = <K extends 'enrichment' | 'consolidation' | 'decay' | 'reflection' | 'reflections' | 'optimization'>(report: MaintenanceReportShape, key: K) =>
   ((report as Record<string, unknown>)[key] ?? null) as Extract<MaintenanceReportShape, Record<K, unknown>>[K] | null;
 
 const MaintenanceReport = builder.objectRef<MaintenanceReportShape>('MaintenanceReport').implement({
@@ -108,7 +110,18 @@ const MaintenanceReport = builder.objectRef<MaintenanceReportShape>('Maintenance
     enrichment: t.field({ type: EnrichmentReport, nullable: true, description: 'For ENRICH: its report.', resolve: (r) => part(r, 'enrichment') }),
     consolidation: t.field({ type: ConsolidationRun, nullable: true, description: 'For CONSOLIDATE: its report.', resolve: (r) => part(r, 'consolidation') }),
     decay: t.field({ type: DecayReport, nullable: true, description: 'For DECAY: its report.', resolve: (r) => part(r, 'decay') }),
-    reflection: t.field({ type: ReflectionReport, nullable: true, description: 'For REFLECT: its report.', resolve: (r) => part(r, 'reflection') }),
+    reflection: t.field({
+      type: ReflectionReport,
+      nullable: true,
+      description: 'For REFLECT: the report of the one user it ran for; over every user, the first that got a reflection (else the first user\'s).',
+      resolve: (r) => part(r, 'reflection'),
+    }),
+    reflections: t.field({
+      type: [ReflectionReport],
+      nullable: true,
+      description: 'For REFLECT: one report per user it ran for.',
+      resolve: (r) => part(r, 'reflections'),
+    }),
     optimization: t.field({ type: OptimizationReport, nullable: true, description: 'For OPTIMIZE: its report.', resolve: (r) => part(r, 'optimization') }),
   }),
 });

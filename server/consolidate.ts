@@ -52,7 +52,7 @@ export async function consolidateSession(runtime: Runtime, space: Space, session
   const { store, llm } = runtime;
   const user: Space = { userId: space.userId, agentId: null };
   if (!getSession(store, user, sessionId)) throw notFound('session', sessionId);
-  const report = emptyReport(sessionId);
+  const report = emptyReport(user.userId, sessionId);
   if (isConsolidated(store, user, sessionId)) return { ...report, status: 'skipped', detail: 'already consolidated' };
   publishConsolidation(store, user, sessionId, 'STARTED');
   try {

@@ -16,7 +16,7 @@ import type { MaintenanceTask } from './maintenance-tasks.ts';
 export { MAINTENANCE_TASKS, type MaintenanceTask } from './maintenance-tasks.ts';
 
 export type ReflectionReport = { userId: string; created: boolean; reason: string; reflection: MemoryRow | null; path: 'llm' | 'template' | null };
-export type ConsolidationRunReport = { sessions: (ConsolidationReport & { userId: string })[]; failed: { userId: string; sessionId: string; reason: string }[] };
+export type ConsolidationRunReport = { sessions: ConsolidationReport[]; failed: { userId: string; sessionId: string; reason: string }[] };
 export type EnrichmentReport = { skipped: boolean; reason: string; memories: number; turns: number; links: number };
 /** The FTS5 indexes merged into one segment each (none without FTS5) and how long it took. */
 export type OptimizationReport = ReturnType<typeof optimizeSearchIndexes>;
@@ -69,7 +69,7 @@ export async function runConsolidation(runtime: Runtime, space: Space | null = n
   const pending = space ? pendingSessions(store, space, { idleBefore }).map((sessionId) => ({ userId: space.userId, sessionId })) : pendingSessionsOfAll(store, idleBefore);
   for (const { userId, sessionId } of pending) {
     try {
-      report.sessions.push({ ...(await consolidateSession(runtime, { userId, agentId: null }, sessionId)), userId });
+      report.sessions.push(await consolidateSession(runtime, { userId, agentId: null }, sessionId));
     } catch (error) {
       report.failed.push({ userId, sessionId, reason: error instanceof Error ? error.message : String(error) });
     }

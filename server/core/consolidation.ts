@@ -12,6 +12,7 @@ import type { TurnRow } from './turns.ts';
 export const CONSOLIDATION_PAGE = 30;
 
 export type ConsolidationReport = {
+  userId: string;
   sessionId: string;
   status: 'completed' | 'skipped';
   /** Why it was skipped, or which extractor ran ("heuristic", "llm", "llm+heuristic"). */
@@ -24,7 +25,8 @@ export type ConsolidationReport = {
   unchanged: number;
 };
 
-export const emptyReport = (sessionId: string): ConsolidationReport => ({
+export const emptyReport = (userId: string, sessionId: string): ConsolidationReport => ({
+  userId,
   sessionId, status: 'completed', detail: 'heuristic', turns: 0, pages: 0, created: 0, merged: 0, superseded: 0, unchanged: 0,
 });
 
