@@ -2,11 +2,11 @@
 // always runs alone in a subquery with its own LIMIT, and filters join afterwards (the FTS5
 // planner trap in STACK.md); CROSS JOIN pins that order, else the planner scans the filtered table
 // by its index and probes the FTS results. Terms are normalised tokens, each quoted: no user text is syntax.
-import { scopedMatch, spaceClause, type Space } from '../space.ts';
+import { spaceClause, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import { escapeLike, hasNonAscii } from '../text.ts';
 import { ftsAny } from './query.ts';
-import { selectiveTerms } from './term-stats.ts';
+import { ftsScope, selectiveTerms } from './term-stats.ts';
 import type { SearchFilter } from './types.ts';
 
 export type Scored = { id: number; score: number };
@@ -67,10 +67,11 @@ export function lexicalTurns(store: Store, space: Space, terms: string[], clause
   if (!ftsOn(store)) return likeScored(store, 'turns', terms, clauses, limit);
   const match = ftsAny(selectiveTerms(store, space, 'turns', terms));
   if (!match) return [];
+  const scope = ftsScope(store, space, 'turns');
   // Filters cut candidates after the LIMIT, so filtered searches look further down the list.
-  const inner = clauses.length > 1 ? limit * 4 : limit;
+  const inner = Math.ceil((clauses.length > 1 ? limit * 4 : limit) * scope.spread);
   const text = `select t.id as id, f.score as score from (select rowid, -rank as score from turns_fts where turns_fts match ? order by rank limit ?) f cross join turns t on t.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
-  return statement(store, text).all(scopedMatch(space.userId, 'text', match), inner, ...params(clauses), limit) as Scored[];
+  return statement(store, text).all(scope.match(match), inner, ...params(clauses), limit) as Scored[];
 }
 
 export function lexicalMemories(store: Store, space: Space, terms: string[], clauses: Clause[], limit: number): Scored[] {
@@ -78,9 +79,10 @@ export function lexicalMemories(store: Store, space: Space, terms: string[], cla
   if (!ftsOn(store)) return likeScored(store, 'memories', terms, clauses, limit);
   const match = ftsAny(selectiveTerms(store, space, 'memories', terms));
   if (!match) return [];
-  const inner = limit * 2; // status/kind filters always apply
+  const scope = ftsScope(store, space, 'memories');
+  const inner = Math.ceil(limit * 2 * scope.spread); // status/kind filters always apply
   const text = `select m.id as id, f.score as score from (select rowid, -rank as score from memories_fts where memories_fts match ? order by rank limit ?) f cross join memories m on m.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
-  return statement(store, text).all(scopedMatch(space.userId, 'content', match), inner, ...params(clauses), limit) as Scored[];
+  return statement(store, text).all(scope.match(match), inner, ...params(clauses), limit) as Scored[];
 }
 
 /** Turns the clauses select, oldest first, unscored: the turns on a date a query names. */

@@ -57,7 +57,7 @@ function countStatement(store: Store, table: 'turns' | 'memories') {
 }
 
 const countArguments = (store: Store, space: Space, table: 'turns' | 'memories', term: string) =>
-  useFts(store) ? [scopedMatch(space.userId, table === 'turns' ? 'text' : 'content', `"${term.replace(/"/g, '""')}"`)] : [space.userId, `%${escapeLike(term)}%`];
+  useFts(store) ? [ftsScope(store, space, table).match(`"${term.replace(/"/g, '""')}"`)] : [space.userId, `%${escapeLike(term)}%`];
 
 /** In how many of the user's rows the term appears (capped at COMMON_DF + 1). */
 export function documentFrequency(store: Store, space: Space, table: 'turns' | 'memories', rows: number, term: string): number {
@@ -72,17 +72,38 @@ export function documentFrequency(store: Store, space: Space, table: 'turns' | '
 }
 
 /**
+ * How a search reads a table's FTS index for this user. ANDing the user's `space` token keeps
+ * other users' rows out of the match, which is what makes a small user's search cheap in a big
+ * file; but for a user who owns most of the table it only adds work (every match is checked
+ * against a doclist as long as the table: 2x at 100k turns). Such a user matches unscoped, and
+ * the SQL join, which always filters by user, drops the few rows of others: `spread` says how
+ * much further down the ranking to read so they do not crowd the user's out.
+ */
+export function ftsScope(store: Store, space: Space, table: 'turns' | 'memories'): { match: (expression: string) => string; spread: number } {
+  const mine = tableRows(store, space, table);
+  const all = maxId(store, table);
+  if (all > 0 && mine > all * DOMINANT_SHARE) return { match: (expression) => expression, spread: Math.min(2, all / Math.max(1, mine)) };
+  return { match: (expression) => scopedMatch(space.userId, table === 'turns' ? 'text' : 'content', expression), spread: 1 };
+}
+
+/** Past this share of a table's rows, a user's searches skip the space token (see ftsScope). */
+const DOMINANT_SHARE = 0.5;
+
+const maxId = (store: Store, table: 'turns' | 'memories') =>
+  (prepared(store, `search.maxId.${table}`, () => store.sqlite.prepare(`select max(id) as n from ${table}`)).get() as { n: number | null }).n ?? 0;
+
+/**
  * About how many rows the user has in `table`. Counting walks the user's index range, so the
  * count is kept and taken again only once the file's largest id has grown by a tenth since.
  */
 export function tableRows(store: Store, space: Space, table: 'turns' | 'memories'): number {
-  const maxId = (prepared(store, `search.maxId.${table}`, () => store.sqlite.prepare(`select max(id) as n from ${table}`)).get() as { n: number | null }).n ?? 0;
+  const top = maxId(store, table);
   const byKey = cachesOf(store).rows;
   const key = `${space.userId}\u0000${table}`;
   const counted = byKey.get(key);
-  if (counted && maxId <= counted.atMaxId * 1.1 + 100 && maxId >= counted.atMaxId) return counted.rows;
+  if (counted && top <= counted.atMaxId * 1.1 + 100 && top >= counted.atMaxId) return counted.rows;
   const rows = (prepared(store, `search.userRows.${table}`, () => store.sqlite.prepare(`select count(*) as n from ${table} where user_id = ?`)).get(space.userId) as { n: number }).n;
-  return remember(byKey, key, { rows, atMaxId: maxId }).rows;
+  return remember(byKey, key, { rows, atMaxId: top }).rows;
 }
 
 /**
