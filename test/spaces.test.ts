@@ -91,6 +91,15 @@ describe('two users in one file', () => {
     ]);
   });
 
+  it('search keeps to the user whether it owns most of the file (unscoped match) or little of it (space token)', async () => {
+    const { store, say } = twoUsers();
+    for (const n of [1, 2, 3, 4, 5]) await say(BOB, 'b', `Bob saw zebra number ${n} at the zoo`);
+    await say(ALICE, 'a', 'Alice saw a zebra at the zoo');
+    const bobHits = search(store, BOB, { query: 'zebra zoo', kinds: ['turn'], limit: 10 }).hits;
+    expect(bobHits.map((h) => h.turn!.userId)).toEqual(['bob', 'bob', 'bob', 'bob', 'bob']);
+    expect(search(store, ALICE, { query: 'zebra zoo', kinds: ['turn'], limit: 10 }).hits.map((h) => h.text)).toEqual(['Alice saw a zebra at the zoo']);
+  });
+
   it('an unknown user reads as empty, and a malformed id is BAD_USER_INPUT that writes nothing', async () => {
     const { store, say } = twoUsers();
     await say(ALICE, 's', 'I love tea');
