@@ -91,4 +91,18 @@ describe('benchmarks', () => {
     expect(result.overall.coverage).toBeGreaterThan(0.5);
     expect(result.files[0].addTurnMs.p99).toBeGreaterThan(0);
   });
+
+  it('bench:scale --users measures one user and many in the same run, with the small user in each file', { timeout: 120_000 }, async () => {
+    const result = await bench('scale.ts', '--sizes', '600', '--users', '12', '--samples', '20');
+    expect(result.machine.cores).toBeGreaterThan(0);
+    expect(result.results.map((r: { size: number; users: number }) => [r.size, r.users])).toEqual([
+      [600, 1],
+      [600, 12],
+    ]);
+    for (const r of result.results) {
+      expect(r.searchMs.p95).toBeGreaterThanOrEqual(r.searchMs.p50);
+      expect(r.smallUserSearchMs.p95).toBeGreaterThanOrEqual(r.smallUserSearchMs.p50);
+      expect(r.hitsPer50).toBeGreaterThan(0);
+    }
+  });
 });
