@@ -13,6 +13,7 @@ import { runGc } from '../server/core/gc.ts';
 import { listMemories } from '../server/core/memory-list.ts';
 import { confirmMemory, correctMemory, remember, updateMemory } from '../server/core/memories.ts';
 import { reflectionDue } from '../server/core/reflection.ts';
+import { lexicalTurns, turnClauses } from '../server/core/search/lexical.ts';
 import { search } from '../server/core/search/search.ts';
 import { listSessions } from '../server/core/sessions.ts';
 import { spaceOf, type Space } from '../server/core/space.ts';
@@ -98,6 +99,14 @@ describe('two users in one file', () => {
     const bobHits = search(store, BOB, { query: 'zebra zoo', kinds: ['turn'], limit: 10 }).hits;
     expect(bobHits.map((h) => h.turn!.userId)).toEqual(['bob', 'bob', 'bob', 'bob', 'bob']);
     expect(search(store, ALICE, { query: 'zebra zoo', kinds: ['turn'], limit: 10 }).hits.map((h) => h.text)).toEqual(['Alice saw a zebra at the zoo']);
+    // A small user's matches are ranked by BM25 over its own rows (not FTS5's rank): rarer and
+    // more of the query's words first, stems matching as in the index.
+    await say(ALICE, 'a', 'The zoo was crowded');
+    await say(ALICE, 'a', 'Zebras were grazing, and the zebra foal slept');
+    await say(ALICE, 'a', 'We had lunch');
+    const texts = new Map(store.sqlite.prepare('select id, text from turns').all().map((r: any) => [r.id, r.text]));
+    const ranked = lexicalTurns(store, ALICE, ['zebra', 'zoo'], turnClauses(ALICE, {}), 10).map((s) => texts.get(s.id));
+    expect(ranked).toEqual(['Alice saw a zebra at the zoo', 'Zebras were grazing, and the zebra foal slept', 'The zoo was crowded']);
   });
 
   it('an unknown user reads as empty, and a malformed id is BAD_USER_INPUT that writes nothing', async () => {

@@ -4,9 +4,10 @@
 // by its index and probes the FTS results. Terms are normalised tokens, each quoted: no user text is syntax.
 import { spaceClause, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
-import { escapeLike, hasNonAscii } from '../text.ts';
+import { escapeLike, hasNonAscii, indexTokens } from '../text.ts';
 import { ftsAny } from './query.ts';
-import { ftsScope, selectiveTerms } from './term-stats.ts';
+import { documentFrequency, ftsScope, selectiveTerms, SMALL_USER_ROWS, type FtsScope } from './term-stats.ts';
+import { stem } from './turn-features.ts';
 import type { SearchFilter } from './types.ts';
 
 export type Scored = { id: number; score: number };
@@ -58,6 +59,45 @@ function likeScored(store: Store, table: 'turns' | 'memories', terms: string[], 
   return statement(store, text).all(...patterns, ...patterns, ...params(clauses), limit) as Scored[];
 }
 
+const BM25 = { k1: 1.2, b: 0.75 } as const;
+
+/**
+ * A small user's matches, ranked here by BM25 (as FTS5 defines it) over that user's own rows:
+ * the match reads the user's rows only (space token, rowid order, no FTS5 rank), and document
+ * frequencies are the user's (counted once and cached). Terms are matched on their porter
+ * stems, as the index stores them.
+ */
+function rankedHere(store: Store, space: Space, table: 'turns' | 'memories', terms: string[], scope: FtsScope, clauses: Clause[], limit: number): Scored[] {
+  const expression = ftsAny(terms);
+  if (!expression) return [];
+  const alias = table === 'turns' ? 't' : 'm';
+  const column = table === 'turns' ? 'text' : 'content';
+  const text = `select ${alias}.id as id, ${alias}.${column} as text from (select rowid from ${table}_fts where ${table}_fts match ? order by rowid desc limit ${SMALL_USER_ROWS}) f cross join ${table} ${alias} on ${alias}.id = f.rowid${where(clauses)}`;
+  const rows = statement(store, text).all(scope.match(expression), ...params(clauses)) as { id: number; text: string }[];
+  if (rows.length === 0) return [];
+  const stems = terms.map(stem);
+  const idf = terms.map((term) => {
+    const df = Math.max(1, documentFrequency(store, space, table, scope.rows, term));
+    return Math.log(1 + (scope.rows - df + 0.5) / (df + 0.5));
+  });
+  const docs = rows.map((row) => {
+    const words = indexTokens(row.text).map(stem);
+    const tf = new Map<string, number>();
+    for (const word of words) tf.set(word, (tf.get(word) ?? 0) + 1);
+    return { id: row.id, length: words.length, tf };
+  });
+  const average = docs.reduce((sum, d) => sum + d.length, 0) / docs.length || 1;
+  const scored = docs.map((doc) => {
+    let score = 0;
+    stems.forEach((term, i) => {
+      const tf = doc.tf.get(term) ?? 0;
+      if (tf > 0) score += (idf[i]! * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + (BM25.b * doc.length) / average));
+    });
+    return { id: doc.id, score };
+  });
+  return scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, limit);
+}
+
 /**
  * The space's turns matching any term, best BM25 first (score = -bm25, higher is better). The
  * MATCH names the user (its `space` token), so other users' rows are never read or ranked.
@@ -68,6 +108,7 @@ export function lexicalTurns(store: Store, space: Space, terms: string[], clause
   const match = ftsAny(selectiveTerms(store, space, 'turns', terms));
   if (!match) return [];
   const scope = ftsScope(store, space, 'turns');
+  if (scope.kind === 'small') return rankedHere(store, space, 'turns', selectiveTerms(store, space, 'turns', terms), scope, clauses, limit);
   // Filters cut candidates after the LIMIT, so filtered searches look further down the list.
   const inner = Math.ceil((clauses.length > 1 ? limit * 4 : limit) * scope.spread);
   const text = `select t.id as id, f.score as score from (select rowid, -rank as score from turns_fts where turns_fts match ? order by rank limit ?) f cross join turns t on t.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
@@ -80,6 +121,7 @@ export function lexicalMemories(store: Store, space: Space, terms: string[], cla
   const match = ftsAny(selectiveTerms(store, space, 'memories', terms));
   if (!match) return [];
   const scope = ftsScope(store, space, 'memories');
+  if (scope.kind === 'small') return rankedHere(store, space, 'memories', selectiveTerms(store, space, 'memories', terms), scope, clauses, limit);
   const inner = Math.ceil(limit * 2 * scope.spread); // status/kind filters always apply
   const text = `select m.id as id, f.score as score from (select rowid, -rank as score from memories_fts where memories_fts match ? order by rank limit ?) f cross join memories m on m.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
   return statement(store, text).all(scope.match(match), inner, ...params(clauses), limit) as Scored[];

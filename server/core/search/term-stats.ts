@@ -79,15 +79,25 @@ export function documentFrequency(store: Store, space: Space, table: 'turns' | '
  * the SQL join, which always filters by user, drops the few rows of others: `spread` says how
  * much further down the ranking to read so they do not crowd the user's out.
  */
-export function ftsScope(store: Store, space: Space, table: 'turns' | 'memories'): { match: (expression: string) => string; spread: number } {
+export function ftsScope(store: Store, space: Space, table: 'turns' | 'memories'): FtsScope {
   const mine = tableRows(store, space, table);
   const all = maxId(store, table);
-  if (all > 0 && mine > all * DOMINANT_SHARE) return { match: (expression) => expression, spread: Math.min(2, all / Math.max(1, mine)) };
-  return { match: (expression) => scopedMatch(space.userId, table === 'turns' ? 'text' : 'content', expression), spread: 1 };
+  if (all > 0 && mine > all * DOMINANT_SHARE) return { kind: 'dominant', rows: mine, match: (expression) => expression, spread: Math.min(2, all / Math.max(1, mine)) };
+  const match = (expression: string) => scopedMatch(space.userId, table === 'turns' ? 'text' : 'content', expression);
+  return { kind: mine <= SMALL_USER_ROWS ? 'small' : 'scoped', rows: mine, match, spread: 1 };
 }
+
+/**
+ * `dominant`: unscoped match (above); `scoped`: the space token, ranked by FTS5; `small`: the
+ * space token, ranked here (lexical.ts): FTS5's rank computes each term's IDF over the whole
+ * table, which costs as much as a search of the whole file however few rows the user has.
+ */
+export type FtsScope = { kind: 'dominant' | 'scoped' | 'small'; rows: number; match: (expression: string) => string; spread: number };
 
 /** Past this share of a table's rows, a user's searches skip the space token (see ftsScope). */
 const DOMINANT_SHARE = 0.5;
+/** Up to this many rows a user's matches are ranked here rather than by FTS5 (see FtsScope). */
+export const SMALL_USER_ROWS = 5000;
 
 const maxId = (store: Store, table: 'turns' | 'memories') =>
   (prepared(store, `search.maxId.${table}`, () => store.sqlite.prepare(`select max(id) as n from ${table}`)).get() as { n: number | null }).n ?? 0;
