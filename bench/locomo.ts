@@ -5,7 +5,8 @@
 // turns) and search latency, next to two baselines on the same data: plain FTS5 BM25 over
 // turns and MiniSearch over turns.
 //   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] FILE...
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE, type Space } from '../server/core/space.ts';
+import { build, rng } from './scale.ts';
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
@@ -29,18 +30,25 @@ export type SystemResult = {
 };
 
 type Question = { text: string; category: number; evidence: number[] };
-type Loaded = { name: string; store: Store; questions: Question[]; turns: { id: number; text: string }[] };
+type Loaded = { name: string; store: Store; space: Space; questions: Question[]; turns: { id: number; text: string }[] };
 
-export async function loadConversation(conversation: LocomoConversation): Promise<Loaded> {
+/**
+ * One conversation in a store of its own. With `crowd`, that many synthetic turns of another user
+ * share the file (bench/scale.ts), and the conversation is a user of its own: its searches take
+ * the small-user path (space token, ranked by BM25 over its own rows) instead of the whole file's.
+ */
+export async function loadConversation(conversation: LocomoConversation, crowd = 0): Promise<Loaded> {
   const store = openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' } } });
   const runtime = createRuntime(store, {});
+  const space: Space = crowd > 0 ? { userId: 'locomo', agentId: null } : DEFAULT_SPACE;
+  if (crowd > 0) build(store, crowd, rng(7));
   const turnIds = new Map<string, number>();
   const turns: { id: number; text: string }[] = [];
   for (const session of conversation.sessions) {
     for (const turn of session.turns) {
       const at = turn.at;
       store.clock = { now: () => at };
-      const { turn: row } = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at });
+      const { turn: row } = await ingestTurn(runtime, space, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at });
       turnIds.set(turn.diaId, row.id);
       turns.push({ id: row.id, text: row.text });
     }
@@ -58,7 +66,7 @@ export async function loadConversation(conversation: LocomoConversation): Promis
     if (evidence.length === 0) continue;
     questions.push({ text: q.question, category: q.category, evidence });
   }
-  return { name: conversation.name, store, questions, turns };
+  return { name: conversation.name, store, space, questions, turns };
 }
 
 /** Plain BM25: FTS5's default tokenizer over turns, the question's words OR-ed. */
@@ -85,7 +93,7 @@ export function symbiosisRetriever(loaded: Loaded, options: SearchOptions = {}, 
   return {
     name,
     retrieve(question, k) {
-      const { hits } = search(loaded.store, DEFAULT_SPACE, { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) }, options);
+      const { hits } = search(loaded.store, loaded.space, { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) }, options);
       const out: number[] = [];
       for (const hit of hits) for (const id of hit.kind === 'turn' ? [hit.id] : hit.sourceTurnIds) if (!out.includes(id)) out.push(id);
       return out.slice(0, k);
@@ -140,17 +148,17 @@ export const ABLATIONS: Record<string, SearchOptions> = {
   'no-entity': { tuning: { turns: { weights: { entity: 0 } }, weights: { entity: 0 } } },
 };
 
-export async function runBenchmark(files: string[], ks: number[], ablation = false) {
+export async function runBenchmark(files: string[], ks: number[], ablation = false, crowd = 0) {
+  // Crowded files hold other turns: the baselines (over every turn of the file) do not apply.
   const makers: { name: string; make: (l: Loaded) => Retriever }[] = [
-    { name: 'symbiosis', make: (l) => symbiosisRetriever(l) },
-    { name: 'bm25', make: bm25Retriever },
-    { name: 'minisearch', make: miniSearchRetriever },
+    { name: crowd > 0 ? `symbiosis, beside ${crowd} turns of another user` : 'symbiosis', make: (l) => symbiosisRetriever(l) },
+    ...(crowd > 0 ? [] : [{ name: 'bm25', make: bm25Retriever }, { name: 'minisearch', make: miniSearchRetriever }]),
   ];
   if (ablation) for (const [name, options] of Object.entries(ABLATIONS)) makers.push({ name: `symbiosis ${name}`, make: (l) => symbiosisRetriever(l, options, `symbiosis ${name}`) });
   const tallies = new Map(makers.map((m) => [m.name, { sums: new Map(), counts: new Map(), latencies: [] } as Tally]));
   let questions = 0;
   for (const conversation of files.flatMap(loadLocomo)) {
-    const loaded = await loadConversation(conversation);
+    const loaded = await loadConversation(conversation, crowd);
     questions += loaded.questions.length;
     for (const maker of makers) evaluate(loaded, maker.make(loaded), ks, tallies.get(maker.name)!);
     closeStore(loaded.store);
@@ -160,15 +168,21 @@ export async function runBenchmark(files: string[], ks: number[], ablation = fal
 
 async function main() {
   const { values, positionals } = parseArgs({
-    options: { json: { type: 'boolean', default: false }, k: { type: 'string', default: '5,10,20' }, ablation: { type: 'boolean', default: false } },
+    options: {
+      json: { type: 'boolean', default: false },
+      k: { type: 'string', default: '5,10,20' },
+      ablation: { type: 'boolean', default: false },
+      crowd: { type: 'string', default: '0' },
+    },
     allowPositionals: true,
   });
   const ks = values.k.split(',').map(Number);
-  if (positionals.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1)) {
-    process.stderr.write('usage: npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] FILE...\n');
+  const crowd = Number(values.crowd);
+  if (positionals.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1) || !Number.isInteger(crowd) || crowd < 0) {
+    process.stderr.write('usage: npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--crowd TURNS] FILE...\n');
     process.exit(2);
   }
-  const result = await runBenchmark(positionals, ks, values.ablation);
+  const result = await runBenchmark(positionals, ks, values.ablation, crowd);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;

@@ -60,6 +60,12 @@ describe('benchmarks', () => {
     expect(result.systems[0].recall['5']).toBe(1);
   });
 
+  it('bench:locomo --crowd puts the conversation beside another user\'s turns and still finds its evidence', { timeout: 120_000 }, async () => {
+    const result = await bench('locomo.ts', '--k', '5', '--crowd', '300', conversation());
+    expect(result.systems.map((s: { name: string }) => s.name)).toEqual(['symbiosis, beside 300 turns of another user']);
+    expect(result.systems[0].recall['5']).toBe(1);
+  });
+
   it('bench:locomo reads the data set\'s own file, an array of conversations', { timeout: 120_000 }, async () => {
     const result = await bench('locomo.ts', '--k', '5', conversation('locomo10', true));
     expect(result.questions).toBe(8);
