@@ -107,7 +107,8 @@ describe('isolation between users, over every field of the schema', () => {
   function values(name: string, type: GraphQLInputType, kind: Op['kind'], inInput = false): unknown[] {
     const inner = getNullableType(type);
     // A list of enum values (a filter such as memoryEvents' actions) takes them all.
-    if (isListType(inner) && isEnumType(getNamedType(inner))) return [(getNamedType(inner) as { getValues(): { value: unknown }[] }).getValues().map((v) => v.value)];
+    const listed = isListType(inner) ? getNamedType(inner) : null;
+    if (listed && isEnumType(listed)) return [listed.getValues().map((v) => v.value)];
     if (isListType(inner)) return values(name, inner.ofType, kind, inInput).map((v) => [v]);
     const named = getNamedType(inner);
     if (isEnumType(named)) return [named.getValues()[0]!.value];
