@@ -15,6 +15,7 @@ const AccessToken = builder.objectRef<TokenRow>('AccessToken').implement({
     label: t.exposeString('label', { nullable: true, description: 'A note of what it is for.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When it was revoked; null while valid.' }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When it was last used (to the minute); null if never.' }),
   }),
 });
 

@@ -74,6 +74,8 @@ describe('scoped tokens (admin token configured)', () => {
   it('tokens are stored hashed and listed without their secret', async () => {
     const listed = (await server.client().accessTokens({ userId: 'alice' })).accessTokens;
     expect(listed.map((t) => t.label)).toEqual(['app', null]);
+    // Both were used by the tests above; the time is kept to the minute.
+    expect(listed.every((t) => t.lastUsedAt !== null)).toBe(true);
     expect(JSON.stringify(listed)).not.toContain(aliceToken);
     // The raw bytes of the file and its write-ahead log: the secret is nowhere, only its hash.
     const bytes = readFileSync(server.store.sqlite.name).toString('latin1') + readWal(server.store.sqlite.name);

@@ -88,7 +88,30 @@ export function accessForToken(store: Store, token: string): Access | null {
     | TokenRow
     | undefined;
   if (!row || row.revokedAt !== null) return null;
+  noteUse(store, row);
   return { admin: false, tokenId: row.id, space: { userId: row.userId, agentId: row.agentId }, readOnly: Boolean(row.readOnly) };
+}
+
+/** last_used_at moves at most this often: a read must not turn into a write every time. */
+const USE_GRANULARITY_MS = 60_000;
+
+/**
+ * Records when a token was last used, for the token list. Never waits for the write lock (another
+ * process may hold it for seconds): a busy database just skips this minute's note.
+ */
+function noteUse(store: Store, row: TokenRow) {
+  const now = store.clock.now();
+  if (row.lastUsedAt !== null && now - row.lastUsedAt < USE_GRANULARITY_MS) return;
+  if (store.pending) return; // inside a write: its own statements only
+  const timeout = store.sqlite.pragma('busy_timeout', { simple: true }) as number;
+  store.sqlite.pragma('busy_timeout = 0');
+  try {
+    prepared(store, 'token.used', () => store.sqlite.prepare('update access_tokens set last_used_at = ? where id = ?')).run(now, row.id);
+  } catch (error) {
+    if (!(error as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw error;
+  } finally {
+    store.sqlite.pragma(`busy_timeout = ${timeout}`);
+  }
 }
 
 /** Of these token ids, the ones still valid (for the host to close subscriptions of the others). */

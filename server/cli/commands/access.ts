@@ -52,8 +52,8 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
           accessTokens.length === 0
             ? 'no tokens'
             : table(
-                ['id', 'prefix', 'user', 'agent', 'access', 'label', 'created', 'revoked'],
-                accessTokens.map((t) => [t.id, `${t.prefix}…`, t.userId, t.agentId ?? '*', t.readOnly ? 'read' : 'read+write', t.label, t.createdAt, t.revokedAt ?? '']),
+                ['id', 'prefix', 'user', 'agent', 'access', 'label', 'created', 'last used', 'revoked'],
+                accessTokens.map((t) => [t.id, `${t.prefix}…`, t.userId, t.agentId ?? '*', t.readOnly ? 'read' : 'read+write', t.label, t.createdAt, t.lastUsedAt ?? 'never', t.revokedAt ?? '']),
               ),
         );
       });
