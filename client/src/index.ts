@@ -3,8 +3,10 @@
 import { Kind, print, type DocumentNode, type GraphQLFormattedError } from 'graphql';
 import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import { getSdk, type Requester, type Sdk } from './generated/sdk.ts';
+import { executeTool, type ToolCallResult } from './tools.ts';
 
 export * from './generated/sdk.ts';
+export { executeTool, toolDefinitions, TOOLS, type ToolCallResult, type ToolDefinition } from './tools.ts';
 
 export type ClientOptions = {
   /** The GraphQL endpoint, e.g. `http://127.0.0.1:8787/graphql` (`ws://` is derived for subscriptions). */
@@ -79,6 +81,8 @@ const operationOf = (doc: DocumentNode) => {
 export type SymbiosisClient = Sdk & {
   /** The same connection, bound to one user's memory (and one agent's, when given). */
   forUser(userId: string, agentId?: string): SymbiosisClient;
+  /** Runs a model's tool call (see `toolDefinitions` for the tools): `await client.executeTool(call.name, JSON.parse(call.arguments))`. */
+  executeTool(name: string, args: unknown): Promise<ToolCallResult>;
   /** Closes the WebSocket (if one was opened). */
   dispose(): Promise<void>;
 };
@@ -136,10 +140,9 @@ export function createClient(options: ClientOptions): SymbiosisClient {
     await ws?.dispose();
     ws = null;
   };
-  const bound = (space: Space): SymbiosisClient => ({
-    ...getSdk(withSpace(requester, space)),
-    forUser: (userId, agentId) => bound({ userId, agentId }),
-    dispose,
-  });
+  const bound = (space: Space): SymbiosisClient => {
+    const sdk = getSdk(withSpace(requester, space));
+    return { ...sdk, forUser: (userId, agentId) => bound({ userId, agentId }), executeTool: (name, args) => executeTool(sdk, name, args), dispose };
+  };
   return bound({ userId: options.userId, agentId: options.agentId });
 }

@@ -2,8 +2,7 @@
 // with --url it is sent to a running server; otherwise it runs in process against the same
 // schema over the embedded database. One code path, so both modes print the same JSON.
 // Everything heavy is imported when a command runs, so `sm --help` stays instant.
-import type { GraphQLError, GraphQLSchema } from 'graphql';
-import type { Requester, Sdk } from '../../client/src/generated/sdk.ts';
+import type { Sdk } from '../../client/src/generated/sdk.ts';
 import type { Runtime } from '../runtime.ts';
 import { clockFromEnv, dbPath, spaceOption, type GlobalOptions } from './runtime.ts';
 
@@ -26,35 +25,6 @@ export type Backend = {
  */
 const FOREGROUND_JOBS: readonly string[] = ['extract.llm', 'session.consolidate'];
 
-/** Runs an operation in process; errors look exactly like the server's (code + message). */
-async function localRequester(schema: GraphQLSchema, expectedError: (error: unknown) => GraphQLError | null, runtime: Runtime): Promise<Requester> {
-  const [{ execute, GraphQLError }, { createPubSub }, { SymbiosisClientError }, { ADMIN }] = await Promise.all([
-    import('graphql'),
-    import('@graphql-yoga/subscription'),
-    import('../../client/src/index.ts'),
-    import('../core/tokens.ts'),
-  ]);
-  const changes = createPubSub();
-  return async <R, V>(document: import('graphql').DocumentNode, variables?: V): Promise<R> => {
-    const result = await execute({
-      schema,
-      document,
-      variableValues: variables as Record<string, unknown> | undefined,
-      // Whoever can open the file owns all of it: the embedded CLI is the admin.
-      contextValue: { store: runtime.store, runtime, changes, access: ADMIN },
-    });
-    if (result.errors?.length) {
-      const first = result.errors[0]!;
-      const expected = expectedError(first) ?? (first.originalError ? null : first);
-      // Unexpected errors keep their message here: the user owns this process and its logs.
-      const error = expected ?? new GraphQLError(first.originalError?.message ?? first.message);
-      const code = typeof error.extensions?.code === 'string' ? error.extensions.code : undefined;
-      throw new SymbiosisClientError(error.message, [error.toJSON()], code);
-    }
-    return result.data as R;
-  };
-}
-
 async function embedded(options: GlobalOptions): Promise<Backend> {
   const space = spaceOption(options);
   const { closeStore, openStore } = await import('../db/open.ts');
@@ -70,13 +40,14 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
     ]);
     const runtime = createRuntime(store);
     // Loaded on demand: `sm --help` and `sm serve` do not need it here.
-    const [{ schema }, { expectedError }] = await Promise.all([import('../../schema/index.ts'), import('../../schema/errors.ts')]);
+    const [{ localRequester }, { ADMIN }] = await Promise.all([import('../../schema/local-requester.ts'), import('../core/tokens.ts')]);
     const queued: number[] = [];
     const stopWatching = onChange(store, (event) => {
       if (event.type === 'job' && event.status === 'pending' && event.jobType && FOREGROUND_JOBS.includes(event.jobType)) queued.push(event.jobId);
     });
     return {
-      sdk: getSdk(withSpace(await localRequester(schema, expectedError, runtime), space)),
+      // Whoever can open the file owns all of it: the embedded CLI is the admin.
+      sdk: getSdk(withSpace(localRequester(runtime, ADMIN), space)),
       mode: 'embedded',
       runtime,
       url: null,
