@@ -1,5 +1,5 @@
 // Writes on memories: remember, update, confirm, correct, forget.
-import { forget, forgetSchema } from '../server/core/forget.ts';
+import { forget } from '../server/core/forget.ts';
 import { confirmMemory, correctMemory, remember, rememberSchema, updateMemory, updateMemorySchema, type MemoryRow } from '../server/core/memories.ts';
 import { contentSchema, memoryIdSchema } from '../server/core/validation.ts';
 import { builder } from './builder.ts';
@@ -103,7 +103,7 @@ builder.mutationFields((t) => ({
       text: t.arg.string({ description: 'Text whose every occurrence (memories and turns) is deleted.' }),
       ...spaceArgs(t),
     },
-    validate: forgetSchema,
+    // Checked by forget itself (forgetSchema): a field-level schema would strip userId and agentId.
     resolve: (_root, { id, text, ...args }, context) => forget(context.store, writeSpace(context, args), { id, text }),
   }),
 }));

@@ -43,6 +43,17 @@ describe('scoped tokens (admin token configured)', () => {
     expect((await failure(alice.confirmMemory({ id: 987_654 }))).message).toBe('memory 987654 not found');
   });
 
+  it('the admin\'s forget by text acts in the user it names, and nowhere else', async () => {
+    const admin = server.client();
+    await admin.remember({ input: { content: 'Default user owns a harpsichord' } });
+    await admin.forUser('henry').remember({ input: { content: 'Henry owns a harpsichord' } });
+    const { forget } = await admin.forUser('henry').forget({ text: 'harpsichord' });
+    expect(forget.memoryIds).toHaveLength(1);
+    expect((await admin.forUser('henry').memories({ q: 'harpsichord' })).memories.totalCount).toBe(0);
+    expect((await admin.memories({ q: 'harpsichord' })).memories.edges.map((e) => e.node.content)).toEqual(['Default user owns a harpsichord']);
+    expect((await failure(admin.forget({}))).code).toBe('BAD_USER_INPUT');
+  });
+
   it('a read-only token reads and cannot write: FORBIDDEN, nothing written', async () => {
     const reader = server.client(aliceReadOnly);
     expect((await reader.memories({})).memories.totalCount).toBeGreaterThan(0);

@@ -15,6 +15,8 @@ export type Backend = {
   token: string | null;
   /** --user / --agent (or SM_USER / SM_AGENT) as given; the sdk fills them into every operation taking them. */
   space: { userId?: string; agentId?: string };
+  /** The sdk bound to another space (the same connection). */
+  forUser(userId: string, agentId?: string): Sdk;
   close(): Promise<void>;
 };
 
@@ -48,6 +50,7 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
     return {
       // Whoever can open the file owns all of it: the embedded CLI is the admin.
       sdk: getSdk(withSpace(localRequester(runtime, ADMIN), space)),
+      forUser: (userId, agentId) => getSdk(withSpace(localRequester(runtime, ADMIN), { userId, agentId })),
       mode: 'embedded',
       runtime,
       url: null,
@@ -71,7 +74,7 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
 async function remote(url: string, token: string | null, space: Backend['space']): Promise<Backend> {
   const [{ createClient }, { default: WebSocket }] = await Promise.all([import('../../client/src/index.ts'), import('ws')]);
   const client = createClient({ url, token: token ?? undefined, webSocketImpl: WebSocket, ...space });
-  return { sdk: client, mode: 'remote', runtime: null, url, token, space, close: () => client.dispose() };
+  return { sdk: client, forUser: (userId, agentId) => client.forUser(userId, agentId), mode: 'remote', runtime: null, url, token, space, close: () => client.dispose() };
 }
 
 export async function openBackend(options: GlobalOptions): Promise<Backend> {

@@ -5,6 +5,7 @@ import { registerConfigCommands } from './commands/config.ts';
 import { registerDataCommands } from './commands/data.ts';
 import { registerEntityCommands } from './commands/entities.ts';
 import { registerMaintenanceCommands } from './commands/maintenance.ts';
+import { registerMcpCommands } from './commands/mcp.ts';
 import { registerMemoryCommands } from './commands/memories.ts';
 import { registerSearchCommands } from './commands/search.ts';
 import { registerServeCommand } from './commands/serve.ts';
@@ -49,6 +50,7 @@ SM_CONFIG__GC__MODE=delete). Exit codes: 0 ok, 1 runtime error, 2 bad usage or b
   registerConfigCommands(program, globals);
   registerDataCommands(program, globals);
   registerAccessCommands(program, globals);
+  registerMcpCommands(program, globals);
   registerServeCommand(program, globals);
   return program;
 }

@@ -11,7 +11,8 @@ import type { Store } from '../core/store.ts';
 import { liveTokenIds, type Access } from '../core/tokens.ts';
 import { accessOf, bearer, browserRefusal, rememberAccess, resolveAccess } from './auth.ts';
 import { dataRoutes } from './data-routes.ts';
-import { restError, restRoutes } from './rest.ts';
+import { mcpRoute } from './mcp-route.ts';
+import { restError, restRoutes, toResponse } from './rest.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 export const HEALTH_PATH = '/health';
@@ -151,7 +152,15 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
         return expectedError(error) ?? yogaMaskError(error, message, isDev);
       },
     },
-    plugins: [accessGuard(store, token), readOnlyGuard, revocationGuard(store), restRoutes({ runtime, log, bodyLimit: MAX_BODY_BYTES }), dataRoutes({ runtime, log }), EnvelopArmorPlugin(ARMOR)],
+    plugins: [
+      accessGuard(store, token),
+      readOnlyGuard,
+      revocationGuard(store),
+      mcpRoute({ runtime, changes, bodyLimit: MAX_BODY_BYTES, onError: (error) => toResponse(error, log) }),
+      restRoutes({ runtime, log, bodyLimit: MAX_BODY_BYTES }),
+      dataRoutes({ runtime, log }),
+      EnvelopArmorPlugin(ARMOR),
+    ],
   });
 }
 
