@@ -128,7 +128,52 @@ describe('sm mcp over stdio', () => {
   });
 });
 
+describe('function calling', () => {
+  it('sm tools prints the same tools for OpenAI and Anthropic, and client.executeTool runs a model\'s call', async () => {
+    const openai = await sm(['tools', '--format', 'openai']);
+    expect(openai.code).toBe(0);
+    expect(openai.json.map((t: any) => t.function.name).sort()).toEqual(TOOL_NAMES);
+    expect(openai.json[0]).toMatchObject({ type: 'function', function: { parameters: { type: 'object', additionalProperties: false } } });
+    const anthropic = await sm(['tools', '--format', 'anthropic']);
+    expect(anthropic.json.map((t: any) => t.name).sort()).toEqual(TOOL_NAMES);
+    expect(anthropic.json.find((t: any) => t.name === 'remember_fact').input_schema.required).toEqual(['text']);
+    expect((await sm(['tools', '--format', 'gemini'])).code).toBe(2);
+
+    const server = await startServer();
+    try {
+      const client = server.client().forUser('dora');
+      // As a model sends it: a name and JSON arguments.
+      const saved = await client.executeTool('remember_fact', JSON.parse('{"text":"Dora speaks Basque","importance":0.8}'));
+      expect(saved).toMatchObject({ isError: false, structured: { action: 'created', memory: { content: 'Dora speaks Basque' } } });
+      expect((await client.executeTool('search_memory', { query: 'Basque' })).text).toContain('Dora speaks Basque');
+      expect(await client.executeTool('launch_rockets', {})).toMatchObject({ isError: true, text: expect.stringContaining('Unknown tool') });
+      expect(await client.executeTool('remember_fact', { text: 'x', surprise: 1 })).toMatchObject({ isError: true });
+      expect(await client.executeTool('confirm_fact', { id: 424242 })).toMatchObject({ isError: true, text: 'memory 424242 not found' });
+      expect((await server.client().forUser('dora').memories({})).memories.totalCount).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('sm mcp lifecycle', () => {
+  it('sm mcp --url serves the tools of a running service, in the token\'s space', async () => {
+    const server = await startServer({ token: 'mcp-remote-admin-token-77aa' });
+    try {
+      await server.client().forUser('eve').remember({ input: { content: 'Eve rides a tandem bicycle' } });
+      const { token } = (await server.client().createAccessToken({ userId: 'eve', readOnly: true })).createAccessToken;
+      const client = new Client({ name: 'test', version: '1.0.0' });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [SM, '--url', server.url, '--token', token, 'mcp'], env: { ...process.env, SM_LOG_LEVEL: 'error' } as Record<string, string>, stderr: 'pipe' }));
+      expect((await call(client, 'search_memory', { query: 'tandem' })).structuredContent.hits.map((h: any) => h.text)).toEqual(['Eve rides a tandem bicycle']);
+      const refused = await call(client, 'remember_fact', { text: 'Eve likes hills' });
+      expect(refused).toMatchObject({ isError: true });
+      expect(textOf(refused)).toMatch(/read-only/);
+      await client.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('exits cleanly when stdin closes', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'sm-mcp-')), 'memory.db');
     const child = spawn(process.execPath, [SM, '--db', db, 'mcp'], { env: { ...process.env, SM_LOG_LEVEL: 'error' }, stdio: ['pipe', 'pipe', 'pipe'] });
