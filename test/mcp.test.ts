@@ -2,7 +2,7 @@
 // file) and /mcp over Streamable HTTP on a running service; every tool, its effect on memory,
 // resources and the prompt, bad calls, scoping by token, and a clean exit when stdin closes.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,6 +125,41 @@ describe('sm mcp over stdio', () => {
     expect(textOf(missing)).toBe('memory 999999 not found');
     const nothing = await call(client, 'correct_fact', { query: 'xylophone quartet', new_text: 'x' });
     expect(textOf(nothing)).toMatch(/No fact matches/);
+  });
+});
+
+describe('the README\'s MCP configurations, as written', () => {
+  const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+  const section = readme.slice(readme.indexOf('## Tools for agents'), readme.indexOf('## How memory behaves'));
+  const configs = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!).mcpServers['symbiosis-memory']);
+
+  it('the stdio configuration starts a server that lists the tools', async () => {
+    const stdio = configs.find((c) => c.command)!;
+    const db = join(mkdtempSync(join(tmpdir(), 'sm-mcp-')), 'memory.db');
+    const args = stdio.args.map((a: string) => a.replace('/path/to/symbiosis-memory/bin/sm.js', SM).replace('/path/to/memory.db', db));
+    expect(stdio.command).toBe('node');
+    const client = new Client({ name: 'desktop-like', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args, env: { ...process.env, SM_LOG_LEVEL: 'error' } as Record<string, string>, cwd: tmpdir(), stderr: 'pipe' }));
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+    expect((await call(client, 'remember_fact', { text: 'The README config works' })).structuredContent.action).toBe('created');
+    await client.close();
+    expect((await sm(['--db', db, 'users', '--json'])).json.users.map((u: any) => u.id)).toEqual(['me']);
+  });
+
+  it('the HTTP configuration (URL and Authorization header) reaches the service', async () => {
+    const http = configs.find((c) => c.url)!;
+    const server = await startServer({ token: 'readme-admin-token-5e6f7a8b' });
+    try {
+      const { token } = (await server.client().createAccessToken({ userId: 'me' })).createAccessToken;
+      const url = new URL(http.url.replace('http://127.0.0.1:8787', server.base));
+      const headers = { Authorization: http.headers.Authorization.replace('smt_…', token) };
+      const client = new Client({ name: 'cursor-like', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+      expect((await call(client, 'memory_stats')).structuredContent).toMatchObject({ memories: 0 });
+      await client.close();
+    } finally {
+      await server.close();
+    }
   });
 });
 
