@@ -1,9 +1,11 @@
 // Scale benchmark: synthetic stores of N turns + N memories (default 10k and 100k), built fast
 // with bulk inserts in transactions (the FTS triggers index as they go), then measured through
 // the real code paths: ingestTurn (addTurn + heuristic extraction + NER), search, getContext.
-// With --users U the same total is spread over U users (memory spaces), measured per user and
-// beside the one-user file of the same size in the same run; every file also holds one small
-// user (100 turns) whose search shows whether cost follows the user's own data.
+// Every file of N turns holds a small user of exactly 100 turns beside N - 100 turns of the
+// others; with --users U those are spread evenly over U users (sessions of their own, the
+// users' sessions interleaved in time) and measured per user, each sample a random user, beside
+// the one-user file of the same size in the same run. The small user is also measured alone in a
+// file of its 100 turns: its search in the big file should cost what it costs there.
 //   npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300] [--users 1000]
 import type { Space } from '../server/core/space.ts';
 import { runMain } from './run-main.ts';
@@ -61,45 +63,80 @@ function makeText(random: () => number) {
   };
 }
 
-/** The user that row `i` of `size` belongs to when the rows are spread evenly over `users`. */
-export const userOf = (i: number, size: number, users: number) => (users === 1 ? 'default' : `user${Math.floor((i * users) / size)}`);
+/** Rows of user `u` when `rows` rows are spread evenly over `users` users. */
+const share = (u: number, rows: number, users: number) => Math.floor(((u + 1) * rows) / users) - Math.floor((u * rows) / users);
 
-/** Bulk-loads `size` turns (with a fact each) spread over `users` users, plus `extra` rows of `extraUser`. */
+/** The user id of the `u`-th of `users` users: `default` when there is one. */
+export const userName = (u: number, users: number) => (users === 1 ? 'default' : `user${u}`);
+
+/** Turns per session for a user of `rows` turns: 100, or fewer so that every user has about 4 sessions. */
+export const sessionSize = (rows: number) => Math.max(1, Math.min(100, Math.ceil(rows / 4)));
+
+/**
+ * Bulk-loads `size` turns (with a fact each) spread evenly over `users` users, plus `extra.rows`
+ * turns of `extra.user`. Each user's turns come in sessions (s0, s1... of that user: session ids
+ * repeat across users, as in an app); the sessions of different users interleave in time, in a
+ * fixed shuffled order, as users talking at once would write them, so a user's rows are spread
+ * over the file rather than side by side.
+ */
 export function build(store: Store, size: number, random: () => number, users = 1, extra: { user: string; rows: number } | null = null) {
   const text = makeText(random);
   const db = store.sqlite;
   // Synthetic history is already consolidated, as a store in steady state would be.
   const insertUser = db.prepare('insert or ignore into users (id, created_at) values (?, ?)');
-  const insertSession = db.prepare('insert or ignore into sessions (user_id, id, first_seen_at, last_seen_at, consolidated_at) values (?, ?, ?, ?, ?)');
+  const insertSession = db.prepare('insert into sessions (user_id, id, first_seen_at, last_seen_at, consolidated_at) values (?, ?, ?, ?, ?)');
   const insertTurn = db.prepare('insert into turns (user_id, session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?, ?)');
   const insertMemory = db.prepare(
     "insert into memories (user_id, kind, layer, status, content, content_key, session_id, hits, score, decay_rate, importance, tags, created_at, event_at, last_seen_at) values (?, 'fact', ?, 'active', ?, ?, ?, ?, ?, 0.1, ?, '[]', ?, ?, ?)",
   );
   const insertSource = db.prepare("insert into memory_sources (memory_id, turn_id, reason, at) values (?, ?, 'extracted', ?)");
-  const start = Date.UTC(2024, 0, 1);
-  const perSession = 100;
-  const chunk = 5000;
-  const total = size + (extra?.rows ?? 0);
-  for (let done = 0; done < total; done += chunk) {
-    db.transaction(() => {
-      for (let i = done; i < Math.min(total, done + chunk); i++) {
-        const userId = i < size ? userOf(i, size, users) : extra!.user;
-        // Each user's sessions are named s0, s1...: session ids repeat across users, as in an app.
-        const session = `s${Math.floor(i / perSession) % 1000}`;
-        const at = start + i * 60_000;
-        const name = NAMES[Math.floor(i / perSession) % NAMES.length]!;
-        insertUser.run(userId, at);
-        insertSession.run(userId, session, at, at, at);
-        const speaker = i % 2 === 0 ? name : NAMES[(Math.floor(i / perSession) + 1) % NAMES.length]!;
-        const turnId = Number(insertTurn.run(userId, session, 'user', speaker, text.sentence(8, 30), at, at).lastInsertRowid);
-        const content = `${speaker} ${text.sentence(4, 12)}`;
-        const memoryId = Number(
-          insertMemory.run(userId, random() < 0.1 ? 'long' : 'mid', content, normalizeText(content), session, Math.floor(random() * 4), random() * 3, random(), at, at, at).lastInsertRowid,
-        );
-        insertSource.run(memoryId, turnId, at);
-      }
-    })();
+  // Every session as (user, its turns), each user's in order; then the users' sessions interleaved.
+  const owners = [...Array.from({ length: users }, (_, u) => ({ id: userName(u, users), rows: share(u, size, users) })), ...(extra ? [{ id: extra.user, rows: extra.rows }] : [])];
+  const queues = owners.map((owner) => {
+    const per = sessionSize(owner.rows);
+    return Array.from({ length: Math.ceil(owner.rows / per) }, (_, s) => ({ user: owner.id, session: `s${s}`, rows: Math.min(per, owner.rows - s * per) }));
+  });
+  const slots = queues.flatMap((queue, q) => queue.map(() => q));
+  // Its own generator, so the text (and bench:locomo --crowd's store) does not depend on the layout.
+  const shuffle = rng(1234);
+  if (queues.length > 1) {
+    for (let i = slots.length - 1; i > 0; i--) {
+      const j = Math.floor(shuffle() * (i + 1));
+      [slots[i], slots[j]] = [slots[j]!, slots[i]!];
+    }
   }
+  const next = queues.map(() => 0);
+  const sessions = slots.map((q) => queues[q]![next[q]!++]!);
+  const start = Date.UTC(2024, 0, 1);
+  const chunk = 5000;
+  let i = 0;
+  let inChunk = 0;
+  const begin = () => db.exec('begin');
+  begin();
+  sessions.forEach(({ user, session, rows }, n) => {
+    const name = NAMES[n % NAMES.length]!;
+    const other = NAMES[(n + 1) % NAMES.length]!;
+    const first = start + i * 60_000;
+    const last = first + (rows - 1) * 60_000;
+    insertUser.run(user, first);
+    insertSession.run(user, session, first, last, last);
+    for (let r = 0; r < rows; r++, i++) {
+      const at = start + i * 60_000;
+      const speaker = r % 2 === 0 ? name : other;
+      const turnId = Number(insertTurn.run(user, session, 'user', speaker, text.sentence(8, 30), at, at).lastInsertRowid);
+      const content = `${speaker} ${text.sentence(4, 12)}`;
+      const memoryId = Number(
+        insertMemory.run(user, random() < 0.1 ? 'long' : 'mid', content, normalizeText(content), session, Math.floor(random() * 4), random() * 3, random(), at, at, at).lastInsertRowid,
+      );
+      insertSource.run(memoryId, turnId, at);
+      if (++inChunk === chunk) {
+        db.exec('commit');
+        begin();
+        inChunk = 0;
+      }
+    }
+  });
+  db.exec('commit');
   return text;
 }
 
@@ -109,73 +146,186 @@ const timeIt = (fn: () => unknown) => {
   return performance.now() - t0;
 };
 
+type Stat = { p50: number; p95: number; p99: number };
+const stat = (values: number[]): Stat => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2), p99: round(percentile(values, 99), 2) });
+
 /** The small user every file holds: 100 turns, whatever the file's size. */
 const SMALL_USER = 'small-user';
 const SMALL_ROWS = 100;
+/** Turns per live session when measuring addTurn: one session in ten samples opens a new one. */
+const LIVE_TURNS = 10;
 
-export async function benchScale(size: number, samples: number, users = 1) {
+/** The sessions a user of `rows` turns has (build names them s0, s1...). */
+const sessionsOf = (rows: number) => Math.ceil(rows / sessionSize(rows));
+
+type Sample = { space: Space; query: string; sessionId: string };
+
+function openBenchStore() {
   const dir = mkdtempSync(join(tmpdir(), 'sm-scale-'));
   const path = join(dir, 'scale.db');
-  let now = Date.UTC(2025, 0, 1);
+  const clock = { at: Date.UTC(2025, 0, 1), now: () => clock.at };
   // Opened as the server opens it (serve.ts): checkpoints on their own thread.
-  const store = openStore({ path, env: {}, clock: { now: () => now }, config: { extractor: { mode: 'heuristic' } }, backgroundCheckpoints: true });
-  const random = rng(42);
-  const started = performance.now();
-  const text = build(store, size, random, users, { user: SMALL_USER, rows: SMALL_ROWS });
-  // A sample's user: the one user, or one of the many at random (reads and writes alike).
-  const someone = (): Space => ({ userId: userOf(Math.floor(random() * size), size, users), agentId: null });
-  const buildSeconds = (performance.now() - started) / 1000;
-  // A store in steady state has had its nightly `optimize` (one FTS5 segment per index), which
-  // bulk loading in 5k-row transactions does not give; turns added below add segments again.
+  const store = openStore({ path, env: {}, clock, config: { extractor: { mode: 'heuristic' } }, backgroundCheckpoints: true });
+  return {
+    store,
+    clock,
+    /** Closes the store (the last connection checkpoints the WAL into the file) and returns the file's size. */
+    close: () => {
+      closeStore(store);
+      const bytes = statSync(path).size;
+      rmSync(dir, { recursive: true, force: true });
+      return bytes;
+    },
+  };
+}
+
+/** As a running server's store: one FTS5 segment per index after its nightly optimize, WAL checkpointed. */
+function settle(store: Store) {
+  // Bulk loading in 5k-row transactions leaves several segments; turns added later add more again.
   optimizeSearchIndexes(store.sqlite);
   store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   // No ANALYZE: the service never runs it, so a real store has no sqlite_stat tables. With them,
   // plans differ (one scan only showed without them), and FTS5 re-prepares its segment lookups
   // on every probe once sqlite_stat4 covers its shadow tables.
-  const runtime = createRuntime(store, {});
+}
 
-  // Warm up as a running server would be (statements prepared, code compiled), like search and
-  // context below: a short session of its own, before the measured sessions.
-  for (let i = 0; i < 20; i++) {
-    now += 60_000;
-    await ingestTurn(runtime, someone(), { sessionId: 'warmup', role: 'user', name: NAMES[i % NAMES.length]!, text: `I keep a notebook about warm-up topic number ${i} at home` });
+/** A question about the synthetic history, as a user would ask it. */
+const question = (text: ReturnType<typeof makeText>, random: () => number) => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`;
+
+/** Search (limit 10) and getContext latencies over `samples`, after warming up on `warmup` (other queries). */
+function measureReads(store: Store, samples: Sample[], warmup: Sample[]) {
+  // Statements prepared, code compiled, pages cached, as in a running server.
+  for (const { space, query, sessionId } of warmup) {
+    search(store, space, { query, limit: 10 });
+    getContext(store, space, { sessionId, query });
   }
+  const searchMs = samples.map(({ space, query }) => timeIt(() => search(store, space, { query, limit: 10 })));
+  const contextMs = samples.map(({ space, query, sessionId }) => timeIt(() => getContext(store, space, { sessionId, query })));
+  // A search that finds nothing is fast for nothing.
+  const hitsPer50 = samples.slice(0, 50).reduce((n, { space, query }) => n + search(store, space, { query, limit: 10 }).hits.length, 0);
+  return { searchMs: stat(searchMs), contextMs: stat(contextMs), hitsPer50 };
+}
+
+/** Queries of the small user, on its own sessions. */
+const smallSamples = (queries: string[]): Sample[] =>
+  queries.map((query, i) => ({ space: { userId: SMALL_USER, agentId: null }, query, sessionId: `s${i % Math.min(4, sessionsOf(SMALL_ROWS))}` }));
+
+/**
+ * A file of `size` turns (+ a fact each): `size - 100` spread evenly over `users` users, and the
+ * small user's 100. Each read sample is a random user (the one user when `users` is 1).
+ */
+export async function benchScale(size: number, samples: number, users = 1) {
+  const { store, clock, close } = openBenchStore();
+  const random = rng(42);
+  const started = performance.now();
+  const rows = size - SMALL_ROWS;
+  const text = build(store, rows, random, users, { user: SMALL_USER, rows: SMALL_ROWS });
+  const buildSeconds = (performance.now() - started) / 1000;
+  settle(store);
+  const runtime = createRuntime(store, {});
+  const someone = () => Math.floor(random() * users);
+  const space = (u: number): Space => ({ userId: userName(u, users), agentId: null });
+
+  // Warm up as a running server would be (statements prepared, code compiled): a short session
+  // of its own, before the measured sessions.
+  for (let i = 0; i < 20; i++) {
+    clock.at += 60_000;
+    await ingestTurn(runtime, space(someone()), { sessionId: 'warmup', role: 'user', name: NAMES[i % NAMES.length]!, text: `I keep a notebook about warm-up topic number ${i} at home` });
+  }
+  // Live sessions of LIVE_TURNS turns. One user: one after another. Many: each session a random
+  // user's, all running at once (turn by turn in rotation), as users talking at the same time.
+  const live = Math.ceil(samples / LIVE_TURNS);
+  const liveUsers = Array.from({ length: live }, someone);
   const addTurnMs: number[] = [];
   for (let i = 0; i < samples; i++) {
-    now += 60_000;
-    const input = { sessionId: `live${Math.floor(i / 50)}`, role: 'user' as const, name: NAMES[i % NAMES.length]!, text: `I ${text.word()} ${text.sentence(6, 20)}` };
-    const space = someone();
+    clock.at += 60_000;
+    const session = users === 1 ? Math.floor(i / LIVE_TURNS) : i % live;
+    const input = { sessionId: `live${session}`, role: 'user' as const, name: NAMES[i % NAMES.length]!, text: `I ${text.word()} ${text.sentence(6, 20)}` };
+    const where = space(liveUsers[session]!);
     const t0 = performance.now();
-    await ingestTurn(runtime, space, input);
+    await ingestTurn(runtime, where, input);
     addTurnMs.push(performance.now() - t0);
   }
-  const queries = Array.from({ length: samples }, () => ({ space: someone(), query: `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?` }));
-  // Warm the statement cache and page cache once, as a running server would be.
-  for (const { space, query } of queries.slice(0, 20)) search(store, space, { query });
-  const searchMs = queries.map(({ space, query }) => timeIt(() => search(store, space, { query, limit: 10 })));
-  const contextMs = queries.map(({ space, query }, i) => timeIt(() => getContext(store, space, { sessionId: `s${i % 4}`, query })));
-  const small: Space = { userId: SMALL_USER, agentId: null };
-  const smallSearchMs = queries.map(({ query }) => timeIt(() => search(store, small, { query, limit: 10 })));
-  const hits = queries.slice(0, 50).reduce((n, { space, query }) => n + search(store, space, { query, limit: 10 }).hits.length, 0);
-  // Closing the last connection checkpoints the WAL into the file (and stops the checkpoint thread).
-  closeStore(store);
-  const bytes = statSync(path).size;
-  rmSync(dir, { recursive: true, force: true });
-  const stat = (values: number[]) => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2), p99: round(percentile(values, 99), 2) });
+  // Reads: each sample a random user, its context on one of that user's first sessions (so the
+  // short-term window has turns, and the user's other sessions hold the relevant facts).
+  const sample = (): Sample => {
+    const u = someone();
+    const rowsOfUser = Math.floor(((u + 1) * rows) / users) - Math.floor((u * rows) / users);
+    return { space: space(u), query: question(text, random), sessionId: `s${Math.floor(random() * Math.min(4, sessionsOf(rowsOfUser)))}` };
+  };
+  const warmup = Array.from({ length: 20 }, sample);
+  const measured = Array.from({ length: samples }, sample);
+  const reads = measureReads(store, measured, warmup);
+  // The small user, asked the same questions in the same file.
+  const small = measureReads(store, smallSamples(measured.map((s) => s.query)), smallSamples(warmup.map((s) => s.query)));
+  const bytes = close();
   return {
     size,
     users,
     buildSeconds: round(buildSeconds, 1),
     dbMB: round(bytes / 1e6, 1),
     addTurnMs: stat(addTurnMs),
-    searchMs: stat(searchMs),
-    contextMs: stat(contextMs),
-    /** Search of the 100-turn user inside this file. */
-    smallUserSearchMs: stat(smallSearchMs),
+    searchMs: reads.searchMs,
+    contextMs: reads.contextMs,
+    /** Search and context of the 100-turn user inside this file. */
+    smallUserSearchMs: small.searchMs,
+    smallUserContextMs: small.contextMs,
     /** Hits of the first 50 searches: a search that finds nothing is fast for nothing. */
-    hitsPer50: hits,
+    hitsPer50: reads.hitsPer50,
+    smallUserHitsPer50: small.hitsPer50,
   };
 }
+
+/** The small user alone in a file of its 100 turns: what its search costs when nothing else is there. */
+export function benchAlone(samples: number) {
+  const { store, close } = openBenchStore();
+  const random = rng(42);
+  const text = build(store, 0, random, 1, { user: SMALL_USER, rows: SMALL_ROWS });
+  settle(store);
+  const queries = Array.from({ length: samples + 20 }, () => question(text, random));
+  const reads = measureReads(store, smallSamples(queries.slice(20)), smallSamples(queries.slice(0, 20)));
+  close();
+  return { rows: SMALL_ROWS, ...reads };
+}
+
+type Result = Awaited<ReturnType<typeof benchScale>>;
+const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 2) : null);
+
+/** Many users against one user of the same size, same run; the small user against itself alone. */
+function ratiosOf(results: Result[], alone: ReturnType<typeof benchAlone>) {
+  return results.flatMap((r) => {
+    const one = results.find((o) => o.size === r.size && o.users === 1);
+    return [
+      {
+        size: r.size,
+        users: r.users,
+        /** Per-user p95 over the one-user file's (null for the one-user row itself). */
+        searchP95VsOneUser: r.users === 1 || !one ? null : ratio(r.searchMs.p95, one.searchMs.p95),
+        contextP95VsOneUser: r.users === 1 || !one ? null : ratio(r.contextMs.p95, one.contextMs.p95),
+        addTurnP50VsOneUser: r.users === 1 || !one ? null : ratio(r.addTurnMs.p50, one.addTurnMs.p50),
+        /** The 100-turn user's search p95 in this file over its p95 alone in a 100-turn file. */
+        smallUserSearchP95VsAlone: ratio(r.smallUserSearchMs.p95, alone.searchMs.p95),
+      },
+    ];
+  });
+}
+
+/** The targets: per-user reads no slower than one user's, the small user's search <= 2 ms, addTurn <= 1 ms. */
+function targetsOf(results: Result[], ratios: ReturnType<typeof ratiosOf>) {
+  return results.flatMap((r, i) => {
+    const x = ratios[i]!;
+    const checks: [string, boolean][] = [
+      [`addTurn p50 ${r.addTurnMs.p50} <= 1 ms`, r.addTurnMs.p50 <= 1],
+      [`100-turn user search p95 ${r.smallUserSearchMs.p95} <= 2 ms`, r.smallUserSearchMs.p95 <= 2],
+    ];
+    if (x.searchP95VsOneUser != null) checks.push([`search p95 ${x.searchP95VsOneUser}x one user's <= 1`, x.searchP95VsOneUser <= 1]);
+    if (x.contextP95VsOneUser != null) checks.push([`context p95 ${x.contextP95VsOneUser}x one user's <= 1`, x.contextP95VsOneUser <= 1]);
+    return checks.map(([what, met]) => ({ size: r.size, users: r.users, target: what, met }));
+  });
+}
+
+const label = (size: number, users: number) => `${size.toLocaleString('en')} turns, ${users === 1 ? 'one user' : `${users.toLocaleString('en')} users`}`;
+const three = (s: Stat) => `${s.p50} / ${s.p95} / ${s.p99}`;
 
 async function main() {
   const { values } = parseArgs({
@@ -189,42 +339,51 @@ async function main() {
   const sizes = values.sizes.split(',').map(Number);
   const samples = Number(values.samples);
   const users = Number(values.users);
-  if (sizes.some((n) => !Number.isInteger(n) || n < 1) || !Number.isInteger(samples) || samples < 10 || !Number.isInteger(users) || users < 1 || sizes.some((n) => n < users)) {
-    process.stderr.write('usage: npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300] [--users 1000] (at most one user per row)\n');
+  if (sizes.some((n) => !Number.isInteger(n) || n - SMALL_ROWS < users) || !Number.isInteger(samples) || samples < 10 || !Number.isInteger(users) || users < 1) {
+    process.stderr.write(`usage: npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300] [--users 1000] (each size at least users + ${SMALL_ROWS})\n`);
     process.exit(2);
   }
+  const loadAtStart = loadavg().map((n) => round(n, 2));
+  const alone = benchAlone(samples);
   // With several users, each size is also measured with one user, in the same run, to compare.
-  const results: Awaited<ReturnType<typeof benchScale>>[] = [];
+  const results: Result[] = [];
   for (const size of sizes) {
     results.push(await benchScale(size, samples, 1));
     if (users > 1) results.push(await benchScale(size, samples, users));
   }
-  const machine = { cores: availableParallelism(), loadAverage: loadavg().map((n) => round(n, 2)) };
+  const ratios = ratiosOf(results, alone);
+  const targets = targetsOf(results, ratios);
+  const machine = { cores: availableParallelism(), loadAverage: loadavg().map((n) => round(n, 2)), loadAverageAtStart: loadAtStart };
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ machine, results })}\n`);
+    process.stdout.write(`${JSON.stringify({ machine, samples, alone, results, ratios, targets })}\n`);
     return;
   }
-  const head =
-    'turns+memories  users  build s  db MB  addTurn p50/p99 ms  search p50/p95/p99 ms  context p50/p95/p99 ms  100-turn user search p50/p95 ms';
-  const rows = results.map((r) =>
-    [
-      String(r.size).padEnd(15),
-      String(r.users).padEnd(5),
-      String(r.buildSeconds).padEnd(7),
-      String(r.dbMB).padEnd(5),
-      `${r.addTurnMs.p50} / ${r.addTurnMs.p99}`.padEnd(19),
-      `${r.searchMs.p50} / ${r.searchMs.p95} / ${r.searchMs.p99}`.padEnd(21),
-      `${r.contextMs.p50} / ${r.contextMs.p95} / ${r.contextMs.p99}`.padEnd(22),
-      `${r.smallUserSearchMs.p50} / ${r.smallUserSearchMs.p95}`,
-    ].join('  '),
+  const table = [
+    '| file | build s | db MB | addTurn p50 / p99 ms | search p50 / p95 / p99 ms | context p50 / p95 / p99 ms | 100-turn user search p50 / p95 / p99 ms | 100-turn user context p50 / p95 / p99 ms | hits / 50 |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| ${SMALL_ROWS} turns, the 100-turn user alone | | | | | | ${three(alone.searchMs)} | ${three(alone.contextMs)} | ${alone.hitsPer50} |`,
+    ...results.map(
+      (r) =>
+        `| ${label(r.size, r.users)} + the 100-turn user | ${r.buildSeconds} | ${r.dbMB} | ${r.addTurnMs.p50} / ${r.addTurnMs.p99} | ${three(r.searchMs)} | ${three(r.contextMs)} | ${three(r.smallUserSearchMs)} | ${three(r.smallUserContextMs)} | ${r.hitsPer50} |`,
+    ),
+  ];
+  const x = (n: number | null) => (n == null ? '–' : `${n}x`);
+  const ratioLines = ratios.map(
+    (r) =>
+      `${label(r.size, r.users)}: ${r.users === 1 ? '' : `per user vs one user, search p95 ${x(r.searchP95VsOneUser)}, context p95 ${x(r.contextP95VsOneUser)}, addTurn p50 ${x(r.addTurnP50VsOneUser)}; `}100-turn user's search p95 ${x(r.smallUserSearchP95VsAlone)} its p95 alone`,
   );
-  const ratios = results.flatMap((r, i) => {
-    const one = results[i - 1];
-    if (r.users === 1 || !one || one.size !== r.size) return [];
-    const x = (a: number, b: number) => `${round(a / b, 2)}x`;
-    return [`${r.size} over ${r.users} users vs one user, same run: search p95 ${x(r.searchMs.p95, one.searchMs.p95)}, context p95 ${x(r.contextMs.p95, one.contextMs.p95)}, addTurn p50 ${x(r.addTurnMs.p50, one.addTurnMs.p50)}`];
-  });
-  process.stdout.write([`machine: ${machine.cores} cores, load average ${machine.loadAverage.join(' ')}`, head, ...rows, ...ratios].join('\n') + '\n');
+  const targetLines = targets.map((t) => `${t.met ? 'met   ' : 'MISSED'}  ${label(t.size, t.users)}: ${t.target}`);
+  process.stdout.write(
+    [
+      `machine: ${machine.cores} cores, load average ${loadAtStart.join(' ')} at start, ${machine.loadAverage.join(' ')} at end; ${samples} samples each, users picked at random per sample`,
+      '',
+      ...table,
+      '',
+      ...ratioLines,
+      '',
+      ...targetLines,
+    ].join('\n') + '\n',
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

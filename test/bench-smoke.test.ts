@@ -98,17 +98,33 @@ describe('benchmarks', () => {
     expect(result.files[0].addTurnMs.p99).toBeGreaterThan(0);
   });
 
-  it('bench:scale --users measures one user and many in the same run, with the small user in each file', { timeout: 120_000 }, async () => {
-    const result = await bench('scale.ts', '--sizes', '600', '--users', '12', '--samples', '20');
+  it('bench:scale --users measures one user and many in the same run, with the small user in each file and alone', { timeout: 120_000 }, async () => {
+    const result = await bench('scale.ts', '--sizes', '2000', '--users', '20', '--samples', '20');
     expect(result.machine.cores).toBeGreaterThan(0);
+    expect(result.machine.loadAverage).toHaveLength(3);
+    expect(result.machine.loadAverageAtStart).toHaveLength(3);
     expect(result.results.map((r: { size: number; users: number }) => [r.size, r.users])).toEqual([
-      [600, 1],
-      [600, 12],
+      [2000, 1],
+      [2000, 20],
     ]);
     for (const r of result.results) {
-      expect(r.searchMs.p95).toBeGreaterThanOrEqual(r.searchMs.p50);
-      expect(r.smallUserSearchMs.p95).toBeGreaterThanOrEqual(r.smallUserSearchMs.p50);
+      for (const figure of [r.addTurnMs, r.searchMs, r.contextMs, r.smallUserSearchMs, r.smallUserContextMs]) {
+        expect(Object.keys(figure)).toEqual(['p50', 'p95', 'p99']);
+        expect(figure.p95).toBeGreaterThanOrEqual(figure.p50);
+      }
       expect(r.hitsPer50).toBeGreaterThan(0);
+      expect(r.smallUserHitsPer50).toBeGreaterThan(0);
     }
+    // The small user alone in a file of its 100 turns, the yardstick for its search in the big files.
+    expect(result.alone.rows).toBe(100);
+    expect(result.alone.hitsPer50).toBeGreaterThan(0);
+    // Ratios many/one user in the same run (none for the one-user row), and every target checked.
+    expect(result.ratios.map((r: { users: number; searchP95VsOneUser: number | null }) => [r.users, r.searchP95VsOneUser === null])).toEqual([
+      [1, true],
+      [20, false],
+    ]);
+    for (const r of result.ratios) expect(r.smallUserSearchP95VsAlone).toBeGreaterThan(0);
+    expect(result.targets.filter((t: { users: number }) => t.users === 20)).toHaveLength(4);
+    for (const t of result.targets) expect(typeof t.met).toBe('boolean');
   });
 });

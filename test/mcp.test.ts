@@ -73,15 +73,24 @@ describe('sm mcp over stdio', () => {
     const corrected = await call(client, 'correct_fact', { query: 'green tea', new_text: 'User likes jasmine tea' });
     expect(corrected.structuredContent).toMatchObject({ previous: { content: 'User likes green tea', status: 'archived' }, memory: { content: 'User likes jasmine tea' } });
 
-    // Names the fast entity pass finds at once (an address, a handle); people come with the accurate pass, a job.
+    // Names the fast entity pass finds at once (an address, a handle)...
     await call(client, 'remember_fact', { text: 'Alice writes to @maria_p at maria@example.com' });
+    // ...and people through the accurate pass, a background job that `sm mcp` runs while it serves.
+    await call(client, 'add_turn', { session_id: 'chat-1', role: 'user', text: 'I had lunch with Jonathan Miller yesterday' });
+    let person: Called | null = null;
+    for (let i = 0; i < 40 && (!person || person.isError); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      person = await call(client, 'get_entity_info', { name: 'Jonathan' });
+    }
+    expect(person!.isError).toBeFalsy();
+    expect(person!.structuredContent).toMatchObject({ name: 'Jonathan Miller', type: 'person' });
     const maria = await call(client, 'get_entity_info', { name: 'maria@example.com' });
     expect(maria.isError).toBeFalsy();
     expect(maria.structuredContent).toMatchObject({ name: 'maria@example.com', type: 'email' });
     expect(maria.structuredContent.facts).toEqual(['Alice writes to @maria_p at maria@example.com']);
 
     const stats = await call(client, 'memory_stats');
-    expect(stats.structuredContent).toMatchObject({ turns: 1, sessions: 1 });
+    expect(stats.structuredContent).toMatchObject({ turns: 2, sessions: 1 });
 
     // forget by query previews first; only confirm deletes.
     const preview = await call(client, 'forget', { query: 'jasmine' });
@@ -222,7 +231,7 @@ describe('sm mcp lifecycle', () => {
     expect(code).toBe(0);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(stdout).toContain('"serverInfo"');
-    // The database was closed properly: it opens, and holds the default user's nothing.
+    // The database was closed properly (the job worker stopped with it): it opens cleanly.
     closeStore(openStore({ path: db, env: {} }));
   });
 });

@@ -2,7 +2,13 @@
 // function-calling definitions for OpenAI or Anthropic.
 import { Option, type Command } from 'commander';
 import { withBackend } from '../backend.ts';
+import type { Runtime } from '../../runtime.ts';
 import type { GlobalOptions } from '../runtime.ts';
+
+async function startJobs(runtime: Runtime) {
+  const [{ startWorker }, { jobHandlers }] = await Promise.all([import('../../jobs/worker.ts'), import('../../jobs/handlers.ts')]);
+  return startWorker(runtime.store, jobHandlers(runtime), { concurrency: runtime.store.config.worker.concurrency });
+}
 
 export function registerMcpCommands(program: Command, globals: () => GlobalOptions) {
   program
@@ -23,6 +29,9 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
         // On the file itself (the admin) the tools work in one user's space, `default` unless --user says.
         const sdk = backend.mode === 'embedded' && !backend.space.userId ? backend.forUser('default') : backend.sdk;
         const server = createMcpServer(sdk);
+        // A long session on the file runs its background work as it goes (LLM extraction, entity
+        // recognition, consolidation, embeddings), as the service would; with --url the service does.
+        const worker = backend.runtime ? await startJobs(backend.runtime) : null;
         const closed = new Promise<void>((resolve) => {
           process.stdin.once('end', resolve);
           process.stdin.once('close', resolve);
@@ -30,6 +39,7 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
         await server.connect(new StdioServerTransport());
         await closed;
         await server.close();
+        await worker?.stop();
       });
     });
 

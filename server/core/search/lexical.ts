@@ -4,10 +4,10 @@
 // by its index and probes the FTS results. Terms are normalised tokens, each quoted: no user text is syntax.
 import { spaceClause, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
-import { escapeLike, hasNonAscii, indexTokens } from '../text.ts';
+import { escapeLike, hasNonAscii } from '../text.ts';
 import { ftsAny } from './query.ts';
 import { documentFrequency, ftsScope, selectiveTerms, SMALL_USER_ROWS, type FtsScope } from './term-stats.ts';
-import { stem } from './turn-features.ts';
+import { cachedWords, couldStemTo, stem, wordCache } from './turn-features.ts';
 import type { SearchFilter } from './types.ts';
 
 export type Scored = { id: number; score: number };
@@ -76,21 +76,29 @@ function rankedHere(store: Store, space: Space, table: 'turns' | 'memories', ter
   const rows = statement(store, text).all(scope.match(expression), ...params(clauses)) as { id: number; text: string }[];
   if (rows.length === 0) return [];
   const stems = terms.map(stem);
+  const slots = new Map<string, number[]>();
+  stems.forEach((s, i) => slots.set(s, [...(slots.get(s) ?? []), i]));
+  const candidate = couldStemTo(stems);
   const idf = terms.map((term) => {
     const df = Math.max(1, documentFrequency(store, space, table, scope.rows, term));
     return Math.log(1 + (scope.rows - df + 0.5) / (df + 0.5));
   });
+  // Words come from the per-row cache the turn ranker reads too; only those that may stem to a term are stemmed.
+  const cache = wordCache(store, table);
   const docs = rows.map((row) => {
-    const words = indexTokens(row.text).map(stem);
-    const tf = new Map<string, number>();
-    for (const word of words) tf.set(word, (tf.get(word) ?? 0) + 1);
+    const words = cachedWords(cache, row.id, row.text);
+    const tf = new Array<number>(stems.length).fill(0);
+    for (const word of words) {
+      if (!candidate(word)) continue;
+      for (const i of slots.get(stem(word)) ?? []) tf[i]!++;
+    }
     return { id: row.id, length: words.length, tf };
   });
   const average = docs.reduce((sum, d) => sum + d.length, 0) / docs.length || 1;
   const scored = docs.map((doc) => {
     let score = 0;
-    stems.forEach((term, i) => {
-      const tf = doc.tf.get(term) ?? 0;
+    stems.forEach((_, i) => {
+      const tf = doc.tf[i]!;
       if (tf > 0) score += (idf[i]! * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + (BM25.b * doc.length) / average));
     });
     return { id: doc.id, score };

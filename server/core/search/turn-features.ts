@@ -53,9 +53,17 @@ export function stem(word: string): string {
 }
 /** Normalised words of turns already seen, by turn id (turn text never changes; checked anyway). */
 export type WordCache = Map<number, { text: string; words: string[] }>;
+
+const wordCaches = new WeakMap<object, Record<'turns' | 'memories', WordCache>>();
+/** A store's cache of normalised words per row of `table` (the ranker's and the small-user scorer's). */
+export function wordCache(store: object, table: 'turns' | 'memories' = 'turns'): WordCache {
+  let caches = wordCaches.get(store);
+  if (!caches) wordCaches.set(store, (caches = { turns: new Map(), memories: new Map() }));
+  return caches[table];
+}
 const CACHE_LIMIT = 20_000;
 
-function cachedWords(cache: WordCache, id: number, text: string): string[] {
+export function cachedWords(cache: WordCache, id: number, text: string): string[] {
   const hit = cache.get(id);
   if (hit && hit.text === text) return hit.words;
   if (cache.size >= CACHE_LIMIT) cache.clear();
@@ -68,7 +76,7 @@ function cachedWords(cache: WordCache, id: number, text: string): string[] {
  * Porter only rewrites a word's ending: a stem less its last letter is a prefix of the word. So
  * a word whose first letters start no query stem cannot stem to one, and is not stemmed at all.
  */
-function couldStemTo(terms: string[]) {
+export function couldStemTo(terms: string[]) {
   const two = new Set(terms.filter((t) => t.length >= 3).map((t) => t.slice(0, 2)));
   const one = new Set(terms.filter((t) => t.length < 3).map((t) => t[0]));
   return (word: string) => two.has(word.slice(0, 2)) || one.has(word[0]);

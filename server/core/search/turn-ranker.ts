@@ -7,7 +7,7 @@ import { prepared, type Store } from '../store.ts';
 import type { AnalyzedQuery } from './query.ts';
 import type { Scored } from './lexical.ts';
 import { documentFrequency, tableRows } from './term-stats.ts';
-import { queryModel, TURN_FEATURES, turnFeatures, type FeatureTurn, type SignalScores, type WordCache, type TurnFeature } from './turn-features.ts';
+import { queryModel, TURN_FEATURES, turnFeatures, wordCache, type FeatureTurn, type SignalScores, type TurnFeature } from './turn-features.ts';
 
 export type TurnInfo = { id: number; userId: string; agentId: string | null; sessionId: string; name: string | null; at: number };
 
@@ -46,12 +46,6 @@ export function neighbourIds(store: Store, ids: number[], window: number): Map<n
 
 type TurnRead = TurnInfo & { text: string };
 
-const wordCaches = new WeakMap<Store, WordCache>();
-function wordCache(store: Store): WordCache {
-  let cache = wordCaches.get(store);
-  if (!cache) wordCaches.set(store, (cache = new Map()));
-  return cache;
-}
 
 function readTurns(store: Store, ids: number[]): Map<number, TurnRead> {
   const stmt = prepared(store, 'search.rankTurns', () =>
