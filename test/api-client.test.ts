@@ -53,7 +53,9 @@ describe('typed client', () => {
     mkdirSync(pkg, { recursive: true });
     copyFileSync(join(ROOT, 'client/package.json'), join(pkg, 'package.json'));
     execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'client/tsconfig.json'), '--outDir', join(pkg, 'dist')]);
-    for (const dep of ['graphql', 'graphql-ws', 'ws']) symlinkSync(join(ROOT, 'node_modules', dep), join(project, 'node_modules', dep));
+    // Its declared dependencies (and ws, the optional peer for Node 20), as an install would put them.
+    const declared = JSON.parse(readFileSync(join(ROOT, 'client/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    for (const dep of [...Object.keys(declared.dependencies), 'ws']) symlinkSync(join(ROOT, 'node_modules', dep), join(project, 'node_modules', dep));
     writeFileSync(
       join(project, 'main.mjs'),
       `import WebSocket from 'ws';
