@@ -1,7 +1,7 @@
 // graphql-ws on the HTTP server's port and path, running operations through yoga's envelop
 // (same schema, context, limits and error masking as HTTP).
 import type { Server } from 'node:http';
-import { GraphQLError, type ExecutionArgs } from 'graphql';
+import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
@@ -9,7 +9,11 @@ import type { WebSocket } from 'ws';
 import { onChange, type Store } from '../core/store.ts';
 import { liveTokenIds, type Access } from '../core/tokens.ts';
 import { browserRefusal, connectionToken, resolveAccess } from './auth.ts';
-import { GRAPHQL_PATH, type GraphQLServer } from './yoga.ts';
+import { codedResult, withCode } from './error-codes.ts';
+import { GRAPHQL_PATH, MAX_BODY_BYTES, type GraphQLServer } from './yoga.ts';
+
+/** Largest WebSocket message accepted: as an HTTP request body. */
+export const MAX_WS_MESSAGE_BYTES = MAX_BODY_BYTES;
 
 /** How often open connections' tokens are checked against the database (a token revoked by another process). */
 const REVOCATION_CHECK_MS = 500;
@@ -46,6 +50,8 @@ export function attachWebSocket(options: { server: Server; store: Store; yoga: G
   const wss = new WebSocketServer({
     server,
     path: GRAPHQL_PATH,
+    // Larger messages close the socket (1009) before they are parsed, token or not.
+    maxPayload: MAX_WS_MESSAGE_BYTES,
     verifyClient: ({ req }, done) => {
       const refusal = browserRefusal({ origin: req.headers.origin, host: req.headers.host }, !token);
       if (refusal) log.warn({ reason: refusal }, 'WebSocket upgrade refused');
@@ -79,8 +85,9 @@ export function attachWebSocket(options: { server: Server; store: Store; yoga: G
         try {
           document = parse(payload.query);
         } catch (error) {
-          // A syntax error (or armor's token limit) is the client's, reported like any other.
-          if (error instanceof GraphQLError) return [error];
+          // A syntax error, armor's token limit or a document nested too deep: the client's, for
+          // this operation only (the socket stays open for the others).
+          if (error instanceof GraphQLError) return [withCode(error)];
           throw error;
         }
         const args: EnvelopedArgs = {
@@ -92,8 +99,9 @@ export function attachWebSocket(options: { server: Server; store: Store; yoga: G
           rootValue: { execute, subscribe },
         };
         const errors = validate(args.schema, args.document);
-        return errors.length > 0 ? errors : args;
+        return errors.length > 0 ? errors.map(withCode) : args;
       },
+      onNext: (_ctx, _id, _payload, _args, result) => codedResult(result as ExecutionResult),
     },
     wss,
   );

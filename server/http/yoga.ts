@@ -11,6 +11,7 @@ import type { Store } from '../core/store.ts';
 import { liveTokenIds, type Access } from '../core/tokens.ts';
 import { accessOf, bearer, browserRefusal, rememberAccess, resolveAccess } from './auth.ts';
 import { dataRoutes } from './data-routes.ts';
+import { errorCodes } from './error-codes.ts';
 import { mcpRoute } from './mcp-route.ts';
 import { restError, restRoutes, toResponse } from './rest.ts';
 
@@ -160,6 +161,8 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
       restRoutes({ runtime, log, bodyLimit: MAX_BODY_BYTES }),
       dataRoutes({ runtime, log }),
       EnvelopArmorPlugin(ARMOR),
+      // Last: its parse and validation wrappers go around armor's.
+      errorCodes({ graphqlPath: GRAPHQL_PATH, maxAliases: ARMOR.maxAliases.n, reply: (status, code, message) => graphqlError(status, code, message) }),
     ],
   });
 }
