@@ -61,7 +61,8 @@ const layersWith = (store: Store, metaValues: Record<string, unknown>): ConfigLa
 function valueAt(values: unknown, key: string): { found: boolean; value: unknown } {
   let node = values;
   for (const part of key.split('.')) {
-    if (!isPlainObject(node) || !(part in node)) return { found: false, value: null };
+    // Own keys only: `constructor` or `toString` are not config keys because every object has them.
+    if (!isPlainObject(node) || !Object.hasOwn(node, part)) return { found: false, value: null };
     node = node[part];
   }
   return { found: true, value: node };

@@ -104,14 +104,14 @@ describe('export / import over HTTP', () => {
     expect(wrong.headers.get('allow')).toBe('POST');
     expect((await fetch(`${source.base}/export`, { method: 'POST' })).status).toBe(405);
 
-    const guarded = await startServer({ token: 'export-token' });
+    const guarded = await startServer({ token: 'export-token-5b7d2e90' });
     try {
       expect((await exportText(guarded)).response.status).toBe(401);
       expect((await postImport(guarded, '')).status).toBe(401);
-      const ok = await exportText(guarded, { authorization: 'Bearer export-token' });
+      const ok = await exportText(guarded, { authorization: 'Bearer export-token-5b7d2e90' });
       expect(ok.response.status).toBe(200);
       expect(records(ok.text)[0]).toMatchObject({ type: 'header' });
-      const cross = await fetch(`${guarded.base}/export`, { headers: { authorization: 'Bearer export-token', origin: 'https://evil.example' } });
+      const cross = await fetch(`${guarded.base}/export`, { headers: { authorization: 'Bearer export-token-5b7d2e90', origin: 'https://evil.example' } });
       expect(cross.status).toBe(403);
     } finally {
       await guarded.close();

@@ -37,7 +37,7 @@ async function slowLlm(delayMs: number, content: string) {
 
 describe('host', () => {
   it('serves /health and GraphiQL at /graphql', async () => {
-    const server = await startServer({ token: 'secret' });
+    const server = await startServer({ token: 'secret-token-a1b2c3d4' });
     try {
       expect((await fetch(`${server.base}/health`)).status).toBe(200);
       const page = await fetch(`${server.base}/graphql`, { headers: { accept: 'text/html' } });
@@ -94,7 +94,7 @@ describe('host', () => {
     const db = join(dir, 'memory.db');
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, SM_DB: db, SM_PORT: '0', SM_LOG_LEVEL: 'info', SM_API_TOKEN: 'tok-123' },
+      env: { ...process.env, SM_DB: db, SM_PORT: '0', SM_LOG_LEVEL: 'info', SM_API_TOKEN: 'tok-123-e4f5a6b7c8' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     const logs: Record<string, unknown>[] = [];
@@ -109,7 +109,7 @@ describe('host', () => {
     });
     const url = await listening;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/graphql$/);
-    const client = createClient({ url, token: 'tok-123', webSocketImpl: WebSocket });
+    const client = createClient({ url, token: 'tok-123-e4f5a6b7c8', webSocketImpl: WebSocket });
     const { addTurn } = await client.addTurn({ input: { sessionId: 'proc', role: Role.User, text: 'I love hiking' } });
     expect(addTurn.turn.id).toBe(1);
 
@@ -118,7 +118,7 @@ describe('host', () => {
     expect(await exited).toBe(0);
     expect(logs.map((l) => l.msg)).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
     // The token never reaches a log line.
-    expect(JSON.stringify(logs)).not.toContain('tok-123');
+    expect(JSON.stringify(logs)).not.toContain('tok-123-e4f5a6b7c8');
 
     const store = openStore({ path: db, env: {} });
     try {

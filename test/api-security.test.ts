@@ -10,7 +10,7 @@ import { buildApp } from '../server/http/app.ts';
 import { ARMOR, MAX_BODY_BYTES } from '../server/http/yoga.ts';
 import { firstEvent, startServer, type TestServer } from './helpers/api-server.ts';
 
-const TOKEN = 'test-token-8f3a';
+const TOKEN = 'test-token-8f3a-4c2e91';
 
 function rawRequest(port: number, path: string, headers: Record<string, string>, body?: string) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -23,6 +23,7 @@ export function clockFromEnv(env: NodeJS.ProcessEnv = process.env): Clock {
   if (raw === undefined || raw === '') return systemClock;
   const at = parseTime(raw);
   if (at === null) throw badInput(`SM_NOW: ${JSON.stringify(raw)} is neither ISO-8601 nor epoch milliseconds`);
+  if (at < 0) throw badInput(`SM_NOW: ${JSON.stringify(raw)} is before 1970`);
   return fixedClock(at);
 }
 

@@ -38,9 +38,10 @@ export const configSchema = z.strictObject({
     min_score: z.number().default(0.5),
   }),
   scoring: section({
-    w_freq: z.number().default(1.0),
-    w_recency: z.number().default(1.0),
-    w_importance: z.number().default(2.0),
+    // Weights of a salience score: a negative one would rank by forgetting.
+    w_freq: nonNegative.default(1.0),
+    w_recency: nonNegative.default(1.0),
+    w_importance: nonNegative.default(2.0),
     lambda: nonNegative.default(0.05),
   }),
   gc: section({

@@ -10,7 +10,7 @@ import { nerEnricher } from '../ner.ts';
 import { startScheduler, type Scheduler } from '../scheduler.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
 import { logger as defaultLogger } from '../logger.ts';
-import { assertSafeBinding } from './auth.ts';
+import { assertSafeBinding, assertStrongToken } from './auth.ts';
 import { createChangeFeed } from './events.ts';
 import { attachWebSocket } from './ws.ts';
 import { createGraphQLServer, GRAPHQL_PATH } from './yoga.ts';
@@ -47,6 +47,7 @@ export function buildApp(options: AppOptions): App {
   const { store, host, port } = options;
   const token = options.token || undefined;
   const log = (options.logger ?? defaultLogger).child({ component: 'server' });
+  assertStrongToken(token);
   assertSafeBinding(host, token);
 
   const runtime = options.runtime ?? createRuntime(store);

@@ -15,6 +15,17 @@ export function isLoopback(host: string): boolean {
   return false;
 }
 
+/** The shortest admin token accepted: anything shorter can be guessed. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/** Throws when the admin token is too weak to protect anything: short, blank, or padded with spaces. */
+export function assertStrongToken(token: string | undefined) {
+  if (token === undefined) return;
+  if (token.trim() !== token || token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
+    throw new Error(`SM_API_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, without spaces (e.g. \`openssl rand -hex 24\`)`);
+  }
+}
+
 /** Throws when listening on `host` would expose the API without a token. */
 export function assertSafeBinding(host: string, token: string | undefined) {
   if (!isLoopback(host) && !token) {

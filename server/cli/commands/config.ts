@@ -18,7 +18,7 @@ function pick(config: unknown, key: string | undefined): unknown {
   if (!key) return config;
   let node = config;
   for (const part of key.split('.')) {
-    if (typeof node !== 'object' || node === null || !(part in node)) throw badInput(`unknown config key ${key}`);
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, part)) throw badInput(`unknown config key ${key}`);
     node = (node as Record<string, unknown>)[part];
   }
   return node;

@@ -1,0 +1,57 @@
+// Faults an independent hostile-input run found in configuration, tokens and the CLI, each
+// refused now with a clear message and nothing changed.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { setConfigValue, unsetConfigValue } from '../server/config-admin.ts';
+import { closeStore, openStore } from '../server/db/open.ts';
+import { buildApp } from '../server/http/app.ts';
+import { sm } from './helpers/sm-cli.ts';
+import { testStore } from './helpers/store.ts';
+
+describe('configuration keys are the config\'s own, never the object prototype\'s', () => {
+  it('unsetConfig and setConfig refuse constructor, toString, __proto__', () => {
+    const { store } = testStore();
+    for (const key of ['constructor', 'toString', 'scoring.constructor', 'hasOwnProperty']) {
+      expect(() => unsetConfigValue(store, key), key).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+      expect(() => setConfigValue(store, key, 1), key).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+    }
+    expect(() => setConfigValue(store, '__proto__.polluted', 1)).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    closeStore(store);
+  });
+
+  it('sm config get answers only real keys', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
+    for (const key of ['__proto__', 'constructor', 'scoring.toString']) {
+      const result = await sm(['--db', db, 'config', 'get', key]);
+      expect(result.code, key).toBe(2);
+      expect(result.stderr).toMatch(/unknown config key/);
+    }
+    expect((await sm(['--db', db, 'config', 'get', 'gc.mode'])).stdout.trim()).toBe('archive');
+  });
+
+  it('negative score weights and a clock before 1970 are refused', async () => {
+    const { store } = testStore();
+    expect(() => setConfigValue(store, 'scoring.w_freq', -1)).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/^scoring\.w_freq/) }));
+    closeStore(store);
+    const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
+    const early = await sm(['--db', db, 'stats'], { SM_NOW: '-5' });
+    expect(early.code).toBe(2);
+    expect(early.stderr).toMatch(/^sm: SM_NOW: /);
+  });
+});
+
+describe('the admin token', () => {
+  it('must be at least 16 characters without spaces: a blank or short one is refused at start', () => {
+    const store = openStore({ path: ':memory:', env: {} });
+    const logger = pino({ level: 'silent' });
+    for (const token of ['   ', ' '.repeat(20), 'short-token', 'has a space in it ok', ' padded-token-123456 ']) {
+      expect(() => buildApp({ store, host: '127.0.0.1', port: 0, token, logger }), JSON.stringify(token)).toThrow(/SM_API_TOKEN must be at least 16/);
+    }
+    expect(() => buildApp({ store, host: '127.0.0.1', port: 0, token: 'a-good-token-0123456789', logger })).not.toThrow();
+    closeStore(store);
+  });
+});
