@@ -1,11 +1,15 @@
 // Faults an independent hostile-input run found in configuration, tokens and the CLI, each
 // refused now with a clear message and nothing changed.
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { setConfigValue, unsetConfigValue } from '../server/config-admin.ts';
+import { remember } from '../server/core/memories.ts';
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { buildApp } from '../server/http/app.ts';
 import { sm } from './helpers/sm-cli.ts';
@@ -53,5 +57,33 @@ describe('the admin token', () => {
     }
     expect(() => buildApp({ store, host: '127.0.0.1', port: 0, token: 'a-good-token-0123456789', logger })).not.toThrow();
     closeStore(store);
+  });
+});
+
+describe('the CLI and its pipes', () => {
+  const SM = fileURLToPath(new URL('../bin/sm.js', import.meta.url));
+
+  it('export --out into a missing folder is a usage error naming --out, without a stack trace', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
+    const result = await sm(['--db', db, 'export', '--out', '/no/such/dir/x.jsonl']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('sm: --out: cannot write /no/such/dir/x.jsonl (no such directory)\n');
+  });
+
+  it('a reader that goes away (sm export | head -1) ends the command quietly', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
+    // Megabytes of export, far more than a pipe holds: the writes after the reader left fail (EPIPE).
+    const store = openStore({ path: db, env: {} });
+    for (let i = 0; i < 2000; i++) remember(store, DEFAULT_SPACE, { content: `a fact worth exporting, number ${i} ${'x'.repeat(1000)}` });
+    closeStore(store);
+    const child = spawn(process.execPath, [SM, '--db', db, 'export'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    // Like `head -1`: read the first chunk, then close the pipe.
+    await new Promise((resolve) => child.stdout.once('data', resolve));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
   });
 });

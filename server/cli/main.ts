@@ -27,6 +27,14 @@ function describe(error: unknown): string {
   return message;
 }
 
+// A reader that goes away (`sm export | head -1`) is not an error: stop quietly, as Unix tools do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {

@@ -1,6 +1,6 @@
 // export / import: JSON Lines of every record (sessions, turns, memories of all statuses, links,
 // events, entities), and LoCoMo conversations for trying the memory on real dialogue.
-import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, openSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -16,6 +16,16 @@ import type { GlobalOptions } from '../runtime.ts';
 function rest(backend: Backend, path: string): { url: string; headers: Record<string, string> } {
   const base = backend.url!.replace(/\/graphql\/?$/, '');
   return { url: `${base}${path}`, headers: backend.token ? { authorization: `Bearer ${backend.token}` } : {} };
+}
+
+function openOut(path: string): number {
+  try {
+    return openSync(path, 'w');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
+    throw badInput(`--out: cannot write ${path} (${why})`);
+  }
 }
 
 /** `?user_id=` for --user: export that user's records, import every record into that user. */
@@ -124,8 +134,10 @@ export function registerDataCommands(program: Command, globals: () => GlobalOpti
     .addHelpText('after', '\nExamples:\n  sm export --out backup.jsonl\n  sm --user alice export --out alice.jsonl\n  sm export | gzip > backup.jsonl.gz')
     .action(async (opts: { out?: string }) => {
       const options = globals();
+      // Opened first, so that an unwritable path is a usage error naming the flag, before any work.
+      const fd = opts.out === undefined ? null : openOut(opts.out);
       await withBackend(options, async (backend) => {
-        const out = opts.out ? createWriteStream(opts.out) : process.stdout;
+        const out = fd !== null ? createWriteStream('', { fd }) : process.stdout;
         const lines = await exportTo(backend, out);
         if (opts.out) {
           out.end();
