@@ -12,6 +12,7 @@ import { remember } from '../server/core/memories.ts';
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { buildApp } from '../server/http/app.ts';
+import { startServer } from './helpers/api-server.ts';
 import { sm } from './helpers/sm-cli.ts';
 import { testStore } from './helpers/store.ts';
 
@@ -85,5 +86,19 @@ describe('the CLI and its pipes', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(0);
     expect(stderr).toBe('');
+  });
+});
+
+describe('a busy port', () => {
+  it('is one line naming the port and how to pick another, exit 1, no stack trace', async () => {
+    const first = await startServer();
+    try {
+      const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
+      const result = await sm(['--db', db, 'serve', '--port', String(first.port)]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`sm: port ${first.port} on 127.0.0.1 is already in use: stop what listens there, or pick another port with --port or SM_PORT\n`);
+    } finally {
+      await first.close();
+    }
   });
 });

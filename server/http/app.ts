@@ -64,14 +64,24 @@ export function buildApp(options: AppOptions): App {
     inFlight.add(res);
     res.once('close', () => inFlight.delete(res));
   });
-  const ws = attachWebSocket({ server, store, yoga, token, log });
+  // Attached once listening: a busy port is then one clear error from start(), not also the WebSocket server's.
+  let ws: ReturnType<typeof attachWebSocket> | null = null;
 
   return {
     start: () =>
       new Promise((resolve, reject) => {
-        server.once('error', reject);
+        server.once('error', (error: NodeJS.ErrnoException) =>
+          reject(
+            error.code === 'EADDRINUSE'
+              ? new Error(`port ${port} on ${host} is already in use: stop what listens there, or pick another port with --port or SM_PORT`)
+              : error.code === 'EACCES'
+                ? new Error(`not allowed to listen on port ${port} of ${host}: pick a port above 1023 with --port or SM_PORT`)
+                : error,
+          ),
+        );
         server.listen(port, host, () => {
-          server.off('error', reject);
+          server.removeAllListeners('error');
+          ws = attachWebSocket({ server, store, yoga, token, log });
           const bound = (server.address() as AddressInfo).port;
           const url = `http://${urlHost(host)}:${bound}${GRAPHQL_PATH}`;
           if (options.jobs !== false) {
@@ -92,7 +102,7 @@ export function buildApp(options: AppOptions): App {
         const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
         server.closeIdleConnections();
         for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
-        await ws.close();
+        await ws?.close();
         const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 5000);
         await closed;
         clearTimeout(grace);
