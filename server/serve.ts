@@ -15,6 +15,9 @@ export type ServeOptions = {
   scheduler?: boolean;
 };
 
+/** How long a signalled shutdown may take before the process exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 5_000;
+
 /** Listens, then on SIGINT/SIGTERM stops accepting, lets in-flight writes finish and closes the db. */
 export async function serve(options: ServeOptions): Promise<{ url: string }> {
   // Long-running: WAL checkpoints (and their fsyncs) go to a thread, out of addTurn's commits.
@@ -43,6 +46,8 @@ export async function serve(options: ServeOptions): Promise<{ url: string }> {
       process.exit(1);
     }
     signalled = true;
+    // Whatever happens below (a stuck connection, a log pipe gone), the process ends within 5 s.
+    setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref();
     logger.info({ signal }, 'shutting down');
     let code = 0;
     try {

@@ -1,7 +1,7 @@
 // Faults an independent hostile-input run found in configuration, tokens and the CLI, each
 // refused now with a clear message and nothing changed.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,5 +100,34 @@ describe('a busy port', () => {
     } finally {
       await first.close();
     }
+  });
+});
+
+describe('shutdown with the log pipe gone', () => {
+  it('sm serve whose log reader went away (2>&1 | head -2) still stops on SIGTERM within 5 s and closes the database', async () => {
+    const SM = fileURLToPath(new URL('../bin/sm.js', import.meta.url));
+    const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
+    const child = spawn(process.execPath, [SM, '--db', db, 'serve', '--port', '0'], { env: { ...process.env, SM_LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let seen = '';
+    const url = await new Promise<string>((resolve) =>
+      child.stderr.on('data', (chunk) => {
+        seen += chunk;
+        const match = seen.match(/on (http:\/\/\S+\/graphql)/);
+        if (match) resolve(match[1]!);
+      }),
+    );
+    // Like `head -2`: the reader leaves, and every log line after this one meets a closed pipe.
+    child.stderr.destroy();
+    await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ nope }' }) });
+    const started = Date.now();
+    child.kill('SIGTERM');
+    const code = await Promise.race([
+      new Promise<number | null>((resolve) => child.once('exit', resolve)),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 8000)),
+    ]);
+    if (code === 'still running') child.kill('SIGKILL');
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(existsSync(`${db}-wal`)).toBe(false);
   });
 });
