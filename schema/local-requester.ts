@@ -8,7 +8,7 @@ import type { Requester } from '../client/src/generated/sdk.ts';
 import type { Access } from '../server/core/tokens.ts';
 import type { Runtime } from '../server/runtime.ts';
 import type { ChangeFeed } from './builder.ts';
-import { expectedError } from './errors.ts';
+import { expectedError, withCode } from './errors.ts';
 import { schema } from './index.ts';
 
 export function localRequester(runtime: Runtime, access: Access, changes: ChangeFeed = createPubSub()): Requester {
@@ -21,9 +21,12 @@ export function localRequester(runtime: Runtime, access: Access, changes: Change
     });
     if (result.errors?.length) {
       const first = result.errors[0]!;
-      const expected = expectedError(first) ?? (first.originalError ? null : first);
+      const original = first.originalError;
+      // Ours (SmError), an input check's (a GraphQLError with its code), or graphql-js's (coded here).
+      const expected =
+        expectedError(first) ?? (original instanceof GraphQLError && typeof original.extensions?.code === 'string' ? original : original ? null : withCode(first));
       // Unexpected errors keep their message: the caller owns this process and its logs.
-      const error = expected ?? new GraphQLError(first.originalError?.message ?? first.message);
+      const error = expected ?? new GraphQLError(original?.message ?? first.message);
       const code = typeof error.extensions?.code === 'string' ? error.extensions.code : undefined;
       throw new SymbiosisClientError(error.message, [error.toJSON()], code);
     }

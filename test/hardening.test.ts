@@ -14,6 +14,7 @@ import { closeStore, openStore } from '../server/db/open.ts';
 import { buildApp } from '../server/http/app.ts';
 import { startServer } from './helpers/api-server.ts';
 import { sm } from './helpers/sm-cli.ts';
+import { smServe } from './helpers/sm-serve.ts';
 import { testStore } from './helpers/store.ts';
 
 describe('configuration keys are the config\'s own, never the object prototype\'s', () => {
@@ -129,5 +130,28 @@ describe('shutdown with the log pipe gone', () => {
     expect(code).toBe(0);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(existsSync(`${db}-wal`)).toBe(false);
+  });
+});
+
+describe('CLI exit codes and messages are the same embedded and with --url', () => {
+  it('bad input exits 2 and names the flag the user typed, in both modes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sm-hard-'));
+    const served = await smServe(join(dir, 'served.db'), ['--no-scheduler']);
+    try {
+      for (const mode of [['--db', join(dir, 'local.db')], ['--url', served.url]]) {
+        for (const [args, message] of [
+          [['remember', '--text', 'x', '--importance', '5'], /^sm: --importance: /],
+          [['add-turn', '--session', 's', '--role', 'user', '--text', '   '], /^sm: --text: must not be empty/],
+          [['get-context', '--session', ''], /^sm: --session: /],
+          [['confirm', '--id', '999999'], /^sm: memory 999999 not found/],
+        ] as const) {
+          const result = await sm([...mode, ...args]);
+          expect(result.code, `${mode[0]} ${args.join(' ')}`).toBe(message.source.includes('not found') ? 1 : 2);
+          expect(result.stderr, `${mode[0]} ${args.join(' ')}`).toMatch(message);
+        }
+      }
+    } finally {
+      await served.stop();
+    }
   });
 });

@@ -1,5 +1,5 @@
 // `sm` entry point. Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input. Errors on stderr.
-import { CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { ErrorCode, SmError } from '../core/errors.ts';
 import { buildProgram } from './program.ts';
 
@@ -16,13 +16,29 @@ function exitCodeFor(error: unknown): number {
   return EXIT.runtime;
 }
 
+/** API field names whose CLI flag is not simply the kebab-case of the name. */
+const FLAG_OF: Record<string, string> = { content: 'text', sessionId: 'session', userId: 'user', agentId: 'agent', excludeSessionId: 'exclude-session', sessionIds: 'sessions' };
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/**
+ * A bad-input message names the field of the API (`input.text: must not be empty`); the user
+ * typed a flag of the command (`--text`): name that when the command has it.
+ */
+function inFlags(message: string, command: Command | null): string {
+  const match = /^([A-Za-z][\w.]*): /.exec(message);
+  if (!match || !command) return message;
+  const field = match[1]!.split('.').at(-1)!;
+  const flag = [FLAG_OF[field], kebab(field)].find((name) => name && command.options.some((o) => o.long === `--${name}`));
+  return flag ? `--${flag}: ${message.slice(match[0].length)}` : message;
+}
+
 /** What went wrong, in one line; a server out of reach says which URL and why. */
-function describe(error: unknown): string {
+function describe(error: unknown, command: Command | null): string {
   if (error instanceof TypeError && error.message === 'fetch failed') {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     return `cannot reach the server (${cause?.code ?? cause?.message ?? 'network error'}): check --url / SM_URL and that \`sm serve\` is running`;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = inFlags(error instanceof Error ? error.message : String(error), command);
   if ((error as Named)?.name === 'SymbiosisClientError' && (error as Named).status === 401) return `${message} (pass --token or set SM_API_TOKEN)`;
   return message;
 }
@@ -35,10 +51,15 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+let running: Command | null = null;
 try {
-  await buildProgram().parseAsync(process.argv);
+  await buildProgram()
+    .hook('preAction', (_program, command) => {
+      running = command;
+    })
+    .parseAsync(process.argv);
 } catch (error) {
   // Commander already printed its own message (usage errors, help).
-  if (!(error instanceof CommanderError)) process.stderr.write(`sm: ${describe(error)}\n`);
+  if (!(error instanceof CommanderError)) process.stderr.write(`sm: ${describe(error, running)}\n`);
   process.exitCode = exitCodeFor(error);
 }
