@@ -34,6 +34,7 @@ export function expectedError(error: unknown): GraphQLError | null {
  */
 export const ERROR_CODES = {
   BAD_USER_INPUT: 'an argument or variable is invalid (names the field)',
+  BAD_REQUEST: 'not a GraphQL request: the body or its query, variables or operationName are malformed',
   GRAPHQL_PARSE_FAILED: 'the document is not GraphQL',
   GRAPHQL_VALIDATION_FAILED: 'the document does not fit the schema',
   QUERY_TOO_COMPLEX: 'a query limit was passed (depth, aliases, cost, tokens, directives)',
