@@ -1,7 +1,7 @@
 // Users are first-class (D11): registered on their first write, listed with what they own, and
 // erasable in one transaction (forgetUser) down to the last index entry.
 import { z } from 'zod';
-import { DEFAULT_USER, userIdSchema } from './space.ts';
+import { userIdSchema } from './space.ts';
 import { prepared, publish, write, type Store } from './store.ts';
 import { parseInput } from './validation.ts';
 
@@ -97,4 +97,3 @@ export function forgetUser(store: Store, input: { userId: string; vacuum?: boole
   return result;
 }
 
-export { DEFAULT_USER };
