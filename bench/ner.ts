@@ -10,10 +10,10 @@ import { parseArgs } from 'node:util';
 import { loadCompromise } from '../server/core/ner/compromise-provider.ts';
 import { accurateProviders, extractEntities, extractSync, fastProviders } from '../server/core/ner/pipeline.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { jobHandlers } from '../server/jobs/handlers.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import { createRuntime } from '../server/runtime.ts';
+import { createRuntime } from '../server/services/runtime.ts';
 import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
 import { percentile, round } from './stats.ts';
 

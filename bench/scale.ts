@@ -19,8 +19,8 @@ import type { Store } from '../server/core/store.ts';
 import { normalizeText } from '../server/core/text.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { optimizeSearchIndexes } from '../server/db/search-index.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { createRuntime } from '../server/runtime.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { createRuntime } from '../server/services/runtime.ts';
 import { percentile, round } from './stats.ts';
 
 /** Deterministic PRNG (mulberry32), so every run builds the same store. */

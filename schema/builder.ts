@@ -7,7 +7,7 @@ import ValidationPlugin from '@pothos/plugin-validation';
 import type { PubSub } from 'graphql-yoga';
 import type { ChangeEvent, Store } from '../server/core/store.ts';
 import type { Access } from '../server/core/tokens.ts';
-import type { Runtime } from '../server/runtime.ts';
+import type { Runtime } from '../server/services/runtime.ts';
 import { validationFailure } from './errors.ts';
 
 export type MemoryChange = Extract<ChangeEvent, { type: 'memory' }>;

@@ -1,7 +1,7 @@
 // Session consolidation: turning a finished session's turns into facts (seed 004), on demand and
 // as events (STARTED, COMPLETED with the report, FAILED with the reason).
 import type { ConsolidationReport as ConsolidationReportShape } from '../server/core/consolidation.ts';
-import { consolidateSession } from '../server/consolidate.ts';
+import { consolidateSession } from '../server/services/consolidate.ts';
 import { sessionKey } from '../server/core/sessions.ts';
 import { builder, type ConsolidationChange } from './builder.ts';
 import { readSpace, spaceArgs, writeSpace } from './spaces.ts';

@@ -1,6 +1,6 @@
 // Context for the next model call: short-term turns, mid- and long-term memories, markdown.
 import type { Context as ContextShape } from '../server/core/context.ts';
-import { contextWithRuntime } from '../server/embed.ts';
+import { contextWithRuntime } from '../server/services/embed.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
 import { MemoryRef, TurnRef } from './refs.ts';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { JOB_STATUSES } from '../drizzle/schema.ts';
 import { JobType, listJobs, type JobRow } from '../server/core/jobs.ts';
-import { jobHandlers } from '../server/jobs/handlers.ts';
+import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs, type DrainReport } from '../server/jobs/worker.ts';
 import { builder } from './builder.ts';
 import { requireAdmin } from './spaces.ts';

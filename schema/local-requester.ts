@@ -6,7 +6,7 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import { SymbiosisClientError } from '../client/src/index.ts';
 import type { Requester } from '../client/src/generated/sdk.ts';
 import type { Access } from '../server/core/tokens.ts';
-import type { Runtime } from '../server/runtime.ts';
+import type { Runtime } from '../server/services/runtime.ts';
 import type { ChangeFeed } from './builder.ts';
 import { expectedError, withCode } from './errors.ts';
 import { schema } from './index.ts';

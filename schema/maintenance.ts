@@ -10,8 +10,8 @@ import {
   type MaintenanceTask as MaintenanceTaskName,
   type OptimizationReport as OptimizationReportShape,
   type ReflectionReport as ReflectionReportShape,
-} from '../server/maintenance.ts';
-import { nerEnricher } from '../server/ner.ts';
+} from '../server/services/maintenance.ts';
+import { nerEnricher } from '../server/services/ner.ts';
 import { builder } from './builder.ts';
 import { optionalSpace, requireAdmin, spaceArgs, writeSpace } from './spaces.ts';
 import { ConsolidationReport } from './consolidation.ts';

@@ -4,7 +4,7 @@ import { turnCountsBySession, turnsBefore } from '../server/core/batch-reads.ts'
 import { entitiesForTurns } from '../server/core/entity-reads.ts';
 import { getSession } from '../server/core/sessions.ts';
 import { addTurnSchema, turnIn, type TurnRow } from '../server/core/turns.ts';
-import { ingestTurn } from '../server/ingest.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
 import { builder } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
 import { visibleIn } from '../server/core/space.ts';

@@ -2,7 +2,7 @@
 // come from config (server.host / server.port), overridden by SM_HOST / SM_PORT; SM_API_TOKEN.
 import { DEFAULT_DB_PATH } from './db/open.ts';
 import { logger } from './logger.ts';
-import { serve } from './serve.ts';
+import { serve } from './http/serve.ts';
 
 function portFromEnv(raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined;

@@ -1,8 +1,9 @@
-// Structural rules: the domain stays free of transport code; generated files stay generated.
+// Structural rules: dependencies run one way between the folders, without cycles; the domain
+// stays free of transport code; generated files stay generated.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -13,7 +14,79 @@ function sourceFiles(dir: string): string[] {
     .map((e) => join(e.parentPath, e.name));
 }
 
+/**
+ * The layers, lowest first (each folder's README says the same): a file may import its own layer
+ * and the ones below it, never one above. db/ opens the core's Store (with the core's config
+ * rules), so it sits just above the core; the client is its own package, used by the adapters.
+ */
+const LAYERS = [
+  ['drizzle', 'server/logger.ts'],
+  ['server/core'],
+  ['server/db'],
+  ['server/llm'],
+  ['server/jobs'],
+  ['server/services'],
+  ['client/src'],
+  ['schema'],
+  ['server/mcp'],
+  ['server/http'],
+  ['server/cli', 'server/main.ts'],
+] as const;
+
+const layerOf = (file: string) => {
+  const path = relative(ROOT, file);
+  return LAYERS.findIndex((layer) => layer.some((place) => path === place || path.startsWith(`${place}/`)));
+};
+
+/** Every relative import (static, dynamic, type-only) of the project's source, as file -> files. */
+function importGraph(): Map<string, string[]> {
+  const files = [...LAYERS.flat()].flatMap((place) => (place.endsWith('.ts') ? [join(ROOT, place)] : sourceFiles(join(ROOT, place))));
+  return new Map(
+    files.map((file) => {
+      const text = readFileSync(file, 'utf8');
+      const targets = [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)]
+        .map((m) => resolve(dirname(file), m[1]!))
+        .filter((target) => target.endsWith('.ts') && existsSync(target));
+      return [file, targets];
+    }),
+  );
+}
+
 describe('architecture', () => {
+  it('every source file belongs to a layer, and imports only its own layer and the ones below', () => {
+    const graph = importGraph();
+    const unplaced = [...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].filter((file) => layerOf(file) < 0);
+    expect(unplaced.map((f) => relative(ROOT, f)), 'a file outside every layer: put it in the folder of its role').toEqual([]);
+    const upward = [...graph].flatMap(([file, targets]) =>
+      targets.filter((target) => layerOf(target) > layerOf(file)).map((target) => `${relative(ROOT, file)} -> ${relative(ROOT, target)}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('has no import cycles', () => {
+    const graph = importGraph();
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(ROOT, f)).join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const target of graph.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it('every source folder has a README saying what lives there and what it may import', () => {
+    const folders = [...new Set([...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].map((f) => dirname(f))), join(ROOT, 'client')];
+    const missing = [...folders, join(ROOT, 'drizzle'), join(ROOT, 'bench'), join(ROOT, 'test')].filter((dir) => !existsSync(join(dir, 'README.md')) && !dir.includes('generated'));
+    expect(missing.map((d) => relative(ROOT, d))).toEqual([]);
+  });
+
   it('server/core imports no GraphQL, HTTP or CLI code', () => {
     const forbidden = /from ['"](graphql|graphql-yoga|graphql-ws|@pothos\/[^'"]+|ws|commander|node:http|\.\.\/(cli|http)\/[^'"]*|\.\.\/\.\.\/schema\/[^'"]*)['"]/;
     const offenders = sourceFiles(join(ROOT, 'server/core')).filter((file) => forbidden.test(readFileSync(file, 'utf8')));

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closeStore, openStore } from '../server/db/open.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { createRuntime } from '../server/runtime.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { createRuntime } from '../server/services/runtime.ts';
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), 'sm-ckpt-')), 'ckpt.db');
 const autocheckpoint = (store: ReturnType<typeof openStore>) => store.sqlite.pragma('wal_autocheckpoint', { simple: true });

@@ -23,10 +23,10 @@ import { remember, updateMemory } from '../server/core/memories.ts';
 import { knownNames } from '../server/core/ner/known-entities.ts';
 import { onChange, write } from '../server/core/store.ts';
 import { addTurn } from '../server/core/turns.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { jobHandlers } from '../server/jobs/handlers.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import { createRuntime } from '../server/runtime.ts';
+import { createRuntime } from '../server/services/runtime.ts';
 import { testStore } from './helpers/store.ts';
 
 function setup(config: Record<string, unknown> = {}, path?: string) {

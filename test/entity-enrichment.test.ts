@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entitiesForMemories, entitiesForTurns, findEntity } from '../server/core/entity-reads.ts';
 import { remember } from '../server/core/memories.ts';
 import { runEnrichment } from '../server/core/ner/enrichment.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { jobHandlers } from '../server/jobs/handlers.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import { enrichEntities } from '../server/ner.ts';
-import { createRuntime } from '../server/runtime.ts';
+import { enrichEntities } from '../server/services/ner.ts';
+import { createRuntime } from '../server/services/runtime.ts';
 import { startOpenAiServer } from './helpers/openai-server.ts';
 import { testStore } from './helpers/store.ts';
 

@@ -6,8 +6,8 @@ import { detectPii } from '../server/core/extraction/pii.ts';
 import { getMemory } from '../server/core/memories.ts';
 import { listMemories } from '../server/core/memory-list.ts';
 import { getContext } from '../server/core/context.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { createRuntime } from '../server/runtime.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { createRuntime } from '../server/services/runtime.ts';
 import { testStore, T0 } from './helpers/store.ts';
 
 const facts = (text: string, subject?: string) => extractFacts(text, subject, T0).map((f) => f.content);

@@ -6,9 +6,9 @@ import { jobCounts, listJobs } from '../server/core/jobs.ts';
 import { getMemory, remember } from '../server/core/memories.ts';
 import { listMemories } from '../server/core/memory-list.ts';
 import { onChange } from '../server/core/store.ts';
-import { extractionJobHandlers, ingestTurn } from '../server/ingest.ts';
+import { extractionJobHandlers, ingestTurn } from '../server/services/ingest.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import { createRuntime } from '../server/runtime.ts';
+import { createRuntime } from '../server/services/runtime.ts';
 import { startOpenAiServer } from './helpers/openai-server.ts';
 import { testStore } from './helpers/store.ts';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { setConfigValue, unsetConfigValue } from '../server/config-admin.ts';
+import { setConfigValue, unsetConfigValue } from '../server/services/config-admin.ts';
 import { remember } from '../server/core/memories.ts';
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { closeStore, openStore } from '../server/db/open.ts';

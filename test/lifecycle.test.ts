@@ -9,13 +9,13 @@ import { confirmMemory, getMemory, remember } from '../server/core/memories.ts';
 import { listMemories } from '../server/core/memory-list.ts';
 import { getSession } from '../server/core/sessions.ts';
 import { onChange } from '../server/core/store.ts';
-import { consolidateSession } from '../server/consolidate.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { jobHandlers } from '../server/jobs/handlers.ts';
+import { consolidateSession } from '../server/services/consolidate.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import { runMaintenance } from '../server/maintenance.ts';
-import { createRuntime } from '../server/runtime.ts';
-import { startScheduler } from '../server/scheduler.ts';
+import { maintenanceSchedule, runMaintenance } from '../server/services/maintenance.ts';
+import { createRuntime } from '../server/services/runtime.ts';
+import { startScheduler } from '../server/jobs/scheduler.ts';
 import { startOpenAiServer } from './helpers/openai-server.ts';
 import { testStore } from './helpers/store.ts';
 
@@ -200,7 +200,7 @@ async function reflectionReason(runtime: ReturnType<typeof setup>['runtime']) {
 describe('scheduler', () => {
   it('plans the five maintenance tasks at their default times and runs a due task', async () => {
     const { runtime, store } = setup({ schedule: { timezone: 'UTC' } });
-    const scheduler = startScheduler(runtime);
+    const scheduler = startScheduler(maintenanceSchedule(runtime));
     const next = scheduler.next();
     expect(next.enrich!.getUTCHours()).toBe(2);
     expect(next.consolidate!.getUTCHours()).toBe(3);
@@ -213,7 +213,7 @@ describe('scheduler', () => {
     // Every second: the decay task archives a fact that is long past the threshold.
     const old = remember(store, DEFAULT_SPACE, { content: 'User once had a cold' }).memory;
     store.db.$client.prepare('update memories set last_seen_at = 0 where id = ?').run(old.id);
-    const fast = startScheduler({ ...runtime, store: { ...store, config: { ...store.config, schedule: { ...store.config.schedule, decay: '* * * * * *' } } } });
+    const fast = startScheduler(maintenanceSchedule({ ...runtime, store: { ...store, config: { ...store.config, schedule: { ...store.config.schedule, decay: '* * * * * *' } } } }));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     fast.stop();
     expect(getMemory(store, old.id)!.status).toBe('archived');

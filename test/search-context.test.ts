@@ -9,8 +9,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { closeStore } from '../server/db/open.ts';
 import { estimateTokens, getContext } from '../server/core/context.ts';
 import { getMemory, remember } from '../server/core/memories.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { createRuntime } from '../server/runtime.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { createRuntime } from '../server/services/runtime.ts';
 import { testStore } from './helpers/store.ts';
 
 async function setup() {

@@ -11,11 +11,11 @@ import { forget } from '../server/core/forget.ts';
 import { remember } from '../server/core/memories.ts';
 import { countVectors, search, vectorState } from '../server/core/search/index.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
-import { reembed, searchWithRuntime } from '../server/embed.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { jobHandlers } from '../server/jobs/handlers.ts';
+import { reembed, searchWithRuntime } from '../server/services/embed.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import { createRuntime } from '../server/runtime.ts';
+import { createRuntime } from '../server/services/runtime.ts';
 import { startOpenAiServer } from './helpers/openai-server.ts';
 
 type Server = Awaited<ReturnType<typeof startOpenAiServer>>;

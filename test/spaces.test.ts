@@ -20,8 +20,8 @@ import { spaceOf, type Space } from '../server/core/space.ts';
 import { getStats } from '../server/core/stats.ts';
 import { forgetUser, listUsers } from '../server/core/users.ts';
 import { closeStore } from '../server/db/open.ts';
-import { ingestTurn } from '../server/ingest.ts';
-import { createRuntime } from '../server/runtime.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { createRuntime } from '../server/services/runtime.ts';
 import { testStore } from './helpers/store.ts';
 
 const ALICE: Space = { userId: 'alice', agentId: null };

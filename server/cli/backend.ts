@@ -3,7 +3,7 @@
 // schema over the embedded database. One code path, so both modes print the same JSON.
 // Everything heavy is imported when a command runs, so `sm --help` stays instant.
 import type { Sdk } from '../../client/src/generated/sdk.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../services/runtime.ts';
 import { clockFromEnv, dbPath, spaceOption, type GlobalOptions } from './runtime.ts';
 
 export type Backend = {
@@ -33,10 +33,10 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
   const store = openStore({ path: dbPath(options), clock: clockFromEnv() });
   try {
     const [{ createRuntime }, { onChange }, { drainJobs }, { jobHandlers }, { getSdk }, { withSpace }] = await Promise.all([
-      import('../runtime.ts'),
+      import('../services/runtime.ts'),
       import('../core/store.ts'),
       import('../jobs/worker.ts'),
-      import('../jobs/handlers.ts'),
+      import('../services/job-handlers.ts'),
       import('../../client/src/generated/sdk.ts'),
       import('../../client/src/index.ts'),
     ]);

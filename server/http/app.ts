@@ -4,11 +4,12 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Store } from '../core/store.ts';
-import { jobHandlers } from '../jobs/handlers.ts';
+import { jobHandlers } from '../services/job-handlers.ts';
+import { maintenanceSchedule } from '../services/maintenance.ts';
 import { startWorker, type Worker } from '../jobs/worker.ts';
-import { nerEnricher } from '../ner.ts';
-import { startScheduler, type Scheduler } from '../scheduler.ts';
-import { createRuntime, type Runtime } from '../runtime.ts';
+import { nerEnricher } from '../services/ner.ts';
+import { startScheduler, type Scheduler } from '../jobs/scheduler.ts';
+import { createRuntime, type Runtime } from '../services/runtime.ts';
 import { logger as defaultLogger } from '../logger.ts';
 import { assertSafeBinding, assertStrongToken } from './auth.ts';
 import { createChangeFeed } from './events.ts';
@@ -55,7 +56,7 @@ export function buildApp(options: AppOptions): App {
   const yoga = createGraphQLServer({ runtime, changes: feed.changes, token, log });
   const server = createServer(yoga);
   let worker: Worker | null = null;
-  let scheduler: Scheduler | null = null;
+  let scheduler: Scheduler<string> | null = null;
   let stopping: Promise<void> | null = null;
   // Responses still being computed when stop() is called close their connection once sent.
   const inFlight = new Set<ServerResponse>();
@@ -86,7 +87,7 @@ export function buildApp(options: AppOptions): App {
           const url = `http://${urlHost(host)}:${bound}${GRAPHQL_PATH}`;
           if (options.jobs !== false) {
             worker = startWorker(store, jobHandlers(runtime), { concurrency: store.config.worker.concurrency });
-            if (options.scheduler !== false) scheduler = startScheduler(runtime, nerEnricher);
+            if (options.scheduler !== false) scheduler = startScheduler(maintenanceSchedule(runtime, nerEnricher));
           }
           log.info({ url, auth: token ? 'token' : 'loopback' }, 'listening');
           resolve({ url, port: bound });

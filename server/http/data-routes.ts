@@ -5,7 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { exportRecords, importRecords } from '../core/export.ts';
 import { openSnapshot } from '../db/snapshot.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../services/runtime.ts';
 import { spaceFor } from '../core/tokens.ts';
 import { accessOf } from './auth.ts';
 import { readBody, restError, toResponse } from './rest.ts';

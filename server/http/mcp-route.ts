@@ -9,7 +9,7 @@ import type { ChangeFeed } from '../../schema/builder.ts';
 import { localRequester } from '../../schema/local-requester.ts';
 import { spaceFor } from '../core/tokens.ts';
 import { createMcpServer } from '../mcp/server.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../services/runtime.ts';
 import { accessOf } from './auth.ts';
 
 export const MCP_PATH = '/mcp';

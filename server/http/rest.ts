@@ -11,9 +11,9 @@ import type { Space } from '../core/space.ts';
 import type { Store } from '../core/store.ts';
 import { spaceFor } from '../core/tokens.ts';
 import { accessOf } from './auth.ts';
-import { ingestTurn } from '../ingest.ts';
-import { contextWithRuntime } from '../embed.ts';
-import type { Runtime } from '../runtime.ts';
+import { ingestTurn } from '../services/ingest.ts';
+import { contextWithRuntime } from '../services/embed.ts';
+import type { Runtime } from '../services/runtime.ts';
 import { contextJson, gcJson, memoryJson, snakeMessage, turnJson, whyJson } from './rest-json.ts';
 
 type Body = Record<string, unknown>;

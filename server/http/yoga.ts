@@ -5,7 +5,7 @@ import { createYoga, maskError as yogaMaskError, type Plugin, type YogaLogger } 
 import type { Logger } from 'pino';
 import { expectedError } from '../../schema/errors.ts';
 import { schema, type ChangeFeed, type Context } from '../../schema/index.ts';
-import type { Runtime } from '../runtime.ts';
+import type { Runtime } from '../services/runtime.ts';
 import { getOperationAST, GraphQLError } from 'graphql';
 import type { Store } from '../core/store.ts';
 import { liveTokenIds, type Access } from '../core/tokens.ts';

@@ -2,8 +2,8 @@
 // turn through ingestTurn as an app would, `jump` skips days between conversations.
 import { DEFAULT_SPACE } from '../../server/core/space.ts';
 import { DAY_MS } from '../../server/core/clock.ts';
-import { ingestTurn } from '../../server/ingest.ts';
-import { createRuntime } from '../../server/runtime.ts';
+import { ingestTurn } from '../../server/services/ingest.ts';
+import { createRuntime } from '../../server/services/runtime.ts';
 import { T0, testStore } from './store.ts';
 
 export function conversation(config: Record<string, unknown> = {}) {

@@ -87,7 +87,7 @@ async function importFrom(backend: Backend, file: string): Promise<ImportReport>
 
 /** LoCoMo conversations through addTurn, as an app would send them: speakers by name, session dates. */
 async function importLocomo(backend: Backend, file: string, assistant?: string) {
-  const { loadLocomo } = await import('../../locomo.ts');
+  const { loadLocomo } = await import('../../core/locomo.ts');
   let conversations;
   try {
     conversations = loadLocomo(file);

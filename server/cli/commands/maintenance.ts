@@ -1,7 +1,7 @@
 // gc, maintenance TASK, jobs, stats, doctor: operating the memory.
 import { Argument, Option, type Command } from 'commander';
 import { JOB_STATUSES } from '../../../drizzle/schema.ts';
-import { MAINTENANCE_TASKS } from '../../maintenance-tasks.ts';
+import { MAINTENANCE_TASKS } from '../../services/maintenance-tasks.ts';
 import { withBackend } from '../backend.ts';
 import { emit, fixed, green, red, table } from '../output.ts';
 import { integer, upper } from '../parse.ts';

@@ -2,11 +2,11 @@
 // function-calling definitions for OpenAI or Anthropic.
 import { Option, type Command } from 'commander';
 import { withBackend } from '../backend.ts';
-import type { Runtime } from '../../runtime.ts';
+import type { Runtime } from '../../services/runtime.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
 async function startJobs(runtime: Runtime) {
-  const [{ startWorker }, { jobHandlers }] = await Promise.all([import('../../jobs/worker.ts'), import('../../jobs/handlers.ts')]);
+  const [{ startWorker }, { jobHandlers }] = await Promise.all([import('../../jobs/worker.ts'), import('../../services/job-handlers.ts')]);
   return startWorker(runtime.store, jobHandlers(runtime), { concurrency: runtime.store.config.worker.concurrency });
 }
 

@@ -15,7 +15,7 @@ export function registerServeCommand(program: Command, globals: () => GlobalOpti
     .action(async (opts: { host?: string; port?: number; scheduler: boolean; jobs: boolean }) => {
       const options = globals();
       // Loaded here only: the HTTP stack is the heaviest part and no other command needs it.
-      const { serve } = await import('../../serve.ts');
+      const { serve } = await import('../../http/serve.ts');
       const { url } = await serve({
         dbPath: dbPath(options),
         clock: clockFromEnv(),

@@ -4,13 +4,15 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { memories, memorySources, turns } from '../../../drizzle/schema.ts';
 import { entitiesOfTurn, linkEntities, type EntityRow, type Mention } from '../entities.ts';
 import { enqueueJob, JobType } from '../jobs.ts';
-import type { MemoryRow } from '../memories.ts';
 import { spaceOfRow, type Space } from '../space.ts';
 import { prepared, write, type Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
 import { NameIndex } from './known-entities.ts';
 import { accurateNerAvailability, accurateProviders, extractEntities, extractSync, fastProviders, mergeBySpan, type NerExtras, type NerRun } from './pipeline.ts';
 import { EntityType } from './types.ts';
+
+// The row type from the table, not from memories.ts: memories.ts links what it saves through this file.
+type MemoryRow = typeof memories.$inferSelect;
 
 /** The speaker of a turn (its name) is a person it mentions. */
 const speakerOf = (turn: Pick<TurnRow, 'name'>): Mention[] => (turn.name ? [{ name: turn.name, type: EntityType.Person }] : []);

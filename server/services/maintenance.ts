@@ -1,14 +1,15 @@
 // The maintenance tasks (seed 004 memory_maintenance + memory_reflection, and merging the FTS5
 // search indexes). The scheduler runs them nightly; the API (`runMaintenance`) and CLI (`sm maintenance TASK`) run them on demand.
-import { pendingSessions, pendingSessionsOfAll, type ConsolidationReport } from './core/consolidation.ts';
-import type { Space } from './core/space.ts';
-import { runDecay, type DecayReport } from './core/decay.ts';
-import { reflectionDue, saveReflection, templateReflection, type ReflectionInputs } from './core/reflection.ts';
-import type { MemoryRow } from './core/memories.ts';
+import { pendingSessions, pendingSessionsOfAll, type ConsolidationReport } from '../core/consolidation.ts';
+import type { Space } from '../core/space.ts';
+import { runDecay, type DecayReport } from '../core/decay.ts';
+import { reflectionDue, saveReflection, templateReflection, type ReflectionInputs } from '../core/reflection.ts';
+import type { MemoryRow } from '../core/memories.ts';
 import { consolidateSession } from './consolidate.ts';
-import { optimizeSearchIndexes } from './db/search-index.ts';
-import { describeLlmError } from './llm/client.ts';
-import { logger } from './logger.ts';
+import { optimizeSearchIndexes } from '../db/search-index.ts';
+import { describeLlmError } from '../llm/client.ts';
+import { logger } from '../logger.ts';
+import type { ScheduleOptions } from '../jobs/scheduler.ts';
 import type { Runtime } from './runtime.ts';
 
 import type { MaintenanceTask } from './maintenance-tasks.ts';
@@ -85,6 +86,16 @@ async function reflectAll(runtime: Runtime, space: Space | null) {
 }
 
 export type Enricher = (runtime: Runtime) => Promise<EnrichmentReport> | EnrichmentReport;
+
+/** The nightly schedule (config `schedule`) and how to run each task, for the host's scheduler. */
+export function maintenanceSchedule(runtime: Runtime, enrich?: Enricher): ScheduleOptions<MaintenanceTask> {
+  const { schedule } = runtime.store.config;
+  return {
+    tasks: { enrich: schedule.enrich, consolidate: schedule.consolidate, decay: schedule.decay, reflect: schedule.reflect, optimize: schedule.optimize },
+    timezone: schedule.timezone || undefined,
+    run: (task) => runMaintenance(runtime, task, enrich),
+  };
+}
 
 /** Runs a task over one user's data, or over every user's (`space` null: the schedule, the admin). */
 export async function runMaintenance(runtime: Runtime, task: MaintenanceTask, enrich?: Enricher, space: Space | null = null): Promise<MaintenanceReport> {

@@ -1,8 +1,8 @@
 // Running the server until a signal: `npm start` (server/main.ts) and `sm serve` both use this.
-import type { Clock } from './core/clock.ts';
-import { closeStore, openStore } from './db/open.ts';
-import { buildApp } from './http/app.ts';
-import { logger } from './logger.ts';
+import type { Clock } from '../core/clock.ts';
+import { closeStore, openStore } from '../db/open.ts';
+import { buildApp } from './app.ts';
+import { logger } from '../logger.ts';
 
 export type ServeOptions = {
   dbPath: string;

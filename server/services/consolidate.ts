@@ -10,19 +10,19 @@ import {
   tally,
   turnPage,
   type ConsolidationReport,
-} from './core/consolidation.ts';
-import { notFound } from './core/errors.ts';
-import { applyLlmActions, subjectOf } from './core/extraction/extract-turn.ts';
-import { relatedFacts } from './core/extraction/save-facts.ts';
-import { recordExtraction } from './core/extraction/stats.ts';
-import { JobType } from './core/jobs.ts';
-import { getSession } from './core/sessions.ts';
-import { spaceOf, spaceOfRow, type Space } from './core/space.ts';
-import { write } from './core/store.ts';
-import type { TurnRow } from './core/turns.ts';
-import type { JobHandlers } from './jobs/worker.ts';
-import { describeLlmError } from './llm/client.ts';
-import { llmExtractPage } from './llm/extract.ts';
+} from '../core/consolidation.ts';
+import { notFound } from '../core/errors.ts';
+import { applyLlmActions, subjectOf } from '../core/extraction/extract-turn.ts';
+import { relatedFacts } from '../core/extraction/save-facts.ts';
+import { recordExtraction } from '../core/extraction/stats.ts';
+import { JobType } from '../core/jobs.ts';
+import { getSession } from '../core/sessions.ts';
+import { spaceOf, spaceOfRow, type Space } from '../core/space.ts';
+import { write } from '../core/store.ts';
+import type { TurnRow } from '../core/turns.ts';
+import type { JobHandlers } from '../jobs/worker.ts';
+import { describeLlmError } from '../llm/client.ts';
+import { llmExtractPage } from '../llm/extract.ts';
 import type { Runtime } from './runtime.ts';
 
 async function llmPage(runtime: Runtime, space: Space, page: TurnRow[]) {

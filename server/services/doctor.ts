@@ -3,11 +3,11 @@
 // probes are cheap (a 1-token completion, a one-word embedding) and use the configured timeouts.
 import OpenAI from 'openai';
 import { effectiveConfig } from './config-admin.ts';
-import type { Config } from './core/config.ts';
-import { jobCounts } from './core/jobs.ts';
-import type { Store } from './core/store.ts';
-import { lockedSpec } from './core/search/vectors.ts';
-import { describeLlmError } from './llm/client.ts';
+import type { Config } from '../core/config.ts';
+import { jobCounts } from '../core/jobs.ts';
+import type { Store } from '../core/store.ts';
+import { lockedSpec } from '../core/search/vectors.ts';
+import { describeLlmError } from '../llm/client.ts';
 import type { Runtime } from './runtime.ts';
 
 export type DoctorCheck = {

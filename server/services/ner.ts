@@ -1,12 +1,12 @@
 // NER wiring for the running service: the optional LLM provider built from the runtime, the
 // handler of the accurate-NER job queued by addTurn, and enrichment on demand (the scheduler
 // calls the same function at 02:00).
-import { JobType } from './core/jobs.ts';
-import { runEnrichment, type EnrichmentOptions, type EnrichmentReport } from './core/ner/enrichment.ts';
-import { runAccurateNer } from './core/ner/link.ts';
-import type { NerExtras } from './core/ner/pipeline.ts';
-import type { JobHandlers } from './jobs/worker.ts';
-import { llmNerProvider } from './llm/ner.ts';
+import { JobType } from '../core/jobs.ts';
+import { runEnrichment, type EnrichmentOptions, type EnrichmentReport } from '../core/ner/enrichment.ts';
+import { runAccurateNer } from '../core/ner/link.ts';
+import type { NerExtras } from '../core/ner/pipeline.ts';
+import type { JobHandlers } from '../jobs/worker.ts';
+import { llmNerProvider } from '../llm/ner.ts';
 import type { Enricher } from './maintenance.ts';
 import type { Runtime } from './runtime.ts';
 

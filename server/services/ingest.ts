@@ -2,20 +2,20 @@
 // heuristic facts in one transaction with no network call (hybrid queues LLM augmentation as a
 // durable job). llm mode commits the turn first, then waits for the LLM within llm.timeout_s and
 // falls back to heuristics on any failure; a recovery job covers a crash in between.
-import { pendingSessions, queueConsolidation } from './core/consolidation.ts';
-import { extractHeuristically, applyLlmActions, subjectOf } from './core/extraction/extract-turn.ts';
-import { relatedFacts, type Extracted } from './core/extraction/save-facts.ts';
-import { recordExtraction } from './core/extraction/stats.ts';
-import { completeJob, enqueueJob, JobType, type JobRow } from './core/jobs.ts';
-import { enqueueEmbedding } from './core/search/embed-queue.ts';
-import { linkMemoriesFast, linkTurnFast } from './core/ner/link.ts';
-import { spaceOfRow, type Space } from './core/space.ts';
-import { write, type Store } from './core/store.ts';
-import { addTurn, getTurn, type AddTurnInput, type TurnRow } from './core/turns.ts';
-import { describeLlmError } from './llm/client.ts';
-import { llmExtract } from './llm/extract.ts';
+import { pendingSessions, queueConsolidation } from '../core/consolidation.ts';
+import { extractHeuristically, applyLlmActions, subjectOf } from '../core/extraction/extract-turn.ts';
+import { relatedFacts, type Extracted } from '../core/extraction/save-facts.ts';
+import { recordExtraction } from '../core/extraction/stats.ts';
+import { completeJob, enqueueJob, JobType, type JobRow } from '../core/jobs.ts';
+import { enqueueEmbedding } from '../core/search/embed-queue.ts';
+import { linkMemoriesFast, linkTurnFast } from '../core/ner/link.ts';
+import { spaceOfRow, type Space } from '../core/space.ts';
+import { write, type Store } from '../core/store.ts';
+import { addTurn, getTurn, type AddTurnInput, type TurnRow } from '../core/turns.ts';
+import { describeLlmError } from '../llm/client.ts';
+import { llmExtract } from '../llm/extract.ts';
 import type { Runtime } from './runtime.ts';
-import type { JobHandlers } from './jobs/worker.ts';
+import type { JobHandlers } from '../jobs/worker.ts';
 import { nerExtras } from './ner.ts';
 
 export type IngestResult = { turn: TurnRow; extracted: Extracted[] };

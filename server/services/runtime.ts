@@ -1,10 +1,10 @@
 // The running service's parts, shared by the GraphQL API, REST routes, CLI and job handlers:
 // the store plus the optional network providers built from its config.
-import { initVectors } from './core/search/vectors.ts';
-import type { Store } from './core/store.ts';
-import { createLlm, type Llm } from './llm/client.ts';
-import { createEmbedder, type Embedder } from './llm/embeddings.ts';
-import { logger } from './logger.ts';
+import { initVectors } from '../core/search/vectors.ts';
+import type { Store } from '../core/store.ts';
+import { createLlm, type Llm } from '../llm/client.ts';
+import { createEmbedder, type Embedder } from '../llm/embeddings.ts';
+import { logger } from '../logger.ts';
 
 export type Runtime = { store: Store; llm: Llm | null; embedder?: Embedder | null };
 

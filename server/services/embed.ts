@@ -1,19 +1,19 @@
 // Embeddings for the running service: the job that embeds new turns and memories after their
 // write commits, the re-embed backfill (`sm reembed`), and search with a query embedding.
-import { ErrorCode, SmError } from './core/errors.ts';
-import { contextSchema, getContext, type Context, type ContextInput } from './core/context.ts';
-import { JobType } from './core/jobs.ts';
-import { search, type SearchOptions } from './core/search/search.ts';
-import type { EmbedPayload } from './core/search/embed-queue.ts';
-import { searchSchema, type SearchInput, type SearchResult } from './core/search/types.ts';
-import { parseInput } from './core/validation.ts';
-import { countVectors, hasVector, putVectors, resetVectors, vectorState, type VectorTable } from './core/search/vectors.ts';
-import type { Space } from './core/space.ts';
-import { write, type Store } from './core/store.ts';
-import { describeLlmError } from './llm/client.ts';
-import type { Embedder } from './llm/embeddings.ts';
-import type { JobHandlers } from './jobs/worker.ts';
-import { logger } from './logger.ts';
+import { ErrorCode, SmError } from '../core/errors.ts';
+import { contextSchema, getContext, type Context, type ContextInput } from '../core/context.ts';
+import { JobType } from '../core/jobs.ts';
+import { search, type SearchOptions } from '../core/search/search.ts';
+import type { EmbedPayload } from '../core/search/embed-queue.ts';
+import { searchSchema, type SearchInput, type SearchResult } from '../core/search/types.ts';
+import { parseInput } from '../core/validation.ts';
+import { countVectors, hasVector, putVectors, resetVectors, vectorState, type VectorTable } from '../core/search/vectors.ts';
+import type { Space } from '../core/space.ts';
+import { write, type Store } from '../core/store.ts';
+import { describeLlmError } from '../llm/client.ts';
+import type { Embedder } from '../llm/embeddings.ts';
+import type { JobHandlers } from '../jobs/worker.ts';
+import { logger } from '../logger.ts';
 import type { Runtime } from './runtime.ts';
 
 type Row = { table: VectorTable; id: number; userId: string; text: string };
