@@ -38,7 +38,7 @@ describe('with a token', () => {
     for (const token of [null, 'wrong']) {
       const error = await server.client(token).stats().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SymbiosisClientError);
-      expect(error).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+      expect(error).toMatchObject({ status: 401, code: 'AUTH', serverCode: 'UNAUTHENTICATED' });
     }
     expect((await server.client(TOKEN).stats()).stats.memories.total).toBe(0);
   });

@@ -21,6 +21,11 @@ export type ClientOptions = {
   headers?: Record<string, string>;
   /** How many times a dropped WebSocket reconnects before subscriptions fail (graphql-ws default: 5). */
   retryAttempts?: number;
+  /**
+   * How many times a query is retried after a NETWORK error or an HTTP 502/503/504 (default 2; 0
+   * never retries). Mutations are never retried: one that reached the server may have been applied.
+   */
+  retries?: number;
 } & Space;
 
 /**
@@ -47,31 +52,79 @@ export function withSpace(requester: Requester, space: Space): Requester {
   };
 }
 
+/**
+ * What `code` can be: the server's `extensions.code` of the first error (`BAD_USER_INPUT`,
+ * `NOT_FOUND`, `FORBIDDEN`...), or one of the client's own: `NETWORK` (the server could not be
+ * reached) and `AUTH` (HTTP 401: missing, wrong or revoked token).
+ */
+export type SymbiosisErrorCode = 'NETWORK' | 'AUTH' | 'BAD_USER_INPUT' | 'BAD_REQUEST' | 'NOT_FOUND' | 'FORBIDDEN' | 'FAILED_PRECONDITION' | 'INTERNAL_SERVER_ERROR' | (string & {});
+
 /** A failed operation: the server's errors, with the first one's `extensions.code` as `code`. */
-export class SymbiosisClientError extends Error {
+export class SymbiosisError extends Error {
+  /** The first error's `extensions.code` as the server sent it (`code` is `AUTH` for its `UNAUTHENTICATED`). */
+  readonly serverCode: string | undefined;
   constructor(
     message: string,
     readonly errors: readonly GraphQLFormattedError[],
-    readonly code: string | undefined,
+    readonly code: SymbiosisErrorCode | undefined,
     /** HTTP status, for an error over HTTP. */
     readonly status?: number,
+    options?: ErrorOptions,
   ) {
-    super(message);
-    this.name = 'SymbiosisClientError';
+    super(message, options);
+    this.name = 'SymbiosisError';
+    const serverCode = errors[0]?.extensions?.code;
+    this.serverCode = typeof serverCode === 'string' ? serverCode : undefined;
   }
 }
+
+/** @deprecated The old name of `SymbiosisError`. */
+export const SymbiosisClientError = SymbiosisError;
+/** @deprecated The old name of `SymbiosisError`. */
+export type SymbiosisClientError = SymbiosisError;
 
 type Result = { data?: unknown; errors?: readonly GraphQLFormattedError[] };
 
 function unwrap<R>(result: Result, status?: number): R {
   if (result.errors?.length) {
     const first = result.errors[0]!;
-    const code = typeof first.extensions?.code === 'string' ? first.extensions.code : undefined;
-    throw new SymbiosisClientError(first.message, result.errors, code, status);
+    const code = status === 401 ? 'AUTH' : typeof first.extensions?.code === 'string' ? first.extensions.code : undefined;
+    throw new SymbiosisError(first.message, result.errors, code, status);
   }
-  if (result.data == null) throw new SymbiosisClientError('empty response', [], undefined, status);
+  if (result.data == null) throw new SymbiosisError('empty response', [], undefined, status);
   return result.data as R;
 }
+
+// fetch rejects with TypeError('fetch failed') and the socket's error as its cause.
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  ETIMEDOUT: 'timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out',
+  EHOSTUNREACH: 'host unreachable',
+};
+function networkError(url: string, error: unknown): SymbiosisError {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  const errno = typeof cause?.code === 'string' ? cause.code : undefined;
+  const reason = (errno && REASONS[errno]) ?? (typeof cause?.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error));
+  return new SymbiosisError(`cannot reach ${url}: ${reason}${errno ? ` (${errno})` : ''}`, [], 'NETWORK', undefined, { cause: error });
+}
+
+/** Statuses of a proxy or a server that may answer on a second try. */
+const RETRY_STATUS = new Set([502, 503, 504]);
+const MAX_DELAY_MS = 5_000;
+/** Exponential from 100 ms; the jitter (50 to 100 % of it) spreads out clients that failed together. */
+const backoff = (attempt: number) => Math.min(MAX_DELAY_MS, 100 * 2 ** attempt) * (0.5 + Math.random() / 2);
+/** `Retry-After` in seconds or as an HTTP date, capped; null when absent or unreadable. */
+function retryAfter(response: Response): number | null {
+  const value = response.headers.get('retry-after');
+  if (!value) return null;
+  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isNaN(ms) ? null : Math.min(MAX_DELAY_MS, Math.max(0, ms));
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const operationOf = (doc: DocumentNode) => {
   const op = doc.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
@@ -116,24 +169,44 @@ export function createClient(options: ClientOptions): SymbiosisClient {
     for await (const result of results) yield unwrap<R>(result as Result);
   }
 
-  async function send<R>(doc: DocumentNode, variables: unknown, operationName?: string): Promise<R> {
-    const response = await doFetch(options.url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ query: print(doc), variables, operationName }),
-    });
-    let body: Result;
+  async function post(body: string): Promise<Response> {
     try {
-      body = (await response.json()) as Result;
-    } catch {
-      throw new SymbiosisClientError(`HTTP ${response.status}: not a GraphQL response`, [], undefined, response.status);
+      return await doFetch(options.url, { method: 'POST', headers, body });
+    } catch (error) {
+      throw networkError(options.url, error);
     }
-    return unwrap<R>(body, response.status);
+  }
+
+  async function send<R>(doc: DocumentNode, variables: unknown, operationName: string | undefined, retries: number): Promise<R> {
+    const body = JSON.stringify({ query: print(doc), variables, operationName });
+    let response: Response;
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= retries;
+      try {
+        response = await post(body);
+      } catch (error) {
+        if (last) throw error;
+        await sleep(backoff(attempt));
+        continue;
+      }
+      if (last || !RETRY_STATUS.has(response.status)) break;
+      await response.body?.cancel(); // frees the connection for the next attempt
+      await sleep(retryAfter(response) ?? backoff(attempt));
+    }
+    let result: Result;
+    try {
+      result = (await response.json()) as Result;
+    } catch {
+      throw new SymbiosisError(`HTTP ${response.status}: not a GraphQL response`, [], response.status === 401 ? 'AUTH' : undefined, response.status);
+    }
+    return unwrap<R>(result, response.status);
   }
 
   const requester: Requester = <R, V>(doc: DocumentNode, variables?: V) => {
     const { type, name } = operationOf(doc);
-    return type === 'subscription' ? subscribe<R>(doc, variables, name) : send<R>(doc, variables, name);
+    if (type === 'subscription') return subscribe<R>(doc, variables, name);
+    // Only reads are retried: a mutation whose response was lost may have been applied.
+    return send<R>(doc, variables, name, type === 'query' ? (options.retries ?? 2) : 0);
   };
 
   const dispose = async () => {

@@ -11,7 +11,7 @@ type Named = { name?: string; code?: unknown; status?: number };
 function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   const { name, code } = (error ?? {}) as Named;
-  if (error instanceof SmError || name === 'SymbiosisClientError') return code === ErrorCode.BadUserInput ? EXIT.usage : EXIT.runtime;
+  if (error instanceof SmError || name === 'SymbiosisError') return code === ErrorCode.BadUserInput ? EXIT.usage : EXIT.runtime;
   if (name === 'ConfigError') return EXIT.usage;
   return EXIT.runtime;
 }
@@ -34,12 +34,14 @@ function inFlags(message: string, command: Command | null): string {
 
 /** What went wrong, in one line; a server out of reach says which URL and why. */
 function describe(error: unknown, command: Command | null): string {
-  if (error instanceof TypeError && error.message === 'fetch failed') {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  // The typed client reports fetch's failure as code NETWORK, with fetch's error as its cause.
+  const failed = (error as Named)?.name === 'SymbiosisError' && (error as Named).code === 'NETWORK' ? (error as Error).cause : error;
+  if (failed instanceof TypeError && failed.message === 'fetch failed') {
+    const cause = (failed as { cause?: { code?: string; message?: string } }).cause;
     return `cannot reach the server (${cause?.code ?? cause?.message ?? 'network error'}): check --url / SM_URL and that \`sm serve\` is running`;
   }
   const message = inFlags(error instanceof Error ? error.message : String(error), command);
-  if ((error as Named)?.name === 'SymbiosisClientError' && (error as Named).status === 401) return `${message} (pass --token or set SM_API_TOKEN)`;
+  if ((error as Named)?.name === 'SymbiosisError' && (error as Named).status === 401) return `${message} (pass --token or set SM_API_TOKEN)`;
   return message;
 }
 
