@@ -1,0 +1,16 @@
+// Builds dist/esm (ES modules, for `import`) and dist/cjs (CommonJS, for `require`) from src/.
+// `npm pack` runs it (prepack). tsc is looked up from here upwards, so in this repository the
+// root's TypeScript builds it and client/ needs no node_modules of its own.
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const here = new URL('.', import.meta.url);
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+// A clean dist: files of an older build must not end up in the tarball.
+rmSync(new URL('dist', here), { recursive: true, force: true });
+for (const config of ['tsconfig.json', 'tsconfig.cjs.json']) {
+  execFileSync(process.execPath, [tsc, '-p', config], { cwd: here, stdio: 'inherit' });
+}
+// The package is "type": "module"; this marks dist/cjs/*.js as CommonJS for Node and TypeScript.
+writeFileSync(new URL('dist/cjs/package.json', here), '{ "type": "commonjs" }\n');
