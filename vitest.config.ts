@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -16,6 +19,7 @@ export default defineConfig({
     // CLI and server tests spawn processes; two workers match the 2-core machines.
     maxWorkers: 2,
     // Expected failures (LLM errors, retries) log warnings; keep test output readable.
-    env: { SM_LOG_LEVEL: 'error' },
+    // A data folder of the suite's own: a command run without --db never touches the real default database.
+    env: { SM_LOG_LEVEL: 'error', XDG_DATA_HOME: mkdtempSync(join(tmpdir(), 'sm-test-data-')) },
   },
 });

@@ -14,14 +14,8 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/sqlite-core';
+import { JOB_STATUSES, MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES, RELATION_KINDS, ROLES, SOURCE_REASONS } from './vocabulary.ts';
 
-export const ROLES = ['user', 'assistant'] as const;
-export const MEMORY_KINDS = ['fact', 'reflection'] as const;
-export const MEMORY_LAYERS = ['mid', 'long'] as const;
-export const MEMORY_STATUSES = ['active', 'archived'] as const;
-export const SOURCE_REASONS = ['extracted', 'merged', 'conflict', 'remembered', 'consolidated'] as const;
-export const RELATION_KINDS = ['supersedes', 'derived_from'] as const;
-export const JOB_STATUSES = ['pending', 'running', 'done', 'dead'] as const;
 
 export type Role = (typeof ROLES)[number];
 export type MemoryKind = (typeof MEMORY_KINDS)[number];

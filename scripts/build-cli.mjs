@@ -4,6 +4,7 @@
 import { build } from 'esbuild';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 
+const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'pino', 'pino-pretty', 'esbuild', 'tsx', 'bufferutil', 'utf-8-validate'];
 const outdir = new URL('../dist/cli/', import.meta.url).pathname;
 const staging = `${outdir}.staging-${process.pid}/`;
 await build({
@@ -15,7 +16,13 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  // Pure-JS packages are bundled too (graphql with every package that uses it, so the bundle holds
+  // one copy): resolving and compiling a few hundred module files cost more than the command
+  // itself. Native addons and pino (its worker-thread transports load files by path) stay outside.
+  minify: true,
+  keepNames: true,
+  external: EXTERNAL,
+  banner: { js: "import { createRequire as __smCreateRequire } from 'node:module'; const require = __smCreateRequire(import.meta.url);" },
   outExtension: { '.js': '.mjs' },
   logLevel: 'warning',
 });

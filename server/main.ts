@@ -1,6 +1,7 @@
-// `npm start`: the server on the embedded database (SM_DB or ./data/symbiosis.db). Host and port
-// come from config (server.host / server.port), overridden by SM_HOST / SM_PORT; SM_API_TOKEN.
-import { DEFAULT_DB_PATH } from './db/open.ts';
+// `npm start`: the server on the embedded database (SM_DB, else symbiosis.db in the user's data
+// folder, as for the CLI). Host and port come from config (server.host / server.port), overridden
+// by SM_HOST / SM_PORT; SM_API_TOKEN.
+import { resolveDbPath } from './db/paths.ts';
 import { logger } from './logger.ts';
 import { serve } from './http/serve.ts';
 
@@ -13,7 +14,7 @@ function portFromEnv(raw: string | undefined): number | undefined {
 
 try {
   await serve({
-    dbPath: process.env.SM_DB || DEFAULT_DB_PATH,
+    dbPath: resolveDbPath(),
     host: process.env.SM_HOST || undefined,
     port: portFromEnv(process.env.SM_PORT),
     token: process.env.SM_API_TOKEN,

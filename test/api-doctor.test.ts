@@ -38,9 +38,11 @@ afterAll(async () => {
 describe('doctor', () => {
   it('passes on a healthy database with no providers configured', async () => {
     const { checks, names } = await doctorOf({});
-    expect(names).toEqual(['fts', 'sqlite-vec', 'integrity', 'llm', 'embedding', 'embedding-lock', 'jobs']);
+    expect(names).toEqual(['database', 'fts', 'sqlite-vec', 'integrity', 'llm', 'embedding', 'embedding-lock', 'jobs']);
     expect(Object.values(checks).every((c) => c.ok)).toBe(true);
     expect(checks.fts).toMatchObject({ ok: true, detail: 'FTS5 available and enabled', hint: null });
+    // The test server's file was named explicitly: doctor says which file, and where the default is.
+    expect(checks.database?.detail).toMatch(/\.db, \d+\.\d MB \(chosen by --db or SM_DB; the default is .*symbiosis-memory\/symbiosis\.db\)$/);
     expect(checks['sqlite-vec']?.detail).toMatch(/^sqlite-vec v?[\d.]+ loaded$/);
     expect(checks.integrity?.detail).toBe('PRAGMA quick_check: ok');
     expect(checks.llm?.detail).toMatch(/^not configured/);

@@ -31,7 +31,8 @@ async function same(...args: string[]) {
   const [embedded, served] = [await local(...args), await remote(...args)];
   expect(embedded.code, `${args.join(' ')}: ${embedded.stderr}`).toBe(0);
   expect(served.code, `${args.join(' ')} --url: ${served.stderr}`).toBe(0);
-  expect(served.json, args.join(' ')).toEqual(embedded.json);
+  // The two sides are two files: where output names its file (doctor), A's path stands for B's.
+  expect(served.json === undefined ? undefined : JSON.parse(JSON.stringify(served.json).replaceAll(B, A)), args.join(' ')).toEqual(embedded.json);
   return embedded.json;
 }
 

@@ -2,6 +2,7 @@
 // with --url it is sent to a running server; otherwise it runs in process against the same
 // schema over the embedded database. One code path, so both modes print the same JSON.
 // Everything heavy is imported when a command runs, so `sm --help` stays instant.
+import { existsSync } from 'node:fs';
 import type { Sdk } from '../../client/src/generated/sdk.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { clockFromEnv, dbPath, spaceOption, type GlobalOptions } from './runtime.ts';
@@ -30,7 +31,11 @@ const FOREGROUND_JOBS: readonly string[] = ['extract.llm', 'session.consolidate'
 async function embedded(options: GlobalOptions): Promise<Backend> {
   const space = spaceOption(options);
   const { closeStore, openStore } = await import('../db/open.ts');
-  const store = openStore({ path: dbPath(options), clock: clockFromEnv() });
+  const path = await dbPath(options);
+  // A file nobody named is said once, when it is made: memories then never scatter unseen.
+  const announce = !options.db && !process.env.SM_DB && !existsSync(path);
+  const store = openStore({ path, clock: clockFromEnv() });
+  if (announce) process.stderr.write(`sm: created a new database at ${path} (--db or SM_DB picks another)\n`);
   try {
     const [{ createRuntime }, { onChange }, { drainJobs }, { jobHandlers }, { getSdk }, { withSpace }] = await Promise.all([
       import('../services/runtime.ts'),

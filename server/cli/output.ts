@@ -29,6 +29,9 @@ export function table(headers: string[], rows: (string | number | boolean | null
 
 export const fixed = (n: number, digits = 3) => n.toFixed(digits);
 
+/** A count with its noun in the right number: "1 turn", "2 turns", "0 memories". */
+export const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 type Connection<N> = { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor?: string | null }; edges: { node: N }[] };
 
 /** A page of a connection as CLI JSON: the items under `key`, the total and where to continue. */

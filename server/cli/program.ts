@@ -11,12 +11,14 @@ import { registerSearchCommands } from './commands/search.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerSessionCommands } from './commands/sessions.ts';
 import { registerTurnCommands } from './commands/turns.ts';
+import { VERSION } from '../core/version.ts';
 import type { GlobalOptions } from './runtime.ts';
 
 export function buildProgram(): Command {
   const program = new Command('sm')
     .description('Symbiosis Memory: long-term memory for LLM assistants, over one SQLite file')
-    .option('--db <path>', 'database file (env SM_DB; default ./data/symbiosis.db)')
+    .version(VERSION, '-V, --version', 'print the version')
+    .option('--db <path>', 'database file (env SM_DB; default symbiosis.db in the user data folder, e.g. ~/.local/share/symbiosis-memory/)')
     .option('--url <url>', 'talk to a running server instead, e.g. http://127.0.0.1:8787/graphql (env SM_URL)')
     .option('--token <token>', 'API token for --url (env SM_API_TOKEN)')
     .option('--user <id>', 'whose memory: a user id (env SM_USER; default: the token\'s user, else "default")')

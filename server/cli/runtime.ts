@@ -1,7 +1,6 @@
 // Global options and the clock every command shares.
 import { fixedClock, parseTime, systemClock, type Clock } from '../core/clock.ts';
 import { badInput } from '../core/errors.ts';
-import { DEFAULT_DB_PATH } from '../db/paths.ts';
 
 export type GlobalOptions = { db?: string; json?: boolean; url?: string; token?: string; user?: string; agent?: string };
 
@@ -27,4 +26,8 @@ export function clockFromEnv(env: NodeJS.ProcessEnv = process.env): Clock {
   return fixedClock(at);
 }
 
-export const dbPath = (options: GlobalOptions) => options.db ?? process.env.SM_DB ?? DEFAULT_DB_PATH;
+/** The database file: --db, else SM_DB, else the default in the user's data folder (loaded only by commands that open one). */
+export async function dbPath(options: GlobalOptions): Promise<string> {
+  const { resolveDbPath } = await import('../db/paths.ts');
+  return resolveDbPath(options.db);
+}

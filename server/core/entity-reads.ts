@@ -3,7 +3,8 @@
 // absent), so each API DataLoader is one line. Nothing here writes.
 import { and, asc, desc, eq, getTableColumns, inArray, lte, gt, or, sql, count, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { entities, memories, memoryEntities, turnEntities, turns, MEMORY_STATUSES } from '../../drizzle/schema.ts';
+import { entities, memories, memoryEntities, turnEntities, turns } from '../../drizzle/schema.ts';
+import { MEMORY_STATUSES } from '../../drizzle/vocabulary.ts';
 import { entitiesByIds, entitiesByMemory, entitiesByTurn } from './batch-reads.ts';
 import { byAlias, entityById, peopleByFirstName, type EntityRow } from './entities.ts';
 import type { MemoryRow } from './memories.ts';

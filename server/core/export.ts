@@ -227,7 +227,8 @@ const recordSchema = z.object({ type: z.enum(RECORD_TYPES as [RecordType, ...Rec
 export function importRecords(
   store: Store,
   lines: Iterable<string>,
-  options: { batch?: number; onProgress?: (lines: number) => void; userId?: string | null } = {},
+  options: { batch?: number; /** Called after each batch with the records read so far (header included). */
+    onProgress?: (lines: number) => void; userId?: string | null } = {},
 ): ImportReport {
   const target: Target = { into: options.userId ?? null };
   const report = Object.fromEntries(RECORD_TYPES.map((t) => [t, { added: 0, existing: 0 }])) as unknown as ImportReport;
@@ -249,25 +250,29 @@ export function importRecords(
     batch = [];
     options.onProgress?.(report.lines);
   };
+  // Errors name the line's number in the file; the report counts the lines that hold a record
+  // (a trailing newline or a blank line is not one).
+  let lineNumber = 0;
   for (const line of lines) {
-    report.lines++;
+    lineNumber++;
     if (!line.trim()) continue;
+    report.lines++;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      throw badInput(`line ${report.lines}: not JSON`);
+      throw badInput(`line ${lineNumber}: not JSON`);
     }
     if (!sawHeader) {
       const header = headerSchema.safeParse(value);
-      if (!header.success) throw badInput(`line ${report.lines}: expected the ${EXPORT_FORMAT} header, e.g. from \`sm export\``);
-      if (header.data.version > EXPORT_VERSION) throw badInput(`line ${report.lines}: export version ${header.data.version} is newer than this version reads (${EXPORT_VERSION})`);
+      if (!header.success) throw badInput(`line ${lineNumber}: expected the ${EXPORT_FORMAT} header, e.g. from \`sm export\``);
+      if (header.data.version > EXPORT_VERSION) throw badInput(`line ${lineNumber}: export version ${header.data.version} is newer than this version reads (${EXPORT_VERSION})`);
       sawHeader = true;
       continue;
     }
     const record = recordSchema.safeParse(value);
-    if (!record.success) throw badInput(`line ${report.lines}: unknown record type`);
-    batch.push({ n: report.lines, record: record.data as unknown as ExportRecord });
+    if (!record.success) throw badInput(`line ${lineNumber}: unknown record type`);
+    batch.push({ n: lineNumber, record: record.data as unknown as ExportRecord });
     if (batch.length >= batchSize) flush();
   }
   if (!sawHeader) throw badInput('empty file: expected the export header');

@@ -1,14 +1,15 @@
 // Listing memories with filters and sorts; the text filter uses FTS5 (or LIKE without it).
 import { and, count, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES, memories } from '../../drizzle/schema.ts';
+import { memories } from '../../drizzle/schema.ts';
+import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES } from '../../drizzle/vocabulary.ts';
+import { MEMORY_SORTS } from './vocabulary.ts';
 import type { MemoryRow } from './memories.ts';
 import { scopedMatch, type Space } from './space.ts';
 import { prepared, type Store } from './store.ts';
 import { escapeLike, ftsMatchExpression } from './text.ts';
 import { parseInput } from './validation.ts';
 
-export const MEMORY_SORTS = ['score', 'recent', 'hits'] as const;
 export type MemorySort = (typeof MEMORY_SORTS)[number];
 
 export const listMemoriesSchema = z.object({

@@ -1,11 +1,8 @@
 // Counts for `sm stats` and the Stats API type: what is stored, what is queued, what the db can do.
 import { count, eq, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { JOB_STATUSES, MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES } from '../../drizzle/vocabulary.ts';
 import {
-  JOB_STATUSES,
-  MEMORY_KINDS,
-  MEMORY_LAYERS,
-  MEMORY_STATUSES,
   entities,
   jobs,
   memories,

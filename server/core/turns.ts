@@ -2,7 +2,8 @@
 // older turns leave the window but stay searchable history.
 import { and, desc, eq, inArray, isNull, or } from 'drizzle-orm';
 import { z } from 'zod';
-import { ROLES, turns } from '../../drizzle/schema.ts';
+import { turns } from '../../drizzle/schema.ts';
+import { ROLES } from '../../drizzle/vocabulary.ts';
 import { rowCodec } from './rows.ts';
 import { ensureSession } from './sessions.ts';
 import { visibleIn, type Space } from './space.ts';

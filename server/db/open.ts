@@ -16,10 +16,8 @@ import { logger } from '../logger.ts';
 import { flushAccess } from '../core/access.ts';
 import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { dropSearchViews, ensureSearchIndexes, hasFts5 } from './search-index.ts';
+import { defaultDbPath } from './paths.ts';
 
-import { DEFAULT_DB_PATH } from './paths.ts';
-
-export { DEFAULT_DB_PATH };
 // Two levels up from here and from the CLI bundle (dist/cli/) alike: the project root.
 const MIGRATIONS = fileURLToPath(new URL('../../drizzle/migrations', import.meta.url));
 
@@ -76,7 +74,7 @@ function migrateSafely(sqlite: Database.Database, db: Db) {
 }
 
 export function openStore(options: OpenOptions = {}): Store {
-  const path = options.path ?? DEFAULT_DB_PATH;
+  const path = options.path ?? defaultDbPath();
   const env = options.env ?? process.env;
   const memory = path === ':memory:' || path === '';
   const fileLayers = memory ? [] : readConfigFile(configFilePath(path));

@@ -89,7 +89,7 @@ export function buildApp(options: AppOptions): App {
             worker = startWorker(store, jobHandlers(runtime), { concurrency: store.config.worker.concurrency });
             if (options.scheduler !== false) scheduler = startScheduler(maintenanceSchedule(runtime, nerEnricher));
           }
-          log.info({ url, auth: token ? 'token' : 'loopback' }, 'listening');
+          log.info({ url, database: store.sqlite.name, auth: token ? 'token' : 'loopback' }, 'listening');
           resolve({ url, port: bound });
         });
       }),

@@ -1,8 +1,11 @@
 // Running the server until a signal: `npm start` (server/main.ts) and `sm serve` both use this.
+import { existsSync } from 'node:fs';
 import type { Clock } from '../core/clock.ts';
+import { VERSION } from '../core/version.ts';
 import { closeStore, openStore } from '../db/open.ts';
-import { buildApp } from './app.ts';
 import { logger } from '../logger.ts';
+import { buildApp } from './app.ts';
+import { formatBanner } from './banner.ts';
 
 export type ServeOptions = {
   dbPath: string;
@@ -21,6 +24,7 @@ const SHUTDOWN_DEADLINE_MS = 5_000;
 /** Listens, then on SIGINT/SIGTERM stops accepting, lets in-flight writes finish and closes the db. */
 export async function serve(options: ServeOptions): Promise<{ url: string }> {
   // Long-running: WAL checkpoints (and their fsyncs) go to a thread, out of addTurn's commits.
+  const created = !existsSync(options.dbPath);
   const store = openStore({ path: options.dbPath, clock: options.clock, backgroundCheckpoints: true });
   let app;
   let url: string;
@@ -34,6 +38,10 @@ export async function serve(options: ServeOptions): Promise<{ url: string }> {
       scheduler: options.scheduler,
     });
     ({ url } = await app.start());
+    // A person at a terminal gets the facts of this start at a glance; a supervisor reads the logs.
+    if (process.stdout.isTTY) {
+      process.stdout.write(formatBanner({ version: VERSION, url, dbPath: options.dbPath, created, token: Boolean(options.token), config: store.config }));
+    }
   } catch (error) {
     closeStore(store);
     throw error;

@@ -4,8 +4,8 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Sdk } from '../../client/src/generated/sdk.ts';
 import { executeTool, TOOLS } from '../../client/src/tools.ts';
+import { VERSION } from '../core/version.ts';
 
-const VERSION = '0.1.0';
 
 const USE_MEMORY = `You have long-term memory about the user through these tools.
 - At the start of a conversation or a new topic, call get_context with what the user is asking about.

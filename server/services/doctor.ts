@@ -1,17 +1,19 @@
 // `doctor`: checks that the database and the configured providers work, each with a hint when
 // they do not. GraphQL-free, for the API (`Query.doctor`) and the CLI (`sm doctor`). Endpoint
 // probes are cheap (a 1-token completion, a one-word embedding) and use the configured timeouts.
+import { statSync } from 'node:fs';
 import OpenAI from 'openai';
 import { effectiveConfig } from './config-admin.ts';
 import type { Config } from '../core/config.ts';
 import { jobCounts } from '../core/jobs.ts';
 import type { Store } from '../core/store.ts';
 import { lockedSpec } from '../core/search/vectors.ts';
+import { defaultDbPath } from '../db/paths.ts';
 import { describeLlmError } from '../llm/client.ts';
 import type { Runtime } from './runtime.ts';
 
 export type DoctorCheck = {
-  /** Stable id of the check (fts, sqlite-vec, integrity, llm, embedding, embedding-lock, jobs). */
+  /** Stable id of the check (database, fts, sqlite-vec, integrity, llm, embedding, embedding-lock, jobs). */
   name: string;
   ok: boolean;
   /** What was found. */
@@ -46,6 +48,16 @@ function endpointName(config: EndpointConfig, env: NodeJS.ProcessEnv): string {
   } catch {
     return 'the configured endpoint';
   }
+}
+
+/** Which file this is, and whether it is the default one every command and the server share. */
+function databaseCheck(store: Store): DoctorCheck {
+  const path = store.sqlite.name;
+  if (store.sqlite.memory) return check('database', true, 'in memory: nothing is kept after this process');
+  const size = `${(statSync(path).size / 1e6).toFixed(1)} MB`;
+  return path === defaultDbPath()
+    ? check('database', true, `${path}, ${size} (the default location)`)
+    : check('database', true, `${path}, ${size} (chosen by --db or SM_DB; the default is ${defaultDbPath()})`);
 }
 
 function ftsCheck(store: Store): DoctorCheck {
@@ -166,5 +178,5 @@ export async function runDoctor(runtime: Runtime, options: DoctorOptions = {}): 
   const env = options.env ?? process.env;
   const { store } = runtime;
   const [llm, embedding] = await Promise.all([llmCheck(store, env), embeddingCheck(runtime, env)]);
-  return [ftsCheck(store), vecCheck(store), integrityCheck(store), llm, embedding, embeddingLockCheck(store), jobsCheck(store)];
+  return [databaseCheck(store), ftsCheck(store), vecCheck(store), integrityCheck(store), llm, embedding, embeddingLockCheck(store), jobsCheck(store)];
 }

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { badInput } from '../../core/errors.ts';
 import { withBackend } from '../backend.ts';
-import { emit, page, table } from '../output.ts';
+import { count, emit, page, table } from '../output.ts';
 import { integer } from '../parse.ts';
 import { spaceOption, type GlobalOptions } from '../runtime.ts';
 
@@ -107,7 +107,7 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
       await withBackend(options, async ({ sdk }) => {
         const { forgetUser: r } = await sdk.forgetUser({ userId, vacuum: opts.vacuum ?? false });
         emit(options, r, () =>
-          `forgot user ${r.userId}: ${r.turns} turns, ${r.sessions} sessions, ${r.memories} memories, ${r.entities} entities, ${r.events} log entries, ${r.jobs} jobs, ${r.tokens} tokens, ${r.vectors} vectors${r.vacuumed ? '; file vacuumed' : ''}`,
+          `forgot user ${r.userId}: ${count(r.turns, 'turn')}, ${count(r.sessions, 'session')}, ${count(r.memories, 'memory', 'memories')}, ${count(r.entities, 'entity', 'entities')}, ${count(r.events, 'log entry', 'log entries')}, ${count(r.jobs, 'job')}, ${count(r.tokens, 'token')}, ${count(r.vectors, 'vector')}${r.vacuumed ? '; file vacuumed' : ''}`,
         );
       });
     });

@@ -5,11 +5,10 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Option, type Command } from 'commander';
-import { SingleBar } from 'cli-progress';
 import { badInput } from '../../core/errors.ts';
 import type { ImportReport } from '../../core/export.ts';
 import { withBackend, type Backend } from '../backend.ts';
-import { emit } from '../output.ts';
+import { count, emit } from '../output.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
 /** The server's REST base (the GraphQL URL without /graphql) and its auth header. */
@@ -51,9 +50,10 @@ async function exportTo(backend: Backend, out: NodeJS.WritableStream): Promise<n
 }
 
 /** A progress bar on stderr for long imports, only where someone is watching. */
-function progress(total: number) {
+async function progress(total: number, unit: 'records' | 'turns') {
   if (!process.stderr.isTTY || total < 2000) return { update: (_n: number) => {}, stop: () => {} };
-  const bar = new SingleBar({ format: 'importing [{bar}] {percentage}% {value}/{total} lines', stream: process.stderr });
+  const { SingleBar } = await import('cli-progress');
+  const bar = new SingleBar({ format: `importing [{bar}] {percentage}% {value}/{total} ${unit}`, stream: process.stderr });
   bar.start(total, 0);
   return { update: (n: number) => bar.update(n), stop: () => bar.stop() };
 }
@@ -63,7 +63,8 @@ async function importFrom(backend: Backend, file: string): Promise<ImportReport>
     const { importRecords } = await import('../../core/export.ts');
     const text = readFileSync(file, 'utf8');
     const lines = text.split('\n');
-    const bar = progress(lines.length);
+    // The total counts records, not the empty string after the last newline.
+    const bar = await progress(lines.filter((line) => line.trim()).length, 'records');
     try {
       return importRecords(backend.runtime.store, lines, { onProgress: bar.update, userId: backend.space.userId });
     } finally {
@@ -99,7 +100,7 @@ async function importLocomo(backend: Backend, file: string, assistant?: string) 
   }
   let turns = 0;
   let memories = 0;
-  const bar = progress(conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0));
+  const bar = await progress(conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0), 'turns');
   try {
     for (const conversation of conversations) {
       for (const session of conversation.sessions) {
@@ -142,7 +143,7 @@ export function registerDataCommands(program: Command, globals: () => GlobalOpti
         if (opts.out) {
           out.end();
           await finished(out);
-          emit(options, { file: opts.out, lines }, () => `exported ${lines} lines to ${opts.out}`);
+          emit(options, { file: opts.out, lines }, () => `exported ${count(lines, 'line')} to ${opts.out}`);
         }
       });
     });
@@ -160,8 +161,8 @@ export function registerDataCommands(program: Command, globals: () => GlobalOpti
         const report = opts.format === 'locomo' ? await importLocomo(backend, file, opts.assistant) : await importFrom(backend, file);
         emit(options, report, () =>
           'format' in report
-            ? `loaded ${report.conversation}: ${report.sessions} sessions, ${report.turns} turns, ${report.memoriesCreated} memories created`
-            : `imported ${report.lines} lines: ${Object.entries(report)
+            ? `loaded ${report.conversation}: ${count(report.sessions, 'session')}, ${count(report.turns, 'turn')}, ${count(report.memoriesCreated, 'memory', 'memories')} created`
+            : `imported ${count(report.lines, 'line')}: ${Object.entries(report)
                 .filter(([key]) => key !== 'lines')
                 .map(([type, counts]) => `${type} +${(counts as { added: number }).added}`)
                 .join(', ')}`,

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { withBackend } from '../backend.ts';
 import { memoryLine, turnLine } from '../format.ts';
-import { emit, page, table } from '../output.ts';
+import { count, emit, page, table } from '../output.ts';
 import { integer } from '../parse.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
@@ -40,7 +40,7 @@ export function registerEntityCommands(program: Command, globals: () => GlobalOp
         const { entity } = await sdk.entity({ ...(opts.id ? { id: integer(name) } : { name }), first: opts.limit });
         emit(options, entity, () =>
           [
-            `${entity.name} (${entity.type}), mentioned ${entity.mentionCount} times${entity.aliases.length ? `; also ${entity.aliases.join(', ')}` : ''}`,
+            `${entity.name} (${entity.type}), mentioned ${count(entity.mentionCount, 'time')}${entity.aliases.length ? `; also ${entity.aliases.join(', ')}` : ''}`,
             ...(entity.summary ? [entity.summary] : []),
             `facts (${entity.memories.totalCount}):`,
             ...entity.memories.edges.map((e) => `  ${memoryLine(e.node)}`),

@@ -1,9 +1,9 @@
 // gc, maintenance TASK, jobs, stats, doctor: operating the memory.
 import { Argument, Option, type Command } from 'commander';
-import { JOB_STATUSES } from '../../../drizzle/schema.ts';
+import { JOB_STATUSES } from '../../../drizzle/vocabulary.ts';
 import { MAINTENANCE_TASKS } from '../../services/maintenance-tasks.ts';
 import { withBackend } from '../backend.ts';
-import { emit, fixed, green, red, table } from '../output.ts';
+import { count, emit, fixed, green, red, table } from '../output.ts';
 import { integer, upper } from '../parse.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
@@ -36,19 +36,19 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
       await withBackend(options, async ({ sdk }) => {
         const { runMaintenance: r } = await sdk.runMaintenance({ task: upper(task) as never });
         emit(options, r, () => {
-          if (r.decay) return `decay: ${r.decay.scanned} facts scanned, ${r.decay.updated} updated, ${r.decay.archived} archived (threshold ${r.decay.threshold})`;
+          if (r.decay) return `decay: ${count(r.decay.scanned, 'fact')} scanned, ${r.decay.updated} updated, ${r.decay.archived} archived (threshold ${r.decay.threshold})`;
           if (r.reflection) return r.reflection.created ? `reflection written (${r.reflection.path?.toLowerCase()}):\n${r.reflection.reflection?.content}` : `no reflection: ${r.reflection.reason}`;
           if (r.consolidation) {
             const done = r.consolidation.sessions.map((s) => `  ${s.sessionId}: ${s.created} created, ${s.merged} merged, ${s.superseded} superseded`);
             const failed = r.consolidation.failed.map((f) => `  ${f.sessionId}: failed (${f.reason})`);
-            return [`consolidated ${r.consolidation.sessions.length} sessions`, ...done, ...failed].join('\n');
+            return [`consolidated ${count(r.consolidation.sessions.length, 'session')}`, ...done, ...failed].join('\n');
           }
           if (r.optimization) {
             return r.optimization.indexes.length === 0
               ? 'optimize: no FTS5 search indexes (this SQLite build has no FTS5)'
               : `optimized ${r.optimization.indexes.join(', ')} in ${fixed(r.optimization.ms, 1)} ms`;
           }
-          if (r.enrichment) return r.enrichment.skipped ? `enrichment skipped: ${r.enrichment.reason}` : `enrichment: ${r.enrichment.memories} memories, ${r.enrichment.turns} turns, ${r.enrichment.links} links`;
+          if (r.enrichment) return r.enrichment.skipped ? `enrichment skipped: ${r.enrichment.reason}` : `enrichment: ${count(r.enrichment.memories, 'memory', 'memories')}, ${count(r.enrichment.turns, 'turn')}, ${count(r.enrichment.links, 'link')}`;
           return 'done';
         });
       });
@@ -66,7 +66,7 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
       await withBackend(options, async ({ sdk }) => {
         if (opts.run) {
           const { runJobs: r } = await sdk.runJobs();
-          emit(options, r, () => `ran ${r.ran} jobs: ${r.done} done, ${r.failed} failed (${r.dead} dead-lettered)`);
+          emit(options, r, () => `ran ${count(r.ran, 'job')}: ${r.done} done, ${r.failed} failed (${r.dead} dead-lettered)`);
           return;
         }
         const { jobs } = await sdk.jobs({ status: upper(opts.status) as never, first: opts.limit });
@@ -92,7 +92,7 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
         emit(options, s, () =>
           [
             `memories ${s.memories.total} (${s.memories.active} active: ${s.memories.mid} mid, ${s.memories.long} long, ${s.memories.reflections} reflections; ${s.memories.archived} archived)`,
-            `turns ${s.turns} in ${s.sessions} sessions · entities ${s.entities}`,
+            `turns ${s.turns} in ${count(s.sessions, 'session')} · entities ${s.entities}`,
             `jobs: ${s.jobs.pending} pending, ${s.jobs.running} running, ${s.jobs.done} done, ${s.jobs.dead} dead`,
             `features: fts ${s.features.fts ? 'on' : 'off (LIKE)'}, sqlite-vec ${s.features.vec ? 'loaded' : 'missing'}`,
             table(
@@ -114,7 +114,7 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
         const { reembed: r } = await sdk.reembed({ reset: opts.reset ?? false, all: opts.all ?? false });
-        emit(options, r, () => `embedded ${r.turns} turns and ${r.memories} memories with ${r.model} (${r.dimensions} dimensions); ${r.storedTurns} turns and ${r.storedMemories} memories have vectors`);
+        emit(options, r, () => `embedded ${count(r.turns, 'turn')} and ${count(r.memories, 'memory', 'memories')} with ${r.model} (${r.dimensions} dimensions); ${count(r.storedTurns, 'turn')} and ${count(r.storedMemories, 'memory', 'memories')} have vectors`);
       });
     });
 

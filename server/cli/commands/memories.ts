@@ -1,10 +1,10 @@
 // remember, list, show, update, forget, confirm, correct, explain: the memory side.
 import { Option, type Command } from 'commander';
-import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES } from '../../../drizzle/schema.ts';
-import { MEMORY_SORTS } from '../../core/memory-list.ts';
+import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES } from '../../../drizzle/vocabulary.ts';
+import { MEMORY_SORTS } from '../../core/vocabulary.ts';
 import { withBackend } from '../backend.ts';
 import { decisionLine, lower, memoryDetails, memoryLine, memoryTable, turnLine } from '../format.ts';
-import { emit, fixed, found, page } from '../output.ts';
+import { count, emit, fixed, found, page } from '../output.ts';
 import { integer, list, number, upper } from '../parse.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
@@ -114,7 +114,7 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
         const { forget } = await sdk.forget({ id: opts.id, text: opts.text });
-        emit(options, forget, () => `forgot ${forget.deleted} memories${forget.turnIds.length ? ` and ${forget.turnIds.length} turns` : ''}`);
+        emit(options, forget, () => `forgot ${count(forget.deleted, 'memory', 'memories')}${forget.turnIds.length ? ` and ${count(forget.turnIds.length, 'turn')}` : ''}`);
       });
     });
 

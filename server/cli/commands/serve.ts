@@ -16,8 +16,9 @@ export function registerServeCommand(program: Command, globals: () => GlobalOpti
       const options = globals();
       // Loaded here only: the HTTP stack is the heaviest part and no other command needs it.
       const { serve } = await import('../../http/serve.ts');
+      const path = await dbPath(options);
       const { url } = await serve({
-        dbPath: dbPath(options),
+        dbPath: path,
         clock: clockFromEnv(),
         host: opts.host ?? (process.env.SM_HOST || undefined),
         port: opts.port,
@@ -25,7 +26,8 @@ export function registerServeCommand(program: Command, globals: () => GlobalOpti
         jobs: opts.jobs,
         scheduler: opts.scheduler,
       });
-      process.stderr.write(`Symbiosis Memory on ${url} (GraphiQL in a browser), database ${dbPath(options)}\n`);
+      // A terminal got the banner; a script or supervisor gets one line it can read, whatever the log level.
+      if (!process.stdout.isTTY) process.stderr.write(`Symbiosis Memory on ${url}, database ${path}\n`);
       await new Promise(() => {}); // serves until a signal
     });
 }

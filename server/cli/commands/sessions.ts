@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { withBackend } from '../backend.ts';
 import { turnLine } from '../format.ts';
-import { emit, found, page, table } from '../output.ts';
+import { count, emit, found, page, table } from '../output.ts';
 import { integer } from '../parse.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
@@ -40,7 +40,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         const session = found((await sdk.session({ id, last: opts.last })).session, 'session', id);
         emit(options, session, () =>
           [
-            `session ${session.id}: ${session.turnCount} turns, ${session.firstSeenAt} to ${session.lastSeenAt}`,
+            `session ${session.id}: ${count(session.turnCount, 'turn')}, ${session.firstSeenAt} to ${session.lastSeenAt}`,
             `consolidated: ${session.consolidatedAt ?? 'not yet'}`,
             ...session.turns.edges.map((e) => `  ${turnLine(e.node)}`),
           ].join('\n'),
@@ -60,7 +60,7 @@ export function registerSessionCommands(program: Command, globals: () => GlobalO
         emit(options, r, () =>
           r.status === 'SKIPPED'
             ? `session ${r.sessionId}: skipped (${r.detail})`
-            : `session ${r.sessionId}: ${r.turns} turns in ${r.pages} pages (${r.detail}): ${r.created} created, ${r.merged} merged, ${r.superseded} superseded, ${r.unchanged} unchanged`,
+            : `session ${r.sessionId}: ${count(r.turns, 'turn')} in ${count(r.pages, 'page')} (${r.detail}): ${r.created} created, ${r.merged} merged, ${r.superseded} superseded, ${r.unchanged} unchanged`,
         );
       });
     });

@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import { withBackend } from '../backend.ts';
 import { lower, memoryLine, turnLine } from '../format.ts';
-import { emit } from '../output.ts';
+import { count, emit } from '../output.ts';
 import { integer, time, upper } from '../parse.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
@@ -44,9 +44,9 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
         const { context } = await sdk.context({ sessionId: opts.session, k: opts.k, query: opts.query, maxTokens: opts.maxTokens });
-        emit(options, context, () =>
-          [`## Short-term (${context.shortTerm.length} turns)`, ...context.shortTerm.map(turnLine), '', context.markdown || '(no memories yet)'].join('\n'),
-        );
+        // Sections with nothing in them are left out.
+        const recent = context.shortTerm.length ? [`## Short-term (${count(context.shortTerm.length, 'turn')})`, ...context.shortTerm.map(turnLine), ''] : [];
+        emit(options, context, () => [...recent, context.markdown || '(no memories yet)'].join('\n'));
       });
     });
 }

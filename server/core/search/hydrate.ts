@@ -5,7 +5,8 @@ import { visibleIn, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
 import type { Fused } from './fuse.ts';
-import { SIGNALS, type SearchFilter, type SearchHit, type Signal, type SignalRanks } from './types.ts';
+import { SIGNALS } from '../vocabulary.ts';
+import { type SearchFilter, type SearchHit, type Signal, type SignalRanks } from './types.ts';
 
 /** Rows read per batch after the first, which is twice the limit (filters drop some). */
 const BATCH = 50;

@@ -12,7 +12,8 @@ import { normalizeText } from '../text.ts';
 import { speakerLookup } from './speakers.ts';
 import { DEFAULT_TURN_TUNING, rankTurns, type TurnTuning } from './turn-ranker.ts';
 import { DATE_SLACK_MS } from './turn-features.ts';
-import { searchSchema, SIGNALS, type SearchFilter, type SearchHit, type SearchInput, type SearchResult, type Signal, type SignalRanks } from './types.ts';
+import { SIGNALS } from '../vocabulary.ts';
+import { searchSchema, type SearchFilter, type SearchHit, type SearchInput, type SearchResult, type Signal, type SignalRanks } from './types.ts';
 import { knnIds, vectorsReady } from './vectors.ts';
 import { hydrate } from './hydrate.ts';
 

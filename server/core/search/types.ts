@@ -1,16 +1,14 @@
 // search() input and output. Shaped to map one-to-one onto the GraphQL SearchHit type:
 // a hit is a fact, reflection or turn, with its fused score and its rank in every signal.
 import { z } from 'zod';
-import { MEMORY_STATUSES } from '../../../drizzle/schema.ts';
+import { MEMORY_STATUSES } from '../../../drizzle/vocabulary.ts';
+import { SEARCH_KINDS, SIGNALS } from '../vocabulary.ts';
 import type { MemoryRow } from '../memories.ts';
 import type { TurnRow } from '../turns.ts';
 import { tagsSchema } from '../validation.ts';
 
-export const SEARCH_KINDS = ['fact', 'reflection', 'turn'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 
-/** Every ranked list that can feed the fusion. A hit lists its rank in each (null: not found by it). */
-export const SIGNALS = ['lexical', 'vector', 'entity', 'memory'] as const;
 export type Signal = (typeof SIGNALS)[number];
 export type SignalRanks = Record<Signal, number | null>;
 

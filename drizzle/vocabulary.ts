@@ -1,0 +1,9 @@
+// The value lists of the tables' enum columns, apart from the table definitions: the CLI offers them
+// as choices without loading drizzle at start-up.
+export const ROLES = ['user', 'assistant'] as const;
+export const MEMORY_KINDS = ['fact', 'reflection'] as const;
+export const MEMORY_LAYERS = ['mid', 'long'] as const;
+export const MEMORY_STATUSES = ['active', 'archived'] as const;
+export const SOURCE_REASONS = ['extracted', 'merged', 'conflict', 'remembered', 'consolidated'] as const;
+export const RELATION_KINDS = ['supersedes', 'derived_from'] as const;
+export const JOB_STATUSES = ['pending', 'running', 'done', 'dead'] as const;
