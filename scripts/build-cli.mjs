@@ -4,7 +4,7 @@
 import { build } from 'esbuild';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 
-const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'pino', 'pino-pretty', 'esbuild', 'tsx', 'bufferutil', 'utf-8-validate'];
+const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'pino-pretty', 'esbuild', 'tsx', 'bufferutil', 'utf-8-validate'];
 const outdir = new URL('../dist/cli/', import.meta.url).pathname;
 const staging = `${outdir}.staging-${process.pid}/`;
 await build({

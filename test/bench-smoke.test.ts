@@ -127,4 +127,17 @@ describe('benchmarks', () => {
     expect(result.targets.filter((t: { users: number }) => t.users === 20)).toHaveLength(4);
     for (const t of result.targets) expect(typeof t.met).toBe('boolean');
   });
+
+  it('bench:cli times sm --version and an embedded search beside bare node, against its targets', { timeout: 120_000 }, async () => {
+    const result = await bench('cli.ts', '--size', '200', '--runs', '3');
+    expect(result.machine.cores).toBeGreaterThan(0);
+    for (const figure of [result.nodeMs, result.versionMs, result.searchMs]) {
+      expect(Object.keys(figure)).toEqual(['p50', 'p95']);
+      expect(figure.p50).toBeGreaterThan(0);
+    }
+    // A command does more than start node.
+    expect(result.versionMs.p50).toBeGreaterThan(result.nodeMs.p50);
+    expect(typeof result.met.version).toBe('boolean');
+    expect(typeof result.met.search).toBe('boolean');
+  });
 });

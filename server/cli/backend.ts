@@ -37,11 +37,9 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
   const store = openStore({ path, clock: clockFromEnv() });
   if (announce) process.stderr.write(`sm: created a new database at ${path} (--db or SM_DB picks another)\n`);
   try {
-    const [{ createRuntime }, { onChange }, { drainJobs }, { jobHandlers }, { getSdk }, { withSpace }] = await Promise.all([
+    const [{ createRuntime }, { onChange }, { getSdk }, { withSpace }] = await Promise.all([
       import('../services/runtime.ts'),
       import('../core/store.ts'),
-      import('../jobs/worker.ts'),
-      import('../services/job-handlers.ts'),
       import('../../client/src/generated/sdk.ts'),
       import('../../client/src/index.ts'),
     ]);
@@ -64,7 +62,11 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
       async close() {
         stopWatching();
         try {
-          if (queued.length > 0) await drainJobs(store, jobHandlers(runtime), { ids: queued });
+          if (queued.length > 0) {
+            // Loaded only when a command queued such work: reads never pay for the job handlers.
+            const [{ drainJobs }, { jobHandlers }] = await Promise.all([import('../jobs/worker.ts'), import('../services/job-handlers.ts')]);
+            await drainJobs(store, jobHandlers(runtime), { ids: queued });
+          }
         } finally {
           closeStore(store);
         }
