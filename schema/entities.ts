@@ -1,7 +1,7 @@
 // Entities: the people, places and things that memories and turns mention. One entity by id or
 // name, a searchable list, and the memories and turns that mention each (batched per request).
 import { z } from 'zod';
-import { findEntity, listEntities, memoriesByEntity, turnsByEntity, type EntityRow } from '../server/core/entity-reads.ts';
+import { entityGraph, findEntity, listEntities, memoriesByEntity, turnsByEntity, type CoMention, type EntityGraph as EntityGraphShape, type EntityRow } from '../server/core/entity-reads.ts';
 import { notFound } from '../server/core/errors.ts';
 import { ENTITY_TYPES, type EntityType } from '../server/core/ner/types.ts';
 import { builder } from './builder.ts';
@@ -94,7 +94,37 @@ const EntityConnection = countedConnection({
   edge: 'An entity in a page, with its cursor.',
 });
 
+const CoMentionRef = builder.objectRef<CoMention>('CoMention').implement({
+  description: 'Two entities mentioned together (in the same active memory or turn), and how often.',
+  fields: (t) => ({
+    sourceId: t.exposeInt('sourceId', { description: 'One entity (the smaller id).' }),
+    targetId: t.exposeInt('targetId', { description: 'The other entity.' }),
+    memories: t.exposeInt('memories', { description: 'Active memories that mention both.' }),
+    turns: t.exposeInt('turns', { description: 'Turns that mention both.' }),
+  }),
+});
+
+const EntityGraphRef = builder.objectRef<EntityGraphShape>('EntityGraph').implement({
+  description: 'Entities and their co-mentions: a link joins two entities mentioned in the same active memory or turn.',
+  fields: (t) => ({
+    nodes: t.field({ type: [EntityRef], description: 'The entities (with `around`, that entity first).', resolve: (g) => g.nodes }),
+    links: t.field({ type: [CoMentionRef], description: 'Co-mentions among the nodes, most frequent first.', resolve: (g) => g.links }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  entityGraph: t.field({
+    type: EntityGraphRef,
+    description:
+      'The co-mention graph of the space: the `first` most mentioned entities and the links among them, or (with `around`) ' +
+      'one entity and the `first` entities most often mentioned with it. Empty when `around` names no entity of the space.',
+    args: {
+      first: t.arg.int({ required: true, defaultValue: 30, description: 'How many entities (with `around`: how many besides it), 1 to 200.', validate: z.number().int().min(1).max(200) }),
+      around: t.arg.int({ description: 'An entity id: its neighbourhood instead of the most mentioned entities.' }),
+      ...spaceArgs(t),
+    },
+    resolve: (_root, args, context) => entityGraph(context.store, readSpace(context, args), { first: args.first, around: args.around }),
+  }),
   entity: t.field({
     type: EntityRef,
     description:

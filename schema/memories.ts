@@ -186,6 +186,9 @@ builder.queryFields((t) => ({
       layer: t.arg({ type: MemoryLayer, description: 'Only this layer.' }),
       kind: t.arg({ type: MemoryKind, description: 'Only this kind.' }),
       status: t.arg({ type: MemoryStatus, description: 'Only this status (default ACTIVE).' }),
+      superseded: t.arg.boolean({
+        description: 'true: only memories a newer one replaced (a conflict or a correction; they are archived, so pass `status: ARCHIVED`); false: only those no memory replaced.',
+      }),
       tag: t.arg.string({ description: 'Only memories with this tag.' }),
       q: t.arg.string({
         description: 'Full-text filter: every word must match (FTS5, or LIKE where FTS5 is missing). Operators are plain words.',
@@ -202,7 +205,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, context) =>
       offsetPage(args, ({ limit, offset }) =>
-        listMemories(context.store, readSpace(context, args), { layer: args.layer, kind: args.kind, status: args.status, tag: args.tag, q: args.q, sort: args.sort, limit, offset }),
+        listMemories(context.store, readSpace(context, args), { layer: args.layer, kind: args.kind, status: args.status, superseded: args.superseded, tag: args.tag, q: args.q, sort: args.sort, limit, offset }),
       ),
   }),
 }));

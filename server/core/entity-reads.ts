@@ -178,3 +178,78 @@ export function memoriesForEntity(store: Store, space: Space, entityId: number, 
 export function turnsForEntity(store: Store, space: Space, entityId: number, page: EntityPage = {}): Page<TurnRow> {
   return turnsByEntity(store, space, [entityId], page).get(entityId) ?? { rows: [], total: 0 };
 }
+
+/** Two entities mentioned together, and how often: in how many active memories, in how many turns. */
+export type CoMention = { sourceId: number; targetId: number; memories: number; turns: number };
+export type EntityGraph = { nodes: EntityRow[]; links: CoMention[] };
+
+export const entityGraphSchema = z.object({
+  /** How many entities: the most mentioned ones, or the neighbours of `around` most often mentioned with it. */
+  first: z.number().int().min(1).max(200).default(30),
+  /** One entity and the entities mentioned with it, instead of the most mentioned overall. */
+  around: z.number().int().positive().nullish(),
+});
+export type EntityGraphInput = z.input<typeof entityGraphSchema>;
+
+/** Co-mention counts of every pair among `ids` (or, with `center`, of the pairs that include it), per pair with the smaller id first. */
+function coMentions(store: Store, space: Space, ids: number[], center: number | null): CoMention[] {
+  if (ids.length < 2 && center === null) return [];
+  const pairs = new Map<string, CoMention>();
+  const add = (rows: { a: number; b: number; n: number }[], key: 'memories' | 'turns') => {
+    for (const { a, b, n } of rows) {
+      const [sourceId, targetId] = a < b ? [a, b] : [b, a];
+      const id = `${sourceId}:${targetId}`;
+      const pair = pairs.get(id) ?? { sourceId, targetId, memories: 0, turns: 0 };
+      pair[key] += n;
+      pairs.set(id, pair);
+    }
+  };
+  // a is one of the asked entities (or the center); b another entity in the same memory / turn.
+  const left = center === null ? ids : [center];
+  const among = center === null ? sql`and b.entity_id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and a.entity_id < b.entity_id` : sql``;
+  const from = sql.join(left.map((id) => sql`${id}`), sql`, `);
+  const memoryPairs = store.db.all<{ a: number; b: number; n: number }>(sql`
+    select a.entity_id as a, b.entity_id as b, count(*) as n
+    from memory_entities a
+    join memory_entities b on b.memory_id = a.memory_id and b.entity_id <> a.entity_id
+    join ${memories} on ${memories.id} = a.memory_id
+    where a.entity_id in (${from}) ${among} and ${inSpace(space)} and ${memories.status} = 'active'
+    group by a.entity_id, b.entity_id`);
+  add(memoryPairs, 'memories');
+  const turnPairs = store.db.all<{ a: number; b: number; n: number }>(sql`
+    select a.entity_id as a, b.entity_id as b, count(*) as n
+    from turn_entities a
+    join turn_entities b on b.turn_id = a.turn_id and b.entity_id <> a.entity_id
+    join ${turns} on ${turns.id} = a.turn_id
+    where a.entity_id in (${from}) ${among} and ${turnsOf(space)}
+    group by a.entity_id, b.entity_id`);
+  add(turnPairs, 'turns');
+  return [...pairs.values()];
+}
+
+const weight = (link: CoMention) => link.memories + link.turns;
+
+/**
+ * The co-mention graph: entities as nodes, and a link between two entities mentioned in the same
+ * active memory or turn, weighted by how often. Without `around`, the `first` most mentioned
+ * entities and the links among them; with it, that entity and the `first` entities most often
+ * mentioned with it (and the links among those too). Heaviest links first.
+ */
+export function entityGraph(store: Store, space: Space, input: EntityGraphInput = {}): EntityGraph {
+  const { first, around } = parseInput(entityGraphSchema, input);
+  let nodes: EntityRow[];
+  if (around == null) {
+    nodes = listEntities(store, space, { limit: first }).rows;
+  } else {
+    const center = entityById(store, space, around);
+    if (!center) return { nodes: [], links: [] };
+    const neighbours = coMentions(store, space, [], center.id)
+      .sort((x, y) => weight(y) - weight(x) || x.sourceId + x.targetId - (y.sourceId + y.targetId))
+      .slice(0, first)
+      .map((link) => (link.sourceId === center.id ? link.targetId : link.sourceId));
+    const byId = entitiesByIds(store, neighbours);
+    nodes = [center, ...neighbours.flatMap((id) => byId.get(id) ?? [])];
+  }
+  const links = coMentions(store, space, nodes.map((n) => n.id), null).sort((x, y) => weight(y) - weight(x) || x.sourceId - y.sourceId || x.targetId - y.targetId);
+  return { nodes, links };
+}

@@ -1,7 +1,7 @@
 // Listing memories with filters and sorts; the text filter uses FTS5 (or LIKE without it).
-import { and, count, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, not, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { memories } from '../../drizzle/schema.ts';
+import { memories, memoryRelations } from '../../drizzle/schema.ts';
 import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES } from '../../drizzle/vocabulary.ts';
 import { MEMORY_SORTS } from './vocabulary.ts';
 import type { MemoryRow } from './memories.ts';
@@ -17,6 +17,8 @@ export const listMemoriesSchema = z.object({
   kind: z.enum(MEMORY_KINDS).nullish(),
   /** Defaults to active; archived rows are only listed when asked for. */
   status: z.enum(MEMORY_STATUSES).nullish(),
+  /** true: only memories replaced by a newer one (a conflict or a correction); false: only the others. */
+  superseded: z.boolean().nullish(),
   tag: z.string().trim().min(1).nullish(),
   q: z.string().max(10_000).nullish(),
   sort: z.enum(MEMORY_SORTS).default('score'),
@@ -40,6 +42,9 @@ export function memoryIdsMatching(store: Store, space: Space, text: string): SQL
   return and(...likes)!;
 }
 
+/** A newer memory replaced this one (memory_relations_to serves the lookup). */
+const isSuperseded = sql`exists (select 1 from ${memoryRelations} where ${memoryRelations.toId} = ${memories.id} and ${memoryRelations.kind} = 'supersedes')`;
+
 /** The memories this space sees (see visibleIn): an agent's own and the user's shared ones. */
 export const inSpace = (space: Space) =>
   and(eq(memories.userId, space.userId), space.agentId === null ? undefined : or(isNull(memories.agentId), eq(memories.agentId, space.agentId)));
@@ -51,6 +56,7 @@ export function listMemories(store: Store, space: Space, input: ListMemoriesInpu
     eq(memories.status, filter.status ?? 'active'),
     filter.layer ? eq(memories.layer, filter.layer) : undefined,
     filter.kind ? eq(memories.kind, filter.kind) : undefined,
+    filter.superseded == null ? undefined : filter.superseded ? isSuperseded : not(isSuperseded),
     filter.tag ? sql`exists (select 1 from json_each(${memories.tags}) where value = ${filter.tag})` : undefined,
     filter.q?.trim() ? memoryIdsMatching(store, space, filter.q) : undefined,
   );
