@@ -106,6 +106,35 @@ export const turns = sqliteTable(
   ],
 );
 
+/**
+ * Time phrases of a turn ("yesterday", "last Saturday", "in May 2023") resolved against the
+ * turn's own time into calendar dates (server/core/extraction/time-phrases.ts): what a turn
+ * talks about, as opposed to when it was said. One row per phrase; a phrase with two readings is
+ * not resolved, so a turn without rows may still name a time in words. `date_from`/`date_to` are
+ * the first and last instants of the calendar days named, as UTC epoch ms of those dates.
+ */
+export const turnDates = sqliteTable(
+  'turn_dates',
+  {
+    turnId: integer('turn_id')
+      .notNull()
+      .references(() => turns.id, { onDelete: 'cascade' }),
+    userId: userId(),
+    /** Where the phrase starts in the turn's text (UTF-16 offset). */
+    start: integer('start').notNull(),
+    phrase: text('phrase').notNull(),
+    dateFrom: integer('date_from').notNull(),
+    dateTo: integer('date_to').notNull(),
+    /** day | week | weekend | month | year | about (a fuzzy range: "two weeks ago"). */
+    grain: text('grain').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.turnId, t.start] }),
+    // The turns that talk about a date range: ranges start at most a year before they end.
+    index('turn_dates_user_from').on(t.userId, t.dateFrom, t.dateTo),
+  ],
+);
+
 /** Facts and reflections (D2), with salience (score) and trust (confidence) kept apart (D4). */
 export const memories = sqliteTable(
   'memories',

@@ -40,6 +40,40 @@ describe('sm add-turn extraction', () => {
     expect(twice.json.extracted).toMatchObject([{ action: 'MERGED', memory: { id: again.json.extracted[0].memory.id, hits: 1 } }]);
   });
 
+  it('reads people right (issue 17): a dated move, health and diet, a named sister', async () => {
+    const db = freshDb();
+    const at = (iso: string) => ({ SM_NOW: iso, SM_CONFIG__EXTRACTOR__TIMEZONE: 'UTC' });
+    const said = async (text: string, iso: string) => (await addTurn(db, text, at(iso))).json.extracted.map((e: any) => [e.action, e.memory.content, e.memory.status]);
+
+    const berlin = (await addTurn(db, 'I live in Berlin', at('2026-03-02T09:00:00Z'))).json.extracted[0].memory;
+    const lisbon = await addTurn(db, 'I moved to Lisbon last month', at('2026-03-12T09:00:00Z'));
+    expect(lisbon.json.extracted.map((e: any) => [e.action, e.memory.content, e.memory.status])).toEqual([
+      ['CREATED', 'User moved to Lisbon in February 2026', 'ACTIVE'],
+      ['SUPERSEDED', 'User lives in Berlin', 'ARCHIVED'],
+    ]);
+    expect((await sm(['--db', db, 'explain', '--id', String(berlin.id), '--json'])).json.supersededBy.map((m: any) => m.id)).toEqual([lisbon.json.extracted[0].memory.id]);
+
+    for (const [text, content, tags] of [
+      ["I'm allergic to peanuts", 'User is allergic to peanuts', ['health', 'diet']],
+      ["I'm vegetarian", 'User is vegetarian', ['diet']],
+      ["I can't eat gluten", "User can't eat gluten", ['health', 'diet']],
+    ] as const) {
+      const result = await addTurn(db, text, at('2026-03-12T10:00:00Z'));
+      expect(result.json.extracted.map((e: any) => [e.action, e.memory.content, e.memory.tags, e.memory.protected, e.memory.importance])).toEqual([['CREATED', content, tags, true, 1]]);
+    }
+    expect(await said('My sister Maria lives in Porto', '2026-03-12T11:00:00Z')).toEqual([['CREATED', "User's sister Maria lives in Porto", 'ACTIVE']]);
+    const maria = await sm(['--db', db, 'entity', 'Maria', '--json']);
+    expect(maria.code).toBe(0);
+    expect(maria.json).toMatchObject({ name: 'Maria', type: 'person', summary: "User's sister" });
+    expect(maria.json.memories.edges.map((e: any) => e.node.content)).toEqual(["User's sister Maria lives in Porto"]);
+    expect((await sm(['--db', db, 'entity', 'Maria'])).stdout).toContain("User's sister");
+
+    // Four months on, decay archives what nobody used, but not the protected health and diet facts.
+    expect((await sm(['--db', db, 'maintenance', 'decay'], at('2026-07-12T10:00:00Z'))).code).toBe(0);
+    const active = (await sm(['--db', db, 'list', '--json'], at('2026-07-12T10:00:00Z'))).json.memories.map((m: any) => m.content).sort();
+    expect(active).toEqual(["User can't eat gluten", 'User is allergic to peanuts', 'User is vegetarian']);
+  });
+
   describe('against an OpenAI-compatible server', () => {
     let llm: Awaited<ReturnType<typeof startOpenAiServer>>;
     beforeAll(async () => (llm = await startOpenAiServer()));

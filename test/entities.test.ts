@@ -72,8 +72,9 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
     const met = await say('I met Alice Johnson in Paris yesterday');
     const works = await say('I work at Google with Alice Johnson');
     expect(met.extracted).toHaveLength(1);
-    // Hot path: the speaker reaches the new memory ("Sam met...") even on Sam's first turn.
-    expect(entitiesForMemories(store, [met.extracted[0]!.memory.id]).get(met.extracted[0]!.memory.id)!.map((e) => e.name)).toEqual(['Sam']);
+    // Hot path: the speaker reaches the new memory ("Sam met...") even on Sam's first turn, and
+    // so does the date "yesterday" was resolved to ("Sam met Alice Johnson in Paris on 31 December 2025").
+    expect(entitiesForMemories(store, [met.extracted[0]!.memory.id]).get(met.extracted[0]!.memory.id)!.map((e) => e.name)).toEqual(['Sam', '31 December 2025']);
     await drain();
 
     const alice = findEntity(store, DEFAULT_SPACE, { name: 'alice johnson' })!;
@@ -82,7 +83,7 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
     expect(memoriesForEntity(store, DEFAULT_SPACE, alice.id).rows.map((m) => m.id).sort()).toEqual(memoryIds.sort());
     expect(alice.mentionCount).toBe(4); // two turns + two memories
     const byMemory = entitiesForMemories(store, memoryIds);
-    expect(byMemory.get(memoryIds[0]!)!.map((e) => e.name).sort()).toEqual(['Alice Johnson', 'Paris', 'Sam']);
+    expect(byMemory.get(memoryIds[0]!)!.map((e) => e.name).sort()).toEqual(['31 December 2025', 'Alice Johnson', 'Paris', 'Sam']);
     expect(byMemory.get(memoryIds[1]!)!.map((e) => e.name).sort()).toEqual(['Alice Johnson', 'Google', 'Sam']);
     expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
   });

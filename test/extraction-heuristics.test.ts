@@ -6,6 +6,8 @@ import { detectPii } from '../server/core/extraction/pii.ts';
 import { getMemory } from '../server/core/memories.ts';
 import { listMemories } from '../server/core/memory-list.ts';
 import { getContext } from '../server/core/context.ts';
+import { runDecay } from '../server/core/decay.ts';
+import { findEntity, memoriesForEntity } from '../server/core/entity-reads.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { testStore, T0 } from './helpers/store.ts';
@@ -18,13 +20,13 @@ describe('heuristic rules', () => {
     expect(facts("I'm 34. I'm a nurse and I work at St. Mary's")).toEqual(['User is 34 years old', 'User is a nurse', "User works at St. Mary's"]);
     expect(facts('My favorite color is blue')).toEqual(["User's favorite color is blue"]);
     expect(facts('I no longer like JRPGs')).toEqual(['User no longer likes JRPGs']);
-    expect(facts("I don't play tennis anymore")).toEqual(['User no longer play tennis']);
-    expect(facts('I quit smoking last year')).toEqual(['User quit smoking last year']);
+    expect(facts("I don't play tennis anymore")).toEqual(['User no longer plays tennis']);
+    expect(facts('I quit smoking last year')).toEqual(['User quit smoking in 2025']);
     expect(facts('I started learning the piano')).toEqual(['User started learning the piano']);
     expect(facts('I moved to Lisbon')).toEqual(['User moved to Lisbon']);
-    expect(facts("Next week I'm flying to Lisbon")).toEqual(['User is flying to Lisbon next week']);
+    expect(facts("Next week I'm flying to Lisbon")).toEqual(['User is flying to Lisbon in the week of 5 January 2026']);
     expect(facts('My birthday is March 3rd')).toEqual(["User's birthday is March 3rd"]);
-    expect(facts('I went to a support group yesterday and it was powerful.', 'Caroline')).toEqual(['Caroline went to a support group yesterday']);
+    expect(facts('I went to a support group yesterday and it was powerful.', 'Caroline')).toEqual(['Caroline went to a support group on 31 December 2025']);
   });
 
   it('names the speaker as the subject and keeps the rule and slot', () => {
@@ -141,5 +143,148 @@ describe('extraction on addTurn (heuristic path)', () => {
     const context = getContext(store, DEFAULT_SPACE, { sessionId: 's1' });
     expect(context.midTerm.map((m) => m.content)).toEqual(['User likes sushi']);
     expect(context.markdown).not.toContain('example.com');
+  });
+});
+
+describe('reading people right: moves, health and diet, relatives, clean sentences', () => {
+  // T0 is Thursday 1 January 2026, 12:00 UTC; extractFacts reads dates in UTC unless told a zone.
+  const extract = (text: string, subject = 'User') => extractFacts(text, subject, T0);
+
+  it('the issue: allergies, diets and intolerances become protected facts tagged health/diet', () => {
+    expect(extract("I'm allergic to peanuts").map((f) => [f.content, f.slot, f.tags, f.protect])).toEqual([['User is allergic to peanuts', 'allergy:peanuts', ['health', 'diet'], true]]);
+    expect(extract("I'm vegetarian").map((f) => [f.content, f.slot, f.exclusive, f.tags, f.protect])).toEqual([['User is vegetarian', 'diet', true, ['diet'], true]]);
+    expect(extract("I can't eat gluten").map((f) => [f.content, f.tags, f.protect])).toEqual([["User can't eat gluten", ['health', 'diet'], true]]);
+  });
+
+  it('the issue: "My sister Maria lives in Porto" is about Maria, the sister, and names her', () => {
+    const [fact] = extract('My sister Maria lives in Porto');
+    expect(fact).toMatchObject({ content: "User's sister Maria lives in Porto", subject: "User's sister Maria", slot: 'home', exclusive: true });
+    expect(fact!.related).toEqual([{ name: 'Maria', type: 'person', relation: 'sister', of: 'User' }]);
+  });
+
+  // Twenty-odd everyday sentences and what they should read as.
+  const CASES: [string, string[]][] = [
+    ["I'm allergic to peanuts and shellfish", ['User is allergic to peanuts', 'User is allergic to shellfish']],
+    ["I'm lactose intolerant", ['User is lactose intolerant']],
+    ['I have a severe peanut allergy', ['User has a peanut allergy']],
+    ["I don't eat meat anymore", ['User no longer eats meat']],
+    ['I went vegan last year', ['User became vegan in 2025']],
+    ["I'm no longer vegetarian", ['User is no longer vegetarian']],
+    ['I have type 2 diabetes', ['User has type 2 diabetes']],
+    ["I'm on a low-carb diet", ['User is on a low-carb diet']],
+    ["I can't have kids", []], // not a diet
+    ['My dog Rex is sick', ["User's dog Rex is sick"]],
+    ['My kids love the beach', ["User's kids like the beach"]],
+    ['My mom is a nurse', ["User's mom is a nurse"]],
+    ["My sister's name is Maria", ["User's sister is called Maria"]],
+    ['Maria is my best friend', ["Maria is User's best friend"]],
+    ['My brother Tom works at Google', ["User's brother Tom works at Google"]],
+    ['I met my friend Anna at the cafe yesterday', ['User met their friend Anna at the cafe on 31 December 2025']],
+    ['I have a dog named Rex', ['User has a dog named Rex']],
+    ['I started a new job at Spotify two weeks ago', ['User started a new job at Spotify around 18 December 2025']],
+    ["I don't play tennis anymore", ['User no longer plays tennis']],
+    ['I ran a marathon last Saturday', ['User ran a marathon on 27 December 2025']],
+    ["I'm flying to Tokyo next month", ['User is flying to Tokyo in February 2026']],
+    ['My husband and I got married in 2019', ['User got married in 2019']],
+    ['My grandma passed away last week', ["User's grandma passed away in the week of 22 December 2025"]],
+    ["Hey Sam, since we last talked, I've adopted a cat", ['User adopted a cat']],
+    ['We went hiking last Saturday and it was lovely', ['User said they went hiking on 27 December 2025 and it was lovely']],
+    ['My sister Maria moved to Lisbon', ["User's sister Maria moved to Lisbon"]],
+  ];
+  it.each(CASES)('%s', (text, expected) => {
+    expect(extract(text).map((f) => f.content)).toEqual(expected);
+  });
+
+  it('names relatives, friends and pets with their relation; an animal is not a person', () => {
+    const names = (text: string) => extract(text).flatMap((f) => (f.related ?? []).map((r) => `${r.name}:${r.relation}:${r.type}`));
+    expect(names('My dog Rex is sick')).toEqual(['Rex:dog:other']);
+    expect(names("My sister's name is Maria")).toEqual(['Maria:sister:person']);
+    expect(names('Maria is my best friend')).toEqual(['Maria:best friend:person']);
+    expect(names('I met my friend Anna at the cafe yesterday')).toEqual(['Anna:friend:person']);
+    // Not names: a weekday, a sentence opener, a possessive thing.
+    expect(names('Thankfully, my son is fine')).toEqual([]);
+    expect(names('I saw my friend Monday at the gym')).toEqual([]);
+  });
+
+  it('writes third-person sentences: verbs agree, "my" at the start is the subject\'s, no "User:" labels', () => {
+    expect(extract('I really love hiking with my dog').map((f) => f.content)).toEqual(['User likes hiking with their dog']);
+    expect(extract('My favorite color is blue').map((f) => f.content)).toEqual(["User's favorite color is blue"]);
+    const fallback = extract('The support group has made me feel accepted and given me courage', 'Caroline').map((f) => f.content);
+    expect(fallback).toEqual(['Caroline said the support group has made them feel accepted and given them courage']);
+    for (const text of ['My sister Maria lives in Porto', 'Hey Caroline, since we last chatted, I have had a lot going on with my family']) {
+      for (const fact of extract(text)) expect(fact.content).not.toMatch(/^User:|\bi is\b|\bUser (?:play|go|have|love)\b/);
+    }
+  });
+});
+
+describe('reading people right on addTurn', () => {
+  const setup = () => {
+    const t = testStore({ extractor: { mode: 'heuristic', timezone: 'UTC' } });
+    return { ...t, runtime: createRuntime(t.store, {}) };
+  };
+  const say = (runtime: ReturnType<typeof setup>['runtime'], text: string) => ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text });
+
+  it('a move told later supersedes the old home even when dated last month; history is kept', async () => {
+    const { runtime, store, advanceDays } = setup();
+    const berlin = (await say(runtime, 'I live in Berlin')).extracted[0]!.memory;
+    advanceDays(2);
+    const lisbon = await say(runtime, 'I moved to Lisbon last month');
+    expect(lisbon.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([
+      ['created', 'User moved to Lisbon in December 2025', 'active'],
+      ['superseded', 'User lives in Berlin', 'archived'],
+    ]);
+    expect(explain(store, DEFAULT_SPACE, berlin.id).supersededBy).toEqual([lisbon.extracted[0]!.memory.id]);
+    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['User moved to Lisbon in December 2025']);
+  });
+
+  it('a move dated long before the current home was stated is history, not news', async () => {
+    const { runtime, store } = setup();
+    await say(runtime, 'I live in Berlin');
+    const paris = await say(runtime, 'I moved to Paris in 2010');
+    expect(paris.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([['superseded', 'User moved to Paris in 2010', 'archived']]);
+    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['User lives in Berlin']);
+  });
+
+  it('health and diet facts are important and protected from decay; a new diet replaces the old one', async () => {
+    const { runtime, store, advanceDays } = setup();
+    const peanuts = (await say(runtime, "I'm allergic to peanuts")).extracted[0]!.memory;
+    expect(peanuts).toMatchObject({ importance: 1, decayRate: 0, tags: ['health', 'diet'] });
+    const vegetarian = (await say(runtime, "I'm vegetarian")).extracted[0]!.memory;
+    const tea = (await say(runtime, 'I like green tea')).extracted[0]!.memory;
+    advanceDays(120);
+    runDecay(store);
+    expect(getMemory(store, peanuts.id)!.status).toBe('active');
+    expect(getMemory(store, tea.id)!.status).toBe('archived');
+    const vegan = await say(runtime, "I'm vegan now");
+    expect(vegan.extracted.map((e) => [e.action, e.memory.content])).toEqual([
+      ['created', 'User is vegan'],
+      ['superseded', 'User is vegetarian'],
+    ]);
+    expect(getMemory(store, vegetarian.id)!.status).toBe('archived');
+  });
+
+  it('"My sister Maria lives in Porto" registers Maria at once, described as the sister', async () => {
+    const { runtime, store } = setup();
+    const result = await say(runtime, 'My sister Maria lives in Porto');
+    expect(result.extracted.map((e) => e.memory.content)).toEqual(["User's sister Maria lives in Porto"]);
+    const maria = findEntity(store, DEFAULT_SPACE, { name: 'Maria' })!;
+    expect(maria).toMatchObject({ name: 'Maria', type: 'person', summary: "User's sister" });
+    expect(memoriesForEntity(store, DEFAULT_SPACE, maria.id).rows.map((m) => m.content)).toEqual(["User's sister Maria lives in Porto"]);
+    expect(findEntity(store, DEFAULT_SPACE, { name: 'sister Maria' })).toBeUndefined();
+    // Her own move supersedes her home, not the user's.
+    await say(runtime, 'I live in Berlin');
+    await say(runtime, 'My sister Maria moved to Lisbon');
+    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content).sort()).toEqual(['User lives in Berlin', "User's sister Maria moved to Lisbon"]);
+  });
+
+  it('the same event on two dates is two facts; a date on one side only still merges', async () => {
+    const { runtime, store, advanceDays } = setup();
+    await say(runtime, 'I went to the climbing gym yesterday');
+    advanceDays(7);
+    const again = await say(runtime, 'I went to the climbing gym yesterday');
+    expect(again.extracted.map((e) => [e.action, e.memory.content])).toEqual([['created', 'User went to the climbing gym on 7 January 2026']]);
+    const undated = await say(runtime, 'I went to the climbing gym');
+    expect(undated.extracted.map((e) => e.action)).toEqual(['merged']);
+    expect(listMemories(store, DEFAULT_SPACE).total).toBe(2);
   });
 });

@@ -57,6 +57,8 @@ export const configSchema = z.strictObject({
   extractor: section({
     mode: z.enum(['heuristic', 'hybrid', 'llm']).default('hybrid'),
     dedupe_threshold: z.number().gt(0).max(1).default(0.75),
+    /** IANA time zone in which turns' relative dates are read ("yesterday" is the day before the turn's local date); empty means the machine's. */
+    timezone: timeZone.default(''),
   }),
   llm: section({
     provider: z.string().default('openai'),

@@ -139,6 +139,14 @@ export function resolveEntity(store: Store, space: Space, mention: Mention): { e
   return { entity: create(store, space, mention.name, key, mention.type), created: true };
 }
 
+/** Sets an entity's summary (e.g. "User's sister") when it has none yet. */
+export function describeEntity(store: Store, entity: EntityRow, summary: string): void {
+  if (entity.summary) return;
+  const now = store.clock.now();
+  prepared(store, 'entity.describe', () => store.sqlite.prepare('update entities set summary = ?, updated_at = ? where id = ? and summary is null')).run(summary, now, entity.id);
+  publish(store, { type: 'entity', action: 'updated', entityId: entity.id, userId: entity.userId, at: now });
+}
+
 /** The entities linked to one turn (prepared: the hot path reads it for every extracted memory). */
 export function entitiesOfTurn(store: Store, turnId: number): EntityRow[] {
   const rows = prepared(store, 'entity.ofTurn', () =>

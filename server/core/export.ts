@@ -18,6 +18,7 @@ import {
 import { badInput } from './errors.ts';
 import { DEFAULT_USER, userIdSchema } from './space.ts';
 import { write, type Store } from './store.ts';
+import { recordTurnDates } from './turn-dates.ts';
 import { ensureUser } from './users.ts';
 
 export const EXPORT_FORMAT = 'symbiosis-memory';
@@ -152,7 +153,10 @@ function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: 
     case 'turn': {
       const r = { ...(row as InferSelectModel<typeof turns>), userId: ownerOf(row, target) };
       const identity = and(eq(turns.userId, r.userId), eq(turns.sessionId, r.sessionId), eq(turns.at, r.at), eq(turns.role, r.role), eq(turns.text, r.text))!;
-      count(place(store, turns, maps.turn, r, identity));
+      const added = place(store, turns, maps.turn, r, identity);
+      // Its dates are derived, not exported: resolved again against its own time.
+      if (added) recordTurnDates(store, { id: maps.turn.get(r.id)!, userId: r.userId, text: r.text, at: r.at });
+      count(added);
       return;
     }
     case 'memory': {

@@ -8,6 +8,7 @@ import { rowCodec } from './rows.ts';
 import { ensureSession } from './sessions.ts';
 import { visibleIn, type Space } from './space.ts';
 import { prepared, publish, write, type Store } from './store.ts';
+import { recordTurnDates } from './turn-dates.ts';
 import { ensureUser } from './users.ts';
 import { parseInput } from './validation.ts';
 
@@ -41,6 +42,7 @@ export function addTurn<R>(store: Store, space: Space, input: AddTurnInput, afte
       store.sqlite.prepare(`insert into turns (user_id, agent_id, session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?) returning ${turnRows.columns}`).raw(),
     ).get(space.userId, space.agentId, parsed.sessionId, parsed.role, parsed.name ?? null, parsed.text, at, now) as unknown[];
     const turn = turnRows.decode(inserted);
+    recordTurnDates(store, turn);
     publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, userId: turn.userId, agentId: turn.agentId, at: now });
     const extra = afterInsert?.(store, turn, { autoExtract: parsed.autoExtract, newSession });
     return { turn, newSession, extra };

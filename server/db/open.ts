@@ -14,6 +14,7 @@ import type { Db, Store } from '../core/store.ts';
 import { normalizeText } from '../core/text.ts';
 import { logger } from '../logger.ts';
 import { flushAccess } from '../core/access.ts';
+import { backfillTurnDates } from '../core/turn-dates.ts';
 import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { dropSearchViews, ensureSearchIndexes, hasFts5 } from './search-index.ts';
 import { defaultDbPath } from './paths.ts';
@@ -112,6 +113,8 @@ export function openStore(options: OpenOptions = {}): Store {
     ]);
     const store: Store = { db, sqlite, config, clock: options.clock ?? systemClock, features: { fts, vec }, pending: null, listeners: new Set(), statements: new Map() };
     configSources.set(store, { below: fileLayers, above: [...envLayers, ...overrideLayers] });
+    // Turns stored before their dates were resolved (an upgraded file): once, on the first open.
+    backfillTurnDates(store);
     if (options.backgroundCheckpoints && !memory) checkpointers.set(store, startCheckpointer(sqlite, path));
     return store;
   } catch (error) {

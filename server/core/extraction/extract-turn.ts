@@ -5,7 +5,10 @@ import { getMemory, reinforce } from '../memories.ts';
 import { spaceOfRow, visibleIn, type Space } from '../space.ts';
 import type { Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
-import { extractFacts } from './heuristics.ts';
+import { entityKey, EntityType } from '../ner/types.ts';
+import { describeEntity, linkEntities } from '../entities.ts';
+import { mentionsOf } from '../turn-dates.ts';
+import { extractFacts, type RelatedEntity } from './heuristics.ts';
 import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
 
 /** Facts are about the speaker: the turn's name, or "User" when it has none. */
@@ -13,16 +16,42 @@ export const subjectOf = (turn: Pick<TurnRow, 'name'>) => turn.name ?? 'User';
 
 export function extractHeuristically(store: Store, turn: TurnRow): Extracted[] {
   const subject = subjectOf(turn);
-  const facts = extractFacts(turn.text, subject, turn.at).map((f) => ({
+  const facts = extractFacts(turn.text, subject, turn.at, { mentions: mentionsOf(store, turn) });
+  const candidates = facts.map((f) => ({
     content: f.content,
     tags: f.tags,
     sessionId: turn.sessionId,
     eventAt: f.eventAt ?? turn.at,
+    toldAt: turn.at,
     rule: `heuristic:${f.rule}`,
     exclusive: f.exclusive,
+    // Allergies, intolerances and diets matter every time: important, and protected from decay.
+    ...(f.protect ? { importance: 1, decayRate: 0 } : {}),
     fact: { subject: f.subject, slot: f.slot, value: f.value, polarity: f.polarity },
   }));
-  return saveFacts(store, spaceOfRow(turn), facts, turn.id);
+  const space = spaceOfRow(turn);
+  const extracted = saveFacts(store, space, candidates, turn.id);
+  const related = facts.flatMap((f) => f.related ?? []);
+  if (related.length > 0 && store.config.ner.enabled) linkRelated(store, space, turn, related, extracted);
+  return extracted;
+}
+
+/**
+ * Named relatives, friends and pets ("my sister Maria") are entities from the first mention,
+ * linked to the turn and to the facts that name them, and described by the relation ("User's
+ * sister") while nothing better describes them.
+ */
+function linkRelated(store: Store, space: Space, turn: TurnRow, related: RelatedEntity[], extracted: Extracted[]) {
+  const unique = [...new Map(related.map((r) => [r.name, r])).values()];
+  const mentions = unique.map((r) => ({ name: r.name, type: r.type === 'other' ? EntityType.Other : EntityType.Person }));
+  const { entities } = linkEntities(store, space, { turnId: turn.id }, mentions);
+  for (const [i, entity] of entities.entries()) {
+    const relation = unique.find((r) => entityKey(r.name, entity.type) === entity.nameKey || entity.aliases.includes(r.name)) ?? unique[i]!;
+    describeEntity(store, entity, `${relation.of}'s ${relation.relation}`);
+    for (const { memory } of extracted) {
+      if (memory.status === 'active' && memory.content.includes(relation.name)) linkEntities(store, space, { memoryId: memory.id }, [{ ...mentions[i]!, entityId: entity.id }]);
+    }
+  }
 }
 
 /** The seed 003 LLM contract: a JSON array of actions (an object wrapping one is accepted too). */
@@ -72,6 +101,7 @@ export function applyLlmActions(store: Store, space: Space, actions: LlmAction[]
       tags: action.action === 'create' ? action.tags : undefined,
       sessionId: turn?.sessionId ?? turns[0]?.sessionId ?? null,
       eventAt: turn?.at,
+      toldAt: turn?.at,
       rule: 'llm',
     });
     toSave.set(turn, group);

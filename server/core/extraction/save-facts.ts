@@ -28,9 +28,44 @@ export type ExtractedAction = (typeof EXTRACTED_ACTIONS)[number];
 /** What one turn (or one consolidation pass) did to memory. */
 export type Extracted = { action: ExtractedAction; memory: MemoryRow; rule: string | null };
 
-export type FactToSave = MemoryCandidate & { rule?: string | null; exclusive?: boolean };
+export type FactToSave = MemoryCandidate & {
+  rule?: string | null;
+  exclusive?: boolean;
+  /** When the fact was told (its turn's time); it decides which of two conflicting facts is the news. */
+  toldAt?: number;
+};
+
+/** A move dated this long before the old home was last stated is history ("I moved to Paris in 2010"), not news. */
+const HISTORY_MS = 90 * 86_400_000;
+
+/** When a stored fact was first told: its earliest source turn, else when it was written. */
+function toldAt(store: Store, memory: MemoryRow): number {
+  const at = prepared(store, 'memory.toldAt', () =>
+    store.sqlite.prepare("select min(t.at) from memory_sources s join turns t on t.id = s.turn_id where s.memory_id = ? and s.reason in ('extracted', 'conflict')").pluck(),
+  ).get(memory.id) as number | null;
+  return at ?? memory.createdAt;
+}
+
+/**
+ * Whether stored fact `old` stays current against a conflicting `fresh` one: when it was told
+ * later (a re-read of an older turn, an import out of order), or when `fresh` is dated well
+ * before `old` was last stated (history, told now). Otherwise the later word wins, even when it
+ * is dated a little in the past: "I live in Berlin", then "I moved to Lisbon last month".
+ */
+function staysCurrent(store: Store, old: MemoryRow, fresh: { toldAt: number; eventAt: number }): boolean {
+  return toldAt(store, old) > fresh.toldAt || fresh.eventAt < Math.max(old.lastSeenAt, old.eventAt) - HISTORY_MS;
+}
 
 const FUZZY_CANDIDATES = 20;
+
+/** An absolute date as extraction writes it, in a normalised key: "on 7 may 2023", "in october 2026", "around 2019". */
+const DATE_KEY =
+  /\b(?:(?:in the week of|on the weekend of|on|in|around|since|until|by)\s+)?(?:(?:\d{1,2}\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+)?(?:19|20)\d{2}\b/g;
+/** The dates in a normalised key, as one string to compare (null: none). */
+function datesIn(key: string): string | null {
+  const found = key.match(DATE_KEY);
+  return found ? found.map((d) => d.replace(/^(?:in the week of|on the weekend of|on|in|around|since|until|by)\s+/, '')).join('|') : null;
+}
 
 /**
  * FTS terms that any duplicate must contain at least one of. A fact B with Jaccard(A, B) >= t
@@ -60,7 +95,11 @@ function duplicateProbe(content: string, distinct: string[], threshold: number, 
 export function findFuzzyDuplicate(store: Store, space: Space, content: string, polarity: number | null, subject?: string | null): MemoryRow | undefined {
   if (!store.features.fts || !store.config.fts.enabled) return undefined;
   const threshold = store.config.extractor.dedupe_threshold;
-  const mine = new Set(tokens(content));
+  // Dates a fact was told with ("on 7 May 2023") are compared apart: the same words on two
+  // different dates are two events, and a date on one side only does not make them two facts.
+  const key = normalizeText(content);
+  const myDate = datesIn(key);
+  const mine = new Set(tokens(myDate ? key.replace(DATE_KEY, ' ') : key));
   if (mine.size === 0) return undefined;
   const match = duplicateProbe(content, [...mine], threshold, new Set(subject ? tokens(subject) : []));
 
@@ -85,8 +124,10 @@ export function findFuzzyDuplicate(store: Store, space: Space, content: string, 
   for (const [id, contentKey, theirPolarity] of candidates) {
     // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
     if ((theirPolarity ?? 1) !== (polarity ?? 1)) continue;
+    const theirDate = datesIn(contentKey);
+    if (myDate && theirDate && myDate !== theirDate) continue;
     // Their distinct tokens and how many of them are mine, without a Set per candidate (keys are short).
-    const words = contentKey.split(' ');
+    const words = (theirDate ? contentKey.replace(DATE_KEY, ' ').replace(/\s+/g, ' ').trim() : contentKey).split(' ');
     let size = 0;
     let shared = 0;
     for (let i = 0; i < words.length; i++) {
@@ -135,10 +176,16 @@ function saveOne(store: Store, space: Space, candidate: FactToSave, turnId: numb
     turnId === null ? undefined : { turnId, reason, rule: candidate.rule ?? null };
   const rule = candidate.rule ?? null;
   const fact = candidate.fact;
-  const merge = (memory: MemoryRow): Extracted[] =>
-    alreadyFrom(store, memory.id, turnId)
-      ? [{ action: 'unchanged', memory, rule }]
-      : [{ action: 'merged', memory: reinforce(store, memory, candidate, source('merged')), rule }];
+  const merge = (memory: MemoryRow): Extracted[] => {
+    if (alreadyFrom(store, memory.id, turnId)) return [{ action: 'unchanged', memory, rule }];
+    const merged = reinforce(store, memory, candidate, source('merged'));
+    // A health or diet fact said again of a fact kept unprotected (remembered before): protected now.
+    if (candidate.decayRate === 0 && merged.decayRate !== 0) {
+      prepared(store, 'memory.protect', () => store.sqlite.prepare('update memories set decay_rate = 0, confidence = 1, confidence_base = 1 where id = ?')).run(merged.id);
+      return [{ action: 'merged', memory: getMemory(store, merged.id)!, rule }];
+    }
+    return [{ action: 'merged', memory: merged, rule }];
+  };
 
   // Re-reading a turn (consolidation) must not bring back a fact that was superseded since.
   const known = extractedBefore(store, normalizeText(candidate.content), turnId);
@@ -146,14 +193,16 @@ function saveOne(store: Store, space: Space, candidate: FactToSave, turnId: numb
 
   if (fact) {
     const existing = activeFactsForSlot(store, space, fact.subject, fact.slot);
-    const same = existing.find((m) => sameValue(m, fact));
+    // The same words dated differently ("went to the gym yesterday", a week apart) are two events.
+    const myDates = datesIn(normalizeText(candidate.content));
+    const same = existing.find((m) => sameValue(m, fact) && !(myDates && datesIn(m.contentKey) && datesIn(m.contentKey) !== myDates));
     if (same) return merge(same);
     const conflicting = existing.filter((m) => candidate.exclusive || (m.polarity ?? 1) !== fact.polarity);
     if (conflicting.length > 0) {
       const memory = insertMemory(store, space, candidate, source('conflict'));
-      const eventAt = memory.eventAt;
+      const fresh = { toldAt: candidate.toldAt ?? memory.createdAt, eventAt: memory.eventAt };
       // Older news never replaces newer: the late-arriving fact is kept as history, superseded.
-      const newer = conflicting.filter((m) => m.eventAt > eventAt).sort((a, b) => b.eventAt - a.eventAt)[0];
+      const newer = conflicting.filter((m) => staysCurrent(store, m, fresh)).sort((a, b) => b.eventAt - a.eventAt)[0];
       if (newer) {
         supersede(store, memory.id, newer.id, { reason: 'conflict', slot: fact.slot, older: true, ...(turnId ? { turnId } : {}) });
         return [{ action: 'superseded', memory: getMemory(store, memory.id)!, rule }];

@@ -57,7 +57,11 @@ export function compromiseEntities(nlp: Nlp, text: string): NerEntity[] {
       const located = locate(text, match, from);
       if (!located) continue;
       from = located.end;
-      const { start, end } = trimmed(text, located.start, located.end);
+      const span = trimmed(text, located.start, located.end);
+      // "sister Maria", "my friend Anna": the name is the capitalised part, not the relation before it.
+      const lead = /^(?:\p{Ll}[\p{L}'’-]*\s+)+(?=\p{Lu})/u.exec(text.slice(span.start, span.end));
+      const start = span.start + (lead?.[0].length ?? 0);
+      const end = span.end;
       const surface = text.slice(start, end);
       const name = displayName(surface, type);
       // Proper nouns only: the tagger also calls "mom" or "guys" people.
