@@ -3,6 +3,7 @@
 import type { ConsolidationReport as ConsolidationReportShape } from '../server/core/consolidation.ts';
 import { consolidateSession } from '../server/services/consolidate.ts';
 import { sessionKey } from '../server/core/sessions.ts';
+import { filter, pipe, stream } from './streams.ts';
 import { builder, type ConsolidationChange } from './builder.ts';
 import { readSpace, spaceArgs, writeSpace } from './spaces.ts';
 import { SessionRef, startEventScope } from './refs.ts';
@@ -89,14 +90,15 @@ builder.subscriptionFields((t) => ({
       'Consolidation runs of the user from now on (on demand, queued when a new session starts, or nightly), in one session or ' +
       '(without `sessionId`) in all of them.',
     args: { sessionId: t.arg.string({ description: 'Only runs of this session.' }), ...spaceArgs(t) },
-    subscribe: async function* (_root, { sessionId, ...args }, context) {
-      const space = readSpace(context, args);
-      for await (const event of context.changes.subscribe('consolidation')) {
-        if (event.userId !== space.userId) continue;
-        if (sessionId && event.sessionId !== sessionId) continue;
-        yield event;
-      }
-    },
+    // Operators, not an async generator, so a closed subscription lets go of its listener at once.
+    subscribe: (_root, { sessionId, ...args }, context) =>
+      stream(() => {
+        const space = readSpace(context, args);
+        return pipe(
+          context.changes.subscribe('consolidation'),
+          filter((event: ConsolidationChange) => event.userId === space.userId && (!sessionId || event.sessionId === sessionId)),
+        );
+      }),
     resolve: (event: ConsolidationChange, _args, context) => {
       startEventScope(context);
       return event;

@@ -1,5 +1,6 @@
 // memoryEvents: every decision on a memory, pushed as it commits.
 import { memoryIn, type MemoryRow } from '../server/core/memories.ts';
+import { filter, map, pipe, stream } from './streams.ts';
 import { builder, type MemoryChange } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs } from './spaces.ts';
 import { visibleIn } from '../server/core/space.ts';
@@ -38,15 +39,17 @@ builder.subscriptionFields((t) => ({
       actions: t.arg({ type: [MemoryAction], description: 'Only these actions (all when omitted).' }),
       ...spaceArgs(t),
     },
-    subscribe: async function* (_root, { actions, ...args }, context) {
-      const space = readSpace(context, args);
-      const wanted = actions ? new Set<string>(actions) : null;
-      for await (const change of context.changes.subscribe('memory')) {
-        if (!visibleIn(space, change)) continue;
-        if (wanted && !wanted.has(change.action)) continue;
-        yield { change, memory: change.snapshot ?? memoryIn(context.store, space, change.memoryId) ?? null };
-      }
-    },
+    // Operators, not an async generator: a closed subscription (a closed browser tab) lets go at once.
+    subscribe: (_root, { actions, ...args }, context) =>
+      stream(() => {
+        const space = readSpace(context, args);
+        const wanted = actions ? new Set<string>(actions) : null;
+        return pipe(
+          context.changes.subscribe('memory'),
+          filter((change: MemoryChange) => visibleIn(space, change) && (!wanted || wanted.has(change.action))),
+          map((change: MemoryChange): MemoryEventShape => ({ change, memory: change.snapshot ?? memoryIn(context.store, space, change.memoryId) ?? null })),
+        );
+      }),
     resolve: (event: MemoryEventShape, _args, context) => {
       startEventScope(context);
       return event;

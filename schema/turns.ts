@@ -5,7 +5,8 @@ import { entitiesForTurns } from '../server/core/entity-reads.ts';
 import { getSession } from '../server/core/sessions.ts';
 import { addTurnSchema, turnIn, type TurnRow } from '../server/core/turns.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
-import { builder } from './builder.ts';
+import { filter, map, pipe, stream } from './streams.ts';
+import { builder, type TurnChange } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
 import { visibleIn } from '../server/core/space.ts';
 import { sessionKey } from '../server/core/sessions.ts';
@@ -129,16 +130,18 @@ builder.subscriptionFields((t) => ({
     type: TurnRef,
     description: `Each turn of the space stored from now on, in one session or (without \`sessionId\`) in all of them. ${SPACE_RULE}`,
     args: { sessionId: t.arg.string({ description: 'Only turns of this session.' }), ...spaceArgs(t) },
-    subscribe: async function* (_root, { sessionId, ...args }, context) {
-      const space = readSpace(context, args);
-      for await (const event of context.changes.subscribe('turn')) {
-        if (!visibleIn(space, event)) continue;
-        if (sessionId && event.sessionId !== sessionId) continue;
-        // Read at delivery: a turn forgotten in the meantime is skipped.
-        const turn = turnIn(context.store, space, event.turnId);
-        if (turn) yield turn;
-      }
-    },
+    // Operators, not an async generator, so a closed subscription lets go of its listener at once.
+    subscribe: (_root, { sessionId, ...args }, context) =>
+      stream(() => {
+        const space = readSpace(context, args);
+        return pipe(
+          context.changes.subscribe('turn'),
+          filter((event: TurnChange) => visibleIn(space, event) && (!sessionId || event.sessionId === sessionId)),
+          // Read at delivery: a turn forgotten in the meantime is skipped.
+          map((event: TurnChange) => turnIn(context.store, space, event.turnId) ?? null),
+          filter((turn: TurnRow | null): turn is TurnRow => turn !== null),
+        );
+      }),
     resolve: (turn: TurnRow, _args, context) => {
       startEventScope(context);
       return turn;

@@ -1,6 +1,14 @@
 // The API fields the inspector (web/) reads beyond the seed's: memories filtered by supersession,
-// and the entity co-mention graph, both per space.
+// the entity co-mention graph, both per space; and subscriptions that end when a tab closes.
+import { getEventListeners } from 'node:events';
+import { createPubSub } from '@graphql-yoga/subscription';
+import { parse, subscribe } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schema, type Context } from '../schema/index.ts';
+import type { ConsolidationChange, MemoryChange, TurnChange } from '../schema/builder.ts';
+import { ADMIN } from '../server/core/tokens.ts';
+import { createRuntime } from '../server/services/runtime.ts';
+import { testStore } from './helpers/store.ts';
 import { MemoryStatus, Role, type SymbiosisClient } from '../client/src/index.ts';
 import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 
@@ -70,5 +78,25 @@ describe('entity graph', () => {
   it('refuses a size out of range', async () => {
     expect((await failure(client.entityGraph({ first: 0 }))).code).toBe('BAD_USER_INPUT');
     expect((await failure(client.entityGraph({ first: 201 }))).code).toBe('BAD_USER_INPUT');
+  });
+});
+
+describe('subscriptions let go at once', () => {
+  // A browser tab that closes ends its subscription while it waits for an event: its listener
+  // must go then, not when the next event comes (an async generator would keep it until then).
+  it.each(['subscription { memoryEvents { action } }', 'subscription { turnAdded { id } }', 'subscription { consolidationEvents { status } }'])('%s', async (query) => {
+    const t = testStore({ extractor: { mode: 'heuristic' } });
+    const eventTarget = new EventTarget();
+    const changes = createPubSub<{ memory: [MemoryChange]; turn: [TurnChange]; consolidation: [ConsolidationChange] }>({ eventTarget });
+    const topic = /\{ (\w+)/.exec(query)![1] === 'memoryEvents' ? 'memory' : query.includes('turnAdded') ? 'turn' : 'consolidation';
+    const contextValue: Context = { store: t.store, runtime: createRuntime(t.store, {}), changes, access: ADMIN };
+    const stream = (await subscribe({ schema, document: parse(query), contextValue })) as AsyncGenerator;
+    expect(Symbol.asyncIterator in stream).toBe(true);
+    const waiting = stream.next();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(getEventListeners(eventTarget, topic)).toHaveLength(1);
+    await stream.return(undefined);
+    expect(await waiting).toMatchObject({ done: true });
+    expect(getEventListeners(eventTarget, topic)).toHaveLength(0);
   });
 });
