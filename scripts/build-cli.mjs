@@ -8,7 +8,9 @@
 import { build } from 'esbuild';
 import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 
-const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'pino-pretty', 'esbuild', 'tsx', 'bufferutil', 'utf-8-validate'];
+// render-graphiql is GraphiQL whole (9 MB): loaded from node_modules on the first GraphiQL page,
+// not parsed by every command.
+const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'pino-pretty', 'esbuild', 'tsx', 'bufferutil', 'utf-8-validate', '@graphql-yoga/render-graphiql'];
 const outdir = new URL('../dist/cli/', import.meta.url).pathname;
 const staging = `${outdir}sm.cjs.staging-${process.pid}`;
 mkdirSync(outdir, { recursive: true });

@@ -87,6 +87,25 @@ describe('architecture', () => {
     expect(missing.map((d) => relative(ROOT, d))).toEqual([]);
   });
 
+  it('the inspector (web/src) imports only its own files, preact and the client package', () => {
+    const root = join(ROOT, 'web/src');
+    const offenders = sourceFiles(root)
+      .concat(readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join(root, f)))
+      .flatMap((file) =>
+        // Import and export statements at the start of a line (JSX text may say "from").
+        [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm)]
+          .map((m) => (m[1] ?? m[2])!)
+          .filter((target) => {
+            if (!target.startsWith('.')) return !/^preact(\/|$)/.test(target);
+            const resolved = relative(ROOT, resolve(dirname(file), target));
+            return !resolved.startsWith('web/src/') && !resolved.startsWith('client/src/');
+          })
+          .map((target) => `${relative(ROOT, file)} -> ${target}`),
+      );
+    expect(offenders).toEqual([]);
+    expect(existsSync(join(ROOT, 'web/README.md'))).toBe(true);
+  });
+
   it('server/core imports no GraphQL, HTTP or CLI code', () => {
     const forbidden = /from ['"](graphql|graphql-yoga|graphql-ws|@pothos\/[^'"]+|ws|commander|node:http|\.\.\/(cli|http)\/[^'"]*|\.\.\/\.\.\/schema\/[^'"]*)['"]/;
     const offenders = sourceFiles(join(ROOT, 'server/core')).filter((file) => forbidden.test(readFileSync(file, 'utf8')));

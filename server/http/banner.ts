@@ -25,6 +25,7 @@ function endpoint(config: Config['llm'] | Config['embedding']): string {
 export function startFacts({ url, dbPath, created, token, config }: BannerInfo) {
   const base = url.replace(/\/graphql$/, '');
   return {
+    inspector: `${base}/`,
     graphql: `${url} (GraphiQL in a browser)`,
     mcp: `${base}/mcp`,
     database: `${dbPath}${created ? ' (new)' : ''}`,
@@ -37,6 +38,7 @@ export function startFacts({ url, dbPath, created, token, config }: BannerInfo) 
 export function formatBanner(info: BannerInfo): string {
   const facts = startFacts(info);
   const rows: [string, string][] = [
+    ['Inspector', facts.inspector],
     ['GraphQL', facts.graphql],
     ['MCP', facts.mcp],
     ['Database', facts.database],

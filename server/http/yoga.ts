@@ -12,6 +12,8 @@ import { liveTokenIds, type Access } from '../core/tokens.ts';
 import { accessOf, bearer, browserRefusal, rememberAccess, resolveAccess } from './auth.ts';
 import { dataRoutes } from './data-routes.ts';
 import { errorCodes } from './error-codes.ts';
+import { graphiqlRoute } from './graphiql.ts';
+import { inspectorRoute, SECURITY_HEADERS } from './inspector.ts';
 import { mcpRoute } from './mcp-route.ts';
 import { restError, restRoutes, toResponse } from './rest.ts';
 
@@ -141,7 +143,8 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
     healthCheckEndpoint: HEALTH_PATH,
     // Over WebSocket the access comes resolved from connection_init (see ws.ts); over HTTP from the guard.
     context: (initial: { request: Request; access?: Access }) => ({ store, runtime, changes, access: initial.access ?? accessOf(initial.request) }),
-    graphiql: { title: 'Symbiosis Memory', subscriptionsProtocol: 'WS' },
+    // graphiqlRoute serves GraphiQL from the package (yoga's own page loads it from a CDN).
+    graphiql: false,
     landingPage: false,
     // Same-origin only: the API is for local programs, not for web pages on other sites.
     cors: false,
@@ -154,6 +157,10 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
       },
     },
     plugins: [
+      // Pages need no token: the inspector at / and GraphiQL at /graphql get their data through
+      // /graphql with the token a person types.
+      inspectorRoute(),
+      graphiqlRoute(GRAPHQL_PATH, SECURITY_HEADERS),
       accessGuard(store, token),
       readOnlyGuard,
       revocationGuard(store),
