@@ -1,56 +1,123 @@
-// Context for the next model call: short-term turns, mid- and long-term memories, markdown.
-import type { Context as ContextShape } from '../server/core/context.ts';
+// Context for the next model call: the short-term window, and one block of facts, turns and
+// reflections packed to a token budget for the query, each item with its date.
+import { MAX_TOKEN_BUDGET, MIN_TOKEN_BUDGET, TOKENIZER, type Context as ContextShape, type ContextItem as ContextItemShape } from '../server/core/context.ts';
 import { contextWithRuntime } from '../server/services/embed.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
 import { MemoryRef, TurnRef } from './refs.ts';
+import { SearchKind } from './search.ts';
+
+const ContextItemReason = builder.enumType('ContextItemReason', {
+  description: 'Why an item is in the context block.',
+  values: {
+    QUERY: { value: 'query', description: 'Search found it for the query.' },
+    RECENCY: { value: 'recency', description: 'Recent or salient material: the whole block without a query, else filling the space the query\'s matches left.' },
+  } as const,
+});
+
+const ContextItemRef = builder.objectRef<ContextItemShape>('ContextItem').implement({
+  description: 'One fact, turn or reflection in the context block.',
+  fields: (t) => ({
+    kind: t.expose('kind', { type: SearchKind, description: 'Fact, reflection or turn.' }),
+    id: t.exposeInt('id', { description: 'The memory id (facts, reflections: what `explain` takes) or the turn id.' }),
+    text: t.exposeString('text', { description: 'The memory\'s content or the turn\'s text.' }),
+    line: t.exposeString('line', { description: 'The item as written in `markdown`, with its date (and, for a turn, its speaker).' }),
+    at: t.expose('at', {
+      type: 'DateTime',
+      description: 'The date it carries: when a fact was stated (its first source turn, or when it was saved), a turn\'s time, when a reflection was written.',
+    }),
+    eventAt: t.expose('eventAt', { type: 'DateTime', nullable: true, description: 'For a fact: when what it says happened or began.' }),
+    supersededAt: t.expose('supersededAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'For a fact a newer one replaced (shown as history, marked superseded): when the newer one took effect. Null for a current fact.',
+    }),
+    tokens: t.exposeInt('tokens', { description: `Tokens of \`line\` (${TOKENIZER}).` }),
+    value: t.exposeFloat('value', { description: 'The value that won its place, relative to the other items (higher is better).' }),
+    reason: t.expose('reason', { type: ContextItemReason, description: 'Why it is in the block.' }),
+    sessionId: t.exposeString('sessionId', { nullable: true, description: 'The session it comes from, when it has one.' }),
+    memory: t.field({ type: MemoryRef, nullable: true, description: 'The memory (null for a turn).', resolve: (i) => i.memory }),
+    turn: t.field({ type: TurnRef, nullable: true, description: 'The turn (null for a memory).', resolve: (i) => i.turn }),
+    sourceTurnIds: t.exposeIntList('sourceTurnIds', { description: 'For a memory: the turns it came from, oldest first (empty for a turn).' }),
+  }),
+});
 
 const ContextRef = builder.objectRef<ContextShape>('Context').implement({
-  description: 'What to give the model before its next turn in a session.',
+  description:
+    'What to give the model before its next turn in a session: the short-term window, and `markdown`, one block of facts, turns ' +
+    'and reflections ranked together for the query and packed into the token budget.',
   fields: (t) => ({
     sessionId: t.exposeString('sessionId', { description: 'The session it was built for.' }),
+    query: t.exposeString('query', {
+      nullable: true,
+      description: 'The text the block was ranked for: `query`, or the session\'s latest user turn; null when the block is recency-based.',
+    }),
     shortTerm: t.field({
       type: [TurnRef],
-      description: 'The short-term window: the last turns of the session (config short_term.size), oldest first.',
+      description: 'The short-term window: the last turns of the session (config short_term.size), oldest first. Not part of `markdown` or its budget.',
       resolve: (c) => c.shortTerm,
     }),
-    midTerm: t.field({ type: [MemoryRef], description: 'The top `k` active mid-term memories by score.', resolve: (c) => c.midTerm }),
-    longTerm: t.field({ type: [MemoryRef], description: 'The top `k` active long-term memories by score.', resolve: (c) => c.longTerm }),
+    markdown: t.exposeString('markdown', {
+      description:
+        'The block to prepend to a system prompt: facts (each with the date it was stated; superseded ones marked), conversation excerpts ' +
+        '(`[date] speaker: text`) and the weekly insight, each group in time order, within `tokenBudget`.',
+    }),
+    items: t.field({ type: [ContextItemRef], description: 'What `markdown` holds, item by item, best value first.', resolve: (c) => c.items }),
+    tokenBudget: t.exposeInt('tokenBudget', { description: 'The budget the block was packed to.' }),
+    tokensUsed: t.exposeInt('tokensUsed', { description: `Tokens of \`markdown\`, counted whole (${TOKENIZER}).` }),
+    tokenizer: t.exposeString('tokenizer', {
+      description: `How tokens are counted: ${TOKENIZER}, the tokenizer of OpenAI's GPT-4o, GPT-4.1 and GPT-5 (other models' counts differ a little).`,
+    }),
+    midTerm: t.field({
+      type: [MemoryRef],
+      description: 'The mid-term facts in the block, best first.',
+      deprecationReason: 'Use `items`: facts, turns and reflections are ranked in one list.',
+      resolve: (c) => c.midTerm,
+    }),
+    longTerm: t.field({
+      type: [MemoryRef],
+      description: 'The long-term facts in the block, best first.',
+      deprecationReason: 'Use `items`: facts, turns and reflections are ranked in one list.',
+      resolve: (c) => c.longTerm,
+    }),
     relevant: t.field({
       type: [MemoryRef],
-      description:
-        'Facts from earlier sessions (this one excluded) that match `query`, or the latest user turn without it, best first ' +
-        '(hybrid search; config context.relevant_k of them).',
+      description: 'Every fact in the block (superseded ones included), best first.',
       resolve: (c) => c.relevant,
     }),
     reflection: t.field({
       type: MemoryRef,
       nullable: true,
-      description: 'The latest weekly reflection, if there is one.',
+      description: 'The latest weekly reflection, if there is one (in `markdown` only when it won its place).',
       resolve: (c) => c.reflection,
-    }),
-    markdown: t.exposeString('markdown', {
-      description: 'The memories as a markdown block, ready to prepend to a system prompt (within `maxTokens` when given).',
     }),
   }),
 });
 
+const budgetRange = `${MIN_TOKEN_BUDGET} to ${MAX_TOKEN_BUDGET.toLocaleString('en-US').replace(',', ' ')}`;
+
 builder.queryFields((t) => ({
   context: t.field({
     type: ContextRef,
-    description: 'Builds the context for one of the user\'s sessions from that user\'s memory only. Retrieved memories count as accessed (their forgetting curve restarts).',
+    description:
+      'Builds the context for one of the user\'s sessions from that user\'s memory only. Facts, turns and reflections are ranked ' +
+      'together for the query (hybrid search) and fill the token budget best value per token first; a fact and the turn it came ' +
+      'from both go in only when there is room for both; turns of the short-term window are left out of the block. Without a ' +
+      'query the session\'s latest user turn is used; with an empty one, or no user turn, the block holds the most recent and ' +
+      'salient material. Facts in the block count as accessed (their forgetting curve restarts).',
     args: {
       ...spaceArgs(t),
       sessionId: t.arg.string({ required: true, description: 'The session.' }),
-      k: t.arg.int({ description: 'How many memories per layer (config context.k when omitted; 1 to 200).' }),
       query: t.arg.string({
-        description: 'What the next turn is about, to find relevant facts from earlier sessions (by default the latest user turn).',
+        description: 'What the next turn is about (up to 20 000 characters). Omitted: the session\'s latest user turn. Empty: a recency-based block.',
       }),
-      maxTokens: t.arg.int({
-        description: 'Token budget for `markdown` (about 4 characters a token; 1 to 1 000 000): lower-priority lines are left out.',
+      tokenBudget: t.arg.int({
+        description: `Size of \`markdown\` in tokens, counted with ${TOKENIZER} (${budgetRange}; config context.token_budget, 1 000 by default).`,
       }),
+      maxTokens: t.arg.int({ description: `The same as \`tokenBudget\` (${budgetRange}).`, deprecationReason: 'Use `tokenBudget`.' }),
+      k: t.arg.int({ description: 'No longer used (1 to 200): the token budget decides how much goes in.', deprecationReason: 'The token budget decides.' }),
     },
-    resolve: (_root, { sessionId, k, query, maxTokens, ...args }, context) =>
-      contextWithRuntime(context.runtime, readSpace(context, args), { sessionId, k, query, maxTokens }),
+    resolve: (_root, { sessionId, k, query, tokenBudget, maxTokens, ...args }, context) =>
+      contextWithRuntime(context.runtime, readSpace(context, args), { sessionId, k, query, tokenBudget, maxTokens }),
   }),
 }));

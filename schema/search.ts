@@ -15,7 +15,7 @@ const upper = <K extends string>(values: readonly K[], describe: Record<K, strin
     [V in K as Uppercase<V>]: { value: V; description: string };
   };
 
-const SearchKind = builder.enumType('SearchKind', {
+export const SearchKind = builder.enumType('SearchKind', {
   description: 'What a search hit is.',
   values: upper(SEARCH_KINDS, {
     fact: 'A fact (a memory of kind FACT).',

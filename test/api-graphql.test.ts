@@ -84,13 +84,17 @@ describe('GraphQL API over HTTP', () => {
   });
 
   it('builds the context of a session', async () => {
-    const { context } = await client.context({ sessionId: 's1', k: 3 });
+    const { context } = await client.context({ sessionId: 's1' });
     expect(context.shortTerm.map((t) => t.text)).toContain('I like JRPGs and my name is Alex');
-    expect(context.midTerm.length).toBeLessThanOrEqual(3);
-    expect(context.midTerm[0]?.content).toBe('User owns a cat named Miso');
-    expect(context.markdown).toContain('- User owns a cat named Miso');
+    expect(context).toMatchObject({ query: 'I love tea', tokenBudget: 1000, tokenizer: 'o200k_base' });
+    expect(context.tokensUsed).toBeLessThanOrEqual(1000);
+    expect(context.markdown).toMatch(/^- User owns a cat named Miso \(stated \d{4}-\d{2}-\d{2}\)$/m);
+    // Nothing about tea was said before this session: the cat fills the space as salient memory.
+    const miso = context.items.find((i) => i.text === 'User owns a cat named Miso')!;
+    expect(miso).toMatchObject({ kind: 'FACT', reason: 'RECENCY' });
+    expect(context.relevant.map((m) => m.id)).toContain(miso.id);
     // Retrieval counts as access (D6).
-    expect((await client.memory({ id: context.midTerm[0]!.id })).memory?.accessCount).toBeGreaterThan(0);
+    expect((await client.memory({ id: miso.id })).memory?.accessCount).toBeGreaterThan(0);
   });
 
   it('updates, confirms, corrects and explains memories', async () => {

@@ -83,7 +83,8 @@ describe('search', () => {
   it('context takes a query for relevant facts from earlier sessions', async () => {
     const { context } = await client.context({ sessionId: 'work', query: 'what is the cat called?' });
     expect(context.relevant.map((m) => m.content).join(' ')).toMatch(/Miso/);
-    const bounded = (await client.context({ sessionId: 'work', query: 'cat', maxTokens: 1 })).context;
-    expect(bounded.markdown).toBe('');
+    const bounded = (await client.context({ sessionId: 'work', query: 'cat', tokenBudget: 50 })).context;
+    expect(bounded.tokensUsed).toBeLessThanOrEqual(50);
+    expect(bounded.markdown).toMatch(/Miso/);
   });
 });

@@ -91,6 +91,34 @@ describe('benchmarks', () => {
     expect(Object.keys(result.fitted.weights)).toContain('windowCoverage');
   });
 
+  it('bench:context reports evidence-in-context and tokens per budget and category, beside packed search turns', { timeout: 120_000 }, async () => {
+    const result = await bench('context.ts', '--budgets', '50,2000', conversation());
+    expect(result).toMatchObject({ questions: 4, budgets: [50, 2000], tokenizer: 'o200k_base' });
+    expect(result.systems.map((s: { system: string }) => s.system)).toEqual(['context', 'search turns packed']);
+    for (const system of result.systems) {
+      for (const budget of ['50', '2000']) {
+        const { all, byCategory, byConversation } = system.budgets[budget];
+        expect(all.n).toBe(4);
+        expect(all.tokens).toBeGreaterThan(0);
+        expect(all.tokens).toBeLessThanOrEqual(Number(budget));
+        expect(all.any).toBeGreaterThanOrEqual(all.recall);
+        expect(Object.keys(byCategory).sort()).toEqual(['1', '2', '4']);
+        expect(byConversation['conv-tiny'].n).toBe(4);
+      }
+      // The whole conversation fits in 2,000 tokens: every evidence turn is in, whichever way it is packed.
+      expect(system.budgets['2000'].all.recall).toBe(1);
+      expect(system.budgets['2000'].all.tokens).toBeGreaterThan(system.budgets['50'].all.tokens);
+    }
+    expect(result.systems[0].budgets['50'].latencyMs.p95).toBeGreaterThanOrEqual(result.systems[0].budgets['50'].latencyMs.p50);
+  });
+
+  it('bench:context --fit reports each conversation packed with values fitted on the others', { timeout: 120_000 }, async () => {
+    const result = await bench('context.ts', '--budgets', '50,100', '--fit', conversation('conv-a'), conversation('conv-b'));
+    expect(result.fit.conversations.map((c: { name: string }) => c.name)).toEqual(['conv-a', 'conv-b']);
+    for (const c of result.fit.conversations) expect(Object.keys(c.heldOut)).toEqual(['50', '100']);
+    expect(Object.keys(result.fit.fitted.tuning)).toContain('decay');
+  });
+
   it('bench:extract reports observation coverage and throughput', { timeout: 120_000 }, async () => {
     const result = await bench('extract.ts', conversation());
     expect(result.overall).toMatchObject({ turns: 5, observations: 3 });

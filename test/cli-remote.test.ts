@@ -67,9 +67,9 @@ describe('embedded and --url give the same JSON', () => {
     const bySpeaker = await same('search', 'Lisbon Alice', '--kinds', 'turn', '--speakers', 'Nobody', '--status', 'active');
     expect(bySpeaker).toEqual([]);
     const full = await same('get-context', '--session', 's2', '--query', 'pottery');
-    const cut = await same('get-context', '--session', 's2', '--query', 'pottery', '--max-tokens', '10');
+    const cut = await same('get-context', '--session', 's2', '--query', 'pottery', '--token-budget', '50');
     expect(cut.markdown.length).toBeLessThan(full.markdown.length);
-    expect(cut.markdown.length).toBeLessThanOrEqual(40);
+    expect(cut.tokensUsed).toBeLessThanOrEqual(50);
     await same('sessions');
     await same('session', 's1');
     await same('entities');

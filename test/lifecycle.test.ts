@@ -233,6 +233,6 @@ describe('context', () => {
     expect(context.relevant.map((m) => m.content)).toContain('Ana likes pottery');
     expect(context.midTerm.map((m) => m.content)).toContain('Ana likes pottery');
     expect(context.markdown.match(/Ana likes pottery/g)).toHaveLength(1);
-    expect(context.markdown).toMatch(/## From earlier conversations\n(- .*\n)*- Ana likes pottery/);
+    expect(context.markdown).toMatch(/^## Facts\n(- .*\n)*- Ana likes pottery \(stated /);
   });
 });

@@ -1,5 +1,5 @@
-// getContext with hybrid search: facts from earlier sessions relevant to the query or to the
-// latest user turn (the current session excluded), access counting, and the token budget.
+// getContext in the core: one ranked list of facts and turns for the query or the latest user turn
+// (the short-term window left out of the block), access counting, and the token budget.
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { closeStore } from '../server/db/open.ts';
-import { estimateTokens, getContext } from '../server/core/context.ts';
+import { getContext } from '../server/core/context.ts';
+import { countTokens } from '../server/core/token-count.ts';
 import { getMemory, remember } from '../server/core/memories.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
@@ -21,19 +22,21 @@ async function setup() {
 }
 
 describe('context with relevant facts', () => {
-  it('brings facts from earlier sessions that match the latest user turn, never the current one', async () => {
+  it('ranks for the latest user turn: earlier facts first, the window\'s own turns left out of the block', async () => {
     const { store, say, advanceDays } = await setup();
     const earlier = await say('s1', 'I love hiking in the Dolomites.');
     advanceDays(2);
     const current = await say('s2', 'I am planning a hiking trip for next summer.');
     const earlierFacts = earlier.extracted.map((e) => e.memory.id);
-    const currentFacts = current.extracted.map((e) => e.memory.id);
     expect(earlierFacts.length).toBeGreaterThan(0);
     const context = getContext(store, DEFAULT_SPACE, { sessionId: 's2' });
+    expect(context.query).toBe('I am planning a hiking trip for next summer.');
     const relevant = context.relevant.map((m) => m.id);
-    expect(relevant).toEqual(expect.arrayContaining(earlierFacts));
-    expect(relevant.some((id) => currentFacts.includes(id))).toBe(false);
-    expect(context.markdown).toContain('## From earlier conversations');
+    expect(relevant.slice(0, earlierFacts.length).sort()).toEqual([...earlierFacts].sort());
+    // The current turn is in the short-term window, so not in the block; its earlier counterpart is.
+    expect(context.items.some((i) => i.kind === 'turn' && i.id === current.turn.id)).toBe(false);
+    expect(context.items.some((i) => i.kind === 'turn' && i.id === earlier.turn.id)).toBe(true);
+    expect(context.markdown).toContain('## Facts');
     expect(context.markdown).toMatch(/Dolomites/);
   });
 
@@ -42,7 +45,7 @@ describe('context with relevant facts', () => {
     const tea = remember(store, DEFAULT_SPACE, { content: 'Sam drinks green tea every morning' }).memory;
     const bike = remember(store, DEFAULT_SPACE, { content: 'Sam rides a red bicycle to work' }).memory;
     await say('s9', 'What should I cook tonight?');
-    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's9', query: 'which tea does Sam like', k: 1 });
+    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's9', query: 'which tea does Sam like' });
     // Both name Sam; the one about tea ranks first.
     expect(context.relevant.map((m) => m.id).slice(0, 2)).toEqual([tea.id, bike.id]);
     // Recorded just after the read, on the next tick, in one write for all of them.
@@ -76,23 +79,35 @@ describe('context with relevant facts', () => {
     closeStore(reopened);
   });
 
-  it('keeps markdown within a token budget, relevant facts first', async () => {
+  it('packs the block to the token budget, counted whole, and refuses a budget out of range', async () => {
     const { store } = await setup();
     for (let i = 0; i < 30; i++) remember(store, DEFAULT_SPACE, { content: `Sam collected vintage stamp number ${i} from a market in Lisbon`, importance: i / 30 });
-    const full = getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon' });
-    const small = getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', maxTokens: 60 });
-    expect(estimateTokens(full.markdown)).toBeGreaterThan(60);
-    expect(estimateTokens(small.markdown)).toBeLessThanOrEqual(60);
-    expect(small.markdown.startsWith('## From earlier conversations')).toBe(true);
-    expect(small.relevant.length).toBe(full.relevant.length); // the budget trims the block, not the data
-    expect(() => getContext(store, DEFAULT_SPACE, { sessionId: 'new', maxTokens: 0 })).toThrowError(/maxTokens/);
+    const full = getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', tokenBudget: 2_000 });
+    const small = getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', tokenBudget: 300 });
+    expect(full.tokensUsed).toBe(countTokens(full.markdown));
+    expect(full.items.length).toBe(30);
+    expect(small.tokensUsed).toBe(countTokens(small.markdown));
+    expect(small.tokensUsed).toBeLessThanOrEqual(300);
+    expect(small.tokensUsed).toBeGreaterThanOrEqual(270);
+    expect(small.items.length).toBeLessThan(30);
+    expect(small.markdown.startsWith('## Facts\n- Sam collected vintage stamp')).toBe(true);
+    expect(small.items.reduce((sum, i) => sum + i.tokens, 0)).toBeLessThanOrEqual(300);
+    for (const [input, field] of [[{ tokenBudget: 49 }, 'tokenBudget'], [{ tokenBudget: 32_001 }, 'tokenBudget'], [{ maxTokens: 0 }, 'maxTokens'], [{ tokenBudget: 100, maxTokens: 200 }, 'maxTokens']] as const) {
+      expect(() => getContext(store, DEFAULT_SPACE, { sessionId: 'new', ...input })).toThrowError(new RegExp(`^${field}:`));
+    }
+    // The deprecated alias still works, with the same meaning.
+    expect(getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', maxTokens: 300 }).markdown).toBe(small.markdown);
   });
 
-  it('has no relevant section without a user turn or query', async () => {
-    const { store } = await setup();
+  it('without a user turn or query, builds the block from recent and salient memory', async () => {
+    const { store, say } = await setup();
     remember(store, DEFAULT_SPACE, { content: 'Sam likes jazz' });
+    await say('s0', 'We talked about the weather.');
     const context = getContext(store, DEFAULT_SPACE, { sessionId: 'empty' });
-    expect(context.relevant).toEqual([]);
-    expect(context.markdown).not.toContain('From earlier conversations');
+    expect(context.query).toBeNull();
+    expect(context.markdown).toContain('- Sam likes jazz (stated ');
+    expect(context.markdown).toMatch(/\[\d{4}-\d{2}-\d{2}\] Sam: We talked about the weather\./);
+    // An empty query asks for the same, even in a session with a user turn.
+    expect(getContext(store, DEFAULT_SPACE, { sessionId: 's0', query: '  ' }).query).toBeNull();
   });
 });

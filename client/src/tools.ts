@@ -69,19 +69,23 @@ export const TOOLS: ToolDefinition[] = [
     name: 'get_context',
     title: 'Get context',
     description:
-      'The memory to keep in mind for the next reply, as a markdown block: relevant facts from earlier conversations, long-term memory, the ' +
-      'latest weekly insight. Call it at the start of a conversation or topic, with what the user is asking about as the query.',
+      'The memory to keep in mind for the next reply, as a markdown block: the facts, past conversation excerpts and weekly insight most ' +
+      'relevant to the query, each dated, packed into the token budget. Call it at the start of a conversation or topic, with what the ' +
+      'user is asking about as the query.',
     input: {
-      query: z.string().max(20_000).optional().describe('What the next reply is about (by default the latest user turn of the session).'),
+      query: z.string().max(20_000).optional().describe('What the next reply is about (by default the latest user turn of the session; empty: the most recent memory).'),
       session_id: z.string().min(1).max(200).optional().describe('The current conversation, if turns are logged with add_turn.'),
-      token_budget: z.number().int().min(50).max(32_000).optional().describe('Largest size of the block in tokens (about 4 characters each).'),
+      token_budget: z.number().int().min(50).max(32_000).optional().describe('Size of the block in tokens (o200k_base; default 1000).'),
     },
-    output: { markdown: z.string(), facts: z.number().int() },
+    output: { markdown: z.string(), facts: z.number().int(), turns: z.number().int(), tokens_used: z.number().int() },
     annotations: reads,
     async run(sdk, args) {
-      const { context } = await sdk.context({ sessionId: args.session_id ?? 'mcp', query: args.query, maxTokens: args.token_budget });
-      const facts = context.relevant.length + context.longTerm.length + context.midTerm.length;
-      return { text: context.markdown || 'Memory holds nothing relevant yet.', structured: { markdown: context.markdown, facts } };
+      const { context } = await sdk.context({ sessionId: args.session_id ?? 'mcp', query: args.query, tokenBudget: args.token_budget });
+      const count = (kind: string) => context.items.filter((i) => i.kind === kind).length;
+      return {
+        text: context.markdown || 'Memory holds nothing relevant yet.',
+        structured: { markdown: context.markdown, facts: count('FACT'), turns: count('TURN'), tokens_used: context.tokensUsed },
+      };
     },
   }),
   tool({

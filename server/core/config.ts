@@ -111,8 +111,11 @@ export const configSchema = z.strictObject({
   }),
   worker: section({ concurrency: positiveInt.max(32).default(2) }),
   context: section({
+    /** Tokens (o200k_base) of the context block when a request names no budget. */
+    token_budget: z.number().int().min(50).max(32_000).default(1_000),
+    /** Deprecated, no longer used: context is packed to a token budget (kept so stored configs still load). */
     k: positiveInt.default(20),
-    /** Facts from earlier sessions found by hybrid search on the query (or latest user turn). */
+    /** Deprecated, no longer used (as `k`). */
     relevant_k: z.number().int().min(0).max(100).default(5),
     exclude_pii: z.boolean().default(false),
   }),

@@ -1,103 +1,348 @@
-// Context for the next model call: the short-term window, top mid-term memories by score,
-// long-term hints, facts from earlier sessions relevant to the query (or to the latest user
-// turn), the latest reflection, and a markdown block ready to prepend to a system prompt.
+// Context for the next model call (D16): the short-term window of the session, and one markdown
+// block packed from a single ranked list of facts, turns and reflections. Search ranks them for
+// the query (or the session's latest user turn); with neither, recency and salience do. The list
+// fills the token budget best value per token first (context-pack.ts), and every item carries
+// its date.
+import { inArray } from 'drizzle-orm';
 import { z } from 'zod';
+import { memories as memoriesTable } from '../../drizzle/schema.ts';
 import { noteAccess } from './access.ts';
+import { DAY_MS } from './clock.ts';
+import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning } from './context-pack.ts';
+import { detectPii } from './extraction/pii.ts';
 import { topMemories } from './memory-list.ts';
 import type { MemoryRow } from './memories.ts';
 import { latestReflection } from './reflection.ts';
-import { search } from './search/search.ts';
-import type { Space } from './space.ts';
-import type { Store } from './store.ts';
+import { search, type SearchOptions } from './search/search.ts';
+import { spaceClause, visibleIn, type Space } from './space.ts';
+import { prepared, type Store } from './store.ts';
+import { countTokens, TOKENIZER } from './token-count.ts';
 import { shortTermWindow, type TurnRow } from './turns.ts';
 import { parseInput } from './validation.ts';
 
-export const contextSchema = z.object({
-  sessionId: z.string().trim().min(1, 'must not be empty'),
-  k: z.number().int().min(1).max(200).nullish(),
-  /** What the next turn is about; by default the latest user turn of the session. */
-  query: z.string().max(20_000).nullish(),
-  /** Budget for `markdown` in tokens (about 4 characters each); lower-priority lines are dropped. */
-  maxTokens: z.number().int().min(1).max(1_000_000).nullish(),
-});
+export { TOKENIZER } from './token-count.ts';
+
+export const MIN_TOKEN_BUDGET = 50;
+export const MAX_TOKEN_BUDGET = 32_000;
+
+const budget = z.number().int().min(MIN_TOKEN_BUDGET, `must be at least ${MIN_TOKEN_BUDGET}`).max(MAX_TOKEN_BUDGET, `must be at most ${MAX_TOKEN_BUDGET}`);
+
+export const contextSchema = z
+  .object({
+    sessionId: z.string().trim().min(1, 'must not be empty'),
+    /** Deprecated: memories per layer before context was packed to a budget. Checked, not used. */
+    k: z.number().int().min(1).max(200).nullish(),
+    /** What the next turn is about; omitted: the session's latest user turn; empty: recency. */
+    query: z.string().max(20_000).nullish(),
+    /** Size of `markdown` in tokens (o200k_base), 50 to 32 000; config context.token_budget by default. */
+    tokenBudget: budget.nullish(),
+    /** Deprecated alias of tokenBudget. */
+    maxTokens: budget.nullish(),
+  })
+  .refine((v) => v.tokenBudget == null || v.maxTokens == null || v.tokenBudget === v.maxTokens, {
+    message: 'give tokenBudget or its deprecated alias maxTokens, not both',
+    path: ['maxTokens'],
+  });
 export type ContextInput = z.input<typeof contextSchema>;
+
+export type ContextItem = {
+  kind: Candidate['kind'];
+  /** The memory id (facts, reflections: what `explain` takes) or the turn id. */
+  id: number;
+  /** The memory's content or the turn's text. */
+  text: string;
+  /** The line as written in `markdown`, with its date. */
+  line: string;
+  /** The date shown: when a fact was stated (its first source turn), a turn's time, a reflection's. */
+  at: number;
+  /** For a fact: when what it says happened or began (memories.event_at). */
+  eventAt: number | null;
+  /** For a superseded fact: when the fact that replaced it took effect. */
+  supersededAt: number | null;
+  /** Tokens of the line (o200k_base). */
+  tokens: number;
+  /** Value for the query that won its place (relative; higher is better). */
+  value: number;
+  /** `query` when search found it for the query; `recency` when it is there as recent or salient material (all of a block without a query). */
+  reason: 'query' | 'recency';
+  sessionId: string | null;
+  memory: MemoryRow | null;
+  turn: TurnRow | null;
+  /** For a memory: the turns it came from, oldest first. */
+  sourceTurnIds: number[];
+};
 
 export type Context = {
   sessionId: string;
+  /** The text the block was ranked for: the query, or the session's latest user turn; null: recency. */
+  query: string | null;
+  tokenBudget: number;
+  /** Tokens of `markdown`, counted whole. */
+  tokensUsed: number;
+  tokenizer: string;
+  /** What the block holds, best value first. */
+  items: ContextItem[];
   shortTerm: TurnRow[];
+  /** Facts in the block, by layer (best first). */
   midTerm: MemoryRow[];
   longTerm: MemoryRow[];
-  /** Facts from earlier sessions (this one excluded) that match the query, best first. */
+  /** Every fact in the block, best first. */
   relevant: MemoryRow[];
-  /** The latest weekly reflection, if any. */
+  /** The latest weekly reflection, if any (in the block only when it won its place). */
   reflection: MemoryRow | null;
   markdown: string;
 };
 
-const isHidden = (store: Store, memory: MemoryRow) => store.config.context.exclude_pii && memory.tags.includes('pii');
+export type ContextOptions = Pick<SearchOptions, 'queryVector'> & { tuning?: Partial<PackTuning> };
 
-/** A rough token count (4 characters a token) — enough to keep a prompt under a budget. */
-export const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+/** At most this many turns from search (its own limit). */
+const SEARCH_LIMIT = 200;
+/** Archived facts a newer one replaced, found for the query: history the block may show, marked. */
+const SUPERSEDED_LIMIT = 20;
 
-/**
- * Sections in order of priority when a budget applies: relevant facts, then long-term, then the
- * reflection, then mid-term. Each section keeps its best lines first; the block reads in a fixed order.
- */
-function renderMarkdown(context: Omit<Context, 'markdown'>, maxTokens: number | null) {
-  const written = new Set<number>();
-  const sections = [
-    { order: 1, priority: 0, title: 'From earlier conversations', memories: context.relevant, bullets: true },
-    { order: 0, priority: 1, title: 'Long-term memory', memories: context.longTerm, bullets: true },
-    { order: 3, priority: 2, title: 'Weekly insight', memories: context.reflection ? [context.reflection] : [], bullets: false },
-    { order: 2, priority: 3, title: 'Relevant memory', memories: context.midTerm, bullets: true },
-  ].map((section) => {
-    // A memory is written once, in the most important section that has it.
-    const fresh = section.memories.filter((m) => !written.has(m.id));
-    for (const m of fresh) written.add(m.id);
-    const items = fresh.map((m) => (section.bullets ? `- ${m.content}` : m.content));
-    return { ...section, items };
-  });
-  let budget = maxTokens ?? Infinity;
-  const kept = new Map<number, string[]>();
-  for (const section of sections) {
-    const lines: string[] = [];
-    for (const item of section.items) {
-      // The heading costs its tokens with the section's first line.
-      const cost = estimateTokens(item) + 1 + (lines.length === 0 ? estimateTokens(`## ${section.title}`) + 2 : 0);
-      if (cost > budget) break;
-      budget -= cost;
-      lines.push(item);
-    }
-    if (lines.length > 0) kept.set(section.order, [`## ${section.title}`, ...lines, '']);
-  }
-  return [...kept].sort((a, b) => a[0] - b[0]).flatMap(([, lines]) => lines).join('\n').trim();
-}
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
-/** The latest user turn's text, the default query for relevant facts. */
+/** A candidate with the rows behind it. */
+type Source = { candidate: Candidate; memory: MemoryRow | null; turn: TurnRow | null; eventAt: number | null; supersededAt: number | null };
+
+/** The latest user turn's text, the default query. */
 function latestUserText(shortTerm: TurnRow[]): string | null {
   for (let i = shortTerm.length - 1; i >= 0; i--) if (shortTerm[i]!.role === 'user') return shortTerm[i]!.text;
   return null;
 }
 
-export function getContext(store: Store, space: Space, input: ContextInput, options: { queryVector?: Float32Array | null } = {}): Context {
-  const { sessionId, k, query, maxTokens } = parseInput(contextSchema, input);
-  const limit = k ?? store.config.context.k;
-  const visible = (rows: MemoryRow[]) => rows.filter((m) => !isHidden(store, m)).slice(0, limit);
-  // Over-fetch so that pii filtering still leaves k rows where it can.
-  const midTerm = visible(topMemories(store, space, 'mid', limit * 2));
-  const longTerm = visible(topMemories(store, space, 'long', limit * 2).filter((m) => m.kind === 'fact'));
-  const reflection = latestReflection(store, space) ?? null;
-  const shortTerm = shortTermWindow(store, space, sessionId);
-  const text = query?.trim() ? query : latestUserText(shortTerm);
-  const relevantK = store.config.context.relevant_k;
-  const relevant = text && relevantK > 0
-    ? search(store, space, { query: text, kinds: ['fact'], excludeSessionId: sessionId, limit: relevantK * 2 }, options)
-        .hits.map((h) => h.memory!)
-        .filter((m) => !isHidden(store, m))
-        .slice(0, relevantK)
-    : [];
-  // Everything handed out counts as accessed (D6), written just after this read.
-  noteAccess(store, new Set([...midTerm, ...longTerm, ...relevant].map((m) => m.id)));
-  const context = { sessionId, shortTerm, midTerm, longTerm, relevant, reflection };
-  return { ...context, markdown: renderMarkdown(context, maxTokens ?? null) };
+/** What `context` ranks for: the query; when it is omitted, the session's latest user turn; blank: nothing (recency). */
+export function contextQueryText(query: string | null | undefined, latestUserTurn: () => string | null): string | null {
+  if (query != null) return query.trim() ? query : null;
+  const text = latestUserTurn();
+  return text?.trim() ? text : null;
 }
+
+export function getContext(store: Store, space: Space, input: ContextInput, options: ContextOptions = {}): Context {
+  const parsed = parseInput(contextSchema, input);
+  const tokenBudget = parsed.tokenBudget ?? parsed.maxTokens ?? store.config.context.token_budget;
+  const shortTerm = shortTermWindow(store, space, parsed.sessionId);
+  const query = contextQueryText(parsed.query, () => latestUserText(shortTerm));
+  const window = new Set(shortTerm.map((t) => t.id));
+  const sources = collectCandidates(store, space, { query, tokenBudget, window }, options);
+  const tuning = { ...DEFAULT_PACK_TUNING, ...options.tuning };
+  const packed = pack(sources.map((s) => s.candidate), tokenBudget, tuning, window);
+  const byKey = new Map(sources.map((s) => [`${s.candidate.kind}${s.candidate.id}`, s]));
+  const items: ContextItem[] = packed.items.map(({ candidate, tokens, value }) => {
+    const source = byKey.get(`${candidate.kind}${candidate.id}`)!;
+    return {
+      kind: candidate.kind,
+      id: candidate.id,
+      text: source.memory?.content ?? source.turn!.text,
+      line: candidate.line,
+      at: candidate.at,
+      eventAt: source.eventAt,
+      supersededAt: source.supersededAt,
+      tokens,
+      value,
+      reason: query && candidate.tier === 'query' ? 'query' : 'recency',
+      sessionId: source.memory?.sessionId ?? source.turn?.sessionId ?? null,
+      memory: source.memory,
+      turn: source.turn,
+      sourceTurnIds: candidate.sourceTurnIds,
+    };
+  });
+  const facts = items.flatMap((i) => (i.kind === 'fact' && i.memory ? [i.memory] : []));
+  // What the block hands out counts as accessed (D6), written just after this read.
+  noteAccess(store, items.flatMap((i) => (i.memory && i.memory.status === 'active' ? [i.memory.id] : [])));
+  return {
+    sessionId: parsed.sessionId,
+    query,
+    tokenBudget,
+    tokensUsed: packed.tokensUsed,
+    tokenizer: TOKENIZER,
+    items,
+    shortTerm,
+    midTerm: facts.filter((m) => m.layer === 'mid' && m.status === 'active'),
+    longTerm: facts.filter((m) => m.layer === 'long' && m.status === 'active'),
+    relevant: facts,
+    reflection: latestReflection(store, space) ?? null,
+    markdown: packed.markdown,
+  };
+}
+
+/**
+ * The one candidate list: for a query, the facts, reflections and turns search finds (each
+ * valued by its rank among its kind), facts drawn from the turns found, and superseded facts the
+ * query matches; then, for any query or none, recent turns, salient facts and the latest
+ * reflection as a lower tier that fills what space is left. Turns in the short-term window are
+ * left out (the caller shows them); `pii` is left out when config says so.
+ */
+export function collectCandidates(
+  store: Store,
+  space: Space,
+  args: { query: string | null; tokenBudget: number; window: ReadonlySet<number> },
+  options: Pick<SearchOptions, 'queryVector'> = {},
+): Source[] {
+  const { query, tokenBudget, window } = args;
+  const hidePii = store.config.context.exclude_pii;
+  const memoryOk = (m: MemoryRow) => !(hidePii && m.tags.includes('pii'));
+  const turnOk = (t: TurnRow) => !window.has(t.id) && !(hidePii && detectPii(t.text).length > 0);
+  const out = new Map<string, Source>();
+  const memories: Found['memories'] = new Map();
+  const turns: Found['turns'] = new Map();
+
+  if (query) {
+    // Two searches, so that each kind gets its share of candidates whatever the other finds:
+    // turns (ranked by the turn ranker), then facts and reflections.
+    const turnHits = search(store, space, { query, kinds: ['turn'], limit: clamp(Math.ceil(tokenBudget / 15), 30, SEARCH_LIMIT) }, options).hits;
+    turnHits.forEach((hit, i) => hit.turn && turnOk(hit.turn) && turns.set(hit.id, { turn: hit.turn, rank: i + 1, tier: 'query' }));
+    const memoryHits = search(store, space, { query, kinds: ['fact', 'reflection'], limit: clamp(Math.ceil(tokenBudget / 20), 20, 100) }, options).hits;
+    const rankOf = { fact: 0, reflection: 0 };
+    for (const hit of memoryHits) {
+      if (hit.memory && memoryOk(hit.memory)) memories.set(hit.id, { memory: hit.memory, rank: ++rankOf[hit.memory.kind], projected: null, tier: 'query', supersededAt: null });
+    }
+    // History: facts a newer one replaced, when the query names them, ranked among themselves
+    // (their value is the superseded weight times a current fact's of the same rank).
+    const archived = search(store, space, { query, kinds: ['fact'], status: 'archived', limit: SUPERSEDED_LIMIT }).hits;
+    const replaced = supersededOn(store, archived.map((h) => h.id));
+    let replacedRank = 0;
+    for (const hit of archived) {
+      if (hit.memory && replaced.has(hit.id) && memoryOk(hit.memory)) {
+        memories.set(hit.id, { memory: hit.memory, rank: ++replacedRank, projected: null, tier: 'query', supersededAt: replaced.get(hit.id)! });
+      }
+    }
+    // Facts drawn from the turns found, valued by their turn's rank (a short, dated form of it).
+    const turnRank = new Map([...turns].map(([id, t]) => [id, t.rank]));
+    const drawn = new Map<number, number>();
+    for (const { memoryId, turnId } of factsFromTurns(store, [...turnRank.keys()])) {
+      const rank = turnRank.get(turnId)!;
+      drawn.set(memoryId, Math.min(drawn.get(memoryId) ?? rank, rank));
+    }
+    const unread = [...drawn.keys()].filter((id) => !memories.has(id));
+    const rows = unread.length ? store.db.select().from(memoriesTable).where(inArray(memoriesTable.id, unread)).all() : [];
+    for (const row of rows) if (visibleIn(space, row) && memoryOk(row)) memories.set(row.id, { memory: row, rank: null, projected: null, tier: 'query', supersededAt: null });
+    for (const [id, rank] of drawn) {
+      const known = memories.get(id);
+      if (known) known.projected = rank;
+    }
+  }
+
+  // The fill tier (recent and salient material for the space that query hits leave), and with no
+  // query the whole list: newest turns, most salient facts, the latest reflection.
+  const found = [...turns.values()].reduce((sum, t) => sum + t.turn.text.length, 0) + [...memories.values()].reduce((sum, m) => sum + m.memory.content.length, 0);
+  if (!query || found / 4 < tokenBudget * 1.5) addFill(store, space, { query, tokenBudget, window, turnOk, memoryOk, turns, memories });
+
+  const ids = [...memories.keys()];
+  const provenance = sourcesOf(store, ids);
+  for (const [id, m] of memories) {
+    const source = provenance.get(id);
+    const memory = m.memory;
+    // The date a fact was stated: its first source turn's; a fact remembered explicitly, when it was saved.
+    const stated = source?.firstAt ?? memory.createdAt;
+    const supersededAt = m.supersededAt;
+    const line = memory.kind === 'reflection' ? `[${day(memory.createdAt)}] ${oneLine(memory.content)}` : `- ${oneLine(memory.content)} (${factDates(stated, memory.eventAt, supersededAt)})`;
+    out.set(`m${id}`, {
+      candidate: {
+        kind: memory.kind, id, line, at: memory.kind === 'reflection' ? memory.createdAt : stated, rank: m.rank, projected: m.projected, tier: m.tier, superseded: supersededAt !== null,
+        sourceTurnIds: source?.turnIds ?? [],
+      },
+      memory, turn: null, eventAt: memory.kind === 'fact' ? memory.eventAt : null, supersededAt,
+    });
+  }
+  for (const [id, t] of turns) {
+    const line = `[${day(t.turn.at)}] ${t.turn.name ?? t.turn.role}: ${oneLine(t.turn.text)}`;
+    out.set(`t${id}`, {
+      candidate: { kind: 'turn', id, line, at: t.turn.at, rank: t.rank, projected: null, tier: t.tier, superseded: false, sourceTurnIds: [] },
+      memory: null, turn: t.turn, eventAt: null, supersededAt: null,
+    });
+  }
+  return [...out.values()];
+}
+
+type Found = {
+  turns: Map<number, { turn: TurnRow; rank: number; tier: Candidate['tier'] }>;
+  memories: Map<number, { memory: MemoryRow; rank: number | null; projected: number | null; tier: Candidate['tier']; supersededAt: number | null }>;
+};
+
+function addFill(
+  store: Store,
+  space: Space,
+  args: Found & { query: string | null; tokenBudget: number; window: ReadonlySet<number>; turnOk: (t: TurnRow) => boolean; memoryOk: (m: MemoryRow) => boolean },
+) {
+  const { query, tokenBudget, window, turnOk, memoryOk, turns, memories } = args;
+  const tier: Candidate['tier'] = query ? 'fill' : 'query';
+  const fillTurns = Math.min(1_000, Math.ceil(tokenBudget / 6));
+  recentTurns(store, space, fillTurns + window.size)
+    .filter(turnOk)
+    .slice(0, fillTurns)
+    .forEach((turn, i) => turns.has(turn.id) || turns.set(turn.id, { turn, rank: i + 1, tier }));
+  const fillFacts = Math.min(500, Math.ceil(tokenBudget / 8));
+  [...topMemories(store, space, 'long', fillFacts), ...topMemories(store, space, 'mid', fillFacts)]
+    .filter((m) => m.kind === 'fact' && memoryOk(m))
+    .sort((a, b) => b.score - a.score || b.id - a.id)
+    .slice(0, fillFacts)
+    .forEach((memory, i) => memories.has(memory.id) || memories.set(memory.id, { memory, rank: i + 1, projected: null, tier, supersededAt: null }));
+  const reflection = latestReflection(store, space);
+  if (reflection && memoryOk(reflection) && !memories.has(reflection.id)) memories.set(reflection.id, { memory: reflection, rank: 1, projected: null, tier, supersededAt: null });
+}
+
+const clamp = (n: number, low: number, high: number) => Math.max(low, Math.min(high, n));
+
+/** "stated 2023-05-08", with the day it is about when another ("about 2023-05-07"), and when it was superseded. */
+function factDates(stated: number, eventAt: number, supersededAt: number | null): string {
+  const parts = [`stated ${day(stated)}`];
+  if (Math.abs(eventAt - stated) >= DAY_MS && day(eventAt) !== day(stated)) parts.push(`about ${day(eventAt)}`);
+  if (supersededAt !== null) parts.push(`superseded ${day(supersededAt)}`);
+  return parts.join(', ');
+}
+
+function recentTurns(store: Store, space: Space, limit: number): TurnRow[] {
+  const where = spaceClause(space, 't');
+  return prepared(store, 'context.recentTurns', () =>
+    store.sqlite.prepare(
+      `select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.role as role, t.name as name, t.text as text, t.at as at,
+         t.created_at as createdAt, t.enriched_at as enrichedAt
+       from turns t where ${where.sql} order by t.at desc, t.id desc limit ?`,
+    ),
+  ).all(...where.params, limit) as TurnRow[];
+}
+
+/** Active facts extracted from these turns. */
+function factsFromTurns(store: Store, turnIds: number[]): { memoryId: number; turnId: number }[] {
+  if (turnIds.length === 0) return [];
+  return prepared(store, 'context.factsFromTurns', () =>
+    store.sqlite.prepare(
+      `select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s join memories m on m.id = s.memory_id
+       where s.turn_id in (select value from json_each(?)) and m.status = 'active' and m.kind = 'fact'`,
+    ),
+  ).all(JSON.stringify(turnIds)) as { memoryId: number; turnId: number }[];
+}
+
+/** Each memory's source turns (oldest first) and the time of the first. */
+function sourcesOf(store: Store, memoryIds: number[]): Map<number, { turnIds: number[]; firstAt: number }> {
+  const out = new Map<number, { turnIds: number[]; firstAt: number }>();
+  if (memoryIds.length === 0) return out;
+  const rows = prepared(store, 'context.sources', () =>
+    store.sqlite.prepare(
+      `select s.memory_id as memoryId, s.turn_id as turnId, t.at as at from memory_sources s join turns t on t.id = s.turn_id
+       where s.memory_id in (select value from json_each(?)) order by t.at, t.id`,
+    ),
+  ).all(JSON.stringify(memoryIds)) as { memoryId: number; turnId: number; at: number }[];
+  for (const row of rows) {
+    const entry = out.get(row.memoryId);
+    if (entry) entry.turnIds.push(row.turnId);
+    else out.set(row.memoryId, { turnIds: [row.turnId], firstAt: row.at });
+  }
+  return out;
+}
+
+/** For superseded memories: when the (earliest) fact that replaced each took effect. */
+function supersededOn(store: Store, memoryIds: number[]): Map<number, number> {
+  if (memoryIds.length === 0) return new Map();
+  const rows = prepared(store, 'context.supersededOn', () =>
+    store.sqlite.prepare(
+      `select r.to_id as id, min(n.event_at) as at from memory_relations r join memories n on n.id = r.from_id
+       where r.kind = 'supersedes' and r.to_id in (select value from json_each(?)) group by r.to_id`,
+    ),
+  ).all(JSON.stringify(memoryIds)) as { id: number; at: number }[];
+  return new Map(rows.map((r) => [r.id, r.at]));
+}
+
+export { countTokens };

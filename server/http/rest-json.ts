@@ -40,11 +40,28 @@ export const memoryJson = (m: MemoryRow) => ({
 
 export const contextJson = (c: Context) => ({
   session_id: c.sessionId,
+  query: c.query,
   short_term: c.shortTerm.map(turnJson),
   mid_term: c.midTerm.map(memoryJson),
   long_term_hint: c.longTerm.map(memoryJson),
   relevant: c.relevant.map(memoryJson),
   reflection: c.reflection ? memoryJson(c.reflection) : null,
+  items: c.items.map((i) => ({
+    kind: i.kind,
+    id: i.id,
+    text: i.text,
+    line: i.line,
+    at: iso(i.at),
+    event_at: i.eventAt === null ? null : iso(i.eventAt),
+    superseded_at: i.supersededAt === null ? null : iso(i.supersededAt),
+    tokens: i.tokens,
+    reason: i.reason,
+    session_id: i.sessionId,
+    source_turn_ids: i.sourceTurnIds,
+  })),
+  token_budget: c.tokenBudget,
+  tokens_used: c.tokensUsed,
+  tokenizer: c.tokenizer,
   markdown: c.markdown,
 });
 

@@ -94,6 +94,8 @@ const routes: Route[] = [
           sessionId: query.get('session_id') as string,
           k: value(query.get('k')) as number,
           query: query.get('query'),
+          tokenBudget: value(query.get('token_budget')) as number,
+          maxTokens: value(query.get('max_tokens')) as number,
         }),
       ),
     }),

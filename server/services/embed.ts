@@ -1,7 +1,7 @@
 // Embeddings for the running service: the job that embeds new turns and memories after their
 // write commits, the re-embed backfill (`sm reembed`), and search with a query embedding.
 import { ErrorCode, SmError } from '../core/errors.ts';
-import { contextSchema, getContext, type Context, type ContextInput } from '../core/context.ts';
+import { contextQueryText, contextSchema, getContext, type Context, type ContextInput } from '../core/context.ts';
 import { JobType } from '../core/jobs.ts';
 import { search, type SearchOptions } from '../core/search/search.ts';
 import type { EmbedPayload } from '../core/search/embed-queue.ts';
@@ -109,16 +109,15 @@ export async function reembed(runtime: Runtime, options: ReembedOptions = {}): P
   return { turns: turnIds.length, memories: memoryIds.length, storedTurns: countVectors(store, 'turns'), storedMemories: countVectors(store, 'memories'), ...spec };
 }
 
-/** getContext() whose relevant facts also use the vector signal (query or latest user turn embedded). */
+/** getContext() whose search also uses the vector signal (the query, or the latest user turn, embedded). */
 export async function contextWithRuntime(runtime: Runtime, space: Space, input: ContextInput): Promise<Context> {
-  const parsed = parseInput(contextSchema, input);
-  let text = parsed.query?.trim() ? parsed.query : null;
-  if (!text) {
+  const parsed = parseInput(contextSchema, input); // bad input fails before any network call
+  const text = contextQueryText(parsed.query, () => {
     const last = runtime.store.sqlite
       .prepare("select text from turns where user_id = ? and session_id = ? and role = 'user' and (? is null or agent_id is null or agent_id = ?) order by at desc, id desc limit 1")
       .get(space.userId, parsed.sessionId, space.agentId, space.agentId) as { text: string } | undefined;
-    text = last?.text ?? null;
-  }
+    return last?.text ?? null;
+  });
   const queryVector = text ? await embedQuery(runtime, text) : null;
   return getContext(runtime.store, space, input, { queryVector });
 }

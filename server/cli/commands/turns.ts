@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import { withBackend } from '../backend.ts';
 import { lower, memoryLine, turnLine } from '../format.ts';
-import { count, emit } from '../output.ts';
+import { count, dim, emit } from '../output.ts';
 import { integer, time, upper } from '../parse.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
@@ -34,19 +34,22 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
 
   program
     .command('get-context')
-    .description('the context to hand a model before its next call: recent turns, relevant memories, a markdown block')
+    .description('the context to hand a model before its next call: recent turns, and the facts, past turns and insight that matter, packed to a token budget')
     .requiredOption('--session <id>', 'session id')
-    .option('--k <n>', 'memories per layer (default: config context.k)', integer)
-    .option('--query <text>', 'what the next turn is about (default: the latest user turn)')
-    .option('--max-tokens <n>', 'token budget for the markdown block (lower-priority lines are left out)', integer)
-    .addHelpText('after', '\nExample:\n  sm get-context --session s1 --k 20')
-    .action(async (opts: { session: string; k?: number; query?: string; maxTokens?: number }) => {
+    .option('--query <text>', 'what the next turn is about (default: the latest user turn; "": the most recent memory)')
+    .option('--token-budget <n>', 'size of the memory block in tokens (o200k_base), 50 to 32000 (default: config context.token_budget, 1000)', integer)
+    // Kept so that scripts written for earlier versions still run: --max-tokens is --token-budget, --k is ignored.
+    .addOption(new Option('--max-tokens <n>').argParser(integer).hideHelp())
+    .addOption(new Option('--k <n>').argParser(integer).hideHelp())
+    .addHelpText('after', '\nExample:\n  sm get-context --session s1 --query "where does Alex live" --token-budget 1000')
+    .action(async (opts: { session: string; query?: string; tokenBudget?: number; maxTokens?: number }) => {
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
-        const { context } = await sdk.context({ sessionId: opts.session, k: opts.k, query: opts.query, maxTokens: opts.maxTokens });
+        const { context } = await sdk.context({ sessionId: opts.session, query: opts.query, tokenBudget: opts.tokenBudget ?? opts.maxTokens });
         // Sections with nothing in them are left out.
         const recent = context.shortTerm.length ? [`## Short-term (${count(context.shortTerm.length, 'turn')})`, ...context.shortTerm.map(turnLine), ''] : [];
-        emit(options, context, () => [...recent, context.markdown || '(no memories yet)'].join('\n'));
+        const used = dim(`(${context.tokensUsed} of ${context.tokenBudget} tokens, ${context.tokenizer})`);
+        emit(options, context, () => [...recent, context.markdown || '(no memories yet)', '', used].join('\n'));
       });
     });
 }

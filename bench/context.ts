@@ -1,0 +1,219 @@
+// Context benchmark: does the block that reaches the model hold the evidence? Each LoCoMo
+// conversation goes in as bench:locomo loads it; then, for every question (adversarial category
+// 5 skipped), context is built with the question as the query in a fresh session, at each token
+// budget. Evidence-in-context: an evidence turn is in when the block holds the turn's line (its
+// text) or a fact whose provenance is that turn. Reported as recall (the share of a question's
+// evidence turns in the block, averaged, as bench:locomo's R@k) and as "any" (questions with at
+// least one in), with tokens used. The yardstick, in the same run: the top search turns
+// (search kinds: turn) packed in rank order, written and counted the same way, into the same budget.
+//   npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] FILE...
+// --fit fits the packing values (server/core/context-pack.ts) by coordinate ascent and reports
+// each conversation packed with values fitted on the others (leave one conversation out).
+import { parseArgs } from 'node:util';
+import { collectCandidates, getContext } from '../server/core/context.ts';
+import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning, type Packed } from '../server/core/context-pack.ts';
+import { search } from '../server/core/search/index.ts';
+import { countTokens, TOKENIZER } from '../server/core/token-count.ts';
+import { closeStore } from '../server/db/open.ts';
+import { loadConversation } from './locomo.ts';
+import { loadLocomo } from './locomo-data.ts';
+import { runMain } from './run-main.ts';
+import { percentile, round } from './stats.ts';
+
+const SESSION = 'bench:context';
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+type Row = { system: string; budget: number; category: number; conversation: string; recall: number; any: number; tokens: number; ms: number };
+
+/** The evidence turns a set of items covers: turns themselves, and facts' source turns. */
+function covered(items: { kind: string; id: number; sourceTurnIds: number[] }[]): Set<number> {
+  const out = new Set<number>();
+  for (const item of items) {
+    if (item.kind === 'turn') out.add(item.id);
+    else if (item.kind === 'fact') for (const id of item.sourceTurnIds) out.add(id);
+  }
+  return out;
+}
+
+const score = (evidence: number[], got: Set<number>) => {
+  const n = evidence.filter((id) => got.has(id)).length;
+  return { recall: n / evidence.length, any: n > 0 ? 1 : 0 };
+};
+
+/** The yardstick: search's top turns, in rank order, each that still fits, under the block's turn heading. */
+function packedSearchTurns(hits: { id: number; line: string }[], budget: number) {
+  const heading = '## Conversation excerpts';
+  const lines: string[] = [];
+  const ids: number[] = [];
+  let used = countTokens(`${heading}\n`);
+  for (const hit of hits) {
+    const cost = countTokens(`${hit.line}\n`);
+    if (used + cost > budget) continue;
+    used += cost;
+    lines.push(hit.line);
+    ids.push(hit.id);
+  }
+  const markdown = lines.length ? [heading, ...lines].join('\n') : '';
+  return { ids, tokens: countTokens(markdown) };
+}
+
+type Question = { conversation: string; category: number; evidence: number[]; candidates: Candidate[] };
+
+export async function runContextBench(files: string[], budgets: number[], options: { fit?: boolean } = {}) {
+  const rows: Row[] = [];
+  const cached: Question[] = [];
+  const maxBudget = Math.max(...budgets);
+  for (const conversation of files.flatMap(loadLocomo)) {
+    const loaded = await loadConversation(conversation);
+    const { store, space } = loaded;
+    for (const q of loaded.questions) {
+      const base = { category: q.category, conversation: loaded.name };
+      // Search's turns for the yardstick, written as the block writes turns.
+      const turnHits = search(store, space, { query: q.text, kinds: ['turn'], limit: 200 }).hits.map((h) => ({
+        id: h.id,
+        line: `[${day(h.turn!.at)}] ${h.turn!.name ?? h.turn!.role}: ${h.turn!.text.replace(/\s*\n\s*/g, ' ').trim()}`,
+      }));
+      for (const budget of budgets) {
+        const t0 = performance.now();
+        const context = getContext(store, space, { sessionId: SESSION, query: q.text, tokenBudget: budget });
+        const ms = performance.now() - t0;
+        for (const item of context.items) if (!context.markdown.includes(item.line)) throw new Error(`item ${item.kind} ${item.id} is not in the markdown`);
+        if (context.tokensUsed !== countTokens(context.markdown) || context.tokensUsed > budget) throw new Error(`tokensUsed ${context.tokensUsed} is not the block's count within ${budget}`);
+        rows.push({ system: 'context', budget, ...base, ...score(q.evidence, covered(context.items)), tokens: context.tokensUsed, ms });
+        const yard = packedSearchTurns(turnHits, budget);
+        rows.push({ system: 'search turns packed', budget, ...base, ...score(q.evidence, new Set(yard.ids)), tokens: yard.tokens, ms: 0 });
+      }
+      if (options.fit) cached.push({ ...base, evidence: q.evidence, candidates: collectCandidates(store, space, { query: q.text, tokenBudget: maxBudget, window: new Set() }).map((s) => s.candidate) });
+    }
+    closeStore(store);
+  }
+  return { tokenizer: TOKENIZER, questions: rows.length / budgets.length / 2, budgets, ...summarise(rows, budgets), ...(options.fit ? { fit: fitPacking(cached, budgets) } : {}) };
+}
+
+type Cell = { recall: number; any: number; tokens: number; n: number };
+
+function cell(rows: Row[]): Cell {
+  const mean = (f: (r: Row) => number) => round(rows.reduce((s, r) => s + f(r), 0) / Math.max(1, rows.length));
+  return { recall: mean((r) => r.recall), any: mean((r) => r.any), tokens: Math.round(rows.reduce((s, r) => s + r.tokens, 0) / Math.max(1, rows.length)), n: rows.length };
+}
+
+function summarise(rows: Row[], budgets: number[]) {
+  const systems = [...new Set(rows.map((r) => r.system))];
+  const categories = [...new Set(rows.map((r) => r.category))].sort();
+  const conversations = [...new Set(rows.map((r) => r.conversation))];
+  const table = systems.map((system) => ({
+    system,
+    budgets: Object.fromEntries(
+      budgets.map((budget) => {
+        const mine = rows.filter((r) => r.system === system && r.budget === budget);
+        return [
+          String(budget),
+          {
+            all: cell(mine),
+            byCategory: Object.fromEntries(categories.map((c) => [String(c), cell(mine.filter((r) => r.category === c))])),
+            byConversation: Object.fromEntries(conversations.map((c) => [c, cell(mine.filter((r) => r.conversation === c))])),
+            ...(system === 'context' ? { latencyMs: { p50: round(percentile(mine.map((r) => r.ms), 50), 2), p95: round(percentile(mine.map((r) => r.ms), 95), 2) } } : {}),
+          },
+        ];
+      }),
+    ),
+  }));
+  return { systems: table };
+}
+
+// Packing values fitted by coordinate ascent on mean recall over the budgets.
+// Reflections and superseded facts are rare in LoCoMo (no weekly reflection runs while it loads),
+// so their weights keep their defaults; the fill tier only matters when query hits run out.
+const GRID: Partial<Record<keyof PackTuning, number[]>> = {
+  decay: [0.5, 1, 1.5, 2, 3],
+  offset: [0, 1, 2, 4, 8],
+  fact: [0, 0.5, 1, 1.5, 2],
+  projected: [0, 0.25, 0.5, 1],
+  factAfterTurn: [0, 0.1, 0.25, 0.5],
+  turnAfterFact: [0.25, 0.5, 0.75, 1],
+};
+
+function recallOf(questions: Question[], budgets: number[], tuning: PackTuning): number {
+  let sum = 0;
+  for (const q of questions) {
+    for (const budget of budgets) {
+      const { items } = pack(q.candidates, budget, tuning);
+      sum += score(q.evidence, covered(items.map((p: Packed) => p.candidate))).recall;
+    }
+  }
+  return sum / Math.max(1, questions.length * budgets.length);
+}
+
+function fit(questions: Question[], budgets: number[], start: PackTuning): PackTuning {
+  const t = { ...start };
+  let best = recallOf(questions, budgets, t);
+  for (let pass = 0; pass < 2; pass++) {
+    let improved = false;
+    for (const key of Object.keys(GRID) as (keyof PackTuning)[]) {
+      let bestValue = t[key];
+      for (const value of GRID[key]!) {
+        if (value === bestValue) continue;
+        const r = recallOf(questions, budgets, { ...t, [key]: value });
+        if (r > best + 1e-9) (best = r), (bestValue = value), (improved = true);
+      }
+      t[key] = bestValue;
+    }
+    if (!improved) break;
+  }
+  return t;
+}
+
+function fitPacking(questions: Question[], budgets: number[]) {
+  const names = [...new Set(questions.map((q) => q.conversation))];
+  const perBudget = (set: Question[], tuning: PackTuning) => Object.fromEntries(budgets.map((b) => [String(b), round(recallOf(set, [b], tuning))]));
+  const conversations = names.map((name) => {
+    const held = questions.filter((q) => q.conversation === name);
+    const tuning = fit(questions.filter((q) => q.conversation !== name), budgets, DEFAULT_PACK_TUNING);
+    return { name, questions: held.length, current: perBudget(held, DEFAULT_PACK_TUNING), heldOut: perBudget(held, tuning), tuning };
+  });
+  const pooled = Object.fromEntries(
+    budgets.map((b) => [String(b), round(conversations.reduce((s, c) => s + c.heldOut[String(b)]! * c.questions, 0) / questions.length)]),
+  );
+  const fitted = fit(questions, budgets, DEFAULT_PACK_TUNING);
+  return { conversations, current: perBudget(questions, DEFAULT_PACK_TUNING), heldOut: pooled, fitted: { recall: perBudget(questions, fitted), tuning: fitted } };
+}
+
+async function main() {
+  const { values, positionals } = parseArgs({
+    options: { json: { type: 'boolean', default: false }, budgets: { type: 'string', default: '500,1000,2000' }, fit: { type: 'boolean', default: false } },
+    allowPositionals: true,
+  });
+  const budgets = values.budgets.split(',').map(Number);
+  if (positionals.length === 0 || budgets.some((b) => !Number.isInteger(b) || b < 50 || b > 32_000) || (values.fit && positionals.length < 2)) {
+    process.stderr.write('usage: npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] FILE...  (--fit: two or more conversations)\n');
+    process.exit(2);
+  }
+  const result = await runContextBench(positionals, budgets, { fit: values.fit });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const categories = Object.keys(result.systems[0]!.budgets[String(budgets[0])]!.byCategory);
+  const head = ['budget', 'system', 'evidence', 'any', 'tokens', ...categories.map((c) => `cat${c}`), 'p50 / p95 ms'];
+  const rows = budgets.flatMap((b) =>
+    result.systems.map((s) => {
+      const x = s.budgets[String(b)]!;
+      const latency = 'latencyMs' in x ? `${x.latencyMs!.p50} / ${x.latencyMs!.p95}` : '';
+      return [b, s.system, x.all.recall, x.all.any, x.all.tokens, ...categories.map((c) => x.byCategory[c]!.recall), latency];
+    }),
+  );
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells: unknown[]) => cells.map((c, i) => String(c).padEnd(widths[i]!)).join('  ');
+  const out = [`${result.questions} questions from ${positionals.length} file(s); tokens: ${result.tokenizer}; evidence = mean share of evidence turns in the block, any = questions with one in`, line(head), ...rows.map(line)];
+  if (result.fit) {
+    const f = result.fit;
+    const r = (x: Record<string, number>) => budgets.map((b) => x[String(b)]).join(' / ');
+    out.push('', `packing values fitted, evidence at ${budgets.join(' / ')}: current values vs left out of the fit`);
+    for (const c of f.conversations) out.push(`${c.name.padEnd(12)}  ${r(c.current)}   ${r(c.heldOut)}`);
+    out.push(`${'all'.padEnd(12)}  ${r(f.current)}   ${r(f.heldOut)}`, `fitted on all: ${r(f.fitted.recall)}  ${JSON.stringify(f.fitted.tuning)}`);
+  }
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+
+if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);
