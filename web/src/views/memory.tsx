@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ExplainQuery, MemoryQuery } from '../../../client/src/index.ts';
 import { useAction, useApi, useQuery } from '../api.ts';
 import { href } from '../router.ts';
-import { Badge, detailText, ErrorBox, Loading, MemoryBadges, MemoryLink, num, Section, Time } from '../ui.tsx';
+import { Badge, detailText, ErrorBox, fixed, Loading, MemoryBadges, MemoryLink, num, Section, Time } from '../ui.tsx';
 
 type Explanation = ExplainQuery['explain'];
 type Memory = NonNullable<MemoryQuery['memory']>;
@@ -50,7 +50,7 @@ function Summary({ memory, explain }: { memory: Memory; explain: Explanation }) 
   const facts: [string, ComponentChildren][] = [
     ['Score', num(memory.score, 3)],
     ['Confidence', num(memory.confidence, 3)],
-    ['Importance', num(memory.importance)],
+    ['Importance', fixed(memory.importance)],
     ['Hits', memory.hits],
     ['Retrieved', `${memory.accessCount}×`],
     ['Decay rate', memory.decayRate === 0 ? 'none (protected)' : `${num(memory.decayRate, 3)}/day`],

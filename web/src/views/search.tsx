@@ -102,11 +102,7 @@ function Hit({ hit, rank }: { hit: SearchQuery['search'][number]; rank: number }
   );
 }
 
-/** Tokens of a context: the server's count when it gives one, else about 4 characters a token. */
-export function contextTokens(context: ContextQuery['context']): { tokens: number; exact: boolean } {
-  if ('tokensUsed' in context && typeof context.tokensUsed === 'number') return { tokens: context.tokensUsed, exact: true };
-  return { tokens: Math.ceil(context.markdown.length / 4), exact: false };
-}
+const KIND_LABEL: Record<string, string> = { FACT: 'fact', TURN: 'turn', REFLECTION: 'insight' };
 
 function ContextPreview({ query }: { query: string }) {
   const { liveTick } = useApi();
@@ -114,11 +110,10 @@ function ContextPreview({ query }: { query: string }) {
   const [sessionId, setSessionId] = useState('');
   const [budget, setBudget] = useState(500);
   const build = useAction((c, args: { sessionId: string; query: string; budget: number }) =>
-    c.context({ sessionId: args.sessionId, query: args.query || undefined, maxTokens: args.budget }),
+    c.context({ sessionId: args.sessionId, query: args.query || undefined, tokenBudget: args.budget }),
   );
   const [context, setContext] = useState<ContextQuery['context'] | null>(null);
   const session = sessionId || sessions.data?.sessions.edges[0]?.node.id || '';
-  const size = context ? contextTokens(context) : null;
   return (
     <Section title="Context preview">
       <form
@@ -148,13 +143,47 @@ function ContextPreview({ query }: { query: string }) {
       </form>
       <p class="muted">{query ? `For the query “${query}”.` : 'For the latest user turn of the session (type a query above to steer it).'}</p>
       {build.error && <ErrorBox error={build.error} />}
-      {context && size && (
+      {context && (
         <>
           <p class="summary" aria-live="polite">
-            <strong>{size.exact ? count(size.tokens, 'token') : `≈ ${count(size.tokens, 'token')}`}</strong> of a budget of {budget}
-            {size.exact ? '' : ' (estimated at 4 characters a token)'} · {count(context.markdown.length, 'character')}
+            <strong>{count(context.tokensUsed, 'token')}</strong> of a budget of {context.tokenBudget} ({context.tokenizer}) ·{' '}
+            {count(context.items.length, 'item')} · {count(context.markdown.length, 'character')}
           </p>
           <pre class="markdown">{context.markdown || '(empty: nothing to add)'}</pre>
+          {context.items.length > 0 && (
+            <div class="table-wrap">
+              <table class="table">
+                <caption>What made it in, with its size and value</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">kind</th>
+                    <th scope="col">item</th>
+                    <th scope="col">tokens</th>
+                    <th scope="col">value</th>
+                    <th scope="col">why</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {context.items.map((item) => (
+                    <tr key={`${item.kind}-${item.id}`}>
+                      <td>{KIND_LABEL[item.kind] ?? item.kind.toLowerCase()}</td>
+                      <td>
+                        {item.kind === SearchKind.Turn ? (
+                          item.sessionId ? <a href={href('sessions', item.sessionId)}>{item.text}</a> : item.text
+                        ) : (
+                          <a href={href('memory', item.id)}>{item.text}</a>
+                        )}
+                        {item.supersededAt && <span class="muted"> (superseded)</span>}
+                      </td>
+                      <td>{item.tokens}</td>
+                      <td>{num(item.value, 3)}</td>
+                      <td>{item.reason.toLowerCase()}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
         </>
       )}
     </Section>
