@@ -143,7 +143,7 @@ export const ABLATIONS: Record<string, SearchOptions> = {
   'no-neighbours': without('prev', 'next', 'prev2', 'next2', 'windowCoverage'),
   'no-coverage': without('coverage', 'windowCoverage', 'bigram'),
   'no-speaker': without('speaker', 'otherSpeaker'),
-  'no-time': without('timeWords', 'onDate', 'opener'),
+  'no-time': without('timeWords', 'onDate', 'opener', 'talksOfDate', 'dated'),
   'no-answer-type': without('number', 'name', 'question'),
   'no-entity': { tuning: { turns: { weights: { entity: 0 } }, weights: { entity: 0 } } },
 };

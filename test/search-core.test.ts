@@ -100,7 +100,7 @@ describe('search', () => {
       expect(hits.length, kinds.join()).toBeGreaterThan(0);
     }
     expect(search(store, DEFAULT_SPACE, { query: 'hiking Alps', kinds: ['turn'] }).hits[0]!.id).toBe(hiking.id);
-    expect(getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'hiking in the Alps' }).relevant.map((m) => m.content)).toContain('Caroline went hiking in the Alps with their sister last weekend');
+    expect(getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'hiking in the Alps' }).relevant.map((m) => m.content)).toContain('Caroline went hiking in the Alps with their sister on the weekend of 27 December 2025');
   });
 
   it('rejects bad filters with BAD_USER_INPUT', () => {

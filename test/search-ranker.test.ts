@@ -4,7 +4,7 @@ import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '../server/core/clock.ts';
 import { search } from '../server/core/search/index.ts';
-import { dateWindow } from '../server/core/search/query.ts';
+import { analyzeQuery, dateWindow } from '../server/core/search/query.ts';
 import { TURN_FEATURES } from '../server/core/search/turn-features.ts';
 import { conversation } from './helpers/conversation.ts';
 
@@ -26,6 +26,32 @@ describe('dateWindow', () => {
     expect(dateWindow('in June', Date.UTC(2024, 2, 1))!.from).toBe(Date.UTC(2023, 5, 1));
     expect(window('the forest picture shared on December 1,2023')).toEqual(['2023-12-01', '2023-12-01']);
     expect(window('What did they give him when they met on Aug 15th?')).toEqual(['2023-08-15', '2023-08-15']);
+  });
+
+  it('reads weeks and parts of months, spans beside a date, and phrases relative to now (issue 17)', () => {
+    const window = (text: string) => {
+      const w = dateWindow(text, now);
+      return w && [day(w.from), day(w.to)];
+    };
+    expect(window('What did John do in the last week of May?')).toEqual(['2023-05-25', '2023-05-31']);
+    expect(window('Which country was Tim visiting in the second week of November?')).toEqual(['2023-11-08', '2023-11-14']);
+    expect(window('Which tournament did Nate win in the beginning of November 2022?')).toEqual(['2022-11-01', '2022-11-10']);
+    // The week before, and the day itself: what was told that day as "last week".
+    expect(window('Where was Tim in the week before 16 November 2023?')).toEqual(['2023-11-09', '2023-11-16']);
+    expect(window('What did Melanie do last weekend?')).toEqual(['2023-12-16', '2023-12-17']);
+    expect(window('What did Melanie do two weeks ago?')).toEqual(['2023-12-03', '2023-12-09']);
+    // A whole year selects nothing in a conversation of months: left to the words.
+    expect(window('When did John get an ankle injury in 2023?')).toBeNull();
+  });
+
+  it('dates an event a query names instead of a date', () => {
+    const anchor = (text: string) => analyzeQuery(text, () => undefined, now).anchor;
+    expect(anchor('What did Maria do the week before her trip to Spain?')).toEqual({ terms: ['trip', 'spain'], before: true, days: 7 });
+    expect(anchor('Which city was John in before traveling to Chicago?')).toEqual({ terms: ['traveling', 'chicago'], before: true, days: 14 });
+    expect(anchor('When did John meet his teammates after returning from Chicago?')).toMatchObject({ terms: ['returning', 'chicago'], before: false });
+    expect(anchor('After how many weeks did Tim reconnect with his friend?')).toBeNull();
+    expect(anchor('What did she do before that?')).toBeNull();
+    expect(anchor('What did she do the week before 16 November 2023?')).toBeNull(); // a date: a window, not an event
   });
 
   it('does not take "may" the verb, or a bare month without a clock, for a date', () => {
@@ -53,6 +79,19 @@ describe('turn ranker', () => {
     await say('s1', 'Jon', 'The pottery class teacher is very patient.');
     const hits = search(store, DEFAULT_SPACE, { query: 'When did Jon sign up for the pottery class?', kinds: ['turn'] }).hits;
     expect(hits[0]!.id).toBe(dated.id);
+  });
+
+  it('finds what was told later about a date: "last week", said in June, answers "the last week of May" (issue 17)', async () => {
+    const { store, say, jump } = await conversation({ extractor: { mode: 'heuristic', timezone: 'UTC' } });
+    // T0 is 1 January 2026; the talk is on Wednesday 3 June 2026, and its "last week" is 25 to 31 May.
+    jump(153);
+    await say('s1', 'Melanie', 'My kids keep asking for a puppy.');
+    await say('s1', 'Caroline', 'Ha, kids! What have you been up to lately?');
+    const told = await say('s1', 'Melanie', 'Last week I took the kids to a pottery workshop downtown.');
+    await say('s1', 'Caroline', 'I painted a lot this month, mostly sunsets.');
+    await say('s1', 'Melanie', 'Nice. I also finished a book about gardening.');
+    const hits = search(store, DEFAULT_SPACE, { query: 'What did Melanie do in the last week of May?', kinds: ['turn'] }).hits;
+    expect(hits[0]!.id).toBe(told.id);
   });
 
   it('takes a month named without a year as the latest such month', async () => {

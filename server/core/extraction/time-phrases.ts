@@ -354,8 +354,9 @@ const ANY_TIME =
 /**
  * Every time phrase in `text` that resolves against `at` (the turn's time) in `zone`, in text
  * order. Overlapping matches keep the longest ("the day before yesterday", not "yesterday").
+ * `assumePast` reads a clause with no tense as past (search queries ask about what was said).
  */
-export function resolveTimeMentions(text: string, at: number, zone = 'UTC'): TimeMention[] {
+export function resolveTimeMentions(text: string, at: number, zone = 'UTC', options: { assumePast?: boolean } = {}): TimeMention[] {
   if (!ANY_TIME.test(text)) return [];
   const today = localDay(at, zone);
   const found: (TimeMention & { length: number })[] = [];
@@ -368,7 +369,12 @@ export function resolveTimeMentions(text: string, at: number, zone = 'UTC'): Tim
       if (found.some((f) => start < f.end && f.start < end && f.length >= end - start)) continue;
       const sentence = sentenceAt(text, start);
       let tense = tenses.get(start);
-      if (!tense) tenses.set(start, (tense = tenseOf(sentence)));
+      if (!tense) {
+        tense = tenseOf(sentence);
+        // A question about the record ("What did she do in May?" or "Joanna's plans for May?") asks about the past.
+        if (options.assumePast && !tense.past && !tense.future) tense = { past: true, future: false };
+        tenses.set(start, tense);
+      }
       const days = resolve(m, { today, tense });
       if (!days || days.from > days.to) continue;
       // A longer match replaces the shorter ones it covers.

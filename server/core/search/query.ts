@@ -1,5 +1,6 @@
 // Query analysis without a model: which words carry meaning, who the question is about,
 // and whether it asks for a time. Runs once per search, before any SQL.
+import { resolveTimeMentions } from '../extraction/time-phrases.ts';
 import { indexTokens, normalizeText } from '../text.ts';
 
 /**
@@ -21,7 +22,8 @@ const STOPWORDS = new Set(
 export const isStopword = (token: string) => STOPWORDS.has(token);
 
 /** Words that make a question about time ("When did…", "How long ago…", "What year…"). */
-const TEMPORAL_CUES = /\b(when|what (?:year|month|day|date|time)|how long|which (?:year|month|day)|since when|how many (?:years|months|weeks|days))\b/i;
+const TEMPORAL_CUES =
+  /\b(when|(?:what|which) (?:year|month|day|date|time|week|weekend|season)|how long|since when|how many (?:years|months|weeks|days)|in which (?:year|month|week)|(?:what|which) (?:year|month)'s)\b/i;
 
 export type AnalyzedQuery = {
   raw: string;
@@ -35,7 +37,17 @@ export type AnalyzedQuery = {
   temporal: boolean;
   /** A date the query names ("on 13 October 2023", "in May 2023"), as a UTC range. */
   window: { from: number; to: number } | null;
+  /**
+   * A time named by an event instead of a date ("the week before her trip", "after returning
+   * from Chicago"): the event's words, and the span before or after it. Search dates the event by
+   * the turn that best tells of it, and treats the span as a window.
+   */
+  anchor: { terms: string[]; before: boolean; days: number } | null;
 };
+
+/** "the week before her trip", "before traveling to Chicago", "after returning from Chicago". */
+const ANCHOR = /\b(?:the\s+(day|few days|week|weekend|month)\s+)?(before|after|prior to|following)\s+(?!(?:that|this|it|then|now|they|he|she|we|you|i|how|what|which|when|who|where)\b)(.{3,}?)\s*[?.!]*$/i;
+const ANCHOR_DAYS: Record<string, number> = { day: 1, 'few days': 5, week: 7, weekend: 7, month: 31 };
 
 export const MAX_QUERY_TOKENS = 64;
 
@@ -54,6 +66,9 @@ const RANGE = new RegExp(`\\bbetween\\s+${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th
 /** "in May", "the second week of November": a month with no year ("may" the verb has no preposition). */
 const BARE_MONTH = new RegExp(`\\b(?:in|during|of|since|early|late|mid-?)\\s+${FULL_MONTH}\\b(?!,?\\s+\\d)`, 'i');
 const DAY = 86_400_000;
+/** "the week before 16 November 2023", "the day after May 3, 2023": a span beside a date. */
+const BESIDE = /\bthe\s+(day|few days|week|weekend|month)\s+(before|after|prior to|following)\s+(.+)$/i;
+const SPAN_DAYS: Record<string, number> = { day: 1, 'few days': 5, week: 7, weekend: 7, month: 31 };
 
 const monthIndex = (name: string) => MONTHS.findIndex((m) => m.startsWith(name.toLowerCase().slice(0, 3)));
 
@@ -70,6 +85,16 @@ export function dateWindow(text: string, now?: number): { from: number; to: numb
     const to = Date.UTC(endYear, endMonth, Number(m[5])) + DAY - 1;
     if (from <= to) return { from, to, match: m[0] };
   }
+  const beside = BESIDE.exec(text);
+  if (beside) {
+    const inner = dateWindow(beside[3]!, now);
+    const span = SPAN_DAYS[beside[1]!.toLowerCase()]! * DAY;
+    if (inner) {
+      // The date itself is in too: "the week before 3 August" is what was told on 3 August as "last week".
+      const before = /^(?:before|prior to)$/i.test(beside[2]!);
+      return before ? { from: inner.from - span, to: inner.to, match: beside[0] } : { from: inner.from, to: inner.to + span, match: beside[0] };
+    }
+  }
   m = ISO.exec(text);
   if (m) {
     const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
@@ -84,6 +109,13 @@ export function dateWindow(text: string, now?: number): { from: number; to: numb
   if (m) {
     const at = Date.UTC(Number(m[3]), monthIndex(m[1]!), Number(m[2]));
     return { from: at, to: at + DAY - 1, match: m[0] };
+  }
+  // Weeks and parts of months ("the last week of May", "early June 2023"), years ("in 2022") and
+  // phrases relative to now ("last weekend", "two weeks ago"): the turn dates' own resolver.
+  if (now !== undefined) {
+    const [first] = resolveTimeMentions(text, now, 'UTC', { assumePast: true });
+    // A whole year selects nothing in a conversation of a few months: it is left to the words.
+    if (first && first.grain !== 'month' && first.grain !== 'year') return { from: first.from, to: first.to, match: first.phrase };
   }
   m = MONTH_YEAR.exec(text);
   if (m) {
@@ -138,6 +170,8 @@ export function analyzeQuery(input: string, speakerLookup: (token: string) => st
   // A named date selects by time, not by words: turns rarely spell out their own date.
   const dateWords = new Set(window ? normalizeText(window.match).split(' ') : []);
   const terms = contentTerms(raw).filter((t) => !speakerKeys.has(t) && !dateWords.has(t));
+  const anchored = window ? null : ANCHOR.exec(raw);
+  const anchorTerms = anchored ? contentTerms(anchored[3]!).filter((t) => !speakerKeys.has(t)) : [];
   return {
     raw,
     tokens,
@@ -146,6 +180,10 @@ export function analyzeQuery(input: string, speakerLookup: (token: string) => st
     speakers: [...speakers],
     temporal: TEMPORAL_CUES.test(raw),
     window: window ? { from: window.from, to: window.to } : null,
+    anchor:
+      anchored && anchorTerms.length > 0
+        ? { terms: anchorTerms, before: !/^(?:after|following)$/i.test(anchored[2]!), days: ANCHOR_DAYS[(anchored[1] ?? '').toLowerCase()] ?? 14 }
+        : null,
   };
 }
 

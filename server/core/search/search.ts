@@ -7,12 +7,14 @@ import { prepared, type Store } from '../store.ts';
 import { entitiesInQuery, entityLinked } from './entity-signal.ts';
 import { rrf, type RankedList } from './fuse.ts';
 import { lexicalMemories, lexicalTurns, memoryClauses, turnClauses, turnsWhere, type Scored } from './lexical.ts';
-import { analyzeQuery } from './query.ts';
+import { analyzeQuery, type AnalyzedQuery } from './query.ts';
 import { normalizeText } from '../text.ts';
 import { speakerLookup } from './speakers.ts';
 import { DEFAULT_TURN_TUNING, rankTurns, type TurnTuning } from './turn-ranker.ts';
 import { DATE_SLACK_MS } from './turn-features.ts';
 import { SIGNALS } from '../vocabulary.ts';
+import { datesOfTurns, turnsDatedIn } from '../turn-dates.ts';
+import { DAY_MS } from '../clock.ts';
 import { searchSchema, type SearchFilter, type SearchHit, type SearchInput, type SearchResult, type Signal, type SignalRanks } from './types.ts';
 import { knnIds, vectorsReady } from './vectors.ts';
 import { hydrate } from './hydrate.ts';
@@ -65,7 +67,7 @@ export function search(store: Store, space: Space, input: SearchInput, options: 
   const tuning = tuningOf(options);
   const wantTurns = filter.kinds.includes('turn') && !filter.tags?.length;
   const memoryKinds = filter.kinds.filter((k) => k !== 'turn');
-  const query = analyzeQuery(filter.query, speakerLookup(store, space), store.clock.now());
+  const analyzed = analyzeQuery(filter.query, speakerLookup(store, space), store.clock.now());
   const lists: RankedList<Signal>[] = [];
   const used = new Set<Signal>();
   const on = (signal: Signal) => tuning.weights[signal] > 0;
@@ -73,9 +75,11 @@ export function search(store: Store, space: Space, input: SearchInput, options: 
     used.add(signal);
     if (ids.length > 0) lists.push({ signal, ids, weight });
   };
-  if (query.tokens.length === 0) return { hits: [], signals: [] };
+  if (analyzed.tokens.length === 0) return { hits: [], signals: [] };
 
   const tClauses = turnClauses(space, filter);
+  // "the week before her trip": the trip's date, from the turn that best tells of it, makes the window.
+  const query = analyzed.anchor && filter.kinds.includes('turn') && tuning.turns.weights.talksOfDate > 0 ? { ...analyzed, window: anchorWindow(store, space, analyzed, tClauses) } : analyzed;
   const mClauses = memoryKinds.length > 0 || wantTurns ? memoryClauses(space, filter, memoryKinds.length > 0 ? memoryKinds : ['fact']) : [];
   // Memory text names its subject ("Caroline went…"), so memories are searched with the names too.
   const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
@@ -97,8 +101,10 @@ export function search(store: Store, space: Space, input: SearchInput, options: 
       // A named date: the best matches on that date are scored even if they rank low overall.
       const onDate = turnClauses(space, { ...filter, from: Math.max(filter.from ?? 0, query.window.from - DATE_SLACK_MS), to: Math.min(filter.to ?? Infinity, query.window.to + DATE_SLACK_MS) });
       const dated = lexicalTurns(store, space, query.terms, onDate, 50);
+      // Turns that talk about that date, whenever they were said ("last week", said a week later).
+      const talking = tuning.turns.weights.talksOfDate > 0 ? turnsDatedIn(store, space, query.window, 50) : [];
       // With few word matches on that date, the date's first turns are scored too (no words needed).
-      pinned = [...new Set([...dated.map((c) => c.id), ...(dated.length < 10 ? turnsWhere(store, onDate, 20).map((c) => c.id) : [])])];
+      pinned = [...new Set([...dated.map((c) => c.id), ...talking, ...(dated.length < 10 ? turnsWhere(store, onDate, 20).map((c) => c.id) : [])])];
       candidates = mergeCandidates(candidates, dated);
     }
     // Facts and entities are evidence for a turn: the ranker can weigh them as features (fitted to
@@ -124,6 +130,28 @@ export function search(store: Store, space: Space, input: SearchInput, options: 
   const fused = rrf(lists);
   const hits = hydrate(store, space, fused, filter, { memoryKinds, turns: wantTurns, allowTurn: turnFilter(space, filter) });
   return { hits: hits.slice(0, filter.limit), signals: SIGNALS.filter((s) => used.has(s)) };
+}
+
+/**
+ * The window an event names ("the week before her trip"): the event is dated by the best
+ * lexical match for its words (the one said by the person the query names, when there is one),
+ * at the date that turn talks about, else when it was said.
+ */
+function anchorWindow(store: Store, space: Space, query: AnalyzedQuery, clauses: ReturnType<typeof turnClauses>): { from: number; to: number } | null {
+  const anchor = query.anchor!;
+  const found = lexicalTurns(store, space, anchor.terms, clauses, 10);
+  if (found.length === 0) return null;
+  const rows = prepared(store, 'search.anchorTurns', () => store.sqlite.prepare('select id, name, at from turns where id in (select value from json_each(?))')).all(
+    JSON.stringify(found.map((f) => f.id)),
+  ) as { id: number; name: string | null; at: number }[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
+  const best = found.map((f) => byId.get(f.id)!).find((r) => r && (speakers.size === 0 || speakers.has((r.name ?? '').toLowerCase()))) ?? byId.get(found[0]!.id)!;
+  const talked = datesOfTurns(store, [best.id]).get(best.id)?.find((d) => d.grain === 'day' || d.grain === 'weekend');
+  const at = talked ? talked.from : best.at;
+  const span = anchor.days * DAY_MS;
+  // The event's own day is in too: it is often where the question's answer is told.
+  return anchor.before ? { from: at - span, to: at + DAY_MS - 1 } : { from: at, to: at + DAY_MS + span };
 }
 
 /** The SQL filters, again in JS, for turns that reach the list another way (neighbours, entities). */

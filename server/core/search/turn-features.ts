@@ -9,7 +9,7 @@ import type { AnalyzedQuery } from './query.ts';
 
 export const TURN_FEATURES = [
   'bm25', 'coverage', 'prev', 'next', 'prev2', 'next2', 'windowCoverage', 'speaker', 'otherSpeaker',
-  'question', 'timeWords', 'opener', 'onDate', 'bigram', 'number', 'name', 'memory', 'entity',
+  'question', 'timeWords', 'opener', 'onDate', 'bigram', 'number', 'name', 'memory', 'entity', 'talksOfDate', 'dated',
 ] as const;
 export type TurnFeature = (typeof TURN_FEATURES)[number];
 
@@ -31,7 +31,16 @@ export type FeatureTurn = {
   /** Position in its session when known to be 0 or 1 (a conversation opens with news). */
   opener: boolean;
   next2: number | null;
+  /** The dates its time phrases name (turn_dates), when the query asks about time. */
+  dates?: { from: number; to: number }[];
 };
+
+/** Whether a turn talks about a date in the window: a resolved phrase overlapping it, not much wider than it. */
+export function talksOf(dates: { from: number; to: number }[] | undefined, window: { from: number; to: number }): boolean {
+  if (!dates) return false;
+  const widest = Math.max(3 * (window.to - window.from), 35 * DATE_SLACK_MS);
+  return dates.some((d) => d.from <= window.to && d.to >= window.from && d.to - d.from <= widest);
+}
 
 const TIME_WORDS =
   /\b(yesterday|today|tonight|tomorrow|ago|last (?:week|weekend|month|year|night|friday|saturday|sunday|monday|tuesday|wednesday|thursday|summer|winter|spring|fall)|next (?:week|month|year)|this (?:week|weekend|month|year|morning|summer)|recently|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|january|february|march|april|may|june|july|august|september|october|november|december|\d{4}|\d+ (?:days?|weeks?|months?|years?))\b/i;
@@ -174,6 +183,8 @@ export function turnFeatures(
       wantsName && NAMED.test(turn.text) ? 1 : 0,
       signals.memory.get(turn.id) ?? 0,
       signals.entity.get(turn.id) ?? 0,
+      query.window && talksOf(turn.dates, query.window) ? 1 : 0,
+      query.temporal && (turn.dates?.length ?? 0) > 0 ? 1 : 0,
     ]);
   }
   return out;

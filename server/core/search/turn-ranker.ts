@@ -3,6 +3,7 @@
 // on evidence recall, and checked by leaving each conversation out in turn: `npm run bench:fit`
 // refits them and prints both, so a change here is a measured one.
 import type { Space } from '../space.ts';
+import { datesOfTurns } from '../turn-dates.ts';
 import { prepared, type Store } from '../store.ts';
 import type { AnalyzedQuery } from './query.ts';
 import type { Scored } from './lexical.ts';
@@ -18,8 +19,8 @@ export type TurnTuning = {
 };
 
 export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
-  bm25: 1, coverage: 1, prev: 1.5, next: 0.75, prev2: 1, next2: 0.5, windowCoverage: 1, speaker: 1.5, otherSpeaker: -1,
-  question: -0.5, timeWords: 1.5, opener: 0.5, onDate: 1.5, bigram: 0.3, number: 1, name: 1.5, memory: 0, entity: 0,
+  bm25: 1, coverage: 1.5, prev: 1.5, next: 0.75, prev2: 1, next2: 0.5, windowCoverage: 1, speaker: 1.5, otherSpeaker: -1,
+  question: -0.5, timeWords: 1.5, opener: 0.5, onDate: 2, bigram: 0.1, number: 1, name: 0.3, memory: 0, entity: 0, talksOfDate: 3, dated: -0.3,
 };
 
 export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, expand: 40 };
@@ -80,8 +81,9 @@ export function rankTurns(
   pinned: number[] = [],
   signals: SignalScores = { memory: new Map(), entity: new Map() },
 ): { ranked: Scored[]; features: Map<number, number[]> } {
-  if (candidates.length === 0) return { ranked: [], features: new Map() };
-  const max = candidates[0]!.score || 1;
+  // No word matches, but turns on the date the query names: those are still scored.
+  if (candidates.length === 0 && pinned.length === 0) return { ranked: [], features: new Map() };
+  const max = candidates[0]?.score || 1;
   const bm25 = new Map(candidates.map((c) => [c.id, c.score / max]));
   const anchors = [...new Set([...candidates.slice(0, tuning.expand).map((c) => c.id), ...pinned])];
   const windows = neighbourIds(store, anchors, 2);
@@ -97,12 +99,15 @@ export function rankTurns(
   }
   const scoredIds = [...new Set([...anchors, ...prev.keys(), ...next.keys()])];
   const rows = readTurns(store, scoredIds);
+  // What the turns talk about in time, when the question is about time.
+  const dates = query.window || query.temporal ? datesOfTurns(store, scoredIds) : new Map<number, { from: number; to: number }[]>();
   const asFeatureTurn = (row: TurnRead): FeatureTurn => {
     const p = prev.get(row.id) ?? null;
     const n = next.get(row.id) ?? null;
     return {
       id: row.id, name: row.name, at: row.at, text: row.text, prev: p, next: n,
       prev2: p === null ? null : prev.get(p) ?? null, next2: n === null ? null : next.get(n) ?? null, opener: openers.has(row.id),
+      dates: dates.get(row.id),
     };
   };
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
