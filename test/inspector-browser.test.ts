@@ -2,7 +2,8 @@
 // request outside 127.0.0.1 blocked. Memories appear live as turns arrive through the API, a
 // memory's explanation opens and it is forgotten by keyboard alone (the database checked after),
 // the page fits 390 px, the token box asks, says when a token is refused and keeps it out of
-// URLs and localStorage, API errors show their code, and 10 000 memories scroll smoothly.
+// URLs and localStorage, search shows each signal's rank and the context preview its tokens, API
+// errors show their code, and 10 000 memories scroll smoothly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { Role, type SymbiosisClient } from '../client/src/index.ts';
@@ -143,6 +144,33 @@ describe('inspector', () => {
       await client.revokeAccessToken({ id: createAccessToken.accessToken.id });
       await page.reload();
       await dialog.getByText(/refused this token: it is expired, wrong or revoked/).waitFor();
+    } finally {
+      await context.close();
+      await server.close();
+    }
+  });
+
+  it('searches with each signal\'s rank and previews the context at a budget with its token count', async () => {
+    const server = await startServer({ config: HEURISTIC });
+    const { page, blocked, problems, context } = await openPage(browser);
+    try {
+      const client = server.client();
+      await client.addTurn({ input: { sessionId: 'old', role: Role.User, text: 'My sister Maria lives in Porto.' } });
+      await client.addTurn({ input: { sessionId: 'new', role: Role.User, text: 'I prefer green tea over coffee.' } });
+      await client.runJobs();
+      await page.goto(`${server.base}/#/search`);
+      await page.getByLabel('Query').fill('where does Maria live');
+      await page.getByLabel('Query').press('Enter');
+      const first = page.locator('.hits .hit').first();
+      await first.waitFor();
+      await expect(first.textContent()).resolves.toMatch(/Maria lives in Porto/);
+      await expect(first.locator('.signal').first().textContent()).resolves.toMatch(/^(lexical|entity|vector|memory) #\d+$/);
+      await page.getByLabel('Budget (tokens)').fill('200');
+      await page.getByRole('button', { name: 'Preview context' }).click();
+      await expect(page.locator('.summary', { hasText: 'of a budget of 200' }).textContent()).resolves.toMatch(/^\d+ tokens? of a budget of 200 \(o200k_base\)/);
+      await expect(page.locator('pre.markdown').textContent()).resolves.toContain('Maria lives in Porto');
+      expect(blocked).toEqual([]);
+      expect(cspViolations(problems)).toEqual([]);
     } finally {
       await context.close();
       await server.close();
