@@ -125,6 +125,9 @@ describe('inspector', () => {
       // The admin picks the user.
       await page.getByLabel('User').selectOption('alice');
       await memoryRow(page, 'User lives in Oslo').waitFor();
+      // Live updates come over the WebSocket, which carries the token too.
+      await client.forUser('alice').addTurn({ input: { sessionId: 'a1', role: Role.User, text: 'I like sailing.' } });
+      await memoryRow(page, 'User likes sailing').waitFor();
       await page.getByLabel('User').selectOption('bob');
       await memoryRow(page, 'User lives in Rome').waitFor();
       expect(await page.evaluate(() => sessionStorage.getItem('sm.token'))).toBe(admin);
