@@ -94,6 +94,19 @@ describe('turn ranker', () => {
     expect(hits[0]!.id).toBe(told.id);
   });
 
+  it('puts facts dated in the window a query names first, without hiding the others', async () => {
+    const { store, say, jump } = await conversation({ extractor: { mode: 'heuristic', timezone: 'UTC' } });
+    await say('s1', 'Melanie', 'I went to a pottery workshop in Lisbon yesterday.'); // 31 December 2025
+    jump(40);
+    await say('s2', 'Melanie', 'I went to a pottery workshop in Porto last weekend.'); // the weekend of 7 February 2026
+    const facts = (query: string) => search(store, DEFAULT_SPACE, { query, kinds: ['fact'] }).hits.map((h) => h.text);
+    expect(facts('Which pottery workshop did Melanie go to in February 2026?')).toEqual([
+      'Melanie went to a pottery workshop in Porto on the weekend of 7 February 2026',
+      'Melanie went to a pottery workshop in Lisbon on 31 December 2025',
+    ]);
+    expect(facts('Which pottery workshop did Melanie go to in December 2025?')[0]).toBe('Melanie went to a pottery workshop in Lisbon on 31 December 2025');
+  });
+
   it('takes a month named without a year as the latest such month', async () => {
     const { store, say, jump, setNow } = await conversation();
     // The earlier turn is longer, so on words alone the later one would come first.

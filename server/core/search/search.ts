@@ -117,7 +117,7 @@ export function search(store: Store, space: Space, input: SearchInput, options: 
     if (projected.length > 0) push('memory', projected.map((t) => key('t', t.id)), tuning.weights.memory);
     if (entityTurns.length > 0) push('entity', entityTurns.map((t) => key('t', t.id)));
   }
-  if (memoryKinds.length > 0 && on('lexical')) push('lexical', memoryHits.map((m) => key('m', m.id)));
+  if (memoryKinds.length > 0 && on('lexical')) push('lexical', datedFirst(store, memoryHits, query.window).map((m) => key('m', m.id)));
   if (memoryKinds.length > 0 && on('entity') && matches.length > 0) {
     push('entity', entityLinked(store, 'memories', matches, tuning.candidates, new Map(memoryHits.map((m) => [m.id, m.score]))).map((m) => key('m', m.id)));
   }
@@ -152,6 +152,22 @@ function anchorWindow(store: Store, space: Space, query: AnalyzedQuery, clauses:
   const span = anchor.days * DAY_MS;
   // The event's own day is in too: it is often where the question's answer is told.
   return anchor.before ? { from: at - span, to: at + DAY_MS - 1 } : { from: at, to: at + DAY_MS + span };
+}
+
+/**
+ * Facts dated in the window a query names ("in May 2023") move ahead of the others, each group in
+ * its lexical order: a boost, not a filter (a fact's date may be when it was told).
+ */
+function datedFirst(store: Store, hits: Scored[], window: { from: number; to: number } | null): Scored[] {
+  if (!window || hits.length === 0) return hits;
+  const inside = new Set(
+    prepared(store, 'search.factsInWindow', () => store.sqlite.prepare('select id from memories where id in (select value from json_each(?)) and event_at between ? and ?').pluck()).all(
+      JSON.stringify(hits.map((h) => h.id)),
+      window.from - DATE_SLACK_MS,
+      window.to + DATE_SLACK_MS,
+    ) as number[],
+  );
+  return [...hits.filter((h) => inside.has(h.id)), ...hits.filter((h) => !inside.has(h.id))];
 }
 
 /** The SQL filters, again in JS, for turns that reach the list another way (neighbours, entities). */
