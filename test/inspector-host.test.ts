@@ -114,6 +114,12 @@ describe('GraphiQL at /graphql', () => {
     expect(Number(zipped.headers.get('content-length'))).toBeLessThan(html.length / 3);
     const raw = await fetch(`${server.base}/graphql`, { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } }).then((r) => r.text());
     expect(raw).toBe(html);
+    // Revalidated, not downloaded again.
+    const etag = page.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    const again = await get('/graphql', { accept: 'text/html', 'if-none-match': etag });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
   });
 
   it('leaves GraphQL requests to the API (and its token check)', async () => {

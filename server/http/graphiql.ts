@@ -5,6 +5,7 @@
 // Subscriptions go over SSE on the same URL, so the headers typed in GraphiQL apply to them too
 // (its graphql-ws transport would send none of them). The page goes out gzipped (9 MB -> 2.4 MB)
 // under a CSP that lets it reach this server only.
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
@@ -121,6 +122,10 @@ export function renderGraphiQL(options: GraphiQLOptions = graphiqlOptions): stri
 /** The page gzipped (2.4 MB instead of 9), compressed once off the event loop. */
 const gzippedPage = () => (gzipped ??= gzip(Buffer.from(renderGraphiQL())));
 
+let etag: string | null = null;
+/** The page's version: a browser that has it revalidates (304) instead of fetching it again. */
+const pageTag = () => (etag ??= `"${createHash('sha256').update(renderGraphiQL()).digest('base64url').slice(0, 22)}"`);
+
 /**
  * GraphiQL for a browser's GET of /graphql (Accept: text/html), without a token like any page:
  * what it runs goes through the access guard with the headers typed in it. Other requests to
@@ -131,7 +136,8 @@ export function graphiqlRoute(graphqlPath: string, headers: Record<string, strin
     async onRequest({ request, url, endResponse }) {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || url.pathname !== graphqlPath) return;
       if (!request.headers.get('accept')?.includes('text/html')) return;
-      const common = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', vary: 'accept, accept-encoding', 'content-security-policy': GRAPHIQL_CSP, ...headers };
+      const common = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', etag: pageTag(), vary: 'accept, accept-encoding', 'content-security-policy': GRAPHIQL_CSP, ...headers };
+      if (request.headers.get('if-none-match') === common.etag) return endResponse(new Response(null, { status: 304, headers: common }));
       const head = request.method === 'HEAD';
       if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) {
         const body = await gzippedPage();
