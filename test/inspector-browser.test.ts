@@ -4,7 +4,7 @@
 // the page fits 390 px, the token box asks, says when a token is refused and keeps it out of
 // URLs and localStorage, search shows each signal's rank and the context preview its tokens, API
 // errors show their code, and 10 000 memories scroll smoothly.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { Role, type SymbiosisClient } from '../client/src/index.ts';
 import { insertMemory } from '../server/core/memories.ts';
@@ -12,12 +12,11 @@ import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { launchBrowser, openPage, overflowsSideways, tabTo } from './helpers/browser.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
+// Launched by the first test that needs it: without Chromium every test fails (none is skipped).
+let launched: Promise<Browser> | null = null;
+const browser = () => (launched ??= launchBrowser());
 afterAll(async () => {
-  await browser?.close();
+  await (await launched?.catch(() => null))?.close();
 });
 
 const HEURISTIC = { extractor: { mode: 'heuristic' } };
@@ -31,7 +30,7 @@ async function waitLive(page: Page) {
 describe('inspector', () => {
   it('shows memories as turns arrive, explains one and forgets it by keyboard (1280 px)', async () => {
     const server = await startServer({ config: HEURISTIC });
-    const { page, blocked, problems, context } = await openPage(browser);
+    const { page, blocked, problems, context } = await openPage(await browser());
     try {
       await page.goto(`${server.base}/`);
       await page.getByRole('heading', { name: 'Memories' }).waitFor();
@@ -85,7 +84,7 @@ describe('inspector', () => {
 
   it('fits 390 px: no sideways scrolling on any section', async () => {
     const server = await startServer({ config: HEURISTIC });
-    const { page, blocked, problems, context } = await openPage(browser, { width: 390, height: 844 });
+    const { page, blocked, problems, context } = await openPage(await browser(), { width: 390, height: 844 });
     try {
       const client = server.client();
       await client.addTurn({ input: { sessionId: 'phone', role: Role.User, text: 'My sister Maria lives in Lisbon with Tom, and I work at Acme as a data engineer.' } });
@@ -111,7 +110,7 @@ describe('inspector', () => {
     const client = server.client();
     await client.forUser('alice').addTurn({ input: { sessionId: 'a1', role: Role.User, text: 'I live in Oslo.' } });
     await client.forUser('bob').addTurn({ input: { sessionId: 'b1', role: Role.User, text: 'I live in Rome.' } });
-    const { page, requested, context } = await openPage(browser);
+    const { page, requested, context } = await openPage(await browser());
     try {
       await page.goto(`${server.base}/`);
       const dialog = page.getByRole('dialog', { name: 'API token' });
@@ -155,7 +154,7 @@ describe('inspector', () => {
 
   it('searches with each signal\'s rank and previews the context at a budget with its token count', async () => {
     const server = await startServer({ config: HEURISTIC });
-    const { page, blocked, problems, context } = await openPage(browser);
+    const { page, blocked, problems, context } = await openPage(await browser());
     try {
       const client = server.client();
       await client.addTurn({ input: { sessionId: 'old', role: Role.User, text: 'My sister Maria lives in Porto.' } });
@@ -182,7 +181,7 @@ describe('inspector', () => {
 
   it('shows API errors with their code, never a blank page', async () => {
     const server = await startServer({ config: HEURISTIC });
-    const { page, context } = await openPage(browser);
+    const { page, context } = await openPage(await browser());
     try {
       await page.goto(`${server.base}/#/memory/999999`);
       await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^NOT_FOUND/);
@@ -207,7 +206,7 @@ describe('inspector', () => {
         insertMemory(store, DEFAULT_SPACE, { content: `Fact number ${i} about topic ${i % 97}`, importance: (i % 10) / 10, tags: i % 50 === 0 ? ['pii'] : ['bulk'] });
       }
     })();
-    const { page, context } = await openPage(browser);
+    const { page, context } = await openPage(await browser());
     try {
       await page.goto(`${server.base}/`);
       await page.getByText('10,000 memories').waitFor();
@@ -250,7 +249,7 @@ describe('GraphiQL', () => {
   it('loads with every request outside 127.0.0.1 blocked, with the token prefilled, and runs a query and a subscription', { timeout: 90_000 }, async () => {
     const admin = 'graphiql-admin-token-0123456789';
     const server = await startServer({ token: admin, config: HEURISTIC });
-    const { page, blocked, problems, requested, context } = await openPage(browser);
+    const { page, blocked, problems, requested, context } = await openPage(await browser());
     let client: SymbiosisClient | null = null;
     try {
       // The token typed into the inspector's box is the one GraphiQL's headers start with.
