@@ -147,14 +147,26 @@ function Config() {
   if (config.error) return <ErrorBox error={config.error} retry={config.reload} />;
   if (!config.data) return <Loading />;
   const sections = Object.entries(config.data.config as Record<string, unknown>);
+  const shown = (value: unknown) => (typeof value === 'string' ? value || '""' : JSON.stringify(value));
   return (
     <Section title="Configuration">
-      {sections.map(([name, value]) => (
-        <details key={name}>
-          <summary>{name}</summary>
-          <pre>{JSON.stringify(value, null, 2)}</pre>
-        </details>
-      ))}
+      <div class="config">
+        {sections.map(([name, value]) => (
+          <details key={name} open>
+            <summary>{name}</summary>
+            <table class="kv">
+              <tbody>
+                {(value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value as Record<string, unknown>) : [['', value] as const]).map(([key, v]) => (
+                  <tr key={key}>
+                    <th scope="row">{key}</th>
+                    <td>{shown(v)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </details>
+        ))}
+      </div>
     </Section>
   );
 }
