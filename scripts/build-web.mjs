@@ -11,6 +11,23 @@ const root = new URL('../web/', import.meta.url).pathname;
 const outdir = `${root}dist/`;
 const watch = process.argv.includes('--watch');
 
+// The typed client's model tools (client/src/tools.ts: zod schemas for function calling, about
+// 450 KB) are of no use in a page: the build puts a stand-in there, so the first load is a third
+// of the size. The client's queries, mutations and subscriptions are untouched.
+const TOOLS_STUB = `export const TOOLS = [];
+export class ToolError extends Error {}
+export const toolNamed = () => undefined;
+export function parseToolArguments() { throw new ToolError('model tools are not part of the inspector'); }
+export function toolDefinitions() { return []; }
+export async function executeTool() { throw new ToolError('model tools are not part of the inspector'); }`;
+const clientTools = new URL('../client/src/tools.ts', import.meta.url).pathname;
+const withoutModelTools = {
+  name: 'without-model-tools',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]client[\\/]src[\\/]tools\.ts$/ }, (args) => (args.path === clientTools ? { contents: TOOLS_STUB, loader: 'js' } : undefined));
+  },
+};
+
 const options = {
   entryPoints: { app: `${root}src/main.tsx` },
   bundle: true,
@@ -25,6 +42,7 @@ const options = {
   define: { 'process.env.NODE_ENV': '"production"' },
   metafile: true,
   legalComments: 'none',
+  plugins: [withoutModelTools],
   logLevel: 'warning',
 };
 
@@ -49,7 +67,7 @@ if (watch) {
   const ctx = await context({
     ...options,
     outdir,
-    plugins: [{ name: 'finish', setup: (b) => b.onEnd((result) => result.metafile && finish(outdir, result.metafile)) }],
+    plugins: [withoutModelTools, { name: 'finish', setup: (b) => b.onEnd((result) => result.metafile && finish(outdir, result.metafile)) }],
   });
   await ctx.watch();
   console.log(`watching ${root}src, writing ${outdir}`);

@@ -80,6 +80,8 @@ describe('the inspector at /', () => {
     expect(scripts).toHaveLength(1);
     const gz = scripts.reduce((sum, a) => sum + readFileSync(join(WEB_DIST, `${a}.gz`)).length, 0);
     expect(gz).toBeLessThanOrEqual(300 * 1024);
+    // The client's model tools (zod schemas) are left out of the page.
+    expect(readFileSync(join(WEB_DIST, scripts[0]!), 'utf8')).not.toContain('ZodError');
     // The page is whole: the JS and CSS name no other host.
     expect(externalUrls(html)).toEqual([]);
     for (const asset of assets) {
