@@ -45,12 +45,16 @@ const NOT_VERBS = new Set('and or but so too as if then than to of in on at with
 const VERB_ADVERBS =
   'really|also|still|just|truly|totally|absolutely|actually|recently|finally|now|definitely|honestly|usually|always|never|often|sometimes|mostly|even|already|only|currently|literally|seriously|personally|rarely|generally|normally|typically|probably|simply|barely|hardly|mainly|especially|somehow|then|kind of|sort of|genuinely';
 
+const THIRD_PERSON: Record<string, string> = { am: 'is', are: 'is', were: 'was', have: 'has', "haven't": "hasn't", do: 'does', "don't": "doesn't", "aren't": "isn't", be: 'is', was: 'was', go: 'goes' };
+const FIRST_PERSON: Record<string, string> = { is: 'am', are: 'am', "isn't": 'am not', "aren't": 'am not', has: 'have', "hasn't": "haven't", does: 'do', "doesn't": "don't", goes: 'go', were: 'was' };
+const PLURAL: Record<string, string> = { is: 'are', "isn't": "aren't", has: 'have', "hasn't": "haven't", does: 'do', "doesn't": "don't", was: 'were', goes: 'go' };
+
 /** A verb after a third-person singular subject: "love" -> "loves", "go" -> "goes", "don't" -> "doesn't". Past tenses and modals stay. */
 export function conjugate(verb: string): string {
   const v = verb.toLowerCase();
   if (MODALS.has(v) || SAME_FORMS.has(v) || IRREGULAR_PAST.has(v) || /(?:ed|n't|'d)$/.test(v) && !['don\'t', 'haven\'t', 'aren\'t'].includes(v)) return verb;
-  const special: Record<string, string> = { am: 'is', are: 'is', were: 'was', have: 'has', "haven't": "hasn't", do: 'does', "don't": "doesn't", "aren't": "isn't", be: 'is', was: 'was', go: 'goes' };
-  if (special[v]) return special[v]!;
+  const special = THIRD_PERSON[v];
+  if (special) return special;
   if (v.includes("'")) return verb;
   if (/(?:s|sh|ch|x|z|o)$/.test(v)) return `${verb}es`;
   if (/[^aeiou]y$/.test(v)) return `${verb.slice(0, -1)}ies`;
@@ -61,8 +65,7 @@ export function conjugate(verb: string): string {
 function firstPersonPredicate(predicate: string): string {
   const [verb = '', ...rest] = predicate.split(/\s+/);
   const v = verb.toLowerCase();
-  const special: Record<string, string> = { is: 'am', are: 'am', "isn't": "am not", "aren't": 'am not', has: 'have', "hasn't": "haven't", does: 'do', "doesn't": "don't", goes: 'go', were: 'was' };
-  let first = special[v];
+  let first = FIRST_PERSON[v];
   if (!first) {
     if (/[^aeiou]ies$/.test(v)) first = `${v.slice(0, -3)}y`;
     else if (/(?:ss|sh|ch|x|z|o)es$/.test(v)) first = v.slice(0, -2);
@@ -74,8 +77,11 @@ function firstPersonPredicate(predicate: string): string {
 
 const I_VERB = new RegExp(String.raw`\b[Ii]((?:\s+(?:${VERB_ADVERBS}))*)\s+([a-z][a-z']*)\b`, 'g');
 
+const FIRST_PERSON_WORD = /\b(?:[Ii]|[Mm][ey]|[Mm]ine|[Mm]yself)\b/;
+
 /** Pronouns of the speaker become the subject's, so the fact reads on its own ("I love" -> "Alex loves"). */
 export function thirdPerson(text: string, subject: string): string {
+  if (!FIRST_PERSON_WORD.test(text)) return text;
   return text
     .replace(/\b[Ii] am\b|\b[Ii]'m\b/g, `${subject} is`)
     .replace(/\b[Ii]'ve\b/g, `${subject} has`)
@@ -95,8 +101,7 @@ export function thirdPerson(text: string, subject: string): string {
 function pluralVerb(content: string, subject: string): string {
   if (!content.startsWith(subject)) return content;
   const rest = content.slice(subject.length).replace(/^(\s+(?:no longer|also|really|still|just)?\s*)([a-z']+)/, (_, lead: string, verb: string) => {
-    const special: Record<string, string> = { is: 'are', "isn't": "aren't", has: 'have', "hasn't": "haven't", does: 'do', "doesn't": "don't", was: 'were', goes: 'go' };
-    return lead + (special[verb] ?? firstPersonPredicate(verb));
+    return lead + (PLURAL[verb] ?? firstPersonPredicate(verb));
   });
   return subject + rest;
 }
@@ -131,7 +136,7 @@ const healthTags = (thing: string) => (FOODS.test(thing) ? ['health', 'diet'] : 
 
 /** Words one of the health rules needs: most clauses have none, and skip those rules. */
 const HEALTH_WORDS =
-  /allerg|intoleran|vegetarian|vegan|pescatarian|pescetarian|flexitarian|plant[- ]based|carnivore|omnivore|\bdiet\b|diabet|celiac|coeliac|asthma|epilep|crohn|\bibs\b|hypertension|blood pressure|migraine|\badhd\b|anemia|anaemia|-free\b| free\b|keto|paleo|kosher|halal|teetotal|\b(?:eat|drink|tolerate|digest|avoid|stay away)\b/i;
+  /\b(?:allerg|intoleran|vegetarian|vegan|pescatarian|pescetarian|flexitarian|plant[- ]based|carnivore|omnivore|diet\b|diabet|celiac|coeliac|asthma|epilep|crohn|ibs\b|hypertension|blood pressure|migraine|adhd\b|anemia|anaemia|free\b|keto|paleo|kosher|halal|teetotal|eat\b|drink\b|tolerate\b|digest\b|avoid\b|stay away\b)/i;
 
 /** Allergies, intolerances, conditions and diets: facts that matter every time, protected from decay. */
 const HEALTH_RULES: Rule[] = [
@@ -597,6 +602,8 @@ export function relatedIn(clause: string, subject: string): RelatedEntity[] {
 const RELATIVE_SUBJECT = new RegExp(String.raw`^(?:[Mm]y|[Oo]ur)\s+(${REL_ADJ}${REL_ANY})(?:,?\s+${NAME},?)?\s+(.+)$`, 'u');
 const RELATIVE_NAMED = new RegExp(String.raw`^(?:[Mm]y|[Oo]ur)\s+(${REL_ADJ}${REL})(?:'s name is|\s+is (?:called|named))\s+${NAME}`, 'u');
 
+/** Every relative-subject clause starts with "my"/"our" or has "is my"/"is our": the cheap test first. */
+const RELATIVE_HINT = /^(?:[Mm]y|[Oo]ur)\s|\bis\s+(?:my|our)\s/;
 const NAME_FIRST = new RegExp(String.raw`^${NAME}\s+is\s+(?:[Mm]y|[Oo]ur)\s+(${REL_ADJ}${REL})\b`, 'u');
 
 type Built = Match & { subject: string };
@@ -618,6 +625,7 @@ function matchRules(clause: string, subject: string, withFallback: boolean): Bui
 
 /** Facts about a relative, friend or pet the subject names first in the clause (see RELATIVE_SUBJECT). */
 function relativeFacts(clause: string, subject: string): Built[] {
+  if (!RELATIVE_HINT.test(clause)) return [];
   const named = RELATIVE_NAMED.exec(clause);
   if (named) {
     const relation = named[1]!.toLowerCase();

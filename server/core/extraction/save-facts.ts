@@ -61,8 +61,10 @@ const FUZZY_CANDIDATES = 20;
 /** An absolute date as extraction writes it, in a normalised key: "on 7 may 2023", "in october 2026", "around 2019". */
 const DATE_KEY =
   /\b(?:(?:in the week of|on the weekend of|on|in|around|since|until|by)\s+)?(?:(?:\d{1,2}\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+)?(?:19|20)\d{2}\b/g;
+const YEAR = /(?:19|20)\d\d/;
 /** The dates in a normalised key, as one string to compare (null: none). */
 function datesIn(key: string): string | null {
+  if (!YEAR.test(key)) return null; // most facts name no year: no need to look further
   const found = key.match(DATE_KEY);
   return found ? found.map((d) => d.replace(/^(?:in the week of|on the weekend of|on|in|around|since|until|by)\s+/, '')).join('|') : null;
 }
@@ -99,7 +101,7 @@ export function findFuzzyDuplicate(store: Store, space: Space, content: string, 
   // different dates are two events, and a date on one side only does not make them two facts.
   const key = normalizeText(content);
   const myDate = datesIn(key);
-  const mine = new Set(tokens(myDate ? key.replace(DATE_KEY, ' ') : key));
+  const mine = new Set((myDate ? key.replace(DATE_KEY, ' ').replace(/\s+/g, ' ').trim() : key).split(' ').filter((w) => w !== ''));
   if (mine.size === 0) return undefined;
   const match = duplicateProbe(content, [...mine], threshold, new Set(subject ? tokens(subject) : []));
 

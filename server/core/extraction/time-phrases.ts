@@ -349,7 +349,7 @@ function sentenceAt(text: string, index: number): string {
 
 /** Cheap pre-check: most turns name no time at all. */
 const ANY_TIME =
-  /\d|yesterday|today|tonight|tomorrow|ago|last|next|this|past|coming|week|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)|January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Oct|Nov|Dec|morning|evening|afternoon/i;
+  /\d|\b(?:yesterday|today|tonight|tomorrow|ago|last|next|this|past|coming|earlier|weeks?|weekends?|months?|years?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thurs?|fri|sat|sun|january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b/i;
 
 /**
  * Every time phrase in `text` that resolves against `at` (the turn's time) in `zone`, in text
