@@ -48,8 +48,8 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
         const { context } = await sdk.context({ sessionId: opts.session, query: opts.query, tokenBudget: opts.tokenBudget ?? opts.maxTokens });
         // Sections with nothing in them are left out.
         const recent = context.shortTerm.length ? [`## Short-term (${count(context.shortTerm.length, 'turn')})`, ...context.shortTerm.map(turnLine), ''] : [];
-        const used = dim(`(${context.tokensUsed} of ${context.tokenBudget} tokens, ${context.tokenizer})`);
-        emit(options, context, () => [...recent, context.markdown || '(no memories yet)', '', used].join('\n'));
+        const memory = context.markdown ? [context.markdown, '', dim(`(${context.tokensUsed} of ${context.tokenBudget} tokens, ${context.tokenizer})`)] : ['(no memories yet)'];
+        emit(options, context, () => [...recent, ...memory].join('\n'));
       });
     });
 }
