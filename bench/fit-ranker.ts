@@ -14,7 +14,7 @@ import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
 import { round } from './stats.ts';
 
 /** One question: the scored turns' features (row-major) and which rows are evidence. */
-type Sample = { file: string; rows: number; features: Float64Array; evidence: number[] };
+type Sample = { file: string; category: number; rows: number; features: Float64Array; evidence: number[] };
 
 const D = TURN_FEATURES.length;
 const GRID = [-2, -1, -0.5, -0.3, -0.1, 0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 4];
@@ -28,7 +28,7 @@ async function samples(conversation: LocomoConversation): Promise<Sample[]> {
     const ids = [...features.keys()];
     const index = new Map(ids.map((id, i) => [id, i]));
     // Evidence the candidates missed can never be ranked: -1 counts as a miss at every k.
-    out.push({ file: loaded.name, rows: ids.length, features: Float64Array.from(ids.flatMap((id) => features.get(id)!)), evidence: question.evidence.map((id) => index.get(id) ?? -1) });
+    out.push({ file: loaded.name, category: question.category, rows: ids.length, features: Float64Array.from(ids.flatMap((id) => features.get(id)!)), evidence: question.evidence.map((id) => index.get(id) ?? -1) });
   }
   closeStore(loaded.store);
   return out;
@@ -90,16 +90,31 @@ export async function fitRanker(files: string[]) {
   const current = Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f]));
   const conversations = [];
   const pooled = [0, 0, 0];
+  // Per question category (1 multi-hop, 2 temporal, 3 inference, 4 single-hop): summed recall@10 and counts, left out.
+  const byCategory = new Map<number, { sum: number; n: number }>();
   for (const name of [...new Set(all.map((s) => s.file))]) {
     const held = all.filter((s) => s.file === name);
-    const heldOut = recall(fit(all.filter((s) => s.file !== name), current), held);
+    const weights = fit(all.filter((s) => s.file !== name), current);
+    const heldOut = recall(weights, held);
     heldOut.forEach((x, i) => (pooled[i]! += x * held.length));
+    for (const category of new Set(held.map((s) => s.category))) {
+      const these = held.filter((s) => s.category === category);
+      const tally = byCategory.get(category) ?? { sum: 0, n: 0 };
+      tally.sum += recall(weights, these)[1] * these.length;
+      tally.n += these.length;
+      byCategory.set(category, tally);
+    }
     conversations.push({ name, questions: held.length, current: atK(recall(current, held)), heldOut: atK(heldOut) });
   }
   const fitted = fit(all, current);
   return {
     conversations,
-    all: { questions: all.length, current: atK(recall(current, all)), heldOut: atK(pooled.map((x) => x / all.length)) },
+    all: {
+      questions: all.length,
+      current: atK(recall(current, all)),
+      heldOut: atK(pooled.map((x) => x / all.length)),
+      heldOutByCategory: Object.fromEntries([...byCategory].sort((a, b) => a[0] - b[0]).map(([c, t]) => [String(c), round(t.sum / t.n)])),
+    },
     fitted: { recall: atK(recall(fitted, all)), weights: asRecord(fitted) },
   };
 }
@@ -119,6 +134,7 @@ async function main() {
   const lines = ['conversation  current R@5/10/20     left out of the fit R@5/10/20'];
   for (const c of result.conversations) lines.push(`${c.name.padEnd(12)}  ${r(c.current)}   ${r(c.heldOut)}`);
   lines.push(`${'all'.padEnd(12)}  ${r(result.all.current)}   ${r(result.all.heldOut)}`);
+  lines.push(`left out of the fit, R@10 by category: ${Object.entries(result.all.heldOutByCategory).map(([c, x]) => `cat${c} ${x.toFixed(3)}`).join(', ')}`);
   lines.push(`fitted on all: ${r(result.fitted.recall)}`, JSON.stringify(result.fitted.weights));
   process.stdout.write(lines.join('\n') + '\n');
 }
