@@ -490,7 +490,7 @@ function lowerFirst(text: string): string {
   return isStopword(bare) || /(?:ing|ed|ly)$/.test(bare) || COMMON_OPENERS.has(bare) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
 }
 const COMMON_OPENERS = new Set(
-  'since being having life work school family everything nothing something everyone someone people things stuff today tonight tomorrow yesterday last next gonna wanna gotta glad thanks love loved went made took very still always never sometimes maybe probably definitely totally super pretty lots plenty both one two my'.split(' '),
+  'since being having life work school family everything nothing something everyone someone people things stuff today tonight tomorrow yesterday last next gonna wanna gotta glad thanks love loved went made took very still always never sometimes maybe probably definitely totally super pretty lots plenty both one two my whenever whatever however wherever although though unless until after before'.split(' '),
 );
 
 /** A subordinate clause before the main one: "since they last talked, Alex has had news". */
