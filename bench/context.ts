@@ -127,10 +127,11 @@ function summarise(rows: Row[], budgets: number[]) {
 const GRID: Partial<Record<keyof PackTuning, number[]>> = {
   decay: [0.5, 1, 1.5, 2, 3],
   offset: [0, 1, 2, 4, 8],
-  fact: [0, 0.5, 1, 1.5, 2],
-  projected: [0, 0.25, 0.5, 1],
+  fact: [0, 0.25, 0.5, 1, 1.5],
+  projected: [0, 0.25, 0.5, 1, 1.5, 2],
   factAfterTurn: [0, 0.1, 0.25, 0.5],
-  turnAfterFact: [0.25, 0.5, 0.75, 1],
+  turnAfterFact: [0, 0.1, 0.25, 0.5, 0.75],
+  length: [0.25, 0.5, 0.75, 1],
 };
 
 function recallOf(questions: Question[], budgets: number[], tuning: PackTuning): number {

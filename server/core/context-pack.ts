@@ -44,22 +44,29 @@ export type PackTuning = {
   turnAfterFact: number;
   /** Fill candidates against the weakest query hit. */
   fill: number;
+  /** Priority is value / tokens^length: 1 is value per token; below 1 long items are penalised less. */
+  length: number;
 };
 
 /**
- * Fitted on the five LoCoMo development conversations (bench/context.ts --fit), which also
- * reports each conversation packed with values fitted on the other four.
+ * Fitted on the five LoCoMo development conversations by coordinate ascent on evidence-in-context
+ * at 500, 1,000 and 2,000 tokens (bench/context.ts --fit, which also reports each conversation
+ * packed with values fitted on the other four). The fit set both dedupe factors to 0; they are
+ * 0.1 here, so that a fact's own turn still comes before filler when there is room (evidence
+ * -0.001 at 500 and 1,000 tokens, -0.004 at 2,000). Value per token (length 1) was the best of
+ * the exponents tried.
  */
 export const DEFAULT_PACK_TUNING: PackTuning = {
   decay: 1,
-  offset: 2,
-  fact: 1,
+  offset: 1,
+  fact: 0.25,
   reflection: 1,
-  projected: 0.5,
+  projected: 1,
   superseded: 0.5,
   factAfterTurn: 0.1,
-  turnAfterFact: 0.5,
+  turnAfterFact: 0.1,
   fill: 1e-3,
+  length: 1,
 };
 
 export const GROUPS: { kind: CandidateKind; title: string }[] = [
@@ -115,7 +122,7 @@ export function pack(candidates: Candidate[], budget: number, tuning: PackTuning
   const entries: Entry[] = candidates
     .map((candidate) => {
       const base = candidate.tier === 'query' ? baseValue(candidate, tuning) : tuning.fill * floor * fillValue(candidate, tuning);
-      return { candidate, base, priority: base / estimate(candidate.line), tokens: null };
+      return { candidate, base, priority: base / Math.pow(estimate(candidate.line), tuning.length), tokens: null };
     })
     .filter((e) => e.base > 0)
     .sort((a, b) => b.priority - a.priority);
@@ -144,7 +151,7 @@ export function pack(candidates: Candidate[], budget: number, tuning: PackTuning
     if (estimate(e.candidate.line) * 0.6 > left - heading) continue;
     e.tokens ??= countTokens(`${e.candidate.line}\n`);
     const value = marginal(e);
-    const priority = value / (e.tokens + heading);
+    const priority = value / Math.pow(e.tokens + heading, tuning.length);
     const next = queue[0];
     if (next && priority < next.priority - 1e-15) {
       e.priority = priority;

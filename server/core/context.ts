@@ -193,7 +193,7 @@ export function collectCandidates(
     // turns (ranked by the turn ranker), then facts and reflections.
     const turnHits = search(store, space, { query, kinds: ['turn'], limit: clamp(Math.ceil(tokenBudget / 15), 30, SEARCH_LIMIT) }, options).hits;
     turnHits.forEach((hit, i) => hit.turn && turnOk(hit.turn) && turns.set(hit.id, { turn: hit.turn, rank: i + 1, tier: 'query' }));
-    const memoryHits = search(store, space, { query, kinds: ['fact', 'reflection'], limit: clamp(Math.ceil(tokenBudget / 20), 20, 100) }, options).hits;
+    const memoryHits = search(store, space, { query, kinds: ['fact', 'reflection'], limit: clamp(Math.ceil(tokenBudget / 40), 15, 100) }, options).hits;
     const rankOf = { fact: 0, reflection: 0 };
     for (const hit of memoryHits) {
       if (hit.memory && memoryOk(hit.memory)) memories.set(hit.id, { memory: hit.memory, rank: ++rankOf[hit.memory.kind], projected: null, tier: 'query', supersededAt: null });
