@@ -159,12 +159,11 @@ describe('benchmarks', () => {
   it('bench:cli times sm --version and an embedded search beside bare node, against its targets', { timeout: 120_000 }, async () => {
     const result = await bench('cli.ts', '--size', '200', '--runs', '3');
     expect(result.machine.cores).toBeGreaterThan(0);
+    expect([result.size, result.runs]).toEqual([200, 3]);
     for (const figure of [result.nodeMs, result.versionMs, result.searchMs]) {
       expect(Object.keys(figure)).toEqual(['p50', 'p95']);
       expect(figure.p50).toBeGreaterThan(0);
     }
-    // A command does more than start node.
-    expect(result.versionMs.p50).toBeGreaterThan(result.nodeMs.p50);
     expect(typeof result.met.version).toBe('boolean');
     expect(typeof result.met.search).toBe('boolean');
   });
