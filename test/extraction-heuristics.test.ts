@@ -245,6 +245,19 @@ describe('reading people right on addTurn', () => {
     expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['User lives in Berlin']);
   });
 
+  it('an imported history (turns dated months ago) moves house in its own time, not the import\'s', async () => {
+    const { runtime, store } = setup();
+    // The clock is today; the turns carry their own dates, a month apart, long before today.
+    const at = (iso: string) => Date.parse(iso);
+    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 'a', role: 'user', text: 'I live in Lisbon now', at: at('2025-01-01T10:00:00Z') });
+    const porto = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 'b', role: 'user', text: 'I moved to Porto', at: at('2025-02-01T10:00:00Z') });
+    expect(porto.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([
+      ['created', 'User moved to Porto', 'active'],
+      ['superseded', 'User lives in Lisbon now', 'archived'],
+    ]);
+    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['User moved to Porto']);
+  });
+
   it('health and diet facts are important and protected from decay; a new diet replaces the old one', async () => {
     const { runtime, store, advanceDays } = setup();
     const peanuts = (await say(runtime, "I'm allergic to peanuts")).extracted[0]!.memory;

@@ -38,12 +38,15 @@ export type FactToSave = MemoryCandidate & {
 /** A move dated this long before the old home was last stated is history ("I moved to Paris in 2010"), not news. */
 const HISTORY_MS = 90 * 86_400_000;
 
-/** When a stored fact was first told: its earliest source turn, else when it was written. */
-function toldAt(store: Store, memory: MemoryRow): number {
-  const at = prepared(store, 'memory.toldAt', () =>
-    store.sqlite.prepare("select min(t.at) from memory_sources s join turns t on t.id = s.turn_id where s.memory_id = ? and s.reason in ('extracted', 'conflict')").pluck(),
-  ).get(memory.id) as number | null;
-  return at ?? memory.createdAt;
+/**
+ * When a stored fact was first and last told: the times of its source turns (the turns' own
+ * times, which an import sets in the past), else when it was written and last seen.
+ */
+function toldSpan(store: Store, memory: MemoryRow): { first: number; last: number } {
+  const span = prepared(store, 'memory.toldSpan', () =>
+    store.sqlite.prepare("select min(t.at) as first, max(t.at) as last from memory_sources s join turns t on t.id = s.turn_id where s.memory_id = ? and s.reason in ('extracted', 'merged', 'conflict')"),
+  ).get(memory.id) as { first: number | null; last: number | null };
+  return { first: span.first ?? memory.createdAt, last: span.last ?? memory.lastSeenAt };
 }
 
 /**
@@ -53,7 +56,8 @@ function toldAt(store: Store, memory: MemoryRow): number {
  * is dated a little in the past: "I live in Berlin", then "I moved to Lisbon last month".
  */
 function staysCurrent(store: Store, old: MemoryRow, fresh: { toldAt: number; eventAt: number }): boolean {
-  return toldAt(store, old) > fresh.toldAt || fresh.eventAt < Math.max(old.lastSeenAt, old.eventAt) - HISTORY_MS;
+  const told = toldSpan(store, old);
+  return told.first > fresh.toldAt || fresh.eventAt < Math.max(told.last, old.eventAt) - HISTORY_MS;
 }
 
 const FUZZY_CANDIDATES = 20;
