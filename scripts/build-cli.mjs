@@ -22,7 +22,7 @@ await build({
   target: 'node20',
   // Pure-JS packages are bundled too (graphql with every package that uses it, so the bundle holds
   // one copy): resolving and compiling a few hundred module files cost more than the command
-  // itself. Native addons and pino (its worker-thread transports load files by path) stay outside.
+  // itself. Native addons stay outside, and pino-pretty, which the logger loads by name on a terminal.
   minify: true,
   keepNames: true,
   external: EXTERNAL,

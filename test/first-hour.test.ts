@@ -14,11 +14,9 @@ const ROOT = join(import.meta.dirname, '..');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const temp = (name: string) => mkdtempSync(join(tmpdir(), `sm-first-${name}-`));
 /** An environment with a data folder of its own and no database named: the default applies. */
-const fresh = () => {
-  const env: Record<string, string | undefined> = { ...process.env, XDG_DATA_HOME: temp('data'), SM_LOG_LEVEL: 'error' };
-  delete env.SM_DB;
-  return env;
-};
+const fresh = (): Record<string, string | undefined> => ({ ...process.env, XDG_DATA_HOME: temp('data'), SM_LOG_LEVEL: 'error', SM_DB: undefined });
+/** `sm` in a given working folder. */
+const smIn = (cwd: string, env: Record<string, string | undefined>, ...args: string[]) => sm(args, env, cwd);
 
 describe('sm by name', () => {
   it('npm link puts sm on the PATH, and it answers from any folder', { timeout: 60_000 }, async () => {
@@ -159,14 +157,3 @@ describe('human output', () => {
     expect((await sm(['--db', join(dir, 'c.db'), 'import', join(dir, 'one.jsonl')])).stdout).toMatch(/^imported 1 line: /);
   });
 });
-
-/** `sm` run in a given working folder with a given environment. */
-async function smIn(cwd: string, env: Record<string, string | undefined>, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [join(ROOT, 'bin/sm.js'), ...args], { cwd, env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}

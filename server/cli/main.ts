@@ -54,14 +54,14 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 let running: Command | null = null;
-// A promise chain, not a top-level await: the bundle may be CommonJS (see scripts/build-cli.mjs).
-buildProgram()
-  .hook('preAction', (_program, command) => {
-    running = command;
-  })
-  .parseAsync(process.argv)
-  .catch((error: unknown) => {
-    // Commander already printed its own message (usage errors, help).
-    if (!(error instanceof CommanderError)) process.stderr.write(`sm: ${describe(error, running)}\n`);
-    process.exitCode = exitCodeFor(error);
-  });
+try {
+  await buildProgram()
+    .hook('preAction', (_program, command) => {
+      running = command;
+    })
+    .parseAsync(process.argv);
+} catch (error) {
+  // Commander already printed its own message (usage errors, help).
+  if (!(error instanceof CommanderError)) process.stderr.write(`sm: ${describe(error, running)}\n`);
+  process.exitCode = exitCodeFor(error);
+}

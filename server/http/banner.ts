@@ -1,6 +1,7 @@
 // What a person sees when they start the service in a terminal: where it answers, which file it
 // keeps, who may call it and which models it uses. Logs say the same as JSON lines elsewhere.
 import type { Config } from '../core/config.ts';
+import { endpointName } from '../llm/openai.ts';
 
 export type BannerInfo = {
   version: string;
@@ -12,15 +13,6 @@ export type BannerInfo = {
   config: Config;
 };
 
-function endpoint(config: Config['llm'] | Config['embedding']): string {
-  try {
-    const url = new URL(config.endpoint || process.env.OPENAI_BASE_URL || 'https://api.openai.com/v1');
-    return `${url.host}${url.pathname.replace(/\/$/, '')}`;
-  } catch {
-    return 'the configured endpoint';
-  }
-}
-
 /** The facts of a start, without secrets: the token is only said to be there. */
 export function startFacts({ url, dbPath, created, token, config }: BannerInfo) {
   const base = url.replace(/\/graphql$/, '');
@@ -30,8 +22,8 @@ export function startFacts({ url, dbPath, created, token, config }: BannerInfo) 
     mcp: `${base}/mcp`,
     database: `${dbPath}${created ? ' (new)' : ''}`,
     auth: token ? 'token required (SM_API_TOKEN); scoped tokens: sm token create --user U' : 'none on loopback (set SM_API_TOKEN to require a token)',
-    llm: config.llm.model ? `${config.llm.model} at ${endpoint(config.llm)}, extraction ${config.extractor.mode}` : 'none: heuristic extraction, template reflections (set llm.model)',
-    embeddings: config.embedding.model ? `${config.embedding.model} at ${endpoint(config.embedding)}, ${config.embedding.dimensions}-d` : 'none: keyword and entity search (set embedding.model)',
+    llm: config.llm.model ? `${config.llm.model} at ${endpointName(config.llm, process.env)}, extraction ${config.extractor.mode}` : 'none: heuristic extraction, template reflections (set llm.model)',
+    embeddings: config.embedding.model ? `${config.embedding.model} at ${endpointName(config.embedding, process.env)}, ${config.embedding.dimensions}-d` : 'none: keyword and entity search (set embedding.model)',
   };
 }
 

@@ -16,3 +16,14 @@ export function openAiClient(config: Block, env: NodeJS.ProcessEnv): OpenAI | nu
   if (!apiKey) return null;
   return new OpenAI({ apiKey, baseURL, timeout: config.timeout_s * 1000, maxRetries: 0 });
 }
+
+/** Where requests go, without anything secret (no query string, no credentials). */
+export function endpointName(config: Pick<Block, 'endpoint'>, env: NodeJS.ProcessEnv): string {
+  const raw = config.endpoint || env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/$/, '')}`;
+  } catch {
+    return 'the configured endpoint';
+  }
+}

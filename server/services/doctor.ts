@@ -10,6 +10,7 @@ import type { Store } from '../core/store.ts';
 import { lockedSpec } from '../core/search/vectors.ts';
 import { defaultDbPath } from '../db/paths.ts';
 import { describeLlmError } from '../llm/client.ts';
+import { endpointName } from '../llm/openai.ts';
 import type { Runtime } from './runtime.ts';
 
 export type DoctorCheck = {
@@ -37,17 +38,6 @@ function openAiClient(config: EndpointConfig, env: NodeJS.ProcessEnv): OpenAI | 
   const apiKey = env[config.api_key_env] || env.OPENAI_API_KEY || (baseURL ? 'not-needed' : undefined);
   if (!apiKey) return null;
   return new OpenAI({ apiKey, baseURL, timeout: config.timeout_s * 1000, maxRetries: 0 });
-}
-
-/** Where requests go, without anything secret (no query string, no credentials). */
-function endpointName(config: EndpointConfig, env: NodeJS.ProcessEnv): string {
-  const raw = config.endpoint || env.OPENAI_BASE_URL || 'https://api.openai.com/v1';
-  try {
-    const url = new URL(raw);
-    return `${url.protocol}//${url.host}${url.pathname.replace(/\/$/, '')}`;
-  } catch {
-    return 'the configured endpoint';
-  }
 }
 
 /** Which file this is, and whether it is the default one every command and the server share. */
