@@ -109,6 +109,23 @@ describe('two users in one file', () => {
     expect(ranked).toEqual(['Alice saw a zebra at the zoo', 'Zebras were grazing, and the zebra foal slept', 'The zoo was crowded']);
   });
 
+  it("a tiny user's rows are all read and ranked here: filters and agents apply, and frequencies count every row of the user", async () => {
+    const { store, say } = twoUsers();
+    for (let n = 0; n < 20; n++) await say(BOB, 'b', `Bob planted tomato number ${n} in the garden`);
+    for (const n of [1, 2, 3]) await say(ALICE, 'a1', `garden chores day ${n}`);
+    await say(ALICE, 'a2', 'garden');
+    await say(ALICE, 'a2', 'tomato soup with basil and cream');
+    await say({ userId: 'alice', agentId: 'coach' }, 'a2', 'coach says tomato');
+    const texts = new Map(store.sqlite.prepare('select id, text from turns').all().map((r: any) => [r.id, r.text]));
+    const ranked = (space: Space, filter: Parameters<typeof turnClauses>[1]) => lexicalTurns(store, space, ['garden', 'tomato'], turnClauses(space, filter), 10).map((s) => texts.get(s.id));
+    // Inside session a2 both words are as rare; over all of Alice's rows "garden" is common, so
+    // the longer turn with the rare word comes first (per-session counts would put "garden" first).
+    expect(ranked(ALICE, { sessionIds: ['a2'] })).toEqual(['coach says tomato', 'tomato soup with basil and cream', 'garden']);
+    expect(ranked({ userId: 'alice', agentId: 'helper' }, { sessionIds: ['a2'] })).toEqual(['tomato soup with basil and cream', 'garden']);
+    expect(ranked(ALICE, { excludeSessionId: 'a2' })).toEqual(['garden chores day 3', 'garden chores day 2', 'garden chores day 1']);
+    expect(search(store, ALICE, { query: 'tomato', kinds: ['turn'] }).hits.every((h) => h.turn!.userId === 'alice')).toBe(true);
+  });
+
   it('an unknown user reads as empty, and a malformed id is BAD_USER_INPUT that writes nothing', async () => {
     const { store, say } = twoUsers();
     await say(ALICE, 's', 'I love tea');

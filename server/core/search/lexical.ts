@@ -6,8 +6,8 @@ import { spaceClause, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import { escapeLike, hasNonAscii } from '../text.ts';
 import { ftsAny } from './query.ts';
-import { documentFrequency, ftsScope, selectiveTerms, SMALL_USER_ROWS, type FtsScope } from './term-stats.ts';
-import { cachedWords, couldStemTo, stem, wordCache } from './turn-features.ts';
+import { documentFrequency, ftsScope, rememberFrequencies, selectiveTerms, SMALL_USER_ROWS, TINY_USER_ROWS, type FtsScope } from './term-stats.ts';
+import { cachedStems, stem, wordCache } from './turn-features.ts';
 import type { SearchFilter } from './types.ts';
 
 export type Scored = { id: number; score: number };
@@ -65,45 +65,72 @@ const BM25 = { k1: 1.2, b: 0.75 } as const;
  * A small user's matches, ranked here by BM25 (as FTS5 defines it) over that user's own rows:
  * the match reads the user's rows only (space token, rowid order, no FTS5 rank), and document
  * frequencies are the user's (counted once and cached). Terms are matched on their porter
- * stems, as the index stores them.
+ * stems, as the index stores them. A tiny user's rows are all read instead (see TINY_USER_ROWS),
+ * and their frequencies counted from them.
  */
 function rankedHere(store: Store, space: Space, table: 'turns' | 'memories', terms: string[], scope: FtsScope, clauses: Clause[], limit: number): Scored[] {
   const expression = ftsAny(terms);
   if (!expression) return [];
-  const alias = table === 'turns' ? 't' : 'm';
-  const column = table === 'turns' ? 'text' : 'content';
-  const text = `select ${alias}.id as id, ${alias}.${column} as text from (select rowid from ${table}_fts where ${table}_fts match ? order by rowid desc limit ${SMALL_USER_ROWS}) f cross join ${table} ${alias} on ${alias}.id = f.rowid${where(clauses)}`;
-  const rows = statement(store, text).all(scope.match(expression), ...params(clauses)) as { id: number; text: string }[];
+  const tiny = scope.rows <= TINY_USER_ROWS;
+  const rows = tiny ? everyRow(store, space, table, clauses) : matchedRows(store, table, scope.match(expression), clauses);
   if (rows.length === 0) return [];
   const stems = terms.map(stem);
   const slots = new Map<string, number[]>();
   stems.forEach((s, i) => slots.set(s, [...(slots.get(s) ?? []), i]));
-  const candidate = couldStemTo(stems);
-  const idf = terms.map((term) => {
-    const df = Math.max(1, documentFrequency(store, space, table, scope.rows, term));
-    return Math.log(1 + (scope.rows - df + 0.5) / (df + 0.5));
-  });
-  // Words come from the per-row cache the turn ranker reads too; only those that may stem to a term are stemmed.
+  // Stems come from the per-row cache the turn ranker reads too.
   const cache = wordCache(store, table);
   const docs = rows.map((row) => {
-    const words = cachedWords(cache, row.id, row.text);
+    const words = cachedStems(cache, row.id, row.text);
     const tf = new Array<number>(stems.length).fill(0);
     for (const word of words) {
-      if (!candidate(word)) continue;
-      for (const i of slots.get(stem(word)) ?? []) tf[i]!++;
+      const at = slots.get(word);
+      if (at) for (const i of at) tf[i]!++;
     }
-    return { id: row.id, length: words.length, tf };
+    return { id: row.id, length: words.length, tf, keep: row.keep === 1 };
   });
+  const total = tiny ? rows.length : scope.rows;
+  const frequencies = tiny ? countedFrequencies(store, space, table, terms, docs, scope.rows) : terms.map((term) => documentFrequency(store, space, table, scope.rows, term));
+  const idf = frequencies.map((df) => Math.log(1 + (total - Math.max(1, df) + 0.5) / (Math.max(1, df) + 0.5)));
   const average = docs.reduce((sum, d) => sum + d.length, 0) / docs.length || 1;
-  const scored = docs.map((doc) => {
+  const scored: Scored[] = [];
+  for (const doc of docs) {
+    if (!doc.keep) continue;
     let score = 0;
-    stems.forEach((_, i) => {
+    for (let i = 0; i < stems.length; i++) {
       const tf = doc.tf[i]!;
       if (tf > 0) score += (idf[i]! * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + (BM25.b * doc.length) / average));
-    });
-    return { id: doc.id, score };
-  });
+    }
+    if (score > 0) scored.push({ id: doc.id, score });
+  }
   return scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, limit);
+}
+
+type UserRow = { id: number; text: string; keep: number };
+
+/** The user's rows the FTS match finds (newest first), every one passing the filters. */
+function matchedRows(store: Store, table: 'turns' | 'memories', match: string, clauses: Clause[]): UserRow[] {
+  const alias = table === 'turns' ? 't' : 'm';
+  const column = table === 'turns' ? 'text' : 'content';
+  const text = `select ${alias}.id as id, ${alias}.${column} as text, 1 as keep from (select rowid from ${table}_fts where ${table}_fts match ? order by rowid desc limit ${SMALL_USER_ROWS}) f cross join ${table} ${alias} on ${alias}.id = f.rowid${where(clauses)}`;
+  return statement(store, text).all(match, ...params(clauses)) as UserRow[];
+}
+
+/**
+ * Every row of the user, `keep` saying whether it passes the filters: the ones that do not still
+ * count in the frequencies, as they do in the FTS5 index.
+ */
+function everyRow(store: Store, space: Space, table: 'turns' | 'memories', clauses: Clause[]): UserRow[] {
+  const alias = table === 'turns' ? 't' : 'm';
+  const column = table === 'turns' ? 'text' : 'content';
+  const text = `select ${alias}.id as id, ${alias}.${column} as text, (${clauses.map((c) => c.sql).join(' and ') || '1'}) as keep from ${table} ${alias} where ${alias}.user_id = ?`;
+  return statement(store, text).all(...params(clauses), space.userId) as UserRow[];
+}
+
+/** In how many of the rows each term appears, kept where the ranker reads document frequencies. */
+function countedFrequencies(store: Store, space: Space, table: 'turns' | 'memories', terms: string[], docs: { tf: number[] }[], rows: number): number[] {
+  const counts = terms.map((_, i) => docs.reduce((n, d) => n + (d.tf[i]! > 0 ? 1 : 0), 0));
+  rememberFrequencies(store, space, table, rows, terms, counts);
+  return counts;
 }
 
 /**

@@ -71,6 +71,15 @@ export function documentFrequency(store: Store, space: Space, table: 'turns' | '
   return df;
 }
 
+/** Frequencies counted elsewhere (a tiny user's rows, all read): later lookups skip the SQL. */
+export function rememberFrequencies(store: Store, space: Space, table: 'turns' | 'memories', rows: number, terms: string[], counts: number[]) {
+  const cache = cacheFor(store, space, table, rows);
+  terms.forEach((term, i) => {
+    if (cache.df.size >= CACHE_SIZE) cache.df.clear();
+    cache.df.set(term, counts[i]!);
+  });
+}
+
 /**
  * How a search reads a table's FTS index for this user. ANDing the user's `space` token keeps
  * other users' rows out of the match, which is what makes a small user's search cheap in a big
@@ -98,6 +107,12 @@ export type FtsScope = { kind: 'dominant' | 'scoped' | 'small'; rows: number; ma
 const DOMINANT_SHARE = 0.5;
 /** Up to this many rows a user's matches are ranked here rather than by FTS5 (see FtsScope). */
 export const SMALL_USER_ROWS = 5000;
+/**
+ * Up to this many rows a user's rows are all read rather than matched: an FTS5 match walks the
+ * doclists of every user's rows (about 0.3 ms per table in a 100k-turn file), more than reading
+ * a few hundred rows by the user's index and scoring them from the word cache.
+ */
+export const TINY_USER_ROWS = 300;
 
 const maxId = (store: Store, table: 'turns' | 'memories') =>
   (prepared(store, `search.maxId.${table}`, () => store.sqlite.prepare(`select max(id) as n from ${table}`)).get() as { n: number | null }).n ?? 0;

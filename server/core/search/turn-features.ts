@@ -60,11 +60,14 @@ export function stem(word: string): string {
   }
   return out;
 }
-/** Normalised words of turns already seen, by turn id (turn text never changes; checked anyway). */
-export type WordCache = Map<number, { text: string; words: string[] }>;
+/**
+ * Porter stems of the words of rows already seen, by row id (row text never changes; checked
+ * anyway): every query's scoring reads them, so each row is tokenised and stemmed once.
+ */
+export type WordCache = Map<number, { text: string; stems: string[] }>;
 
 const wordCaches = new WeakMap<object, Record<'turns' | 'memories', WordCache>>();
-/** A store's cache of normalised words per row of `table` (the ranker's and the small-user scorer's). */
+/** A store's cache of stemmed words per row of `table` (the ranker's and the small-user scorer's). */
 export function wordCache(store: object, table: 'turns' | 'memories' = 'turns'): WordCache {
   let caches = wordCaches.get(store);
   if (!caches) wordCaches.set(store, (caches = { turns: new Map(), memories: new Map() }));
@@ -72,26 +75,16 @@ export function wordCache(store: object, table: 'turns' | 'memories' = 'turns'):
 }
 const CACHE_LIMIT = 20_000;
 
-export function cachedWords(cache: WordCache, id: number, text: string): string[] {
+export function cachedStems(cache: WordCache, id: number, text: string): string[] {
   const hit = cache.get(id);
-  if (hit && hit.text === text) return hit.words;
+  if (hit && hit.text === text) return hit.stems;
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  const words = indexTokens(text);
-  cache.set(id, { text, words });
-  return words;
+  const stems = indexTokens(text).map(stem);
+  cache.set(id, { text, stems });
+  return stems;
 }
 
-/**
- * Porter only rewrites a word's ending: a stem less its last letter is a prefix of the word. So
- * a word whose first letters start no query stem cannot stem to one, and is not stemmed at all.
- */
-export function couldStemTo(terms: string[]) {
-  const two = new Set(terms.filter((t) => t.length >= 3).map((t) => t.slice(0, 2)));
-  const one = new Set(terms.filter((t) => t.length < 3).map((t) => t[0]));
-  return (word: string) => two.has(word.slice(0, 2)) || one.has(word[0]);
-}
-
-export type QueryModel = { terms: string[]; idf: number[]; pairs: Set<string>; query: AnalyzedQuery; candidate: (word: string) => boolean };
+export type QueryModel = { terms: string[]; idf: number[]; pairs: Set<string>; query: AnalyzedQuery };
 
 /** Stemmed query terms with their IDF (from document frequencies in the index). */
 export function queryModel(query: AnalyzedQuery, idfOf: (term: string) => number): QueryModel {
@@ -105,7 +98,7 @@ export function queryModel(query: AnalyzedQuery, idfOf: (term: string) => number
   }
   const pairs = new Set<string>();
   for (let i = 0; i + 1 < terms.length; i++) pairs.add(`${terms[i]} ${terms[i + 1]}`);
-  return { terms, idf, pairs, query, candidate: couldStemTo(terms) };
+  return { terms, idf, pairs, query };
 }
 
 /**
@@ -120,7 +113,7 @@ export function turnFeatures(
   signals: SignalScores,
   cache: WordCache = new Map(),
 ): Map<number, number[]> {
-  const { terms, idf, pairs, query, candidate } = model;
+  const { terms, idf, pairs, query } = model;
   const idfSum = idf.reduce((a, b) => a + b, 0) || 1;
   // Which query terms a turn holds, as a bitmask (terms past the 30th count for BM25 only).
   const termIndex = new Map(terms.slice(0, 30).map((term, i) => [term, i]));
@@ -133,13 +126,11 @@ export function turnFeatures(
     if (mask !== undefined) return mask;
     const turn = turnsById.get(id);
     if (!turn) return 0;
-    const words = cachedWords(cache, id, turn.text);
     mask = 0;
     let pairCount = 0;
     let before: string | null = null; // the previous word's stem, when it is a query term
-    for (const word of words) {
-      const stemmed = candidate(word) ? stem(word) : null;
-      const isTerm = stemmed !== null && termSet.has(stemmed);
+    for (const stemmed of cachedStems(cache, id, turn.text)) {
+      const isTerm = termSet.has(stemmed);
       if (isTerm) {
         const index = termIndex.get(stemmed);
         if (index !== undefined) mask |= 1 << index;

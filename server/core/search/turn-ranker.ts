@@ -47,14 +47,34 @@ export function neighbourIds(store: Store, ids: number[], window: number): Map<n
 
 type TurnRead = TurnInfo & { text: string };
 
+/**
+ * Turns the ranker read lately, by id. What it reads of a turn never changes (only enriched_at
+ * does, which it does not read), and ids are never reused (AUTOINCREMENT), so an entry stays
+ * right for as long as it is kept; the ids asked for come from this same search's queries, so a
+ * deleted turn is never asked for.
+ */
+const turnCaches = new WeakMap<Store, Map<number, TurnRead>>();
+const TURN_CACHE_LIMIT = 20_000;
 
 function readTurns(store: Store, ids: number[]): Map<number, TurnRead> {
+  let cache = turnCaches.get(store);
+  if (!cache) turnCaches.set(store, (cache = new Map()));
+  const out = new Map<number, TurnRead>();
+  const missing: number[] = [];
+  for (const id of ids) {
+    const hit = cache.get(id);
+    if (hit) out.set(id, hit);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return out;
   const stmt = prepared(store, 'search.rankTurns', () =>
     store.sqlite.prepare(
       'select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.name as name, t.at as at, t.text as text from turns t where t.id in (select value from json_each(?))',
     ),
   );
-  return new Map((stmt.all(JSON.stringify(ids)) as TurnRead[]).map((r) => [r.id, r]));
+  if (cache.size + missing.length > TURN_CACHE_LIMIT) cache.clear();
+  for (const row of stmt.all(JSON.stringify(missing)) as TurnRead[]) (out.set(row.id, row), cache.set(row.id, row));
+  return out;
 }
 
 /** IDF as BM25 defines it, from the (capped) document frequencies in the user's turns. */
