@@ -9,6 +9,17 @@ import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 // render-graphiql is GraphiQL whole (9 MB): loaded from node_modules on the first GraphiQL page,
 // not parsed by every command.
 const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'pino-pretty', 'esbuild', 'tsx', 'bufferutil', 'utf-8-validate', '@graphql-yoga/render-graphiql'];
+// zod's `z` namespace re-exports every locale (40-odd message tables, 260 KB of the 470 KB zod
+// bundles to), and a namespace cannot be tree-shaken: every command that validates input would
+// compile them all. Nothing here sets a locale, so the bundle gets English only (zod's default).
+const englishOnlyZod = {
+  name: 'english-only-zod',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'english-only-zod' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'english-only-zod' }, () => ({ contents: "export { default as en } from 'zod/v4/locales/en.js';", resolveDir: root }));
+  },
+};
+const root = new URL('..', import.meta.url).pathname;
 const outdir = new URL('../dist/cli/', import.meta.url).pathname;
 const staging = `${outdir}.staging-${process.pid}/`;
 await build({
@@ -28,6 +39,7 @@ await build({
   external: EXTERNAL,
   banner: { js: "import { createRequire as __smCreateRequire } from 'node:module'; const require = __smCreateRequire(import.meta.url);" },
   outExtension: { '.js': '.mjs' },
+  plugins: [englishOnlyZod],
   logLevel: 'warning',
 });
 // Chunks have content-hashed names: move them in beside the old ones (a running `sm` may still

@@ -70,6 +70,15 @@ describe('embedded and --url give the same JSON', () => {
     const cut = await same('get-context', '--session', 's2', '--query', 'pottery', '--token-budget', '50');
     expect(cut.markdown.length).toBeLessThan(full.markdown.length);
     expect(cut.tokensUsed).toBeLessThanOrEqual(50);
+    // search, get-context and stats skip GraphQL embedded (server/cli/direct-reads.ts): every filter and default.
+    await same('search', 'Alice Lisbon', '--kinds', 'fact,turn', '--sessions', 's1,s2', '--from', '2026-05-01T00:00:00Z', '--to', '2026-05-31T00:00:00Z');
+    await same('search', 'peanuts', '--tags', 'health', '--exclude-session', 's1');
+    await same('search', 'Berlin', '--status', 'archived');
+    await same('search', 'Ana', '--user', 'nobody');
+    await same('get-context', '--session', 's1');
+    await same('get-context', '--session', 'nosuch', '--query', 'Alice');
+    await same('stats', '--user', 'default');
+    await same('stats', '--user', 'nobody', '--agent', 'a1');
     await same('sessions');
     await same('session', 's1');
     await same('entities');
@@ -79,6 +88,21 @@ describe('embedded and --url give the same JSON', () => {
     await same('config', 'get', 'scoring.lambda');
     await same('jobs');
     await same('doctor');
+  });
+
+  it('for bad input to the reads that skip GraphQL embedded: the same message and exit code', { timeout: 300_000 }, async () => {
+    for (const args of [
+      ['search', 'x', '--limit', '0'],
+      ['search', 'x', '--limit', '99999999999'],
+      ['search', 'x', '--from=-5'],
+      ['search', 'x', '--from', '2026-05-02T00:00:00Z', '--to', '2026-05-01T00:00:00Z'],
+      ['get-context', '--session', 's1', '--token-budget', '10'],
+      ['get-context', '--session', 's1', '--token-budget', '99999999999'],
+    ]) {
+      const [embedded, served] = [await local(...args), await remote(...args)];
+      expect(embedded.code, args.join(' ')).toBe(2);
+      expect({ code: served.code, stderr: served.stderr }, args.join(' ')).toEqual({ code: embedded.code, stderr: embedded.stderr });
+    }
   });
 
   it('for every writing command, run in lockstep', { timeout: 300_000 }, async () => {

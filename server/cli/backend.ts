@@ -1,7 +1,9 @@
-// Where a command's operations go. Every command is a GraphQL operation of the typed client:
-// with --url it is sent to a running server; otherwise it runs in process against the same
-// schema over the embedded database. One code path, so both modes print the same JSON.
-// Everything heavy is imported when a command runs, so `sm --help` stays instant.
+// Where a command's operations go. Every command is an operation of the typed client: with
+// --url it is sent to a running server; otherwise it runs in process against the same schema
+// over the embedded database, so both modes print the same JSON. Embedded, the frequent reads
+// (search, get-context, stats) skip GraphQL (direct-reads.ts), and the schema is loaded only by
+// the first operation that needs it. Everything heavy is imported when a command runs, so
+// `sm --help` stays instant.
 import { existsSync } from 'node:fs';
 import type { Sdk } from '../../client/src/generated/sdk.ts';
 import type { Runtime } from '../services/runtime.ts';
@@ -28,6 +30,24 @@ export type Backend = {
  */
 const FOREGROUND_JOBS: readonly string[] = ['extract.llm', 'session.consolidate'];
 
+/**
+ * The embedded sdk: the direct reads, and every other operation on the schema, which (graphql,
+ * Pothos, every resolver's module, the client's documents) is loaded by the first call that
+ * needs it. Every operation is async, so a name the direct reads lack answers once that is
+ * loaded. (The local requester runs queries and mutations; subscriptions need a server.)
+ */
+function embeddedSdk(direct: object, schemaSdk: () => Promise<Sdk>): Sdk {
+  const own = direct as Record<string, unknown>;
+  return new Proxy({} as Sdk, {
+    get(_target, name) {
+      // Not a thenable: `await` on the sdk must not call an operation named `then`.
+      if (typeof name !== 'string' || name === 'then') return undefined;
+      if (Object.hasOwn(own, name)) return own[name];
+      return async (...args: unknown[]) => ((await schemaSdk()) as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
+    },
+  });
+}
+
 async function embedded(options: GlobalOptions): Promise<Backend> {
   const space = spaceOption(options);
   const { closeStore, openStore } = await import('../db/open.ts');
@@ -37,23 +57,33 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
   const store = openStore({ path, clock: clockFromEnv() });
   if (announce) process.stderr.write(`sm: created a new database at ${path} (--db or SM_DB picks another)\n`);
   try {
-    const [{ createRuntime }, { onChange }, { getSdk }, { withSpace }] = await Promise.all([
+    const [{ createRuntime }, { onChange }, { directReads }] = await Promise.all([
       import('../services/runtime.ts'),
       import('../core/store.ts'),
-      import('../../client/src/generated/sdk.ts'),
-      import('../../client/src/index.ts'),
+      import('./direct-reads.ts'),
     ]);
     const runtime = createRuntime(store);
-    // Loaded on demand: `sm --help` and `sm serve` do not need it here.
-    const [{ localRequester }, { ADMIN }] = await Promise.all([import('../../schema/local-requester.ts'), import('../core/tokens.ts')]);
+    const sdkFor = (named: Backend['space']): Sdk => {
+      let viaSchema: Promise<Sdk> | undefined;
+      const schemaSdk = async () => {
+        const [{ getSdk }, { withSpace }, { localRequester }, { ADMIN }] = await Promise.all([
+          import('../../client/src/generated/sdk.ts'),
+          import('../../client/src/index.ts'),
+          import('../../schema/local-requester.ts'),
+          import('../core/tokens.ts'),
+        ]);
+        return getSdk(withSpace(localRequester(runtime, ADMIN), named));
+      };
+      return embeddedSdk(directReads(runtime, named), () => (viaSchema ??= schemaSdk()));
+    };
     const queued: number[] = [];
     const stopWatching = onChange(store, (event) => {
       if (event.type === 'job' && event.status === 'pending' && event.jobType && FOREGROUND_JOBS.includes(event.jobType)) queued.push(event.jobId);
     });
     return {
       // Whoever can open the file owns all of it: the embedded CLI is the admin.
-      sdk: getSdk(withSpace(localRequester(runtime, ADMIN), space)),
-      forUser: (userId, agentId) => getSdk(withSpace(localRequester(runtime, ADMIN), { userId, agentId })),
+      sdk: sdkFor(space),
+      forUser: (userId, agentId) => sdkFor({ userId, agentId }),
       mode: 'embedded',
       runtime,
       url: null,

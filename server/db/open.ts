@@ -57,12 +57,29 @@ export function readMetaConfig(db: Db): Record<string, unknown> {
 
 const checkpointers = new WeakMap<Store, Checkpointer>();
 
+let newestMigration: number | undefined;
+
+/**
+ * Whether the file has every migration of this release (or a later one's) already, as drizzle's
+ * migrator decides it: by the time of the last one applied. Then an open skips the migrator,
+ * which reads and hashes every migration file, and the search views it drops around migrating:
+ * opening a current file writes nothing, which keeps a one-shot `sm search` quick and does not
+ * invalidate the statements another connection (the server's) has prepared.
+ */
+function migrated(sqlite: Database.Database): boolean {
+  newestMigration ??= Math.max(...(JSON.parse(readFileSync(join(MIGRATIONS, 'meta/_journal.json'), 'utf8')) as { entries: { when: number }[] }).entries.map((e) => e.when));
+  const table = sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get();
+  const last = table ? (sqlite.prepare('select max(created_at) from __drizzle_migrations').pluck().get() as number | null) : null;
+  return last !== null && Number(last) >= newestMigration;
+}
+
 /**
  * Migrations rebuild tables (new keys, D11). The migrator runs them in one transaction, where
  * `PRAGMA foreign_keys` is ignored: with keys on, dropping the old sessions table would cascade
  * into turns. So keys are off around the migration and checked once after it.
  */
 function migrateSafely(sqlite: Database.Database, db: Db) {
+  if (migrated(sqlite)) return;
   dropSearchViews(sqlite);
   sqlite.pragma('foreign_keys = OFF');
   try {

@@ -42,8 +42,12 @@ export function ensureSearchIndexes(sqlite: Database.Database) {
       exists = undefined;
     }
     const space = (row: 'new' | 'old') => spaceTokenSql(`${row}.user_id`);
+    // The view is rebuilt only when its definition changed: an open that changes nothing writes nothing.
+    const source = `select id, ${column}, ${spaceTokenSql('user_id')} as space from ${table}`;
+    const view = sqlite.prepare('select sql from sqlite_master where type = ? and name = ?').get('view', `${fts}_source`) as { sql: string } | undefined;
+    if (view && !view.sql.endsWith(` as ${source}`)) sqlite.exec(`drop view ${fts}_source`);
     sqlite.exec(`
-      create view if not exists ${fts}_source as select id, ${column}, ${spaceTokenSql('user_id')} as space from ${table};
+      create view if not exists ${fts}_source as ${source};
       create virtual table if not exists ${fts} using fts5(${column}, space, content='${fts}_source', content_rowid='id', tokenize='${FTS_TOKENIZE}');
       create trigger if not exists ${fts}_ai after insert on ${table} begin
         insert into ${fts}(rowid, ${column}, space) values (new.id, new.${column}, ${space('new')});

@@ -1,8 +1,7 @@
 // One OpenAI-compatible client (OpenAI, Ollama, vLLM, LM Studio…) built from the config block.
 // The SDK's own retries are off: failures fall back (llm mode) or retry as durable jobs (hybrid).
-import OpenAI from 'openai';
 import type { Config } from '../core/config.ts';
-import { openAiClient } from './openai.ts';
+import { loadedOpenAi, openAiClient } from './openai.ts';
 
 export type ChatResult = { content: string; promptTokens: number; completionTokens: number };
 
@@ -18,7 +17,7 @@ export function createLlm(config: Config['llm'], env: NodeJS.ProcessEnv = proces
   return {
     model: config.model,
     async chat(messages) {
-      const completion = await client.chat.completions.create({
+      const completion = await (await client()).chat.completions.create({
         model: config.model,
         messages,
         temperature: 0,
@@ -34,9 +33,11 @@ export function createLlm(config: Config['llm'], env: NodeJS.ProcessEnv = proces
 
 /** An error's message without request details (which could carry a key or user text). */
 export function describeLlmError(error: unknown): string {
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return 'timeout';
-  if (error instanceof OpenAI.APIConnectionError) return 'connection failed';
-  if (error instanceof OpenAI.APIError) return `HTTP ${error.status ?? '?'}`;
+  // The SDK is loaded by the first request: if it is not, no request made this error.
+  const OpenAI = loadedOpenAi()?.default;
+  if (OpenAI && error instanceof OpenAI.APIConnectionTimeoutError) return 'timeout';
+  if (OpenAI && error instanceof OpenAI.APIConnectionError) return 'connection failed';
+  if (OpenAI && error instanceof OpenAI.APIError) return `HTTP ${error.status ?? '?'}`;
   if (error instanceof Error) return error.message.slice(0, 300);
   return String(error);
 }

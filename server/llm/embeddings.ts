@@ -3,8 +3,7 @@
 // provider that ignores `dimensions` (or has no such parameter) is truncated and re-normalised,
 // which is sound for Matryoshka-trained models and keeps the stored size fixed for the others.
 import type { Config } from '../core/config.ts';
-import { APIError } from 'openai';
-import { openAiClient } from './openai.ts';
+import { loadedOpenAi, openAiClient } from './openai.ts';
 
 export type Embedder = {
   model: string;
@@ -35,9 +34,9 @@ export function createEmbedder(config: Config['embedding'], env: NodeJS.ProcessE
   // Some servers reject `dimensions` (models without Matryoshka training answer 400): then it is
   // asked for no more, and vectors are cut to size here instead.
   let sendDimensions = true;
-  const request = (texts: string[]) =>
+  const request = async (texts: string[]) =>
     // Floats, not the SDK's default base64: not every compatible server implements base64.
-    client.embeddings.create({ model: config.model, input: texts, encoding_format: 'float', ...(sendDimensions ? { dimensions: config.dimensions } : {}) });
+    (await client()).embeddings.create({ model: config.model, input: texts, encoding_format: 'float', ...(sendDimensions ? { dimensions: config.dimensions } : {}) });
   return {
     model: config.model,
     dimensions: config.dimensions,
@@ -49,7 +48,8 @@ export function createEmbedder(config: Config['embedding'], env: NodeJS.ProcessE
       try {
         response = await request(texts);
       } catch (error) {
-        if (!(sent && error instanceof APIError && (error.status === 400 || error.status === 422))) throw error;
+        const APIError = loadedOpenAi()?.APIError;
+        if (!(sent && APIError && error instanceof APIError && (error.status === 400 || error.status === 422))) throw error;
         sendDimensions = false;
         response = await request(texts);
       }

@@ -2,7 +2,6 @@
 // they do not. GraphQL-free, for the API (`Query.doctor`) and the CLI (`sm doctor`). Endpoint
 // probes are cheap (a 1-token completion, a one-word embedding) and use the configured timeouts.
 import { statSync } from 'node:fs';
-import OpenAI from 'openai';
 import { effectiveConfig } from './config-admin.ts';
 import type { Config } from '../core/config.ts';
 import { jobCounts } from '../core/jobs.ts';
@@ -10,7 +9,7 @@ import type { Store } from '../core/store.ts';
 import { lockedSpec } from '../core/search/vectors.ts';
 import { defaultDbPath } from '../db/paths.ts';
 import { describeLlmError } from '../llm/client.ts';
-import { endpointName } from '../llm/openai.ts';
+import { endpointName, openAiClient } from '../llm/openai.ts';
 import type { Runtime } from './runtime.ts';
 
 export type DoctorCheck = {
@@ -28,17 +27,7 @@ export type DoctorOptions = { env?: NodeJS.ProcessEnv };
 /** Jobs due longer than this without running suggest that no worker is running. */
 export const OVERDUE_MS = 10 * 60_000;
 
-type EndpointConfig = Config['llm'] | Config['embedding'];
-
 const check = (name: string, ok: boolean, detail: string, hint: string | null = null): DoctorCheck => ({ name, ok, detail, hint });
-
-/** The same endpoint and key rules as the LLM client (server/llm/client.ts); null without credentials. */
-function openAiClient(config: EndpointConfig, env: NodeJS.ProcessEnv): OpenAI | null {
-  const baseURL = config.endpoint || env.OPENAI_BASE_URL || undefined;
-  const apiKey = env[config.api_key_env] || env.OPENAI_API_KEY || (baseURL ? 'not-needed' : undefined);
-  if (!apiKey) return null;
-  return new OpenAI({ apiKey, baseURL, timeout: config.timeout_s * 1000, maxRetries: 0 });
-}
 
 /** Which file this is, and whether it is the default one every command and the server share. */
 function databaseCheck(store: Store): DoctorCheck {
@@ -94,7 +83,7 @@ async function llmCheck(store: Store, env: NodeJS.ProcessEnv): Promise<DoctorChe
   const where = endpointName(config, env);
   const started = performance.now();
   try {
-    await client.chat.completions.create({ model: config.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1, temperature: 0 });
+    await (await client()).chat.completions.create({ model: config.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1, temperature: 0 });
     return check('llm', true, `model "${config.model}" at ${where} answered in ${Math.round(performance.now() - started)} ms`);
   } catch (error) {
     return check(
