@@ -1,9 +1,10 @@
 // Drizzle table definitions: the whole data model of DESIGN.md (D1-D10).
 // Migrations in drizzle/migrations are generated from this file by `npm run db:generate`.
-// The FTS5 and vec0 virtual tables are created at open time (server/db/search-index.ts)
-// because they depend on what the SQLite build and the config provide.
+// The FTS5 virtual tables are created at open time (server/db/search-index.ts) because they
+// depend on what the SQLite build provides.
 import { sql } from 'drizzle-orm';
 import {
+  blob,
   check,
   foreignKey,
   index,
@@ -319,3 +320,31 @@ export const jobs = sqliteTable(
     check('jobs_status', inList('status', JOB_STATUSES)),
   ],
 );
+
+/**
+ * Embeddings of turns and memories (server/core/search/vectors.ts), in plain tables rather than
+ * sqlite-vec's vec0: KNN runs over an in-memory index of sign bits that reads `code` and catches
+ * up by `seq`, then reranks exactly by reading `embedding` by id (see vectors.ts for the figures
+ * behind the choice). A vector goes with its row (cascade), whatever deletes the row.
+ */
+const vectorTable = (name: string, owner: typeof turns | typeof memories) =>
+  sqliteTable(
+    name,
+    {
+      id: integer('id')
+        .primaryKey()
+        .references(() => owner.id, { onDelete: 'cascade' }),
+      userId: text('user_id').notNull(),
+      /** When it was written, from a counter that never goes back: an index knows which rows are newer than it. */
+      seq: integer('seq').notNull(),
+      /** Sign bits of the embedding, 32 dimensions per little-endian uint32. */
+      code: blob('code', { mode: 'buffer' }).notNull(),
+      /** float32 values, unit length. */
+      embedding: blob('embedding', { mode: 'buffer' }).notNull(),
+    },
+    // Covers the index build and its catch-up (a user's codes after a seq) without reading embeddings.
+    (t) => [index(`${name}_user_seq`).on(t.userId, t.seq, t.code)],
+  );
+
+export const turnVectors = vectorTable('turn_vectors', turns);
+export const memoryVectors = vectorTable('memory_vectors', memories);

@@ -73,7 +73,7 @@ describe('upgrading a database of the previous release', () => {
     expect((await run(['users', '--json'])).json.users.map((u: any) => u.id)).toEqual(['default', 'zed']);
   });
 
-  it('moves vectors of a table from before spaces into the default user\'s partition', () => {
+  it('moves vectors of a vec0 table from before spaces into the plain table, under the default user', () => {
     const path = copyOfRelease();
     const store = openStore({ path, env: {} });
     if (!store.features.vec) {
@@ -85,7 +85,8 @@ describe('upgrading a database of the previous release', () => {
     store.sqlite.prepare('insert into vec_turns(rowid, embedding) values (?, ?)').run(1n, Buffer.from(new Float32Array([1, 0]).buffer));
     store.sqlite.prepare("insert into meta (key, value) values ('embedding', ?)").run(JSON.stringify({ dimensions: 2, model: 'm' }));
     expect(initVectors(store, { dimensions: 2, model: 'm' }).ready).toBe(true);
-    expect(store.sqlite.prepare("select sql from sqlite_master where name = 'vec_turns'").pluck().get()).toMatch(/partition key/);
+    expect(store.sqlite.prepare("select sql from sqlite_master where name = 'vec_turns'").pluck().get()).toBeUndefined();
+    expect(store.sqlite.prepare('select id, user_id from turn_vectors').all()).toEqual([{ id: 1, user_id: 'default' }]);
     expect(knnIds(store, DEFAULT_SPACE, 'turns', new Float32Array([1, 0]), 5)).toEqual([1]);
     expect(knnIds(store, { userId: 'someone-else', agentId: null }, 'turns', new Float32Array([1, 0]), 5)).toEqual([]);
     closeStore(store);

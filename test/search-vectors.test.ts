@@ -62,7 +62,7 @@ describe('vector search', () => {
     expect(report.failed).toBe(0);
     expect(countVectors(store, 'turns')).toBe(2);
     expect(countVectors(store, 'memories')).toBeGreaterThanOrEqual(1);
-    const stored = vectorOf(store, 'vec_turns', turn.id);
+    const stored = vectorOf(store, 'turn_vectors', turn.id);
     expect(stored).toHaveLength(16);
     expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
 
@@ -82,7 +82,7 @@ describe('vector search', () => {
       await drainJobs(store, jobHandlers(runtime));
       const server = servers.at(-1)!;
       expect(server.requests.find((r) => r.path.endsWith('/embeddings'))!.body).toMatchObject({ model: 'hash-embed', dimensions: 12 });
-      const stored = vectorOf(store, 'vec_turns', turn.id);
+      const stored = vectorOf(store, 'turn_vectors', turn.id);
       expect(stored).toHaveLength(12);
       expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
     }
@@ -102,7 +102,7 @@ describe('vector search', () => {
     expect(bodies.slice(lastRejected + 1).length).toBeGreaterThanOrEqual(2);
     expect(bodies.length).toBeGreaterThanOrEqual(3);
     for (const turn of [first.turn, second.turn]) {
-      const stored = vectorOf(store, 'vec_turns', turn.id);
+      const stored = vectorOf(store, 'turn_vectors', turn.id);
       expect(stored).toHaveLength(12);
       expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
     }
@@ -130,7 +130,7 @@ describe('vector search', () => {
     const report = await reembed(second.runtime, { reset: true });
     expect(report).toEqual({ turns: 2, memories: expect.any(Number), storedTurns: 2, storedMemories: report.memories, dimensions: 32, model: 'hash-embed' });
     expect(vectorState(second.store).ready).toBe(true);
-    expect(vectorOf(second.store, 'vec_turns', 1)).toHaveLength(32);
+    expect(vectorOf(second.store, 'turn_vectors', 1)).toHaveLength(32);
     expect((await searchWithRuntime(second.runtime, DEFAULT_SPACE, { query: 'marathon' })).signals).toContain('vector');
 
     // A model change with the same size is a different vector space: also detected.

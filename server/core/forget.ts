@@ -11,14 +11,26 @@ import { visibleIn, type Space } from './space.ts';
 import { write, type Store } from './store.ts';
 import { escapeLike, normalizeText } from './text.ts';
 import { parseInput } from './validation.ts';
+import { dropFromIndexes } from './search/vector-index.ts';
+import { LEGACY_VECTOR_TABLES, VECTOR_TABLES, type VectorTable } from './search/vector-state.ts';
 
-export const VECTOR_TABLES = { memories: 'vec_memories', turns: 'vec_turns' } as const;
+export { VECTOR_TABLES } from './search/vector-state.ts';
 
-function deleteVectors(store: Store, table: string, ids: number[]) {
+/**
+ * A row's vector goes with it (the tables cascade too, but this also clears the in-memory index
+ * of this process, so the forgotten row's bits do not stay in memory), and from a vec0 table of
+ * an earlier release that vectors were not turned on to move yet.
+ */
+function deleteVectors(store: Store, table: VectorTable, ids: number[]) {
   if (ids.length === 0) return;
-  const exists = store.sqlite.prepare(`select 1 from sqlite_master where name = ?`).get(table);
-  if (!exists) return;
-  const remove = store.sqlite.prepare(`delete from ${table} where rowid = ?`);
+  const name = VECTOR_TABLES[table];
+  const list = JSON.stringify(ids);
+  const users = store.sqlite.prepare(`select distinct user_id from ${name} where id in (select value from json_each(?))`).pluck().all(list) as string[];
+  store.sqlite.prepare(`delete from ${name} where id in (select value from json_each(?))`).run(list);
+  dropFromIndexes(store, table, users, ids);
+  const legacy = LEGACY_VECTOR_TABLES[table];
+  if (!store.sqlite.prepare('select 1 from sqlite_master where name = ?').get(legacy)) return;
+  const remove = store.sqlite.prepare(`delete from ${legacy} where rowid = ?`);
   for (const id of ids) remove.run(BigInt(id));
 }
 
@@ -40,7 +52,7 @@ function releaseEntities(store: Store, junction: typeof memoryEntities | typeof 
 export function deleteMemories(store: Store, ids: number[], reason: string) {
   if (ids.length === 0) return;
   const entityIds = releaseEntities(store, memoryEntities, ids);
-  deleteVectors(store, VECTOR_TABLES.memories, ids);
+  deleteVectors(store, 'memories', ids);
   store.db.delete(memoryEvents).where(inArray(memoryEvents.memoryId, ids)).run();
   const rows = store.db.delete(memories).where(inArray(memories.id, ids)).returning().all();
   dropUnlinkedEntities(store, entityIds);
@@ -50,7 +62,7 @@ export function deleteMemories(store: Store, ids: number[], reason: string) {
 function deleteTurns(store: Store, ids: number[]) {
   if (ids.length === 0) return;
   const entityIds = releaseEntities(store, turnEntities, ids);
-  deleteVectors(store, VECTOR_TABLES.turns, ids);
+  deleteVectors(store, 'turns', ids);
   store.db.delete(turns).where(inArray(turns.id, ids)).run();
   dropUnlinkedEntities(store, entityIds);
 }

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { userIdSchema } from './space.ts';
 import { prepared, publish, write, type Store } from './store.ts';
 import { parseInput } from './validation.ts';
+import { dropIndexes } from './search/vector-index.ts';
+import { LEGACY_VECTOR_TABLES, VECTOR_TABLES } from './search/vector-state.ts';
 
 /** Registers the user on its first write (a no-op afterwards). Inside the caller's transaction. */
 export function ensureUser(store: Store, userId: string) {
@@ -56,7 +58,8 @@ export function getUser(store: Store, userId: string): UserRow | undefined {
 
 export type ForgetUserResult = { userId: string; turns: number; sessions: number; memories: number; entities: number; events: number; jobs: number; tokens: number; vectors: number; vacuumed: boolean };
 
-const VECTOR_TABLE_NAMES = ['vec_turns', 'vec_memories'];
+/** Plain tables, and vec0 tables of an earlier release not moved yet (moved when vectors go on). */
+const VECTOR_TABLE_NAMES = [...Object.values(VECTOR_TABLES), ...Object.values(LEGACY_VECTOR_TABLES)];
 
 /**
  * Hard-deletes everything of one user in one transaction: turns, sessions, memories (every
@@ -85,6 +88,8 @@ export function forgetUser(store: Store, input: { userId: string; vacuum?: boole
     publish(store, { type: 'user', action: 'forgotten', userId, at: store.clock.now() });
     return { userId, turns, sessions, memories, entities, events, jobs, tokens, vectors, vacuumed: false };
   });
+  // The user's sign bits held in memory for KNN go too.
+  dropIndexes(store, userId);
   if (input.vacuum) {
     // The FTS indexes keep deleted terms in their segments until merged: merge, then rewrite the file.
     for (const fts of ['turns_fts', 'memories_fts']) {
