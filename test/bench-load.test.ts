@@ -1,0 +1,31 @@
+// bench:load keeps working: a short run against a real `sm serve` on a small file prints the
+// report it promises (its figures are for the README, not for a test on a shared machine).
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const TSX = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+describe('bench:load', () => {
+  it('drives sm serve over HTTP and reports throughput, latency, backlog, lag, memory and the acknowledged turns', { timeout: 180_000 }, async () => {
+    const args = ['--json', '--size', '300', '--rate', '60', '--writers', '4', '--seconds', '2', '--clients', '1,2', '--phase-seconds', '1', '--idle-seconds', '0'];
+    const { stdout } = await run(process.execPath, [TSX, join(import.meta.dirname, '..', 'bench', 'load.ts'), ...args], {
+      env: { ...process.env, SM_LOG_LEVEL: 'error' },
+    });
+    const result = JSON.parse(stdout);
+    expect(result.machine.cores).toBeGreaterThan(0);
+    expect(result.sustained).toMatchObject({ writers: 4, offeredPerSecond: 60, failed: 0 });
+    expect(result.sustained.acked).toBeGreaterThan(0);
+    expect(result.sustained.latencyMs.p95).toBeGreaterThanOrEqual(result.sustained.latencyMs.p50);
+    expect(result.sustained.samples.length).toBeGreaterThan(0);
+    // Drained: the job queue and any turns whose accurate NER was deferred.
+    expect(result.sustained.drainSeconds).not.toBeNull();
+    expect(result.closedLoop.map((c: { op: string; clients: number }) => `${c.op} ${c.clients}`)).toEqual(['search 1', 'search 2', 'addTurn 1', 'addTurn 2']);
+    for (const phase of result.closedLoop) expect(phase).toMatchObject({ failed: 0, requestsPerSecond: expect.any(Number) });
+    expect(result.acknowledged.lost).toBe(0);
+    expect(result.acknowledged.turns).toBe(result.acknowledged.inFile);
+    expect(result.firstError).toBeNull();
+  });
+});
