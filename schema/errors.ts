@@ -18,10 +18,12 @@ export function expectedError(error: unknown): GraphQLError | null {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   if (original instanceof SmError) {
     const located = error instanceof GraphQLError ? error : undefined;
+    // Past capacity: HTTP 503 with Retry-After (yoga reads `http` and leaves it out of the body).
+    const http = original.retryAfterSeconds === undefined ? {} : { retryAfter: original.retryAfterSeconds, http: { status: 503, headers: { 'retry-after': String(original.retryAfterSeconds) } } };
     return new GraphQLError(original.message, {
       nodes: located?.nodes,
       path: located?.path,
-      extensions: { code: original.code },
+      extensions: { code: original.code, ...http },
     });
   }
   return null;
@@ -43,6 +45,7 @@ export const ERROR_CODES = {
   UNAUTHENTICATED: 'missing, wrong or revoked token',
   FAILED_PRECONDITION: 'the operation needs something not configured',
   PAYLOAD_TOO_LARGE: 'the request body is over the limit',
+  UNAVAILABLE: 'past capacity (background queue full, too many requests at once): HTTP 503, retry after `extensions.retryAfter` seconds (the Retry-After header)',
   INTERNAL_SERVER_ERROR: 'a bug: the message is masked, the log has it',
 } as const;
 export type ApiErrorCode = keyof typeof ERROR_CODES;

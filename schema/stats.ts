@@ -1,5 +1,6 @@
 // Stats: what is stored, what is queued, what the database can do.
 import { EXTRACTION_PATHS, readExtractionStats, type ExtractionPath, type PathStats } from '../server/core/extraction/stats.ts';
+import type { JobBacklog } from '../server/core/jobs.ts';
 import { getStats, type Stats as StatsShape } from '../server/core/stats.ts';
 import { builder } from './builder.ts';
 import { optionalSpace, spaceArgs } from './spaces.ts';
@@ -17,13 +18,33 @@ const MemoryStats = builder.objectRef<StatsShape['memories']>('MemoryStats').imp
   }),
 });
 
+const JobTypeBacklog = builder.objectRef<JobBacklog['byType'][number]>('JobTypeBacklog').implement({
+  description: 'The backlog of one kind of job.',
+  fields: (t) => ({
+    type: t.exposeString('type', { description: 'The job type (`ner.accurate`, `embed`, `session.consolidate`...).' }),
+    backlog: t.exposeInt('backlog', { description: 'Jobs of this type due and not yet claimed.' }),
+    lagSeconds: t.exposeFloat('lagSeconds', { description: 'How long the oldest of them has waited since it was due, in seconds.' }),
+  }),
+});
+
 const JobStats = builder.objectRef<StatsShape['jobs']>('JobStats').implement({
-  description: 'Background jobs (embeddings, LLM extraction, consolidation...) by status.',
+  description: 'Background jobs (embeddings, LLM extraction, consolidation...) by status, and how far behind they are.',
   fields: (t) => ({
     pending: t.exposeInt('pending', { description: 'Waiting to run (including retries after a backoff).' }),
     running: t.exposeInt('running', { description: 'Running now.' }),
     done: t.exposeInt('done', { description: 'Finished.' }),
     dead: t.exposeInt('dead', { description: 'Gave up after their last attempt.' }),
+    backlog: t.exposeInt('backlog', { description: 'Jobs due and not yet claimed by a worker: the work waiting (retries in their backoff are not due yet).' }),
+    lagSeconds: t.exposeFloat('lagSeconds', {
+      description: 'How long the oldest due job has waited since it was due, in seconds (0 when none waits): how far background work is behind the writes.',
+    }),
+    byType: t.field({ type: [JobTypeBacklog], description: 'The backlog and lag per job type (types with nothing due are left out).', resolve: (j) => j.byType }),
+    nerDeferred: t.exposeInt('nerDeferred', {
+      description: 'Turns whose accurate NER was deferred while its queue was full (cheap mode): they carry the fast pass\'s entities until the catch-up job reaches them.',
+    }),
+    nerCheapMode: t.exposeBoolean('nerCheapMode', {
+      description: 'True while new turns get the fast NER pass only, because the accurate-NER jobs waiting reached `ner.max_backlog` (the whole file\'s queue).',
+    }),
   }),
 });
 

@@ -10,7 +10,7 @@ import { createClient } from '../client/src/index.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { createToken, hashToken, revokeToken } from '../server/core/tokens.ts';
 import { buildApp } from '../server/http/app.ts';
-import { failure, firstEvent, startServer, type TestServer } from './helpers/api-server.ts';
+import { countsOf, failure, firstEvent, startServer, type TestServer } from './helpers/api-server.ts';
 
 const ADMIN = 'admin-token-7c1e9a40b2d34f58';
 
@@ -57,7 +57,7 @@ describe('scoped tokens (admin token configured)', () => {
   it('a read-only token reads and cannot write: FORBIDDEN, nothing written', async () => {
     const reader = server.client(aliceReadOnly);
     expect((await reader.memories({})).memories.totalCount).toBeGreaterThan(0);
-    const before = (await server.client().stats({ userId: 'alice' })).stats;
+    const before = countsOf((await server.client().stats({ userId: 'alice' })).stats);
     for (const write of [
       reader.remember({ input: { content: 'should not be saved' } }),
       reader.addTurn({ input: { sessionId: 's', role: 'USER', text: 'I like cats' } }),
@@ -65,7 +65,7 @@ describe('scoped tokens (admin token configured)', () => {
     ]) {
       expect((await failure(write)).code).toBe('FORBIDDEN');
     }
-    expect((await server.client().stats({ userId: 'alice' })).stats).toEqual(before);
+    expect(countsOf((await server.client().stats({ userId: 'alice' })).stats)).toEqual(before);
   });
 
   it('malformed or overlong user ids are BAD_USER_INPUT and write nothing', async () => {

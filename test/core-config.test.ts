@@ -15,7 +15,7 @@ describe('config', () => {
     expect(config.extractor.mode).toBe('hybrid');
     expect(config.llm).toMatchObject({ provider: 'openai', api_key_env: 'OPENAI_API_KEY', timeout_s: 8 });
     expect(config.fts.enabled).toBe(true);
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 8787 });
+    expect(config.server).toEqual({ host: '127.0.0.1', port: 8787, max_requests: 256 });
   });
 
   it('layers defaults < config.json < meta table < environment', () => {

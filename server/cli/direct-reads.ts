@@ -137,7 +137,17 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
           turns: s.turns,
           sessions: s.sessions,
           entities: s.entities,
-          jobs: { pending: s.jobs.pending, running: s.jobs.running, done: s.jobs.done, dead: s.jobs.dead },
+          jobs: {
+            pending: s.jobs.pending,
+            running: s.jobs.running,
+            done: s.jobs.done,
+            dead: s.jobs.dead,
+            backlog: s.jobs.backlog,
+            lagSeconds: s.jobs.lagSeconds,
+            byType: s.jobs.byType.map((t) => ({ type: t.type, backlog: t.backlog, lagSeconds: t.lagSeconds })),
+            nerDeferred: s.jobs.nerDeferred,
+            nerCheapMode: s.jobs.nerCheapMode,
+          },
           features: { fts: s.features.fts, vec: s.features.vec },
           extraction: EXTRACTION_PATHS.map((path) => {
             const e = extraction[path];

@@ -88,6 +88,11 @@ export const configSchema = z.strictObject({
     enrich_limit: positiveInt.default(50),
     /** Enrichment: re-extract rows linked to at most this many entities. */
     enrich_max_entities: z.number().int().nonnegative().default(2),
+    /**
+     * Accurate-NER jobs waiting beyond which new turns get the fast pass only and their accurate
+     * pass is deferred to a catch-up job (cheap mode, shown by stats and doctor).
+     */
+    max_backlog: positiveInt.default(2_000),
   }),
   fts: section({ enabled: z.boolean().default(true) }),
   consolidation: section({
@@ -109,7 +114,11 @@ export const configSchema = z.strictObject({
     /** IANA time zone for the cron expressions; empty means the machine's. */
     timezone: timeZone.default(''),
   }),
-  worker: section({ concurrency: positiveInt.max(32).default(2) }),
+  worker: section({
+    concurrency: positiveInt.max(32).default(2),
+    /** Jobs waiting beyond which addTurn is refused with UNAVAILABLE (HTTP 503 + Retry-After) until the worker catches up. */
+    max_queue: positiveInt.default(20_000),
+  }),
   context: section({
     /** Tokens (o200k_base) of the context block when a request names no budget. */
     token_budget: z.number().int().min(50).max(32_000).default(1_000),
@@ -122,6 +131,8 @@ export const configSchema = z.strictObject({
   server: section({
     host: z.string().min(1).default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(8787),
+    /** Requests handled at once (GraphQL and REST; streams, pages and /health aside); more are answered 503 + Retry-After. */
+    max_requests: positiveInt.max(100_000).default(256),
   }),
 });
 

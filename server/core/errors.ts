@@ -7,6 +7,8 @@ export const ErrorCode = {
   Conflict: 'CONFLICT',
   /** The operation needs something not configured (e.g. an embedding model). */
   FailedPrecondition: 'FAILED_PRECONDITION',
+  /** Past capacity (a full job queue, too many requests at once): retry after `retryAfterSeconds`. */
+  Unavailable: 'UNAVAILABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -14,6 +16,8 @@ export class SmError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** For UNAVAILABLE: when a retry may succeed (HTTP Retry-After). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'SmError';
@@ -24,3 +28,4 @@ export const badInput = (message: string) => new SmError(ErrorCode.BadUserInput,
 export const notFound = (what: string, id: string | number) =>
   new SmError(ErrorCode.NotFound, `${what} ${JSON.stringify(id)} not found`);
 export const forbidden = (message: string) => new SmError(ErrorCode.Forbidden, message);
+export const unavailable = (message: string, retryAfterSeconds: number) => new SmError(ErrorCode.Unavailable, message, retryAfterSeconds);

@@ -2,6 +2,7 @@
 // that caused it; workers claim jobs with a lease, so a job whose process died runs again.
 import { and, asc, count, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import { jobs, type JobStatus } from '../../drizzle/schema.ts';
+import { unavailable } from './errors.ts';
 import { rowCodec } from './rows.ts';
 import { prepared, publish, write, type Store } from './store.ts';
 
@@ -15,6 +16,8 @@ export const JobType = {
   ExtractLlm: 'extract.llm',
   /** Accurate NER (compromise, LLM) for a stored turn and the memories extracted from it. */
   NerAccurate: 'ner.accurate',
+  /** Accurate NER for the turns deferred while its queue was full (see ner/deferral.ts), a batch at a time. */
+  NerCatchUp: 'ner.catchup',
   /** Consolidate one finished session (queued when a new session starts, and nightly). */
   Consolidate: 'session.consolidate',
   /** Embed turns and memories for vector search (payload: turnIds, memoryIds). */
@@ -45,8 +48,51 @@ export function enqueueJob(
       .raw(),
   ).get(type, typeof payload.userId === 'string' ? payload.userId : null, JSON.stringify(payload), options.runAt ?? now, options.maxAttempts ?? JOB_DEFAULTS.maxAttempts, now, now) as unknown[];
   const job = jobRows.decode(inserted);
+  const load = loads.get(store);
+  if (load) {
+    load.pending++;
+    if (type === JobType.NerAccurate) load.ner++;
+  }
   publish(store, { type: 'job', jobId: job.id, jobType: type, status: 'pending', at: now, userId: job.userId ?? '' });
   return job;
+}
+
+/**
+ * How long a count of the queue serves the bounds: addTurn asks on every turn, and counting
+ * thousands of pending rows each time would cost more than the turn. In between, this process's
+ * enqueues keep the count current, and its claims and failures have it counted again.
+ */
+const LOAD_TTL_MS = 250;
+type Load = { pending: number; ner: number; at: number };
+const loads = new WeakMap<Store, Load>();
+
+/** Pending jobs, all of them and the accurate-NER ones (see LOAD_TTL_MS). */
+export function queueLoad(store: Store): { pending: number; ner: number } {
+  const now = performance.now();
+  let load = loads.get(store);
+  if (!load || now - load.at > LOAD_TTL_MS) {
+    const row = prepared(store, 'job.load', () =>
+      store.sqlite.prepare("select count(*) as pending, coalesce(sum(type = 'ner.accurate'), 0) as ner from jobs where status = 'pending'"),
+    ).get() as { pending: number; ner: number };
+    load = { ...row, at: now };
+    loads.set(store, load);
+  }
+  return load;
+}
+
+/** Retry-After for a full queue: long enough for a worker to make room, short enough to keep a writer going. */
+export const QUEUE_FULL_RETRY_SECONDS = 2;
+
+/**
+ * Back-pressure: a write that queues background work is refused (UNAVAILABLE, HTTP 503 with
+ * Retry-After) once worker.max_queue jobs wait, instead of letting the queue grow without bound.
+ * Nothing is written, so the client's retry is the only copy: nothing acknowledged is lost.
+ */
+export function assertQueueRoom(store: Store) {
+  const { pending } = queueLoad(store);
+  const max = store.config.worker.max_queue;
+  if (pending < max) return;
+  throw unavailable(`${pending} background jobs are waiting (worker.max_queue is ${max}): retry in ${QUEUE_FULL_RETRY_SECONDS} s`, QUEUE_FULL_RETRY_SECONDS);
 }
 
 /** Ready jobs: pending and due, or running with an expired lease (their worker died). */
@@ -56,7 +102,8 @@ const ready = (now: number) =>
     and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, now)),
   );
 
-export type ClaimFilter = { types?: readonly string[]; ids?: readonly number[] };
+/** `fresh`: only jobs never tried before (a batch groups those: see the worker). */
+export type ClaimFilter = { types?: readonly string[]; ids?: readonly number[]; fresh?: boolean };
 
 export function claimJobs(store: Store, limit: number, filter: ClaimFilter = {}, workerId: string | null = null): JobRow[] {
   return write(store, () => {
@@ -64,11 +111,19 @@ export function claimJobs(store: Store, limit: number, filter: ClaimFilter = {},
     const due = store.db
       .select({ id: jobs.id })
       .from(jobs)
-      .where(and(ready(now), filter.types ? inArray(jobs.type, [...filter.types]) : undefined, filter.ids ? inArray(jobs.id, [...filter.ids]) : undefined))
+      .where(
+        and(
+          ready(now),
+          filter.types ? inArray(jobs.type, [...filter.types]) : undefined,
+          filter.ids ? inArray(jobs.id, [...filter.ids]) : undefined,
+          filter.fresh ? eq(jobs.attempts, 0) : undefined,
+        ),
+      )
       .orderBy(asc(jobs.runAt), asc(jobs.id))
       .limit(limit)
       .all();
     if (due.length === 0) return [];
+    loads.delete(store); // fewer pending from here: the next queueLoad counts again
     return store.db
       .update(jobs)
       .set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, lockedUntil: now + JOB_DEFAULTS.leaseMs, lockedBy: workerId, updatedAt: now })
@@ -80,11 +135,17 @@ export function claimJobs(store: Store, limit: number, filter: ClaimFilter = {},
 }
 
 /** Settles a job whose work was done another way (e.g. inline), so no worker runs it. */
-export function completeJob(store: Store, id: number) {
+export const completeJob = (store: Store, id: number) => completeJobs(store, [id]);
+
+/** Settles finished jobs in one write (a batch handler's many jobs). */
+export function completeJobs(store: Store, ids: readonly number[]) {
+  if (ids.length === 0) return;
   write(store, () => {
     const now = store.clock.now();
-    store.db.update(jobs).set({ status: 'done', lockedUntil: null, lastError: null, updatedAt: now }).where(eq(jobs.id, id)).run();
-    publish(store, { type: 'job', jobId: id, status: 'done', at: now, userId: '' });
+    prepared(store, 'job.complete', () =>
+      store.sqlite.prepare("update jobs set status = 'done', locked_until = null, last_error = null, updated_at = ? where id in (select value from json_each(?))"),
+    ).run(now, JSON.stringify(ids));
+    for (const id of ids) publish(store, { type: 'job', jobId: id, status: 'done', at: now, userId: '' });
   });
 }
 
@@ -93,6 +154,7 @@ export const backoffMs = (attempts: number) =>
 
 /** A failed attempt: retried later with exponential backoff, or dead-lettered with its error. */
 export function failJob(store: Store, job: JobRow, error: string): JobStatus {
+  loads.delete(store);
   return write(store, () => {
     const now = store.clock.now();
     const status: JobStatus = job.attempts >= job.maxAttempts ? 'dead' : 'pending';
@@ -113,6 +175,24 @@ export function jobCounts(store: Store): Record<JobStatus, number> {
   return counts;
 }
 
+export type JobBacklog = {
+  /** Jobs due and not yet claimed: work waiting for a worker. */
+  backlog: number;
+  /** How long the oldest of them has waited since it was due, in seconds to 0.1 (0 when none waits). */
+  lagSeconds: number;
+  byType: { type: string; backlog: number; lagSeconds: number }[];
+};
+
+/** The queue's backlog and lag: one user's jobs, or all of them (null). Retries waiting for their backoff are not due yet. */
+export function jobBacklog(store: Store, userId: string | null): JobBacklog {
+  const now = store.clock.now();
+  const rows = store.sqlite
+    .prepare(`select type, count(*) as n, min(run_at) as oldest from jobs where status = 'pending' and run_at <= ? ${userId === null ? '' : 'and user_id = ?'} group by type order by type`)
+    .all(...(userId === null ? [now] : [now, userId])) as { type: string; n: number; oldest: number }[];
+  const byType = rows.map((r) => ({ type: r.type, backlog: r.n, lagSeconds: Math.round(Math.max(0, now - r.oldest) / 100) / 10 }));
+  return { backlog: byType.reduce((n, t) => n + t.backlog, 0), lagSeconds: Math.max(0, ...byType.map((t) => t.lagSeconds)), byType };
+}
+
 export function listJobs(store: Store, filter: { status?: JobStatus; limit?: number } = {}): JobRow[] {
   return store.db
     .select()
@@ -128,6 +208,7 @@ export function listJobs(store: Store, filter: { status?: JobStatus; limit?: num
  * pending at once instead of waiting for their lease. `isGone` decides from the lockedBy id.
  */
 export function recoverAbandonedJobs(store: Store, isGone: (workerId: string) => boolean): number {
+  loads.delete(store);
   return write(store, () => {
     const running = store.db.select({ id: jobs.id, lockedBy: jobs.lockedBy }).from(jobs).where(eq(jobs.status, 'running')).all();
     const abandoned = running.filter((job) => job.lockedBy !== null && isGone(job.lockedBy)).map((job) => job.id);

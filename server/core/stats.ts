@@ -13,6 +13,8 @@ import {
   type MemoryLayer,
   type MemoryStatus,
 } from '../../drizzle/schema.ts';
+import { jobBacklog, type JobBacklog } from './jobs.ts';
+import { deferredTurnCount, nerCheapMode } from './ner/deferral.ts';
 import type { Space } from './space.ts';
 import type { Store } from './store.ts';
 
@@ -28,7 +30,13 @@ export type Stats = {
   turns: number;
   sessions: number;
   entities: number;
-  jobs: Record<JobStatus, number>;
+  jobs: Record<JobStatus, number> &
+    JobBacklog & {
+      /** Turns whose accurate NER waits for the catch-up (deferred in cheap mode). */
+      nerDeferred: number;
+      /** True while new turns get the fast NER pass only (the accurate-NER queue is at ner.max_backlog). */
+      nerCheapMode: boolean;
+    };
   features: { fts: boolean; vec: boolean };
 };
 
@@ -68,7 +76,7 @@ export function getStats(store: Store, space: Space | null): Stats {
     turns: countOf(turns),
     sessions: countOf(sessions),
     entities: countOf(entities),
-    jobs: jobCounts,
+    jobs: { ...jobCounts, ...jobBacklog(store, space?.userId ?? null), nerDeferred: deferredTurnCount(store, space?.userId ?? null), nerCheapMode: nerCheapMode(store) },
     features: { fts: store.features.fts && store.config.fts.enabled, vec: store.features.vec },
   };
 }

@@ -11,6 +11,7 @@ import { nerEnricher } from '../services/ner.ts';
 import { startScheduler, type Scheduler } from '../jobs/scheduler.ts';
 import { createRuntime, type Runtime } from '../services/runtime.ts';
 import { logger as defaultLogger } from '../logger.ts';
+import { admission } from './admission.ts';
 import { assertSafeBinding, assertStrongToken } from './auth.ts';
 import { createChangeFeed } from './events.ts';
 import { attachWebSocket } from './ws.ts';
@@ -54,7 +55,7 @@ export function buildApp(options: AppOptions): App {
   const runtime = options.runtime ?? createRuntime(store);
   const feed = createChangeFeed(store);
   const yoga = createGraphQLServer({ runtime, changes: feed.changes, token, log });
-  const server = createServer(yoga);
+  const server = createServer(admission(store.config.server.max_requests, yoga));
   let worker: Worker | null = null;
   let scheduler: Scheduler<string> | null = null;
   let stopping: Promise<void> | null = null;

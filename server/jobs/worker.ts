@@ -1,12 +1,19 @@
 // The in-process worker: runs durable jobs with a concurrency limit, retries with backoff,
-// dead-letters after the last attempt, and picks up jobs left behind by a dead process.
+// dead-letters after the last attempt, and picks up jobs left behind by a dead process. A batch
+// handler takes many due jobs of its type at once (one claim, one run, one completion).
 import { hostname } from 'node:os';
-import { claimJobs, completeJob, failJob, nextJobAt, recoverAbandonedJobs, type JobRow } from '../core/jobs.ts';
+import { claimJobs, completeJobs, failJob, nextJobAt, recoverAbandonedJobs, type ClaimFilter, type JobRow } from '../core/jobs.ts';
 import { onChange, type Store } from '../core/store.ts';
 import { logger } from '../logger.ts';
 
 export type JobHandler = (store: Store, job: JobRow) => Promise<void>;
-export type JobHandlers = Record<string, JobHandler>;
+/**
+ * Up to `batch` due jobs of one type in one run: for work whose cost per call (a parse, a
+ * request, a transaction) is worth sharing. Jobs whose type it handles are queued one by one as
+ * usual; the worker groups them.
+ */
+export type BatchJobHandler = { batch: number; run: (store: Store, jobs: JobRow[]) => Promise<void> };
+export type JobHandlers = Record<string, JobHandler | BatchJobHandler>;
 
 export type DrainReport = { ran: number; done: number; failed: number; dead: number };
 
@@ -32,26 +39,43 @@ export const recoverJobs = (store: Store) => recoverAbandonedJobs(store, isGoneL
 /** Errors are stored on the job; keep them to their message (no stack, no request bodies). */
 const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 
-async function runOne(store: Store, handlers: JobHandlers, job: JobRow, report?: DrainReport) {
-  if (report) report.ran++;
-  const handler = handlers[job.type];
+/**
+ * The next unit of work: the first ready job and, when its handler takes batches, the other
+ * ready jobs of its type up to the batch size. Only jobs never tried are grouped: a job that
+ * failed once runs alone from then on, so one bad job cannot keep failing a batch of good ones.
+ */
+function claimUnit(store: Store, handlers: JobHandlers, filter: ClaimFilter): JobRow[] {
+  const [first] = claimJobs(store, 1, filter, WORKER_ID);
+  if (!first) return [];
+  const handler = handlers[first.type];
+  if (!handler || typeof handler === 'function' || handler.batch <= 1 || first.attempts > 1) return [first];
+  return [first, ...claimJobs(store, handler.batch - 1, { ...filter, types: [first.type], fresh: true }, WORKER_ID)];
+}
+
+async function runUnit(store: Store, handlers: JobHandlers, unit: JobRow[], report?: DrainReport) {
+  const first = unit[0]!;
+  if (report) report.ran += unit.length;
+  const handler = handlers[first.type];
   try {
-    if (!handler) throw new Error(`no handler for job type ${job.type}`);
-    await handler(store, job);
-    completeJob(store, job.id);
-    if (report) report.done++;
+    if (!handler) throw new Error(`no handler for job type ${first.type}`);
+    if (typeof handler === 'function') await handler(store, first);
+    else await handler.run(store, unit);
+    completeJobs(store, unit.map((job) => job.id));
+    if (report) report.done += unit.length;
   } catch (error) {
-    const status = failJob(store, job, describe(error));
-    if (report) {
-      report.failed++;
-      if (status === 'dead') report.dead++;
+    for (const job of unit) {
+      const status = failJob(store, job, describe(error));
+      if (report) {
+        report.failed++;
+        if (status === 'dead') report.dead++;
+      }
     }
-    logger.warn({ jobId: job.id, type: job.type, attempt: job.attempts, status, error: describe(error) }, 'job failed');
+    logger.warn({ jobIds: unit.map((job) => job.id), type: first.type, attempt: first.attempts, error: describe(error) }, 'job failed');
   }
 }
 
 /**
- * Runs every job that is due now, `concurrency` at a time, until none is left
+ * Runs every job that is due now, `concurrency` units at a time, until none is left
  * (retries scheduled for later stay queued). Used by `sm jobs --run` and embedded commands.
  */
 export async function drainJobs(
@@ -63,9 +87,13 @@ export async function drainJobs(
   const filter = { types: Object.keys(handlers), ids: options.ids };
   recoverJobs(store);
   for (;;) {
-    const batch = claimJobs(store, options.concurrency ?? 4, filter, WORKER_ID);
-    if (batch.length === 0) return report;
-    await Promise.all(batch.map((job) => runOne(store, handlers, job, report)));
+    const units: JobRow[][] = [];
+    for (let unit = claimUnit(store, handlers, filter); unit.length > 0; unit = claimUnit(store, handlers, filter)) {
+      units.push(unit);
+      if (units.length === (options.concurrency ?? 4)) break;
+    }
+    if (units.length === 0) return report;
+    await Promise.all(units.map((unit) => runUnit(store, handlers, unit, report)));
   }
 }
 
@@ -89,17 +117,16 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
 
   function tick() {
     if (stopped) return;
-    const free = concurrency - inFlight.size;
-    if (free <= 0) return; // a finishing job calls tick again
-    const batch = claimJobs(store, free, { types }, WORKER_ID);
-    for (const job of batch) {
-      const running = runOne(store, handlers, job).finally(() => {
+    while (inFlight.size < concurrency) {
+      const unit = claimUnit(store, handlers, { types });
+      if (unit.length === 0) break;
+      const running = runUnit(store, handlers, unit).finally(() => {
         inFlight.delete(running);
         schedule(0);
       });
       inFlight.add(running);
     }
-    if (batch.length === free) return;
+    if (inFlight.size >= concurrency) return; // a finishing unit calls tick again
     const next = nextJobAt(store, types);
     schedule(next === null ? pollMs : Math.min(pollMs, Math.max(10, next - store.clock.now())));
   }

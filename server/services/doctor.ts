@@ -4,7 +4,8 @@
 import { statSync } from 'node:fs';
 import { effectiveConfig } from './config-admin.ts';
 import type { Config } from '../core/config.ts';
-import { jobCounts } from '../core/jobs.ts';
+import { jobBacklog, jobCounts } from '../core/jobs.ts';
+import { deferredTurnCount, nerCheapMode } from '../core/ner/deferral.ts';
 import type { Store } from '../core/store.ts';
 import { lockedSpec } from '../core/search/vectors.ts';
 import { defaultDbPath } from '../db/paths.ts';
@@ -146,9 +147,21 @@ function jobsCheck(store: Store): DoctorCheck {
       .prepare("select count(*) as n from jobs where status = 'pending' and run_at < ?")
       .get(store.clock.now() - OVERDUE_MS) as { n: number }
   ).n;
-  const detail = `${counts.pending} pending (${overdue} overdue by more than ${OVERDUE_MS / 60_000} min), ${counts.running} running, ${counts.dead} dead`;
+  const { backlog, lagSeconds } = jobBacklog(store, null);
+  const cheap = nerCheapMode(store);
+  const deferred = deferredTurnCount(store, null);
+  const ner = cheap || deferred > 0 ? `; accurate NER ${cheap ? 'in cheap mode (new turns get the fast pass only)' : 'catching up'}, ${deferred} turn${deferred === 1 ? '' : 's'} waiting for it` : '';
+  const detail = `${counts.pending} pending (${overdue} overdue by more than ${OVERDUE_MS / 60_000} min), ${counts.running} running, ${counts.dead} dead; backlog ${backlog}, lag ${lagSeconds} s${ner}`;
   if (counts.dead > 0) return check('jobs', false, detail, 'see the dead jobs and their errors (`jobs(status: DEAD)` / `sm jobs --status dead`); fix the cause (often the LLM endpoint)');
   if (overdue > 0) return check('jobs', false, detail, 'no worker seems to be running: start the server (`sm serve`) or run them now (`runJobs` / `sm jobs --run`)');
+  if (ner) {
+    return check(
+      'jobs',
+      false,
+      detail,
+      `writes came faster than accurate NER runs (ner.max_backlog = ${store.config.ner.max_backlog}); it catches up by itself when they slow down. To keep up sooner: raise worker.concurrency, or leave compromise out of ner.providers`,
+    );
+  }
   return check('jobs', true, detail);
 }
 

@@ -6,7 +6,7 @@ import { pendingSessions, queueConsolidation } from '../core/consolidation.ts';
 import { extractHeuristically, applyLlmActions, subjectOf } from '../core/extraction/extract-turn.ts';
 import { relatedFacts, type Extracted } from '../core/extraction/save-facts.ts';
 import { recordExtraction } from '../core/extraction/stats.ts';
-import { completeJob, enqueueJob, JobType, type JobRow } from '../core/jobs.ts';
+import { assertQueueRoom, completeJob, enqueueJob, JobType, type JobRow } from '../core/jobs.ts';
 import { enqueueEmbedding } from '../core/search/embed-queue.ts';
 import { linkMemoriesFast, linkTurnFast } from '../core/ner/link.ts';
 import { spaceOfRow, type Space } from '../core/space.ts';
@@ -53,6 +53,8 @@ async function llmPass(runtime: Runtime, turn: TurnRow, path: 'llm' | 'hybrid'):
 export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnInput): Promise<IngestResult> {
   const { store, llm } = runtime;
   const mode = store.config.extractor.mode;
+  // Past worker.max_queue, refused before anything is written (back-pressure, HTTP 503).
+  assertQueueRoom(store);
   const { turn, extra } = addTurn(store, space, input, (tx, turn, options) => {
     // A new conversation means the user's earlier ones are finished (seed 004): consolidate them.
     if (options.newSession) queueConsolidation(tx, space, pendingSessions(tx, space, { exclude: turn.sessionId }));

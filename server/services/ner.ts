@@ -1,14 +1,20 @@
-// NER wiring for the running service: the optional LLM provider built from the runtime, the
-// handler of the accurate-NER job queued by addTurn, and enrichment on demand (the scheduler
-// calls the same function at 02:00).
+// NER wiring for the running service: the optional LLM provider built from the runtime and
+// compromise in its thread, the handlers of the accurate-NER jobs queued by addTurn (in batches)
+// and of the catch-up after cheap mode, and enrichment on demand (the scheduler calls the same
+// function at 02:00).
 import { JobType } from '../core/jobs.ts';
+import { nextDeferredTurns, queueCatchUp } from '../core/ner/deferral.ts';
 import { runEnrichment, type EnrichmentOptions, type EnrichmentReport } from '../core/ner/enrichment.ts';
 import { runAccurateNer } from '../core/ner/link.ts';
 import type { NerExtras } from '../core/ner/pipeline.ts';
 import type { JobHandlers } from '../jobs/worker.ts';
 import { llmNerProvider } from '../llm/ner.ts';
 import type { Enricher } from './maintenance.ts';
+import { compromiseInThread } from './ner-thread.ts';
 import type { Runtime } from './runtime.ts';
+
+/** Turns per accurate-NER run: one compromise parse of about 100-200 ms in its thread, and one write. */
+export const NER_BATCH = 100;
 
 const extrasByRuntime = new WeakMap<Runtime, NerExtras>();
 
@@ -16,7 +22,7 @@ const extrasByRuntime = new WeakMap<Runtime, NerExtras>();
 export function nerExtras(runtime: Runtime): NerExtras {
   let extras = extrasByRuntime.get(runtime);
   if (!extras) {
-    extras = { llm: runtime.llm ? llmNerProvider(runtime.llm) : null };
+    extras = { llm: runtime.llm ? llmNerProvider(runtime.llm) : null, compromise: compromiseInThread };
     extrasByRuntime.set(runtime, extras);
   }
   return extras;
@@ -24,8 +30,18 @@ export function nerExtras(runtime: Runtime): NerExtras {
 
 export const nerJobHandlers = (runtime: Runtime): JobHandlers => ({
   // A failing LLM does not fail the job: its results are simply missing (the other providers' stay).
-  [JobType.NerAccurate]: async (_store, job) => {
-    await runAccurateNer(runtime.store, Number(job.payload.turnId), nerExtras(runtime));
+  [JobType.NerAccurate]: {
+    batch: NER_BATCH,
+    run: async (store, jobs) => {
+      await runAccurateNer(store, jobs.map((job) => Number(job.payload.turnId)), nerExtras(runtime));
+      queueCatchUp(store);
+    },
+  },
+  [JobType.NerCatchUp]: async (store) => {
+    const turnIds = nextDeferredTurns(store, NER_BATCH);
+    if (turnIds.length === 0) return;
+    await runAccurateNer(store, turnIds, nerExtras(runtime));
+    queueCatchUp(store);
   },
 });
 

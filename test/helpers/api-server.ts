@@ -78,6 +78,11 @@ export async function firstEvent<T>(iterator: AsyncIterator<T>, trigger: (attemp
   throw new Error('no event before the timeout');
 }
 
+/** Stats without what moves with the clock alone (the job lag), to compare counts before and after. */
+export function countsOf<S extends { jobs: { lagSeconds: number; byType: { lagSeconds: number }[] } }>(stats: S): S {
+  return { ...stats, jobs: { ...stats.jobs, lagSeconds: 0, byType: stats.jobs.byType.map((t) => ({ ...t, lagSeconds: 0 })) } };
+}
+
 /** The typed client's error of a request that must fail (fails the test if it succeeds). */
 export async function failure(promise: Promise<unknown>): Promise<SymbiosisClientError> {
   const error = await promise.then(

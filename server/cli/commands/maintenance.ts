@@ -83,7 +83,7 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
 
   program
     .command('stats')
-    .description('counts of memories, turns, sessions, entities and jobs; extraction figures')
+    .description('counts of memories, turns, sessions, entities and jobs; job backlog and lag; extraction figures')
     .addHelpText('after', '\nExample:\n  sm stats --json')
     .action(async () => {
       const options = globals();
@@ -93,7 +93,11 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
           [
             `memories ${s.memories.total} (${s.memories.active} active: ${s.memories.mid} mid, ${s.memories.long} long, ${s.memories.reflections} reflections; ${s.memories.archived} archived)`,
             `turns ${s.turns} in ${count(s.sessions, 'session')} · entities ${s.entities}`,
-            `jobs: ${s.jobs.pending} pending, ${s.jobs.running} running, ${s.jobs.done} done, ${s.jobs.dead} dead`,
+            `jobs: ${s.jobs.pending} pending, ${s.jobs.running} running, ${s.jobs.done} done, ${s.jobs.dead} dead · backlog ${s.jobs.backlog}, lag ${fixed(s.jobs.lagSeconds, 1)} s` +
+              (s.jobs.byType.length > 0 ? ` (${s.jobs.byType.map((t) => `${t.type} ${t.backlog}, ${fixed(t.lagSeconds, 1)} s`).join('; ')})` : ''),
+            ...(s.jobs.nerCheapMode || s.jobs.nerDeferred > 0
+              ? [`ner: ${s.jobs.nerCheapMode ? 'cheap mode (fast pass only: the accurate queue is at ner.max_backlog)' : 'catching up'}, ${count(s.jobs.nerDeferred, 'turn')} waiting for the accurate pass`]
+              : []),
             `features: fts ${s.features.fts ? 'on' : 'off (LIKE)'}, sqlite-vec ${s.features.vec ? 'loaded' : 'missing'}`,
             table(
               ['extraction', 'runs', 'failures', 'facts', 'avg ms', 'tokens in/out', 'last error'],

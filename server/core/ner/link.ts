@@ -3,12 +3,12 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { memories, memorySources, turns } from '../../../drizzle/schema.ts';
 import { entitiesOfTurn, linkEntities, type EntityRow, type Mention } from '../entities.ts';
-import { enqueueJob, JobType } from '../jobs.ts';
 import { spaceOfRow, type Space } from '../space.ts';
 import { prepared, write, type Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
+import { queueAccurateNer } from './deferral.ts';
 import { NameIndex } from './known-entities.ts';
-import { accurateNerAvailability, accurateProviders, extractEntities, extractSync, fastProviders, mergeBySpan, type NerExtras, type NerRun } from './pipeline.ts';
+import { accurateNerAvailability, accurateProviders, extractEntitiesMany, extractSync, fastProviders, mergeBySpan, type NerExtras, type NerRun } from './pipeline.ts';
 import { EntityType } from './types.ts';
 
 // The row type from the table, not from memories.ts: memories.ts links what it saves through this file.
@@ -19,13 +19,14 @@ const speakerOf = (turn: Pick<TurnRow, 'name'>): Mention[] => (turn.name ? [{ na
 
 /**
  * Hot path, inside addTurn's transaction: regex + known names + the speaker, linked to the
- * turn, and the accurate pass queued in the same transaction (so it survives a crash).
+ * turn, and the accurate pass queued in the same transaction (so it survives a crash), or
+ * deferred while its queue is full (see deferral.ts).
  */
 export function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}): EntityRow[] {
   if (!store.config.ner.enabled) return [];
   const space = spaceOfRow(turn);
   const linked = linkEntities(store, space, { turnId: turn.id }, [...speakerOf(turn), ...extractSync(turn.text, fastProviders(store, space))]).entities;
-  if (accurateNerAvailability(store.config, extras).available) enqueueJob(store, JobType.NerAccurate, { turnId: turn.id, userId: turn.userId });
+  if (accurateNerAvailability(store.config, extras).available) queueAccurateNer(store, turn);
   return linked;
 }
 
@@ -63,9 +64,8 @@ export type EnrichOutcome = { enriched: number; links: number; gone: number; fai
  * enriched_at. Rows deleted in between (forget) are skipped.
  */
 export async function enrichTargets(store: Store, targets: EnrichTarget[], extras: NerExtras = {}): Promise<EnrichOutcome> {
-  const runs: { target: EnrichTarget; run: NerRun }[] = [];
-  // One text at a time: an LLM endpoint (often local) is not asked for a burst of calls.
-  for (const target of targets) runs.push({ target, run: await extractEntities(target.text, accurateProviders(store, { userId: target.userId, agentId: null }, extras)) });
+  const found = await extractEntitiesMany(targets.map((target) => ({ text: target.text, providers: accurateProviders(store, { userId: target.userId, agentId: null }, extras) })));
+  const runs = targets.map((target, i) => ({ target, run: found[i]! }));
   return write(store, () => {
     const now = store.clock.now();
     const outcome: EnrichOutcome = { enriched: 0, links: 0, gone: 0, failures: [] };
@@ -88,26 +88,39 @@ export async function enrichTargets(store: Store, targets: EnrichTarget[], extra
 }
 
 /**
- * The durable job after a turn: accurate NER for the turn, then the memories extracted from
- * it. Those restate the turn, so they are matched against the turn's entities (now including
- * the accurate ones) rather than sent through the accurate providers again: one compromise
- * run and at most one LLM call per turn, however many facts it gave.
+ * The durable job after turns (a batch of them): accurate NER for each turn, then the memories
+ * extracted from it. Those restate the turn, so they are matched against the turn's entities
+ * (now including the accurate ones) rather than sent through the accurate providers again: one
+ * compromise parse per batch and at most one LLM call per turn, however many facts it gave.
+ * A turn queued twice runs once; one stamped since it was queued (by the catch-up or the nightly
+ * enrichment) is not read again; one forgotten since is skipped.
  */
-export async function runAccurateNer(store: Store, turnId: number, extras: NerExtras = {}): Promise<EnrichOutcome | null> {
-  const turn = store.db.select().from(turns).where(eq(turns.id, turnId)).get();
-  if (!turn) return null; // forgotten since: nothing to do
-  const outcome = await enrichTargets(store, [{ kind: 'turn', id: turn.id, text: turn.text, name: turn.name, userId: turn.userId }], extras);
+export async function runAccurateNer(store: Store, turnIds: readonly number[], extras: NerExtras = {}): Promise<EnrichOutcome> {
+  const ids = [...new Set(turnIds)];
+  const rows = store.db
+    .select({ id: turns.id, text: turns.text, name: turns.name, userId: turns.userId, agentId: turns.agentId, enrichedAt: turns.enrichedAt })
+    .from(turns)
+    .where(inArray(turns.id, ids))
+    .orderBy(turns.id)
+    .all();
+  const targets = rows.filter((t) => t.enrichedAt === null).map((t): EnrichTarget => ({ kind: 'turn', id: t.id, text: t.text, name: t.name, userId: t.userId }));
+  const outcome = await enrichTargets(store, targets, extras);
+  outcome.gone += ids.length - rows.length;
   return write(store, () => {
     const derived = store.db
-      .select({ id: memories.id, content: memories.content })
+      .select({ id: memories.id, content: memories.content, turnId: memorySources.turnId })
       .from(memorySources)
       .innerJoin(memories, eq(memories.id, memorySources.memoryId))
-      .where(and(eq(memorySources.turnId, turnId), inArray(memorySources.reason, ['extracted', 'conflict']), isNull(memories.enrichedAt)))
+      .where(and(inArray(memorySources.turnId, rows.map((t) => t.id)), inArray(memorySources.reason, ['extracted', 'conflict']), isNull(memories.enrichedAt)))
       .all();
     if (derived.length === 0) return outcome;
-    store.db.update(memories).set({ enrichedAt: store.clock.now() }).where(inArray(memories.id, derived.map((m) => m.id))).run();
-    outcome.links += linkWithTurnEntities(store, spaceOfRow(turn), derived, turnId);
-    outcome.enriched += derived.length;
+    store.db.update(memories).set({ enrichedAt: store.clock.now() }).where(inArray(memories.id, [...new Set(derived.map((m) => m.id))])).run();
+    for (const turn of rows) {
+      const mine = derived.filter((m) => m.turnId === turn.id);
+      if (mine.length === 0) continue;
+      outcome.links += linkWithTurnEntities(store, spaceOfRow(turn), mine, turn.id);
+      outcome.enriched += mine.length;
+    }
     return outcome;
   });
 }

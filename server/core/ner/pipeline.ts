@@ -12,8 +12,11 @@ import { span, type NerEntity, type NerProvider, type NerProviderName, type Sync
 export const NerStrategy = { Fast: 'fast', Accurate: 'accurate' } as const;
 export type NerStrategy = (typeof NerStrategy)[keyof typeof NerStrategy];
 
-/** Providers that live outside the core (network): injected by the runtime. */
-export type NerExtras = { llm?: NerProvider | null };
+/**
+ * Providers that live outside the core, injected by the runtime: the LLM (network), and
+ * compromise run in a thread of its own (else it runs here, in this thread).
+ */
+export type NerExtras = { llm?: NerProvider | null; compromise?: NerProvider };
 
 /**
  * One entity per stretch of text. Candidates are taken best first (confidence, then length,
@@ -40,7 +43,7 @@ export function fastProviders(store: Store, space: Space): SyncNerProvider[] {
 /** Everything available: the fast providers plus compromise and the injected LLM, as configured. */
 export function accurateProviders(store: Store, space: Space, extras: NerExtras = {}): NerProvider[] {
   const providers: NerProvider[] = [...fastProviders(store, space)];
-  if (enabled(store.config, 'compromise')) providers.push(compromiseProvider);
+  if (enabled(store.config, 'compromise')) providers.push(extras.compromise ?? compromiseProvider);
   if (enabled(store.config, 'llm') && extras.llm) providers.push(extras.llm);
   return providers;
 }
@@ -65,18 +68,43 @@ export function extractSync(text: string, providers: SyncNerProvider[]): NerEnti
 
 export type NerRun = { entities: NerEntity[]; failures: { provider: string; error: string }[] };
 
+const failure = (provider: NerProvider, error: unknown) => ({ provider: provider.name, error: error instanceof Error ? error.message.slice(0, 300) : String(error) });
+
 /** Runs every provider; one that fails (an LLM timeout, bad JSON) is left out and reported. */
 export async function extractEntities(text: string, providers: NerProvider[]): Promise<NerRun> {
-  const failures: NerRun['failures'] = [];
-  const results = await Promise.all(
-    providers.map(async (provider) => {
+  return (await extractEntitiesMany([{ text, providers }]))[0]!;
+}
+
+/**
+ * The same for many texts, each with its providers. A provider that takes many texts at once
+ * (compromise) gets all of its texts in one call, while the others run text by text (an LLM
+ * endpoint, often local, is not sent a burst of calls).
+ */
+export async function extractEntitiesMany(items: readonly { text: string; providers: NerProvider[] }[]): Promise<NerRun[]> {
+  // Each provider's results in its slot, merged in provider order whatever answered first.
+  const found = items.map(({ providers }) => providers.map((): NerEntity[] => []));
+  const failures = items.map((): NerRun['failures'] => []);
+  const grouped = new Map<NerProvider, [item: number, slot: number][]>();
+  items.forEach(({ providers }, i) => providers.forEach((p, slot) => p.extractMany && grouped.set(p, [...(grouped.get(p) ?? []), [i, slot]])));
+  // The grouped calls start first (compromise parses in its thread while an LLM answers).
+  const batches = [...grouped].map(async ([provider, places]) => {
+    try {
+      const results = await provider.extractMany!(places.map(([i]) => items[i]!.text));
+      places.forEach(([i, slot], k) => (found[i]![slot] = results[k]!));
+    } catch (error) {
+      for (const [i] of places) failures[i]!.push(failure(provider, error));
+    }
+  });
+  for (const [i, { text, providers }] of items.entries()) {
+    for (const [slot, provider] of providers.entries()) {
+      if (provider.extractMany) continue;
       try {
-        return await provider.extract(text);
+        found[i]![slot] = await provider.extract(text);
       } catch (error) {
-        failures.push({ provider: provider.name, error: error instanceof Error ? error.message.slice(0, 300) : String(error) });
-        return [];
+        failures[i]!.push(failure(provider, error));
       }
-    }),
-  );
-  return { entities: mergeBySpan(results.flat()), failures };
+    }
+  }
+  await Promise.all(batches);
+  return items.map((_, i) => ({ entities: mergeBySpan(found[i]!.flat()), failures: failures[i]! }));
 }

@@ -39,6 +39,8 @@ export type NerProvider = {
   name: string;
   /** Sync providers can run inside a write transaction (the hot path); async ones cannot. */
   extract(text: string): NerEntity[] | Promise<NerEntity[]>;
+  /** Many texts in one call, when that costs less than one call each (compromise parses them together). */
+  extractMany?(texts: readonly string[]): Promise<NerEntity[][]>;
 };
 export type SyncNerProvider = { name: string; extract(text: string): NerEntity[] };
 

@@ -1,0 +1,128 @@
+// Background work that keeps up: the worker runs a batch handler's jobs many at a time (one bad
+// job does not sink the others), accurate NER runs over many turns per job in its thread with
+// the same result as turn by turn, duplicates run once, and past ner.max_backlog new turns get
+// the fast pass only while a catch-up job brings their accurate pass later.
+import { describe, expect, it } from 'vitest';
+import { entitiesForTurns } from '../server/core/entity-reads.ts';
+import { enqueueJob, JobType, listJobs, queueLoad, type JobType as JobTypeName } from '../server/core/jobs.ts';
+import { compromiseEntities, loadCompromise } from '../server/core/ner/compromise-provider.ts';
+import { deferredTurnCount, nerCheapMode } from '../server/core/ner/deferral.ts';
+import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { getStats } from '../server/core/stats.ts';
+import { drainJobs, startWorker, type JobHandlers } from '../server/jobs/worker.ts';
+import { ingestTurn } from '../server/services/ingest.ts';
+import { jobHandlers } from '../server/services/job-handlers.ts';
+import { NER_BATCH } from '../server/services/ner.ts';
+import { createRuntime } from '../server/services/runtime.ts';
+import { testStore } from './helpers/store.ts';
+
+const NAMES = ['Caroline', 'Melanie', 'John', 'Maria', 'Gina'];
+const PLACES = ['Lisbon', 'Paris', 'Boston', 'Kyoto'];
+const textOf = (i: number) =>
+  i % 2 ? `I met ${NAMES[i % NAMES.length]} in ${PLACES[i % PLACES.length]} and we talked about gardens` : `${NAMES[i % NAMES.length]} said the concert in ${PLACES[i % PLACES.length]} was great`;
+
+function setup(config: Record<string, unknown> = {}) {
+  const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
+  const runtime = createRuntime(t.store, {});
+  const say = (i: number, sessionId = 's1') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name: 'Sam', text: textOf(i) });
+  const enriched = () => t.store.sqlite.prepare('select count(*) from turns where enriched_at is not null').pluck().get() as number;
+  return { ...t, runtime, say, enriched };
+}
+
+describe('batch jobs', () => {
+  it('claims due jobs of a batch type together; a failing batch is retried job by job, so only the bad job fails for good', async () => {
+    const { store } = setup();
+    const type = 'test.batch' as JobTypeName;
+    for (let i = 0; i < 250; i++) enqueueJob(store, type, { n: i });
+    const sizes: number[] = [];
+    const handlers: JobHandlers = {
+      [type]: {
+        batch: 100,
+        run: async (_store, jobs) => {
+          sizes.push(jobs.length);
+          if (jobs.some((job) => job.payload.n === 7)) throw new Error('bad job');
+        },
+      },
+    };
+    const first = await drainJobs(store, handlers, { concurrency: 2 });
+    // 250 jobs in three runs; the run holding the bad job failed whole, once.
+    expect(sizes.slice(0, 3)).toEqual([100, 100, 50]);
+    expect(first).toEqual({ ran: 250, done: 150, failed: 100, dead: 0 });
+    // Retried (after their backoff) one by one: 99 pass, the bad one fails again.
+    for (const job of listJobs(store, { status: 'pending', limit: 500 })) store.sqlite.prepare('update jobs set run_at = 0 where id = ?').run(job.id);
+    sizes.length = 0;
+    const second = await drainJobs(store, handlers);
+    expect(sizes.every((n) => n === 1)).toBe(true);
+    expect(second).toEqual({ ran: 100, done: 99, failed: 1, dead: 0 });
+    expect(listJobs(store, { status: 'pending' }).map((j) => j.payload.n)).toEqual([7]);
+  });
+
+  it('the server\'s worker runs the NER jobs (in its thread) while turns arrive, and every turn gets its accurate pass', async () => {
+    const { store, say, enriched } = setup();
+    const worker = startWorker(store, jobHandlers(createRuntime(store, {})), { concurrency: 2 });
+    try {
+      for (let i = 0; i < 300; i++) await say(i, `s${Math.floor(i / 50)}`);
+      const deadline = Date.now() + 30_000;
+      while (enriched() < 300 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      await worker.stop();
+    }
+    expect(enriched()).toBe(300);
+    expect(getStats(store, null).jobs).toMatchObject({ pending: 0, backlog: 0, nerDeferred: 0, nerCheapMode: false });
+  });
+});
+
+describe('accurate NER in batches', () => {
+  it('finds per turn what compromise finds in each turn alone; a turn queued again, or stamped already, is not read again', async () => {
+    const { store, runtime, say, setNow } = setup();
+    const turns = [];
+    for (let i = 0; i < NER_BATCH + 20; i++) turns.push((await say(i)).turn);
+    const stampOf = (id: number) => store.sqlite.prepare('select enriched_at from turns where id = ?').pluck().get(id);
+    // One turn stamped meanwhile (as by the nightly enrichment): its pass is skipped.
+    store.sqlite.prepare('update turns set enriched_at = 1 where id = ?').run(turns[5]!.id);
+    expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: turns.length, done: turns.length, failed: 0 });
+    expect(stampOf(turns[5]!.id)).toBe(1);
+    const nlp = await loadCompromise();
+    const linked = entitiesForTurns(store, turns.map((t) => t.id));
+    for (const turn of turns.filter((_, i) => i !== 5)) {
+      const names = new Set(linked.get(turn.id)!.map((e) => e.name));
+      // Every name compromise finds alone in the turn is linked to it (the batch parsed it in the thread, with others).
+      for (const entity of compromiseEntities(nlp, turn.text)) expect(names, turn.text).toContain(entity.name);
+    }
+    // Queued again later: the job completes without reading the turn again.
+    const stamped = stampOf(turns[3]!.id);
+    setNow(Number(stamped) + 60_000);
+    enqueueJob(store, JobType.NerAccurate, { turnId: turns[3]!.id, userId: 'default' });
+    expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: 1, done: 1 });
+    expect(stampOf(turns[3]!.id)).toBe(stamped);
+  });
+});
+
+describe('cheap mode', () => {
+  it('past ner.max_backlog, new turns get the fast pass only; the catch-up gives them their accurate pass later', async () => {
+    const { store, runtime, say, enriched } = setup({ ner: { max_backlog: 5 } });
+    const turns = [];
+    for (let i = 0; i < 12; i++) turns.push((await say(i)).turn);
+    // Five queued, then cheap mode: no more NER jobs, one catch-up job for the seven after.
+    const queued = listJobs(store, { status: 'pending', limit: 100 });
+    expect(queued.filter((j) => j.type === JobType.NerAccurate)).toHaveLength(5);
+    expect(queued.filter((j) => j.type === JobType.NerCatchUp)).toHaveLength(1);
+    expect(queueLoad(store).ner).toBe(5);
+    expect(nerCheapMode(store)).toBe(true);
+    expect(deferredTurnCount(store, null)).toBe(7);
+    // The catch-up job belongs to no user: the whole file counts it.
+    expect(getStats(store, null).jobs).toMatchObject({ nerDeferred: 7, nerCheapMode: true, backlog: 6 });
+    expect(getStats(store, DEFAULT_SPACE).jobs).toMatchObject({ nerDeferred: 7, backlog: 5 });
+    // The fast pass ran on every turn: the speaker is linked at once.
+    expect(entitiesForTurns(store, [turns[11]!.id]).get(turns[11]!.id)!.map((e) => e.name)).toContain('Sam');
+
+    await drainJobs(store, jobHandlers(runtime));
+    expect(enriched()).toBe(12);
+    const last = entitiesForTurns(store, [turns[11]!.id]).get(turns[11]!.id)!.map((e) => e.name);
+    expect(last).toEqual(expect.arrayContaining([NAMES[11 % NAMES.length], PLACES[11 % PLACES.length]]));
+    expect(getStats(store, null).jobs).toMatchObject({ nerDeferred: 0, nerCheapMode: false, pending: 0 });
+    // The deferral ended: the next turn is queued as usual.
+    await say(12);
+    expect(listJobs(store, { status: 'pending' }).map((j) => j.type)).toEqual([JobType.NerAccurate]);
+  });
+});
