@@ -156,11 +156,11 @@ describe('benchmarks', () => {
     for (const t of result.targets) expect(typeof t.met).toBe('boolean');
   });
 
-  it('bench:cli times sm --version and an embedded search beside bare node, against its targets', { timeout: 120_000 }, async () => {
+  it('bench:cli times sm --version and embedded reads beside bare node, against its targets', { timeout: 120_000 }, async () => {
     const result = await bench('cli.ts', '--size', '200', '--runs', '3');
     expect(result.machine.cores).toBeGreaterThan(0);
     expect([result.size, result.runs]).toEqual([200, 3]);
-    for (const figure of [result.nodeMs, result.versionMs, result.searchMs]) {
+    for (const figure of [result.nodeMs, result.versionMs, result.searchMs, result.contextMs, result.listMs]) {
       expect(Object.keys(figure)).toEqual(['p50', 'p95']);
       expect(figure.p50).toBeGreaterThan(0);
     }
