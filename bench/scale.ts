@@ -7,6 +7,7 @@
 // the one-user file of the same size in the same run. The small user is also measured alone in a
 // file of its 100 turns: its search in the big file should cost what it costs there.
 //   npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300] [--users 1000]
+// With --vectors it runs the vector benchmark instead (bench/vectors.ts, its own options).
 import type { Space } from '../server/core/space.ts';
 import { runMain } from './run-main.ts';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -160,7 +161,7 @@ const sessionsOf = (rows: number) => Math.ceil(rows / sessionSize(rows));
 
 type Sample = { space: Space; query: string; sessionId: string };
 
-function openBenchStore() {
+export function openBenchStore() {
   const dir = mkdtempSync(join(tmpdir(), 'sm-scale-'));
   const path = join(dir, 'scale.db');
   const clock = { at: Date.UTC(2025, 0, 1), now: () => clock.at };
@@ -180,7 +181,7 @@ function openBenchStore() {
 }
 
 /** As a running server's store: one FTS5 segment per index after its nightly optimize, WAL checkpointed. */
-function settle(store: Store) {
+export function settle(store: Store) {
   // Bulk loading in 5k-row transactions leaves several segments; turns added later add more again.
   optimizeSearchIndexes(store.sqlite);
   store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
@@ -190,7 +191,7 @@ function settle(store: Store) {
 }
 
 /** A question about the synthetic history, as a user would ask it. */
-const question = (text: ReturnType<typeof makeText>, random: () => number) => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`;
+export const question = (text: ReturnType<typeof makeText>, random: () => number) => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`;
 
 /** Search (limit 10) and getContext latencies over `samples`, after warming up on `warmup` (other queries). */
 function measureReads(store: Store, samples: Sample[], warmup: Sample[]) {
@@ -328,6 +329,8 @@ const label = (size: number, users: number) => `${size.toLocaleString('en')} tur
 const three = (s: Stat) => `${s.p50} / ${s.p95} / ${s.p99}`;
 
 async function main() {
+  // Imported when asked for: vectors.ts builds its stores with this file's functions.
+  if (process.argv.includes('--vectors')) return (await import('./vectors.ts')).main();
   const { values } = parseArgs({
     options: {
       json: { type: 'boolean', default: false },
@@ -386,4 +389,6 @@ async function main() {
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);
+// Not awaited at the top level: --vectors imports vectors.ts, which imports this file, and would
+// wait for this module to finish evaluating.
+if (import.meta.url === `file://${process.argv[1]}`) void runMain(main);
