@@ -19,7 +19,8 @@ export default defineConfig({
     // CLI and server tests spawn processes; two workers match the 2-core machines.
     maxWorkers: 2,
     // Expected failures (LLM errors, retries) log warnings; keep test output readable.
-    // A data folder of the suite's own: a command run without --db never touches the real default database.
-    env: { SM_LOG_LEVEL: 'error', XDG_DATA_HOME: mkdtempSync(join(tmpdir(), 'sm-test-data-')) },
+    // A data folder of the suite's own: a command run without --db never touches the real default
+    // database; and a cache folder, so the word vectors are never read from or converted into the real one.
+    env: { SM_LOG_LEVEL: 'error', XDG_DATA_HOME: mkdtempSync(join(tmpdir(), 'sm-test-data-')), XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'sm-test-cache-')) },
   },
 });

@@ -38,8 +38,11 @@ type Loaded = { name: string; store: Store; space: Space; questions: Question[];
  * the small-user path (space token, ranked by BM25 over its own rows) instead of the whole file's.
  */
 export async function loadConversation(conversation: LocomoConversation, crowd = 0): Promise<Loaded> {
-  const store = openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' } } });
+  // BENCH_SEMANTIC=1 turns the local word vectors on (embedding.local; off by default, see the README).
+  const store = openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, embedding: { local: process.env.BENCH_SEMANTIC === '1' } } });
   const runtime = createRuntime(store, {});
+  // The word vectors, converted into the cache folder by the first run that finds none.
+  await runtime.semantic?.settled;
   const space: Space = crowd > 0 ? { userId: 'locomo', agentId: null } : DEFAULT_SPACE;
   if (crowd > 0) build(store, crowd, rng(7));
   const turnIds = new Map<string, number>();

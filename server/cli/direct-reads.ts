@@ -148,7 +148,7 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
             nerDeferred: s.jobs.nerDeferred,
             nerCheapMode: s.jobs.nerCheapMode,
           },
-          features: { fts: s.features.fts, vec: s.features.vec },
+          features: { fts: s.features.fts, vec: s.features.vec, semantic: s.features.semantic },
           extraction: EXTRACTION_PATHS.map((path) => {
             const e = extraction[path];
             return {

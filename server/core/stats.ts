@@ -15,6 +15,7 @@ import {
 } from '../../drizzle/schema.ts';
 import { jobBacklog, type JobBacklog } from './jobs.ts';
 import { deferredTurnCount, nerCheapMode } from './ner/deferral.ts';
+import { semanticOn } from './search/semantic.ts';
 import type { Space } from './space.ts';
 import type { Store } from './store.ts';
 
@@ -37,7 +38,8 @@ export type Stats = {
       /** True while new turns get the fast NER pass only (the accurate-NER queue is at ner.max_backlog). */
       nerCheapMode: boolean;
     };
-  features: { fts: boolean; vec: boolean };
+  /** semantic: the local word vectors rank turns (search/semantic.ts; off while they are being converted). */
+  features: { fts: boolean; vec: boolean; semantic: boolean };
 };
 
 const zeroes = <K extends string>(keys: readonly K[]) =>
@@ -77,6 +79,6 @@ export function getStats(store: Store, space: Space | null): Stats {
     sessions: countOf(sessions),
     entities: countOf(entities),
     jobs: { ...jobCounts, ...jobBacklog(store, space?.userId ?? null), nerDeferred: deferredTurnCount(store, space?.userId ?? null), nerCheapMode: nerCheapMode(store) },
-    features: { fts: store.features.fts && store.config.fts.enabled, vec: store.features.vec },
+    features: { fts: store.features.fts && store.config.fts.enabled, vec: store.features.vec, semantic: semanticOn(store) },
   };
 }

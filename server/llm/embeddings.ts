@@ -9,7 +9,10 @@ export type Embedder = {
   model: string;
   dimensions: number;
   batchSize: number;
-  embed(texts: string[]): Promise<Float32Array[]>;
+  /** One vector per text; null for a text it cannot embed (the local word vectors: no known word). */
+  embed(texts: string[]): Promise<(Float32Array | null)[]>;
+  /** The local word vectors (../llm/word-vectors.ts): search embeds the query itself, in the core. */
+  local?: boolean;
 };
 
 /** Truncates to `dimensions` and scales to unit length (cosine and dot product then agree). */

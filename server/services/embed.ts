@@ -4,7 +4,7 @@ import { ErrorCode, SmError } from '../core/errors.ts';
 import { contextQueryText, contextSchema, getContext, type Context, type ContextInput } from '../core/context.ts';
 import { JobType } from '../core/jobs.ts';
 import { search, type SearchOptions } from '../core/search/search.ts';
-import type { EmbedPayload } from '../core/search/embed-queue.ts';
+import { catchUpMark, setCatchUpMark, type EmbedPayload } from '../core/search/embed-queue.ts';
 import { searchSchema, type SearchInput, type SearchResult } from '../core/search/types.ts';
 import { parseInput } from '../core/validation.ts';
 import { countVectors, hasVector, putVectors, resetVectors, vectorState, type VectorTable } from '../core/search/vectors.ts';
@@ -28,8 +28,8 @@ function readRows(store: Store, table: VectorTable, ids: number[]): Row[] {
   return (store.sqlite.prepare(sql).all(JSON.stringify(ids)) as { id: number; userId: string; text: string }[]).map((r) => ({ table, ...r }));
 }
 
-/** Embeds the rows in batches and stores their vectors. Rows deleted meanwhile are skipped. */
-async function embedRows(store: Store, embedder: Embedder, rows: Row[]): Promise<number> {
+/** Embeds the rows in batches and stores their vectors. Rows deleted meanwhile, and texts with no vector, are skipped. */
+async function embedRows(store: Store, embedder: Embedder, rows: Row[], after?: (last: Row) => void): Promise<number> {
   let stored = 0;
   for (let start = 0; start < rows.length; start += embedder.batchSize) {
     const batch = rows.slice(start, start + embedder.batchSize);
@@ -37,11 +37,12 @@ async function embedRows(store: Store, embedder: Embedder, rows: Row[]): Promise
     const vectors = await embedder.embed(batch.map((r) => r.text.slice(0, 8000)));
     write(store, () => {
       for (const table of ['turns', 'memories'] as const) {
-        const items = batch.map((r, i) => ({ r, vector: vectors[i]! })).filter(({ r }) => r.table === table);
+        const items = batch.flatMap((r, i) => (r.table === table && vectors[i] ? [{ r, vector: vectors[i] }] : []));
         const alive = new Set(readRows(store, table, items.map(({ r }) => r.id)).map((r) => r.id));
         putVectors(store, table, items.filter(({ r }) => alive.has(r.id)).map(({ r, vector }) => ({ id: r.id, userId: r.userId, vector })));
         stored += alive.size;
       }
+      after?.(batch.at(-1)!);
     });
   }
   return stored;
@@ -54,10 +55,28 @@ function requireEmbedder(runtime: Runtime): Embedder {
   return runtime.embedder;
 }
 
+/**
+ * The local word vectors' catch-up (embed-queue.ts): every turn past the mark, oldest first, a
+ * batch per transaction, yielding between batches so requests are served meanwhile.
+ */
+async function catchUpTurns(store: Store, embedder: Embedder) {
+  const next = store.sqlite.prepare("select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id > ? order by id limit ?");
+  for (;;) {
+    const rows = (next.all(catchUpMark(store, embedder.model), embedder.batchSize) as Omit<Row, 'table'>[]).map((r) => ({ table: 'turns' as const, ...r }));
+    if (rows.length === 0) return;
+    // Another process may be catching up too: the mark only moves forward.
+    await embedRows(store, embedder, rows, (last) => setCatchUpMark(store, embedder.model, Math.max(last.id, catchUpMark(store, embedder.model))));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 export const embeddingJobHandlers = (runtime: Runtime): JobHandlers => ({
   [JobType.Embed]: async (store, job) => {
     const embedder = requireEmbedder(runtime);
     const payload = job.payload as EmbedPayload;
+    // A catch-up queued under the local vectors is done by whatever embedder is on now: an
+    // endpoint that took over embeds the turns queued by their own jobs instead.
+    if (payload.catchUp) return embedder.local ? catchUpTurns(store, embedder) : undefined;
     const rows = [...readRows(store, 'turns', payload.turnIds ?? []), ...readRows(store, 'memories', payload.memoryIds ?? [])];
     await embedRows(store, embedder, rows);
   },
@@ -94,7 +113,8 @@ export async function reembed(runtime: Runtime, options: ReembedOptions = {}): P
   const pick = (table: VectorTable, sql: string) =>
     (store.sqlite.prepare(sql).all() as { id: number }[]).map((r) => r.id).filter((id) => options.all || options.reset || !hasVector(store, table, id));
   const turnIds = pick('turns', 'select id from turns order by id');
-  const memoryIds = pick('memories', "select id from memories where status = 'active' order by id");
+  // The local word vectors rank turns only (semantic.ts): memories are not embedded with them.
+  const memoryIds = embedder.local ? [] : pick('memories', "select id from memories where status = 'active' order by id");
   const total = turnIds.length + memoryIds.length;
   let done = 0;
   const step = embedder.batchSize * 8;
@@ -123,7 +143,8 @@ export async function contextWithRuntime(runtime: Runtime, space: Space, input: 
 }
 
 async function embedQuery(runtime: Runtime, text: string): Promise<Float32Array | null> {
-  if (!runtime.embedder || !vectorState(runtime.store).ready || !text.trim()) return null;
+  // The local word vectors embed the query in the core search itself (semantic.ts).
+  if (!runtime.embedder || runtime.embedder.local || !vectorState(runtime.store).ready || !text.trim()) return null;
   try {
     return (await runtime.embedder.embed([text.slice(0, 8000)]))[0] ?? null;
   } catch (error) {

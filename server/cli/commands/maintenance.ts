@@ -98,7 +98,7 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
             ...(s.jobs.nerCheapMode || s.jobs.nerDeferred > 0
               ? [`ner: ${s.jobs.nerCheapMode ? 'cheap mode (fast pass only: the accurate queue is at ner.max_backlog)' : 'catching up'}, ${count(s.jobs.nerDeferred, 'turn')} waiting for the accurate pass`]
               : []),
-            `features: fts ${s.features.fts ? 'on' : 'off (LIKE)'}, sqlite-vec ${s.features.vec ? 'loaded' : 'missing'}`,
+            `features: fts ${s.features.fts ? 'on' : 'off (LIKE)'}, sqlite-vec ${s.features.vec ? 'loaded' : 'missing'}, word vectors ${s.features.semantic ? 'on' : 'off (sm doctor says why)'}`,
             table(
               ['extraction', 'runs', 'failures', 'facts', 'avg ms', 'tokens in/out', 'last error'],
               s.extraction.map((e) => [e.path, e.runs, e.failures, e.facts, fixed(e.averageMs, 2), `${e.promptTokens}/${e.completionTokens}`, e.lastError]),

@@ -1,5 +1,6 @@
 // Hybrid search: lexical (BM25 + conversation structure), memories projected onto their source
-// turns, entities and (when a query vector is given) sqlite-vec KNN, fused with RRF (k = 60).
+// turns, entities and (when a query vector is given) vector KNN, fused with RRF (k = 60). The
+// local word vectors (semantic.ts) are not a fused list: they are a turn-ranker feature.
 import { parseInput } from '../validation.ts';
 import type { MemoryRow } from '../memories.ts';
 import { visibleIn, type Space } from '../space.ts';
@@ -18,6 +19,7 @@ import { DAY_MS } from '../clock.ts';
 import { searchSchema, type SearchFilter, type SearchHit, type SearchInput, type SearchResult, type Signal, type SignalRanks } from './types.ts';
 import { knnIds, vectorsReady } from './vectors.ts';
 import { hydrate } from './hydrate.ts';
+import { semanticSignal } from './semantic.ts';
 
 export type SearchTuning = {
   turns: TurnTuning;
@@ -29,6 +31,8 @@ export type SearchTuning = {
   /** BM25 turn candidates read before re-ranking, and memory candidates. */
   candidates: number;
   memoryCandidates: number;
+  /** Turns nearest the query by word vector, scored with the lexical candidates (semantic.ts). */
+  semanticCandidates: number;
 };
 
 export const DEFAULT_TUNING: SearchTuning = {
@@ -36,6 +40,7 @@ export const DEFAULT_TUNING: SearchTuning = {
   weights: { lexical: 1, vector: 1, entity: 0.1, memory: 0 },
   candidates: 400,
   memoryCandidates: 400,
+  semanticCandidates: 20,
 };
 
 export type SearchOptions = {
@@ -43,7 +48,13 @@ export type SearchOptions = {
   queryVector?: Float32Array | null;
   /** Filled with each scored turn's feature vector (TURN_FEATURES order): for fitting the ranker. */
   turnFeatures?: Map<number, number[]>;
-  tuning?: { turns?: { weights?: Partial<TurnTuning['weights']>; expand?: number }; weights?: Partial<Record<Signal, number>>; candidates?: number; memoryCandidates?: number };
+  tuning?: {
+    turns?: { weights?: Partial<TurnTuning['weights']>; expand?: number };
+    weights?: Partial<Record<Signal, number>>;
+    candidates?: number;
+    memoryCandidates?: number;
+    semanticCandidates?: number;
+  };
 };
 
 const key = (kind: 'm' | 't', id: number) => `${kind}${id}`;
@@ -54,6 +65,7 @@ function tuningOf(options: SearchOptions): SearchTuning {
     weights: { ...DEFAULT_TUNING.weights, ...options.tuning?.weights },
     candidates: options.tuning?.candidates ?? DEFAULT_TUNING.candidates,
     memoryCandidates: options.tuning?.memoryCandidates ?? DEFAULT_TUNING.memoryCandidates,
+    semanticCandidates: options.tuning?.semanticCandidates ?? DEFAULT_TUNING.semanticCandidates,
   };
 }
 
@@ -111,7 +123,10 @@ export function search(store: Store, space: Space, input: SearchInput, options: 
     // 0 on LoCoMo), and their own lists join the fusion with the signal's weight (memory: 0, so
     // its ranks show without counting twice; entity: low, so linked turns with no shared word still come up).
     const signals = { memory: normalised(projected), entity: normalised(entityTurns) };
-    const { ranked, features } = rankTurns(store, space, query, candidates, tuning.turns, turnFilter(space, filter), pinned, signals);
+    // Word vectors (when on): a feature of every scored turn, and the nearest turns scored too.
+    const semantic = semanticSignal(store, space, query, tuning.semanticCandidates);
+    if (semantic) pinned = [...new Set([...pinned, ...semantic.nearest])];
+    const { ranked, features } = rankTurns(store, space, query, candidates, tuning.turns, turnFilter(space, filter), pinned, signals, semantic);
     for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
     if (on('lexical')) push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
     if (projected.length > 0) push('memory', projected.map((t) => key('t', t.id)), tuning.weights.memory);

@@ -7,6 +7,7 @@ import { datesOfTurns } from '../turn-dates.ts';
 import { prepared, type Store } from '../store.ts';
 import type { AnalyzedQuery } from './query.ts';
 import type { Scored } from './lexical.ts';
+import type { SemanticSignal } from './semantic.ts';
 import { documentFrequency, tableRows } from './term-stats.ts';
 import { queryModel, TURN_FEATURES, turnFeatures, wordCache, type FeatureTurn, type SignalScores, type TurnFeature } from './turn-features.ts';
 
@@ -21,6 +22,7 @@ export type TurnTuning = {
 export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
   bm25: 1, coverage: 1.5, prev: 1.5, next: 0.75, prev2: 1, next2: 0.5, windowCoverage: 1, speaker: 1.5, otherSpeaker: -1,
   question: -0.5, timeWords: 1.5, opener: 0.5, onDate: 2, bigram: 0.1, number: 1, name: 0.3, memory: 0, entity: 0, talksOfDate: 3, dated: -0.3,
+  semantic: 1,
 };
 
 export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, expand: 40 };
@@ -88,8 +90,9 @@ function idfFor(store: Store, space: Space) {
 
 /**
  * Ranks turns from BM25 candidates (best first). `pinned` candidates are scored in full whatever
- * their rank (the matches on a date the query names). `allowed` filters the neighbours pulled in
- * (they did not pass the SQL filters). Also returns every feature vector, for fitting and explain.
+ * their rank (the matches on a date the query names, the nearest by word vector). `allowed`
+ * filters the neighbours pulled in (they did not pass the SQL filters). Also returns every
+ * feature vector, for fitting and explain.
  */
 export function rankTurns(
   store: Store,
@@ -100,6 +103,7 @@ export function rankTurns(
   allowed: (turn: TurnInfo) => boolean,
   pinned: number[] = [],
   signals: SignalScores = { memory: new Map(), entity: new Map() },
+  semantic: SemanticSignal | null = null,
 ): { ranked: Scored[]; features: Map<number, number[]> } {
   // No word matches, but turns on the date the query names: those are still scored.
   if (candidates.length === 0 && pinned.length === 0) return { ranked: [], features: new Map() };
@@ -132,7 +136,8 @@ export function rankTurns(
   };
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
-  const features = turnFeatures(queryModel(query, idfFor(store, space)), scored, bm25, turns, signals, wordCache(store));
+  const withSemantic = semantic ? { ...signals, semantic: semantic.similarity(rows.values()) } : signals;
+  const features = turnFeatures(queryModel(query, idfFor(store, space)), scored, bm25, turns, withSemantic, wordCache(store));
   const weights = TURN_FEATURES.map((f) => tuning.weights[f]);
   const ranked: Scored[] = [];
   for (const [id, vector] of features) ranked.push({ id, score: vector.reduce((sum, x, i) => sum + x * weights[i]!, 0) });

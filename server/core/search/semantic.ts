@@ -1,0 +1,85 @@
+// The local semantic signal in search: the query's SIF vector (word-table.ts) against the turns'.
+// It is not a list fused by rank: the similarity is a feature of the turn ranker, weighed with the
+// lexical ones (fitted like them, bench:fit), and the user's nearest turns by stored vector join
+// the scored candidates, so a turn that shares no word with the query can still rank. On LoCoMo
+// RRF-style fusion of a semantic list lost recall where a weighted sum gained (issue 17).
+//
+// The table is set per store by the runtime (../../services/semantic.ts) when the word vectors are
+// available and no embedding endpoint is configured; without it search runs as before.
+import type { Space } from '../space.ts';
+import type { Store } from '../store.ts';
+import type { AnalyzedQuery } from './query.ts';
+import { knnIds, vectorState } from './vectors.ts';
+import { dot, embedText, localModel, type WordTable } from './word-table.ts';
+
+/** A table, or how to get it: loading costs ~40 ms, so a process that never searches never pays it. */
+type Source = { table: WordTable | null; load: () => WordTable | null };
+const sources = new WeakMap<object, Source>();
+
+/** Puts the local signal on for `store` (null: off). */
+export function setWordTable(store: object, load: (() => WordTable | null) | null) {
+  if (load) sources.set(store, { table: null, load });
+  else sources.delete(store);
+}
+
+/** The store's word table, loaded on first use; null when the signal is off (or the table failed to load). */
+export function wordTableOf(store: object): WordTable | null {
+  const source = sources.get(store);
+  if (!source) return null;
+  if (!source.table) source.table = source.load();
+  if (!source.table) sources.delete(store);
+  return source.table;
+}
+
+export const semanticOn = (store: object) => sources.has(store);
+
+/** What a turn is embedded as, stored or not: its speaker is part of what it says about. */
+export const turnText = (turn: { name: string | null; text: string }) => (turn.name ? `${turn.name}: ${turn.text}` : turn.text);
+
+/** Turn vectors the ranker computed, by id (a turn's text never changes, ids are never reused). */
+const vectorCaches = new WeakMap<object, Map<number, Float32Array | null>>();
+const CACHE_LIMIT = 20_000;
+
+export type SemanticSignal = {
+  /** The user's turns nearest the query by stored vector, nearest first: scored in full. */
+  nearest: number[];
+  /** Cosine of each turn with the query (0 for a question about when, see below). */
+  similarity(turns: Iterable<{ id: number; name: string | null; text: string }>): Map<number, number>;
+};
+
+/**
+ * The signal for one query, or null when it is off or no query word is in the table. `k` nearest
+ * turns come from the stored vectors when they are this table's (none while they are being built).
+ */
+export function semanticSignal(store: Store, space: Space, query: AnalyzedQuery, k: number): SemanticSignal | null {
+  const table = wordTableOf(store);
+  const vector = table && embedText(table, query.raw);
+  if (!table || !vector) return null;
+  const state = vectorState(store);
+  const nearest = k > 0 && state.ready && state.spec.model === localModel(table.source) ? knnIds(store, space, 'turns', vector, k) : [];
+  let cache = vectorCaches.get(store);
+  if (!cache) vectorCaches.set(store, (cache = new Map()));
+  const vectors = cache;
+  // A when-question is answered by the turn that says when, which the time features find; topic
+  // similarity lifted other turns of the same topic above it (temporal recall@10 -0.02 on LoCoMo).
+  const weighed = !query.temporal;
+  return {
+    nearest,
+    similarity(turns) {
+      const out = new Map<number, number>();
+      for (const turn of turns) {
+        if (!weighed) {
+          out.set(turn.id, 0);
+          continue;
+        }
+        let own = vectors.get(turn.id);
+        if (own === undefined) {
+          if (vectors.size >= CACHE_LIMIT) vectors.clear();
+          vectors.set(turn.id, (own = embedText(table, turnText(turn))));
+        }
+        out.set(turn.id, own ? dot(own, vector) : 0);
+      }
+      return out;
+    },
+  };
+}
