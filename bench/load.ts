@@ -1,10 +1,12 @@
 // HTTP load benchmark: `sm serve` spawned on a file of N synthetic turns (as bench:scale builds
 // them), driven over HTTP by concurrent GraphQL clients from this process. Phases, one run:
-//   1. idle: the server's resident memory once started;
+//   1. memory just started and idle (after --idle-seconds without work);
 //   2. sustained writes: W clients adding turns at a fixed total rate (open loop: each turn is
-//      due at its time; a late client sends at once), the job backlog, its lag and the server's
-//      memory sampled as it goes; then how long the backlog takes to drain;
-//   3. closed loop: 1, 4, 16... clients searching as fast as answers come, then adding turns.
+//      due at its time; a late client sends at once), the job backlog, its lag, the turns whose
+//      accurate NER was deferred and the server's memory sampled each second; then how long the
+//      queue and the deferred turns take to drain, and the server's CPU per turn;
+//   3. closed loop: 1, 4, 16... clients searching as fast as answers come, then adding turns;
+//   4. memory idle again once the queue has drained.
 // A 503 is retried after its Retry-After, as a well-behaved client does; every turn the server
 // acknowledged is looked up in the file at the end (none may be missing).
 //   npm run bench:load -- [--json] [--size 10000] [--rate 500] [--writers 16] [--seconds 20] [--clients 1,4,16] [--phase-seconds 8]
@@ -242,6 +244,8 @@ export async function benchLoad(options: LoadOptions) {
     const closed = [];
     for (const op of ['search', 'addTurn'] as const) for (const clients of options.clients) closed.push(await closedLoop(ctx, op, clients, options.phaseSeconds, queries));
     const justAfter = memoryOf(server.pid);
+    // Idle means no work left: the queue drained (the last addTurn phase left a backlog), then the wait.
+    for (const until = performance.now() + 180_000; reader.read().backlog > 0 && performance.now() < until; ) await sleep(250);
     await sleep(idleSeconds === 0 ? 0 : (idleSeconds + 15) * 1000);
     const after = memoryOf(server.pid);
     const stored = reader.stored(ctx.acked);
@@ -279,7 +283,7 @@ function format(r: Result): string {
     `| idle (${r.idleSeconds} s after start) | ${r.memoryMB.idle ?? '–'} |`,
     `| peak under load (VmHWM) | ${r.memoryMB.peak ?? '–'} |`,
     `| when the load ended | ${r.memoryMB.justAfterLoad ?? '–'} |`,
-    `| idle again (${r.idleSeconds === 0 ? 0 : r.idleSeconds + 15} s later) | ${r.memoryMB.idleAfterLoad ?? '–'} |`,
+    `| idle again (${r.idleSeconds === 0 ? 0 : r.idleSeconds + 15} s after the queue drained) | ${r.memoryMB.idleAfterLoad ?? '–'} |`,
     '',
     `Sustained writes: ${s.writers} clients offering ${s.offeredPerSecond} turns/s for ${s.seconds} s`,
     '',

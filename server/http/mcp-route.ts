@@ -1,18 +1,20 @@
 // MCP over Streamable HTTP at /mcp on the running service, stateless: each request gets a server
 // bound to the space its token reaches (the admin names one with ?user_id=, else `default`), with
 // the same auth as the API (the access guard ran first). The tools run the schema in process.
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Plugin } from 'graphql-yoga';
 import { getSdk } from '../../client/src/generated/sdk.ts';
 import { withSpace } from '../../client/src/index.ts';
 import type { ChangeFeed } from '../../schema/builder.ts';
 import { localRequester } from '../../schema/local-requester.ts';
 import { spaceFor } from '../core/tokens.ts';
-import { createMcpServer } from '../mcp/server.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { accessOf } from './auth.ts';
 
 export const MCP_PATH = '/mcp';
+
+let loading: Promise<[typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('../mcp/server.ts')]> | undefined;
+/** The MCP SDK and the tools (about 20 MB of memory) load with the first /mcp request: a server no agent asks over MCP never holds them. */
+const loadMcp = () => (loading ??= Promise.all([import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../mcp/server.ts')]));
 
 export function mcpRoute(options: { runtime: Runtime; changes: ChangeFeed; bodyLimit: number; onError: (error: unknown) => Response }): Plugin {
   return {
@@ -22,6 +24,7 @@ export function mcpRoute(options: { runtime: Runtime; changes: ChangeFeed; bodyL
         const access = accessOf(request);
         const space = spaceFor(access, { userId: url.searchParams.get('user_id'), agentId: url.searchParams.get('agent_id') }, 'read');
         const sdk = getSdk(withSpace(localRequester(options.runtime, access, options.changes), { userId: space.userId, agentId: space.agentId ?? undefined }));
+        const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
         const server = createMcpServer(sdk);
         const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: options.bodyLimit });
         await server.connect(transport);

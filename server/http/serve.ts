@@ -1,5 +1,6 @@
 // Running the server until a signal: `npm start` (server/main.ts) and `sm serve` both use this.
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import type { Clock } from '../core/clock.ts';
 import { VERSION } from '../core/version.ts';
 import { closeStore, openStore } from '../db/open.ts';
@@ -18,11 +19,23 @@ export type ServeOptions = {
   scheduler?: boolean;
 };
 
+/**
+ * How far V8 lets the heap grow past what its last full collection kept, in percent. Its default
+ * grows up to 4x for a program that allocates fast, as a busy server does: request garbage took
+ * the server from 90 MB idle to 250-300 MB under 16 writing clients (bench:load), with a heap of
+ * which a full collection kept about 40 MB; at 30 %, about 65 MB less. Collections come sooner
+ * (concurrent, mostly off the main thread; CPU per turn within noise of before) and the old space
+ * stays near what is live. V8 reads it at each collection, so it applies when set after start
+ * (unlike the young generation's size, which no flag changes once the process runs).
+ */
+const HEAP_GROWING_PERCENT = 30;
+
 /** How long a signalled shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 5_000;
 
 /** Listens, then on SIGINT/SIGTERM stops accepting, lets in-flight writes finish and closes the db. */
 export async function serve(options: ServeOptions): Promise<{ url: string }> {
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   // Long-running: WAL checkpoints (and their fsyncs) go to a thread, out of addTurn's commits.
   const created = !existsSync(options.dbPath);
   const store = openStore({ path: options.dbPath, clock: options.clock, backgroundCheckpoints: true });
