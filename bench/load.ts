@@ -182,7 +182,8 @@ async function closedLoop(ctx: Context, op: 'search' | 'addTurn', clients: numbe
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  return { op, clients, requestsPerSecond: round(latencies.length / elapsed, 1), latencyMs: stat(latencies), refused, failed, backlogAfter: ctx.reader.read().backlog };
+  const memory = memoryOf(ctx.server.pid);
+  return { op, clients, requestsPerSecond: round(latencies.length / elapsed, 1), latencyMs: stat(latencies), refused, failed, backlogAfter: ctx.reader.read().backlog, rssMB: memory?.rssMB ?? null, peakMB: memory?.peakMB ?? null };
 }
 
 export type LoadOptions = {
@@ -299,9 +300,9 @@ function format(r: Result): string {
     '',
     'Closed loop (each client sends its next request when the last is answered):',
     '',
-    '| operation | clients | requests/s | p50 / p95 / p99 ms | 503s | failed | backlog after |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...r.closedLoop.map((c) => `| ${c.op} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.refused} | ${c.failed} | ${c.backlogAfter} |`),
+    '| operation | clients | requests/s | p50 / p95 / p99 ms | 503s | failed | backlog after | RSS MB after (peak so far) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...r.closedLoop.map((c) => `| ${c.op} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.refused} | ${c.failed} | ${c.backlogAfter} | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`),
     '',
     `acknowledged turns: ${r.acknowledged.turns}, in the file: ${r.acknowledged.inFile}, lost: ${r.acknowledged.lost}`,
     ...(r.firstError ? [`first failure: ${r.firstError}`] : []),

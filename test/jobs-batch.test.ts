@@ -113,6 +113,8 @@ describe('cheap mode', () => {
     // The catch-up job belongs to no user: the whole file counts it.
     expect(getStats(store, null).jobs).toMatchObject({ nerDeferred: 7, nerCheapMode: true, backlog: 6 });
     expect(getStats(store, DEFAULT_SPACE).jobs).toMatchObject({ nerDeferred: 7, backlog: 5 });
+    // Another user's counts hold none of them (the mode itself is the file's).
+    expect(getStats(store, { userId: 'someone-else', agentId: null }).jobs).toMatchObject({ pending: 0, backlog: 0, lagSeconds: 0, byType: [], nerDeferred: 0, nerCheapMode: true });
     // The fast pass ran on every turn: the speaker is linked at once.
     expect(entitiesForTurns(store, [turns[11]!.id]).get(turns[11]!.id)!.map((e) => e.name)).toContain('Sam');
 
