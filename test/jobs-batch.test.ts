@@ -13,6 +13,7 @@ import { drainJobs, startWorker, type JobHandlers } from '../server/jobs/worker.
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { NER_BATCH } from '../server/services/ner.ts';
+import { stopNerThread } from '../server/services/ner-thread.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { testStore } from './helpers/store.ts';
 
@@ -95,6 +96,24 @@ describe('accurate NER in batches', () => {
     enqueueJob(store, JobType.NerAccurate, { turnId: turns[3]!.id, userId: 'default' });
     expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: 1, done: 1 });
     expect(stampOf(turns[3]!.id)).toBe(stamped);
+  });
+});
+
+describe('the NER thread', () => {
+  it('when it dies under a batch, the batch fails and is retried: no turn is stamped without compromise', async () => {
+    const { store, runtime, say, enriched } = setup();
+    for (let i = 0; i < 10; i++) await say(i);
+    await stopNerThread(); // a fresh thread below, still loading compromise when it is stopped
+    // The batch has asked the thread by the time drainJobs returns its promise (all synchronous until then).
+    const drained = drainJobs(store, jobHandlers(runtime));
+    await stopNerThread();
+    expect(await drained).toEqual({ ran: 10, done: 0, failed: 10, dead: 0 });
+    expect(enriched()).toBe(0);
+    expect(new Set(listJobs(store, { status: 'pending' }).map((j) => j.lastError))).toEqual(new Set([expect.stringMatching(/^NerUnavailable: the NER thread exited/)]));
+    // Retried (after the backoff) in a new thread: every turn gets its accurate pass.
+    store.sqlite.prepare("update jobs set run_at = 0 where status = 'pending'").run();
+    expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: 10, done: 10, failed: 0 });
+    expect(enriched()).toBe(10);
   });
 });
 

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { entitiesFromMatches, joinTexts, parseGroups, splitMatches, type CompromiseMatches } from '../core/ner/compromise-provider.ts';
-import type { NerProvider } from '../core/ner/types.ts';
+import { NerUnavailable, type NerProvider } from '../core/ner/types.ts';
 
 /** How long the thread stays after its last parse. */
 const IDLE_MS = 30_000;
@@ -61,8 +61,9 @@ function start(): Thread {
     worker.unref();
     state.idle = setTimeout(() => void worker.terminate(), IDLE_MS).unref();
   });
-  worker.on('error', (error) => end(new Error(`the NER thread failed: ${error.message}`)));
-  worker.on('exit', (code) => end(new Error(`the NER thread exited (${code})`)));
+  // Its parses are lost with it: the batch fails (NerUnavailable) and is retried, in a new thread.
+  worker.on('error', (error) => end(new NerUnavailable(`the NER thread failed: ${error.message}`)));
+  worker.on('exit', (code) => end(new NerUnavailable(`the NER thread exited (${code})`)));
   return state;
 }
 
@@ -76,6 +77,14 @@ function parse(text: string): Promise<CompromiseMatches> {
     state.waiting.set(id, { resolve, reject });
     state.worker.postMessage({ id, text });
   });
+}
+
+/** Ends the thread now, if there is one: its parses under way fail (NerUnavailable), the next parse starts a new one. */
+export async function stopNerThread(): Promise<void> {
+  const state = thread;
+  if (!state) return;
+  thread = null;
+  await state.worker.terminate();
 }
 
 /** The compromise provider, parsing in the thread (many texts in one parse, see joinTexts and parseGroups). */

@@ -7,7 +7,7 @@ import type { Store } from '../store.ts';
 import { compromiseProvider } from './compromise-provider.ts';
 import { knownEntitiesProvider } from './known-entities.ts';
 import { regexProvider } from './regex-provider.ts';
-import { span, type NerEntity, type NerProvider, type NerProviderName, type SyncNerProvider } from './types.ts';
+import { NerUnavailable, span, type NerEntity, type NerProvider, type NerProviderName, type SyncNerProvider } from './types.ts';
 
 export const NerStrategy = { Fast: 'fast', Accurate: 'accurate' } as const;
 export type NerStrategy = (typeof NerStrategy)[keyof typeof NerStrategy];
@@ -70,7 +70,7 @@ export type NerRun = { entities: NerEntity[]; failures: { provider: string; erro
 
 const failure = (provider: NerProvider, error: unknown) => ({ provider: provider.name, error: error instanceof Error ? error.message.slice(0, 300) : String(error) });
 
-/** Runs every provider; one that fails (an LLM timeout, bad JSON) is left out and reported. */
+/** Runs every provider; one that fails (an LLM timeout, bad JSON) is left out and reported (see NerUnavailable). */
 export async function extractEntities(text: string, providers: NerProvider[]): Promise<NerRun> {
   return (await extractEntitiesMany([{ text, providers }]))[0]!;
 }
@@ -87,24 +87,30 @@ export async function extractEntitiesMany(items: readonly { text: string; provid
   const grouped = new Map<NerProvider, [item: number, slot: number][]>();
   items.forEach(({ providers }, i) => providers.forEach((p, slot) => p.extractMany && grouped.set(p, [...(grouped.get(p) ?? []), [i, slot]])));
   // The grouped calls start first (compromise parses in its thread while an LLM answers).
-  const batches = [...grouped].map(async ([provider, places]) => {
-    try {
-      const results = await provider.extractMany!(places.map(([i]) => items[i]!.text));
-      places.forEach(([i, slot], k) => (found[i]![slot] = results[k]!));
-    } catch (error) {
-      for (const [i] of places) failures[i]!.push(failure(provider, error));
-    }
-  });
+  const batches = Promise.all(
+    [...grouped].map(async ([provider, places]) => {
+      try {
+        const results = await provider.extractMany!(places.map(([i]) => items[i]!.text));
+        places.forEach(([i, slot], k) => (found[i]![slot] = results[k]!));
+      } catch (error) {
+        if (error instanceof NerUnavailable) throw error;
+        for (const [i] of places) failures[i]!.push(failure(provider, error));
+      }
+    }),
+  );
+  // Awaited below, after the other providers: until then a failure must not count as unhandled.
+  batches.catch(() => {});
   for (const [i, { text, providers }] of items.entries()) {
     for (const [slot, provider] of providers.entries()) {
       if (provider.extractMany) continue;
       try {
         found[i]![slot] = await provider.extract(text);
       } catch (error) {
+        if (error instanceof NerUnavailable) throw error;
         failures[i]!.push(failure(provider, error));
       }
     }
   }
-  await Promise.all(batches);
+  await batches;
   return items.map((_, i) => ({ entities: mergeBySpan(found[i]!.flat()), failures: failures[i]! }));
 }

@@ -44,6 +44,15 @@ export type NerProvider = {
 };
 export type SyncNerProvider = { name: string; extract(text: string): NerEntity[] };
 
+/**
+ * Thrown by a provider that could not run at all (compromise's thread died): the whole run fails,
+ * so its job is retried, rather than the texts being stamped as done without that provider. A
+ * failure on one text (an LLM timeout, bad JSON) is recorded and the others' results kept.
+ */
+export class NerUnavailable extends Error {
+  override name = 'NerUnavailable';
+}
+
 /** Provider names a config can list (`ner.providers`). `regex` always runs. */
 export const NER_PROVIDERS = ['regex', 'known', 'compromise', 'llm'] as const;
 export type NerProviderName = (typeof NER_PROVIDERS)[number];
