@@ -61,6 +61,9 @@ function likeScored(store: Store, table: 'turns' | 'memories', terms: string[], 
 
 const BM25 = { k1: 1.2, b: 0.75 } as const;
 
+/** Each table's alias in the filter clauses, and the column its FTS index holds. */
+const SCORED = { turns: { alias: 't', column: 'text' }, memories: { alias: 'm', column: 'content' } } as const;
+
 /**
  * A small user's matches, ranked here by BM25 (as FTS5 defines it) over that user's own rows:
  * the match reads the user's rows only (space token, rowid order, no FTS5 rank), and document
@@ -109,8 +112,7 @@ type UserRow = { id: number; text: string; keep: number };
 
 /** The user's rows the FTS match finds (newest first), every one passing the filters. */
 function matchedRows(store: Store, table: 'turns' | 'memories', match: string, clauses: Clause[]): UserRow[] {
-  const alias = table === 'turns' ? 't' : 'm';
-  const column = table === 'turns' ? 'text' : 'content';
+  const { alias, column } = SCORED[table];
   const text = `select ${alias}.id as id, ${alias}.${column} as text, 1 as keep from (select rowid from ${table}_fts where ${table}_fts match ? order by rowid desc limit ${SMALL_USER_ROWS}) f cross join ${table} ${alias} on ${alias}.id = f.rowid${where(clauses)}`;
   return statement(store, text).all(match, ...params(clauses)) as UserRow[];
 }
@@ -120,8 +122,7 @@ function matchedRows(store: Store, table: 'turns' | 'memories', match: string, c
  * count in the frequencies, as they do in the FTS5 index.
  */
 function everyRow(store: Store, space: Space, table: 'turns' | 'memories', clauses: Clause[]): UserRow[] {
-  const alias = table === 'turns' ? 't' : 'm';
-  const column = table === 'turns' ? 'text' : 'content';
+  const { alias, column } = SCORED[table];
   const text = `select ${alias}.id as id, ${alias}.${column} as text, (${clauses.map((c) => c.sql).join(' and ') || '1'}) as keep from ${table} ${alias} where ${alias}.user_id = ?`;
   return statement(store, text).all(...params(clauses), space.userId) as UserRow[];
 }
