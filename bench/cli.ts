@@ -35,12 +35,12 @@ function wallTimes(commands: string[][], runs: number, env: NodeJS.ProcessEnv): 
   return times;
 }
 
-export function benchCli(size: number, runs: number) {
+export async function benchCli(size: number, runs: number) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-bench-cli-'));
   const path = join(dir, 'cli.db');
-  const store = openStore({ path, env: {} });
+  const store = await openStore({ path, env: {} });
   build(store, size, rng(5));
-  closeStore(store);
+  await closeStore(store);
   const env = { ...process.env, SM_DB: path, SM_LOG_LEVEL: 'error' };
   const stat = (values: number[]) => ({ p50: round(percentile(values, 50), 1), p95: round(percentile(values, 95), 1) });
   const query = 'what did Caroline say about the trip';
@@ -71,7 +71,7 @@ async function main() {
     process.stderr.write('usage: npm run bench:cli -- [--json] [--size 1000] [--runs 15]\n');
     process.exit(2);
   }
-  const result = benchCli(size, runs);
+  const result = await benchCli(size, runs);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;

@@ -69,13 +69,13 @@ export async function runContextBench(files: string[], budgets: number[], option
     for (const q of loaded.questions) {
       const base = { category: q.category, conversation: loaded.name };
       // Search's turns for the yardstick, written as the block writes turns.
-      const turnHits = search(store, space, { query: q.text, kinds: ['turn'], limit: 200 }).hits.map((h) => ({
+      const turnHits = (await search(store, space, { query: q.text, kinds: ['turn'], limit: 200 })).hits.map((h) => ({
         id: h.id,
         line: `[${day(h.turn!.at)}] ${h.turn!.name ?? h.turn!.role}: ${h.turn!.text.replace(/\s*\n\s*/g, ' ').trim()}`,
       }));
       for (const budget of budgets) {
         const t0 = performance.now();
-        const context = getContext(store, space, { sessionId: SESSION, query: q.text, tokenBudget: budget });
+        const context = await getContext(store, space, { sessionId: SESSION, query: q.text, tokenBudget: budget });
         const ms = performance.now() - t0;
         for (const item of context.items) if (!context.markdown.includes(item.line)) throw new Error(`item ${item.kind} ${item.id} is not in the markdown`);
         if (context.tokensUsed !== countTokens(context.markdown) || context.tokensUsed > budget) throw new Error(`tokensUsed ${context.tokensUsed} is not the block's count within ${budget}`);
@@ -83,9 +83,9 @@ export async function runContextBench(files: string[], budgets: number[], option
         const yard = packedSearchTurns(turnHits, budget);
         rows.push({ system: 'search turns packed', budget, ...base, ...score(q.evidence, new Set(yard.ids)), tokens: yard.tokens, ms: 0 });
       }
-      if (options.fit) cached.push({ ...base, evidence: q.evidence, candidates: collectCandidates(store, space, { query: q.text, tokenBudget: maxBudget, window: new Set() }).map((s) => s.candidate) });
+      if (options.fit) cached.push({ ...base, evidence: q.evidence, candidates: (await collectCandidates(store, space, { query: q.text, tokenBudget: maxBudget, window: new Set() })).map((s) => s.candidate) });
     }
-    closeStore(store);
+    await closeStore(store);
   }
   return { tokenizer: TOKENIZER, questions: rows.length / budgets.length / 2, budgets, ...summarise(rows, budgets), ...(options.fit ? { fit: fitPacking(cached, budgets) } : {}) };
 }

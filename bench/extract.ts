@@ -31,8 +31,8 @@ const recall = (observation: Set<string>, memory: Set<string>) => {
 };
 
 export async function benchExtract(conversation: LocomoConversation) {
-  const store = openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' } } });
-  const runtime = createRuntime(store, {});
+  const store = await openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' } } });
+  const runtime = await createRuntime(store, {});
   const turnIds = new Map<string, number>();
   const latencies: number[] = [];
   const started = performance.now();
@@ -49,8 +49,8 @@ export async function benchExtract(conversation: LocomoConversation) {
   }
   const seconds = (performance.now() - started) / 1000;
 
-  const links = store.db.select().from(memorySources).all();
-  const rows = store.sqlite.prepare('select id, content from memories').all() as { id: number; content: string }[];
+  const links = await store.db.select().from(memorySources).all();
+  const rows = await store.sql.all<{ id: number; content: string }>('select id, content from memories');
   const memoryTokens = new Map(rows.map((m) => [m.id, contentTokens(m.content)]));
   let covered = 0;
   const matched = new Set<number>();
@@ -68,7 +68,7 @@ export async function benchExtract(conversation: LocomoConversation) {
     if (hit) covered++;
   }
   const extractedIds = new Set(links.map((l) => l.memoryId));
-  closeStore(store);
+  await closeStore(store);
   return {
     file: conversation.name,
     turns: turnIds.size,

@@ -24,13 +24,13 @@ async function samples(conversation: LocomoConversation): Promise<Sample[]> {
   const out: Sample[] = [];
   for (const question of loaded.questions) {
     const features = new Map<number, number[]>();
-    search(loaded.store, DEFAULT_SPACE, { query: question.text, kinds: ['turn'], limit: 1 }, { turnFeatures: features });
+    await search(loaded.store, DEFAULT_SPACE, { query: question.text, kinds: ['turn'], limit: 1 }, { turnFeatures: features });
     const ids = [...features.keys()];
     const index = new Map(ids.map((id, i) => [id, i]));
     // Evidence the candidates missed can never be ranked: -1 counts as a miss at every k.
     out.push({ file: loaded.name, category: question.category, rows: ids.length, features: Float64Array.from(ids.flatMap((id) => features.get(id)!)), evidence: question.evidence.map((id) => index.get(id) ?? -1) });
   }
-  closeStore(loaded.store);
+  await closeStore(loaded.store);
   return out;
 }
 

@@ -211,10 +211,10 @@ export async function benchLoad(options: LoadOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-bench-load-'));
   const path = join(dir, 'load.db');
   const random = rng(7);
-  const store = openStore({ path, env: {} });
+  const store = await openStore({ path, env: {} });
   const text = build(store, options.size, random, 16);
   optimizeSearchIndexes(store.sqlite);
-  closeStore(store);
+  await closeStore(store);
   const queries = Array.from({ length: 500 }, () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`);
   const bundle = runsBundle();
   const env = Object.fromEntries(Object.entries(options.config ?? {}).map(([key, value]) => [`SM_CONFIG__${key.replaceAll('.', '__').toUpperCase()}`, value]));

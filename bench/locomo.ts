@@ -21,7 +21,7 @@ import type { Store } from '../server/core/store.ts';
 import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
 import { percentile, round } from './stats.ts';
 
-export type Retriever = { name: string; retrieve(question: string, k: number): number[] };
+export type Retriever = { name: string; retrieve(question: string, k: number): number[] | Promise<number[]> };
 export type SystemResult = {
   name: string;
   recall: Record<string, number>;
@@ -39,8 +39,8 @@ type Loaded = { name: string; store: Store; space: Space; questions: Question[];
  */
 export async function loadConversation(conversation: LocomoConversation, crowd = 0): Promise<Loaded> {
   // BENCH_SEMANTIC=1 turns the local word vectors on (embedding.local; off by default, see the README).
-  const store = openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, embedding: { local: process.env.BENCH_SEMANTIC === '1' } } });
-  const runtime = createRuntime(store, {});
+  const store = await openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, embedding: { local: process.env.BENCH_SEMANTIC === '1' } } });
+  const runtime = await createRuntime(store, {});
   // The word vectors, converted into the cache folder by the first run that finds none.
   await runtime.semantic?.settled;
   const space: Space = crowd > 0 ? { userId: 'locomo', agentId: null } : DEFAULT_SPACE;
@@ -95,8 +95,8 @@ export function miniSearchRetriever(loaded: Loaded): Retriever {
 export function symbiosisRetriever(loaded: Loaded, options: SearchOptions = {}, name = 'symbiosis'): Retriever {
   return {
     name,
-    retrieve(question, k) {
-      const { hits } = search(loaded.store, loaded.space, { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) }, options);
+    async retrieve(question, k) {
+      const { hits } = await search(loaded.store, loaded.space, { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) }, options);
       const out: number[] = [];
       for (const hit of hits) for (const id of hit.kind === 'turn' ? [hit.id] : hit.sourceTurnIds) if (!out.includes(id)) out.push(id);
       return out.slice(0, k);
@@ -106,11 +106,11 @@ export function symbiosisRetriever(loaded: Loaded, options: SearchOptions = {}, 
 
 type Tally = { sums: Map<string, Map<number, number>>; counts: Map<string, number>; latencies: number[] };
 
-export function evaluate(loaded: Loaded, retriever: Retriever, ks: number[], tally: Tally) {
+export async function evaluate(loaded: Loaded, retriever: Retriever, ks: number[], tally: Tally) {
   const maxK = Math.max(...ks);
   for (const q of loaded.questions) {
     const t0 = performance.now();
-    const got = retriever.retrieve(q.text, maxK);
+    const got = await retriever.retrieve(q.text, maxK);
     tally.latencies.push(performance.now() - t0);
     for (const group of ['all', String(q.category)]) {
       tally.counts.set(group, (tally.counts.get(group) ?? 0) + 1);
@@ -163,8 +163,8 @@ export async function runBenchmark(files: string[], ks: number[], ablation = fal
   for (const conversation of files.flatMap(loadLocomo)) {
     const loaded = await loadConversation(conversation, crowd);
     questions += loaded.questions.length;
-    for (const maker of makers) evaluate(loaded, maker.make(loaded), ks, tallies.get(maker.name)!);
-    closeStore(loaded.store);
+    for (const maker of makers) await evaluate(loaded, maker.make(loaded), ks, tallies.get(maker.name)!);
+    await closeStore(loaded.store);
   }
   return { questions, systems: makers.map((m) => summarise(m.name, tallies.get(m.name)!, ks)) };
 }

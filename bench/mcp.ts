@@ -23,19 +23,20 @@ const NAMES = ['Caroline', 'Melanie', 'John', 'Maria', 'Gina'];
 export async function benchMcp(size: number, samples: number) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-bench-mcp-'));
   const path = join(dir, 'mcp.db');
-  const store = openStore({ path, env: {} });
+  const store = await openStore({ path, env: {} });
   const random = rng(11);
   const text = build(store, size, random);
   optimizeSearchIndexes(store.sqlite);
   const queries = Array.from({ length: samples }, () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`);
-  const time = (fn: () => unknown) => {
+  const time = async (fn: () => Promise<unknown>) => {
     const t0 = performance.now();
-    fn();
+    await fn();
     return performance.now() - t0;
   };
-  for (const query of queries.slice(0, 20)) search(store, DEFAULT_SPACE, { query });
-  const inProcess = queries.map((query) => time(() => search(store, DEFAULT_SPACE, { query, limit: 10 })));
-  closeStore(store);
+  for (const query of queries.slice(0, 20)) await search(store, DEFAULT_SPACE, { query });
+  const inProcess: number[] = [];
+  for (const query of queries) inProcess.push(await time(() => search(store, DEFAULT_SPACE, { query, limit: 10 })));
+  await closeStore(store);
 
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [SM, '--db', path, 'mcp'], env: { ...process.env, SM_LOG_LEVEL: 'error' } as Record<string, string> }));

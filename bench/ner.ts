@@ -25,12 +25,12 @@ const stats = (ms: number[]) => ({ p50: round(percentile(ms, 50)), p99: round(pe
  * The NER store's accurate jobs are drained after each session (untimed), as a worker would.
  */
 async function ingest(conversation: LocomoConversation) {
-  const open = (ner: boolean) => {
-    const store = openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: ner } } });
-    return { store, runtime: createRuntime(store, {}), addTurn: [] as number[] };
+  const open = async (ner: boolean) => {
+    const store = await openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: ner } } });
+    return { store, runtime: await createRuntime(store, {}), addTurn: [] as number[] };
   };
-  const off = open(false);
-  const on = open(true);
+  const off = await open(false);
+  const on = await open(true);
   const job: number[] = [];
   let hotLinks = 0;
   let i = 0;
@@ -41,14 +41,14 @@ async function ingest(conversation: LocomoConversation) {
         const t0 = performance.now();
         const result = await ingestTurn(side.runtime, DEFAULT_SPACE, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at: turn.at });
         side.addTurn.push(performance.now() - t0);
-        if (side === on) hotLinks += (on.store.sqlite.prepare('select count(*) n from turn_entities where turn_id = ?').get(result.turn.id) as { n: number }).n;
+        if (side === on) hotLinks += (await on.store.sql.get<{ n: number }>('select count(*) n from turn_entities where turn_id = ?', [result.turn.id]))!.n;
       }
     }
     const t0 = performance.now();
     const report = await drainJobs(on.store, jobHandlers(on.runtime));
     if (report.ran > 0) job.push((performance.now() - t0) / report.ran);
   }
-  closeStore(off.store);
+  await closeStore(off.store);
   return { store: on.store, addTurnOff: off.addTurn, addTurnOn: on.addTurn, job, hotLinks };
 }
 
@@ -58,8 +58,8 @@ export async function benchNer(conversation: LocomoConversation) {
   const { store } = on;
 
   // Strategy costs on every turn, with the registry as the conversation left it.
-  const fast = fastProviders(store, DEFAULT_SPACE);
-  const accurate = accurateProviders(store, DEFAULT_SPACE);
+  const fast = await fastProviders(store, DEFAULT_SPACE);
+  const accurate = await accurateProviders(store, DEFAULT_SPACE);
   const fastMs: number[] = [];
   const accurateMs: number[] = [];
   let fastFound = 0;
@@ -72,9 +72,9 @@ export async function benchNer(conversation: LocomoConversation) {
     accurateFound += (await extractEntities(text, accurate)).entities.length;
     accurateMs.push(performance.now() - t0);
   }
-  const byType = store.sqlite.prepare('select type, count(*) n from entities group by type order by n desc').all() as { type: string; n: number }[];
-  const links = (store.sqlite.prepare('select count(*) n from turn_entities').get() as { n: number }).n;
-  closeStore(store);
+  const byType = await store.sql.all<{ type: string; n: number }>('select type, count(*) n from entities group by type order by n desc');
+  const links = (await store.sql.get<{ n: number }>('select count(*) n from turn_entities'))!.n;
+  await closeStore(store);
   return {
     file: conversation.name,
     turns: texts.length,

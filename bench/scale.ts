@@ -141,9 +141,9 @@ export function build(store: Store, size: number, random: () => number, users = 
   return text;
 }
 
-const timeIt = (fn: () => unknown) => {
+const timeIt = async (fn: () => Promise<unknown>) => {
   const t0 = performance.now();
-  fn();
+  await fn();
   return performance.now() - t0;
 };
 
@@ -161,18 +161,18 @@ const sessionsOf = (rows: number) => Math.ceil(rows / sessionSize(rows));
 
 type Sample = { space: Space; query: string; sessionId: string };
 
-export function openBenchStore() {
+export async function openBenchStore() {
   const dir = mkdtempSync(join(tmpdir(), 'sm-scale-'));
   const path = join(dir, 'scale.db');
   const clock = { at: Date.UTC(2025, 0, 1), now: () => clock.at };
   // Opened as the server opens it (serve.ts): checkpoints on their own thread.
-  const store = openStore({ path, env: {}, clock, config: { extractor: { mode: 'heuristic' } }, backgroundCheckpoints: true });
+  const store = await openStore({ path, env: {}, clock, config: { extractor: { mode: 'heuristic' } }, backgroundCheckpoints: true });
   return {
     store,
     clock,
     /** Closes the store (the last connection checkpoints the WAL into the file) and returns the file's size. */
-    close: () => {
-      closeStore(store);
+    close: async () => {
+      await closeStore(store);
       const bytes = statSync(path).size;
       rmSync(dir, { recursive: true, force: true });
       return bytes;
@@ -194,16 +194,19 @@ export function settle(store: Store) {
 export const question = (text: ReturnType<typeof makeText>, random: () => number) => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`;
 
 /** Search (limit 10) and getContext latencies over `samples`, after warming up on `warmup` (other queries). */
-function measureReads(store: Store, samples: Sample[], warmup: Sample[]) {
+async function measureReads(store: Store, samples: Sample[], warmup: Sample[]) {
   // Statements prepared, code compiled, pages cached, as in a running server.
   for (const { space, query, sessionId } of warmup) {
-    search(store, space, { query, limit: 10 });
-    getContext(store, space, { sessionId, query });
+    await search(store, space, { query, limit: 10 });
+    await getContext(store, space, { sessionId, query });
   }
-  const searchMs = samples.map(({ space, query }) => timeIt(() => search(store, space, { query, limit: 10 })));
-  const contextMs = samples.map(({ space, query, sessionId }) => timeIt(() => getContext(store, space, { sessionId, query })));
+  const searchMs: number[] = [];
+  for (const { space, query } of samples) searchMs.push(await timeIt(() => search(store, space, { query, limit: 10 })));
+  const contextMs: number[] = [];
+  for (const { space, query, sessionId } of samples) contextMs.push(await timeIt(() => getContext(store, space, { sessionId, query })));
   // A search that finds nothing is fast for nothing.
-  const hitsPer50 = samples.slice(0, 50).reduce((n, { space, query }) => n + search(store, space, { query, limit: 10 }).hits.length, 0);
+  let hitsPer50 = 0;
+  for (const { space, query } of samples.slice(0, 50)) hitsPer50 += (await search(store, space, { query, limit: 10 })).hits.length;
   return { searchMs: stat(searchMs), contextMs: stat(contextMs), hitsPer50 };
 }
 
@@ -216,14 +219,14 @@ const smallSamples = (queries: string[]): Sample[] =>
  * small user's 100. Each read sample is a random user (the one user when `users` is 1).
  */
 export async function benchScale(size: number, samples: number, users = 1) {
-  const { store, clock, close } = openBenchStore();
+  const { store, clock, close } = await openBenchStore();
   const random = rng(42);
   const started = performance.now();
   const rows = size - SMALL_ROWS;
   const text = build(store, rows, random, users, { user: SMALL_USER, rows: SMALL_ROWS });
   const buildSeconds = (performance.now() - started) / 1000;
   settle(store);
-  const runtime = createRuntime(store, {});
+  const runtime = await createRuntime(store, {});
   const someone = () => Math.floor(random() * users);
   const space = (u: number): Space => ({ userId: userName(u, users), agentId: null });
 
@@ -256,10 +259,10 @@ export async function benchScale(size: number, samples: number, users = 1) {
   };
   const warmup = Array.from({ length: 20 }, sample);
   const measured = Array.from({ length: samples }, sample);
-  const reads = measureReads(store, measured, warmup);
+  const reads = await measureReads(store, measured, warmup);
   // The small user, asked the same questions in the same file.
-  const small = measureReads(store, smallSamples(measured.map((s) => s.query)), smallSamples(warmup.map((s) => s.query)));
-  const bytes = close();
+  const small = await measureReads(store, smallSamples(measured.map((s) => s.query)), smallSamples(warmup.map((s) => s.query)));
+  const bytes = await close();
   return {
     size,
     users,
@@ -278,14 +281,14 @@ export async function benchScale(size: number, samples: number, users = 1) {
 }
 
 /** The small user alone in a file of its 100 turns: what its search costs when nothing else is there. */
-export function benchAlone(samples: number) {
-  const { store, close } = openBenchStore();
+export async function benchAlone(samples: number) {
+  const { store, close } = await openBenchStore();
   const random = rng(42);
   const text = build(store, 0, random, 1, { user: SMALL_USER, rows: SMALL_ROWS });
   settle(store);
   const queries = Array.from({ length: samples + 20 }, () => question(text, random));
-  const reads = measureReads(store, smallSamples(queries.slice(20)), smallSamples(queries.slice(0, 20)));
-  close();
+  const reads = await measureReads(store, smallSamples(queries.slice(20)), smallSamples(queries.slice(0, 20)));
+  await close();
   return { rows: SMALL_ROWS, ...reads };
 }
 
@@ -293,7 +296,7 @@ type Result = Awaited<ReturnType<typeof benchScale>>;
 const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 2) : null);
 
 /** Many users against one user of the same size, same run; the small user against itself alone. */
-function ratiosOf(results: Result[], alone: ReturnType<typeof benchAlone>) {
+function ratiosOf(results: Result[], alone: Awaited<ReturnType<typeof benchAlone>>) {
   return results.flatMap((r) => {
     const one = results.find((o) => o.size === r.size && o.users === 1);
     return [
@@ -347,7 +350,7 @@ async function main() {
     process.exit(2);
   }
   const loadAtStart = loadavg().map((n) => round(n, 2));
-  const alone = benchAlone(samples);
+  const alone = await benchAlone(samples);
   // With several users, each size is also measured with one user, in the same run, to compare.
   const results: Result[] = [];
   for (const size of sizes) {

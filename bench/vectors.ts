@@ -24,9 +24,9 @@ let NOISE = 0.8;
 
 type Stat = { p50: number; p95: number; p99: number };
 const stat = (values: number[]): Stat => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2), p99: round(percentile(values, 99), 2) });
-const timed = <T>(fn: () => T): [T, number] => {
+const timed = async <T>(fn: () => Promise<T> | T): Promise<[T, number]> => {
   const t0 = performance.now();
-  const value = fn();
+  const value = await fn();
   return [value, performance.now() - t0];
 };
 
@@ -53,11 +53,11 @@ function vectorSource(dimensions: number, seed: number) {
 type Kept = { values: Float32Array; ids: number[]; topics: number[]; byUser: Map<string, number[]> };
 
 /** A vector for every turn and fact (putVectors, 5,000 a transaction); the turns' are kept. */
-function storeVectors(store: Store, dimensions: number, seed: number): Kept {
+async function storeVectors(store: Store, dimensions: number, seed: number): Promise<Kept> {
   const source = vectorSource(dimensions, seed);
   let kept: Kept | null = null;
   for (const table of ['turns', 'memories'] as VectorTable[]) {
-    const rows = store.sqlite.prepare(`select id, user_id as userId from ${table} order by id`).all() as { id: number; userId: string }[];
+    const rows = await store.sql.all<{ id: number; userId: string }>(`select id, user_id as userId from ${table} order by id`);
     const values = new Float32Array(table === 'turns' ? rows.length * dimensions : 0);
     const topics: number[] = [];
     const byUser = new Map<string, number[]>();
@@ -74,7 +74,7 @@ function storeVectors(store: Store, dimensions: number, seed: number): Kept {
         }
         return { id: row.id, userId: row.userId, vector };
       });
-      putVectors(store, table, batch);
+      await putVectors(store, table, batch);
     }
     if (table === 'turns') kept = { values, ids: rows.map((r) => r.id), topics, byUser };
   }
@@ -95,13 +95,13 @@ const recallAt10 = (got: number[], truth: number[]) => got.slice(0, 10).filter((
 const mean = (values: number[]) => round(values.reduce((a, b) => a + b, 0) / Math.max(1, values.length), 3);
 
 export async function benchVectors(size: number, dimensions: number, samples: number, users: number) {
-  const { store, close } = openBenchStore();
+  const { store, close } = await openBenchStore();
   const random = rng(42);
   const started = performance.now();
   const text = build(store, size, random, users);
   settle(store);
-  initVectors(store, { dimensions, model: 'bench-clustered' });
-  const kept = storeVectors(store, dimensions, 7);
+  await initVectors(store, { dimensions, model: 'bench-clustered' });
+  const kept = await storeVectors(store, dimensions, 7);
   store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   const buildSeconds = round((performance.now() - started) / 1000, 1);
   const source = vectorSource(dimensions, 99);
@@ -121,14 +121,14 @@ export async function benchVectors(size: number, dimensions: number, samples: nu
     const s = sample();
     if (asked.has(s.space.userId)) continue;
     asked.add(s.space.userId);
-    firstKnnMs.push(timed(() => knnIds(store, s.space, 'turns', s.vector, 10))[1]);
+    firstKnnMs.push((await timed(() => knnIds(store, s.space, 'turns', s.vector, 10)))[1]);
   }
   // Then every index is built, as in a server that has answered each user once.
-  for (let u = 0; u < users; u++) for (const table of ['turns', 'memories'] as const) knnIds(store, spaceOf(u), table, source.near(0), 10);
+  for (let u = 0; u < users; u++) for (const table of ['turns', 'memories'] as const) await knnIds(store, spaceOf(u), table, source.near(0), 10);
   for (let i = 0; i < 20; i++) {
     const s = sample();
-    knnIds(store, s.space, 'turns', s.vector, 400);
-    search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector });
+    await knnIds(store, s.space, 'turns', s.vector, 400);
+    await search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector });
   }
   const measured = Array.from({ length: samples }, sample);
   const knn10: number[] = [];
@@ -136,20 +136,24 @@ export async function benchVectors(size: number, dimensions: number, samples: nu
   const recall10: number[] = [];
   const recall400: number[] = [];
   for (const s of measured) {
-    const [ten, t10] = timed(() => knnIds(store, s.space, 'turns', s.vector, 10));
-    const [many, t400] = timed(() => knnIds(store, s.space, 'turns', s.other, 400));
+    const [ten, t10] = await timed(() => knnIds(store, s.space, 'turns', s.vector, 10));
+    const [many, t400] = await timed(() => knnIds(store, s.space, 'turns', s.other, 400));
     knn10.push(t10);
     knn400.push(t400);
     recall10.push(recallAt10(ten, exactTopK(kept, dimensions, s.rows, s.vector, 10)));
     recall400.push(recallAt10(many, exactTopK(kept, dimensions, s.rows, s.other, 10)));
   }
   // An exact scan in SQL of the user's vectors, for scale (a few samples: it is slow).
-  const exactSql = store.sqlite.prepare('select id from turn_vectors where user_id = ? order by vec_distance_cosine(embedding, ?) limit 10').pluck();
-  const exactMs = measured.slice(0, 30).map((s) => timed(() => exactSql.all(s.space.userId, Buffer.from(s.vector.buffer)))[1]);
-  const lexicalMs = measured.map((s) => timed(() => search(store, s.space, { query: s.query, limit: 10 }))[1]);
-  const hybridMs = measured.map((s) => timed(() => search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector }))[1]);
-  const vectorHits = measured.slice(0, 50).filter((s) => search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector }).signals.includes('vector')).length;
-  close();
+  const exactSql = 'select id from turn_vectors where user_id = ? order by vec_distance_cosine(embedding, ?) limit 10';
+  const exactMs: number[] = [];
+  for (const s of measured.slice(0, 30)) exactMs.push((await timed(() => store.sql.all(exactSql, [s.space.userId, Buffer.from(s.vector.buffer)])))[1]);
+  const lexicalMs: number[] = [];
+  for (const s of measured) lexicalMs.push((await timed(() => search(store, s.space, { query: s.query, limit: 10 })))[1]);
+  const hybridMs: number[] = [];
+  for (const s of measured) hybridMs.push((await timed(() => search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector })))[1]);
+  let vectorHits = 0;
+  for (const s of measured.slice(0, 50)) if ((await search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector })).signals.includes('vector')) vectorHits++;
+  await close();
   return {
     size,
     dimensions,

@@ -37,9 +37,9 @@ builder.mutationFields((t) => ({
       key: keyArg(t, 'Dotted key, e.g. `scoring.w_freq` or `extractor.mode` (a whole section takes an object).'),
       value: t.arg({ type: 'JSON', required: true, description: 'The value, as JSON (a number, string, boolean, list or object).' }),
     },
-    resolve: (_root, { key, value }, context) => {
+    resolve: async (_root, { key, value }, context) => {
       requireAdmin(context);
-      return setConfigValue(context.store, key, value).config;
+      return (await setConfigValue(context.store, key, value)).config;
     },
   }),
   unsetConfig: t.field({
@@ -48,9 +48,9 @@ builder.mutationFields((t) => ({
       'Removes a key saved with `setConfig`, so config.json or the default applies again; returns the new effective ' +
       `configuration. Unknown keys are BAD_USER_INPUT. ${APPLIES}`,
     args: { key: keyArg(t, 'Dotted key, e.g. `scoring.w_freq` (or a whole section).') },
-    resolve: (_root, { key }, context) => {
+    resolve: async (_root, { key }, context) => {
       requireAdmin(context);
-      return unsetConfigValue(context.store, key).config;
+      return (await unsetConfigValue(context.store, key)).config;
     },
   }),
 }));

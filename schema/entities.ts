@@ -27,23 +27,24 @@ export const EntityTurnConnection = countedConnection({
 });
 
 /** A page read for a whole set of entities (one read per user): the (shared) `after` cursor becomes one offset. */
-function pagesFor<T>(
+async function pagesFor<T>(
   entities: EntityRow[],
   args: { first: number; after?: string | null },
-  read: (ids: number[], window: { limit: number; offset: number }, userId: string) => Map<number, { rows: T[]; total: number }>,
-): Page<T>[] {
+  read: (ids: number[], window: { limit: number; offset: number }, userId: string) => Promise<Map<number, { rows: T[]; total: number }>>,
+): Promise<Page<T>[]> {
   const offset = args.after ? decodeOffsetCursor(args.after) + 1 : 0;
   // first: 0 asks for the counts only; the core reads take at least one row.
   const byEntity = new Map<number, { rows: T[]; total: number }>();
   for (const [userId, group] of groupBy(entities, (e) => e.userId)) {
-    for (const [id, page] of read(group.map((e) => e.id), { limit: Math.max(args.first, 1), offset }, userId)) byEntity.set(id, page);
+    for (const [id, page] of await read(group.map((e) => e.id), { limit: Math.max(args.first, 1), offset }, userId)) byEntity.set(id, page);
   }
-  return entities.map((entity) =>
+  // Pages cut from the rows read above: no query runs here.
+  return Promise.all(entities.map((entity) =>
     offsetPage(args, ({ limit }) => {
       const page = byEntity.get(entity.id) ?? { rows: [], total: 0 };
       return { rows: page.rows.slice(0, limit), total: page.total };
     }),
-  );
+  ));
 }
 
 EntityRef.implement({
@@ -137,8 +138,8 @@ builder.queryFields((t) => ({
       type: t.arg.string({ description: `With \`name\`: only an entity of this type (${TYPES}).` }),
       ...spaceArgs(t),
     },
-    resolve: (_root, args, context) => {
-      const entity = findEntity(context.store, readSpace(context, args), { id: args.id, name: args.name, type: asType(args.type) });
+    resolve: async (_root, args, context) => {
+      const entity = await findEntity(context.store, readSpace(context, args), { id: args.id, name: args.name, type: asType(args.type) });
       if (!entity) throw notFound('entity', args.id ?? args.name ?? '');
       return entity;
     },

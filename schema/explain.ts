@@ -50,7 +50,7 @@ const ExplanationRef = builder.objectRef<Explanation>('Explanation').implement({
     sources: t.field({
       type: [MemorySource],
       description: 'The turns it came from, oldest first.',
-      resolve: (e, _args, { store }) => (e.memory ? (sourcesByMemory(store, [e.memoryId]).get(e.memoryId) ?? []) : []),
+      resolve: async (e, _args, { store }) => (e.memory ? ((await sourcesByMemory(store, [e.memoryId])).get(e.memoryId) ?? []) : []),
     }),
     supersedes: t.field({ type: [MemoryRef], description: 'Older memories it replaced.', resolve: (e) => e.supersedes }),
     supersededBy: t.field({ type: [MemoryRef], description: 'Newer memories that replaced it.', resolve: (e) => e.supersededBy }),

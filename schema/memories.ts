@@ -122,7 +122,7 @@ MemoryRef.implement({
       type: MemorySource,
       description: 'The turns it came from, oldest first.',
       load: async (ids: number[], context) => {
-        const rows = sourcesByMemory(context.store, ids);
+        const rows = await sourcesByMemory(context.store, ids);
         return ids.map((id) => rows.get(id) ?? []);
       },
       resolve: (m) => m.id,
@@ -131,7 +131,7 @@ MemoryRef.implement({
       type: EntityRef,
       description: 'The entities (people, places, things) it mentions, most mentioned first.',
       load: async (ids: number[], context) => {
-        const rows = entitiesForMemories(context.store, ids);
+        const rows = await entitiesForMemories(context.store, ids);
         return ids.map((id) => rows.get(id) ?? []);
       },
       resolve: (m) => m.id,
@@ -155,7 +155,7 @@ MemoryRef.implement({
       type: MemoryDecision,
       description: `Its latest decisions (up to ${DECISIONS_SHOWN}), newest first.`,
       load: async (ids: number[], context) => {
-        const rows = decisionsByMemory(context.store, ids);
+        const rows = await decisionsByMemory(context.store, ids);
         return ids.map((id) => (rows.get(id) ?? []).slice(0, DECISIONS_SHOWN));
       },
       resolve: (m) => m.id,
@@ -177,7 +177,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One memory of the space by id, whatever its status; null when there is none there (see `explain` for a deleted one).',
     args: { id: t.arg.int({ required: true, description: 'The memory id.', validate: memoryIdSchema }), ...spaceArgs(t) },
-    resolve: (_root, args, context) => memoryIn(context.store, readSpace(context, args), args.id) ?? null,
+    resolve: async (_root, args, context) => (await memoryIn(context.store, readSpace(context, args), args.id)) ?? null,
   }),
   memories: t.field({
     type: MemoryConnection,

@@ -47,7 +47,7 @@ builder.subscriptionFields((t) => ({
         return pipe(
           context.changes.subscribe('memory'),
           filter((change: MemoryChange) => visibleIn(space, change) && (!wanted || wanted.has(change.action))),
-          map((change: MemoryChange): MemoryEventShape => ({ change, memory: change.snapshot ?? memoryIn(context.store, space, change.memoryId) ?? null })),
+          map(async (change: MemoryChange): Promise<MemoryEventShape> => ({ change, memory: change.snapshot ?? (await memoryIn(context.store, space, change.memoryId)) ?? null })),
         );
       }),
     resolve: (event: MemoryEventShape, _args, context) => {

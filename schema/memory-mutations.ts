@@ -88,8 +88,8 @@ builder.mutationFields((t) => ({
       content: t.arg.string({ required: true, description: 'The corrected fact.', validate: contentSchema }),
       ...spaceArgs(t),
     },
-    resolve: (_root, { id, content, ...args }, context) => {
-      const { old, memory } = correctMemory(context.store, writeSpace(context, args), id, content);
+    resolve: async (_root, { id, content, ...args }, context) => {
+      const { old, memory } = await correctMemory(context.store, writeSpace(context, args), id, content);
       return { previous: old, memory };
     },
   }),

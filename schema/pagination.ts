@@ -38,14 +38,14 @@ function page<T>(rows: T[], cursorOf: (row: T, index: number) => string, more: {
 export const decodeOffsetCursor = (cursor: string, arg = 'after') => Number(decode(cursor, 'o', arg)[0]);
 
 /** Forward paging over a list read with limit/offset (and its total). */
-export function offsetPage<T>(
+export async function offsetPage<T>(
   args: { first?: number | null; after?: string | null },
-  read: (window: { limit: number; offset: number }) => { rows: T[]; total: number },
-): Page<T> {
+  read: (window: { limit: number; offset: number }) => Promise<{ rows: T[]; total: number }> | { rows: T[]; total: number },
+): Promise<Page<T>> {
   const offset = args.after ? decodeOffsetCursor(args.after) + 1 : 0;
   const limit = args.first ?? 20;
   // limit 0 is a valid Relay request (count only); the core lists take at least 1.
-  const { rows, total } = read({ limit: Math.max(limit, 1), offset });
+  const { rows, total } = await read({ limit: Math.max(limit, 1), offset });
   const shown = rows.slice(0, limit);
   return page(shown, (_, i) => encode(`o:${offset + i}`), { next: offset + shown.length < total, previous: offset > 0 }, total);
 }

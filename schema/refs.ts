@@ -16,9 +16,9 @@ import { reachable } from './spaces.ts';
  * so is a row of another user than a scoped token's (root fields check spaces; this backs them up).
  */
 const inKeyOrder =
-  <K, V extends { userId: string }>(what: string, batch: (context: Context, keys: K[]) => Map<K, V>) =>
+  <K, V extends { userId: string }>(what: string, batch: (context: Context, keys: K[]) => Promise<Map<K, V>>) =>
   async (keys: K[], context: Context) => {
-    const rows = batch(context, keys);
+    const rows = await batch(context, keys);
     return keys.map((key) => {
       const row = rows.get(key);
       return row && reachable(context.access, row) ? row : notFound(what, key as string | number);
@@ -46,7 +46,7 @@ export const EntityRef = builder.loadableObjectRef('Entity', {
 export const relationLoader = createContextCache(
   (context: Context) =>
     new DataLoader<number, RelationRow[]>(async (ids) => {
-      const rows = relationsByMemory(context.store, ids);
+      const rows = await relationsByMemory(context.store, ids);
       return ids.map((id) => rows.get(id) ?? []);
     }),
 );

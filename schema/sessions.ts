@@ -11,10 +11,10 @@ import { SessionRef } from './refs.ts';
 import { TurnConnection, type TurnPage } from './turns.ts';
 
 /** Per session (by sessionKey), batched per user: each user's session ids are its own. */
-function perUser<T>(context: Context, sessions: SessionRow[], read: (space: Space, ids: string[]) => Map<string, T>): Map<string, T> {
+async function perUser<T>(context: Context, sessions: SessionRow[], read: (space: Space, ids: string[]) => Promise<Map<string, T>>): Promise<Map<string, T>> {
   const out = new Map<string, T>();
   for (const [userId, group] of groupBy(sessions, (s) => s.userId)) {
-    for (const [id, value] of read(nestedSpace(context, userId), group.map((s) => s.id))) out.set(sessionKey(userId, id), value);
+    for (const [id, value] of await read(nestedSpace(context, userId), group.map((s) => s.id))) out.set(sessionKey(userId, id), value);
   }
   return out;
 }
@@ -36,7 +36,7 @@ SessionRef.implement({
       description: 'How many turns it has.',
       byPath: true,
       load: async (sessions: SessionRow[], context) => {
-        const counts = perUser(context, sessions, (space, ids) => turnCountsBySession(context.store, space, ids));
+        const counts = await perUser(context, sessions, (space, ids) => turnCountsBySession(context.store, space, ids));
         return sessions.map((s) => counts.get(sessionKey(s.userId, s.id)) ?? 0);
       },
       resolve: (session) => session,
@@ -56,8 +56,8 @@ SessionRef.implement({
       },
       load: async (sessions: SessionRow[], context, { last }): Promise<TurnPage[]> => {
         const { store } = context;
-        const rows = last === 0 ? new Map() : perUser(context, sessions, (space, ids) => recentTurnsBySession(store, space, ids, last));
-        const counts = perUser(context, sessions, (space, ids) => turnCountsBySession(store, space, ids));
+        const rows = last === 0 ? new Map() : await perUser(context, sessions, (space, ids) => recentTurnsBySession(store, space, ids, last));
+        const counts = await perUser(context, sessions, (space, ids) => turnCountsBySession(store, space, ids));
         return sessions.map((s) => {
           const shown = rows.get(sessionKey(s.userId, s.id)) ?? [];
           const total = counts.get(sessionKey(s.userId, s.id)) ?? 0;
@@ -83,7 +83,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One of the user\'s sessions by id; null when no turn was ever stored under it.',
     args: { id: t.arg.string({ required: true, description: 'The session id.' }), ...spaceArgs(t) },
-    resolve: (_root, args, context) => getSession(context.store, readSpace(context, args), args.id) ?? null,
+    resolve: async (_root, args, context) => (await getSession(context.store, readSpace(context, args), args.id)) ?? null,
   }),
   sessions: t.field({
     type: SessionConnection,

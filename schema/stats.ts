@@ -87,10 +87,10 @@ const Stats = builder.objectRef<StatsShape>('Stats').implement({
     extraction: t.field({
       type: [ExtractionStats],
       description: 'Extraction counts per path: runs, failures, facts, latency and token usage.',
-      resolve: (_s, _a, { store, access }) => {
+      resolve: async (_s, _a, { store, access }) => {
         // The extraction counters are the whole file's: a user token sees none.
         if (!access.admin) return [];
-        const stats = readExtractionStats(store);
+        const stats = await readExtractionStats(store);
         return EXTRACTION_PATHS.map((path) => ({ path, ...stats[path] }));
       },
     }),

@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { turnCountsBySession, turnsBefore } from '../server/core/batch-reads.ts';
 import { entitiesForTurns } from '../server/core/entity-reads.ts';
-import { getSession } from '../server/core/sessions.ts';
 import { addTurnSchema, turnIn, type TurnRow } from '../server/core/turns.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { filter, map, pipe, stream } from './streams.ts';
@@ -32,7 +31,7 @@ TurnRef.implement({
       type: EntityRef,
       description: 'The entities it mentions, most mentioned first.',
       load: async (ids: number[], context) => {
-        const rows = entitiesForTurns(context.store, ids);
+        const rows = await entitiesForTurns(context.store, ids);
         return ids.map((id) => rows.get(id) ?? []);
       },
       resolve: (turn) => turn.id,
@@ -64,12 +63,12 @@ builder.queryFields((t) => ({
       before: t.arg.string({ description: 'Cursor to continue before (`pageInfo.startCursor`).' }),
       ...spaceArgs(t),
     },
-    resolve: (_root, { sessionId, last, before, ...args }, context): TurnPage => {
+    resolve: async (_root, { sessionId, last, before, ...args }, context): Promise<TurnPage> => {
       const { store } = context;
       const space = readSpace(context, args);
       const position = before ? decodeTurnCursor(before) : null;
-      const total = turnCountsBySession(store, space, [sessionId]).get(sessionId) ?? 0;
-      const { rows, hasPrevious } = turnsBefore(store, space, sessionId, last, position);
+      const total = (await turnCountsBySession(store, space, [sessionId])).get(sessionId) ?? 0;
+      const { rows, hasPrevious } = await turnsBefore(store, space, sessionId, last, position);
       return turnPage(rows, hasPrevious, total, position !== null);
     },
   }),
@@ -116,10 +115,8 @@ builder.mutationFields((t) => ({
       'in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics.',
     args: { input: t.arg({ type: AddTurnInput, required: true, description: 'The turn.' }), ...spaceArgs(t) },
     resolve: async (_root, { input, ...args }, context): Promise<AddTurnResult> => {
-      const space = writeSpace(context, args);
-      // Checked and stored within one tick (ingestTurn writes before it first awaits).
-      const newSession = !getSession(context.store, space, input.sessionId);
-      const { turn, extracted } = await ingestTurn(context.runtime, space, input);
+      // newSession comes from the transaction that stored the turn: a check before it could race another writer.
+      const { turn, newSession, extracted } = await ingestTurn(context.runtime, writeSpace(context, args), input);
       return { turn, newSession, extracted };
     },
   }),
@@ -138,7 +135,7 @@ builder.subscriptionFields((t) => ({
           context.changes.subscribe('turn'),
           filter((event: TurnChange) => visibleIn(space, event) && (!sessionId || event.sessionId === sessionId)),
           // Read at delivery: a turn forgotten in the meantime is skipped.
-          map((event: TurnChange) => turnIn(context.store, space, event.turnId) ?? null),
+          map(async (event: TurnChange) => (await turnIn(context.store, space, event.turnId)) ?? null),
           filter((turn: TurnRow | null): turn is TurnRow => turn !== null),
         );
       }),

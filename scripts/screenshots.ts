@@ -35,7 +35,7 @@ const CONVERSATIONS: [string, string][] = [
 async function main() {
   execFileSync(process.execPath, [join(ROOT, 'scripts/build-web.mjs')], { stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'sm-shots-'));
-  const store = openStore({ path: join(dir, 'shots.db'), env: {}, config: { extractor: { mode: 'heuristic' } } });
+  const store = await openStore({ path: join(dir, 'shots.db'), env: {}, config: { extractor: { mode: 'heuristic' } } });
   const app = buildApp({ store, host: '127.0.0.1', port: 0, jobs: false, logger: pino({ level: 'silent' }) });
   const { url } = await app.start();
   const base = url.replace(/\/graphql$/, '');
@@ -95,7 +95,7 @@ async function main() {
     await browser.close();
     await client.dispose();
     await app.stop();
-    closeStore(store);
+    await closeStore(store);
     rmSync(dir, { recursive: true, force: true });
   }
 }

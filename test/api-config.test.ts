@@ -3,7 +3,7 @@
 // applied at once outside the restart sections; unsetConfig goes back to the layers below.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SymbiosisClient } from '../client/src/index.ts';
-import { readMetaConfig } from '../server/db/open.ts';
+import { readMetaConfig } from '../server/db/config-layers.ts';
 import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 
 const SECRET_ENV = 'SM_TEST_CONFIG_SECRET_KEY';
@@ -46,7 +46,7 @@ describe('config', () => {
     const { setConfig } = await client.setConfig({ key: 'scoring.w_freq', value: 2.5 });
     expect((setConfig as Config).scoring?.w_freq).toBe(2.5);
     expect((await current()).scoring?.w_freq).toBe(2.5);
-    expect(readMetaConfig(server.store.db)).toEqual({ scoring: { w_freq: 2.5 } });
+    expect(await readMetaConfig(server.store.db)).toEqual({ scoring: { w_freq: 2.5 } });
     // Read at use: the running store has it already.
     expect(server.store.config.scoring.w_freq).toBe(2.5);
 
@@ -66,7 +66,7 @@ describe('config', () => {
 
   it('a bad key or value is BAD_USER_INPUT naming the key, and nothing changes', async () => {
     const before = await current();
-    const meta = readMetaConfig(server.store.db);
+    const meta = await readMetaConfig(server.store.db);
     const running = structuredClone(server.store.config);
     const cases: [string, unknown, RegExp][] = [
       ['scoring.nope', 1, /^scoring\.nope: /],
@@ -90,7 +90,7 @@ describe('config', () => {
     const nullValue = await server.graphql('mutation { setConfig(key: "scoring.w_freq", value: null) }');
     expect(nullValue.body.errors?.[0]?.message).toMatch(/null/);
     expect(await current()).toEqual(before);
-    expect(readMetaConfig(server.store.db)).toEqual(meta);
+    expect(await readMetaConfig(server.store.db)).toEqual(meta);
     expect(server.store.config).toEqual(running);
   });
 
@@ -100,6 +100,6 @@ describe('config', () => {
     const { unsetConfig } = await client.unsetConfig({ key: 'decay.threshold' });
     expect((unsetConfig as Config).decay?.threshold).toBe(0.05);
     expect(server.store.config.decay.threshold).toBe(0.05);
-    expect(readMetaConfig(server.store.db)).not.toHaveProperty('decay');
+    expect(await readMetaConfig(server.store.db)).not.toHaveProperty('decay');
   });
 });

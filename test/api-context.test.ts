@@ -198,10 +198,10 @@ describe('sm get-context', () => {
 
   beforeAll(async () => {
     db = join(mkdtempSync(join(tmpdir(), 'sm-context-')), 'memory.db');
-    const store = openStore({ path: db, env: {}, config: { extractor: { mode: 'heuristic' } } });
-    const runtime = createRuntime(store, {});
+    const store = await openStore({ path: db, env: {}, config: { extractor: { mode: 'heuristic' } } });
+    const runtime = await createRuntime(store, {});
     for (const t of history().sam) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: t.sessionId, role: 'user', name: t.name, text: t.text, at: Date.parse(t.at) });
-    closeStore(store);
+    await closeStore(store);
   }, 60_000);
 
   it('packs to --token-budget and prints the block with what it used; --max-tokens still works', { timeout: 60_000 }, async () => {

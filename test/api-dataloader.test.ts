@@ -36,18 +36,18 @@ async function countStatements(fn: () => Promise<unknown>) {
 beforeAll(async () => {
   server = await startServer();
   const { store } = server;
-  write(store, () => {
+  await write(store, async () => {
     const now = store.clock.now();
     for (let i = 0; i < 50; i++) {
-      const { turn } = addTurn(store, DEFAULT_SPACE, { sessionId: `s${i % 5}`, role: 'user', text: `Turn ${i} about Paris`, autoExtract: false });
-      const memory = insertMemory(store, DEFAULT_SPACE, { content: `Memory ${i}` }, { turnId: turn.id, reason: 'extracted', rule: 'test' });
-      const entity = store.db
+      const { turn } = await addTurn(store, DEFAULT_SPACE, { sessionId: `s${i % 5}`, role: 'user', text: `Turn ${i} about Paris`, autoExtract: false });
+      const memory = await insertMemory(store, DEFAULT_SPACE, { content: `Memory ${i}` }, { turnId: turn.id, reason: 'extracted', rule: 'test' });
+      const entity = await store.db
         .insert(entities)
         .values({ name: `Entity ${i}`, nameKey: `entity ${i}`, type: 'thing', createdAt: now, updatedAt: now, mentionCount: 2 })
         .returning()
         .get();
-      store.db.insert(turnEntities).values({ turnId: turn.id, entityId: entity.id }).run();
-      store.db.insert(memoryEntities).values({ memoryId: memory.id, entityId: entity.id }).run();
+      await store.db.insert(turnEntities).values({ turnId: turn.id, entityId: entity.id }).run();
+      await store.db.insert(memoryEntities).values({ memoryId: memory.id, entityId: entity.id }).run();
     }
   });
 });

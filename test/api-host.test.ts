@@ -120,11 +120,11 @@ describe('host', () => {
     // The token never reaches a log line.
     expect(JSON.stringify(logs)).not.toContain('tok-123-e4f5a6b7c8');
 
-    const store = openStore({ path: db, env: {} });
+    const store = await openStore({ path: db, env: {} });
     try {
       expect(store.sqlite.prepare('select text from turns').all()).toEqual([{ text: 'I love hiking' }]);
     } finally {
-      closeStore(store);
+      await closeStore(store);
     }
   });
 });

@@ -85,11 +85,11 @@ describe('subscriptions let go at once', () => {
   // A browser tab that closes ends its subscription while it waits for an event: its listener
   // must go then, not when the next event comes (an async generator would keep it until then).
   it.each(['subscription { memoryEvents { action } }', 'subscription { turnAdded { id } }', 'subscription { consolidationEvents { status } }'])('%s', async (query) => {
-    const t = testStore({ extractor: { mode: 'heuristic' } });
+    const t = await testStore({ extractor: { mode: 'heuristic' } });
     const eventTarget = new EventTarget();
     const changes = createPubSub<{ memory: [MemoryChange]; turn: [TurnChange]; consolidation: [ConsolidationChange] }>({ eventTarget });
     const topic = /\{ (\w+)/.exec(query)![1] === 'memoryEvents' ? 'memory' : query.includes('turnAdded') ? 'turn' : 'consolidation';
-    const contextValue: Context = { store: t.store, runtime: createRuntime(t.store, {}), changes, access: ADMIN };
+    const contextValue: Context = { store: t.store, runtime: await createRuntime(t.store, {}), changes, access: ADMIN };
     const stream = (await subscribe({ schema, document: parse(query), contextValue })) as AsyncGenerator;
     expect(Symbol.asyncIterator in stream).toBe(true);
     const waiting = stream.next();

@@ -78,7 +78,7 @@ describe('with a token', () => {
 
 describe('binding', () => {
   it('refuses a non-loopback host without a token, accepts it with one', async () => {
-    const store = openStore({ path: ':memory:', env: {} });
+    const store = await openStore({ path: ':memory:', env: {} });
     try {
       const logger = pino({ level: 'silent' });
       expect(() => buildApp({ store, host: '0.0.0.0', port: 0, logger })).toThrow(/Refusing to listen on 0\.0\.0\.0 without a token/);
@@ -89,7 +89,7 @@ describe('binding', () => {
       expect((await client.stats()).stats.sessions).toBe(0);
       await app.stop();
     } finally {
-      closeStore(store);
+      await closeStore(store);
     }
   });
 });

@@ -162,12 +162,12 @@ describe('scoped tokens on loopback without an admin token', () => {
     const lines: string[] = [];
     const logger = pino({ level: 'debug' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
     const server = await startServer();
-    const app2Store = openStore({ path: server.store.sqlite.name, env: {} });
+    const app2Store = await openStore({ path: server.store.sqlite.name, env: {} });
     const app2 = buildApp({ store: app2Store, host: '127.0.0.1', port: 0, jobs: false, logger });
     const { url } = await app2.start();
     try {
       // Another process (the CLI) creates the token on the same file.
-      const { token, row } = createToken(server.store, { userId: 'dana', agentId: 'coach' });
+      const { token, row } = await createToken(server.store, { userId: 'dana', agentId: 'coach' });
       const admin = createClient({ url, webSocketImpl: WebSocket });
       expect((await admin.viewer()).viewer.admin).toBe(true);
       const dana = createClient({ url, token, webSocketImpl: WebSocket });
@@ -194,7 +194,7 @@ describe('scoped tokens on loopback without an admin token', () => {
       const events = ws.iterate({ query: 'subscription { turnAdded { id } }' });
       await firstEvent(events, () => admin.forUser('dana', 'coach').addTurn({ input: { sessionId: 's', role: 'USER', text: 'hello there' } }));
       const revokedAt = Date.now();
-      revokeToken(server.store, row.id); // not through app2: it only sees the database change
+      await revokeToken(server.store, row.id); // not through app2: it only sees the database change
       const ended = await Promise.race([
         events.next().then(
           (r) => (r.done ? 'closed' : 'event'),
@@ -210,7 +210,7 @@ describe('scoped tokens on loopback without an admin token', () => {
       expect(lines.join('')).not.toContain(token);
     } finally {
       await app2.stop();
-      closeStore(app2Store);
+      await closeStore(app2Store);
       await server.close();
     }
   });

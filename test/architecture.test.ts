@@ -22,7 +22,7 @@ function sourceFiles(dir: string): string[] {
 const LAYERS = [
   ['drizzle', 'server/logger.ts'],
   ['server/core'],
-  ['server/db'],
+  ['server/db', 'server/postgres'],
   ['server/llm'],
   ['server/jobs'],
   ['server/services'],

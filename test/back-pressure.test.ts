@@ -132,10 +132,10 @@ describe('backlog and lag', () => {
   it('stats, `sm stats` and `sm doctor` show the backlog, how late it is, and accurate NER in cheap mode', { timeout: 120_000 }, async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'sm-backlog-')), 'memory.db');
     const t0 = Date.UTC(2026, 5, 1, 12);
-    const store = openStore({ path, env: {}, clock: { now: () => t0 }, config: { extractor: { mode: 'heuristic' } } });
-    const runtime = createRuntime(store, {});
+    const store = await openStore({ path, env: {}, clock: { now: () => t0 }, config: { extractor: { mode: 'heuristic' } } });
+    const runtime = await createRuntime(store, {});
     for (const text of ['I met Alice in Paris', 'Bruno lives in Madrid', 'Carla works at Google']) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text });
-    closeStore(store);
+    await closeStore(store);
 
     // 90 seconds later, nothing has run them.
     const later = { SM_NOW: new Date(t0 + 90_000).toISOString() };

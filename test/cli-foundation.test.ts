@@ -77,9 +77,9 @@ describe('sm on a fresh database', () => {
 
   it('keeps a short-term window of 100 turns out of 105', async () => {
     const db = freshDb();
-    const store = openStore({ path: db, env: {} });
-    for (let i = 0; i < 100; i++) addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `turn ${i}`, at: T0 + i * 1000 });
-    closeStore(store);
+    const store = await openStore({ path: db, env: {} });
+    for (let i = 0; i < 100; i++) await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `turn ${i}`, at: T0 + i * 1000 });
+    await closeStore(store);
     for (let i = 100; i < 105; i++) {
       const added = await sm(['--db', db, 'add-turn', '--session', 's1', '--role', i % 2 ? 'assistant' : 'user', '--text', `turn ${i}`, '--at', String(T0 + i * 1000), '--json']);
       expect(added.json.turn).toMatchObject({ sessionId: 's1', text: `turn ${i}` });

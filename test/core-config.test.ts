@@ -18,21 +18,21 @@ describe('config', () => {
     expect(config.server).toEqual({ host: '127.0.0.1', port: 8787, max_requests: 256 });
   });
 
-  it('layers defaults < config.json < meta table < environment', () => {
+  it('layers defaults < config.json < meta table < environment', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-config-'));
     const path = join(dir, 'memory.db');
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ short_term: { size: 10 }, mid: { capacity: 7 }, gc: { mode: 'delete' } }));
-    const first = openStore({ path, env: {} });
+    const first = await openStore({ path, env: {} });
     expect(first.config.short_term.size).toBe(10);
-    first.db.insert(meta).values({ key: 'config', value: { mid: { capacity: 9 }, gc: { mode: 'archive' } } }).run();
-    closeStore(first);
-    const second = openStore({ path, env: { SM_CONFIG__GC__MODE: 'delete', SM_CONFIG__FTS__ENABLED: 'false' } });
+    await first.db.insert(meta).values({ key: 'config', value: { mid: { capacity: 9 }, gc: { mode: 'archive' } } }).run();
+    await closeStore(first);
+    const second = await openStore({ path, env: { SM_CONFIG__GC__MODE: 'delete', SM_CONFIG__FTS__ENABLED: 'false' } });
     expect(second.config.short_term.size).toBe(10); // file
     expect(second.config.mid.capacity).toBe(9); // meta beats file
     expect(second.config.gc.mode).toBe('delete'); // environment beats meta
     expect(second.config.fts.enabled).toBe(false); // env values are read as JSON
     expect(second.config.mid.promote_hits).toBe(3); // default
-    closeStore(second);
+    await closeStore(second);
   });
 
   it('names the key, the reason and the source of an invalid value', () => {
@@ -45,11 +45,11 @@ describe('config', () => {
     expect(() => resolveConfig([{ source: 'f', values: { gc: { mode: 'nuke' } } }])).toThrow(ConfigError);
   });
 
-  it('refuses a bad config before creating or touching the database file', () => {
+  it('refuses a bad config before creating or touching the database file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-config-'));
     writeFileSync(join(dir, 'config.json'), '{ not json');
-    expect(() => openStore({ path: join(dir, 'memory.db'), env: {} })).toThrowError(/not valid JSON/);
-    expect(() => openStore({ path: join(dir, 'other', 'memory.db'), env: { SM_CONFIG__MID__CAPACITY: '0' } })).toThrowError(/mid\.capacity/);
+    await expect(openStore({ path: join(dir, 'memory.db'), env: {} })).rejects.toThrowError(/not valid JSON/);
+    await expect(openStore({ path: join(dir, 'other', 'memory.db'), env: { SM_CONFIG__MID__CAPACITY: '0' } })).rejects.toThrowError(/mid\.capacity/);
     expect(existsSync(join(dir, 'memory.db'))).toBe(false);
     expect(existsSync(join(dir, 'other'))).toBe(false);
   });

@@ -18,11 +18,11 @@ const names = (rows: { name: string }[] | undefined) => (rows ?? []).map((r) => 
 describe('runEnrichment', () => {
   it('re-extracts memories and turns with few entities and no stamp, links them, stamps them, once', async () => {
     // NER off while ingesting: the turns arrive with no entities and no accurate job.
-    const t = testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false } });
-    const runtime = createRuntime(t.store, {});
+    const t = await testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false } });
+    const runtime = await createRuntime(t.store, {});
     const turn = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's', role: 'user', name: 'Sam', text: 'Dinner with Caroline in Lisbon' });
     const busy = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's', role: 'user', text: '@a @b @c were there' });
-    const fact = remember(t.store, DEFAULT_SPACE, { content: 'Alice Johnson works at Google' }).memory;
+    const fact = (await remember(t.store, DEFAULT_SPACE, { content: 'Alice Johnson works at Google' })).memory;
     t.store.config.ner.enabled = true;
     // Three links: over the default threshold (2), so enrichment leaves it alone.
     t.store.sqlite.prepare("insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values ('x', 'x', 'other', '[]', 3, 0, 0)").run();
@@ -36,8 +36,8 @@ describe('runEnrichment', () => {
     const report = await runEnrichment(t.store);
     // New links only: the memory's existing link to "x" does not count again.
     expect(report).toMatchObject({ skipped: null, memories: { candidates: 1, enriched: 1, links: 2 }, turns: { candidates: 1, enriched: 1, links: 3 }, failures: [] });
-    expect(names(entitiesForMemories(t.store, [fact.id]).get(fact.id))).toEqual(['Alice Johnson', 'Google', 'x']);
-    expect(names(entitiesForTurns(t.store, [turn.turn.id]).get(turn.turn.id))).toEqual(['Caroline', 'Lisbon', 'Sam']);
+    expect(names((await entitiesForMemories(t.store, [fact.id])).get(fact.id))).toEqual(['Alice Johnson', 'Google', 'x']);
+    expect(names((await entitiesForTurns(t.store, [turn.turn.id])).get(turn.turn.id))).toEqual(['Caroline', 'Lisbon', 'Sam']);
     const stamps = t.store.sqlite.prepare('select id, enriched_at e from turns order by id').all();
     expect(stamps).toEqual([
       { id: turn.turn.id, e: t.store.clock.now() },
@@ -53,17 +53,17 @@ describe('runEnrichment', () => {
   });
 
   it('respects ner.enrich_limit and is skipped, with the reason, when no accurate provider is enabled', async () => {
-    const limited = testStore({ ner: { enrich_limit: 2 } }).store;
-    for (const content of ['Paris is lovely', 'Berlin is grey', 'Rome is warm']) remember(limited, DEFAULT_SPACE, { content });
+    const limited = (await testStore({ ner: { enrich_limit: 2 } })).store;
+    for (const content of ['Paris is lovely', 'Berlin is grey', 'Rome is warm']) await remember(limited, DEFAULT_SPACE, { content });
     expect((await runEnrichment(limited)).memories).toMatchObject({ candidates: 2, enriched: 2 });
 
-    const regexOnly = testStore({ ner: { providers: ['regex', 'known'] } }).store;
-    remember(regexOnly, DEFAULT_SPACE, { content: 'Paris is lovely' });
+    const regexOnly = (await testStore({ ner: { providers: ['regex', 'known'] } })).store;
+    await remember(regexOnly, DEFAULT_SPACE, { content: 'Paris is lovely' });
     const skipped = await runEnrichment(regexOnly);
     expect(skipped.skipped).toMatch(/no accurate NER provider: ner\.providers lists neither compromise nor llm/);
     expect(skipped.memories).toEqual({ candidates: 0, enriched: 0, links: 0 });
-    const noModel = testStore({ ner: { providers: ['regex', 'llm'] } });
-    expect((await enrichEntities(createRuntime(noModel.store, {}))).skipped).toMatch(/no LLM is configured \(llm\.model\)/);
+    const noModel = await testStore({ ner: { providers: ['regex', 'llm'] } });
+    expect((await enrichEntities(await createRuntime(noModel.store, {}))).skipped).toMatch(/no LLM is configured \(llm\.model\)/);
     await expect(runEnrichment(regexOnly, {}, { limit: 0 })).rejects.toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringContaining('limit') });
   });
 });
@@ -73,13 +73,13 @@ describe('the llm provider in the accurate strategy', () => {
   beforeAll(async () => (llm = await startOpenAiServer({ reply: '{"entities":[]}' })));
   afterAll(() => llm.close());
 
-  const setup = (providers: string[]) => {
-    const t = testStore({ extractor: { mode: 'heuristic' }, ner: { providers }, llm: { endpoint: llm.url, model: 'test-model', timeout_s: 0.5 } });
-    return { ...t, runtime: createRuntime(t.store, {}) };
+  const setup = async (providers: string[]) => {
+    const t = await testStore({ extractor: { mode: 'heuristic' }, ner: { providers }, llm: { endpoint: llm.url, model: 'test-model', timeout_s: 0.5 } });
+    return { ...t, runtime: await createRuntime(t.store, {}) };
   };
 
   it('the per-turn job links what the LLM names, with one call per turn however many facts it gave', async () => {
-    const { store, runtime } = setup(['regex', 'known', 'compromise', 'llm']);
+    const { store, runtime } = await setup(['regex', 'known', 'compromise', 'llm']);
     const before = llm.requests.length;
     const { turn, extracted } = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's', role: 'user', name: 'Sam', text: 'I work at Zorblax Labs with Caroline' });
     expect(llm.requests.length).toBe(before); // no network on the hot path
@@ -88,24 +88,24 @@ describe('the llm provider in the accurate strategy', () => {
     expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ done: 1, failed: 0 });
     expect(llm.requests.length).toBe(before + 1);
     expect(llm.requests.at(-1)!.body.messages.at(-1).content).toBe('I work at Zorblax Labs with Caroline');
-    expect(entitiesForTurns(store, [turn.id]).get(turn.id)!.map((e) => `${e.name}:${e.type}`).sort()).toEqual(['Caroline:person', 'Sam:person', 'Zorblax Labs:organization']);
+    expect((await entitiesForTurns(store, [turn.id])).get(turn.id)!.map((e) => `${e.name}:${e.type}`).sort()).toEqual(['Caroline:person', 'Sam:person', 'Zorblax Labs:organization']);
     // The fact restates the turn: it reaches the same entities without a call of its own.
     const memoryId = extracted[0]!.memory.id;
-    expect(names(entitiesForMemories(store, [memoryId]).get(memoryId))).toEqual(['Caroline', 'Sam', 'Zorblax Labs']);
-    expect(findEntity(store, DEFAULT_SPACE, { name: 'zorblax labs' })).toMatchObject({ type: 'organization', mentionCount: 2 });
+    expect(names((await entitiesForMemories(store, [memoryId])).get(memoryId))).toEqual(['Caroline', 'Sam', 'Zorblax Labs']);
+    expect(await findEntity(store, DEFAULT_SPACE, { name: 'zorblax labs' })).toMatchObject({ type: 'organization', mentionCount: 2 });
     expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
   });
 
   it('an LLM failure falls back to the other providers and is reported; the rows are still stamped', async () => {
-    const { store, runtime } = setup(['regex', 'known', 'llm']);
-    remember(store, DEFAULT_SPACE, { content: 'Ask @bob about Project Apollo' });
+    const { store, runtime } = await setup(['regex', 'known', 'llm']);
+    await remember(store, DEFAULT_SPACE, { content: 'Ask @bob about Project Apollo' });
     llm.script({ status: 503 });
     const report = await enrichEntities(runtime);
     // @bob was linked when the fact was remembered; the failed LLM adds nothing more.
     expect(report.memories).toEqual({ candidates: 1, enriched: 1, links: 0 });
     expect(report.failures).toEqual([{ provider: 'llm', error: expect.stringContaining('503'), count: 1 }]);
-    expect(findEntity(store, DEFAULT_SPACE, { name: '@bob' })).toBeDefined();
-    expect(findEntity(store, DEFAULT_SPACE, { name: 'Project Apollo' })).toBeUndefined();
+    expect(await findEntity(store, DEFAULT_SPACE, { name: '@bob' })).toBeDefined();
+    expect(await findEntity(store, DEFAULT_SPACE, { name: 'Project Apollo' })).toBeUndefined();
     expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
   });
 });

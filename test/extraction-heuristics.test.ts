@@ -57,15 +57,15 @@ describe('pii detectors', () => {
 });
 
 describe('extraction on addTurn (heuristic path)', () => {
-  const setup = (config = {}) => {
-    const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
-    return { ...t, runtime: createRuntime(t.store, {}) };
+  const setup = async (config = {}) => {
+    const t = await testStore({ extractor: { mode: 'heuristic' }, ...config });
+    return { ...t, runtime: await createRuntime(t.store, {}) };
   };
-  const say = (runtime: ReturnType<typeof setup>['runtime'], text: string, extra: object = {}) =>
+  const say = (runtime: Awaited<ReturnType<typeof setup>>['runtime'], text: string, extra: object = {}) =>
     ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text, ...extra });
 
   it('supersedes a name and a negated preference, and merges a repeated one', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     const first = await say(runtime, 'I like JRPGs and my name is Alex');
     expect(first.extracted.map((e) => [e.action, e.memory.content])).toEqual([
       ['created', 'User likes JRPGs'],
@@ -77,17 +77,17 @@ describe('extraction on addTurn (heuristic path)', () => {
       ['created', "User's name is Sam"],
       ['superseded', "User's name is Alex"],
     ]);
-    expect(getMemory(store, alex.id)).toMatchObject({ status: 'archived' });
+    expect(await getMemory(store, alex.id)).toMatchObject({ status: 'archived' });
     const samId = sam.extracted[0]!.memory.id;
-    expect(explain(store, DEFAULT_SPACE, samId).supersedes).toEqual([alex.id]);
-    expect(explain(store, DEFAULT_SPACE, samId).sources).toEqual([{ turnId: sam.turn.id, reason: 'conflict', rule: 'heuristic:identity.name' }]);
-    expect(explain(store, DEFAULT_SPACE, alex.id).supersededBy).toEqual([samId]);
-    expect(explain(store, DEFAULT_SPACE, alex.id).decisions[0]).toMatchObject({ action: 'superseded', detail: { reason: 'conflict', by: samId } });
+    expect((await explain(store, DEFAULT_SPACE, samId)).supersedes).toEqual([alex.id]);
+    expect((await explain(store, DEFAULT_SPACE, samId)).sources).toEqual([{ turnId: sam.turn.id, reason: 'conflict', rule: 'heuristic:identity.name' }]);
+    expect((await explain(store, DEFAULT_SPACE, alex.id)).supersededBy).toEqual([samId]);
+    expect((await explain(store, DEFAULT_SPACE, alex.id)).decisions[0]).toMatchObject({ action: 'superseded', detail: { reason: 'conflict', by: samId } });
 
     const jrpg = first.extracted[0]!.memory;
     const negation = await say(runtime, 'I no longer like JRPGs');
     expect(negation.extracted.map((e) => e.action)).toEqual(['created', 'superseded']);
-    expect(getMemory(store, jrpg.id)!.status).toBe('archived');
+    expect((await getMemory(store, jrpg.id))!.status).toBe('archived');
 
     const again = await say(runtime, 'I really like JRPGs');
     expect(again.extracted[0]).toMatchObject({ action: 'created' });
@@ -96,33 +96,33 @@ describe('extraction on addTurn (heuristic path)', () => {
   });
 
   it('moves the home slot: "I live in Berlin" then "I moved to Lisbon"', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     const berlin = (await say(runtime, 'I live in Berlin')).extracted[0]!.memory;
     const lisbon = await say(runtime, 'I moved to Lisbon');
     expect(lisbon.extracted.map((e) => [e.action, e.memory.id])).toEqual([['created', lisbon.extracted[0]!.memory.id], ['superseded', berlin.id]]);
-    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['User moved to Lisbon']);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['User moved to Lisbon']);
   });
 
   it('is idempotent in effect when the same turn is sent again', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     await say(runtime, 'My favorite food is ramen and I live in Osaka');
     await say(runtime, 'My favorite food is ramen and I live in Osaka');
-    expect(listMemories(store, DEFAULT_SPACE).total).toBe(2);
-    expect(listMemories(store, DEFAULT_SPACE).rows.every((m) => m.hits === 1)).toBe(true);
+    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(2);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.every((m) => m.hits === 1)).toBe(true);
   });
 
   it('merges fuzzy duplicates over the Jaccard threshold and keeps distinct facts apart', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Caroline', text: 'I went to the LGBTQ support group in town yesterday' });
     const near = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to the LGBTQ support group in the town' });
     expect(near.extracted[0]!.action).toBe('merged');
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to a pottery class' });
-    expect(listMemories(store, DEFAULT_SPACE).total).toBe(2);
+    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(2);
     // The same words from someone else are their own fact, not a second sighting of Caroline's.
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went hiking with my sister in the Alps last weekend' });
     const melanie = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Melanie', text: 'I went hiking with my sister in the Alps last weekend!' });
     expect(melanie.extracted.map((e) => [e.action, e.memory.subject])).toEqual([['created', 'Melanie']]);
-    expect(listMemories(store, DEFAULT_SPACE).total).toBe(4);
+    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(4);
     // Words the index splits at an apostrophe do not hide a duplicate from the probe.
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at the rock'n'roll night" });
     const again = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at a rock'n'roll night" });
@@ -130,17 +130,17 @@ describe('extraction on addTurn (heuristic path)', () => {
   });
 
   it('does not mine assistant turns, nor turns sent without extraction', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'assistant', text: 'I like helping you and my name is Claude' });
     await say(runtime, 'I like tea', { autoExtract: false });
-    expect(listMemories(store, DEFAULT_SPACE).total).toBe(0);
+    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(0);
   });
 
   it('tags pii and keeps it out of context when configured', async () => {
-    const { runtime, store } = setup({ context: { exclude_pii: true } });
+    const { runtime, store } = await setup({ context: { exclude_pii: true } });
     const result = await say(runtime, 'My email is alex@example.com and I like sushi');
     expect(result.extracted.map((e) => e.memory.tags)).toEqual([['pii'], ['preference']]);
-    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's1' });
+    const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's1' });
     expect(context.midTerm.map((m) => m.content)).toEqual(['User likes sushi']);
     expect(context.markdown).not.toContain('example.com');
   });
@@ -218,14 +218,14 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
 });
 
 describe('reading people right on addTurn', () => {
-  const setup = () => {
-    const t = testStore({ extractor: { mode: 'heuristic', timezone: 'UTC' } });
-    return { ...t, runtime: createRuntime(t.store, {}) };
+  const setup = async () => {
+    const t = await testStore({ extractor: { mode: 'heuristic', timezone: 'UTC' } });
+    return { ...t, runtime: await createRuntime(t.store, {}) };
   };
-  const say = (runtime: ReturnType<typeof setup>['runtime'], text: string) => ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text });
+  const say = (runtime: Awaited<ReturnType<typeof setup>>['runtime'], text: string) => ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text });
 
   it('a move told later supersedes the old home even when dated last month; history is kept', async () => {
-    const { runtime, store, advanceDays } = setup();
+    const { runtime, store, advanceDays } = await setup();
     const berlin = (await say(runtime, 'I live in Berlin')).extracted[0]!.memory;
     advanceDays(2);
     const lisbon = await say(runtime, 'I moved to Lisbon last month');
@@ -233,20 +233,20 @@ describe('reading people right on addTurn', () => {
       ['created', 'User moved to Lisbon in December 2025', 'active'],
       ['superseded', 'User lives in Berlin', 'archived'],
     ]);
-    expect(explain(store, DEFAULT_SPACE, berlin.id).supersededBy).toEqual([lisbon.extracted[0]!.memory.id]);
-    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['User moved to Lisbon in December 2025']);
+    expect((await explain(store, DEFAULT_SPACE, berlin.id)).supersededBy).toEqual([lisbon.extracted[0]!.memory.id]);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['User moved to Lisbon in December 2025']);
   });
 
   it('a move dated long before the current home was stated is history, not news', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     await say(runtime, 'I live in Berlin');
     const paris = await say(runtime, 'I moved to Paris in 2010');
     expect(paris.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([['superseded', 'User moved to Paris in 2010', 'archived']]);
-    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['User lives in Berlin']);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['User lives in Berlin']);
   });
 
   it('an imported history (turns dated months ago) moves house in its own time, not the import\'s', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     // The clock is today; the turns carry their own dates, a month apart, long before today.
     const at = (iso: string) => Date.parse(iso);
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 'a', role: 'user', text: 'I live in Lisbon now', at: at('2025-01-01T10:00:00Z') });
@@ -255,49 +255,49 @@ describe('reading people right on addTurn', () => {
       ['created', 'User moved to Porto', 'active'],
       ['superseded', 'User lives in Lisbon now', 'archived'],
     ]);
-    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['User moved to Porto']);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['User moved to Porto']);
   });
 
   it('health and diet facts are important and protected from decay; a new diet replaces the old one', async () => {
-    const { runtime, store, advanceDays } = setup();
+    const { runtime, store, advanceDays } = await setup();
     const peanuts = (await say(runtime, "I'm allergic to peanuts")).extracted[0]!.memory;
     expect(peanuts).toMatchObject({ importance: 1, decayRate: 0, tags: ['health', 'diet'] });
     const vegetarian = (await say(runtime, "I'm vegetarian")).extracted[0]!.memory;
     const tea = (await say(runtime, 'I like green tea')).extracted[0]!.memory;
     advanceDays(120);
-    runDecay(store);
-    expect(getMemory(store, peanuts.id)!.status).toBe('active');
-    expect(getMemory(store, tea.id)!.status).toBe('archived');
+    await runDecay(store);
+    expect((await getMemory(store, peanuts.id))!.status).toBe('active');
+    expect((await getMemory(store, tea.id))!.status).toBe('archived');
     const vegan = await say(runtime, "I'm vegan now");
     expect(vegan.extracted.map((e) => [e.action, e.memory.content])).toEqual([
       ['created', 'User is vegan'],
       ['superseded', 'User is vegetarian'],
     ]);
-    expect(getMemory(store, vegetarian.id)!.status).toBe('archived');
+    expect((await getMemory(store, vegetarian.id))!.status).toBe('archived');
   });
 
   it('"My sister Maria lives in Porto" registers Maria at once, described as the sister', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     const result = await say(runtime, 'My sister Maria lives in Porto');
     expect(result.extracted.map((e) => e.memory.content)).toEqual(["User's sister Maria lives in Porto"]);
-    const maria = findEntity(store, DEFAULT_SPACE, { name: 'Maria' })!;
+    const maria = (await findEntity(store, DEFAULT_SPACE, { name: 'Maria' }))!;
     expect(maria).toMatchObject({ name: 'Maria', type: 'person', summary: "User's sister" });
-    expect(memoriesForEntity(store, DEFAULT_SPACE, maria.id).rows.map((m) => m.content)).toEqual(["User's sister Maria lives in Porto"]);
-    expect(findEntity(store, DEFAULT_SPACE, { name: 'sister Maria' })).toBeUndefined();
+    expect((await memoriesForEntity(store, DEFAULT_SPACE, maria.id)).rows.map((m) => m.content)).toEqual(["User's sister Maria lives in Porto"]);
+    expect(await findEntity(store, DEFAULT_SPACE, { name: 'sister Maria' })).toBeUndefined();
     // Her own move supersedes her home, not the user's.
     await say(runtime, 'I live in Berlin');
     await say(runtime, 'My sister Maria moved to Lisbon');
-    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content).sort()).toEqual(['User lives in Berlin', "User's sister Maria moved to Lisbon"]);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content).sort()).toEqual(['User lives in Berlin', "User's sister Maria moved to Lisbon"]);
   });
 
   it('the same event on two dates is two facts; a date on one side only still merges', async () => {
-    const { runtime, store, advanceDays } = setup();
+    const { runtime, store, advanceDays } = await setup();
     await say(runtime, 'I went to the climbing gym yesterday');
     advanceDays(7);
     const again = await say(runtime, 'I went to the climbing gym yesterday');
     expect(again.extracted.map((e) => [e.action, e.memory.content])).toEqual([['created', 'User went to the climbing gym on 7 January 2026']]);
     const undated = await say(runtime, 'I went to the climbing gym');
     expect(undated.extracted.map((e) => e.action)).toEqual(['merged']);
-    expect(listMemories(store, DEFAULT_SPACE).total).toBe(2);
+    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(2);
   });
 });

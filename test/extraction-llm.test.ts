@@ -16,17 +16,17 @@ let llm: Awaited<ReturnType<typeof startOpenAiServer>>;
 beforeAll(async () => (llm = await startOpenAiServer()));
 afterAll(() => llm.close());
 
-function setup(mode: 'llm' | 'hybrid', endpoint = llm.url) {
+async function setup(mode: 'llm' | 'hybrid', endpoint = llm.url) {
   // NER off: these tests count extraction jobs and LLM calls (NER has its own tests).
-  const t = testStore({ extractor: { mode }, llm: { endpoint, model: 'test-model', timeout_s: 0.4 }, ner: { enabled: false } });
-  return { ...t, runtime: createRuntime(t.store, {}) };
+  const t = await testStore({ extractor: { mode }, llm: { endpoint, model: 'test-model', timeout_s: 0.4 }, ner: { enabled: false } });
+  return { ...t, runtime: await createRuntime(t.store, {}) };
 }
-const say = (runtime: ReturnType<typeof setup>['runtime'], text: string) => ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Alex', text });
+const say = (runtime: Awaited<ReturnType<typeof setup>>['runtime'], text: string) => ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Alex', text });
 
 describe('llm mode', () => {
   it('creates and archives what the model says, and shows it the related memories', async () => {
-    const { runtime, store } = setup('llm');
-    const berlin = remember(store, DEFAULT_SPACE, { content: 'Alex lives in Berlin' }).memory;
+    const { runtime, store } = await setup('llm');
+    const berlin = (await remember(store, DEFAULT_SPACE, { content: 'Alex lives in Berlin' })).memory;
     llm.script({
       reply: JSON.stringify([
         { action: 'create', content: 'Alex lives in Lisbon', importance: 1, tags: ['place'] },
@@ -40,18 +40,18 @@ describe('llm mode', () => {
       ['created', 'Alex lives in Lisbon'],
       ['archived', 'Alex lives in Berlin'],
     ]);
-    expect(getMemory(store, berlin.id)!.status).toBe('archived');
-    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => [m.content, m.importance, m.tags])).toEqual([['Alex lives in Lisbon', 1, ['place']]]);
+    expect((await getMemory(store, berlin.id))!.status).toBe('archived');
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => [m.content, m.importance, m.tags])).toEqual([['Alex lives in Lisbon', 1, ['place']]]);
     const request = llm.requests[before]!;
     expect(request.path).toBe('/v1/chat/completions');
     expect(request.body.model).toBe('test-model');
     expect(request.body.messages[1].content).toContain(`#${berlin.id}: Alex lives in Berlin`);
-    expect(readExtractionStats(store).llm).toMatchObject({ runs: 1, failures: 0, facts: 2, promptTokens: 120, completionTokens: 30 });
-    expect(jobCounts(store)).toMatchObject({ pending: 0, done: 1 }); // the crash-recovery job was settled
+    expect((await readExtractionStats(store)).llm).toMatchObject({ runs: 1, failures: 0, facts: 2, promptTokens: 120, completionTokens: 30 });
+    expect(await jobCounts(store)).toMatchObject({ pending: 0, done: 1 }); // the crash-recovery job was settled
   });
 
   it('accepts an object wrapping the action array and fenced JSON', async () => {
-    const { runtime } = setup('llm');
+    const { runtime } = await setup('llm');
     llm.script({ reply: '```json\n{"memories":[{"action":"create","content":"Alex plays chess"}]}\n```' });
     expect((await say(runtime, 'chess tonight')).extracted.map((e) => e.memory.content)).toEqual(['Alex plays chess']);
   });
@@ -66,14 +66,14 @@ describe('llm mode', () => {
   ] as const;
   for (const [what, behaviour] of failures) {
     it(`stores the turn and runs heuristics when the model ${what}`, async () => {
-      const { runtime, store } = setup('llm');
+      const { runtime, store } = await setup('llm');
       llm.script(behaviour);
       const started = performance.now();
       const result = await say(runtime, 'I like JRPGs and my name is Alex');
       expect(performance.now() - started).toBeLessThan(1_500);
       expect(result.turn.id).toBeGreaterThan(0);
       expect(result.extracted.map((e) => e.memory.content)).toEqual(['Alex likes JRPGs', "Alex's name is Alex"]);
-      const stats = readExtractionStats(store);
+      const stats = await readExtractionStats(store);
       expect(stats.llm).toMatchObject({ runs: 1, failures: 1 });
       expect(stats.fallback).toMatchObject({ runs: 1, facts: 2 });
       expect(stats.llm.lastError).not.toContain('JRPG');
@@ -81,50 +81,50 @@ describe('llm mode', () => {
   }
 
   it('falls back when the endpoint refuses connections', async () => {
-    const { runtime, store } = setup('llm', 'http://127.0.0.1:9/v1');
+    const { runtime, store } = await setup('llm', 'http://127.0.0.1:9/v1');
     const result = await say(runtime, 'I like tea');
     expect(result.extracted.map((e) => e.memory.content)).toEqual(['Alex likes tea']);
-    expect(readExtractionStats(store).llm.lastError).toBe('connection failed');
+    expect((await readExtractionStats(store)).llm.lastError).toBe('connection failed');
   });
 });
 
 describe('hybrid mode', () => {
   it('answers with heuristics at once and publishes the LLM augmentation from a durable job', async () => {
-    const { runtime, store } = setup('hybrid');
+    const { runtime, store } = await setup('hybrid');
     const events: string[] = [];
     onChange(store, (e) => e.type === 'memory' && events.push(`${e.action}:${e.memoryId}`));
     const before = llm.requests.length;
     const result = await say(runtime, 'I like JRPGs');
     expect(llm.requests.length).toBe(before); // no network call on the hot path
     expect(result.extracted.map((e) => e.memory.content)).toEqual(['Alex likes JRPGs']);
-    expect(jobCounts(store).pending).toBe(1);
+    expect((await jobCounts(store)).pending).toBe(1);
 
     llm.script({ reply: JSON.stringify([{ action: 'create', content: 'Alex enjoys Japanese role-playing games', tags: ['games'] }]) });
     const report = await drainJobs(store, extractionJobHandlers(runtime));
     expect(report).toEqual({ ran: 1, done: 1, failed: 0, dead: 0 });
-    const augmented = listMemories(store, DEFAULT_SPACE, { q: 'japanese' }).rows[0]!;
+    const augmented = (await listMemories(store, DEFAULT_SPACE, { q: 'japanese' })).rows[0]!;
     expect(augmented.content).toBe('Alex enjoys Japanese role-playing games');
     expect(events).toContain(`created:${augmented.id}`);
-    expect(readExtractionStats(store).hybrid).toMatchObject({ runs: 1, failures: 0, facts: 1 });
+    expect((await readExtractionStats(store)).hybrid).toMatchObject({ runs: 1, failures: 0, facts: 1 });
   });
 
   it('retries a failing augmentation with backoff, then dead-letters it with the error', async () => {
-    const { runtime, store, advanceDays } = setup('hybrid');
+    const { runtime, store, advanceDays } = await setup('hybrid');
     await say(runtime, 'I like go');
     const handlers = extractionJobHandlers(runtime);
-    const attempts = listJobs(store)[0]!.maxAttempts;
+    const attempts = (await listJobs(store))[0]!.maxAttempts;
     for (let i = 1; i <= attempts; i++) {
       llm.script({ status: 500 });
       const report = await drainJobs(store, handlers);
       expect(report.failed).toBe(1);
-      const [job] = listJobs(store);
+      const [job] = await listJobs(store);
       expect(job!.attempts).toBe(i);
       expect(job!.status).toBe(i < attempts ? 'pending' : 'dead');
       // Not due again until its backoff passes.
       expect((await drainJobs(store, handlers)).ran).toBe(0);
       advanceDays(1);
     }
-    expect(listJobs(store)[0]).toMatchObject({ status: 'dead', lastError: expect.stringContaining('500') });
-    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['Alex likes go']);
+    expect((await listJobs(store))[0]).toMatchObject({ status: 'dead', lastError: expect.stringContaining('500') });
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['Alex likes go']);
   });
 });

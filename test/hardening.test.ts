@@ -18,15 +18,15 @@ import { smServe } from './helpers/sm-serve.ts';
 import { testStore } from './helpers/store.ts';
 
 describe('configuration keys are the config\'s own, never the object prototype\'s', () => {
-  it('unsetConfig and setConfig refuse constructor, toString, __proto__', () => {
-    const { store } = testStore();
+  it('unsetConfig and setConfig refuse constructor, toString, __proto__', async () => {
+    const { store } = await testStore();
     for (const key of ['constructor', 'toString', 'scoring.constructor', 'hasOwnProperty']) {
-      expect(() => unsetConfigValue(store, key), key).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
-      expect(() => setConfigValue(store, key, 1), key).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+      await expect(unsetConfigValue(store, key), key).rejects.toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+      await expect(setConfigValue(store, key, 1), key).rejects.toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
     }
-    expect(() => setConfigValue(store, '__proto__.polluted', 1)).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+    await expect(setConfigValue(store, '__proto__.polluted', 1)).rejects.toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    closeStore(store);
+    await closeStore(store);
   });
 
   it('sm config get answers only real keys', async () => {
@@ -40,9 +40,9 @@ describe('configuration keys are the config\'s own, never the object prototype\'
   });
 
   it('negative score weights and a clock before 1970 are refused', async () => {
-    const { store } = testStore();
-    expect(() => setConfigValue(store, 'scoring.w_freq', -1)).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/^scoring\.w_freq/) }));
-    closeStore(store);
+    const { store } = await testStore();
+    await expect(setConfigValue(store, 'scoring.w_freq', -1)).rejects.toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/^scoring\.w_freq/) }));
+    await closeStore(store);
     const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
     const early = await sm(['--db', db, 'stats'], { SM_NOW: '-5' });
     expect(early.code).toBe(2);
@@ -51,14 +51,14 @@ describe('configuration keys are the config\'s own, never the object prototype\'
 });
 
 describe('the admin token', () => {
-  it('must be at least 16 characters without spaces: a blank or short one is refused at start', () => {
-    const store = openStore({ path: ':memory:', env: {} });
+  it('must be at least 16 characters without spaces: a blank or short one is refused at start', async () => {
+    const store = await openStore({ path: ':memory:', env: {} });
     const logger = pino({ level: 'silent' });
     for (const token of ['   ', ' '.repeat(20), 'short-token', 'has a space in it ok', ' padded-token-123456 ']) {
       expect(() => buildApp({ store, host: '127.0.0.1', port: 0, token, logger }), JSON.stringify(token)).toThrow(/SM_API_TOKEN must be at least 16/);
     }
     expect(() => buildApp({ store, host: '127.0.0.1', port: 0, token: 'a-good-token-0123456789', logger })).not.toThrow();
-    closeStore(store);
+    await closeStore(store);
   });
 });
 
@@ -75,9 +75,9 @@ describe('the CLI and its pipes', () => {
   it('a reader that goes away (sm export | head -1) ends the command quietly', async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
     // Megabytes of export, far more than a pipe holds: the writes after the reader left fail (EPIPE).
-    const store = openStore({ path: db, env: {} });
-    for (let i = 0; i < 2000; i++) remember(store, DEFAULT_SPACE, { content: `a fact worth exporting, number ${i} ${'x'.repeat(1000)}` });
-    closeStore(store);
+    const store = await openStore({ path: db, env: {} });
+    for (let i = 0; i < 2000; i++) await remember(store, DEFAULT_SPACE, { content: `a fact worth exporting, number ${i} ${'x'.repeat(1000)}` });
+    await closeStore(store);
     const child = spawn(process.execPath, [SM, '--db', db, 'export'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));

@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Role, type SymbiosisClient } from '../client/src/index.ts';
 import { insertMemory } from '../server/core/memories.ts';
 import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { write } from '../server/core/store.ts';
 import { launchBrowser, openPage, overflowsSideways, tabTo } from './helpers/browser.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';
 
@@ -201,11 +202,11 @@ describe('inspector', () => {
   it('scrolls 10 000 memories smoothly: a page at a time, a few dozen rows in the DOM', { timeout: 120_000 }, async () => {
     const server = await startServer();
     const { store } = server;
-    store.sqlite.transaction(() => {
+    await write(store, async () => {
       for (let i = 0; i < 10_000; i++) {
-        insertMemory(store, DEFAULT_SPACE, { content: `Fact number ${i} about topic ${i % 97}`, importance: (i % 10) / 10, tags: i % 50 === 0 ? ['pii'] : ['bulk'] });
+        await insertMemory(store, DEFAULT_SPACE, { content: `Fact number ${i} about topic ${i % 97}`, importance: (i % 10) / 10, tags: i % 50 === 0 ? ['pii'] : ['bulk'] });
       }
-    })();
+    });
     const { page, context } = await openPage(await browser());
     try {
       await page.goto(`${server.base}/`);

@@ -2,7 +2,7 @@
 // job does not sink the others), accurate NER runs over many turns per job in its thread with
 // the same result as turn by turn, duplicates run once, and past ner.max_backlog new turns get
 // the fast pass only while a catch-up job brings their accurate pass later.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { entitiesForTurns } from '../server/core/entity-reads.ts';
 import { enqueueJob, JobType, listJobs, queueLoad, type JobType as JobTypeName } from '../server/core/jobs.ts';
 import { compromiseEntities, loadCompromise } from '../server/core/ner/compromise-provider.ts';
@@ -13,7 +13,7 @@ import { drainJobs, startWorker, type JobHandlers } from '../server/jobs/worker.
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { NER_BATCH } from '../server/services/ner.ts';
-import { stopNerThread } from '../server/services/ner-thread.ts';
+import { compromiseInThread, stopNerThread } from '../server/services/ner-thread.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { testStore } from './helpers/store.ts';
 
@@ -22,9 +22,9 @@ const PLACES = ['Lisbon', 'Paris', 'Boston', 'Kyoto'];
 const textOf = (i: number) =>
   i % 2 ? `I met ${NAMES[i % NAMES.length]} in ${PLACES[i % PLACES.length]} and we talked about gardens` : `${NAMES[i % NAMES.length]} said the concert in ${PLACES[i % PLACES.length]} was great`;
 
-function setup(config: Record<string, unknown> = {}) {
-  const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
-  const runtime = createRuntime(t.store, {});
+async function setup(config: Record<string, unknown> = {}) {
+  const t = await testStore({ extractor: { mode: 'heuristic' }, ...config });
+  const runtime = await createRuntime(t.store, {});
   const say = (i: number, sessionId = 's1') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name: 'Sam', text: textOf(i) });
   const enriched = () => t.store.sqlite.prepare('select count(*) from turns where enriched_at is not null').pluck().get() as number;
   return { ...t, runtime, say, enriched };
@@ -32,9 +32,9 @@ function setup(config: Record<string, unknown> = {}) {
 
 describe('batch jobs', () => {
   it('claims due jobs of a batch type together; a failing batch is retried job by job, so only the bad job fails for good', async () => {
-    const { store } = setup();
+    const { store } = await setup();
     const type = 'test.batch' as JobTypeName;
-    for (let i = 0; i < 250; i++) enqueueJob(store, type, { n: i });
+    for (let i = 0; i < 250; i++) await enqueueJob(store, type, { n: i });
     const sizes: number[] = [];
     const handlers: JobHandlers = {
       [type]: {
@@ -50,17 +50,17 @@ describe('batch jobs', () => {
     expect(sizes.slice(0, 3)).toEqual([100, 100, 50]);
     expect(first).toEqual({ ran: 250, done: 150, failed: 100, dead: 0 });
     // Retried (after their backoff) one by one: 99 pass, the bad one fails again.
-    for (const job of listJobs(store, { status: 'pending', limit: 500 })) store.sqlite.prepare('update jobs set run_at = 0 where id = ?').run(job.id);
+    for (const job of await listJobs(store, { status: 'pending', limit: 500 })) store.sqlite.prepare('update jobs set run_at = 0 where id = ?').run(job.id);
     sizes.length = 0;
     const second = await drainJobs(store, handlers);
     expect(sizes.every((n) => n === 1)).toBe(true);
     expect(second).toEqual({ ran: 100, done: 99, failed: 1, dead: 0 });
-    expect(listJobs(store, { status: 'pending' }).map((j) => j.payload.n)).toEqual([7]);
+    expect((await listJobs(store, { status: 'pending' })).map((j) => j.payload.n)).toEqual([7]);
   });
 
   it('the server\'s worker runs the NER jobs (in its thread) while turns arrive, and every turn gets its accurate pass', async () => {
-    const { store, say, enriched } = setup();
-    const worker = startWorker(store, jobHandlers(createRuntime(store, {})), { concurrency: 2 });
+    const { store, say, enriched } = await setup();
+    const worker = startWorker(store, jobHandlers(await createRuntime(store, {})), { concurrency: 2 });
     try {
       for (let i = 0; i < 300; i++) await say(i, `s${Math.floor(i / 50)}`);
       const deadline = Date.now() + 30_000;
@@ -69,13 +69,13 @@ describe('batch jobs', () => {
       await worker.stop();
     }
     expect(enriched()).toBe(300);
-    expect(getStats(store, null).jobs).toMatchObject({ pending: 0, backlog: 0, nerDeferred: 0, nerCheapMode: false });
+    expect((await getStats(store, null)).jobs).toMatchObject({ pending: 0, backlog: 0, nerDeferred: 0, nerCheapMode: false });
   });
 });
 
 describe('accurate NER in batches', () => {
   it('finds per turn what compromise finds in each turn alone; a turn queued again, or stamped already, is not read again', async () => {
-    const { store, runtime, say, setNow } = setup();
+    const { store, runtime, say, setNow } = await setup();
     const turns = [];
     for (let i = 0; i < NER_BATCH + 20; i++) turns.push((await say(i)).turn);
     const stampOf = (id: number) => store.sqlite.prepare('select enriched_at from turns where id = ?').pluck().get(id);
@@ -84,7 +84,7 @@ describe('accurate NER in batches', () => {
     expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: turns.length, done: turns.length, failed: 0 });
     expect(stampOf(turns[5]!.id)).toBe(1);
     const nlp = await loadCompromise();
-    const linked = entitiesForTurns(store, turns.map((t) => t.id));
+    const linked = await entitiesForTurns(store, turns.map((t) => t.id));
     for (const turn of turns.filter((_, i) => i !== 5)) {
       const names = new Set(linked.get(turn.id)!.map((e) => e.name));
       // Every name compromise finds alone in the turn is linked to it (the batch parsed it in the thread, with others).
@@ -93,7 +93,7 @@ describe('accurate NER in batches', () => {
     // Queued again later: the job completes without reading the turn again.
     const stamped = stampOf(turns[3]!.id);
     setNow(Number(stamped) + 60_000);
-    enqueueJob(store, JobType.NerAccurate, { turnId: turns[3]!.id, userId: 'default' });
+    await enqueueJob(store, JobType.NerAccurate, { turnId: turns[3]!.id, userId: 'default' });
     expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: 1, done: 1 });
     expect(stampOf(turns[3]!.id)).toBe(stamped);
   });
@@ -101,15 +101,27 @@ describe('accurate NER in batches', () => {
 
 describe('the NER thread', () => {
   it('when it dies under a batch, the batch fails and is retried: no turn is stamped without compromise', async () => {
-    const { store, runtime, say, enriched } = setup();
+    const { store, runtime, say, enriched } = await setup();
     for (let i = 0; i < 10; i++) await say(i);
     await stopNerThread(); // a fresh thread below, still loading compromise when it is stopped
-    // The batch has asked the thread by the time drainJobs returns its promise (all synchronous until then).
+    // Stopped once the batch has asked the thread: drainJobs claims its jobs asynchronously first,
+    // so the thread is stopped when the batch's parses are posted (extractMany posts them before
+    // it returns its promise).
+    const { extractMany } = compromiseInThread;
+    let asked!: () => void;
+    const batchAsked = new Promise<void>((resolve) => (asked = resolve));
+    const spy = vi.spyOn(compromiseInThread, 'extractMany').mockImplementation((texts) => {
+      const parsed = extractMany!(texts);
+      asked();
+      return parsed;
+    });
     const drained = drainJobs(store, jobHandlers(runtime));
+    await batchAsked;
     await stopNerThread();
     expect(await drained).toEqual({ ran: 10, done: 0, failed: 10, dead: 0 });
+    spy.mockRestore();
     expect(enriched()).toBe(0);
-    expect(new Set(listJobs(store, { status: 'pending' }).map((j) => j.lastError))).toEqual(new Set([expect.stringMatching(/^NerUnavailable: the NER thread exited/)]));
+    expect(new Set((await listJobs(store, { status: 'pending' })).map((j) => j.lastError))).toEqual(new Set([expect.stringMatching(/^NerUnavailable: the NER thread exited/)]));
     // Retried (after the backoff) in a new thread: every turn gets its accurate pass.
     store.sqlite.prepare("update jobs set run_at = 0 where status = 'pending'").run();
     expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: 10, done: 10, failed: 0 });
@@ -119,31 +131,31 @@ describe('the NER thread', () => {
 
 describe('cheap mode', () => {
   it('past ner.max_backlog, new turns get the fast pass only; the catch-up gives them their accurate pass later', async () => {
-    const { store, runtime, say, enriched } = setup({ ner: { max_backlog: 5 } });
+    const { store, runtime, say, enriched } = await setup({ ner: { max_backlog: 5 } });
     const turns = [];
     for (let i = 0; i < 12; i++) turns.push((await say(i)).turn);
     // Five queued, then cheap mode: no more NER jobs, one catch-up job for the seven after.
-    const queued = listJobs(store, { status: 'pending', limit: 100 });
+    const queued = await listJobs(store, { status: 'pending', limit: 100 });
     expect(queued.filter((j) => j.type === JobType.NerAccurate)).toHaveLength(5);
     expect(queued.filter((j) => j.type === JobType.NerCatchUp)).toHaveLength(1);
-    expect(queueLoad(store).ner).toBe(5);
-    expect(nerCheapMode(store)).toBe(true);
-    expect(deferredTurnCount(store, null)).toBe(7);
+    expect((await queueLoad(store)).ner).toBe(5);
+    expect(await nerCheapMode(store)).toBe(true);
+    expect(await deferredTurnCount(store, null)).toBe(7);
     // The catch-up job belongs to no user: the whole file counts it.
-    expect(getStats(store, null).jobs).toMatchObject({ nerDeferred: 7, nerCheapMode: true, backlog: 6 });
-    expect(getStats(store, DEFAULT_SPACE).jobs).toMatchObject({ nerDeferred: 7, backlog: 5 });
+    expect((await getStats(store, null)).jobs).toMatchObject({ nerDeferred: 7, nerCheapMode: true, backlog: 6 });
+    expect((await getStats(store, DEFAULT_SPACE)).jobs).toMatchObject({ nerDeferred: 7, backlog: 5 });
     // Another user's counts hold none of them (the mode itself is the file's).
-    expect(getStats(store, { userId: 'someone-else', agentId: null }).jobs).toMatchObject({ pending: 0, backlog: 0, lagSeconds: 0, byType: [], nerDeferred: 0, nerCheapMode: true });
+    expect((await getStats(store, { userId: 'someone-else', agentId: null })).jobs).toMatchObject({ pending: 0, backlog: 0, lagSeconds: 0, byType: [], nerDeferred: 0, nerCheapMode: true });
     // The fast pass ran on every turn: the speaker is linked at once.
-    expect(entitiesForTurns(store, [turns[11]!.id]).get(turns[11]!.id)!.map((e) => e.name)).toContain('Sam');
+    expect((await entitiesForTurns(store, [turns[11]!.id])).get(turns[11]!.id)!.map((e) => e.name)).toContain('Sam');
 
     await drainJobs(store, jobHandlers(runtime));
     expect(enriched()).toBe(12);
-    const last = entitiesForTurns(store, [turns[11]!.id]).get(turns[11]!.id)!.map((e) => e.name);
+    const last = (await entitiesForTurns(store, [turns[11]!.id])).get(turns[11]!.id)!.map((e) => e.name);
     expect(last).toEqual(expect.arrayContaining([NAMES[11 % NAMES.length], PLACES[11 % PLACES.length]]));
-    expect(getStats(store, null).jobs).toMatchObject({ nerDeferred: 0, nerCheapMode: false, pending: 0 });
+    expect((await getStats(store, null)).jobs).toMatchObject({ nerDeferred: 0, nerCheapMode: false, pending: 0 });
     // The deferral ended: the next turn is queued as usual.
     await say(12);
-    expect(listJobs(store, { status: 'pending' }).map((j) => j.type)).toEqual([JobType.NerAccurate]);
+    expect((await listJobs(store, { status: 'pending' })).map((j) => j.type)).toEqual([JobType.NerAccurate]);
   });
 });

@@ -19,78 +19,78 @@ import { startScheduler } from '../server/jobs/scheduler.ts';
 import { startOpenAiServer } from './helpers/openai-server.ts';
 import { testStore } from './helpers/store.ts';
 
-const setup = (config: Record<string, unknown> = {}) => {
+const setup = async (config: Record<string, unknown> = {}) => {
   // NER off: these tests count consolidation jobs (NER queues its own per turn; tested apart).
-  const t = testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false }, ...config });
-  return { ...t, runtime: createRuntime(t.store, {}) };
+  const t = await testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false }, ...config });
+  return { ...t, runtime: await createRuntime(t.store, {}) };
 };
 
 describe('sessions and consolidation', () => {
   it('queues earlier sessions when a new one starts, consolidates them once, and reports what it did', async () => {
-    const { runtime, store, advanceDays } = setup();
+    const { runtime, store, advanceDays } = await setup();
     const events: string[] = [];
     onChange(store, (e) => e.type === 'consolidation' && events.push(`${e.status}:${e.sessionId}`));
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'I like JRPGs' });
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'assistant', text: 'Nice! Which one?' });
     // Stored without extraction: consolidation is what turns it into memory.
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'My name is Alex and I live in Porto', autoExtract: false });
-    expect(jobCounts(store).pending).toBe(0);
+    expect((await jobCounts(store)).pending).toBe(0);
     advanceDays(1);
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', text: 'Hello again' });
-    expect(jobCounts(store).pending).toBe(1);
+    expect((await jobCounts(store)).pending).toBe(1);
 
     const report = await drainJobs(store, jobHandlers(runtime));
     expect(report).toMatchObject({ ran: 1, done: 1 });
-    const session = getSession(store, DEFAULT_SPACE, 's1')!;
+    const session = (await getSession(store, DEFAULT_SPACE, 's1'))!;
     expect(session.consolidatedAt).not.toBeNull();
     expect(session.turnCount).toBe(3);
-    expect(getSession(store, DEFAULT_SPACE, 's2')!.consolidatedAt).toBeNull();
-    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content).sort()).toEqual(['User likes JRPGs', 'User lives in Porto', "User's name is Alex"]);
+    expect((await getSession(store, DEFAULT_SPACE, 's2'))!.consolidatedAt).toBeNull();
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content).sort()).toEqual(['User likes JRPGs', 'User lives in Porto', "User's name is Alex"]);
     expect(events).toEqual(['STARTED:s1', 'COMPLETED:s1']);
 
-    const before = JSON.stringify(listMemories(store, DEFAULT_SPACE, { limit: 100 }).rows);
+    const before = JSON.stringify((await listMemories(store, DEFAULT_SPACE, { limit: 100 })).rows);
     const again = await consolidateSession(runtime, DEFAULT_SPACE, 's1');
     expect(again).toMatchObject({ status: 'skipped', detail: 'already consolidated' });
-    expect(JSON.stringify(listMemories(store, DEFAULT_SPACE, { limit: 100 }).rows)).toBe(before);
+    expect(JSON.stringify((await listMemories(store, DEFAULT_SPACE, { limit: 100 })).rows)).toBe(before);
   });
 
   it('reads turns in pages of 30 and counts facts already known from a turn as unchanged', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     for (let i = 0; i < 65; i++) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `I like hobby number ${i}`, at: 1000 + i });
     const report = await consolidateSession(runtime, DEFAULT_SPACE, 's1');
     expect(report).toMatchObject({ status: 'completed', detail: 'heuristic', turns: 65, pages: 3, created: 0, merged: 0, unchanged: 65 });
-    expect(listMemories(store, DEFAULT_SPACE, { limit: 100 }).rows.every((m) => m.hits === 0)).toBe(true);
+    expect((await listMemories(store, DEFAULT_SPACE, { limit: 100 })).rows.every((m) => m.hits === 0)).toBe(true);
   });
 
   it('reopens a consolidated session that gets a new turn', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'hi' });
     await consolidateSession(runtime, DEFAULT_SPACE, 's1');
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'I moved to Lisbon', autoExtract: false });
-    expect(getSession(store, DEFAULT_SPACE, 's1')!.consolidatedAt).toBeNull();
+    expect((await getSession(store, DEFAULT_SPACE, 's1'))!.consolidatedAt).toBeNull();
     expect((await consolidateSession(runtime, DEFAULT_SPACE, 's1')).created).toBe(1);
   });
 
   it('never brings back a superseded fact when an old session is consolidated late', async () => {
-    const { runtime, store, advanceDays } = setup();
+    const { runtime, store, advanceDays } = await setup();
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I live in Berlin' });
     advanceDays(1);
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Ana', text: 'I moved to Lisbon' });
     await drainJobs(store, jobHandlers(runtime));
-    expect(getSession(store, DEFAULT_SPACE, 's1')!.consolidatedAt).not.toBeNull();
-    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
+    expect((await getSession(store, DEFAULT_SPACE, 's1'))!.consolidatedAt).not.toBeNull();
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
   });
 
   it('keeps older news as history instead of letting it replace a newer fact', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I moved to Lisbon', at: Date.UTC(2025, 5, 1) });
     const late = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's0', role: 'user', name: 'Ana', text: 'I live in Berlin', at: Date.UTC(2024, 0, 1) });
     expect(late.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([['superseded', 'Ana lives in Berlin', 'archived']]);
-    expect(listMemories(store, DEFAULT_SPACE).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
   });
 
   it('rejects an unknown session', async () => {
-    const { runtime } = setup();
+    const { runtime } = await setup();
     await expect(consolidateSession(runtime, DEFAULT_SPACE, 'nope')).rejects.toThrow(/session "nope" not found/);
   });
 
@@ -100,8 +100,8 @@ describe('sessions and consolidation', () => {
     afterAll(() => llm.close());
 
     it('extracts each page with the model, links facts to their turns, and falls back per page', async () => {
-      const t = testStore({ extractor: { mode: 'heuristic' }, llm: { endpoint: llm.url, model: 'm', timeout_s: 1 } });
-      const runtime = createRuntime(t.store, {});
+      const t = await testStore({ extractor: { mode: 'heuristic' }, llm: { endpoint: llm.url, model: 'm', timeout_s: 1 } });
+      const runtime = await createRuntime(t.store, {});
       const turns = [];
       for (let i = 0; i < 31; i++) turns.push((await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: `turn ${i}`, at: 1000 + i })).turn);
       llm.script(
@@ -113,61 +113,61 @@ describe('sessions and consolidation', () => {
       expect(llm.requests.length - before).toBe(2);
       expect(llm.requests[before]!.body.messages[1].content).toContain(`[turn ${turns[0]!.id}] Ana: turn 0`);
       expect(report).toMatchObject({ pages: 2, turns: 31, created: 1, detail: 'llm+heuristic' });
-      const bees = listMemories(t.store, DEFAULT_SPACE, { q: 'bees' }).rows[0]!;
-      expect(explain(t.store, DEFAULT_SPACE, bees.id).sources).toEqual([{ turnId: turns[3]!.id, reason: 'extracted', rule: 'llm' }]);
+      const bees = (await listMemories(t.store, DEFAULT_SPACE, { q: 'bees' })).rows[0]!;
+      expect((await explain(t.store, DEFAULT_SPACE, bees.id)).sources).toEqual([{ turnId: turns[3]!.id, reason: 'extracted', rule: 'llm' }]);
     });
   });
 });
 
 describe('decay', () => {
-  it('archives a fact never accessed once it falls under the threshold; a confirmed fact stays', () => {
-    const { store, advanceDays } = setup();
-    const idle = remember(store, DEFAULT_SPACE, { content: 'User had a cold' }).memory;
-    const confirmed = remember(store, DEFAULT_SPACE, { content: 'User is allergic to peanuts' }).memory;
-    confirmMemory(store, DEFAULT_SPACE, confirmed.id);
+  it('archives a fact never accessed once it falls under the threshold; a confirmed fact stays', async () => {
+    const { store, advanceDays } = await setup();
+    const idle = (await remember(store, DEFAULT_SPACE, { content: 'User had a cold' })).memory;
+    const confirmed = (await remember(store, DEFAULT_SPACE, { content: 'User is allergic to peanuts' })).memory;
+    await confirmMemory(store, DEFAULT_SPACE, confirmed.id);
     advanceDays(29);
-    expect(runDecay(store).archived).toBe(0);
-    expect(getMemory(store, idle.id)!.confidence).toBeCloseTo(Math.exp(-0.1 * 29), 9);
+    expect((await runDecay(store)).archived).toBe(0);
+    expect((await getMemory(store, idle.id))!.confidence).toBeCloseTo(Math.exp(-0.1 * 29), 9);
     advanceDays(2);
-    const report = runDecay(store);
+    const report = await runDecay(store);
     expect(report.archived).toBe(1);
-    expect(getMemory(store, idle.id)!.status).toBe('archived');
-    expect(explain(store, DEFAULT_SPACE, idle.id).decisions.map((d) => d.action).slice(0, 2)).toEqual(['archived', 'decayed']);
-    expect(getMemory(store, confirmed.id)).toMatchObject({ status: 'active', confidence: 1 });
+    expect((await getMemory(store, idle.id))!.status).toBe('archived');
+    expect((await explain(store, DEFAULT_SPACE, idle.id)).decisions.map((d) => d.action).slice(0, 2)).toEqual(['archived', 'decayed']);
+    expect(await getMemory(store, confirmed.id)).toMatchObject({ status: 'active', confidence: 1 });
   });
 
-  it('depends on the time since access, not on how often it runs', () => {
-    const nightly = setup();
-    const once = setup();
-    const a = remember(nightly.store, DEFAULT_SPACE, { content: 'User likes tea' }).memory;
-    const b = remember(once.store, DEFAULT_SPACE, { content: 'User likes tea' }).memory;
+  it('depends on the time since access, not on how often it runs', async () => {
+    const nightly = await setup();
+    const once = await setup();
+    const a = (await remember(nightly.store, DEFAULT_SPACE, { content: 'User likes tea' })).memory;
+    const b = (await remember(once.store, DEFAULT_SPACE, { content: 'User likes tea' })).memory;
     for (let day = 0; day < 20; day++) {
       nightly.advanceDays(1);
-      runDecay(nightly.store);
+      await runDecay(nightly.store);
     }
     once.advanceDays(20);
-    runDecay(once.store);
-    expect(getMemory(nightly.store, a.id)!.confidence).toBeCloseTo(getMemory(once.store, b.id)!.confidence, 12);
-    expect(getMemory(once.store, b.id)!.confidence).toBeCloseTo(Math.exp(-0.1 * 20), 12);
+    await runDecay(once.store);
+    expect((await getMemory(nightly.store, a.id))!.confidence).toBeCloseTo((await getMemory(once.store, b.id))!.confidence, 12);
+    expect((await getMemory(once.store, b.id))!.confidence).toBeCloseTo(Math.exp(-0.1 * 20), 12);
   });
 
   it('keeps a fact that is retrieved every few days', async () => {
-    const { store, advanceDays } = setup();
-    const used = remember(store, DEFAULT_SPACE, { content: 'User lives in Porto' }).memory;
+    const { store, advanceDays } = await setup();
+    const used = (await remember(store, DEFAULT_SPACE, { content: 'User lives in Porto' })).memory;
     for (let day = 0; day < 90; day += 3) {
       advanceDays(3);
-      getContext(store, DEFAULT_SPACE, { sessionId: 'any' }); // retrieval counts as access, written on the next tick
+      await getContext(store, DEFAULT_SPACE, { sessionId: 'any' }); // retrieval counts as access, written on the next tick
       await new Promise((resolve) => setImmediate(resolve));
-      runDecay(store);
+      await runDecay(store);
     }
-    expect(getMemory(store, used.id)).toMatchObject({ status: 'active' });
-    expect(getMemory(store, used.id)!.confidence).toBeGreaterThan(0.7);
+    expect(await getMemory(store, used.id)).toMatchObject({ status: 'active' });
+    expect((await getMemory(store, used.id))!.confidence).toBeGreaterThan(0.7);
   });
 });
 
 describe('reflection', () => {
   it('needs 3 new facts, writes a template reflection linked to them, at most once per 6 days', async () => {
-    const { runtime, store, advanceDays } = setup();
+    const { runtime, store, advanceDays } = await setup();
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I live in Berlin' });
     const skipped = await runMaintenance(runtime, 'reflect');
     expect(skipped).toMatchObject({ task: 'reflect', reflection: { created: false, reason: expect.stringContaining('1 new facts') } });
@@ -180,8 +180,8 @@ describe('reflection', () => {
     expect(reflection).toMatchObject({ kind: 'reflection', layer: 'long', decayRate: 0, tags: ['weekly'] });
     expect(reflection.content).toContain('Ana (3)');
     expect(reflection.content).toContain('"Ana moved to Lisbon" replaced "Ana lives in Berlin"');
-    expect(explain(store, DEFAULT_SPACE, reflection.id).derivedFrom).toHaveLength(3);
-    expect(getContext(store, DEFAULT_SPACE, { sessionId: 's2' }).markdown).toContain('## Weekly insight');
+    expect((await explain(store, DEFAULT_SPACE, reflection.id)).derivedFrom).toHaveLength(3);
+    expect((await getContext(store, DEFAULT_SPACE, { sessionId: 's2' })).markdown).toContain('## Weekly insight');
 
     advanceDays(5);
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I started yoga, I like tea and I have a cat' });
@@ -192,14 +192,14 @@ describe('reflection', () => {
   });
 });
 
-async function reflectionReason(runtime: ReturnType<typeof setup>['runtime']) {
+async function reflectionReason(runtime: Awaited<ReturnType<typeof setup>>['runtime']) {
   const report = await runMaintenance(runtime, 'reflect');
   return report.task === 'reflect' ? report.reflection.reason : '';
 }
 
 describe('scheduler', () => {
   it('plans the five maintenance tasks at their default times and runs a due task', async () => {
-    const { runtime, store } = setup({ schedule: { timezone: 'UTC' } });
+    const { runtime, store } = await setup({ schedule: { timezone: 'UTC' } });
     const scheduler = startScheduler(maintenanceSchedule(runtime));
     const next = scheduler.next();
     expect(next.enrich!.getUTCHours()).toBe(2);
@@ -211,25 +211,25 @@ describe('scheduler', () => {
     scheduler.stop();
 
     // Every second: the decay task archives a fact that is long past the threshold.
-    const old = remember(store, DEFAULT_SPACE, { content: 'User once had a cold' }).memory;
-    store.db.$client.prepare('update memories set last_seen_at = 0 where id = ?').run(old.id);
+    const old = (await remember(store, DEFAULT_SPACE, { content: 'User once had a cold' })).memory;
+    store.sqlite.prepare('update memories set last_seen_at = 0 where id = ?').run(old.id);
     const fast = startScheduler(maintenanceSchedule({ ...runtime, store: { ...store, config: { ...store.config, schedule: { ...store.config.schedule, decay: '* * * * * *' } } } }));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     fast.stop();
-    expect(getMemory(store, old.id)!.status).toBe('archived');
+    expect((await getMemory(store, old.id))!.status).toBe('archived');
   });
 
-  it('rejects an invalid cron expression or time zone in config', () => {
-    expect(() => testStore({ schedule: { decay: 'every night' } })).toThrowError(/schedule\.decay.*cron/);
-    expect(() => testStore({ schedule: { timezone: 'Mars/Olympus' } })).toThrowError(/schedule\.timezone/);
+  it('rejects an invalid cron expression or time zone in config', async () => {
+    await expect(testStore({ schedule: { decay: 'every night' } })).rejects.toThrowError(/schedule\.decay.*cron/);
+    await expect(testStore({ schedule: { timezone: 'Mars/Olympus' } })).rejects.toThrowError(/schedule\.timezone/);
   });
 });
 
 describe('context', () => {
   it('writes a memory once in the markdown, in its most important section', async () => {
-    const { runtime, store } = setup();
+    const { runtime, store } = await setup();
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'My name is Ana and I like pottery' });
-    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'what does Ana like' });
+    const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'what does Ana like' });
     expect(context.relevant.map((m) => m.content)).toContain('Ana likes pottery');
     expect(context.midTerm.map((m) => m.content)).toContain('Ana likes pottery');
     expect(context.markdown.match(/Ana likes pottery/g)).toHaveLength(1);

@@ -232,7 +232,7 @@ describe('sm mcp lifecycle', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(stdout).toContain('"serverInfo"');
     // The database was closed properly (the job worker stopped with it): it opens cleanly.
-    closeStore(openStore({ path: db, env: {} }));
+    await closeStore(await openStore({ path: db, env: {} }));
   });
 });
 

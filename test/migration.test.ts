@@ -24,15 +24,15 @@ const COUNTS = { turns: 8, sessions: 3, memories: 10, entities: 6, memory_events
 const count = (db: Database.Database, table: string) => (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
 
 describe('upgrading a database of the previous release', () => {
-  it('keeps every row, puts it in the default space, and checks clean', () => {
+  it('keeps every row, puts it in the default space, and checks clean', async () => {
     const path = copyOfRelease();
     const before = new Database(path, { readonly: true });
     expect(count(before, '__drizzle_migrations')).toBe(4);
     expect(Object.fromEntries(Object.keys(COUNTS).map((t) => [t, count(before, t)]))).toEqual(COUNTS);
     before.close();
 
-    closeStore(openStore({ path, env: {} }));
-    closeStore(openStore({ path, env: {} })); // a second open finds nothing left to do
+    await closeStore(await openStore({ path, env: {} }));
+    await closeStore(await openStore({ path, env: {} })); // a second open finds nothing left to do
 
     const db = new Database(path, { readonly: true });
     expect(Object.fromEntries(Object.keys(COUNTS).map((t) => [t, count(db, t)]))).toEqual(COUNTS);
@@ -73,22 +73,22 @@ describe('upgrading a database of the previous release', () => {
     expect((await run(['users', '--json'])).json.users.map((u: any) => u.id)).toEqual(['default', 'zed']);
   });
 
-  it('moves vectors of a vec0 table from before spaces into the plain table, under the default user', () => {
+  it('moves vectors of a vec0 table from before spaces into the plain table, under the default user', async () => {
     const path = copyOfRelease();
-    const store = openStore({ path, env: {} });
+    const store = await openStore({ path, env: {} });
     if (!store.features.vec) {
-      closeStore(store);
+      await closeStore(store);
       throw new Error('sqlite-vec must load here: the vector upgrade cannot be checked without it');
     }
     // The release's table shape, with one turn's vector and the locked spec.
     store.sqlite.exec('create virtual table vec_turns using vec0(embedding float[2] distance_metric=cosine)');
     store.sqlite.prepare('insert into vec_turns(rowid, embedding) values (?, ?)').run(1n, Buffer.from(new Float32Array([1, 0]).buffer));
     store.sqlite.prepare("insert into meta (key, value) values ('embedding', ?)").run(JSON.stringify({ dimensions: 2, model: 'm' }));
-    expect(initVectors(store, { dimensions: 2, model: 'm' }).ready).toBe(true);
+    expect((await initVectors(store, { dimensions: 2, model: 'm' })).ready).toBe(true);
     expect(store.sqlite.prepare("select sql from sqlite_master where name = 'vec_turns'").pluck().get()).toBeUndefined();
     expect(store.sqlite.prepare('select id, user_id from turn_vectors').all()).toEqual([{ id: 1, user_id: 'default' }]);
-    expect(knnIds(store, DEFAULT_SPACE, 'turns', new Float32Array([1, 0]), 5)).toEqual([1]);
-    expect(knnIds(store, { userId: 'someone-else', agentId: null }, 'turns', new Float32Array([1, 0]), 5)).toEqual([]);
-    closeStore(store);
+    expect(await knnIds(store, DEFAULT_SPACE, 'turns', new Float32Array([1, 0]), 5)).toEqual([1]);
+    expect(await knnIds(store, { userId: 'someone-else', agentId: null }, 'turns', new Float32Array([1, 0]), 5)).toEqual([]);
+    await closeStore(store);
   });
 });

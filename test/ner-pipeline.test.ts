@@ -128,23 +128,23 @@ describe('known names', () => {
 });
 
 describe('strategies', () => {
-  it('fast is regex + known; accurate adds compromise and the injected LLM, as configured', () => {
-    const { store } = testStore();
+  it('fast is regex + known; accurate adds compromise and the injected LLM, as configured', async () => {
+    const { store } = await testStore();
     const llm = { name: 'llm', extract: () => [] };
-    expect(fastProviders(store, DEFAULT_SPACE).map((p) => p.name)).toEqual(['regex', 'known']);
-    expect(accurateProviders(store, DEFAULT_SPACE, { llm }).map((p) => p.name)).toEqual(['regex', 'known', 'compromise', 'llm']);
-    expect(accurateProviders(store, DEFAULT_SPACE).map((p) => p.name)).toEqual(['regex', 'known', 'compromise']);
+    expect((await fastProviders(store, DEFAULT_SPACE)).map((p) => p.name)).toEqual(['regex', 'known']);
+    expect((await accurateProviders(store, DEFAULT_SPACE, { llm })).map((p) => p.name)).toEqual(['regex', 'known', 'compromise', 'llm']);
+    expect((await accurateProviders(store, DEFAULT_SPACE)).map((p) => p.name)).toEqual(['regex', 'known', 'compromise']);
 
-    const regexOnly = testStore({ ner: { providers: ['regex'] } }).store;
-    expect(fastProviders(regexOnly, DEFAULT_SPACE).map((p) => p.name)).toEqual(['regex']);
+    const regexOnly = (await testStore({ ner: { providers: ['regex'] } })).store;
+    expect((await fastProviders(regexOnly, DEFAULT_SPACE)).map((p) => p.name)).toEqual(['regex']);
     expect(accurateNerAvailability(regexOnly.config)).toEqual({ available: false, reason: expect.stringContaining('neither compromise nor llm') });
-    const llmOnly = testStore({ ner: { providers: ['regex', 'llm'] } }).store;
+    const llmOnly = (await testStore({ ner: { providers: ['regex', 'llm'] } })).store;
     expect(accurateNerAvailability(llmOnly.config).available).toBe(false);
     expect(accurateNerAvailability(llmOnly.config, { llm }).available).toBe(true);
   });
 
-  it('rejects an unknown provider name, naming the key', () => {
-    expect(() => testStore({ ner: { providers: ['spacy'] } })).toThrowError(/ner\.providers\.0/);
+  it('rejects an unknown provider name, naming the key', async () => {
+    await expect(testStore({ ner: { providers: ['spacy'] } })).rejects.toThrowError(/ner\.providers\.0/);
   });
 });
 
@@ -153,15 +153,15 @@ describe('llm provider (real openai client, local server)', () => {
   beforeAll(async () => (server = await startOpenAiServer()));
   afterAll(() => server.close());
 
-  const provider = () => {
-    const { store } = testStore({ llm: { endpoint: server.url, model: 'test-model', timeout_s: 0.5 } });
+  const provider = async () => {
+    const { store } = await testStore({ llm: { endpoint: server.url, model: 'test-model', timeout_s: 0.5 } });
     return llmNerProvider(createLlm(store.config.llm, {})!);
   };
 
   it('maps the JSON answer onto spans of the text and drops names the text does not contain', async () => {
     server.script({ reply: '```json\n{"entities":[{"text":"project apollo","type":"project"},{"text":"Acme","type":"company"},{"text":"Zed","type":"person"}]}\n```' });
     const text = 'We ship Project Apollo with ACME soon';
-    const found = await provider().extract(text);
+    const found = await (await provider()).extract(text);
     expect(found.map((f) => [f.type, f.text, f.start])).toEqual([
       ['project', 'Project Apollo', 8],
       ['other', 'ACME', 28],
@@ -172,7 +172,7 @@ describe('llm provider (real openai client, local server)', () => {
 
   it('a failing or invalid LLM leaves the other providers’ results (fallback)', async () => {
     const text = 'Met Alice Johnson with @bob';
-    const providers = [...accurateProviders(testStore().store, DEFAULT_SPACE), provider()];
+    const providers = [...await accurateProviders((await testStore()).store, DEFAULT_SPACE), await provider()];
     server.script({ status: 500 });
     const failed = await extractEntities(text, providers);
     expect(brief(failed.entities)).toEqual([

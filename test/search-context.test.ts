@@ -15,8 +15,8 @@ import { createRuntime } from '../server/services/runtime.ts';
 import { testStore } from './helpers/store.ts';
 
 async function setup() {
-  const t = testStore({ extractor: { mode: 'heuristic' } });
-  const runtime = createRuntime(t.store, {});
+  const t = await testStore({ extractor: { mode: 'heuristic' } });
+  const runtime = await createRuntime(t.store, {});
   const say = (sessionId: string, text: string, role: 'user' | 'assistant' = 'user') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role, name: role === 'user' ? 'Sam' : null, text });
   return { ...t, runtime, say };
 }
@@ -29,7 +29,7 @@ describe('context with relevant facts', () => {
     const current = await say('s2', 'I am planning a hiking trip for next summer.');
     const earlierFacts = earlier.extracted.map((e) => e.memory.id);
     expect(earlierFacts.length).toBeGreaterThan(0);
-    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's2' });
+    const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's2' });
     expect(context.query).toBe('I am planning a hiking trip for next summer.');
     const relevant = context.relevant.map((m) => m.id);
     expect(relevant.slice(0, earlierFacts.length).sort()).toEqual([...earlierFacts].sort());
@@ -42,48 +42,48 @@ describe('context with relevant facts', () => {
 
   it('uses an explicit query over the latest turn, and counts what it hands out as accessed', async () => {
     const { store, say } = await setup();
-    const tea = remember(store, DEFAULT_SPACE, { content: 'Sam drinks green tea every morning' }).memory;
-    const bike = remember(store, DEFAULT_SPACE, { content: 'Sam rides a red bicycle to work' }).memory;
+    const tea = (await remember(store, DEFAULT_SPACE, { content: 'Sam drinks green tea every morning' })).memory;
+    const bike = (await remember(store, DEFAULT_SPACE, { content: 'Sam rides a red bicycle to work' })).memory;
     await say('s9', 'What should I cook tonight?');
-    const context = getContext(store, DEFAULT_SPACE, { sessionId: 's9', query: 'which tea does Sam like' });
+    const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's9', query: 'which tea does Sam like' });
     // Both name Sam; the one about tea ranks first.
     expect(context.relevant.map((m) => m.id).slice(0, 2)).toEqual([tea.id, bike.id]);
     // Recorded just after the read, on the next tick, in one write for all of them.
-    expect(getMemory(store, tea.id)!.accessCount).toBe(0);
+    expect((await getMemory(store, tea.id))!.accessCount).toBe(0);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(getMemory(store, tea.id)!.accessCount).toBe(1);
-    expect(getMemory(store, tea.id)!.lastAccessedAt).not.toBeNull();
+    expect((await getMemory(store, tea.id))!.accessCount).toBe(1);
+    expect((await getMemory(store, tea.id))!.lastAccessedAt).not.toBeNull();
   });
 
   it('never waits for the write lock: a read while another process writes succeeds, its access is written later', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-access-'));
-    const { store } = testStore({}, join(dir, 'memory.db'));
-    const tea = remember(store, DEFAULT_SPACE, { content: 'Sam drinks green tea every morning' }).memory;
+    const { store } = await testStore({}, join(dir, 'memory.db'));
+    const tea = (await remember(store, DEFAULT_SPACE, { content: 'Sam drinks green tea every morning' })).memory;
     const other = new Database(join(dir, 'memory.db'));
     other.exec('begin immediate'); // e.g. an `sm` command importing into the same file
     try {
-      const context = getContext(store, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
+      const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
       expect(context.relevant.map((m) => m.id)).toEqual([tea.id]);
       await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(getMemory(store, tea.id)!.accessCount).toBe(0); // still queued: the lock is taken
+      expect((await getMemory(store, tea.id))!.accessCount).toBe(0); // still queued: the lock is taken
     } finally {
       other.exec('commit');
       other.close();
     }
-    await vi.waitFor(() => expect(getMemory(store, tea.id)!.accessCount).toBe(1), { timeout: 3_000 });
+    await vi.waitFor(async () => expect((await getMemory(store, tea.id))!.accessCount).toBe(1), { timeout: 3_000 });
     // Accesses still queued when the store closes are written by closeStore.
-    getContext(store, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
-    closeStore(store);
-    const reopened = testStore({}, join(dir, 'memory.db')).store;
-    expect(getMemory(reopened, tea.id)!.accessCount).toBe(2);
-    closeStore(reopened);
+    await getContext(store, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
+    await closeStore(store);
+    const reopened = (await testStore({}, join(dir, 'memory.db'))).store;
+    expect((await getMemory(reopened, tea.id))!.accessCount).toBe(2);
+    await closeStore(reopened);
   });
 
   it('packs the block to the token budget, counted whole, and refuses a budget out of range', async () => {
     const { store } = await setup();
-    for (let i = 0; i < 30; i++) remember(store, DEFAULT_SPACE, { content: `Sam collected vintage stamp number ${i} from a market in Lisbon`, importance: i / 30 });
-    const full = getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', tokenBudget: 2_000 });
-    const small = getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', tokenBudget: 300 });
+    for (let i = 0; i < 30; i++) await remember(store, DEFAULT_SPACE, { content: `Sam collected vintage stamp number ${i} from a market in Lisbon`, importance: i / 30 });
+    const full = await getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', tokenBudget: 2_000 });
+    const small = await getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', tokenBudget: 300 });
     expect(full.tokensUsed).toBe(countTokens(full.markdown));
     expect(full.items.length).toBe(30);
     expect(small.tokensUsed).toBe(countTokens(small.markdown));
@@ -93,21 +93,21 @@ describe('context with relevant facts', () => {
     expect(small.markdown.startsWith('## Facts\n- Sam collected vintage stamp')).toBe(true);
     expect(small.items.reduce((sum, i) => sum + i.tokens, 0)).toBeLessThanOrEqual(300);
     for (const [input, field] of [[{ tokenBudget: 49 }, 'tokenBudget'], [{ tokenBudget: 32_001 }, 'tokenBudget'], [{ maxTokens: 0 }, 'maxTokens'], [{ tokenBudget: 100, maxTokens: 200 }, 'maxTokens']] as const) {
-      expect(() => getContext(store, DEFAULT_SPACE, { sessionId: 'new', ...input })).toThrowError(new RegExp(`^${field}:`));
+      await expect(getContext(store, DEFAULT_SPACE, { sessionId: 'new', ...input })).rejects.toThrowError(new RegExp(`^${field}:`));
     }
     // The deprecated alias still works, with the same meaning.
-    expect(getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', maxTokens: 300 }).markdown).toBe(small.markdown);
+    expect((await getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', maxTokens: 300 })).markdown).toBe(small.markdown);
   });
 
   it('without a user turn or query, builds the block from recent and salient memory', async () => {
     const { store, say } = await setup();
-    remember(store, DEFAULT_SPACE, { content: 'Sam likes jazz' });
+    await remember(store, DEFAULT_SPACE, { content: 'Sam likes jazz' });
     await say('s0', 'We talked about the weather.');
-    const context = getContext(store, DEFAULT_SPACE, { sessionId: 'empty' });
+    const context = await getContext(store, DEFAULT_SPACE, { sessionId: 'empty' });
     expect(context.query).toBeNull();
     expect(context.markdown).toContain('- Sam likes jazz (stated ');
     expect(context.markdown).toMatch(/\[\d{4}-\d{2}-\d{2}\] Sam: We talked about the weather\./);
     // An empty query asks for the same, even in a session with a user turn.
-    expect(getContext(store, DEFAULT_SPACE, { sessionId: 's0', query: '  ' }).query).toBeNull();
+    expect((await getContext(store, DEFAULT_SPACE, { sessionId: 's0', query: '  ' })).query).toBeNull();
   });
 });

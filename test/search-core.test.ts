@@ -39,8 +39,8 @@ describe('search', () => {
     const { store, say } = await conversation();
     await say('s1', 'Caroline', 'I went hiking in the Alps with my sister last weekend.');
     await say('s1', 'Melanie', 'That sounds lovely! I mostly paint at home these days.');
-    remember(store, DEFAULT_SPACE, { content: 'Caroline loves hiking in the mountains' });
-    const { hits, signals } = search(store, DEFAULT_SPACE, { query: 'hiking' });
+    await remember(store, DEFAULT_SPACE, { content: 'Caroline loves hiking in the mountains' });
+    const { hits, signals } = await search(store, DEFAULT_SPACE, { query: 'hiking' });
     expect(signals).toContain('lexical');
     expect(hits.length).toBeGreaterThanOrEqual(2);
     const turn = hits.find((h) => h.kind === 'turn')!;
@@ -61,18 +61,18 @@ describe('search', () => {
       const { store, say } = await conversation(config);
       await say('s1', 'Caroline', 'I went hiking with naïve café friends 🙂 (really) "quoted" AND more.');
       for (const query of HOSTILE) {
-        const result = search(store, DEFAULT_SPACE, { query, kinds: ['fact', 'reflection', 'turn'], limit: 20 });
+        const result = await search(store, DEFAULT_SPACE, { query, kinds: ['fact', 'reflection', 'turn'], limit: 20 });
         expect(Array.isArray(result.hits), query.slice(0, 20)).toBe(true);
       }
       // The words inside hostile strings are still searched as words.
-      expect(search(store, DEFAULT_SPACE, { query: 'text:hiking' }).hits.some((h) => h.kind === 'turn')).toBe(true);
-      expect(search(store, DEFAULT_SPACE, { query: '"quoted" AND' }).hits.length).toBeGreaterThan(0);
+      expect((await search(store, DEFAULT_SPACE, { query: 'text:hiking' })).hits.some((h) => h.kind === 'turn')).toBe(true);
+      expect((await search(store, DEFAULT_SPACE, { query: '"quoted" AND' })).hits.length).toBeGreaterThan(0);
       // FTS5 folds diacritics (remove_diacritics 2); the LIKE fallback matches them as written.
-      expect(search(store, DEFAULT_SPACE, { query: config.fts ? 'café' : 'cafe' }).hits.length).toBeGreaterThan(0);
+      expect((await search(store, DEFAULT_SPACE, { query: config.fts ? 'café' : 'cafe' })).hits.length).toBeGreaterThan(0);
       // Case folds beyond ASCII either way.
       await say('s1', 'Melanie', 'MY DAUGHTER STARTED AT THE ÉCOLE MONTESSORI');
-      expect(search(store, DEFAULT_SPACE, { query: 'école', kinds: ['turn'] }).hits[0]?.text).toBe('MY DAUGHTER STARTED AT THE ÉCOLE MONTESSORI');
-      expect(search(store, DEFAULT_SPACE, { query: '(((' }).hits).toEqual([]);
+      expect((await search(store, DEFAULT_SPACE, { query: 'école', kinds: ['turn'] })).hits[0]?.text).toBe('MY DAUGHTER STARTED AT THE ÉCOLE MONTESSORI');
+      expect((await search(store, DEFAULT_SPACE, { query: '(((' })).hits).toEqual([]);
     }
   });
 
@@ -82,7 +82,7 @@ describe('search', () => {
       const met = await say('s1', 'Caroline', "I met Sarah O'Brien at the rock'n'roll night, didn't I?");
       await say('s1', 'Melanie', 'Nice, I stayed home with a book.');
       for (const query of ["O'Brien", 'Who is O’Brien?', "rock'n'roll", "Sarah O'Brien's night"]) {
-        const { hits } = search(store, DEFAULT_SPACE, { query, kinds: ['turn'] });
+        const { hits } = await search(store, DEFAULT_SPACE, { query, kinds: ['turn'] });
         expect(hits[0]?.id, `${query} ${JSON.stringify(config)}`).toBe(met.id);
       }
     }
@@ -96,15 +96,15 @@ describe('search', () => {
     const hiking = await say('s1', 'Caroline', 'I went hiking in the Alps with my sister last weekend.');
     await say('s1', 'Melanie', 'That sounds lovely! I mostly paint at home these days.');
     for (const kinds of [['turn'], ['fact'], ['fact', 'reflection', 'turn']] as const) {
-      const { hits } = search(store, DEFAULT_SPACE, { query: 'When did Caroline go hiking in the Alps?', kinds: [...kinds] });
+      const { hits } = await search(store, DEFAULT_SPACE, { query: 'When did Caroline go hiking in the Alps?', kinds: [...kinds] });
       expect(hits.length, kinds.join()).toBeGreaterThan(0);
     }
-    expect(search(store, DEFAULT_SPACE, { query: 'hiking Alps', kinds: ['turn'] }).hits[0]!.id).toBe(hiking.id);
-    expect(getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'hiking in the Alps' }).relevant.map((m) => m.content)).toContain('Caroline went hiking in the Alps with their sister on the weekend of 27 December 2025');
+    expect((await search(store, DEFAULT_SPACE, { query: 'hiking Alps', kinds: ['turn'] })).hits[0]!.id).toBe(hiking.id);
+    expect((await getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'hiking in the Alps' })).relevant.map((m) => m.content)).toContain('Caroline went hiking in the Alps with their sister on the weekend of 27 December 2025');
   });
 
-  it('rejects bad filters with BAD_USER_INPUT', () => {
-    const { store } = testStore();
+  it('rejects bad filters with BAD_USER_INPUT', async () => {
+    const { store } = await testStore();
     const bad = [
       { query: 'x', limit: 0 },
       { query: 'x', kinds: [] },
@@ -117,7 +117,7 @@ describe('search', () => {
     for (const input of bad) {
       let error: unknown;
       try {
-        search(store, DEFAULT_SPACE, input as never);
+        await search(store, DEFAULT_SPACE, input as never);
       } catch (e) {
         error = e;
       }
@@ -131,23 +131,23 @@ describe('search', () => {
     const early = await say('s1', 'Caroline', 'We adopted a guinea pig named Oscar.');
     jump(10);
     const late = await say('s2', 'Melanie', 'Our guinea pig Oscar loves carrots.');
-    const tagged = remember(store, DEFAULT_SPACE, { content: 'Oscar the guinea pig eats carrots', tags: ['pets'] }).memory;
-    const archived = remember(store, DEFAULT_SPACE, { content: 'Oscar the guinea pig was sold' }).memory;
-    updateMemory(store, DEFAULT_SPACE, archived.id, { status: 'archived' });
-    const ids = (input: Parameters<typeof search>[2]) => search(store, DEFAULT_SPACE, input).hits.map((h) => `${h.kind}:${h.id}`);
+    const tagged = (await remember(store, DEFAULT_SPACE, { content: 'Oscar the guinea pig eats carrots', tags: ['pets'] })).memory;
+    const archived = (await remember(store, DEFAULT_SPACE, { content: 'Oscar the guinea pig was sold' })).memory;
+    await updateMemory(store, DEFAULT_SPACE, archived.id, { status: 'archived' });
+    const ids = async (input: Parameters<typeof search>[2]) => (await search(store, DEFAULT_SPACE, input)).hits.map((h) => `${h.kind}:${h.id}`);
 
-    expect(ids({ query: 'guinea pig', kinds: ['turn'] }).sort()).toEqual([`turn:${early.id}`, `turn:${late.id}`].sort());
-    expect(ids({ query: 'guinea pig', kinds: ['turn'], sessionIds: ['s2'] })).toEqual([`turn:${late.id}`]);
-    expect(ids({ query: 'guinea pig', kinds: ['turn'], excludeSessionId: 's2' })).toEqual([`turn:${early.id}`]);
-    expect(ids({ query: 'guinea pig', kinds: ['turn'], to: early.at })).toEqual([`turn:${early.id}`]);
-    expect(ids({ query: 'guinea pig', kinds: ['turn'], from: late.at })).toEqual([`turn:${late.id}`]);
-    expect(ids({ query: 'guinea pig', kinds: ['turn'], speakers: ['melanie'] })).toEqual([`turn:${late.id}`]);
-    expect(ids({ query: 'guinea pig', tags: ['pets'] })).toEqual([`fact:${tagged.id}`]);
-    const facts = ids({ query: 'guinea pig', kinds: ['fact'] });
+    expect((await ids({ query: 'guinea pig', kinds: ['turn'] })).sort()).toEqual([`turn:${early.id}`, `turn:${late.id}`].sort());
+    expect(await ids({ query: 'guinea pig', kinds: ['turn'], sessionIds: ['s2'] })).toEqual([`turn:${late.id}`]);
+    expect(await ids({ query: 'guinea pig', kinds: ['turn'], excludeSessionId: 's2' })).toEqual([`turn:${early.id}`]);
+    expect(await ids({ query: 'guinea pig', kinds: ['turn'], to: early.at })).toEqual([`turn:${early.id}`]);
+    expect(await ids({ query: 'guinea pig', kinds: ['turn'], from: late.at })).toEqual([`turn:${late.id}`]);
+    expect(await ids({ query: 'guinea pig', kinds: ['turn'], speakers: ['melanie'] })).toEqual([`turn:${late.id}`]);
+    expect(await ids({ query: 'guinea pig', tags: ['pets'] })).toEqual([`fact:${tagged.id}`]);
+    const facts = await ids({ query: 'guinea pig', kinds: ['fact'] });
     expect(facts).toContain(`fact:${tagged.id}`);
     expect(facts).not.toContain(`fact:${archived.id}`);
     expect(facts.every((id) => id.startsWith('fact:'))).toBe(true);
-    expect(ids({ query: 'guinea pig', kinds: ['fact'], status: 'archived' })).toEqual([`fact:${archived.id}`]);
+    expect(await ids({ query: 'guinea pig', kinds: ['fact'], status: 'archived' })).toEqual([`fact:${archived.id}`]);
   });
 
   it('reaches the answer turn through its neighbour (the question names the topic)', async () => {
@@ -155,7 +155,7 @@ describe('search', () => {
     await say('s1', 'Melanie', 'How often do you and your family go to the climbing gym?');
     const answer = await say('s1', 'John', 'Three times a week; it keeps us on track.');
     for (let i = 0; i < 5; i++) await say('s1', 'Melanie', `Unrelated chatter number ${i} about the weather.`);
-    const hits = search(store, DEFAULT_SPACE, { query: 'How often does John go to the climbing gym with his family?', kinds: ['turn'], limit: 3 }).hits;
+    const hits = (await search(store, DEFAULT_SPACE, { query: 'How often does John go to the climbing gym with his family?', kinds: ['turn'], limit: 3 })).hits;
     expect(hits.map((h) => h.id)).toContain(answer.id);
   });
 
@@ -165,16 +165,16 @@ describe('search', () => {
     jump(30);
     const later = await say('s2', 'Gina', 'I painted a sunset again, with more orange.');
     const day = new Date(later.at).toISOString().slice(0, 10);
-    const hits = search(store, DEFAULT_SPACE, { query: `What did Gina paint on ${day}?`, kinds: ['turn'] }).hits;
+    const hits = (await search(store, DEFAULT_SPACE, { query: `What did Gina paint on ${day}?`, kinds: ['turn'] })).hits;
     expect(hits[0]!.id).toBe(later.id);
   });
 
   it('ranks memories linked to an entity named in the query (entity signal)', async () => {
     const { store, say } = await conversation();
     const turn = await say('s1', 'Sam', 'Lunch was fine.');
-    const memory = remember(store, DEFAULT_SPACE, { content: 'Lunch with the team went fine' }).memory;
+    const memory = (await remember(store, DEFAULT_SPACE, { content: 'Lunch with the team went fine' })).memory;
     linkEntity(store, 'Project Falcon', ['Falcon'], turn.id, memory.id);
-    const { hits, signals } = search(store, DEFAULT_SPACE, { query: 'what about falcon?' });
+    const { hits, signals } = await search(store, DEFAULT_SPACE, { query: 'what about falcon?' });
     expect(signals).toContain('entity');
     expect(hits.map((h) => `${h.kind}:${h.id}`).sort()).toEqual([`fact:${memory.id}`, `turn:${turn.id}`].sort());
     expect(hits.every((h) => h.ranks.entity === 1 && h.ranks.lexical === null)).toBe(true);

@@ -67,9 +67,9 @@ describe('turn ranker', () => {
     const { store, say } = await conversation();
     const melanie = await say('s1', 'Melanie', 'I adopted a rescue greyhound last month.');
     const gina = await say('s1', 'Gina', 'I adopted a rescue greyhound too, a tiny one.');
-    const ids = (query: string) => search(store, DEFAULT_SPACE, { query, kinds: ['turn'] }).hits.map((h) => h.id);
-    expect(ids('What rescue greyhound did Gina adopt?')[0]).toBe(gina.id);
-    expect(ids('What rescue greyhound did Melanie adopt?')[0]).toBe(melanie.id);
+    const ids = async (query: string) => (await search(store, DEFAULT_SPACE, { query, kinds: ['turn'] })).hits.map((h) => h.id);
+    expect((await ids('What rescue greyhound did Gina adopt?'))[0]).toBe(gina.id);
+    expect((await ids('What rescue greyhound did Melanie adopt?'))[0]).toBe(melanie.id);
   });
 
   it('answers a "when" question with the turn that says when', async () => {
@@ -77,7 +77,7 @@ describe('turn ranker', () => {
     await say('s1', 'Jon', 'My pottery class is the best part of my week.');
     const dated = await say('s1', 'Jon', 'I signed up for the pottery class yesterday.');
     await say('s1', 'Jon', 'The pottery class teacher is very patient.');
-    const hits = search(store, DEFAULT_SPACE, { query: 'When did Jon sign up for the pottery class?', kinds: ['turn'] }).hits;
+    const hits = (await search(store, DEFAULT_SPACE, { query: 'When did Jon sign up for the pottery class?', kinds: ['turn'] })).hits;
     expect(hits[0]!.id).toBe(dated.id);
   });
 
@@ -90,7 +90,7 @@ describe('turn ranker', () => {
     const told = await say('s1', 'Melanie', 'Last week I took the kids to a pottery workshop downtown.');
     await say('s1', 'Caroline', 'I painted a lot this month, mostly sunsets.');
     await say('s1', 'Melanie', 'Nice. I also finished a book about gardening.');
-    const hits = search(store, DEFAULT_SPACE, { query: 'What did Melanie do in the last week of May?', kinds: ['turn'] }).hits;
+    const hits = (await search(store, DEFAULT_SPACE, { query: 'What did Melanie do in the last week of May?', kinds: ['turn'] })).hits;
     expect(hits[0]!.id).toBe(told.id);
   });
 
@@ -99,12 +99,12 @@ describe('turn ranker', () => {
     await say('s1', 'Melanie', 'I went to a pottery workshop in Lisbon yesterday.'); // 31 December 2025
     jump(40);
     await say('s2', 'Melanie', 'I went to a pottery workshop in Porto last weekend.'); // the weekend of 7 February 2026
-    const facts = (query: string) => search(store, DEFAULT_SPACE, { query, kinds: ['fact'] }).hits.map((h) => h.text);
-    expect(facts('Which pottery workshop did Melanie go to in February 2026?')).toEqual([
+    const facts = async (query: string) => (await search(store, DEFAULT_SPACE, { query, kinds: ['fact'] })).hits.map((h) => h.text);
+    expect(await facts('Which pottery workshop did Melanie go to in February 2026?')).toEqual([
       'Melanie went to a pottery workshop in Porto on the weekend of 7 February 2026',
       'Melanie went to a pottery workshop in Lisbon on 31 December 2025',
     ]);
-    expect(facts('Which pottery workshop did Melanie go to in December 2025?')[0]).toBe('Melanie went to a pottery workshop in Lisbon on 31 December 2025');
+    expect((await facts('Which pottery workshop did Melanie go to in December 2025?'))[0]).toBe('Melanie went to a pottery workshop in Lisbon on 31 December 2025');
   });
 
   it('takes a month named without a year as the latest such month', async () => {
@@ -115,9 +115,9 @@ describe('turn ranker', () => {
     const second = await say('s2', 'Gina', 'I painted a sunset over the lake.');
     setNow(second.at + DAY_MS);
     const month = new Date(first.at).toLocaleString('en', { month: 'long', timeZone: 'UTC' });
-    const hits = search(store, DEFAULT_SPACE, { query: `What did Gina paint in ${month}?`, kinds: ['turn'] }).hits;
+    const hits = (await search(store, DEFAULT_SPACE, { query: `What did Gina paint in ${month}?`, kinds: ['turn'] })).hits;
     expect(hits[0]!.id).toBe(first.id);
-    expect(search(store, DEFAULT_SPACE, { query: 'What did Gina paint?', kinds: ['turn'] }).hits[0]!.id).toBe(second.id);
+    expect((await search(store, DEFAULT_SPACE, { query: 'What did Gina paint?', kinds: ['turn'] })).hits[0]!.id).toBe(second.id);
   });
 
   it('scores the turns of a named date even when no word matches', async () => {
@@ -125,10 +125,10 @@ describe('turn ranker', () => {
     await say('s1', 'Nate', 'Hey Joanna, the weather is grim.');
     jump(20);
     const news = await say('s2', 'Nate', 'I baked you a cake, it is waiting at the door!');
-    const ids = (query: string) => search(store, DEFAULT_SPACE, { query, kinds: ['turn'] }).hits.map((h) => h.id);
+    const ids = async (query: string) => (await search(store, DEFAULT_SPACE, { query, kinds: ['turn'] })).hits.map((h) => h.id);
     // No word of the query is in that turn: only the date brings it in.
-    expect(ids('What did Nate do for Joanna?')).not.toContain(news.id);
-    expect(ids(`What did Nate do for Joanna on ${day(news.at)}?`)).toContain(news.id);
+    expect(await ids('What did Nate do for Joanna?')).not.toContain(news.id);
+    expect(await ids(`What did Nate do for Joanna on ${day(news.at)}?`)).toContain(news.id);
   });
 
   it('reports every scored turn\'s features, in TURN_FEATURES order', async () => {
@@ -136,7 +136,7 @@ describe('turn ranker', () => {
     const question = await say('s1', 'Melanie', 'Which climbing gym do you go to?');
     const answer = await say('s1', 'John', 'The one downtown, near the station.');
     const features = new Map<number, number[]>();
-    search(store, DEFAULT_SPACE, { query: 'climbing gym', kinds: ['turn'] }, { turnFeatures: features });
+    await search(store, DEFAULT_SPACE, { query: 'climbing gym', kinds: ['turn'] }, { turnFeatures: features });
     const of = (id: number) => Object.fromEntries(TURN_FEATURES.map((f, i) => [f, features.get(id)![i]]));
     expect(of(question.id)).toMatchObject({ bm25: 1, coverage: 1, question: 1, next: 0 });
     // The answer shares no word with the query: it is scored through its neighbour.
@@ -149,7 +149,7 @@ describe('turn ranker', () => {
     const turn = await say('s1', 'Melanie', 'The daycare says my happy baby naps well.');
     await say('s1', 'John', 'Glad to hear that.');
     const features = new Map<number, number[]>();
-    search(store, DEFAULT_SPACE, { query: 'happiness babies daycare', kinds: ['turn'] }, { turnFeatures: features });
+    await search(store, DEFAULT_SPACE, { query: 'happiness babies daycare', kinds: ['turn'] }, { turnFeatures: features });
     const of = Object.fromEntries(TURN_FEATURES.map((f, i) => [f, features.get(turn.id)![i]]));
     expect(of.coverage).toBeCloseTo(1, 5);
     // Of the query's pairs ("happiness babies", "babies daycare"), the turn has the first in order.

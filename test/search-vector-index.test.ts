@@ -18,16 +18,16 @@ import { forgetUser } from '../server/core/users.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 
 const stores: Store[] = [];
-afterEach(() => {
+afterEach(async () => {
   setIndexBudget(64 * 2 ** 20);
-  for (const store of stores.splice(0)) closeStore(store);
+  for (const store of stores.splice(0)) await closeStore(store);
 });
 
 const newPath = () => join(mkdtempSync(join(tmpdir(), 'sm-knn-')), 'db.sqlite');
-function open(path: string, dimensions: number) {
-  const store = openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
+async function open(path: string, dimensions: number) {
+  const store = await openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
   stores.push(store);
-  expect(initVectors(store, { dimensions, model: 'test' }).ready).toBe(true);
+  expect((await initVectors(store, { dimensions, model: 'test' })).ready).toBe(true);
   return store;
 }
 const space = (userId: string): Space => ({ userId, agentId: null });
@@ -64,9 +64,9 @@ function addTurns(store: Store, userId: string, n: number): number[] {
   return store.sqlite.transaction(() => Array.from({ length: n }, (_, i) => Number(insert.run(userId, `turn ${i} of ${userId}`).lastInsertRowid)))();
 }
 
-function putAll(store: Store, userId: string, ids: number[], make: () => Float32Array) {
+async function putAll(store: Store, userId: string, ids: number[], make: () => Float32Array) {
   const rows = ids.map((id) => ({ id, userId, vector: make() }));
-  putVectors(store, 'turns', rows);
+  await putVectors(store, 'turns', rows);
   return new Map(rows.map((r) => [r.id, r.vector]));
 }
 
@@ -84,13 +84,13 @@ function hamming(a: Uint32Array, b: Uint32Array) {
 }
 
 describe('vector KNN', () => {
-  it('equals an exact scan when the user has no more vectors than the rerank takes', () => {
-    const store = open(newPath(), 64);
+  it('equals an exact scan when the user has no more vectors than the rerank takes', async () => {
+    const store = await open(newPath(), 64);
     const make = vectors(1, 64);
-    const stored = putAll(store, 'alice', addTurns(store, 'alice', 300), make);
+    const stored = await putAll(store, 'alice', addTurns(store, 'alice', 300), make);
     for (let q = 0; q < 20; q++) {
       const query = make();
-      expect(knnIds(store, space('alice'), 'turns', query, 10)).toEqual(exact(stored, query, 10));
+      expect(await knnIds(store, space('alice'), 'turns', query, 10)).toEqual(exact(stored, query, 10));
     }
   });
 
@@ -118,16 +118,16 @@ describe('vector KNN', () => {
     }
   });
 
-  it('picks the m nearest codes by Hamming distance at every code width, and reranks them exactly', () => {
+  it('picks the m nearest codes by Hamming distance at every code width, and reranks them exactly', async () => {
     // 48-d: scanned in JS a word at a time. 128-d and 256-d: in JS up to 4,096 rows, then moved
     // to WebAssembly memory by a catch-up, which a later one grows.
     for (const dimensions of [48, 128, 256]) {
-      const store = open(newPath(), dimensions);
+      const store = await open(newPath(), dimensions);
       const make = vectors(dimensions, dimensions);
       const ids = addTurns(store, 'alice', 9000);
       const stored = new Map<number, Float32Array>();
       for (const [from, to] of [[0, 3000], [3000, 6000], [6000, 9000]] as const) {
-        for (const [id, v] of putAll(store, 'alice', ids.slice(from, to), make)) stored.set(id, v);
+        for (const [id, v] of await putAll(store, 'alice', ids.slice(from, to), make)) stored.set(id, v);
         const mean = store.sqlite.prepare('select value from meta where key = ?').pluck().get(meanMetaKey('turns')) as string;
         const meanValues = Float32Array.from(JSON.parse(mean) as number[]);
         const codes = new Map([...stored].map(([id, v]) => [id, signBits(v, meanValues)]));
@@ -135,10 +135,10 @@ describe('vector KNN', () => {
         for (let q = 0; q < 5; q++) {
           const query = make();
           const code = signBits(query, meanValues);
-          const picked = hammingNearest(store, 'turns', 'alice', code, mean, 100);
+          const picked = await hammingNearest(store, 'turns', 'alice', code, mean, 100);
           const best = [...codes.values()].map((c) => hamming(c, code)).sort((a, b) => a - b);
           expect(picked.map((id) => hamming(codes.get(id)!, code)), `${dimensions}-d, ${to} rows`).toEqual(best.slice(0, 100));
-          const found = knnIds(store, space('alice'), 'turns', query, 10);
+          const found = await knnIds(store, space('alice'), 'turns', query, 10);
           const truth = exact(stored, query, 10);
           // In cosine order, and the exact neighbours (nearly all: the codes only preselect).
           const scores = found.map((id) => stored.get(id)!.reduce((s, x, d) => s + x * query[d]!, 0));
@@ -150,58 +150,58 @@ describe('vector KNN', () => {
     }
   });
 
-  it('centres the codes once a table holds enough vectors, so a common direction does not blur them', () => {
-    const store = open(newPath(), 64);
+  it('centres the codes once a table holds enough vectors, so a common direction does not blur them', async () => {
+    const store = await open(newPath(), 64);
     // Every vector shares a large offset: signs around zero are nearly the same for all of them.
     const make = vectors(5, 64, 40, 3);
     const ids = addTurns(store, 'alice', 3000);
-    let stored = putAll(store, 'alice', ids.slice(0, MEAN_AFTER - 1), make);
+    let stored = await putAll(store, 'alice', ids.slice(0, MEAN_AFTER - 1), make);
     expect(store.sqlite.prepare('select 1 from meta where key = ?').get(meanMetaKey('turns'))).toBeUndefined();
-    stored = new Map([...stored, ...putAll(store, 'alice', ids.slice(MEAN_AFTER - 1), make)]);
+    stored = new Map([...stored, ...await putAll(store, 'alice', ids.slice(MEAN_AFTER - 1), make)]);
     expect(store.sqlite.prepare('select 1 from meta where key = ?').get(meanMetaKey('turns'))).toBeDefined();
     let recall = 0;
     for (let q = 0; q < 20; q++) {
       const query = make();
       const truth = exact(stored, query, 10);
-      recall += knnIds(store, space('alice'), 'turns', query, 10).filter((id) => truth.includes(id)).length / 10;
+      recall += (await knnIds(store, space('alice'), 'turns', query, 10)).filter((id) => truth.includes(id)).length / 10;
     }
     expect(recall / 20).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('never returns another user\'s vectors, however near', () => {
-    const store = open(newPath(), 32);
+  it('never returns another user\'s vectors, however near', async () => {
+    const store = await open(newPath(), 32);
     const make = vectors(2, 32);
-    const alice = putAll(store, 'alice', addTurns(store, 'alice', 600), make);
-    const bob = putAll(store, 'bob', addTurns(store, 'bob', 50), make);
+    const alice = await putAll(store, 'alice', addTurns(store, 'alice', 600), make);
+    const bob = await putAll(store, 'bob', addTurns(store, 'bob', 50), make);
     for (const [id, vector] of [...alice].slice(0, 20)) {
-      const found = knnIds(store, space('bob'), 'turns', vector, 400);
+      const found = await knnIds(store, space('bob'), 'turns', vector, 400);
       expect(found).not.toContain(id);
       expect(found.every((f) => bob.has(f))).toBe(true);
-      expect(knnIds(store, space('alice'), 'turns', vector, 1)).toEqual([id]);
+      expect(await knnIds(store, space('alice'), 'turns', vector, 1)).toEqual([id]);
     }
-    expect(knnIds(store, space('carol'), 'turns', make(), 10)).toEqual([]);
+    expect(await knnIds(store, space('carol'), 'turns', make(), 10)).toEqual([]);
   });
 
-  it('sees rows another connection writes, replaces and deletes, through the index it already built', () => {
+  it('sees rows another connection writes, replaces and deletes, through the index it already built', async () => {
     const path = newPath();
-    const server = open(path, 32);
+    const server = await open(path, 32);
     const make = vectors(3, 32);
-    const stored = putAll(server, 'alice', addTurns(server, 'alice', 800), make);
+    const stored = await putAll(server, 'alice', addTurns(server, 'alice', 800), make);
     const probe = make();
-    expect(knnIds(server, space('alice'), 'turns', probe, 10)).toEqual(exact(stored, probe, 10));
+    expect(await knnIds(server, space('alice'), 'turns', probe, 10)).toEqual(exact(stored, probe, 10));
 
     // The CLI, on the same file: a new turn whose vector is the probe itself, and a replaced one.
-    const cli = open(path, 32);
+    const cli = await open(path, 32);
     const [fresh] = addTurns(cli, 'alice', 1);
-    putVectors(cli, 'turns', [{ id: fresh!, userId: 'alice', vector: probe }]);
+    await putVectors(cli, 'turns', [{ id: fresh!, userId: 'alice', vector: probe }]);
     const [replaced] = exact(stored, make(), 1);
-    putVectors(cli, 'turns', [{ id: replaced!, userId: 'alice', vector: probe.map((x, d) => (d === 0 ? x + 0.01 : x)) }]);
-    expect(knnIds(server, space('alice'), 'turns', probe, 2)).toEqual([fresh, replaced]);
+    await putVectors(cli, 'turns', [{ id: replaced!, userId: 'alice', vector: probe.map((x, d) => (d === 0 ? x + 0.01 : x)) }]);
+    expect(await knnIds(server, space('alice'), 'turns', probe, 2)).toEqual([fresh, replaced]);
 
     // Deleted by the other connection (the row goes with its turn): never returned again.
     cli.sqlite.prepare('delete from turns where id = ?').run(fresh);
-    expect(knnIds(server, space('alice'), 'turns', probe, 800)).not.toContain(fresh);
-    expect(knnIds(server, space('alice'), 'turns', probe, 1)).toEqual([replaced]);
+    expect(await knnIds(server, space('alice'), 'turns', probe, 800)).not.toContain(fresh);
+    expect(await knnIds(server, space('alice'), 'turns', probe, 1)).toEqual([replaced]);
 
     // Most rows gone elsewhere: the index notices garbage and rebuilds; answers stay exact.
     const left = [...stored.keys()].filter((id) => id % 5 === 0 && id !== replaced);
@@ -210,59 +210,60 @@ describe('vector KNN', () => {
       const query = make();
       const remaining = new Map(left.map((id) => [id, stored.get(id)!] as const));
       remaining.set(replaced!, probe.map((x, d) => (d === 0 ? x + 0.01 : x)));
-      expect(knnIds(server, space('alice'), 'turns', query, 10)).toEqual(exact(remaining, query, 10));
+      expect(await knnIds(server, space('alice'), 'turns', query, 10)).toEqual(exact(remaining, query, 10));
     }
   });
 
-  it('forget and forgetUser take the vectors, from the table and from the answers', () => {
-    const store = open(newPath(), 16);
+  it('forget and forgetUser take the vectors, from the table and from the answers', async () => {
+    const store = await open(newPath(), 16);
     const make = vectors(4, 16);
     const ids = addTurns(store, 'alice', 500);
-    const stored = putAll(store, 'alice', ids, make);
-    putAll(store, 'bob', addTurns(store, 'bob', 10), make);
+    const stored = await putAll(store, 'alice', ids, make);
+    await putAll(store, 'bob', addTurns(store, 'bob', 10), make);
     const target = stored.get(ids[7]!)!;
-    expect(knnIds(store, space('alice'), 'turns', target, 1)).toEqual([ids[7]]);
-    expect(forget(store, space('alice'), { text: 'turn 7 of alice' }).turnIds).toEqual([ids[7]]);
-    expect(knnIds(store, space('alice'), 'turns', target, 500)).not.toContain(ids[7]);
+    expect(await knnIds(store, space('alice'), 'turns', target, 1)).toEqual([ids[7]]);
+    expect((await forget(store, space('alice'), { text: 'turn 7 of alice' })).turnIds).toEqual([ids[7]]);
+    expect(await knnIds(store, space('alice'), 'turns', target, 500)).not.toContain(ids[7]);
     // Not even among the candidates: its bits are cleared from this process's index at once.
-    expect(hammingNearest(store, 'turns', 'alice', signBits(target), '', 400)).not.toContain(ids[7]);
-    expect(countVectors(store, 'turns')).toBe(509);
+    expect(await hammingNearest(store, 'turns', 'alice', signBits(target), '', 400)).not.toContain(ids[7]);
+    expect(await countVectors(store, 'turns')).toBe(509);
 
-    expect(forgetUser(store, { userId: 'alice' }).vectors).toBe(499);
-    expect(knnIds(store, space('alice'), 'turns', target, 10)).toEqual([]);
-    expect(knnIds(store, space('bob'), 'turns', target, 10)).toHaveLength(10);
+    expect((await forgetUser(store, { userId: 'alice' })).vectors).toBe(499);
+    expect(await knnIds(store, space('alice'), 'turns', target, 10)).toEqual([]);
+    expect(await knnIds(store, space('bob'), 'turns', target, 10)).toHaveLength(10);
   });
 
-  it('answers the same under a memory cap that evicts other users\' indexes', () => {
-    const store = open(newPath(), 64);
+  it('answers the same under a memory cap that evicts other users\' indexes', async () => {
+    const store = await open(newPath(), 64);
     const make = vectors(6, 64);
     const users = ['u1', 'u2', 'u3'];
-    const stored = new Map(users.map((u) => [u, putAll(store, u, addTurns(store, u, 700), make)]));
+    const stored = new Map<string, Map<number, Float32Array>>();
+    for (const u of users) stored.set(u, await putAll(store, u, addTurns(store, u, 700), make));
     // Room for about one user's index (700 x (8 bytes of bits + 8 of id)).
     setIndexBudget(12_000);
     for (let round = 0; round < 3; round++) {
       for (const u of users) {
         const query = make();
-        const found = knnIds(store, space(u), 'turns', query, 5);
+        const found = await knnIds(store, space(u), 'turns', query, 5);
         expect(found.every((id) => stored.get(u)!.has(id))).toBe(true);
         expect(found[0]).toBe(exact(stored.get(u)!, query, 1)[0]);
       }
     }
   });
 
-  it('reembed --reset empties the tables and the centring mean', () => {
-    const store = open(newPath(), 8);
-    putAll(store, 'alice', addTurns(store, 'alice', MEAN_AFTER), vectors(7, 8));
+  it('reembed --reset empties the tables and the centring mean', async () => {
+    const store = await open(newPath(), 8);
+    await putAll(store, 'alice', addTurns(store, 'alice', MEAN_AFTER), vectors(7, 8));
     expect(store.sqlite.prepare('select 1 from meta where key = ?').get(meanMetaKey('turns'))).toBeDefined();
-    resetVectors(store, { dimensions: 12, model: 'other' });
-    expect(countVectors(store, 'turns')).toBe(0);
+    await resetVectors(store, { dimensions: 12, model: 'other' });
+    expect(await countVectors(store, 'turns')).toBe(0);
     expect(store.sqlite.prepare('select 1 from meta where key = ?').get(meanMetaKey('turns'))).toBeUndefined();
-    expect(knnIds(store, space('alice'), 'turns', vectors(8, 12)(), 5)).toEqual([]);
+    expect(await knnIds(store, space('alice'), 'turns', vectors(8, 12)(), 5)).toEqual([]);
   });
 
-  it('moves the partitioned vec0 table of the previous release into the plain table, each vector under its user', () => {
+  it('moves the partitioned vec0 table of the previous release into the plain table, each vector under its user', async () => {
     const path = newPath();
-    const store = openStore({ path, env: {} });
+    const store = await openStore({ path, env: {} });
     stores.push(store);
     if (!store.features.vec) throw new Error('sqlite-vec must load here: the move from vec0 cannot be checked without it');
     const [a] = addTurns(store, 'alice', 1);
@@ -275,13 +276,13 @@ describe('vector KNN', () => {
     insert.run(999n, 'alice', Buffer.from(new Float32Array([1, 1]).buffer));
     store.sqlite.prepare("insert into meta (key, value) values ('embedding', ?)").run(JSON.stringify({ dimensions: 2, model: 'm' }));
 
-    expect(initVectors(store, { dimensions: 2, model: 'm' }).ready).toBe(true);
+    expect((await initVectors(store, { dimensions: 2, model: 'm' })).ready).toBe(true);
     expect(store.sqlite.prepare("select 1 from sqlite_master where name like 'vec_turns%'").get()).toBeUndefined();
     expect(store.sqlite.prepare('select id, user_id as userId from turn_vectors order by id').all()).toEqual([
       { id: a, userId: 'alice' },
       { id: b, userId: 'bob' },
     ]);
-    expect(knnIds(store, space('alice'), 'turns', new Float32Array([0, 1]), 5)).toEqual([a]);
-    expect(knnIds(store, space('bob'), 'turns', new Float32Array([1, 0]), 5)).toEqual([b]);
+    expect(await knnIds(store, space('alice'), 'turns', new Float32Array([0, 1]), 5)).toEqual([a]);
+    expect(await knnIds(store, space('bob'), 'turns', new Float32Array([1, 0]), 5)).toEqual([b]);
   });
 });

@@ -20,9 +20,9 @@ import { startOpenAiServer } from './helpers/openai-server.ts';
 
 type Server = Awaited<ReturnType<typeof startOpenAiServer>>;
 const servers: Server[] = [];
-const stores: ReturnType<typeof openStore>[] = [];
+const stores: Awaited<ReturnType<typeof openStore>>[] = [];
 afterEach(async () => {
-  for (const store of stores.splice(0)) closeStore(store);
+  for (const store of stores.splice(0)) await closeStore(store);
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
@@ -33,18 +33,18 @@ async function setup(options: { dimensions?: number; native?: number; honourDime
     servers.push(server);
     url = server.url;
   }
-  const store = openStore({
+  const store = await openStore({
     path: options.path ?? ':memory:',
     env: {},
     config: { extractor: { mode: 'heuristic' }, ner: { enabled: false }, embedding: { model: options.model ?? 'hash-embed', endpoint: url, dimensions: options.dimensions ?? 16 } },
   });
   stores.push(store);
-  const runtime = createRuntime(store, {});
+  const runtime = await createRuntime(store, {});
   const say = (text: string, name = 'Caroline', sessionId = 's1') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name, text });
   return { store, runtime, say, url };
 }
 
-const vectorOf = (store: ReturnType<typeof openStore>, table: string, id: number) =>
+const vectorOf = (store: Awaited<ReturnType<typeof openStore>>, table: string, id: number) =>
   JSON.parse((store.sqlite.prepare(`select vec_to_json(embedding) as v from ${table} where rowid = ?`).get(BigInt(id)) as { v: string }).v) as number[];
 
 describe('vector search', () => {
@@ -53,15 +53,15 @@ describe('vector search', () => {
     expect(vectorState(store)).toMatchObject({ ready: true, spec: { dimensions: 16, model: 'hash-embed' } });
     const { turn } = await say('We adopted a guinea pig named Oscar yesterday.');
     await say('The weather was rainy all week.');
-    const fact = remember(store, DEFAULT_SPACE, { content: 'Caroline has a guinea pig called Oscar' }).memory;
-    expect(countVectors(store, 'turns')).toBe(0); // the hot path made no network call
+    const fact = (await remember(store, DEFAULT_SPACE, { content: 'Caroline has a guinea pig called Oscar' })).memory;
+    expect(await countVectors(store, 'turns')).toBe(0); // the hot path made no network call
     const pending = store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending'").get() as { n: number };
     expect(pending.n).toBeGreaterThanOrEqual(3);
 
     const report = await drainJobs(store, jobHandlers(runtime));
     expect(report.failed).toBe(0);
-    expect(countVectors(store, 'turns')).toBe(2);
-    expect(countVectors(store, 'memories')).toBeGreaterThanOrEqual(1);
+    expect(await countVectors(store, 'turns')).toBe(2);
+    expect(await countVectors(store, 'memories')).toBeGreaterThanOrEqual(1);
     const stored = vectorOf(store, 'turn_vectors', turn.id);
     expect(stored).toHaveLength(16);
     expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
@@ -72,7 +72,7 @@ describe('vector search', () => {
     expect(turnHit.ranks.vector).not.toBeNull();
     expect(hits.find((h) => h.kind === 'fact' && h.id === fact.id)?.ranks.vector).not.toBeNull();
     // Without the query vector the same search has no vector signal.
-    expect(search(store, DEFAULT_SPACE, { query: 'guinea pig Oscar' }).signals).not.toContain('vector');
+    expect((await search(store, DEFAULT_SPACE, { query: 'guinea pig Oscar' })).signals).not.toContain('vector');
   });
 
   it('asks for the configured dimensions, and truncates + re-normalises when the provider ignores them', async () => {
@@ -114,8 +114,8 @@ describe('vector search', () => {
     const first = await setup({ dimensions: 16, path });
     await first.say('Training for a marathon in October.');
     await drainJobs(first.store, jobHandlers(first.runtime));
-    expect(countVectors(first.store, 'turns')).toBe(1);
-    closeStore(first.store);
+    expect(await countVectors(first.store, 'turns')).toBe(1);
+    await closeStore(first.store);
 
     const second = await setup({ dimensions: 32, path, url: first.url });
     const state = vectorState(second.store);
@@ -134,7 +134,7 @@ describe('vector search', () => {
     expect((await searchWithRuntime(second.runtime, DEFAULT_SPACE, { query: 'marathon' })).signals).toContain('vector');
 
     // A model change with the same size is a different vector space: also detected.
-    closeStore(second.store);
+    await closeStore(second.store);
     const third = await setup({ dimensions: 32, path, url: first.url, model: 'other-model' });
     expect(vectorState(third.store)).toMatchObject({ ready: false });
   });
@@ -144,13 +144,13 @@ describe('vector search', () => {
     servers.push(server);
     const dir = mkdtempSync(join(tmpdir(), 'sm-vec-'));
     const path = join(dir, 'db.sqlite');
-    const plain = openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
-    const runtime = createRuntime(plain, {});
+    const plain = await openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
+    const runtime = await createRuntime(plain, {});
     for (const text of ['I love hiking.', 'My dog is named Rex.', 'I work as a nurse.']) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text });
-    closeStore(plain);
+    await closeStore(plain);
 
     const { store, runtime: withVectors } = await setup({ path, url: server.url });
-    expect(countVectors(store, 'turns')).toBe(0);
+    expect(await countVectors(store, 'turns')).toBe(0);
     const progress: number[] = [];
     const report = await reembed(withVectors, { onProgress: (done) => progress.push(done) });
     expect(report.turns).toBe(3);
@@ -170,7 +170,7 @@ describe('vector search', () => {
     const first = await drainJobs(store, jobHandlers(runtime)); // embed jobs fail (503), retried later
     expect(first.failed).toBeGreaterThan(0);
     expect(store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending' and last_error like '%503%'").get()).toEqual({ n: first.failed });
-    expect(countVectors(store, 'turns')).toBe(0);
+    expect(await countVectors(store, 'turns')).toBe(0);
     // The query embedding fails too: search still answers, lexically.
     const result = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'Bailey vase' });
     expect(result.hits.length).toBeGreaterThan(0);
@@ -178,8 +178,8 @@ describe('vector search', () => {
 
     server.failEmbeddings(0);
     await reembed(runtime);
-    expect(countVectors(store, 'turns')).toBe(1);
-    forget(store, DEFAULT_SPACE, { text: 'Bailey' });
-    expect(countVectors(store, 'turns')).toBe(0);
+    expect(await countVectors(store, 'turns')).toBe(1);
+    await forget(store, DEFAULT_SPACE, { text: 'Bailey' });
+    expect(await countVectors(store, 'turns')).toBe(0);
   });
 });

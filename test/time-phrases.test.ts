@@ -95,11 +95,11 @@ describe('time phrases resolved against the turn time', () => {
 });
 
 describe('turn dates on disk', () => {
-  it('addTurn stores the dates a turn names, indexed by user and date, for every role', () => {
-    const { store } = testStore({ extractor: { timezone: 'UTC' } });
-    const said = addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'I went to a support group yesterday and I fly to Rome next month' }).turn;
-    addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'assistant', text: 'Enjoy Rome! Did you book it last week?' });
-    addTurn(store, { userId: 'bob', agentId: null }, { sessionId: 's1', role: 'user', text: 'I went swimming yesterday' });
+  it('addTurn stores the dates a turn names, indexed by user and date, for every role', async () => {
+    const { store } = await testStore({ extractor: { timezone: 'UTC' } });
+    const said = (await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'I went to a support group yesterday and I fly to Rome next month' })).turn;
+    await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'assistant', text: 'Enjoy Rome! Did you book it last week?' });
+    await addTurn(store, { userId: 'bob', agentId: null }, { sessionId: 's1', role: 'user', text: 'I went swimming yesterday' });
     const rows = store.sqlite.prepare('select turn_id, user_id, phrase, date_from, date_to, grain from turn_dates order by turn_id, start').all();
     expect(rows).toEqual([
       { turn_id: said.id, user_id: 'default', phrase: 'yesterday', date_from: day('2025-12-31'), date_to: day('2026-01-01') - 1, grain: 'day' },
@@ -110,12 +110,12 @@ describe('turn dates on disk', () => {
     const plan = store.sqlite.prepare('explain query plan select turn_id from turn_dates where user_id = ? and date_from between ? and ? and date_to >= ?').all('default', 0, 1, 0) as { detail: string }[];
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING (?:COVERING )?INDEX turn_dates_user_from/);
     // A date window finds the turn that talks about it, of this user only.
-    expect(turnsDatedIn(store, DEFAULT_SPACE, { from: day('2025-12-31'), to: day('2026-01-01') - 1 }, 10)).toEqual([said.id]);
-    expect(turnsDatedIn(store, DEFAULT_SPACE, { from: day('2026-02-10'), to: day('2026-02-10') + DAY - 1 }, 10)).toEqual([said.id]);
-    closeStore(store);
+    expect(await turnsDatedIn(store, DEFAULT_SPACE, { from: day('2025-12-31'), to: day('2026-01-01') - 1 }, 10)).toEqual([said.id]);
+    expect(await turnsDatedIn(store, DEFAULT_SPACE, { from: day('2026-02-10'), to: day('2026-02-10') + DAY - 1 }, 10)).toEqual([said.id]);
+    await closeStore(store);
   });
 
-  it('an upgraded file gets the dates of its earlier turns on open, in batches, resuming after a stop', () => {
+  it('an upgraded file gets the dates of its earlier turns on open, in batches, resuming after a stop', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'sm-dates-')), 'release.db');
     copyFileSync(fileURLToPath(new URL('./fixtures/release-0.1.db', import.meta.url)), path);
     // Add old-style turns that name dates, written as the previous release would (no turn_dates table yet).
@@ -126,7 +126,7 @@ describe('turn dates on disk', () => {
     old.close();
 
     // Opening runs the migrations (which record which turns are left), then the backfill.
-    const store = openStore({ path, env: {}, config: { extractor: { timezone: 'UTC' } } });
+    const store = await openStore({ path, env: {}, config: { extractor: { timezone: 'UTC' } } });
     const after = store.sqlite.prepare('select count(*) from turn_dates').pluck().get() as number;
     expect(after).toBeGreaterThanOrEqual(25);
     expect(store.sqlite.prepare("select value from meta where key = 'turn_dates_backfill'").get()).toBeUndefined();
@@ -136,26 +136,26 @@ describe('turn dates on disk', () => {
     expect(rows).toHaveLength(25);
     for (const row of rows) expect(row.date_from).toBe(Math.floor(row.at / DAY) * DAY - DAY);
     // Running it again finds nothing left to do.
-    expect(backfillTurnDates(store)).toEqual({ turns: 0, dates: 0 });
-    closeStore(store);
+    expect(await backfillTurnDates(store)).toEqual({ turns: 0, dates: 0 });
+    await closeStore(store);
   });
 
-  it('a backfill stopped halfway resumes where it stopped and writes nothing twice', () => {
-    const { store } = testStore({ extractor: { timezone: 'UTC' } });
-    for (let i = 0; i < 9; i++) addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `note ${i} from yesterday`, at: T0 + i * DAY });
+  it('a backfill stopped halfway resumes where it stopped and writes nothing twice', async () => {
+    const { store } = await testStore({ extractor: { timezone: 'UTC' } });
+    for (let i = 0; i < 9; i++) await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `note ${i} from yesterday`, at: T0 + i * DAY });
     // As after the migration of a file whose turns had no dates yet.
     store.sqlite.exec("delete from turn_dates; insert into meta (key, value) select 'turn_dates_backfill', json_object('below', max(id) + 1) from turns");
     const mark = () => store.sqlite.prepare("select value from meta where key = 'turn_dates_backfill'").pluck().get();
     // One batch of four, newest first, then a stop: the mark says where to carry on.
-    expect(backfillTurnDates(store, 4, 1)).toEqual({ turns: 4, dates: 4 });
+    expect(await backfillTurnDates(store, 4, 1)).toEqual({ turns: 4, dates: 4 });
     expect(JSON.parse(mark() as string)).toEqual({ below: 6 });
-    expect(backfillTurnDates(store, 4)).toEqual({ turns: 5, dates: 5 });
+    expect(await backfillTurnDates(store, 4)).toEqual({ turns: 5, dates: 5 });
     expect(mark()).toBeUndefined();
     expect(store.sqlite.prepare('select count(*) from turn_dates').pluck().get()).toBe(9);
     // Marked again (an interrupted run before the mark moved): the dates already there are not written twice.
     store.sqlite.exec("insert into meta (key, value) select 'turn_dates_backfill', json_object('below', max(id) + 1) from turns");
-    expect(backfillTurnDates(store, 4)).toEqual({ turns: 9, dates: 0 });
+    expect(await backfillTurnDates(store, 4)).toEqual({ turns: 9, dates: 0 });
     expect(store.sqlite.prepare('select count(*) from turn_dates').pluck().get()).toBe(9);
-    closeStore(store);
+    await closeStore(store);
   });
 });

@@ -54,7 +54,7 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
   const path = await dbPath(options);
   // A file nobody named is said once, when it is made: memories then never scatter unseen.
   const announce = !options.db && !process.env.SM_DB && !existsSync(path);
-  const store = openStore({ path, clock: clockFromEnv() });
+  const store = await openStore({ path, clock: clockFromEnv() });
   if (announce) process.stderr.write(`sm: created a new database at ${path} (--db or SM_DB picks another)\n`);
   try {
     const [{ createRuntime }, { onChange }, { directReads }] = await Promise.all([
@@ -62,7 +62,7 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
       import('../core/store.ts'),
       import('./direct-reads.ts'),
     ]);
-    const runtime = createRuntime(store);
+    const runtime = await createRuntime(store);
     const sdkFor = (named: Backend['space']): Sdk => {
       let viaSchema: Promise<Sdk> | undefined;
       const schemaSdk = async () => {
@@ -98,12 +98,12 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
             await drainJobs(store, jobHandlers(runtime), { ids: queued });
           }
         } finally {
-          closeStore(store);
+          await closeStore(store);
         }
       },
     };
   } catch (error) {
-    closeStore(store);
+    await closeStore(store);
     throw error;
   }
 }

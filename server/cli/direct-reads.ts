@@ -121,8 +121,8 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
     async stats(vars: StatsQueryVariables = {}): Promise<StatsQuery> {
       // The admin without a user counts the whole file (the schema's optionalSpace).
       const { userId } = named(vars);
-      const s = getStats(store, userId == null ? null : readSpace(vars));
-      const extraction = readExtractionStats(store);
+      const s = await getStats(store, userId == null ? null : readSpace(vars));
+      const extraction = await readExtractionStats(store);
       return {
         stats: {
           memories: {

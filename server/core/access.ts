@@ -4,75 +4,84 @@
 // it for seconds). Accesses are batched per store and written on the next tick without waiting
 // for the lock; while the lock is busy they stay queued and are retried. closeStore writes
 // whatever is left.
+import { AsyncResource } from 'node:async_hooks';
 import { logger } from '../logger.ts';
-import { prepared, type Store } from './store.ts';
+import { write, writeIfFree, type Store } from './store.ts';
 
-type Pending = { counts: Map<number, { n: number; at: number }>; scheduled: boolean; retryMs: number };
+type Counts = Map<number, { n: number; at: number }>;
+type Pending = { counts: Counts; scheduled: boolean; retryMs: number };
 
 const pendingByStore = new WeakMap<Store, Pending>();
 const FIRST_RETRY_MS = 200;
 const MAX_RETRY_MS = 5_000;
+
+const FLUSH = `update memories set access_count = access_count + a.n, last_accessed_at = max(coalesce(last_accessed_at, 0), a.at), confidence = confidence_base
+  from (select value ->> '$[0]' as id, value ->> '$[1]' as n, value ->> '$[2]' as at from json_each(?)) a
+  where memories.id = a.id`;
+
+/**
+ * Schedules outside the caller's async context: a read noted inside a write would otherwise hand
+ * that write's scope to the timer, and the flush would think it runs in a transaction long over.
+ */
+const detached = AsyncResource.bind((run: () => void, delayMs: number | null) => {
+  if (delayMs === null) setImmediate(run);
+  else setTimeout(run, delayMs).unref();
+});
 
 /** Queues an access to each memory; written on the next tick. */
 export function noteAccess(store: Store, ids: Iterable<number>) {
   let pending = pendingByStore.get(store);
   if (!pending) pendingByStore.set(store, (pending = { counts: new Map(), scheduled: false, retryMs: FIRST_RETRY_MS }));
   const at = store.clock.now();
-  for (const id of ids) {
-    const seen = pending.counts.get(id);
-    pending.counts.set(id, { n: (seen?.n ?? 0) + 1, at: Math.max(seen?.at ?? at, at) });
-  }
+  for (const id of ids) add(pending.counts, id, 1, at);
   if (pending.counts.size > 0 && !pending.scheduled) {
     pending.scheduled = true;
-    setImmediate(() => flushLater(store, pending));
+    detached(() => void flushLater(store, pending), null);
   }
 }
 
-function flushLater(store: Store, pending: Pending) {
+function add(counts: Counts, id: number, n: number, at: number) {
+  const seen = counts.get(id);
+  counts.set(id, { n: (seen?.n ?? 0) + n, at: Math.max(seen?.at ?? at, at) });
+}
+
+async function flushLater(store: Store, pending: Pending) {
   pending.scheduled = false;
-  if (!store.sqlite.open || pending.counts.size === 0) return;
+  if (!store.sql.open || pending.counts.size === 0) return;
+  const batch = pending.counts.size;
   let written: boolean;
   try {
-    written = flushAccess(store, { wait: false });
+    written = await flushAccess(store, { wait: false });
   } catch (error) {
     // Not worth failing anything for (a read-only file, say): said once per batch, then dropped.
-    logger.warn({ err: (error as Error).message, memories: pending.counts.size }, 'could not record memory access');
-    pending.counts.clear();
+    logger.warn({ err: (error as Error).message, memories: batch }, 'could not record memory access');
     return;
   }
   if (written) {
     pending.retryMs = FIRST_RETRY_MS;
     return;
   }
+  if (pending.scheduled) return; // accesses noted meanwhile already scheduled a flush
   pending.scheduled = true;
-  setTimeout(() => flushLater(store, pending), pending.retryMs).unref();
+  detached(() => void flushLater(store, pending), pending.retryMs);
   pending.retryMs = Math.min(pending.retryMs * 2, MAX_RETRY_MS);
 }
 
 /**
  * Writes the queued accesses in one statement. `wait: false` gives up at once if another
- * connection holds the write lock (returns false, the accesses stay queued); closeStore waits.
+ * connection holds the write lock (resolves false, the accesses stay queued); closeStore waits.
+ * On any other error the batch is dropped and the error thrown.
  */
-export function flushAccess(store: Store, options: { wait: boolean } = { wait: true }): boolean {
+export async function flushAccess(store: Store, options: { wait: boolean } = { wait: true }): Promise<boolean> {
   const pending = pendingByStore.get(store);
-  if (!pending || pending.counts.size === 0 || !store.sqlite.open) return true;
-  const rows = JSON.stringify([...pending.counts].map(([id, { n, at }]) => [id, n, at]));
-  const timeout = store.sqlite.pragma('busy_timeout', { simple: true }) as number;
-  if (!options.wait) store.sqlite.pragma('busy_timeout = 0');
-  try {
-    prepared(store, 'access.flush', () =>
-      store.sqlite.prepare(
-        `update memories set access_count = access_count + a.n, last_accessed_at = max(coalesce(last_accessed_at, 0), a.at), confidence = confidence_base
-         from (select value ->> '$[0]' as id, value ->> '$[1]' as n, value ->> '$[2]' as at from json_each(?)) a
-         where memories.id = a.id`,
-      ),
-    ).run(rows);
-    pending.counts.clear();
-    return true;
-  } catch (error) {
-    if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) return false;
-    throw error;
-  } finally {
-    if (!options.wait) store.sqlite.pragma(`busy_timeout = ${timeout}`);
-  }
+  if (!pending || pending.counts.size === 0 || !store.sql.open) return true;
+  // The batch leaves the queue before the write: accesses noted while it runs wait for the next.
+  const batch = pending.counts;
+  pending.counts = new Map();
+  const rows = JSON.stringify([...batch].map(([id, { n, at }]) => [id, n, at]));
+  const update = () => store.sql.run(FLUSH, [rows]);
+  const done = options.wait ? await write(store, update) : await writeIfFree(store, update);
+  if (done !== undefined) return true;
+  for (const [id, { n, at }] of batch) add(pending.counts, id, n, at);
+  return false;
 }

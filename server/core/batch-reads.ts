@@ -1,5 +1,5 @@
 // Batch reads for the API's DataLoaders: one statement for a whole set of parents, keyed by id.
-// Every function returns a Map (a parent with no rows is simply absent) and never writes.
+// Every function resolves to a Map (a parent with no rows is simply absent) and never writes.
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { entities, memoryEntities, memoryRelations, memorySources, turnEntities, turns } from '../../drizzle/schema.ts';
 import { groupBy } from './group-by.ts';
@@ -12,8 +12,8 @@ export type SourceRow = typeof memorySources.$inferSelect;
 export type RelationRow = typeof memoryRelations.$inferSelect;
 
 /** Provenance links (memory -> turn) of each memory, oldest first. */
-export function sourcesByMemory(store: Store, memoryIds: readonly number[]): Map<number, SourceRow[]> {
-  const rows = store.db
+export async function sourcesByMemory(store: Store, memoryIds: readonly number[]): Promise<Map<number, SourceRow[]>> {
+  const rows = await store.db
     .select()
     .from(memorySources)
     .where(inArray(memorySources.memoryId, [...memoryIds]))
@@ -23,9 +23,9 @@ export function sourcesByMemory(store: Store, memoryIds: readonly number[]): Map
 }
 
 /** Memory -> memory relations touching each memory, on either side (supersedes, derived_from). */
-export function relationsByMemory(store: Store, memoryIds: readonly number[]): Map<number, RelationRow[]> {
+export async function relationsByMemory(store: Store, memoryIds: readonly number[]): Promise<Map<number, RelationRow[]>> {
   const ids = [...memoryIds];
-  const rows = store.db
+  const rows = await store.db
     .select()
     .from(memoryRelations)
     .where(or(inArray(memoryRelations.fromId, ids), inArray(memoryRelations.toId, ids)))
@@ -44,14 +44,14 @@ export function relationsByMemory(store: Store, memoryIds: readonly number[]): M
   return byMemory;
 }
 
-export function entitiesByIds(store: Store, ids: readonly number[]): Map<number, EntityRow> {
-  const rows = store.db.select().from(entities).where(inArray(entities.id, [...ids])).all();
+export async function entitiesByIds(store: Store, ids: readonly number[]): Promise<Map<number, EntityRow>> {
+  const rows = await store.db.select().from(entities).where(inArray(entities.id, [...ids])).all();
   return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** Entities mentioned by each memory, most mentioned first. */
-export function entitiesByMemory(store: Store, memoryIds: readonly number[]): Map<number, EntityRow[]> {
-  const rows = store.db
+export async function entitiesByMemory(store: Store, memoryIds: readonly number[]): Promise<Map<number, EntityRow[]>> {
+  const rows = await store.db
     .select({ ownerId: memoryEntities.memoryId, entity: getTableColumns(entities) })
     .from(memoryEntities)
     .innerJoin(entities, eq(entities.id, memoryEntities.entityId))
@@ -63,8 +63,8 @@ export function entitiesByMemory(store: Store, memoryIds: readonly number[]): Ma
 }
 
 /** Entities mentioned by each turn, most mentioned first. */
-export function entitiesByTurn(store: Store, turnIds: readonly number[]): Map<number, EntityRow[]> {
-  const rows = store.db
+export async function entitiesByTurn(store: Store, turnIds: readonly number[]): Promise<Map<number, EntityRow[]>> {
+  const rows = await store.db
     .select({ ownerId: turnEntities.turnId, entity: getTableColumns(entities) })
     .from(turnEntities)
     .innerJoin(entities, eq(entities.id, turnEntities.entityId))
@@ -76,8 +76,8 @@ export function entitiesByTurn(store: Store, turnIds: readonly number[]): Map<nu
 }
 
 /** Of the turns this space sees, how many each of its user's sessions has (sessions without turns are absent). */
-export function turnCountsBySession(store: Store, space: Space, sessionIds: readonly string[]): Map<string, number> {
-  const rows = store.db
+export async function turnCountsBySession(store: Store, space: Space, sessionIds: readonly string[]): Promise<Map<string, number>> {
+  const rows = await store.db
     .select({ sessionId: turns.sessionId, n: count() })
     .from(turns)
     .where(and(turnsOf(space), inArray(turns.sessionId, [...sessionIds])))
@@ -97,8 +97,8 @@ export type TurnPosition = { at: number; id: number };
  * The `last` turns of a session before `before` (exclusive), oldest first, and whether
  * older turns remain. Keyset paging: new turns arriving never shift a page.
  */
-export function turnsBefore(store: Store, space: Space, sessionId: string, last: number, before?: TurnPosition | null) {
-  const rows = store.db
+export async function turnsBefore(store: Store, space: Space, sessionId: string, last: number, before?: TurnPosition | null) {
+  const rows = await store.db
     .select()
     .from(turns)
     .where(and(turnsOf(space), eq(turns.sessionId, sessionId), before ? sql`(${turns.at}, ${turns.id}) < (${before.at}, ${before.id})` : undefined))
@@ -109,7 +109,7 @@ export function turnsBefore(store: Store, space: Space, sessionId: string, last:
 }
 
 /** The last `last` turns of each of the user's sessions, oldest first, in one statement (a window function). */
-export function recentTurnsBySession(store: Store, space: Space, sessionIds: readonly string[], last: number): Map<string, TurnRow[]> {
+export async function recentTurnsBySession(store: Store, space: Space, sessionIds: readonly string[], last: number): Promise<Map<string, TurnRow[]>> {
   const ranked = store.db
     .select({
       ...getTableColumns(turns),
@@ -118,7 +118,7 @@ export function recentTurnsBySession(store: Store, space: Space, sessionIds: rea
     .from(turns)
     .where(and(turnsOf(space), inArray(turns.sessionId, [...sessionIds])))
     .as('ranked');
-  const rows = store.db
+  const rows = await store.db
     .select()
     .from(ranked)
     .where(lte(ranked.rank, last))

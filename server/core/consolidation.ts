@@ -1,4 +1,4 @@
-// Session consolidation (seed 004 consolidator loop), the synchronous parts: which sessions are
+// Session consolidation (seed 004 consolidator loop), the parts without a model: which sessions are
 // pending, reading a session's turns in pages, the heuristic pass, and marking completion.
 import { and, asc, eq, gt, or } from 'drizzle-orm';
 import { sessions, turns } from '../../drizzle/schema.ts';
@@ -6,7 +6,7 @@ import { extractHeuristically } from './extraction/extract-turn.ts';
 import type { Extracted } from './extraction/save-facts.ts';
 import { enqueueJob, JobType } from './jobs.ts';
 import type { Space } from './space.ts';
-import { prepared, publish, write, type Store } from './store.ts';
+import { publish, write, type Store } from './store.ts';
 import type { TurnRow } from './turns.ts';
 
 export const CONSOLIDATION_PAGE = 30;
@@ -39,8 +39,8 @@ export function tally(report: ConsolidationReport, results: Extracted[]) {
   }
 }
 
-export function isConsolidated(store: Store, space: Space, sessionId: string): boolean {
-  const row = store.db.select({ at: sessions.consolidatedAt }).from(sessions).where(and(eq(sessions.userId, space.userId), eq(sessions.id, sessionId))).get();
+export async function isConsolidated(store: Store, space: Space, sessionId: string): Promise<boolean> {
+  const row = await store.db.select({ at: sessions.consolidatedAt }).from(sessions).where(and(eq(sessions.userId, space.userId), eq(sessions.id, sessionId))).get();
   return row?.at != null;
 }
 
@@ -48,48 +48,42 @@ export function isConsolidated(store: Store, space: Space, sessionId: string): b
  * A user's unconsolidated sessions, oldest first, except `exclude` and those active after `idleBefore`.
  * Runs on every new session: the partial index sessions_unconsolidated holds only these.
  */
-export function pendingSessions(store: Store, space: Space, options: { exclude?: string; idleBefore?: number } = {}): string[] {
-  return prepared(store, 'session.pending', () =>
-    store.sqlite
-      .prepare(
-        `select id from sessions
-         where user_id = @userId and consolidated_at is null and (@exclude is null or id <> @exclude) and (@idleBefore is null or last_seen_at < @idleBefore)
-         order by last_seen_at`,
-      )
-      .pluck(),
-  ).all({ userId: space.userId, exclude: options.exclude ?? null, idleBefore: options.idleBefore ?? null }) as string[];
+const PENDING_SESSIONS = `select id from sessions
+  where user_id = ? and consolidated_at is null and (? is null or id <> ?) and (? is null or last_seen_at < ?)
+  order by last_seen_at`;
+
+export async function pendingSessions(store: Store, space: Space, options: { exclude?: string; idleBefore?: number } = {}): Promise<string[]> {
+  const exclude = options.exclude ?? null;
+  const idleBefore = options.idleBefore ?? null;
+  const rows = await store.sql.all<{ id: string }>(PENDING_SESSIONS, [space.userId, exclude, exclude, idleBefore, idleBefore]);
+  return rows.map((row) => row.id);
 }
+
+const PENDING_SESSIONS_OF_ALL = 'select user_id as userId, id as sessionId from sessions where consolidated_at is null and last_seen_at < ? order by last_seen_at';
 
 /** Every user's unconsolidated sessions idle since before `idleBefore` (the nightly catch-up). */
-export function pendingSessionsOfAll(store: Store, idleBefore: number): { userId: string; sessionId: string }[] {
-  return store.sqlite
-    .prepare('select user_id as userId, id as sessionId from sessions where consolidated_at is null and last_seen_at < ? order by last_seen_at')
-    .all(idleBefore) as { userId: string; sessionId: string }[];
+export async function pendingSessionsOfAll(store: Store, idleBefore: number): Promise<{ userId: string; sessionId: string }[]> {
+  return store.sql.all<{ userId: string; sessionId: string }>(PENDING_SESSIONS_OF_ALL, [idleBefore]);
 }
 
+// The type is spelled out, not bound, so that the partial index jobs_consolidation_session serves it.
+const CONSOLIDATION_WAITING = `select 1 from jobs
+  where type = '${JobType.Consolidate}' and user_id = ? and status in ('pending', 'running') and payload ->> '$.sessionId' = ?
+  limit 1`;
+
 /** Queues consolidation for each of the user's sessions unless a job for it is already waiting. Inside a write. */
-export function queueConsolidation(store: Store, space: Space, sessionIds: string[]): number {
-  // The type is spelled out, not bound, so that the partial index jobs_consolidation_session serves it.
-  const waiting = prepared(store, 'job.consolidationWaiting', () =>
-    store.sqlite
-      .prepare(
-        `select 1 from jobs
-         where type = '${JobType.Consolidate}' and user_id = ? and status in ('pending', 'running') and payload ->> '$.sessionId' = ?
-         limit 1`,
-      )
-      .pluck(),
-  );
+export async function queueConsolidation(store: Store, space: Space, sessionIds: string[]): Promise<number> {
   let queued = 0;
   for (const sessionId of sessionIds) {
-    if (waiting.get(space.userId, sessionId) !== undefined) continue;
-    enqueueJob(store, JobType.Consolidate, { sessionId, userId: space.userId });
+    if ((await store.sql.pluck(CONSOLIDATION_WAITING, [space.userId, sessionId])) !== undefined) continue;
+    await enqueueJob(store, JobType.Consolidate, { sessionId, userId: space.userId });
     queued++;
   }
   return queued;
 }
 
 /** One page of a user's session's turns in conversation order, after the turn `after` (keyset). */
-export function turnPage(store: Store, space: Space, sessionId: string, after: TurnRow | null, size = CONSOLIDATION_PAGE): TurnRow[] {
+export async function turnPage(store: Store, space: Space, sessionId: string, after: TurnRow | null, size = CONSOLIDATION_PAGE): Promise<TurnRow[]> {
   return store.db
     .select()
     .from(turns)
@@ -106,13 +100,17 @@ export function turnPage(store: Store, space: Space, sessionId: string, after: T
 }
 
 /** The heuristic pass over one page: every user turn, with facts already known from it unchanged. */
-export function consolidatePageHeuristically(store: Store, page: TurnRow[]): Extracted[] {
-  return write(store, () => page.filter((turn) => turn.role === 'user').flatMap((turn) => extractHeuristically(store, turn)));
+export async function consolidatePageHeuristically(store: Store, page: TurnRow[]): Promise<Extracted[]> {
+  return write(store, async () => {
+    const extracted: Extracted[] = [];
+    for (const turn of page) if (turn.role === 'user') extracted.push(...(await extractHeuristically(store, turn)));
+    return extracted;
+  });
 }
 
-export function markConsolidated(store: Store, space: Space, sessionId: string) {
-  write(store, () => {
-    store.db.update(sessions).set({ consolidatedAt: store.clock.now() }).where(and(eq(sessions.userId, space.userId), eq(sessions.id, sessionId))).run();
+export async function markConsolidated(store: Store, space: Space, sessionId: string) {
+  await write(store, async () => {
+    await store.db.update(sessions).set({ consolidatedAt: store.clock.now() }).where(and(eq(sessions.userId, space.userId), eq(sessions.id, sessionId))).run();
   });
 }
 

@@ -14,8 +14,8 @@ import { topMemories } from './memory-list.ts';
 import type { MemoryRow } from './memories.ts';
 import { latestReflection } from './reflection.ts';
 import { search, type SearchOptions } from './search/search.ts';
-import { spaceClause, visibleIn, type Space } from './space.ts';
-import { prepared, type Store } from './store.ts';
+import { DEFAULT_SPACE, spaceClause, visibleIn, type Space } from './space.ts';
+import type { SqlParam, Store } from './store.ts';
 import { countTokens, TOKENIZER } from './token-count.ts';
 import { shortTermWindow, type TurnRow } from './turns.ts';
 import { parseInput } from './validation.ts';
@@ -113,19 +113,19 @@ function latestUserText(shortTerm: TurnRow[]): string | null {
 }
 
 /** What `context` ranks for: the query; when it is omitted, the session's latest user turn; blank: nothing (recency). */
-export function contextQueryText(query: string | null | undefined, latestUserTurn: () => string | null): string | null {
+export async function contextQueryText(query: string | null | undefined, latestUserTurn: () => string | null | Promise<string | null>): Promise<string | null> {
   if (query != null) return query.trim() ? query : null;
-  const text = latestUserTurn();
+  const text = await latestUserTurn();
   return text?.trim() ? text : null;
 }
 
-export function getContext(store: Store, space: Space, input: ContextInput, options: ContextOptions = {}): Context {
+export async function getContext(store: Store, space: Space, input: ContextInput, options: ContextOptions = {}): Promise<Context> {
   const parsed = parseInput(contextSchema, input);
   const tokenBudget = parsed.tokenBudget ?? parsed.maxTokens ?? store.config.context.token_budget;
-  const shortTerm = shortTermWindow(store, space, parsed.sessionId);
-  const query = contextQueryText(parsed.query, () => latestUserText(shortTerm));
+  const shortTerm = await shortTermWindow(store, space, parsed.sessionId);
+  const query = await contextQueryText(parsed.query, () => latestUserText(shortTerm));
   const window = new Set(shortTerm.map((t) => t.id));
-  const sources = collectCandidates(store, space, { query, tokenBudget, window }, options);
+  const sources = await collectCandidates(store, space, { query, tokenBudget, window }, options);
   const tuning = { ...DEFAULT_PACK_TUNING, ...options.tuning };
   const packed = pack(sources.map((s) => s.candidate), tokenBudget, tuning, window);
   const byKey = new Map(sources.map((s) => [`${s.candidate.kind}${s.candidate.id}`, s]));
@@ -162,7 +162,7 @@ export function getContext(store: Store, space: Space, input: ContextInput, opti
     midTerm: facts.filter((m) => m.layer === 'mid' && m.status === 'active'),
     longTerm: facts.filter((m) => m.layer === 'long' && m.status === 'active'),
     relevant: facts,
-    reflection: latestReflection(store, space) ?? null,
+    reflection: (await latestReflection(store, space)) ?? null,
     markdown: packed.markdown,
   };
 }
@@ -174,12 +174,12 @@ export function getContext(store: Store, space: Space, input: ContextInput, opti
  * reflection as a lower tier that fills what space is left. Turns in the short-term window are
  * left out (the caller shows them); `pii` is left out when config says so.
  */
-export function collectCandidates(
+export async function collectCandidates(
   store: Store,
   space: Space,
   args: { query: string | null; tokenBudget: number; window: ReadonlySet<number> },
   options: Pick<SearchOptions, 'queryVector'> = {},
-): Source[] {
+): Promise<Source[]> {
   const { query, tokenBudget, window } = args;
   const hidePii = store.config.context.exclude_pii;
   const memoryOk = (m: MemoryRow) => !(hidePii && m.tags.includes('pii'));
@@ -191,17 +191,17 @@ export function collectCandidates(
   if (query) {
     // Two searches, so that each kind gets its share of candidates whatever the other finds:
     // turns (ranked by the turn ranker), then facts and reflections.
-    const turnHits = search(store, space, { query, kinds: ['turn'], limit: clamp(Math.ceil(tokenBudget / 15), 30, SEARCH_LIMIT) }, options).hits;
+    const turnHits = (await search(store, space, { query, kinds: ['turn'], limit: clamp(Math.ceil(tokenBudget / 15), 30, SEARCH_LIMIT) }, options)).hits;
     turnHits.forEach((hit, i) => hit.turn && turnOk(hit.turn) && turns.set(hit.id, { turn: hit.turn, rank: i + 1, tier: 'query' }));
-    const memoryHits = search(store, space, { query, kinds: ['fact', 'reflection'], limit: clamp(Math.ceil(tokenBudget / 40), 15, 100) }, options).hits;
+    const memoryHits = (await search(store, space, { query, kinds: ['fact', 'reflection'], limit: clamp(Math.ceil(tokenBudget / 40), 15, 100) }, options)).hits;
     const rankOf = { fact: 0, reflection: 0 };
     for (const hit of memoryHits) {
       if (hit.memory && memoryOk(hit.memory)) memories.set(hit.id, { memory: hit.memory, rank: ++rankOf[hit.memory.kind], projected: null, tier: 'query', supersededAt: null });
     }
     // History: facts a newer one replaced, when the query names them, ranked among themselves
     // (their value is the superseded weight times a current fact's of the same rank).
-    const archived = search(store, space, { query, kinds: ['fact'], status: 'archived', limit: SUPERSEDED_LIMIT }).hits;
-    const replaced = supersededOn(store, archived.map((h) => h.id));
+    const archived = (await search(store, space, { query, kinds: ['fact'], status: 'archived', limit: SUPERSEDED_LIMIT })).hits;
+    const replaced = await supersededOn(store, archived.map((h) => h.id));
     let replacedRank = 0;
     for (const hit of archived) {
       if (hit.memory && replaced.has(hit.id) && memoryOk(hit.memory)) {
@@ -211,12 +211,12 @@ export function collectCandidates(
     // Facts drawn from the turns found, valued by their turn's rank (a short, dated form of it).
     const turnRank = new Map([...turns].map(([id, t]) => [id, t.rank]));
     const drawn = new Map<number, number>();
-    for (const { memoryId, turnId } of factsFromTurns(store, [...turnRank.keys()])) {
+    for (const { memoryId, turnId } of await factsFromTurns(store, [...turnRank.keys()])) {
       const rank = turnRank.get(turnId)!;
       drawn.set(memoryId, Math.min(drawn.get(memoryId) ?? rank, rank));
     }
     const unread = [...drawn.keys()].filter((id) => !memories.has(id));
-    const rows = unread.length ? store.db.select().from(memoriesTable).where(inArray(memoriesTable.id, unread)).all() : [];
+    const rows = unread.length ? await store.db.select().from(memoriesTable).where(inArray(memoriesTable.id, unread)).all() : [];
     for (const row of rows) if (visibleIn(space, row) && memoryOk(row)) memories.set(row.id, { memory: row, rank: null, projected: null, tier: 'query', supersededAt: null });
     for (const [id, rank] of drawn) {
       const known = memories.get(id);
@@ -227,10 +227,10 @@ export function collectCandidates(
   // The fill tier (recent and salient material for the space that query hits leave), and with no
   // query the whole list: newest turns, most salient facts, the latest reflection.
   const found = [...turns.values()].reduce((sum, t) => sum + t.turn.text.length, 0) + [...memories.values()].reduce((sum, m) => sum + m.memory.content.length, 0);
-  if (!query || found / 4 < tokenBudget * 1.5) addFill(store, space, { query, tokenBudget, window, turnOk, memoryOk, turns, memories });
+  if (!query || found / 4 < tokenBudget * 1.5) await addFill(store, space, { query, tokenBudget, window, turnOk, memoryOk, turns, memories });
 
   const ids = [...memories.keys()];
-  const provenance = sourcesOf(store, ids);
+  const provenance = await sourcesOf(store, ids);
   for (const [id, m] of memories) {
     const source = provenance.get(id);
     const memory = m.memory;
@@ -261,7 +261,7 @@ type Found = {
   memories: Map<number, { memory: MemoryRow; rank: number | null; projected: number | null; tier: Candidate['tier']; supersededAt: number | null }>;
 };
 
-function addFill(
+async function addFill(
   store: Store,
   space: Space,
   args: Found & { query: string | null; tokenBudget: number; window: ReadonlySet<number>; turnOk: (t: TurnRow) => boolean; memoryOk: (m: MemoryRow) => boolean },
@@ -269,17 +269,17 @@ function addFill(
   const { query, tokenBudget, window, turnOk, memoryOk, turns, memories } = args;
   const tier: Candidate['tier'] = query ? 'fill' : 'query';
   const fillTurns = Math.min(1_000, Math.ceil(tokenBudget / 6));
-  recentTurns(store, space, fillTurns + window.size)
+  (await recentTurns(store, space, fillTurns + window.size))
     .filter(turnOk)
     .slice(0, fillTurns)
     .forEach((turn, i) => turns.has(turn.id) || turns.set(turn.id, { turn, rank: i + 1, tier }));
   const fillFacts = Math.min(500, Math.ceil(tokenBudget / 8));
-  [...topMemories(store, space, 'long', fillFacts), ...topMemories(store, space, 'mid', fillFacts)]
+  [...(await topMemories(store, space, 'long', fillFacts)), ...(await topMemories(store, space, 'mid', fillFacts))]
     .filter((m) => m.kind === 'fact' && memoryOk(m))
     .sort((a, b) => b.score - a.score || b.id - a.id)
     .slice(0, fillFacts)
     .forEach((memory, i) => memories.has(memory.id) || memories.set(memory.id, { memory, rank: i + 1, projected: null, tier, supersededAt: null }));
-  const reflection = latestReflection(store, space);
+  const reflection = await latestReflection(store, space);
   if (reflection && memoryOk(reflection) && !memories.has(reflection.id)) memories.set(reflection.id, { memory: reflection, rank: 1, projected: null, tier, supersededAt: null });
 }
 
@@ -293,38 +293,34 @@ function factDates(stated: number, eventAt: number, supersededAt: number | null)
   return parts.join(', ');
 }
 
-function recentTurns(store: Store, space: Space, limit: number): TurnRow[] {
-  const where = spaceClause(space, 't');
-  return prepared(store, 'context.recentTurns', () =>
-    store.sqlite.prepare(
-      `select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.role as role, t.name as name, t.text as text, t.at as at,
-         t.created_at as createdAt, t.enriched_at as enrichedAt
-       from turns t where ${where.sql} order by t.at desc, t.id desc limit ?`,
-    ),
-  ).all(...where.params, limit) as TurnRow[];
+// spaceClause's text is the same for every space (only its parameters differ).
+const RECENT_TURNS_SQL = `select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.role as role, t.name as name, t.text as text, t.at as at,
+    t.created_at as createdAt, t.enriched_at as enrichedAt
+  from turns t where ${spaceClause(DEFAULT_SPACE, 't').sql} order by t.at desc, t.id desc limit ?`;
+
+async function recentTurns(store: Store, space: Space, limit: number): Promise<TurnRow[]> {
+  return store.sql.all<TurnRow>(RECENT_TURNS_SQL, [...(spaceClause(space, 't').params as SqlParam[]), limit]);
 }
 
 /** Active facts extracted from these turns. */
-function factsFromTurns(store: Store, turnIds: number[]): { memoryId: number; turnId: number }[] {
+async function factsFromTurns(store: Store, turnIds: number[]): Promise<{ memoryId: number; turnId: number }[]> {
   if (turnIds.length === 0) return [];
-  return prepared(store, 'context.factsFromTurns', () =>
-    store.sqlite.prepare(
-      `select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s join memories m on m.id = s.memory_id
-       where s.turn_id in (select value from json_each(?)) and m.status = 'active' and m.kind = 'fact'`,
-    ),
-  ).all(JSON.stringify(turnIds)) as { memoryId: number; turnId: number }[];
+  return store.sql.all<{ memoryId: number; turnId: number }>(
+    `select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s join memories m on m.id = s.memory_id
+     where s.turn_id in (select value from json_each(?)) and m.status = 'active' and m.kind = 'fact'`,
+    [JSON.stringify(turnIds)],
+  );
 }
 
 /** Each memory's source turns (oldest first) and the time of the first. */
-function sourcesOf(store: Store, memoryIds: number[]): Map<number, { turnIds: number[]; firstAt: number }> {
+async function sourcesOf(store: Store, memoryIds: number[]): Promise<Map<number, { turnIds: number[]; firstAt: number }>> {
   const out = new Map<number, { turnIds: number[]; firstAt: number }>();
   if (memoryIds.length === 0) return out;
-  const rows = prepared(store, 'context.sources', () =>
-    store.sqlite.prepare(
-      `select s.memory_id as memoryId, s.turn_id as turnId, t.at as at from memory_sources s join turns t on t.id = s.turn_id
-       where s.memory_id in (select value from json_each(?)) order by t.at, t.id`,
-    ),
-  ).all(JSON.stringify(memoryIds)) as { memoryId: number; turnId: number; at: number }[];
+  const rows = await store.sql.all<{ memoryId: number; turnId: number; at: number }>(
+    `select s.memory_id as memoryId, s.turn_id as turnId, t.at as at from memory_sources s join turns t on t.id = s.turn_id
+     where s.memory_id in (select value from json_each(?)) order by t.at, t.id`,
+    [JSON.stringify(memoryIds)],
+  );
   for (const row of rows) {
     const entry = out.get(row.memoryId);
     if (entry) entry.turnIds.push(row.turnId);
@@ -334,14 +330,13 @@ function sourcesOf(store: Store, memoryIds: number[]): Map<number, { turnIds: nu
 }
 
 /** For superseded memories: when the (earliest) fact that replaced each took effect. */
-function supersededOn(store: Store, memoryIds: number[]): Map<number, number> {
+async function supersededOn(store: Store, memoryIds: number[]): Promise<Map<number, number>> {
   if (memoryIds.length === 0) return new Map();
-  const rows = prepared(store, 'context.supersededOn', () =>
-    store.sqlite.prepare(
-      `select r.to_id as id, min(n.event_at) as at from memory_relations r join memories n on n.id = r.from_id
-       where r.kind = 'supersedes' and r.to_id in (select value from json_each(?)) group by r.to_id`,
-    ),
-  ).all(JSON.stringify(memoryIds)) as { id: number; at: number }[];
+  const rows = await store.sql.all<{ id: number; at: number }>(
+    `select r.to_id as id, min(n.event_at) as at from memory_relations r join memories n on n.id = r.from_id
+     where r.kind = 'supersedes' and r.to_id in (select value from json_each(?)) group by r.to_id`,
+    [JSON.stringify(memoryIds)],
+  );
   return new Map(rows.map((r) => [r.id, r.at]));
 }
 

@@ -21,27 +21,27 @@ export function currentConfidence(memory: Decayable, now: number): number {
   return memory.confidenceBase * Math.exp(-memory.decayRate * daysBetween(decayAnchor(memory), now));
 }
 
+const SET_CONFIDENCE = 'update memories set confidence = ? where id = ?';
+
 /** Decays one user's facts, or every user's when `space` is null (the nightly run; each fact on its own curve). */
-export function runDecay(store: Store, space: Space | null = null): DecayReport {
-  return write(store, () => {
+export async function runDecay(store: Store, space: Space | null = null): Promise<DecayReport> {
+  return write(store, async () => {
     const now = store.clock.now();
     const threshold = store.config.decay.threshold;
-    const facts = store.db
+    const facts = await store.db
       .select()
       .from(memories)
-      .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active'), eq(memories.kind, 'fact'), gt(memories.decayRate, 0)))
-      .all();
-    const setConfidence = store.sqlite.prepare('update memories set confidence = ? where id = ?');
+      .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active'), eq(memories.kind, 'fact'), gt(memories.decayRate, 0)));
     const report: DecayReport = { at: now, scanned: facts.length, updated: 0, archived: 0, threshold };
     for (const fact of facts) {
       const confidence = currentConfidence(fact, now);
       if (confidence !== fact.confidence) {
-        setConfidence.run(confidence, fact.id);
+        await store.sql.run(SET_CONFIDENCE, [confidence, fact.id]);
         report.updated++;
       }
       if (confidence < threshold) {
-        logDecision(store, fact.id, Decision.Decayed, { confidence, threshold, daysSinceAccess: daysBetween(decayAnchor(fact), now) });
-        archiveMemory(store, fact.id, { reason: 'decayed', confidence });
+        await logDecision(store, fact.id, Decision.Decayed, { confidence, threshold, daysSinceAccess: daysBetween(decayAnchor(fact), now) });
+        await archiveMemory(store, fact.id, { reason: 'decayed', confidence });
         report.archived++;
       }
     }

@@ -2,7 +2,7 @@
 import { desc, eq, inArray } from 'drizzle-orm';
 import { memories, memoryEvents } from '../../drizzle/schema.ts';
 import { groupBy } from './group-by.ts';
-import { prepared, publish, type Store } from './store.ts';
+import { publish, type Store } from './store.ts';
 
 export const Decision = {
   Created: 'created',
@@ -20,7 +20,10 @@ export type Decision = (typeof Decision)[keyof typeof Decision];
 
 export type DecisionRow = typeof memoryEvents.$inferSelect;
 
-export function logDecision(
+const OWNER = 'select user_id as userId, agent_id as agentId from memories where id = ?';
+const INSERT_DECISION = 'insert into memory_events (user_id, memory_id, action, detail, at) values (?, ?, ?, ?, ?)';
+
+export async function logDecision(
   store: Store,
   memoryId: number,
   action: Decision,
@@ -31,21 +34,13 @@ export function logDecision(
   // The entry belongs to the memory's user; a deleted memory's comes from its snapshot.
   const owner = snapshot
     ? { userId: snapshot.userId, agentId: snapshot.agentId }
-    : (prepared(store, 'decision.owner', () => store.sqlite.prepare('select user_id as userId, agent_id as agentId from memories where id = ?')).get(memoryId) as
-        | { userId: string; agentId: string | null }
-        | undefined);
+    : await store.sql.get<{ userId: string; agentId: string | null }>(OWNER, [memoryId]);
   if (!owner) return; // nothing to log about: the memory is gone and no snapshot says whose it was
-  prepared(store, 'decision.insert', () => store.sqlite.prepare('insert into memory_events (user_id, memory_id, action, detail, at) values (?, ?, ?, ?, ?)')).run(
-    owner.userId,
-    memoryId,
-    action,
-    JSON.stringify(detail),
-    at,
-  );
+  await store.sql.run(INSERT_DECISION, [owner.userId, memoryId, action, JSON.stringify(detail), at]);
   publish(store, { type: 'memory', action, memoryId, at, detail, snapshot, userId: owner.userId, agentId: owner.agentId });
 }
 
-export function listDecisions(store: Store, memoryId: number, limit = 10): DecisionRow[] {
+export async function listDecisions(store: Store, memoryId: number, limit = 10): Promise<DecisionRow[]> {
   return store.db
     .select()
     .from(memoryEvents)
@@ -56,12 +51,11 @@ export function listDecisions(store: Store, memoryId: number, limit = 10): Decis
 }
 
 /** Newest first, per memory. */
-export function decisionsByMemory(store: Store, memoryIds: readonly number[]): Map<number, DecisionRow[]> {
-  const rows = store.db
+export async function decisionsByMemory(store: Store, memoryIds: readonly number[]): Promise<Map<number, DecisionRow[]>> {
+  const rows = await store.db
     .select()
     .from(memoryEvents)
     .where(inArray(memoryEvents.memoryId, [...memoryIds]))
-    .orderBy(desc(memoryEvents.id))
-    .all();
+    .orderBy(desc(memoryEvents.id));
   return groupBy(rows, (row) => row.memoryId);
 }

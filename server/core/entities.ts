@@ -19,18 +19,17 @@ const MAX_ALIASES = 20;
 
 const entityRows = rowCodec(entities);
 
-const byKey = (store: Store, space: Space, key: string, type: string): EntityRow | undefined => {
-  const raw = prepared(store, 'entity.byKey', () =>
-    store.sqlite.prepare(`select ${entityRows.columns} from entities where user_id = ? and name_key = ? and type = ?`).raw(),
-  ).get(space.userId, key, type) as unknown[] | undefined;
+const BY_KEY_SQL = `select ${entityRows.columns} from entities where user_id = ? and name_key = ? and type = ?`;
+const BY_ID_SQL = `select ${entityRows.columns} from entities where id = ? and user_id = ?`;
+
+const byKey = async (store: Store, space: Space, key: string, type: string): Promise<EntityRow | undefined> => {
+  const raw = (await store.sql.values(BY_KEY_SQL, [space.userId, key, type]))[0];
   return raw && entityRows.decode(raw);
 };
 
 /** An entity of this space's user; another user's counts as none. */
-export const entityById = (store: Store, space: Space, id: number): EntityRow | undefined => {
-  const raw = prepared(store, 'entity.byId', () => store.sqlite.prepare(`select ${entityRows.columns} from entities where id = ? and user_id = ?`).raw()).get(id, space.userId) as
-    | unknown[]
-    | undefined;
+export const entityById = async (store: Store, space: Space, id: number): Promise<EntityRow | undefined> => {
+  const raw = (await store.sql.values(BY_ID_SQL, [id, space.userId]))[0];
   return raw && entityRows.decode(raw);
 };
 
@@ -40,10 +39,10 @@ export const entityById = (store: Store, space: Space, id: number): EntityRow | 
  * through. Keys are letters, digits and spaces, so the pattern holds no LIKE wildcard. SQLite's
  * LIKE folds ASCII case only, so a non-ASCII word is compared on sm_normalize'd text instead.
  */
-export function byAlias(store: Store, space: Space, key: string, type: string | null): EntityRow | undefined {
+export async function byAlias(store: Store, space: Space, key: string, type: string | null): Promise<EntityRow | undefined> {
   const longest = key.split(' ').sort((a, b) => b.length - a.length)[0];
   if (!longest) return undefined;
-  const rows = prepared(store, 'entity.aliasCandidates', (db) =>
+  const rows = await prepared(store, 'entity.aliasCandidates', (db) =>
     db
       .select()
       .from(entities)
@@ -62,7 +61,7 @@ export function byAlias(store: Store, space: Space, key: string, type: string | 
 }
 
 /** People whose canonical name starts with this first name (at most two: enough to see ambiguity). */
-export function peopleByFirstName(store: Store, space: Space, first: string): EntityRow[] {
+export async function peopleByFirstName(store: Store, space: Space, first: string): Promise<EntityRow[]> {
   // A range on name_key uses the (name_key, type) index; " " < "!" so this is "first + space + anything".
   return prepared(store, 'entity.byFirstName', (db) =>
     db
@@ -74,31 +73,31 @@ export function peopleByFirstName(store: Store, space: Space, first: string): En
   ).all({ userId: space.userId, low: `${first} `, high: `${first}!` });
 }
 
-function create(store: Store, space: Space, name: string, key: string, type: string): EntityRow {
+async function create(store: Store, space: Space, name: string, key: string, type: string): Promise<EntityRow> {
   const now = store.clock.now();
-  const entity = prepared(store, 'entity.insert', (db) =>
+  const entity = (await prepared(store, 'entity.insert', (db) =>
     db
       .insert(entities)
       .values({ userId: sql.placeholder('userId'), name: sql.placeholder('name'), nameKey: sql.placeholder('key'), type: sql.placeholder('type'), aliases: [], mentionCount: 0, createdAt: sql.placeholder('now'), updatedAt: sql.placeholder('now') } as never)
       .returning()
       .prepare(),
-  ).get({ userId: space.userId, name, key, type, now }) as EntityRow;
+  ).get({ userId: space.userId, name, key, type, now })) as EntityRow;
   publish(store, { type: 'entity', action: 'created', entityId: entity.id, userId: space.userId, at: now });
   return entity;
 }
 
 /** Records `surface` as an alias when it is a new way of naming the entity. */
-function withAlias(store: Store, entity: EntityRow, surface: string): EntityRow {
+async function withAlias(store: Store, entity: EntityRow, surface: string): Promise<EntityRow> {
   const key = entityKey(surface, entity.type);
   if (!NAME_TYPES.has(entity.type) || !key || key === entity.nameKey) return entity;
   if (entity.aliases.some((a) => entityKey(a, entity.type) === key) || entity.aliases.length >= MAX_ALIASES) return entity;
   return update(store, entity, { aliases: [...entity.aliases, surface] });
 }
 
-function update(store: Store, entity: EntityRow, patch: Partial<Pick<EntityRow, 'name' | 'nameKey' | 'aliases'>>): EntityRow {
+async function update(store: Store, entity: EntityRow, patch: Partial<Pick<EntityRow, 'name' | 'nameKey' | 'aliases'>>): Promise<EntityRow> {
   const now = store.clock.now();
   const next = { ...entity, ...patch, updatedAt: now };
-  store.db.update(entities).set({ name: next.name, nameKey: next.nameKey, aliases: next.aliases, updatedAt: now }).where(eq(entities.id, entity.id)).run();
+  await store.db.update(entities).set({ name: next.name, nameKey: next.nameKey, aliases: next.aliases, updatedAt: now }).where(eq(entities.id, entity.id)).run();
   publish(store, { type: 'entity', action: 'updated', entityId: entity.id, userId: entity.userId, at: now });
   return next;
 }
@@ -110,48 +109,48 @@ function update(store: Store, entity: EntityRow, patch: Partial<Pick<EntityRow, 
  * person of that name upgrades it ("Alice" becomes "Alice Johnson", "Alice" its alias), so the
  * order in which the two forms appear does not matter. Several candidates: a new entity.
  */
-export function resolveEntity(store: Store, space: Space, mention: Mention): { entity: EntityRow; created: boolean } | null {
+export async function resolveEntity(store: Store, space: Space, mention: Mention): Promise<{ entity: EntityRow; created: boolean } | null> {
   if (mention.entityId !== undefined) {
-    const known = entityById(store, space, mention.entityId);
-    if (known) return { entity: withAlias(store, known, mention.name), created: false };
+    const known = await entityById(store, space, mention.entityId);
+    if (known) return { entity: await withAlias(store, known, mention.name), created: false };
   }
   const key = entityKey(mention.name, mention.type);
   if (!key) return null;
-  const exact = byKey(store, space, key, mention.type);
+  const exact = await byKey(store, space, key, mention.type);
   if (exact) return { entity: exact, created: false };
   if (NAME_TYPES.has(mention.type)) {
-    const aliased = byAlias(store, space, key, mention.type);
+    const aliased = await byAlias(store, space, key, mention.type);
     if (aliased) return { entity: aliased, created: false };
   }
   if (mention.type === EntityType.Person) {
     const tokens = key.split(' ');
     if (tokens.length === 1) {
-      const people = peopleByFirstName(store, space, key);
-      if (people.length === 1) return { entity: withAlias(store, people[0]!, mention.name), created: false };
+      const people = await peopleByFirstName(store, space, key);
+      if (people.length === 1) return { entity: await withAlias(store, people[0]!, mention.name), created: false };
     } else {
-      const firstOnly = byKey(store, space, tokens[0]!, EntityType.Person);
-      if (firstOnly && peopleByFirstName(store, space, tokens[0]!).length === 0) {
+      const firstOnly = await byKey(store, space, tokens[0]!, EntityType.Person);
+      if (firstOnly && (await peopleByFirstName(store, space, tokens[0]!)).length === 0) {
         const aliases = [...firstOnly.aliases.filter((a) => entityKey(a, firstOnly.type) !== key), firstOnly.name].slice(0, MAX_ALIASES);
-        return { entity: update(store, firstOnly, { name: mention.name, nameKey: key, aliases }), created: false };
+        return { entity: await update(store, firstOnly, { name: mention.name, nameKey: key, aliases }), created: false };
       }
     }
   }
-  return { entity: create(store, space, mention.name, key, mention.type), created: true };
+  return { entity: await create(store, space, mention.name, key, mention.type), created: true };
 }
 
 /** Sets an entity's summary (e.g. "User's sister") when it has none yet. */
-export function describeEntity(store: Store, entity: EntityRow, summary: string): void {
+export async function describeEntity(store: Store, entity: EntityRow, summary: string): Promise<void> {
   if (entity.summary) return;
   const now = store.clock.now();
-  prepared(store, 'entity.describe', () => store.sqlite.prepare('update entities set summary = ?, updated_at = ? where id = ? and summary is null')).run(summary, now, entity.id);
+  await store.sql.run('update entities set summary = ?, updated_at = ? where id = ? and summary is null', [summary, now, entity.id]);
   publish(store, { type: 'entity', action: 'updated', entityId: entity.id, userId: entity.userId, at: now });
 }
 
-/** The entities linked to one turn (prepared: the hot path reads it for every extracted memory). */
-export function entitiesOfTurn(store: Store, turnId: number): EntityRow[] {
-  const rows = prepared(store, 'entity.ofTurn', () =>
-    store.sqlite.prepare(`select ${entityRows.columnsOf('entities')} from turn_entities inner join entities on entities.id = turn_entities.entity_id where turn_entities.turn_id = ?`).raw(),
-  ).all(turnId) as unknown[][];
+const OF_TURN_SQL = `select ${entityRows.columnsOf('entities')} from turn_entities inner join entities on entities.id = turn_entities.entity_id where turn_entities.turn_id = ?`;
+
+/** The entities linked to one turn (one constant statement: the hot path reads it for every extracted memory). */
+export async function entitiesOfTurn(store: Store, turnId: number): Promise<EntityRow[]> {
+  const rows = await store.sql.values(OF_TURN_SQL, [turnId]);
   return rows.map((raw) => entityRows.decode(raw));
 }
 
@@ -160,6 +159,7 @@ const LINK_SQL = {
   turn: 'insert into turn_entities (turn_id, entity_id) select ?, id from entities where id = ? on conflict do nothing',
   memory: 'insert into memory_entities (memory_id, entity_id) select ?, id from entities where id = ? on conflict do nothing',
 } as const;
+const BUMP_SQL = 'update entities set mention_count = mention_count + 1, updated_at = ? where id = ?';
 
 /**
  * Links the mentioned entities to a turn or a memory (creating entities as needed). A new
@@ -167,23 +167,22 @@ const LINK_SQL = {
  * the same text never inflates counts. Returns the linked entities, each once, and how many
  * links are new.
  */
-export function linkEntities(store: Store, space: Space, owner: Owner, mentions: Mention[]): { entities: EntityRow[]; added: number } {
+export async function linkEntities(store: Store, space: Space, owner: Owner, mentions: Mention[]): Promise<{ entities: EntityRow[]; added: number }> {
   const isTurn = 'turnId' in owner;
   const ownerId = isTurn ? owner.turnId : owner.memoryId;
-  const link = prepared(store, `entity.link.${isTurn ? 'turn' : 'memory'}`, () => store.sqlite.prepare(LINK_SQL[isTurn ? 'turn' : 'memory']));
-  const bump = prepared(store, 'entity.bump', () => store.sqlite.prepare('update entities set mention_count = mention_count + 1, updated_at = ? where id = ?'));
+  const link = LINK_SQL[isTurn ? 'turn' : 'memory'];
   const linked = new Map<number, EntityRow>();
   let added = 0;
   for (const mention of mentions) {
-    const resolved = resolveEntity(store, space, mention);
+    const resolved = await resolveEntity(store, space, mention);
     if (!resolved || linked.has(resolved.entity.id)) continue;
     const { entity } = resolved;
-    if (link.run(ownerId, entity.id).changes === 0) {
+    if ((await store.sql.run(link, [ownerId, entity.id])).changes === 0) {
       linked.set(entity.id, entity);
       continue;
     }
     const now = store.clock.now();
-    bump.run(now, entity.id);
+    await store.sql.run(BUMP_SQL, [now, entity.id]);
     added++;
     linked.set(entity.id, { ...entity, mentionCount: entity.mentionCount + 1, updatedAt: now });
     publish(store, { type: 'entity', action: 'linked', entityId: entity.id, userId: space.userId, at: now, ...owner });
@@ -195,16 +194,15 @@ export function linkEntities(store: Store, space: Space, owner: Owner, mentions:
  * Deletes entities nothing links to any more (after a forget): the registry must not keep a
  * forgotten name. Entities still linked somewhere stay, with their lowered counts.
  */
-export function dropUnlinkedEntities(store: Store, ids: readonly number[]): number[] {
+export async function dropUnlinkedEntities(store: Store, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const dropped = store.sqlite
-    .prepare(
-      `delete from entities where id in (select value from json_each(?))
-         and not exists (select 1 from turn_entities where entity_id = entities.id)
-         and not exists (select 1 from memory_entities where entity_id = entities.id)
-       returning id, user_id as userId`,
-    )
-    .all(JSON.stringify([...new Set(ids)])) as { id: number; userId: string }[];
+  const dropped = await store.sql.all<{ id: number; userId: string }>(
+    `delete from entities where id in (select value from json_each(?))
+       and not exists (select 1 from turn_entities where entity_id = entities.id)
+       and not exists (select 1 from memory_entities where entity_id = entities.id)
+     returning id, user_id as userId`,
+    [JSON.stringify([...new Set(ids)])],
+  );
   const at = store.clock.now();
   for (const { id: entityId, userId } of dropped) publish(store, { type: 'entity', action: 'deleted', entityId, userId, at });
   return dropped.map((d) => d.id);

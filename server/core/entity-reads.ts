@@ -1,5 +1,5 @@
 // Reading the entity registry: lookup by id or name, listing, and the memories and turns that
-// mention an entity. Batched reads return Maps keyed by the parent id (a parent with no rows is
+// mention an entity. Batched reads resolve to Maps keyed by the parent id (a parent with no rows is
 // absent), so each API DataLoader is one line. Nothing here writes.
 import { and, asc, desc, eq, getTableColumns, inArray, lte, gt, or, sql, count, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
@@ -46,7 +46,7 @@ function impliedType(name: string): EntityType | null {
  * name that only one person has. Several entities share the name (Paris the city, Paris the
  * person): the most mentioned wins unless `type` says which. Undefined when none matches.
  */
-export function findEntity(store: Store, space: Space, input: FindEntityInput): EntityRow | undefined {
+export async function findEntity(store: Store, space: Space, input: FindEntityInput): Promise<EntityRow | undefined> {
   const target = parseInput(findEntitySchema, input);
   if (target.id != null) return entityById(store, space, target.id);
   const name = target.name!;
@@ -54,17 +54,17 @@ export function findEntity(store: Store, space: Space, input: FindEntityInput): 
   const stripped = type === EntityType.Mention || type === EntityType.Hashtag ? name.replace(/^[@#]+/, '') : name;
   const key = entityKey(stripped, type ?? EntityType.Person);
   if (!key) throw badInput('name: has nothing to look up (no letters or digits)');
-  const exact = store.db
+  const exact = await store.db
     .select()
     .from(entities)
     .where(and(eq(entities.userId, space.userId), eq(entities.nameKey, key), type ? eq(entities.type, type) : undefined))
     .orderBy(desc(entities.mentionCount), asc(entities.id))
     .get();
   if (exact) return exact;
-  const aliased = byAlias(store, space, key, type);
+  const aliased = await byAlias(store, space, key, type);
   if (aliased) return aliased;
   if ((type === null || type === EntityType.Person) && !key.includes(' ')) {
-    const people = peopleByFirstName(store, space, key);
+    const people = await peopleByFirstName(store, space, key);
     if (people.length === 1) return people[0];
   }
   return undefined;
@@ -79,7 +79,7 @@ export const listEntitiesSchema = z.object({
 export type ListEntitiesInput = Omit<z.input<typeof listEntitiesSchema>, 'type'> & { type?: string | null };
 
 /** Entities, most mentioned first; `q` matches inside names and aliases, case-insensitively. */
-export function listEntities(store: Store, space: Space, input: ListEntitiesInput = {}): { rows: EntityRow[]; total: number } {
+export async function listEntities(store: Store, space: Space, input: ListEntitiesInput = {}): Promise<{ rows: EntityRow[]; total: number }> {
   const { q, type, limit, offset } = parseInput(listEntitiesSchema, input);
   const conditions: (SQL | undefined)[] = [eq(entities.userId, space.userId), type ? eq(entities.type, type) : undefined];
   const key = q ? entityKey(q, type ?? EntityType.Other) || q.toLowerCase() : null;
@@ -88,8 +88,8 @@ export function listEntities(store: Store, space: Space, input: ListEntitiesInpu
     conditions.push(or(sql`${entities.nameKey} like ${pattern} escape '\\'`, sql`sm_normalize(${entities.aliases}) like ${pattern} escape '\\'`));
   }
   const where = and(...conditions);
-  const rows = store.db.select().from(entities).where(where).orderBy(desc(entities.mentionCount), asc(entities.nameKey), asc(entities.id)).limit(limit).offset(offset).all();
-  const total = store.db.select({ n: count() }).from(entities).where(where).get()!.n;
+  const rows = await store.db.select().from(entities).where(where).orderBy(desc(entities.mentionCount), asc(entities.nameKey), asc(entities.id)).limit(limit).offset(offset).all();
+  const total = (await store.db.select({ n: count() }).from(entities).where(where).get())!.n;
   return { rows, total };
 }
 
@@ -111,7 +111,7 @@ const idsSchema = z.array(z.number().int().positive()).max(10_000);
  * The memories mentioning each entity, most recent first (event time, then id), one page per
  * entity, with each entity's total: one statement for a whole set of entities.
  */
-export function memoriesByEntity(store: Store, space: Space, entityIds: readonly number[], page: EntityMemoryPage = {}): Map<number, Page<MemoryRow>> {
+export async function memoriesByEntity(store: Store, space: Space, entityIds: readonly number[], page: EntityMemoryPage = {}): Promise<Map<number, Page<MemoryRow>>> {
   const ids = parseInput(idsSchema, [...entityIds]);
   const { limit, offset, status } = parseInput(memoryPageSchema, page);
   if (ids.length === 0) return new Map();
@@ -125,8 +125,8 @@ export function memoriesByEntity(store: Store, space: Space, entityIds: readonly
     .innerJoin(memories, eq(memories.id, memoryEntities.memoryId))
     .where(and(inArray(memoryEntities.entityId, ids), inSpace(space), status === 'all' ? undefined : eq(memories.status, status)))
     .as('ranked');
-  const rows = store.db.select().from(ranked).where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit))).orderBy(asc(ranked.rank)).all();
-  const totals = store.db
+  const rows = await store.db.select().from(ranked).where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit))).orderBy(asc(ranked.rank)).all();
+  const totals = await store.db
     .select({ id: memoryEntities.entityId, n: count() })
     .from(memoryEntities)
     .innerJoin(memories, eq(memories.id, memoryEntities.memoryId))
@@ -137,7 +137,7 @@ export function memoriesByEntity(store: Store, space: Space, entityIds: readonly
 }
 
 /** The turns mentioning each entity, most recent first, one page per entity with its total. */
-export function turnsByEntity(store: Store, space: Space, entityIds: readonly number[], page: EntityPage = {}): Map<number, Page<TurnRow>> {
+export async function turnsByEntity(store: Store, space: Space, entityIds: readonly number[], page: EntityPage = {}): Promise<Map<number, Page<TurnRow>>> {
   const ids = parseInput(idsSchema, [...entityIds]);
   const { limit, offset } = parseInput(pageSchema, page);
   if (ids.length === 0) return new Map();
@@ -151,8 +151,8 @@ export function turnsByEntity(store: Store, space: Space, entityIds: readonly nu
     .innerJoin(turns, eq(turns.id, turnEntities.turnId))
     .where(and(inArray(turnEntities.entityId, ids), turnsOf(space)))
     .as('ranked');
-  const rows = store.db.select().from(ranked).where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit))).orderBy(asc(ranked.rank)).all();
-  const totals = store.db
+  const rows = await store.db.select().from(ranked).where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit))).orderBy(asc(ranked.rank)).all();
+  const totals = await store.db
     .select({ id: turnEntities.entityId, n: count() })
     .from(turnEntities)
     .innerJoin(turns, eq(turns.id, turnEntities.turnId))
@@ -170,13 +170,13 @@ function pages<T extends { ownerId: number; rank: number }>(rows: T[], totals: {
 }
 
 /** One entity's memories (a page and the total). */
-export function memoriesForEntity(store: Store, space: Space, entityId: number, page: EntityMemoryPage = {}): Page<MemoryRow> {
-  return memoriesByEntity(store, space, [entityId], page).get(entityId) ?? { rows: [], total: 0 };
+export async function memoriesForEntity(store: Store, space: Space, entityId: number, page: EntityMemoryPage = {}): Promise<Page<MemoryRow>> {
+  return (await memoriesByEntity(store, space, [entityId], page)).get(entityId) ?? { rows: [], total: 0 };
 }
 
 /** One entity's turns (a page and the total). */
-export function turnsForEntity(store: Store, space: Space, entityId: number, page: EntityPage = {}): Page<TurnRow> {
-  return turnsByEntity(store, space, [entityId], page).get(entityId) ?? { rows: [], total: 0 };
+export async function turnsForEntity(store: Store, space: Space, entityId: number, page: EntityPage = {}): Promise<Page<TurnRow>> {
+  return (await turnsByEntity(store, space, [entityId], page)).get(entityId) ?? { rows: [], total: 0 };
 }
 
 /** Two entities mentioned together, and how often: in how many active memories, in how many turns. */
@@ -192,11 +192,11 @@ export const entityGraphSchema = z.object({
 export type EntityGraphInput = z.input<typeof entityGraphSchema>;
 
 /** Co-mention counts of every pair among `ids` (or, with `center`, of the pairs that include it), per pair with the smaller id first. */
-function coMentions(store: Store, space: Space, ids: number[], center: number | null): CoMention[] {
+async function coMentions(store: Store, space: Space, ids: number[], center: number | null): Promise<CoMention[]> {
   if (ids.length < 2 && center === null) return [];
   const pairs = new Map<string, CoMention>();
-  const add = (rows: { a: number; b: number; n: number }[], key: 'memories' | 'turns') => {
-    for (const { a, b, n } of rows) {
+  const add = (rows: [a: number, b: number, n: number][], key: 'memories' | 'turns') => {
+    for (const [a, b, n] of rows) {
       const [sourceId, targetId] = a < b ? [a, b] : [b, a];
       const id = `${sourceId}:${targetId}`;
       const pair = pairs.get(id) ?? { sourceId, targetId, memories: 0, turns: 0 };
@@ -208,7 +208,7 @@ function coMentions(store: Store, space: Space, ids: number[], center: number | 
   const left = center === null ? ids : [center];
   const among = center === null ? sql`and b.entity_id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and a.entity_id < b.entity_id` : sql``;
   const from = sql.join(left.map((id) => sql`${id}`), sql`, `);
-  const memoryPairs = store.db.all<{ a: number; b: number; n: number }>(sql`
+  const memoryPairs = await store.db.values<[number, number, number]>(sql`
     select a.entity_id as a, b.entity_id as b, count(*) as n
     from memory_entities a
     join memory_entities b on b.memory_id = a.memory_id and b.entity_id <> a.entity_id
@@ -216,7 +216,7 @@ function coMentions(store: Store, space: Space, ids: number[], center: number | 
     where a.entity_id in (${from}) ${among} and ${inSpace(space)} and ${memories.status} = 'active'
     group by a.entity_id, b.entity_id`);
   add(memoryPairs, 'memories');
-  const turnPairs = store.db.all<{ a: number; b: number; n: number }>(sql`
+  const turnPairs = await store.db.values<[number, number, number]>(sql`
     select a.entity_id as a, b.entity_id as b, count(*) as n
     from turn_entities a
     join turn_entities b on b.turn_id = a.turn_id and b.entity_id <> a.entity_id
@@ -235,21 +235,21 @@ const weight = (link: CoMention) => link.memories + link.turns;
  * entities and the links among them; with it, that entity and the `first` entities most often
  * mentioned with it (and the links among those too). Heaviest links first.
  */
-export function entityGraph(store: Store, space: Space, input: EntityGraphInput = {}): EntityGraph {
+export async function entityGraph(store: Store, space: Space, input: EntityGraphInput = {}): Promise<EntityGraph> {
   const { first, around } = parseInput(entityGraphSchema, input);
   let nodes: EntityRow[];
   if (around == null) {
-    nodes = listEntities(store, space, { limit: first }).rows;
+    nodes = (await listEntities(store, space, { limit: first })).rows;
   } else {
-    const center = entityById(store, space, around);
+    const center = await entityById(store, space, around);
     if (!center) return { nodes: [], links: [] };
-    const neighbours = coMentions(store, space, [], center.id)
+    const neighbours = (await coMentions(store, space, [], center.id))
       .sort((x, y) => weight(y) - weight(x) || x.sourceId + x.targetId - (y.sourceId + y.targetId))
       .slice(0, first)
       .map((link) => (link.sourceId === center.id ? link.targetId : link.sourceId));
-    const byId = entitiesByIds(store, neighbours);
+    const byId = await entitiesByIds(store, neighbours);
     nodes = [center, ...neighbours.flatMap((id) => byId.get(id) ?? [])];
   }
-  const links = coMentions(store, space, nodes.map((n) => n.id), null).sort((x, y) => weight(y) - weight(x) || x.sourceId - y.sourceId || x.targetId - y.targetId);
+  const links = (await coMentions(store, space, nodes.map((n) => n.id), null)).sort((x, y) => weight(y) - weight(x) || x.sourceId - y.sourceId || x.targetId - y.targetId);
   return { nodes, links };
 }

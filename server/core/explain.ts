@@ -52,12 +52,12 @@ function matchedRules(store: Store, memory: MemoryRow, memoryScore: number, now:
   return rules;
 }
 
-export function explain(store: Store, space: Space, id: number): Explanation {
+export async function explain(store: Store, space: Space, id: number): Promise<Explanation> {
   const memoryId = parseInput(memoryIdSchema, id);
-  const found = getMemory(store, memoryId);
+  const found = await getMemory(store, memoryId);
   const memory = found && visibleIn(space, found) ? found : null;
   // A deleted memory's log is the user's; one of another space is indistinguishable from none.
-  const decisions = found && !memory ? [] : listDecisions(store, memoryId, 20).filter((d) => d.userId === space.userId);
+  const decisions = found && !memory ? [] : (await listDecisions(store, memoryId, 20)).filter((d) => d.userId === space.userId);
   if (!memory && decisions.length === 0) throw notFound('memory', memoryId);
   const now = store.clock.now();
   if (!memory) {
@@ -67,16 +67,14 @@ export function explain(store: Store, space: Space, id: number): Explanation {
       supersedes: [], supersededBy: [], derivedFrom: [], decisions,
     };
   }
-  const sources = store.db
+  const sources = await store.db
     .select({ turnId: memorySources.turnId, reason: memorySources.reason, rule: memorySources.rule })
     .from(memorySources)
-    .where(eq(memorySources.memoryId, memoryId))
-    .all();
-  const relations = store.db
+    .where(eq(memorySources.memoryId, memoryId));
+  const relations = await store.db
     .select()
     .from(memoryRelations)
-    .where(or(eq(memoryRelations.fromId, memoryId), eq(memoryRelations.toId, memoryId)))
-    .all();
+    .where(or(eq(memoryRelations.fromId, memoryId), eq(memoryRelations.toId, memoryId)));
   const related = (kind: string, side: 'from' | 'to') =>
     relations
       .filter((r) => r.kind === kind && (side === 'from' ? r.fromId === memoryId : r.toId === memoryId))

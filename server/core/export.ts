@@ -60,14 +60,14 @@ const OWNED_BY: Record<RecordType, (userId: string) => SQL> = {
  * Every record (of one user, or of every user when `userId` is null), header first, in an order
  * where each row comes after the rows it references. Records carry their userId.
  */
-export function* exportRecords(store: Store, options: { userId?: string | null } = {}): Generator<ExportHeader | ExportRecord> {
+export async function* exportRecords(store: Store, options: { userId?: string | null } = {}): AsyncGenerator<ExportHeader | ExportRecord> {
   const userId = options.userId ?? null;
   yield { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: store.clock.now() };
   for (const type of RECORD_TYPES) {
     const table = TABLES[type] as typeof sessions;
     // Pages by rowid, so a large db is never held in memory at once.
     for (let after = 0; ; ) {
-      const page = store.db
+      const page = await store.db
         .select({ ...getTableColumns(table), rowid: sql<number>`rowid` })
         .from(table)
         .where(and(sql`rowid > ${after}`, userId === null ? undefined : OWNED_BY[type](userId)))
@@ -105,15 +105,15 @@ type IdMaps = { turn: IdMap; memory: IdMap; entity: IdMap };
 type Target = { into: string | null };
 type Placeable = typeof turns | typeof memories | typeof entities;
 
-function idFree(store: Store, table: Placeable, id: number) {
-  return store.db.select({ id: table.id }).from(table).where(eq(table.id, id)).get() === undefined;
+async function idFree(store: Store, table: Placeable, id: number) {
+  return (await store.db.select({ id: table.id }).from(table).where(eq(table.id, id)).get()) === undefined;
 }
 
 /** Inserts a row, keeping its id when that id is free here. Returns the id it got. */
-function insertKeepingId<T extends { id: number }>(store: Store, table: Placeable, row: T): number {
+async function insertKeepingId<T extends { id: number }>(store: Store, table: Placeable, row: T): Promise<number> {
   const { id, ...rest } = row;
-  const values = idFree(store, table, id) ? row : rest;
-  return (store.db.insert(table).values(values as never).returning({ id: table.id }).get() as { id: number }).id;
+  const values = (await idFree(store, table, id)) ? row : rest;
+  return ((await store.db.insert(table).values(values as never).returning({ id: table.id }).get()) as { id: number }).id;
 }
 
 /**
@@ -121,10 +121,10 @@ function insertKeepingId<T extends { id: number }>(store: Store, table: Placeabl
  * same identity that no other record of this import took (twins made in the same millisecond
  * stay two); else a new row, keeping its id when free.
  */
-function place(store: Store, table: Placeable, map: IdMap, row: { id: number }, identity: SQL): boolean {
-  const own = store.db.select({ id: table.id }).from(table).where(and(eq(table.id, row.id), identity)).get();
-  const twin = own && !map.isTaken(own.id) ? own : store.db.select({ id: table.id }).from(table).where(identity).all().find((t) => !map.isTaken(t.id));
-  map.set(row.id, twin?.id ?? insertKeepingId(store, table, row));
+async function place(store: Store, table: Placeable, map: IdMap, row: { id: number }, identity: SQL): Promise<boolean> {
+  const own = await store.db.select({ id: table.id }).from(table).where(and(eq(table.id, row.id), identity)).get();
+  const twin = own && !map.isTaken(own.id) ? own : (await store.db.select({ id: table.id }).from(table).where(identity).all()).find((t) => !map.isTaken(t.id));
+  map.set(row.id, twin?.id ?? (await insertKeepingId(store, table, row)));
   return twin === undefined;
 }
 
@@ -138,38 +138,38 @@ function ownerOf(record: object, target: Target): string {
   return parsed.data;
 }
 
-function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: ImportReport, target: Target) {
+async function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: ImportReport, target: Target): Promise<void> {
   const count = (added: boolean) => report[record.type][added ? 'added' : 'existing']++;
   const { type: _type, ...row } = record;
   switch (record.type) {
     case 'session': {
       const r = { ...(row as InferSelectModel<typeof sessions>), userId: ownerOf(row, target) };
-      ensureUser(store, r.userId);
-      const existing = store.db.select().from(sessions).where(and(eq(sessions.userId, r.userId), eq(sessions.id, r.id))).get();
-      if (!existing) store.db.insert(sessions).values(r).run();
+      await ensureUser(store, r.userId);
+      const existing = await store.db.select().from(sessions).where(and(eq(sessions.userId, r.userId), eq(sessions.id, r.id))).get();
+      if (!existing) await store.db.insert(sessions).values(r).run();
       count(!existing);
       return;
     }
     case 'turn': {
       const r = { ...(row as InferSelectModel<typeof turns>), userId: ownerOf(row, target) };
       const identity = and(eq(turns.userId, r.userId), eq(turns.sessionId, r.sessionId), eq(turns.at, r.at), eq(turns.role, r.role), eq(turns.text, r.text))!;
-      const added = place(store, turns, maps.turn, r, identity);
+      const added = await place(store, turns, maps.turn, r, identity);
       // Its dates are derived, not exported: resolved again against its own time.
-      if (added) recordTurnDates(store, { id: maps.turn.get(r.id)!, userId: r.userId, text: r.text, at: r.at });
+      if (added) await recordTurnDates(store, { id: maps.turn.get(r.id)!, userId: r.userId, text: r.text, at: r.at });
       count(added);
       return;
     }
     case 'memory': {
       const r = { ...(row as InferSelectModel<typeof memories>), userId: ownerOf(row, target) };
-      ensureUser(store, r.userId);
+      await ensureUser(store, r.userId);
       const identity = and(eq(memories.userId, r.userId), eq(memories.kind, r.kind), eq(memories.contentKey, r.contentKey), eq(memories.createdAt, r.createdAt))!;
-      count(place(store, memories, maps.memory, r, identity));
+      count(await place(store, memories, maps.memory, r, identity));
       return;
     }
     case 'entity': {
       const { entityType, ...rest } = row as unknown as Omit<InferSelectModel<typeof entities>, 'type'> & { entityType: string };
       const r: InferSelectModel<typeof entities> = { ...rest, type: entityType, userId: ownerOf(row, target) };
-      count(place(store, entities, maps.entity, r, and(eq(entities.userId, r.userId), eq(entities.nameKey, r.nameKey), eq(entities.type, r.type))!));
+      count(await place(store, entities, maps.entity, r, and(eq(entities.userId, r.userId), eq(entities.nameKey, r.nameKey), eq(entities.type, r.type))!));
       return;
     }
     case 'source': {
@@ -177,7 +177,7 @@ function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: 
       const memoryId = maps.memory.get(r.memoryId);
       const turnId = maps.turn.get(r.turnId);
       if (memoryId === undefined || turnId === undefined) throw badInput(`source of memory ${r.memoryId} names a turn or memory missing from the file`);
-      count(store.db.insert(memorySources).values({ ...r, memoryId, turnId }).onConflictDoNothing().run().changes > 0);
+      count((await store.db.insert(memorySources).values({ ...r, memoryId, turnId }).onConflictDoNothing().run()).changes > 0);
       return;
     }
     case 'relation': {
@@ -185,22 +185,22 @@ function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: 
       const fromId = maps.memory.get(r.fromId);
       const toId = maps.memory.get(r.toId);
       if (fromId === undefined || toId === undefined) throw badInput(`relation ${r.fromId} -> ${r.toId} names a memory missing from the file`);
-      count(store.db.insert(memoryRelations).values({ ...r, fromId, toId }).onConflictDoNothing().run().changes > 0);
+      count((await store.db.insert(memoryRelations).values({ ...r, fromId, toId }).onConflictDoNothing().run()).changes > 0);
       return;
     }
     case 'event': {
       const r = { ...(row as InferSelectModel<typeof memoryEvents>), userId: ownerOf(row, target) };
       // A `deleted` entry outlives its memory: its id may be in no map, and stays as it was.
       const memoryId = maps.memory.get(r.memoryId) ?? r.memoryId;
-      const existing = store.db
+      const existing = await store.db
         .select({ id: memoryEvents.id })
         .from(memoryEvents)
         .where(and(eq(memoryEvents.memoryId, memoryId), eq(memoryEvents.action, r.action), eq(memoryEvents.at, r.at)))
         .get();
       if (!existing) {
         const { id, ...rest } = r;
-        const free = store.db.select({ id: memoryEvents.id }).from(memoryEvents).where(eq(memoryEvents.id, id)).get() === undefined;
-        store.db.insert(memoryEvents).values(free ? { ...r, memoryId } : { ...rest, memoryId }).run();
+        const free = (await store.db.select({ id: memoryEvents.id }).from(memoryEvents).where(eq(memoryEvents.id, id)).get()) === undefined;
+        await store.db.insert(memoryEvents).values(free ? { ...r, memoryId } : { ...rest, memoryId }).run();
       }
       count(!existing);
       return;
@@ -211,11 +211,11 @@ function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: 
       if (record.type === 'memory_entity') {
         const memoryId = maps.memory.get(record.memoryId);
         if (memoryId === undefined || entityId === undefined) throw badInput('a memory-entity link names a row missing from the file');
-        count(store.db.insert(memoryEntities).values({ memoryId, entityId }).onConflictDoNothing().run().changes > 0);
+        count((await store.db.insert(memoryEntities).values({ memoryId, entityId }).onConflictDoNothing().run()).changes > 0);
       } else {
         const turnId = maps.turn.get(record.turnId);
         if (turnId === undefined || entityId === undefined) throw badInput('a turn-entity link names a row missing from the file');
-        count(store.db.insert(turnEntities).values({ turnId, entityId }).onConflictDoNothing().run().changes > 0);
+        count((await store.db.insert(turnEntities).values({ turnId, entityId }).onConflictDoNothing().run()).changes > 0);
       }
       return;
     }
@@ -228,12 +228,12 @@ const recordSchema = z.object({ type: z.enum(RECORD_TYPES as [RecordType, ...Rec
  * Imports JSON Lines (header first). Lines are applied in transactions of `batch`; a bad line is
  * a BAD_USER_INPUT error naming its number, and its whole batch is rolled back.
  */
-export function importRecords(
+export async function importRecords(
   store: Store,
   lines: Iterable<string>,
   options: { batch?: number; /** Called after each batch with the records read so far (header included). */
     onProgress?: (lines: number) => void; userId?: string | null } = {},
-): ImportReport {
+): Promise<ImportReport> {
   const target: Target = { into: options.userId ?? null };
   const report = Object.fromEntries(RECORD_TYPES.map((t) => [t, { added: 0, existing: 0 }])) as unknown as ImportReport;
   report.lines = 0;
@@ -241,11 +241,11 @@ export function importRecords(
   const batchSize = options.batch ?? 500;
   let batch: { n: number; record: ExportRecord }[] = [];
   let sawHeader = false;
-  const flush = () => {
-    write(store, () => {
+  const flush = async () => {
+    await write(store, async () => {
       for (const { n, record } of batch) {
         try {
-          importRecord(store, record, maps, report, target);
+          await importRecord(store, record, maps, report, target);
         } catch (error) {
           throw badInput(`line ${n}: ${(error as Error).message}`);
         }
@@ -277,9 +277,9 @@ export function importRecords(
     const record = recordSchema.safeParse(value);
     if (!record.success) throw badInput(`line ${lineNumber}: unknown record type`);
     batch.push({ n: lineNumber, record: record.data as unknown as ExportRecord });
-    if (batch.length >= batchSize) flush();
+    if (batch.length >= batchSize) await flush();
   }
   if (!sawHeader) throw badInput('empty file: expected the export header');
-  if (batch.length > 0) flush();
+  if (batch.length > 0) await flush();
   return report;
 }

@@ -21,27 +21,27 @@ export { VECTOR_TABLES } from './search/vector-state.ts';
  * of this process, so the forgotten row's bits do not stay in memory), and from a vec0 table of
  * an earlier release that vectors were not turned on to move yet.
  */
-function deleteVectors(store: Store, table: VectorTable, ids: number[]) {
+async function deleteVectors(store: Store, table: VectorTable, ids: number[]) {
   if (ids.length === 0) return;
   const name = VECTOR_TABLES[table];
   const list = JSON.stringify(ids);
-  const users = store.sqlite.prepare(`select distinct user_id from ${name} where id in (select value from json_each(?))`).pluck().all(list) as string[];
-  store.sqlite.prepare(`delete from ${name} where id in (select value from json_each(?))`).run(list);
-  dropFromIndexes(store, table, users, ids);
+  const users = await store.sql.all<{ userId: string }>(`select distinct user_id as userId from ${name} where id in (select value from json_each(?))`, [list]);
+  await store.sql.run(`delete from ${name} where id in (select value from json_each(?))`, [list]);
+  dropFromIndexes(store, table, users.map((row) => row.userId), ids);
   const legacy = LEGACY_VECTOR_TABLES[table];
-  if (!store.sqlite.prepare('select 1 from sqlite_master where name = ?').get(legacy)) return;
-  const remove = store.sqlite.prepare(`delete from ${legacy} where rowid = ?`);
-  for (const id of ids) remove.run(BigInt(id));
+  if (!(await store.sql.get('select 1 from sqlite_master where name = ?', [legacy]))) return;
+  const remove = `delete from ${legacy} where rowid = ?`;
+  for (const id of ids) await store.sql.run(remove, [BigInt(id)]);
 }
 
 /** Entity mention counts drop with the junction rows that go, never below zero. */
-function releaseEntities(store: Store, junction: typeof memoryEntities | typeof turnEntities, ownerIds: number[]) {
+async function releaseEntities(store: Store, junction: typeof memoryEntities | typeof turnEntities, ownerIds: number[]) {
   const owner = 'memoryId' in junction ? junction.memoryId : junction.turnId;
-  const links = store.db.select({ entityId: junction.entityId }).from(junction).where(inArray(owner, ownerIds)).all();
+  const links = await store.db.select({ entityId: junction.entityId }).from(junction).where(inArray(owner, ownerIds));
   for (const { entityId } of links) {
-    store.db
+    await store.db
       .update(entities)
-      .set({ mentionCount: sql`max(0, ${entities.mentionCount} - 1)` })
+      .set({ mentionCount: sql`case when ${entities.mentionCount} > 0 then ${entities.mentionCount} - 1 else 0 end` })
       .where(eq(entities.id, entityId))
       .run();
   }
@@ -49,22 +49,22 @@ function releaseEntities(store: Store, junction: typeof memoryEntities | typeof 
 }
 
 /** Hard-deletes memories; `reason` lands in the one log entry that remains. */
-export function deleteMemories(store: Store, ids: number[], reason: string) {
+export async function deleteMemories(store: Store, ids: number[], reason: string) {
   if (ids.length === 0) return;
-  const entityIds = releaseEntities(store, memoryEntities, ids);
-  deleteVectors(store, 'memories', ids);
-  store.db.delete(memoryEvents).where(inArray(memoryEvents.memoryId, ids)).run();
-  const rows = store.db.delete(memories).where(inArray(memories.id, ids)).returning().all();
-  dropUnlinkedEntities(store, entityIds);
-  for (const row of rows) logDecision(store, row.id, Decision.Deleted, { reason }, row);
+  const entityIds = await releaseEntities(store, memoryEntities, ids);
+  await deleteVectors(store, 'memories', ids);
+  await store.db.delete(memoryEvents).where(inArray(memoryEvents.memoryId, ids)).run();
+  const rows = await store.db.delete(memories).where(inArray(memories.id, ids)).returning();
+  await dropUnlinkedEntities(store, entityIds);
+  for (const row of rows) await logDecision(store, row.id, Decision.Deleted, { reason }, row);
 }
 
-function deleteTurns(store: Store, ids: number[]) {
+async function deleteTurns(store: Store, ids: number[]) {
   if (ids.length === 0) return;
-  const entityIds = releaseEntities(store, turnEntities, ids);
-  deleteVectors(store, 'turns', ids);
-  store.db.delete(turns).where(inArray(turns.id, ids)).run();
-  dropUnlinkedEntities(store, entityIds);
+  const entityIds = await releaseEntities(store, turnEntities, ids);
+  await deleteVectors(store, 'turns', ids);
+  await store.db.delete(turns).where(inArray(turns.id, ids)).run();
+  await dropUnlinkedEntities(store, entityIds);
 }
 
 export const forgetSchema = z
@@ -77,34 +77,36 @@ export type ForgetResult = { memoryIds: number[]; turnIds: number[] };
  * By id: that memory. By text: every memory (any status) and every turn of the space whose text
  * contains it, case-insensitively, so a forgotten detail leaves no copy in history either.
  */
-export function forget(store: Store, space: Space, input: ForgetInput): ForgetResult {
+export async function forget(store: Store, space: Space, input: ForgetInput): Promise<ForgetResult> {
   const target = parseInput(forgetSchema, input);
-  return write(store, () => {
+  return write(store, async () => {
     if (target.id != null) {
-      requireMemory(store, space, target.id);
-      deleteMemories(store, [target.id], 'forgotten');
+      await requireMemory(store, space, target.id);
+      await deleteMemories(store, [target.id], 'forgotten');
       return { memoryIds: [target.id], turnIds: [] };
     }
     const key = normalizeText(target.text!);
     if (!key) throw badInput('text: has nothing to match (no letters or digits)');
     const pattern = `% ${escapeLike(key)} %`;
-    const memoryIds = store.db
-      .select({ id: memories.id, userId: memories.userId, agentId: memories.agentId })
-      .from(memories)
-      .where(and(eq(memories.userId, space.userId), sql`(' ' || ${memories.contentKey} || ' ') like ${pattern} escape '\\'`))
-      .all()
+    const memoryIds = (
+      await store.db
+        .select({ id: memories.id, userId: memories.userId, agentId: memories.agentId })
+        .from(memories)
+        .where(and(eq(memories.userId, space.userId), sql`(' ' || ${memories.contentKey} || ' ') like ${pattern} escape '\\'`))
+    )
       .filter((r) => visibleIn(space, r))
       .map((r) => r.id);
     // sm_normalize is normalizeText registered as an SQL function when the store opens.
-    const turnIds = store.db
-      .select({ id: turns.id, userId: turns.userId, agentId: turns.agentId })
-      .from(turns)
-      .where(and(eq(turns.userId, space.userId), sql`(' ' || sm_normalize(${turns.text}) || ' ') like ${pattern} escape '\\'`))
-      .all()
+    const turnIds = (
+      await store.db
+        .select({ id: turns.id, userId: turns.userId, agentId: turns.agentId })
+        .from(turns)
+        .where(and(eq(turns.userId, space.userId), sql`(' ' || sm_normalize(${turns.text}) || ' ') like ${pattern} escape '\\'`))
+    )
       .filter((r) => visibleIn(space, r))
       .map((r) => r.id);
-    deleteMemories(store, memoryIds, 'forgotten');
-    deleteTurns(store, turnIds);
+    await deleteMemories(store, memoryIds, 'forgotten');
+    await deleteTurns(store, turnIds);
     return { memoryIds, turnIds };
   });
 }

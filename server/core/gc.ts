@@ -59,8 +59,10 @@ export function cleanupReason(memory: MemoryRow, memoryScore: number, now: numbe
  * Runs GC for one user, or for every user when `space` is null (the scheduled run). Capacity
  * (mid.capacity) is per user: one user's memories never push out another's.
  */
-export function runGc(store: Store, space: Space | null = null): GcReport {
-  return write(store, () => {
+const SET_SCORE = 'update memories set score = ? where id = ?';
+
+export async function runGc(store: Store, space: Space | null = null): Promise<GcReport> {
+  return write(store, async () => {
     const now = store.clock.now();
     const { mid, gc, scoring } = store.config;
     const report: GcReport = {
@@ -76,13 +78,12 @@ export function runGc(store: Store, space: Space | null = null): GcReport {
       averageScore: 0,
       averageAgeDays: 0,
     };
-    const active = store.db.select().from(memories).where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active'))).all();
-    const setScore = store.sqlite.prepare('update memories set score = ? where id = ?');
+    const active = await store.db.select().from(memories).where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active')));
     const scores = new Map<number, number>();
     for (const memory of active) {
       const value = score(memory, now, scoring);
       scores.set(memory.id, value);
-      if (value !== memory.score) setScore.run(value, memory.id);
+      if (value !== memory.score) await store.sql.run(SET_SCORE, [value, memory.id]);
       report.averageScore += value;
       report.averageAgeDays += daysBetween(memory.createdAt, now);
     }
@@ -96,8 +97,8 @@ export function runGc(store: Store, space: Space | null = null): GcReport {
     const keptMid: MemoryRow[] = [];
     for (const memory of active) {
       if (isPromotable(memory, now, mid)) {
-        store.db.update(memories).set({ layer: 'long', decayRate: memory.decayRate === 0 ? 0 : store.config.decay.long_rate }).where(eq(memories.id, memory.id)).run();
-        logDecision(store, memory.id, Decision.Promoted, { hits: memory.hits, daysSinceSeen: daysBetween(memory.lastSeenAt, now) });
+        await store.db.update(memories).set({ layer: 'long', decayRate: memory.decayRate === 0 ? 0 : store.config.decay.long_rate }).where(eq(memories.id, memory.id)).run();
+        await logDecision(store, memory.id, Decision.Promoted, { hits: memory.hits, daysSinceSeen: daysBetween(memory.lastSeenAt, now) });
         report.promoted++;
         continue;
       }
@@ -118,25 +119,25 @@ export function runGc(store: Store, space: Space | null = null): GcReport {
     for (const { memory, reason } of removals) {
       report.byReason[reason]++;
       const detail = { reason, score: scores.get(memory.id), ageDays: daysBetween(memory.createdAt, now) };
-      if (gc.mode === 'archive') archiveMemory(store, memory.id, detail);
-      else deleteMemories(store, [memory.id], reason);
+      if (gc.mode === 'archive') await archiveMemory(store, memory.id, detail);
+      else await deleteMemories(store, [memory.id], reason);
     }
     if (gc.mode === 'archive') report.archived = removals.length;
     else report.deleted = removals.length;
 
     if (gc.purge_archived_after_days !== null) {
       const cutoff = now - gc.purge_archived_after_days * DAY_MS;
-      const purge = store.db
-        .select({ id: memories.id })
-        .from(memories)
-        .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'archived'), isNotNull(memories.validUntil), lt(memories.validUntil, cutoff)))
-        .all()
-        .map((r) => r.id);
-      deleteMemories(store, purge, 'purged');
+      const purge = (
+        await store.db
+          .select({ id: memories.id })
+          .from(memories)
+          .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'archived'), isNotNull(memories.validUntil), lt(memories.validUntil, cutoff)))
+      ).map((r) => r.id);
+      await deleteMemories(store, purge, 'purged');
       report.purged = purge.length;
     }
     // The job queue is the whole file's: only the run over every user clears it.
-    if (!space) report.jobsPurged = purgeFinishedJobs(store, now - JOB_RETENTION_DAYS * DAY_MS);
+    if (!space) report.jobsPurged = await purgeFinishedJobs(store, now - JOB_RETENTION_DAYS * DAY_MS);
     return report;
   });
 }

@@ -4,7 +4,7 @@ import { and, asc, count, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import { jobs, type JobStatus } from '../../drizzle/schema.ts';
 import { unavailable } from './errors.ts';
 import { rowCodec } from './rows.ts';
-import { prepared, publish, write, type Store } from './store.ts';
+import { publish, write, type Store } from './store.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -33,21 +33,27 @@ export const JOB_DEFAULTS = {
   leaseMs: 5 * 60_000,
 } as const;
 
-export function enqueueJob(
+// Raw SQL built once: addTurn enqueues on every turn, and building the drizzle query cost more
+// (about 0.3 ms) than running it; the port reuses the statement by its text.
+const INSERT_JOB = `insert into jobs (type, user_id, payload, run_at, max_attempts, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?) returning ${jobRows.columns}`;
+
+export async function enqueueJob(
   store: Store,
   type: JobType,
   payload: Record<string, unknown> = {},
   options: { runAt?: number; maxAttempts?: number } = {},
-): JobRow {
+): Promise<JobRow> {
   const now = store.clock.now();
-  // Prepared once per store: addTurn enqueues on every turn, and building the query cost more
-  // (about 0.3 ms) than running it.
-  const inserted = prepared(store, 'job.insert', () =>
-    store.sqlite
-      .prepare(`insert into jobs (type, user_id, payload, run_at, max_attempts, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?) returning ${jobRows.columns}`)
-      .raw(),
-  ).get(type, typeof payload.userId === 'string' ? payload.userId : null, JSON.stringify(payload), options.runAt ?? now, options.maxAttempts ?? JOB_DEFAULTS.maxAttempts, now, now) as unknown[];
-  const job = jobRows.decode(inserted);
+  const [inserted] = await store.sql.values(INSERT_JOB, [
+    type,
+    typeof payload.userId === 'string' ? payload.userId : null,
+    JSON.stringify(payload),
+    options.runAt ?? now,
+    options.maxAttempts ?? JOB_DEFAULTS.maxAttempts,
+    now,
+    now,
+  ]);
+  const job = jobRows.decode(inserted!);
   const load = loads.get(store);
   if (load) {
     load.pending++;
@@ -66,15 +72,15 @@ const LOAD_TTL_MS = 250;
 type Load = { pending: number; ner: number; at: number };
 const loads = new WeakMap<Store, Load>();
 
+const COUNT_LOAD = "select count(*) as pending, coalesce(sum(case when type = 'ner.accurate' then 1 else 0 end), 0) as ner from jobs where status = 'pending'";
+
 /** Pending jobs, all of them and the accurate-NER ones (see LOAD_TTL_MS). */
-export function queueLoad(store: Store): { pending: number; ner: number } {
+export async function queueLoad(store: Store): Promise<{ pending: number; ner: number }> {
   const now = performance.now();
   let load = loads.get(store);
   if (!load || now - load.at > LOAD_TTL_MS) {
-    const row = prepared(store, 'job.load', () =>
-      store.sqlite.prepare("select count(*) as pending, coalesce(sum(type = 'ner.accurate'), 0) as ner from jobs where status = 'pending'"),
-    ).get() as { pending: number; ner: number };
-    load = { ...row, at: now };
+    const row = (await store.sql.get<{ pending: number; ner: number }>(COUNT_LOAD))!;
+    load = { pending: Number(row.pending), ner: Number(row.ner), at: now };
     loads.set(store, load);
   }
   return load;
@@ -88,8 +94,8 @@ export const QUEUE_FULL_RETRY_SECONDS = 2;
  * Retry-After) once worker.max_queue jobs wait, instead of letting the queue grow without bound.
  * Nothing is written, so the client's retry is the only copy: nothing acknowledged is lost.
  */
-export function assertQueueRoom(store: Store) {
-  const { pending } = queueLoad(store);
+export async function assertQueueRoom(store: Store) {
+  const { pending } = await queueLoad(store);
   const max = store.config.worker.max_queue;
   if (pending < max) return;
   throw unavailable(`${pending} background jobs are waiting (worker.max_queue is ${max}): retry in ${QUEUE_FULL_RETRY_SECONDS} s`, QUEUE_FULL_RETRY_SECONDS);
@@ -105,10 +111,10 @@ const ready = (now: number) =>
 /** `fresh`: only jobs never tried before (a batch groups those: see the worker). */
 export type ClaimFilter = { types?: readonly string[]; ids?: readonly number[]; fresh?: boolean };
 
-export function claimJobs(store: Store, limit: number, filter: ClaimFilter = {}, workerId: string | null = null): JobRow[] {
-  return write(store, () => {
+export async function claimJobs(store: Store, limit: number, filter: ClaimFilter = {}, workerId: string | null = null): Promise<JobRow[]> {
+  return write(store, async () => {
     const now = store.clock.now();
-    const due = store.db
+    const due = await store.db
       .select({ id: jobs.id })
       .from(jobs)
       .where(
@@ -120,31 +126,29 @@ export function claimJobs(store: Store, limit: number, filter: ClaimFilter = {},
         ),
       )
       .orderBy(asc(jobs.runAt), asc(jobs.id))
-      .limit(limit)
-      .all();
+      .limit(limit);
     if (due.length === 0) return [];
     loads.delete(store); // fewer pending from here: the next queueLoad counts again
-    return store.db
+    const claimed = await store.db
       .update(jobs)
       .set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, lockedUntil: now + JOB_DEFAULTS.leaseMs, lockedBy: workerId, updatedAt: now })
       .where(inArray(jobs.id, due.map((j) => j.id)))
-      .returning()
-      .all()
-      .sort((a, b) => a.runAt - b.runAt || a.id - b.id);
+      .returning();
+    return claimed.sort((a, b) => a.runAt - b.runAt || a.id - b.id);
   });
 }
 
 /** Settles a job whose work was done another way (e.g. inline), so no worker runs it. */
 export const completeJob = (store: Store, id: number) => completeJobs(store, [id]);
 
+const COMPLETE_JOBS = "update jobs set status = 'done', locked_until = null, last_error = null, updated_at = ? where id in (select value from json_each(?))";
+
 /** Settles finished jobs in one write (a batch handler's many jobs). */
-export function completeJobs(store: Store, ids: readonly number[]) {
+export async function completeJobs(store: Store, ids: readonly number[]) {
   if (ids.length === 0) return;
-  write(store, () => {
+  await write(store, async () => {
     const now = store.clock.now();
-    prepared(store, 'job.complete', () =>
-      store.sqlite.prepare("update jobs set status = 'done', locked_until = null, last_error = null, updated_at = ? where id in (select value from json_each(?))"),
-    ).run(now, JSON.stringify(ids));
+    await store.sql.run(COMPLETE_JOBS, [now, JSON.stringify(ids)]);
     for (const id of ids) publish(store, { type: 'job', jobId: id, status: 'done', at: now, userId: '' });
   });
 }
@@ -153,12 +157,12 @@ export const backoffMs = (attempts: number) =>
   Math.min(JOB_DEFAULTS.backoffCapMs, JOB_DEFAULTS.backoffBaseMs * 2 ** Math.max(0, attempts - 1));
 
 /** A failed attempt: retried later with exponential backoff, or dead-lettered with its error. */
-export function failJob(store: Store, job: JobRow, error: string): JobStatus {
+export async function failJob(store: Store, job: JobRow, error: string): Promise<JobStatus> {
   loads.delete(store);
-  return write(store, () => {
+  return write(store, async () => {
     const now = store.clock.now();
     const status: JobStatus = job.attempts >= job.maxAttempts ? 'dead' : 'pending';
-    store.db
+    await store.db
       .update(jobs)
       .set({ status, lastError: error.slice(0, 2000), lockedUntil: null, runAt: now + backoffMs(job.attempts), updatedAt: now })
       .where(eq(jobs.id, job.id))
@@ -168,8 +172,8 @@ export function failJob(store: Store, job: JobRow, error: string): JobStatus {
   });
 }
 
-export function jobCounts(store: Store): Record<JobStatus, number> {
-  const rows = store.db.select({ status: jobs.status, n: count() }).from(jobs).groupBy(jobs.status).all();
+export async function jobCounts(store: Store): Promise<Record<JobStatus, number>> {
+  const rows = await store.db.select({ status: jobs.status, n: count() }).from(jobs).groupBy(jobs.status);
   const counts: Record<JobStatus, number> = { pending: 0, running: 0, done: 0, dead: 0 };
   for (const row of rows) counts[row.status] = row.n;
   return counts;
@@ -183,17 +187,23 @@ export type JobBacklog = {
   byType: { type: string; backlog: number; lagSeconds: number }[];
 };
 
+const BACKLOG = (byUser: boolean) =>
+  `select type, count(*) as n, min(run_at) as oldest from jobs where status = 'pending' and run_at <= ? ${byUser ? 'and user_id = ?' : ''} group by type order by type`;
+const BACKLOG_ALL = BACKLOG(false);
+const BACKLOG_OF_USER = BACKLOG(true);
+
 /** The queue's backlog and lag: one user's jobs, or all of them (null). Retries waiting for their backoff are not due yet. */
-export function jobBacklog(store: Store, userId: string | null): JobBacklog {
+export async function jobBacklog(store: Store, userId: string | null): Promise<JobBacklog> {
   const now = store.clock.now();
-  const rows = store.sqlite
-    .prepare(`select type, count(*) as n, min(run_at) as oldest from jobs where status = 'pending' and run_at <= ? ${userId === null ? '' : 'and user_id = ?'} group by type order by type`)
-    .all(...(userId === null ? [now] : [now, userId])) as { type: string; n: number; oldest: number }[];
+  const rows = await store.sql.all<{ type: string; n: number; oldest: number }>(
+    userId === null ? BACKLOG_ALL : BACKLOG_OF_USER,
+    userId === null ? [now] : [now, userId],
+  );
   const byType = rows.map((r) => ({ type: r.type, backlog: r.n, lagSeconds: Math.round(Math.max(0, now - r.oldest) / 100) / 10 }));
   return { backlog: byType.reduce((n, t) => n + t.backlog, 0), lagSeconds: Math.max(0, ...byType.map((t) => t.lagSeconds)), byType };
 }
 
-export function listJobs(store: Store, filter: { status?: JobStatus; limit?: number } = {}): JobRow[] {
+export async function listJobs(store: Store, filter: { status?: JobStatus; limit?: number } = {}): Promise<JobRow[]> {
   return store.db
     .select()
     .from(jobs)
@@ -207,13 +217,13 @@ export function listJobs(store: Store, filter: { status?: JobStatus; limit?: num
  * Jobs left `running` by a worker that no longer exists (its process was killed) go back to
  * pending at once instead of waiting for their lease. `isGone` decides from the lockedBy id.
  */
-export function recoverAbandonedJobs(store: Store, isGone: (workerId: string) => boolean): number {
+export async function recoverAbandonedJobs(store: Store, isGone: (workerId: string) => boolean): Promise<number> {
   loads.delete(store);
-  return write(store, () => {
-    const running = store.db.select({ id: jobs.id, lockedBy: jobs.lockedBy }).from(jobs).where(eq(jobs.status, 'running')).all();
+  return write(store, async () => {
+    const running = await store.db.select({ id: jobs.id, lockedBy: jobs.lockedBy }).from(jobs).where(eq(jobs.status, 'running'));
     const abandoned = running.filter((job) => job.lockedBy !== null && isGone(job.lockedBy)).map((job) => job.id);
     if (abandoned.length > 0) {
-      store.db
+      await store.db
         .update(jobs)
         .set({ status: 'pending', lockedUntil: null, lockedBy: null, runAt: store.clock.now(), updatedAt: store.clock.now() })
         .where(inArray(jobs.id, abandoned))
@@ -224,13 +234,13 @@ export function recoverAbandonedJobs(store: Store, isGone: (workerId: string) =>
 }
 
 /** Deletes jobs that finished before `before`; dead ones stay for inspection. */
-export function purgeFinishedJobs(store: Store, before: number): number {
-  return store.db.delete(jobs).where(and(eq(jobs.status, 'done'), lte(jobs.updatedAt, before))).run().changes;
+export async function purgeFinishedJobs(store: Store, before: number): Promise<number> {
+  return (await store.db.delete(jobs).where(and(eq(jobs.status, 'done'), lte(jobs.updatedAt, before))).run()).changes;
 }
 
 /** When the next pending job is due (for a worker deciding how long to sleep), or null. */
-export function nextJobAt(store: Store, types?: readonly string[]): number | null {
-  const row = store.db
+export async function nextJobAt(store: Store, types?: readonly string[]): Promise<number | null> {
+  const row = await store.db
     .select({ at: sql<number | null>`min(case when ${jobs.status} = 'pending' then ${jobs.runAt} else ${jobs.lockedUntil} end)` })
     .from(jobs)
     .where(and(inArray(jobs.status, ['pending', 'running']), types ? inArray(jobs.type, [...types]) : undefined))

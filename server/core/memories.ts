@@ -15,7 +15,7 @@ import { notFound } from './errors.ts';
 import { score } from './scoring.ts';
 import { enqueueEmbedding } from './search/embed-queue.ts';
 import { rowCodec } from './rows.ts';
-import { visibleIn, writableClause, type Space } from './space.ts';
+import { visibleIn, writableClause, writableSql, type Space } from './space.ts';
 import { ensureUser } from './users.ts';
 import { prepared, write, type Store } from './store.ts';
 import { normalizeText } from './text.ts';
@@ -47,26 +47,34 @@ export function decayRateFor(store: Store, kind: MemoryKind, layer: MemoryLayer)
 
 const memoryRows = rowCodec(memories);
 
-export function getMemory(store: Store, id: number): MemoryRow | undefined {
-  const raw = prepared(store, 'memory.byId', () => store.sqlite.prepare(`select ${memoryRows.columns} from memories where id = ?`).raw()).get(id) as unknown[] | undefined;
+// Raw statements of the write path, their text built once (the port caches statements by text).
+const MEMORY_BY_ID = `select ${memoryRows.columns} from memories where id = ?`;
+const EXACT_DUPLICATE = `select ${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and m.content_key = ? and +m.kind = ? and +m.status = 'active'`;
+const SLOT_FACTS = `select ${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and m.subject = ? and m.slot = ? and m.status = 'active'`;
+const LINK_SOURCE = 'insert into memory_sources (memory_id, turn_id, reason, rule, at) values (?, ?, ?, ?, ?) on conflict do nothing';
+const INSERT_MEMORY = `insert into memories (user_id, agent_id, kind, layer, content, content_key, subject, slot, value, polarity, session_id, importance, tags, decay_rate, score, created_at, event_at, last_seen_at)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${memoryRows.columns}`;
+
+export async function getMemory(store: Store, id: number): Promise<MemoryRow | undefined> {
+  const [raw] = await store.sql.values(MEMORY_BY_ID, [id]);
   return raw && memoryRows.decode(raw);
 }
 
 /** A memory of this space, or NOT_FOUND: one of another space is indistinguishable from none. */
-export function requireMemory(store: Store, space: Space, id: number): MemoryRow {
-  const memory = getMemory(store, parseInput(memoryIdSchema, id));
+export async function requireMemory(store: Store, space: Space, id: number): Promise<MemoryRow> {
+  const memory = await getMemory(store, parseInput(memoryIdSchema, id));
   if (!memory || !visibleIn(space, memory)) throw notFound('memory', id);
   return memory;
 }
 
 /** A memory of this space, or undefined (another space's counts as none). */
-export function memoryIn(store: Store, space: Space, id: number): MemoryRow | undefined {
-  const memory = getMemory(store, id);
+export async function memoryIn(store: Store, space: Space, id: number): Promise<MemoryRow | undefined> {
+  const memory = await getMemory(store, id);
   return memory && visibleIn(space, memory) ? memory : undefined;
 }
 
-export function memoriesByIds(store: Store, ids: readonly number[]): Map<number, MemoryRow> {
-  const rows = store.db.select().from(memories).where(inArray(memories.id, [...ids])).all();
+export async function memoriesByIds(store: Store, ids: readonly number[]): Promise<Map<number, MemoryRow>> {
+  const rows = await store.db.select().from(memories).where(inArray(memories.id, [...ids]));
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -75,27 +83,22 @@ export function memoriesByIds(store: Store, ids: readonly number[]): Map<number,
  * index may serve it (`+` keeps kind and status off the index): without ANALYZE statistics the
  * planner prefers the two-column (kind, status) index, which is a scan of every active fact.
  */
-export function findExactDuplicate(store: Store, space: Space, contentKey: string, kind: MemoryKind): MemoryRow | undefined {
-  const writable = writableClause(space, 'm');
-  const raw = prepared(store, 'memory.exact', () =>
-    store.sqlite.prepare(`select ${memoryRows.columnsOf('m')} from memories m where ${writable.sql} and m.content_key = ? and +m.kind = ? and +m.status = 'active'`).raw(),
-  ).get(...writable.params, contentKey, kind) as unknown[] | undefined;
+export async function findExactDuplicate(store: Store, space: Space, contentKey: string, kind: MemoryKind): Promise<MemoryRow | undefined> {
+  const [raw] = await store.sql.values(EXACT_DUPLICATE, [...writableClause(space, 'm').params, contentKey, kind]);
   return raw && memoryRows.decode(raw);
 }
 
-export function linkSource(store: Store, memoryId: number, source: MemorySource) {
-  prepared(store, 'memory.linkSource', () =>
-    store.sqlite.prepare('insert into memory_sources (memory_id, turn_id, reason, rule, at) values (?, ?, ?, ?, ?) on conflict do nothing'),
-  ).run(memoryId, source.turnId, source.reason, source.rule ?? null, store.clock.now());
+export async function linkSource(store: Store, memoryId: number, source: MemorySource) {
+  await store.sql.run(LINK_SOURCE, [memoryId, source.turnId, source.reason, source.rule ?? null, store.clock.now()]);
 }
 
 /** Reinforces an existing memory (D6): one more hit, seen now, tags and importance folded in. */
-export function reinforce(store: Store, existing: MemoryRow, candidate: MemoryCandidate, source?: MemorySource): MemoryRow {
+export async function reinforce(store: Store, existing: MemoryRow, candidate: MemoryCandidate, source?: MemorySource): Promise<MemoryRow> {
   const now = store.clock.now();
   const hits = existing.hits + 1;
   const importance = Math.max(existing.importance, candidate.importance ?? 0);
   const tags = [...new Set([...existing.tags, ...(candidate.tags ?? [])])];
-  const memory = prepared(store, 'memory.reinforce', (db) =>
+  const memory = (await prepared(store, 'memory.reinforce', (db) =>
     db
       .update(memories)
       // Placeholders in SET bypass column mapping, so tags go in as JSON text.
@@ -111,26 +114,19 @@ export function reinforce(store: Store, existing: MemoryRow, candidate: MemoryCa
       .where(eq(memories.id, sql.placeholder('id')))
       .returning()
       .prepare(),
-  ).get({ id: existing.id, hits, importance, tags: JSON.stringify(tags), now, score: score({ ...existing, hits, importance }, now, store.config.scoring) })!;
-  if (source) linkSource(store, memory.id, { ...source, reason: 'merged' });
-  logDecision(store, memory.id, Decision.Merged, { hits, ...(source ? { turnId: source.turnId } : {}) });
+  ).get({ id: existing.id, hits, importance, tags: JSON.stringify(tags), now, score: score({ ...existing, hits, importance }, now, store.config.scoring) }))!;
+  if (source) await linkSource(store, memory.id, { ...source, reason: 'merged' });
+  await logDecision(store, memory.id, Decision.Merged, { hits, ...(source ? { turnId: source.turnId } : {}) });
   return memory;
 }
 
-export function insertMemory(store: Store, space: Space, candidate: MemoryCandidate, source?: MemorySource): MemoryRow {
+export async function insertMemory(store: Store, space: Space, candidate: MemoryCandidate, source?: MemorySource): Promise<MemoryRow> {
   const now = store.clock.now();
-  ensureUser(store, space.userId);
+  await ensureUser(store, space.userId);
   const kind = candidate.kind ?? 'fact';
   const layer = candidate.layer ?? (kind === 'reflection' ? 'long' : 'mid');
   const importance = candidate.importance ?? 0;
-  const inserted = prepared(store, 'memory.insert', () =>
-    store.sqlite
-      .prepare(
-        `insert into memories (user_id, agent_id, kind, layer, content, content_key, subject, slot, value, polarity, session_id, importance, tags, decay_rate, score, created_at, event_at, last_seen_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${memoryRows.columns}`,
-      )
-      .raw(),
-  ).get(
+  const [inserted] = await store.sql.values(INSERT_MEMORY, [
     space.userId,
     space.agentId,
     kind,
@@ -149,12 +145,12 @@ export function insertMemory(store: Store, space: Space, candidate: MemoryCandid
     now,
     candidate.eventAt ?? now,
     now,
-  ) as unknown[];
-  const memory = memoryRows.decode(inserted);
-  if (source) linkSource(store, memory.id, source);
+  ]);
+  const memory = memoryRows.decode(inserted!);
+  if (source) await linkSource(store, memory.id, source);
   // Every new memory (extracted, remembered, consolidated, corrected) gets a vector by a job.
-  enqueueEmbedding(store, space, { memoryIds: [memory.id] });
-  logDecision(store, memory.id, Decision.Created, {
+  await enqueueEmbedding(store, space, { memoryIds: [memory.id] });
+  await logDecision(store, memory.id, Decision.Created, {
     kind,
     layer,
     ...(source ? { turnId: source.turnId, reason: source.reason, rule: source.rule ?? undefined } : {}),
@@ -163,11 +159,11 @@ export function insertMemory(store: Store, space: Space, candidate: MemoryCandid
 }
 
 /** Saves a candidate: merges into an exact duplicate (after normalising) or inserts it. */
-export function saveMemory(store: Store, space: Space, candidate: MemoryCandidate, source?: MemorySource): SaveResult {
+export async function saveMemory(store: Store, space: Space, candidate: MemoryCandidate, source?: MemorySource): Promise<SaveResult> {
   const kind = candidate.kind ?? 'fact';
-  const duplicate = findExactDuplicate(store, space, normalizeText(candidate.content), kind);
-  if (duplicate) return { action: 'merged', memory: reinforce(store, duplicate, candidate, source) };
-  return { action: 'created', memory: insertMemory(store, space, candidate, source) };
+  const duplicate = await findExactDuplicate(store, space, normalizeText(candidate.content), kind);
+  if (duplicate) return { action: 'merged', memory: await reinforce(store, duplicate, candidate, source) };
+  return { action: 'created', memory: await insertMemory(store, space, candidate, source) };
 }
 
 export const rememberSchema = z.object({
@@ -178,32 +174,32 @@ export const rememberSchema = z.object({
 export type RememberInput = z.input<typeof rememberSchema>;
 
 /** Explicitly saves a fact (the user or agent said "remember this"). */
-export function remember(store: Store, space: Space, input: RememberInput): SaveResult {
+export async function remember(store: Store, space: Space, input: RememberInput): Promise<SaveResult> {
   const parsed = parseInput(rememberSchema, input);
-  return write(store, () => {
-    const result = saveMemory(store, space, parsed);
+  return write(store, async () => {
+    const result = await saveMemory(store, space, parsed);
     // Entities an explicit fact names link at once, as a turn's do.
-    if (result.action === 'created') linkMemoriesFast(store, space, [result.memory], null);
+    if (result.action === 'created') await linkMemoriesFast(store, space, [result.memory], null);
     return result;
   });
 }
 
 /** Archives (D3): hidden from search and context, kept for explain and history. */
-export function archiveMemory(store: Store, id: number, detail: Record<string, unknown>) {
+export async function archiveMemory(store: Store, id: number, detail: Record<string, unknown>) {
   const now = store.clock.now();
-  store.db.update(memories).set({ status: 'archived', validUntil: now }).where(eq(memories.id, id)).run();
-  logDecision(store, id, Decision.Archived, detail);
+  await store.db.update(memories).set({ status: 'archived', validUntil: now }).where(eq(memories.id, id)).run();
+  await logDecision(store, id, Decision.Archived, detail);
 }
 
-export function addRelation(store: Store, fromId: number, toId: number, kind: 'supersedes' | 'derived_from') {
-  store.db.insert(memoryRelations).values({ fromId, toId, kind, at: store.clock.now() }).onConflictDoNothing().run();
+export async function addRelation(store: Store, fromId: number, toId: number, kind: 'supersedes' | 'derived_from') {
+  await store.db.insert(memoryRelations).values({ fromId, toId, kind, at: store.clock.now() }).onConflictDoNothing().run();
 }
 
 /** Marks `oldId` superseded by `newId`: archived, linked, and logged on both sides. */
-export function supersede(store: Store, oldId: number, newId: number, detail: Record<string, unknown> = {}) {
-  archiveMemory(store, oldId, { reason: 'superseded', by: newId, ...detail });
-  addRelation(store, newId, oldId, 'supersedes');
-  logDecision(store, oldId, Decision.Superseded, { by: newId, ...detail });
+export async function supersede(store: Store, oldId: number, newId: number, detail: Record<string, unknown> = {}) {
+  await archiveMemory(store, oldId, { reason: 'superseded', by: newId, ...detail });
+  await addRelation(store, newId, oldId, 'supersedes');
+  await logDecision(store, oldId, Decision.Superseded, { by: newId, ...detail });
 }
 
 export const updateMemorySchema = z
@@ -216,10 +212,10 @@ export const updateMemorySchema = z
   .refine((v) => Object.values(v).some((x) => x !== undefined), 'give at least one of status, content, tags, importance');
 export type UpdateMemoryInput = z.input<typeof updateMemorySchema>;
 
-export function updateMemory(store: Store, space: Space, id: number, input: UpdateMemoryInput): MemoryRow {
+export async function updateMemory(store: Store, space: Space, id: number, input: UpdateMemoryInput): Promise<MemoryRow> {
   const patch = parseInput(updateMemorySchema, input);
-  return write(store, () => {
-    const existing = requireMemory(store, space, id);
+  return write(store, async () => {
+    const existing = await requireMemory(store, space, id);
     const changes: Partial<typeof memories.$inferInsert> = {};
     const changed: string[] = [];
     if (patch.content !== undefined && patch.content !== existing.content) {
@@ -230,36 +226,36 @@ export function updateMemory(store: Store, space: Space, id: number, input: Upda
     if (patch.tags !== undefined) (changes.tags = patch.tags), changed.push('tags');
     if (patch.importance !== undefined) (changes.importance = patch.importance), changed.push('importance');
     if (changed.length > 0) {
-      store.db.update(memories).set(changes).where(eq(memories.id, id)).run();
-      if (changes.content !== undefined) enqueueEmbedding(store, space, { memoryIds: [id] }); // its vector is stale
-      logDecision(store, id, Decision.Updated, { fields: changed });
+      await store.db.update(memories).set(changes).where(eq(memories.id, id)).run();
+      if (changes.content !== undefined) await enqueueEmbedding(store, space, { memoryIds: [id] }); // its vector is stale
+      await logDecision(store, id, Decision.Updated, { fields: changed });
     }
-    if (patch.status === 'archived' && existing.status !== 'archived') archiveMemory(store, id, { reason: 'manual' });
+    if (patch.status === 'archived' && existing.status !== 'archived') await archiveMemory(store, id, { reason: 'manual' });
     if (patch.status === 'active' && existing.status !== 'active') {
-      store.db.update(memories).set({ status: 'active', validUntil: null }).where(eq(memories.id, id)).run();
-      logDecision(store, id, Decision.Restored, { reason: 'manual' });
+      await store.db.update(memories).set({ status: 'active', validUntil: null }).where(eq(memories.id, id)).run();
+      await logDecision(store, id, Decision.Restored, { reason: 'manual' });
     }
-    return getMemory(store, id)!;
+    return (await getMemory(store, id))!;
   });
 }
 
 /** Protects a memory (seed 004 confirm_fact): never decays, full confidence. */
-export function confirmMemory(store: Store, space: Space, id: number): MemoryRow {
-  return write(store, () => {
-    requireMemory(store, space, id);
-    store.db.update(memories).set({ decayRate: 0, confidence: 1, confidenceBase: 1 }).where(eq(memories.id, id)).run();
-    logDecision(store, id, Decision.Confirmed);
-    return getMemory(store, id)!;
+export async function confirmMemory(store: Store, space: Space, id: number): Promise<MemoryRow> {
+  return write(store, async () => {
+    await requireMemory(store, space, id);
+    await store.db.update(memories).set({ decayRate: 0, confidence: 1, confidenceBase: 1 }).where(eq(memories.id, id)).run();
+    await logDecision(store, id, Decision.Confirmed);
+    return (await getMemory(store, id))!;
   });
 }
 
 /** Replaces a fact (seed 004 correct_fact): the old one is archived and superseded by the new one. */
-export function correctMemory(store: Store, space: Space, id: number, content: string): { old: MemoryRow; memory: MemoryRow } {
+export async function correctMemory(store: Store, space: Space, id: number, content: string): Promise<{ old: MemoryRow; memory: MemoryRow }> {
   const text = parseInput(contentSchema, content);
-  return write(store, () => {
-    const old = requireMemory(store, space, id);
+  return write(store, async () => {
+    const old = await requireMemory(store, space, id);
     // The correction stays in the old fact's space (an agent's own fact stays that agent's).
-    const memory = insertMemory(store, { userId: old.userId, agentId: old.agentId }, {
+    const memory = await insertMemory(store, { userId: old.userId, agentId: old.agentId }, {
       content: text,
       kind: old.kind,
       layer: old.layer,
@@ -268,16 +264,13 @@ export function correctMemory(store: Store, space: Space, id: number, content: s
       sessionId: old.sessionId,
       fact: old.subject && old.slot ? { subject: old.subject, slot: old.slot, value: text, polarity: 1 } : undefined,
     });
-    supersede(store, old.id, memory.id, { reason: 'corrected' });
-    return { old: getMemory(store, id)!, memory };
+    await supersede(store, old.id, memory.id, { reason: 'corrected' });
+    return { old: (await getMemory(store, id))!, memory };
   });
 }
 
 /** Active memories sharing subject + slot with the candidate (conflict candidates). */
-export function activeFactsForSlot(store: Store, space: Space, subject: string, slot: string): MemoryRow[] {
-  const writable = writableClause(space, 'm');
-  const rows = prepared(store, 'memory.slot', () =>
-    store.sqlite.prepare(`select ${memoryRows.columnsOf('m')} from memories m where ${writable.sql} and m.subject = ? and m.slot = ? and m.status = 'active'`).raw(),
-  ).all(...writable.params, subject, slot) as unknown[][];
+export async function activeFactsForSlot(store: Store, space: Space, subject: string, slot: string): Promise<MemoryRow[]> {
+  const rows = await store.sql.values(SLOT_FACTS, [...writableClause(space, 'm').params, subject, slot]);
   return rows.map((raw) => memoryRows.decode(raw));
 }

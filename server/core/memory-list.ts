@@ -49,7 +49,7 @@ const isSuperseded = sql`exists (select 1 from ${memoryRelations} where ${memory
 export const inSpace = (space: Space) =>
   and(eq(memories.userId, space.userId), space.agentId === null ? undefined : or(isNull(memories.agentId), eq(memories.agentId, space.agentId)));
 
-export function listMemories(store: Store, space: Space, input: ListMemoriesInput = {}): { rows: MemoryRow[]; total: number } {
+export async function listMemories(store: Store, space: Space, input: ListMemoriesInput = {}): Promise<{ rows: MemoryRow[]; total: number }> {
   const filter = parseInput(listMemoriesSchema, input);
   const where = and(
     inSpace(space),
@@ -65,20 +65,19 @@ export function listMemories(store: Store, space: Space, input: ListMemoriesInpu
     recent: [desc(memories.lastSeenAt), desc(memories.id)],
     hits: [desc(memories.hits), desc(memories.score), desc(memories.id)],
   }[filter.sort];
-  const rows = store.db
+  const rows = await store.db
     .select()
     .from(memories)
     .where(where)
     .orderBy(...order)
     .limit(filter.limit)
-    .offset(filter.offset)
-    .all();
-  const total = store.db.select({ n: count() }).from(memories).where(where).get()!.n;
+    .offset(filter.offset);
+  const total = (await store.db.select({ n: count() }).from(memories).where(where).get())!.n;
   return { rows, total };
 }
 
 /** A space's top memories of a layer by stored score (refreshed on write and by GC), ties newest first. */
-export function topMemories(store: Store, space: Space, layer: (typeof MEMORY_LAYERS)[number], limit: number): MemoryRow[] {
+export async function topMemories(store: Store, space: Space, layer: (typeof MEMORY_LAYERS)[number], limit: number): Promise<MemoryRow[]> {
   // Read backwards in index order (memories_status_layer_score); prepared once, as context runs it twice.
   return prepared(store, 'memory.top', (db) =>
     db

@@ -21,7 +21,7 @@ export type ReflectionInputs = {
 export type ReflectionDecision = { run: true; inputs: ReflectionInputs } | { run: false; reason: string };
 
 /** The user's newest reflection (reflections are the user's, shared by every agent). */
-export function latestReflection(store: Store, space: Space): MemoryRow | undefined {
+export async function latestReflection(store: Store, space: Space): Promise<MemoryRow | undefined> {
   // Prepared once: building the query costs more than the indexed lookup (memories_kind_status_created).
   return prepared(store, 'reflection.latest', (db) =>
     db
@@ -34,15 +34,14 @@ export function latestReflection(store: Store, space: Space): MemoryRow | undefi
   ).get({ userId: space.userId });
 }
 
-function topicsOf(store: Store, facts: MemoryRow[]): Map<string, MemoryRow[]> {
+async function topicsOf(store: Store, facts: MemoryRow[]): Promise<Map<string, MemoryRow[]>> {
   const ids = facts.map((f) => f.id);
   const links = ids.length
-    ? store.db
+    ? await store.db
         .select({ memoryId: memoryEntities.memoryId, name: entities.name, mentions: entities.mentionCount })
         .from(memoryEntities)
         .innerJoin(entities, eq(entities.id, memoryEntities.entityId))
         .where(inArray(memoryEntities.memoryId, ids))
-        .all()
     : [];
   // The most mentioned entity of a fact names its topic; else its structured subject.
   const topEntity = new Map<number, string>();
@@ -53,33 +52,32 @@ function topicsOf(store: Store, facts: MemoryRow[]): Map<string, MemoryRow[]> {
 }
 
 /** Whether a reflection is due now for this user, and what it would be about. */
-export function reflectionDue(store: Store, space: Space): ReflectionDecision {
+export async function reflectionDue(store: Store, space: Space): Promise<ReflectionDecision> {
   const { min_interval_days, window_days, min_facts } = store.config.reflection;
   const now = store.clock.now();
-  const latest = latestReflection(store, space);
+  const latest = await latestReflection(store, space);
   if (latest && now - latest.createdAt < min_interval_days * DAY_MS) {
     return { run: false, reason: `the last reflection is ${((now - latest.createdAt) / DAY_MS).toFixed(1)} days old (< ${min_interval_days})` };
   }
   const from = now - window_days * DAY_MS;
-  const facts = store.db
+  const facts = await store.db
     .select()
     .from(memories)
     .where(and(eq(memories.userId, space.userId), eq(memories.kind, 'fact'), gte(memories.createdAt, from)))
-    .orderBy(memories.createdAt, memories.id)
-    .all();
+    .orderBy(memories.createdAt, memories.id);
   const active = facts.filter((f) => f.status === 'active');
   if (active.length < min_facts) return { run: false, reason: `${active.length} new facts in ${window_days} days (< ${min_facts})` };
   const byId = new Map(facts.map((f) => [f.id, f]));
-  const supersedes = store.db
+  const supersedes = await store.db
     .select()
     .from(memoryRelations)
-    .where(and(eq(memoryRelations.kind, 'supersedes'), inArray(memoryRelations.fromId, active.map((f) => f.id))))
-    .all();
-  const changes = supersedes.flatMap((r): [MemoryRow, MemoryRow][] => {
-    const old = byId.get(r.toId) ?? store.db.select().from(memories).where(eq(memories.id, r.toId)).get();
-    return old ? [[byId.get(r.fromId)!, old]] : [];
-  });
-  return { run: true, inputs: { from, to: now, facts: active, changes, byTopic: topicsOf(store, active) } };
+    .where(and(eq(memoryRelations.kind, 'supersedes'), inArray(memoryRelations.fromId, active.map((f) => f.id))));
+  const changes: [MemoryRow, MemoryRow][] = [];
+  for (const r of supersedes) {
+    const old = byId.get(r.toId) ?? (await store.db.select().from(memories).where(eq(memories.id, r.toId)).get());
+    if (old) changes.push([byId.get(r.fromId)!, old]);
+  }
+  return { run: true, inputs: { from, to: now, facts: active, changes, byTopic: await topicsOf(store, active) } };
 }
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -99,10 +97,10 @@ export function templateReflection(inputs: ReflectionInputs): string {
   return lines.join('\n');
 }
 
-export function saveReflection(store: Store, space: Space, content: string, inputs: ReflectionInputs): MemoryRow {
-  return write(store, () => {
-    const reflection = insertMemory(store, { userId: space.userId, agentId: null }, { content, kind: 'reflection', layer: 'long', decayRate: 0, importance: 1, tags: ['weekly'], eventAt: inputs.to });
-    for (const fact of inputs.facts) addRelation(store, reflection.id, fact.id, 'derived_from');
+export async function saveReflection(store: Store, space: Space, content: string, inputs: ReflectionInputs): Promise<MemoryRow> {
+  return write(store, async () => {
+    const reflection = await insertMemory(store, { userId: space.userId, agentId: null }, { content, kind: 'reflection', layer: 'long', decayRate: 0, importance: 1, tags: ['weekly'], eventAt: inputs.to });
+    for (const fact of inputs.facts) await addRelation(store, reflection.id, fact.id, 'derived_from');
     return reflection;
   });
 }

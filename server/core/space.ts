@@ -2,6 +2,7 @@
 // that user. The space is resolved once per request (from the token and the arguments) and
 // passed to every domain function right after the store, so a path that forgets it does not compile.
 import { z } from 'zod';
+import type { SqlParam } from './store.ts';
 import { parseInput } from './validation.ts';
 
 export type Space = {
@@ -45,7 +46,7 @@ export function visibleIn(space: Space, row: { userId: string; agentId?: string 
  * The SQL form of visibleIn for a table aliased `alias`: user, then agent. Parameters in order.
  * The agent clause binds the agent twice so the statement text is one per alias (prepared once).
  */
-export function spaceClause(space: Space, alias: string): { sql: string; params: unknown[] } {
+export function spaceClause(space: Space, alias: string): { sql: string; params: SqlParam[] } {
   return {
     sql: `${alias}.user_id = ? and (? is null or ${alias}.agent_id is null or ${alias}.agent_id = ?)`,
     params: [space.userId, space.agentId, space.agentId],
@@ -56,12 +57,12 @@ export function spaceClause(space: Space, alias: string): { sql: string; params:
  * The rows a write in `space` may merge into or supersede: the same agent's and the shared
  * ones. A write without an agent touches only shared memory, never an agent's own.
  */
-export function writableClause(space: Space, alias: string): { sql: string; params: unknown[] } {
-  return {
-    sql: `${alias}.user_id = ? and (${alias}.agent_id is null or ${alias}.agent_id = ?)`,
-    params: [space.userId, space.agentId],
-  };
+export function writableClause(space: Space, alias: string): { sql: string; params: SqlParam[] } {
+  return { sql: writableSql(alias), params: [space.userId, space.agentId] };
 }
+
+/** writableClause's SQL alone (it depends only on the alias), for statement text built once. */
+export const writableSql = (alias: string) => `${alias}.user_id = ? and (${alias}.agent_id is null or ${alias}.agent_id = ?)`;
 
 /** The space a stored row lives in (work derived from a turn stays in the turn's space). */
 export const spaceOfRow = (row: { userId: string; agentId?: string | null }): Space => ({ userId: row.userId, agentId: row.agentId ?? null });

@@ -46,14 +46,14 @@ const zeroes = <K extends string>(keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
 /** One user's counts (jobs: that user's), or the whole file's when `space` is null (admin). */
-export function getStats(store: Store, space: Space | null): Stats {
+export async function getStats(store: Store, space: Space | null): Promise<Stats> {
   const { db } = store;
   const mine = <T extends { userId: SQLiteColumn }>(table: T) => (space ? eq(table.userId, space.userId) : undefined);
   const byStatus = zeroes(MEMORY_STATUSES);
   const byLayer = zeroes(MEMORY_LAYERS);
   const byKind = zeroes(MEMORY_KINDS);
   // One grouped scan gives all three breakdowns.
-  const groups = db
+  const groups = await db
     .select({ status: memories.status, layer: memories.layer, kind: memories.kind, n: count() })
     .from(memories)
     .where(mine(memories))
@@ -68,17 +68,22 @@ export function getStats(store: Store, space: Space | null): Stats {
     byKind[g.kind] += g.n;
   }
   const jobCounts = zeroes(JOB_STATUSES);
-  for (const g of db.select({ status: jobs.status, n: count() }).from(jobs).where(space ? eq(jobs.userId, space.userId) : undefined).groupBy(jobs.status).all()) {
+  for (const g of await db.select({ status: jobs.status, n: count() }).from(jobs).where(space ? eq(jobs.userId, space.userId) : undefined).groupBy(jobs.status).all()) {
     jobCounts[g.status] = g.n;
   }
-  const countOf = (table: typeof turns | typeof sessions | typeof entities) =>
-    db.select({ n: sql<number>`count(*)` }).from(table).where(mine(table)).get()!.n;
+  const countOf = async (table: typeof turns | typeof sessions | typeof entities) =>
+    (await db.select({ n: sql<number>`count(*)` }).from(table).where(mine(table)).get())!.n;
   return {
     memories: { total, byStatus, byLayer, byKind },
-    turns: countOf(turns),
-    sessions: countOf(sessions),
-    entities: countOf(entities),
-    jobs: { ...jobCounts, ...jobBacklog(store, space?.userId ?? null), nerDeferred: deferredTurnCount(store, space?.userId ?? null), nerCheapMode: nerCheapMode(store) },
+    turns: await countOf(turns),
+    sessions: await countOf(sessions),
+    entities: await countOf(entities),
+    jobs: {
+      ...jobCounts,
+      ...(await jobBacklog(store, space?.userId ?? null)),
+      nerDeferred: await deferredTurnCount(store, space?.userId ?? null),
+      nerCheapMode: await nerCheapMode(store),
+    },
     features: { fts: store.features.fts && store.config.fts.enabled, vec: store.features.vec, semantic: semanticOn(store) },
   };
 }

@@ -1,11 +1,65 @@
-// The handle every domain function takes first: the database with its config and clock.
-import type Database from 'better-sqlite3';
-import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+// The handle every domain function takes first: the storage port with its config and clock.
+// The domain reaches the database only through it (D15), and only asynchronously, so a
+// networked database (Postgres) fits behind it as well as the embedded SQLite file.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as tables from '../../drizzle/schema.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 
-export type Db = BetterSQLite3Database<typeof tables> & { $client: Database.Database };
+/** Drizzle's query builder over the port (`query-builder.ts`): `await store.db.select()…`. */
+export type Db = BaseSQLiteDatabase<'async', { changes: number }, typeof tables>;
+
+export type SqlParam = string | number | bigint | null | Uint8Array;
+
+/**
+ * The storage port: plain SQL in the dialect both backends share (positional `?` parameters,
+ * `on conflict`, `returning`), run where the store keeps its data. Queries inside `write()`
+ * run in its transaction wherever they are issued from.
+ */
+export interface Sql {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Rows as objects keyed by column name. */
+  all<T = Record<string, unknown>>(text: string, params?: readonly SqlParam[]): Promise<T[]>;
+  get<T = Record<string, unknown>>(text: string, params?: readonly SqlParam[]): Promise<T | undefined>;
+  /** Rows as arrays in select order (for `rowCodec` decoding). */
+  values(text: string, params?: readonly SqlParam[]): Promise<unknown[][]>;
+  /** The first row as an array, without reading the rest. */
+  row(text: string, params?: readonly SqlParam[]): Promise<unknown[] | undefined>;
+  /** The first column of the first row. */
+  pluck<T = unknown>(text: string, params?: readonly SqlParam[]): Promise<T | undefined>;
+  run(text: string, params?: readonly SqlParam[]): Promise<{ changes: number }>;
+  /** Runs `fn` in one transaction that holds the write lock from its start. */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * A write that gives up instead of waiting when another process holds the write lock
+   * (bookkeeping such as access counts): `undefined` when it gave up.
+   */
+  writeIfFree<T>(fn: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Rewrites the storage so deleted rows leave nothing behind (their text in free pages or in
+   * full-text index segments), outside any transaction. Slow: on demand only (forgetUser).
+   */
+  compact(): Promise<void>;
+  /** Moves when another connection commits (caches keyed on it see those writes). */
+  dataVersion(): Promise<number>;
+  readonly open: boolean;
+  close(): Promise<void>;
+}
+
+export type Store = {
+  db: Db;
+  sql: Sql;
+  /** The SQLite connection, for the SQLite-only parts (FTS5 indexes, sqlite-vec, WAL checkpoints). */
+  sqlite: import('better-sqlite3').Database;
+  config: Config;
+  clock: Clock;
+  /** Which optional features are usable: full-text indexes (else LIKE), vector distance functions. */
+  features: { fts: boolean; vec: boolean };
+  listeners: Set<ChangeListener>;
+  /** Objects built once per store (drizzle prepared queries, see `prepared`). */
+  statements: Map<string, unknown>;
+};
 
 /**
  * A change that committed. Published after the transaction, never for a rolled-back one. Each
@@ -33,20 +87,6 @@ export type ChangeEvent = (
 
 export type ChangeListener = (event: ChangeEvent) => void;
 
-export type Store = {
-  db: Db;
-  sqlite: Database.Database;
-  config: Config;
-  clock: Clock;
-  /** Which optional SQLite features are usable: FTS5 (else LIKE), sqlite-vec. */
-  features: { fts: boolean; vec: boolean };
-  /** Set while a write transaction runs: its events, emitted after commit. */
-  pending: ChangeEvent[] | null;
-  listeners: Set<ChangeListener>;
-  /** Prepared statements of the hot path, built once per store (see `prepared`). */
-  statements: Map<string, unknown>;
-};
-
 /**
  * Builds a statement once per store and reuses it: query building and SQL compilation cost
  * more than running these small indexed queries, and addTurn runs several of them.
@@ -60,27 +100,45 @@ export function prepared<T>(store: Store, key: string, build: (db: Db) => T): T 
   return statement;
 }
 
+/** The write under way in this async context: its store and the events it will publish. */
+type WriteScope = { store: Store; events: ChangeEvent[] };
+const scope = new AsyncLocalStorage<WriteScope>();
+
+/** The write transaction this code runs in on `store`, if any (an object stable for its length). */
+export function currentWrite(store: Store): object | undefined {
+  const current = scope.getStore();
+  return current?.store === store ? current : undefined;
+}
+
 /**
- * Runs `fn` in one immediate transaction (BEGIN IMMEDIATE takes the write lock up front,
- * so concurrent writers wait on busy_timeout instead of failing mid-transaction).
- * Nested calls join the outer transaction. Change events go out only after commit.
+ * Runs `fn` in one transaction holding the write lock from its start (concurrent writers wait
+ * instead of failing midway). Nested calls join the outer transaction. Change events go out
+ * only after commit.
  */
-export function write<T>(store: Store, fn: () => T): T {
-  if (store.pending) return fn();
+export async function write<T>(store: Store, fn: () => Promise<T>): Promise<T> {
+  if (currentWrite(store)) return fn();
   const events: ChangeEvent[] = [];
-  store.pending = events;
-  let result: T;
-  try {
-    result = store.sqlite.transaction(fn).immediate();
-  } finally {
-    store.pending = null;
-  }
+  const result = await store.sql.transaction(() => scope.run({ store, events }, fn));
+  for (const event of events) for (const listener of store.listeners) listener(event);
+  return result;
+}
+
+/**
+ * `write` for bookkeeping that must never wait for the lock (access counts, a token's last
+ * use): gives up at once, returning `undefined`, when another process holds it. Inside a write
+ * it joins it.
+ */
+export async function writeIfFree<T>(store: Store, fn: () => Promise<T>): Promise<T | undefined> {
+  if (currentWrite(store)) return fn();
+  const events: ChangeEvent[] = [];
+  const result = await store.sql.writeIfFree(() => scope.run({ store, events }, fn));
   for (const event of events) for (const listener of store.listeners) listener(event);
   return result;
 }
 
 export function publish(store: Store, event: ChangeEvent) {
-  if (store.pending) store.pending.push(event);
+  const current = scope.getStore();
+  if (current?.store === store) current.events.push(event);
   else for (const listener of store.listeners) listener(event);
 }
 

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { agentIdSchema, spaceOf, userIdSchema, type Space } from './space.ts';
 import { forbidden, notFound } from './errors.ts';
-import { prepared, publish, write, type Store } from './store.ts';
+import { currentWrite, publish, write, writeIfFree, type Store } from './store.ts';
 import { parseInput } from './validation.ts';
 
 export type TokenRow = {
@@ -39,18 +39,29 @@ export type CreateTokenInput = z.input<typeof createTokenSchema>;
 const COLUMNS = `id, prefix, user_id as userId, agent_id as agentId, read_only as readOnly, label, created_at as createdAt, revoked_at as revokedAt, last_used_at as lastUsedAt`;
 const decode = (row: TokenRow) => ({ ...row, readOnly: Boolean(row.readOnly) });
 
+const INSERT_TOKEN = `insert into access_tokens (token_hash, prefix, user_id, agent_id, read_only, label, created_at) values (?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`;
+const LIST_TOKENS = `select ${COLUMNS} from access_tokens where (? is null or user_id = ?) and (? = 1 or revoked_at is null) order by id`;
+const REVOKE_TOKEN = `update access_tokens set revoked_at = coalesce(revoked_at, ?) where id = ? returning ${COLUMNS}`;
+const TOKEN_BY_HASH = `select ${COLUMNS} from access_tokens where token_hash = ?`;
+const NOTE_USE = 'update access_tokens set last_used_at = ? where id = ?';
+const LIVE_TOKENS = 'select id from access_tokens where id in (select value from json_each(?)) and revoked_at is null';
+
 /** Creates a token; the returned `token` is the only time its secret is ever available. */
-export function createToken(store: Store, input: CreateTokenInput): { token: string; row: TokenRow } {
+export async function createToken(store: Store, input: CreateTokenInput): Promise<{ token: string; row: TokenRow }> {
   const parsed = parseInput(createTokenSchema, input);
   // 32 random bytes: guessing is out of reach, and the hash needs no salt or slow KDF.
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-  return write(store, () => {
+  return write(store, async () => {
     const now = store.clock.now();
-    const row = store.sqlite
-      .prepare(
-        `insert into access_tokens (token_hash, prefix, user_id, agent_id, read_only, label, created_at) values (?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
-      )
-      .get(hashToken(token), token.slice(0, TOKEN_PREFIX.length + 6), parsed.userId, parsed.agentId ?? null, parsed.readOnly ? 1 : 0, parsed.label ?? null, now) as TokenRow;
+    const row = (await store.sql.get<TokenRow>(INSERT_TOKEN, [
+      hashToken(token),
+      token.slice(0, TOKEN_PREFIX.length + 6),
+      parsed.userId,
+      parsed.agentId ?? null,
+      parsed.readOnly ? 1 : 0,
+      parsed.label ?? null,
+      now,
+    ]))!;
     publish(store, { type: 'token', action: 'created', tokenId: row.id, userId: row.userId, at: now });
     return { token, row: decode(row) };
   });
@@ -61,20 +72,18 @@ export const listTokensSchema = z.object({
   includeRevoked: z.boolean().default(false),
 });
 
-export function listTokens(store: Store, input: z.input<typeof listTokensSchema> = {}): TokenRow[] {
+export async function listTokens(store: Store, input: z.input<typeof listTokensSchema> = {}): Promise<TokenRow[]> {
   const { userId, includeRevoked } = parseInput(listTokensSchema, input);
-  const rows = store.sqlite
-    .prepare(`select ${COLUMNS} from access_tokens where (@userId is null or user_id = @userId) and (@all or revoked_at is null) order by id`)
-    .all({ userId: userId ?? null, all: includeRevoked ? 1 : 0 }) as TokenRow[];
+  const rows = await store.sql.all<TokenRow>(LIST_TOKENS, [userId ?? null, userId ?? null, includeRevoked ? 1 : 0]);
   return rows.map(decode);
 }
 
 /** Revokes a token at once: the next request with it is refused (open subscriptions are closed by the host). */
-export function revokeToken(store: Store, id: number): TokenRow {
+export async function revokeToken(store: Store, id: number): Promise<TokenRow> {
   const tokenId = parseInput(z.number().int().positive(), id);
-  return write(store, () => {
+  return write(store, async () => {
     const now = store.clock.now();
-    const row = store.sqlite.prepare(`update access_tokens set revoked_at = coalesce(revoked_at, ?) where id = ? returning ${COLUMNS}`).get(now, tokenId) as TokenRow | undefined;
+    const row = await store.sql.get<TokenRow>(REVOKE_TOKEN, [now, tokenId]);
     if (!row) throw notFound('token', tokenId);
     publish(store, { type: 'token', action: 'revoked', tokenId, userId: row.userId, at: now });
     return decode(row);
@@ -82,13 +91,11 @@ export function revokeToken(store: Store, id: number): TokenRow {
 }
 
 /** The access a presented token grants, or null for an unknown or revoked one. */
-export function accessForToken(store: Store, token: string): Access | null {
+export async function accessForToken(store: Store, token: string): Promise<Access | null> {
   if (!token.startsWith(TOKEN_PREFIX)) return null;
-  const row = prepared(store, 'token.byHash', () => store.sqlite.prepare(`select ${COLUMNS} from access_tokens where token_hash = ?`)).get(hashToken(token)) as
-    | TokenRow
-    | undefined;
+  const row = await store.sql.get<TokenRow>(TOKEN_BY_HASH, [hashToken(token)]);
   if (!row || row.revokedAt !== null) return null;
-  noteUse(store, row);
+  await noteUse(store, row);
   return { admin: false, tokenId: row.id, space: { userId: row.userId, agentId: row.agentId }, readOnly: Boolean(row.readOnly) };
 }
 
@@ -99,28 +106,18 @@ const USE_GRANULARITY_MS = 60_000;
  * Records when a token was last used, for the token list. Never waits for the write lock (another
  * process may hold it for seconds): a busy database just skips this minute's note.
  */
-function noteUse(store: Store, row: TokenRow) {
+async function noteUse(store: Store, row: TokenRow) {
   const now = store.clock.now();
   if (row.lastUsedAt !== null && now - row.lastUsedAt < USE_GRANULARITY_MS) return;
-  if (store.pending) return; // inside a write: its own statements only
-  const timeout = store.sqlite.pragma('busy_timeout', { simple: true }) as number;
-  store.sqlite.pragma('busy_timeout = 0');
-  try {
-    prepared(store, 'token.used', () => store.sqlite.prepare('update access_tokens set last_used_at = ? where id = ?')).run(now, row.id);
-  } catch (error) {
-    if (!(error as { code?: string }).code?.startsWith('SQLITE_BUSY')) throw error;
-  } finally {
-    store.sqlite.pragma(`busy_timeout = ${timeout}`);
-  }
+  if (currentWrite(store)) return; // inside a write: its own statements only
+  await writeIfFree(store, () => store.sql.run(NOTE_USE, [now, row.id]));
 }
 
 /** Of these token ids, the ones still valid (for the host to close subscriptions of the others). */
-export function liveTokenIds(store: Store, ids: readonly number[]): Set<number> {
+export async function liveTokenIds(store: Store, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = prepared(store, 'token.live', () =>
-    store.sqlite.prepare('select id from access_tokens where id in (select value from json_each(?)) and revoked_at is null').pluck(),
-  ).all(JSON.stringify(ids)) as number[];
-  return new Set(rows);
+  const rows = await store.sql.all<{ id: number }>(LIVE_TOKENS, [JSON.stringify(ids)]);
+  return new Set(rows.map((row) => row.id));
 }
 
 /**

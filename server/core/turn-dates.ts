@@ -5,7 +5,7 @@
 import { logger } from '../logger.ts';
 import { localDay, machineZone, resolveTimeMentions, type TimeMention } from './extraction/time-phrases.ts';
 import type { Space } from './space.ts';
-import { prepared, type Store } from './store.ts';
+import { write, type Store } from './store.ts';
 import { DAY_MS } from './clock.ts';
 
 /** The fields of a turn its dates depend on (turns.ts imports this file, so not its row type). */
@@ -26,27 +26,27 @@ export function mentionsOf(store: Store, turn: Pick<DatedTurn, 'id' | 'text' | '
   return mentions;
 }
 
+const INSERT_SQL = 'insert into turn_dates (turn_id, user_id, start, phrase, date_from, date_to, grain) values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing';
+
 /** Resolves and stores a turn's dates; returns how many rows it wrote (a phrase already stored is left as it is). */
-export function recordTurnDates(store: Store, turn: DatedTurn): number {
+export async function recordTurnDates(store: Store, turn: DatedTurn): Promise<number> {
   const mentions = mentionsOf(store, turn);
   if (mentions.length === 0) return 0;
-  const insert = prepared(store, 'turnDates.insert', () =>
-    store.sqlite.prepare('insert or ignore into turn_dates (turn_id, user_id, start, phrase, date_from, date_to, grain) values (?, ?, ?, ?, ?, ?, ?)'),
-  );
   let written = 0;
-  for (const m of mentions) written += insert.run(turn.id, turn.userId, m.start, m.phrase, m.from, m.to, m.grain).changes;
+  for (const m of mentions) written += (await store.sql.run(INSERT_SQL, [turn.id, turn.userId, m.start, m.phrase, m.from, m.to, m.grain])).changes;
   return written;
 }
 
 export type DateRange = { from: number; to: number; grain: string };
 
 /** The stored dates of some turns, by turn id (turns without any are absent). */
-export function datesOfTurns(store: Store, ids: number[]): Map<number, DateRange[]> {
+export async function datesOfTurns(store: Store, ids: number[]): Promise<Map<number, DateRange[]>> {
   const out = new Map<number, DateRange[]>();
   if (ids.length === 0) return out;
-  const rows = prepared(store, 'turnDates.ofTurns', () =>
-    store.sqlite.prepare('select turn_id as turnId, date_from as "from", date_to as "to", grain from turn_dates where turn_id in (select value from json_each(?))'),
-  ).all(JSON.stringify(ids)) as (DateRange & { turnId: number })[];
+  const rows = await store.sql.all<DateRange & { turnId: number }>(
+    'select turn_id as turnId, date_from as "from", date_to as "to", grain from turn_dates where turn_id in (select value from json_each(?))',
+    [JSON.stringify(ids)],
+  );
   for (const { turnId, ...range } of rows) {
     const list = out.get(turnId);
     if (list) list.push(range);
@@ -58,22 +58,19 @@ export function datesOfTurns(store: Store, ids: number[]): Map<number, DateRange
 /** The longest range a phrase resolves to (a year, or a fuzzy "several years ago"), bounding index scans. */
 const LONGEST_RANGE_MS = 3_400 * DAY_MS;
 
+const DATED_IN_SQL = `select distinct turn_id from turn_dates
+  where user_id = ? and date_from between ? and ? and date_to >= ? and (date_to - date_from) <= ?
+  order by turn_id desc limit ?`;
+
 /**
  * Turns of the space that talk about a date inside [from, to] (their resolved range overlaps it
  * and is not much wider: a year does not say which week), newest first. Reads the index by user
  * and date; the space's other filters are the caller's.
  */
-export function turnsDatedIn(store: Store, space: Space, window: { from: number; to: number }, limit: number): number[] {
+export async function turnsDatedIn(store: Store, space: Space, window: { from: number; to: number }, limit: number): Promise<number[]> {
   const span = window.to - window.from;
-  return prepared(store, 'turnDates.in', () =>
-    store.sqlite
-      .prepare(
-        `select distinct turn_id from turn_dates
-         where user_id = ? and date_from between ? and ? and date_to >= ? and (date_to - date_from) <= ?
-         order by turn_id desc limit ?`,
-      )
-      .pluck(),
-  ).all(space.userId, window.from - LONGEST_RANGE_MS, window.to, window.from, Math.max(span * 3, 35 * DAY_MS), limit) as number[];
+  const rows = await store.sql.values(DATED_IN_SQL, [space.userId, window.from - LONGEST_RANGE_MS, window.to, window.from, Math.max(span * 3, 35 * DAY_MS), limit]);
+  return rows.map((row) => row[0] as number);
 }
 
 const BACKFILL_KEY = 'turn_dates_backfill';
@@ -84,30 +81,26 @@ const BACKFILL_KEY = 'turn_dates_backfill';
  * transaction that writes its dates, and the mark goes when none are left. It only inserts rows,
  * so stopping anywhere (or after `maxBatches`) loses nothing and the next call carries on.
  */
-export function backfillTurnDates(store: Store, batch = 2_000, maxBatches = Infinity): { turns: number; dates: number } {
-  const getMark = store.sqlite.prepare('select value from meta where key = ?').pluck();
-  const raw = getMark.get(BACKFILL_KEY) as string | undefined;
+export async function backfillTurnDates(store: Store, batch = 2_000, maxBatches = Infinity): Promise<{ turns: number; dates: number }> {
+  const raw = await store.sql.pluck<string>('select value from meta where key = ?', [BACKFILL_KEY]);
   if (raw === undefined) return { turns: 0, dates: 0 };
   let below = Number((JSON.parse(raw) as { below?: number }).below ?? 0);
-  const page = store.sqlite.prepare('select id, user_id as userId, text, at from turns where id < ? order by id desc limit ?');
-  const setMark = store.sqlite.prepare('update meta set value = ? where key = ?');
-  const dropMark = store.sqlite.prepare('delete from meta where key = ?');
   let turns = 0;
   let dates = 0;
   const started = performance.now();
   for (let batches = 0; batches < maxBatches; batches++) {
-    const done = store.sqlite.transaction(() => {
-      const rows = page.all(below, batch) as DatedTurn[];
-      for (const row of rows) dates += recordTurnDates(store, row);
+    const done = await write(store, async () => {
+      const rows = await store.sql.all<DatedTurn>('select id, user_id as userId, text, at from turns where id < ? order by id desc limit ?', [below, batch]);
+      for (const row of rows) dates += await recordTurnDates(store, row);
       turns += rows.length;
       if (rows.length < batch) {
-        dropMark.run(BACKFILL_KEY);
+        await store.sql.run('delete from meta where key = ?', [BACKFILL_KEY]);
         return true;
       }
       below = rows.at(-1)!.id;
-      setMark.run(JSON.stringify({ below }), BACKFILL_KEY);
+      await store.sql.run('update meta set value = ? where key = ?', [JSON.stringify({ below }), BACKFILL_KEY]);
       return false;
-    }).immediate();
+    });
     if (done) break;
   }
   if (turns > 0) logger.info({ turns, dates, ms: Math.round(performance.now() - started) }, 'resolved the dates of earlier turns');

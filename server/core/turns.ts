@@ -7,7 +7,7 @@ import { ROLES } from '../../drizzle/vocabulary.ts';
 import { rowCodec } from './rows.ts';
 import { ensureSession } from './sessions.ts';
 import { visibleIn, type Space } from './space.ts';
-import { prepared, publish, write, type Store } from './store.ts';
+import { publish, write, type Store } from './store.ts';
 import { recordTurnDates } from './turn-dates.ts';
 import { ensureUser } from './users.ts';
 import { parseInput } from './validation.ts';
@@ -28,30 +28,30 @@ export const addTurnSchema = z.object({
 export type AddTurnInput = z.input<typeof addTurnSchema>;
 
 /** Things that run inside the addTurn transaction after the row is written (extraction, NER...). */
-export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean }) => R;
+export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean }) => R | Promise<R>;
+
+const INSERT_TURN = `insert into turns (user_id, agent_id, session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?) returning ${turnRows.columns}`;
 
 /** Stores one turn in `space` (registering its user and session) and runs `afterInsert` in the same transaction. */
-export function addTurn<R>(store: Store, space: Space, input: AddTurnInput, afterInsert?: TurnHook<R>) {
+export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput, afterInsert?: TurnHook<R>) {
   const parsed = parseInput(addTurnSchema, input);
-  return write(store, () => {
+  return write(store, async () => {
     const now = store.clock.now();
     const at = parsed.at ?? now;
-    const newSession = ensureSession(store, space, parsed.sessionId, at);
-    if (newSession) ensureUser(store, space.userId);
-    const inserted = prepared(store, 'turn.insert', () =>
-      store.sqlite.prepare(`insert into turns (user_id, agent_id, session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?) returning ${turnRows.columns}`).raw(),
-    ).get(space.userId, space.agentId, parsed.sessionId, parsed.role, parsed.name ?? null, parsed.text, at, now) as unknown[];
-    const turn = turnRows.decode(inserted);
-    recordTurnDates(store, turn);
+    const newSession = await ensureSession(store, space, parsed.sessionId, at);
+    if (newSession) await ensureUser(store, space.userId);
+    const [inserted] = await store.sql.values(INSERT_TURN, [space.userId, space.agentId, parsed.sessionId, parsed.role, parsed.name ?? null, parsed.text, at, now]);
+    const turn = turnRows.decode(inserted!);
+    await recordTurnDates(store, turn);
     publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, userId: turn.userId, agentId: turn.agentId, at: now });
-    const extra = afterInsert?.(store, turn, { autoExtract: parsed.autoExtract, newSession });
+    const extra: R | undefined = afterInsert ? await afterInsert(store, turn, { autoExtract: parsed.autoExtract, newSession }) : undefined;
     return { turn, newSession, extra };
   });
 }
 
 /** The short-term window: the last `size` turns of the session (those this space sees), oldest first. */
-export function shortTermWindow(store: Store, space: Space, sessionId: string, size = store.config.short_term.size): TurnRow[] {
-  return store.db
+export async function shortTermWindow(store: Store, space: Space, sessionId: string, size = store.config.short_term.size): Promise<TurnRow[]> {
+  const newestFirst = await store.db
     .select()
     .from(turns)
     .where(
@@ -62,23 +62,22 @@ export function shortTermWindow(store: Store, space: Space, sessionId: string, s
       ),
     )
     .orderBy(desc(turns.at), desc(turns.id))
-    .limit(size)
-    .all()
-    .reverse();
+    .limit(size);
+  return newestFirst.reverse();
 }
 
 /** A turn by id, whatever its space: for work derived from the turn itself (jobs). */
-export function getTurn(store: Store, id: number): TurnRow | undefined {
+export async function getTurn(store: Store, id: number): Promise<TurnRow | undefined> {
   return store.db.select().from(turns).where(eq(turns.id, id)).get();
 }
 
 /** A turn of this space, or undefined (another space's counts as none). */
-export function turnIn(store: Store, space: Space, id: number): TurnRow | undefined {
-  const turn = getTurn(store, id);
+export async function turnIn(store: Store, space: Space, id: number): Promise<TurnRow | undefined> {
+  const turn = await getTurn(store, id);
   return turn && visibleIn(space, turn) ? turn : undefined;
 }
 
-export function turnsByIds(store: Store, ids: readonly number[]): Map<number, TurnRow> {
-  const rows = store.db.select().from(turns).where(inArray(turns.id, [...ids])).all();
+export async function turnsByIds(store: Store, ids: readonly number[]): Promise<Map<number, TurnRow>> {
+  const rows = await store.db.select().from(turns).where(inArray(turns.id, [...ids]));
   return new Map(rows.map((row) => [row.id, row]));
 }

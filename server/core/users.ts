@@ -2,14 +2,16 @@
 // erasable in one transaction (forgetUser) down to the last index entry.
 import { z } from 'zod';
 import { userIdSchema } from './space.ts';
-import { prepared, publish, write, type Store } from './store.ts';
+import { publish, write, type Store } from './store.ts';
 import { parseInput } from './validation.ts';
 import { dropIndexes } from './search/vector-index.ts';
 import { LEGACY_VECTOR_TABLES, VECTOR_TABLES } from './search/vector-state.ts';
 
+const ENSURE_USER = 'insert into users (id, created_at) values (?, ?) on conflict do nothing';
+
 /** Registers the user on its first write (a no-op afterwards). Inside the caller's transaction. */
-export function ensureUser(store: Store, userId: string) {
-  prepared(store, 'user.ensure', () => store.sqlite.prepare('insert into users (id, created_at) values (?, ?) on conflict do nothing')).run(userId, store.clock.now());
+export async function ensureUser(store: Store, userId: string) {
+  await store.sql.run(ENSURE_USER, [userId, store.clock.now()]);
 }
 
 export type UserRow = {
@@ -41,22 +43,24 @@ export const listUsersSchema = z.object({
 export type ListUsersInput = z.input<typeof listUsersSchema>;
 
 /** Users by id, with their counts (admin). */
-export function listUsers(store: Store, input: ListUsersInput = {}): { rows: UserRow[]; total: number } {
+export async function listUsers(store: Store, input: ListUsersInput = {}): Promise<{ rows: UserRow[]; total: number }> {
   const { prefix, limit, offset } = parseInput(listUsersSchema, input);
   // A prefix range on the primary key: '\uffff' sorts after every id character.
   const range = prefix ? 'where u.id >= ? and u.id < ?' : '';
   const params = prefix ? [prefix, `${prefix}\uffff`] : [];
-  const rows = store.sqlite.prepare(`select u.id as id, u.created_at as createdAt, ${COUNTS} from users u ${range} order by u.id limit ? offset ?`).all(...params, limit, offset) as UserRow[];
-  const total = (store.sqlite.prepare(`select count(*) as n from users u ${range}`).get(...params) as { n: number }).n;
+  const rows = await store.sql.all<UserRow>(`select u.id as id, u.created_at as createdAt, ${COUNTS} from users u ${range} order by u.id limit ? offset ?`, [...params, limit, offset]);
+  const total = (await store.sql.get<{ n: number }>(`select count(*) as n from users u ${range}`, params))!.n;
   return { rows: rows.map((r) => ({ ...r, lastActiveAt: r.lastActiveAt || null })), total };
 }
 
-export function getUser(store: Store, userId: string): UserRow | undefined {
-  const row = store.sqlite.prepare(`select u.id as id, u.created_at as createdAt, ${COUNTS} from users u where u.id = ?`).get(userId) as UserRow | undefined;
+export async function getUser(store: Store, userId: string): Promise<UserRow | undefined> {
+  const row = await store.sql.get<UserRow>(`select u.id as id, u.created_at as createdAt, ${COUNTS} from users u where u.id = ?`, [userId]);
   return row && { ...row, lastActiveAt: row.lastActiveAt || null };
 }
 
 export type ForgetUserResult = { userId: string; turns: number; sessions: number; memories: number; entities: number; events: number; jobs: number; tokens: number; vectors: number; vacuumed: boolean };
+
+const TABLE_EXISTS = 'select 1 from sqlite_master where name = ?';
 
 /** Plain tables, and vec0 tables of an earlier release not moved yet (moved when vectors go on). */
 const VECTOR_TABLE_NAMES = [...Object.values(VECTOR_TABLES), ...Object.values(LEGACY_VECTOR_TABLES)];
@@ -67,36 +71,31 @@ const VECTOR_TABLE_NAMES = [...Object.values(VECTOR_TABLES), ...Object.values(LE
  * delete triggers) and vectors. With `vacuum`, the file is rewritten afterwards so no deleted
  * page keeps the text. The default user can be forgotten too; it comes back on the next write.
  */
-export function forgetUser(store: Store, input: { userId: string; vacuum?: boolean | null }): ForgetUserResult {
+export async function forgetUser(store: Store, input: { userId: string; vacuum?: boolean | null }): Promise<ForgetUserResult> {
   const userId = parseInput(z.object({ userId: userIdSchema }), { userId: input.userId }).userId;
-  const result = write(store, () => {
-    const run = (sql: string) => store.sqlite.prepare(sql).run({ userId }).changes;
+  const result = await write(store, async () => {
+    const run = async (sql: string, params: string[] = [userId]) => (await store.sql.run(sql, params)).changes;
     let vectors = 0;
     for (const table of VECTOR_TABLE_NAMES) {
-      if (!store.sqlite.prepare('select 1 from sqlite_master where name = ?').get(table)) continue;
-      vectors += run(`delete from ${table} where user_id = @userId`);
+      if (!(await store.sql.get(TABLE_EXISTS, [table]))) continue;
+      vectors += await run(`delete from ${table} where user_id = ?`);
     }
     // Junction rows go with their owners (foreign keys cascade); links and relations likewise.
-    const memories = run('delete from memories where user_id = @userId');
-    const turns = run('delete from turns where user_id = @userId');
-    const sessions = run('delete from sessions where user_id = @userId');
-    const entities = run('delete from entities where user_id = @userId');
-    const events = run('delete from memory_events where user_id = @userId');
-    const jobs = run("delete from jobs where user_id = @userId or payload ->> '$.userId' = @userId");
-    const tokens = run('delete from access_tokens where user_id = @userId');
-    run('delete from users where id = @userId');
+    const memories = await run('delete from memories where user_id = ?');
+    const turns = await run('delete from turns where user_id = ?');
+    const sessions = await run('delete from sessions where user_id = ?');
+    const entities = await run('delete from entities where user_id = ?');
+    const events = await run('delete from memory_events where user_id = ?');
+    const jobs = await run("delete from jobs where user_id = ? or payload ->> '$.userId' = ?", [userId, userId]);
+    const tokens = await run('delete from access_tokens where user_id = ?');
+    await run('delete from users where id = ?');
     publish(store, { type: 'user', action: 'forgotten', userId, at: store.clock.now() });
     return { userId, turns, sessions, memories, entities, events, jobs, tokens, vectors, vacuumed: false };
   });
   // The user's sign bits held in memory for KNN go too.
   dropIndexes(store, userId);
   if (input.vacuum) {
-    // The FTS indexes keep deleted terms in their segments until merged: merge, then rewrite the file.
-    for (const fts of ['turns_fts', 'memories_fts']) {
-      if (store.sqlite.prepare('select 1 from sqlite_master where name = ?').get(fts)) store.sqlite.exec(`insert into ${fts}(${fts}) values ('optimize')`);
-    }
-    store.sqlite.exec('vacuum');
-    store.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    await store.sql.compact();
     result.vacuumed = true;
   }
   return result;

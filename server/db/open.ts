@@ -1,21 +1,21 @@
 // Opening a database: pragmas, sqlite-vec, migrations, search indexes, then the layered config.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as sqliteVec from 'sqlite-vec';
-import * as tables from '../../drizzle/schema.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
-import { ConfigError, configFromEnv, resolveConfig, type ConfigLayer } from '../core/config.ts';
-import type { Db, Store } from '../core/store.ts';
+import type { Store } from '../core/store.ts';
 import { normalizeText } from '../core/text.ts';
 import { logger } from '../logger.ts';
 import { flushAccess } from '../core/access.ts';
 import { backfillTurnDates } from '../core/turn-dates.ts';
 import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
+import { configFilePath, outerConfigLayers, rememberConfigSources, resolveStoreConfig } from './config-layers.ts';
+import { queryBuilder } from '../core/query-builder.ts';
+import { sqliteSql } from './sqlite-sql.ts';
 import { dropSearchViews, ensureSearchIndexes, hasFts5 } from './search-index.ts';
 import { defaultDbPath } from './paths.ts';
 
@@ -31,29 +31,6 @@ export type OpenOptions = {
   /** WAL checkpoints on a worker thread instead of inside commits (long-running processes). */
   backgroundCheckpoints?: boolean;
 };
-
-export const configFilePath = (dbPath: string) => join(dirname(dbPath), 'config.json');
-
-function readConfigFile(path: string): ConfigLayer[] {
-  if (!existsSync(path)) return [];
-  try {
-    return [{ source: path, values: JSON.parse(readFileSync(path, 'utf8')) }];
-  } catch (error) {
-    throw new ConfigError('(file)', `not valid JSON: ${(error as Error).message}`, path);
-  }
-}
-
-/** The config layers a store was opened with, around the meta layer (config.json below; environment and overrides above). */
-export type ConfigSources = { below: ConfigLayer[]; above: ConfigLayer[] };
-const configSources = new WeakMap<Store, ConfigSources>();
-
-/** The layers `store` was opened with, to re-resolve its config when the meta layer changes (setConfig). */
-export const configSourcesOf = (store: Store): ConfigSources => configSources.get(store) ?? { below: [], above: [] };
-
-export function readMetaConfig(db: Db): Record<string, unknown> {
-  const row = db.select().from(tables.meta).where(eq(tables.meta.key, 'config')).get();
-  return (row?.value as Record<string, unknown> | undefined) ?? {};
-}
 
 const checkpointers = new WeakMap<Store, Checkpointer>();
 
@@ -78,12 +55,12 @@ function migrated(sqlite: Database.Database): boolean {
  * `PRAGMA foreign_keys` is ignored: with keys on, dropping the old sessions table would cascade
  * into turns. So keys are off around the migration and checked once after it.
  */
-function migrateSafely(sqlite: Database.Database, db: Db) {
+function migrateSafely(sqlite: Database.Database) {
   if (migrated(sqlite)) return;
   dropSearchViews(sqlite);
   sqlite.pragma('foreign_keys = OFF');
   try {
-    migrate(db, { migrationsFolder: MIGRATIONS });
+    migrate(drizzle(sqlite), { migrationsFolder: MIGRATIONS });
     const broken = sqlite.pragma('foreign_key_check') as unknown[];
     if (broken.length > 0) throw new Error(`the database has ${broken.length} rows with a broken reference after migrating`);
   } finally {
@@ -91,15 +68,10 @@ function migrateSafely(sqlite: Database.Database, db: Db) {
   }
 }
 
-export function openStore(options: OpenOptions = {}): Store {
+export async function openStore(options: OpenOptions = {}): Promise<Store> {
   const path = options.path ?? defaultDbPath();
-  const env = options.env ?? process.env;
   const memory = path === ':memory:' || path === '';
-  const fileLayers = memory ? [] : readConfigFile(configFilePath(path));
-  const envLayers = configFromEnv(env);
-  const overrideLayers = options.config ? [{ source: 'overrides', values: options.config }] : [];
-  // Validate what can be validated before the file is touched: a bad value changes nothing.
-  resolveConfig([...fileLayers, ...envLayers, ...overrideLayers]);
+  const sources = outerConfigLayers(memory ? null : configFilePath(path), options.env ?? process.env, options.config);
   if (!memory) mkdirSync(dirname(path), { recursive: true });
 
   const sqlite = new Database(path);
@@ -116,22 +88,18 @@ export function openStore(options: OpenOptions = {}): Store {
       vec = false;
       logger.warn({ err: (error as Error).message }, 'sqlite-vec could not be loaded: vector search is off');
     }
-    const db = drizzle(sqlite, { schema: tables }) as Db;
-    migrateSafely(sqlite, db);
+    const sql = sqliteSql(sqlite);
+    const db = queryBuilder(sql);
+    migrateSafely(sqlite);
     const fts = hasFts5(sqlite);
     if (fts) ensureSearchIndexes(sqlite);
     else logger.warn('this SQLite build has no FTS5: text search uses LIKE');
 
-    const config = resolveConfig([
-      ...fileLayers,
-      { source: 'meta table (key "config")', values: readMetaConfig(db) },
-      ...envLayers,
-      ...overrideLayers,
-    ]);
-    const store: Store = { db, sqlite, config, clock: options.clock ?? systemClock, features: { fts, vec }, pending: null, listeners: new Set(), statements: new Map() };
-    configSources.set(store, { below: fileLayers, above: [...envLayers, ...overrideLayers] });
+    const config = await resolveStoreConfig(db, sources);
+    const store: Store = { db, sql, sqlite, config, clock: options.clock ?? systemClock, features: { fts, vec }, listeners: new Set(), statements: new Map() };
+    rememberConfigSources(store, sources);
     // Turns stored before their dates were resolved (an upgraded file): once, on the first open.
-    backfillTurnDates(store);
+    await backfillTurnDates(store);
     if (options.backgroundCheckpoints && !memory) checkpointers.set(store, startCheckpointer(sqlite, path));
     return store;
   } catch (error) {
@@ -140,11 +108,11 @@ export function openStore(options: OpenOptions = {}): Store {
   }
 }
 
-export function closeStore(store: Store) {
+export async function closeStore(store: Store) {
   // Accesses still queued are written now (waiting for the lock like any write); failing to
   // count them must not keep the database open.
   try {
-    flushAccess(store);
+    await flushAccess(store);
   } catch (error) {
     logger.warn({ err: (error as Error).message }, 'could not record memory access before closing');
   }

@@ -2,9 +2,9 @@
 // HTTP): a second connection holding one read transaction, so writes that commit meanwhile on the
 // main connection are not seen halfway (WAL keeps the snapshot) and are never blocked by it.
 import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import * as tables from '../../drizzle/schema.ts';
-import type { Db, Store } from '../core/store.ts';
+import type { Store } from '../core/store.ts';
+import { queryBuilder } from '../core/query-builder.ts';
+import { sqliteSql } from './sqlite-sql.ts';
 
 export type Snapshot = { store: Store; close(): void };
 
@@ -22,9 +22,9 @@ export function openSnapshot(store: Store): Snapshot {
     sqlite.close();
     throw error;
   }
-  const db = drizzle(sqlite, { schema: tables }) as Db;
+  const sql = sqliteSql(sqlite);
   return {
-    store: { ...store, db, sqlite, pending: null, listeners: new Set(), statements: new Map() },
+    store: { ...store, db: queryBuilder(sql), sql, sqlite, listeners: new Set(), statements: new Map() },
     close() {
       if (!sqlite.open) return;
       if (sqlite.inTransaction) sqlite.exec('commit');

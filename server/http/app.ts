@@ -1,6 +1,6 @@
 // The host: one node:http server with GraphQL over HTTP (yoga, GraphiQL), graphql-ws on the same
 // port and path, the seed REST routes and /health. The CLI's `sm serve` and server/main.ts use it.
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Store } from '../core/store.ts';
@@ -15,11 +15,11 @@ import { admission } from './admission.ts';
 import { assertSafeBinding, assertStrongToken } from './auth.ts';
 import { createChangeFeed } from './events.ts';
 import { attachWebSocket } from './ws.ts';
-import { createGraphQLServer, GRAPHQL_PATH } from './yoga.ts';
+import { createGraphQLServer, GRAPHQL_PATH, type GraphQLServer } from './yoga.ts';
 
 export type AppOptions = {
   store: Store;
-  /** The store with its providers (LLM); built from the store's config and process.env when omitted. */
+  /** The store with its providers (LLM); built from the store's config and process.env by start() when omitted. */
   runtime?: Runtime;
   /** Run background work while listening: the job worker (LLM extraction, consolidation) and the maintenance schedule. Default true. */
   jobs?: boolean;
@@ -52,10 +52,13 @@ export function buildApp(options: AppOptions): App {
   assertStrongToken(token);
   assertSafeBinding(host, token);
 
-  const runtime = options.runtime ?? createRuntime(store);
   const feed = createChangeFeed(store);
-  const yoga = createGraphQLServer({ runtime, changes: feed.changes, token, log });
-  const server = createServer(admission(store.config.server.max_requests, yoga));
+  // Built by start(): the runtime reads the store (vector settings), which takes a query.
+  let runtime: Runtime | null = options.runtime ?? null;
+  let yoga: GraphQLServer | null = null;
+  let handler: RequestListener | null = null;
+  // Requests arrive only once listening, after start() has set the handler.
+  const server = createServer(admission(store.config.server.max_requests, (req, res) => handler!(req, res)));
   let worker: Worker | null = null;
   let scheduler: Scheduler<string> | null = null;
   let stopping: Promise<void> | null = null;
@@ -70,8 +73,13 @@ export function buildApp(options: AppOptions): App {
   let ws: ReturnType<typeof attachWebSocket> | null = null;
 
   return {
-    start: () =>
-      new Promise((resolve, reject) => {
+    start: async () => {
+      runtime ??= await createRuntime(store);
+      const running = runtime;
+      yoga ??= createGraphQLServer({ runtime: running, changes: feed.changes, token, log });
+      handler = yoga;
+      const graphql = yoga;
+      return new Promise((resolve, reject) => {
         server.once('error', (error: NodeJS.ErrnoException) =>
           reject(
             error.code === 'EADDRINUSE'
@@ -83,24 +91,25 @@ export function buildApp(options: AppOptions): App {
         );
         server.listen(port, host, () => {
           server.removeAllListeners('error');
-          ws = attachWebSocket({ server, store, yoga, token, log });
+          ws = attachWebSocket({ server, store, yoga: graphql, token, log });
           const bound = (server.address() as AddressInfo).port;
           const url = `http://${urlHost(host)}:${bound}${GRAPHQL_PATH}`;
           if (options.jobs !== false) {
-            worker = startWorker(store, jobHandlers(runtime), { concurrency: store.config.worker.concurrency });
-            if (options.scheduler !== false) scheduler = startScheduler(maintenanceSchedule(runtime, nerEnricher));
+            worker = startWorker(store, jobHandlers(running), { concurrency: store.config.worker.concurrency });
+            if (options.scheduler !== false) scheduler = startScheduler(maintenanceSchedule(running, nerEnricher));
           }
           log.info({ url, database: store.sqlite.name, auth: token ? 'token' : 'loopback' }, 'listening');
           resolve({ url, port: bound });
         });
-      }),
+      });
+    },
     stop: () =>
       (stopping ??= (async () => {
         scheduler?.stop();
         feed.close();
         // close() stops accepting first (so clients cannot reconnect) and resolves once in-flight
-        // requests are answered; writes are synchronous transactions, so an answered request is a
-        // committed (or rolled back) one.
+        // requests are answered; a request is answered after its write transaction settles, so an
+        // answered request is a committed (or rolled back) one.
         const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
         server.closeIdleConnections();
         for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
@@ -110,7 +119,7 @@ export function buildApp(options: AppOptions): App {
         clearTimeout(grace);
         // Jobs already running finish (their writes commit); queued ones resume on the next start.
         await worker?.stop();
-        await yoga.dispose();
+        await yoga?.dispose();
         log.info('stopped');
       })()),
   };

@@ -89,7 +89,7 @@ export function browserRefusal(headers: { origin?: string | null; host?: string 
  * token at all when none is configured: loopback use) is the admin; a valid scoped token its
  * space; anything else, a revoked token included, nothing.
  */
-export function resolveAccess(store: Store, adminToken: string | undefined, presented: string | undefined): Access | null {
+export async function resolveAccess(store: Store, adminToken: string | undefined, presented: string | undefined): Promise<Access | null> {
   if (presented === undefined) return adminToken ? null : ADMIN;
   if (adminToken && tokenMatches(presented, adminToken)) return ADMIN;
   return accessForToken(store, presented);

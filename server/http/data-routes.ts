@@ -37,11 +37,11 @@ function exportResponse(runtime: Runtime, log: Logger, userId: string | null): R
   const finish = () => snapshot.close();
   const body = new ReadableStream<Uint8Array>({
     // Pulled as the client reads: a slow client holds the snapshot, not memory.
-    pull(controller) {
+    async pull(controller) {
       try {
         let text = '';
         for (let i = 0; i < EXPORT_CHUNK; i++) {
-          const next = records.next();
+          const next = await records.next();
           if (next.done) {
             if (text) controller.enqueue(encoder.encode(text));
             finish();
@@ -71,7 +71,7 @@ async function importResponse(runtime: Runtime, request: Request, limit: number,
   const lines = text.split('\n');
   // A final newline ends the last line; it does not start another.
   if (lines.at(-1) === '') lines.pop();
-  const report = importRecords(runtime.store, lines, { userId });
+  const report = await importRecords(runtime.store, lines, { userId });
   return new Response(JSON.stringify(report), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }
 

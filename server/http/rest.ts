@@ -105,18 +105,18 @@ const routes: Route[] = [
     path: /^\/memories$/,
     run: async ({ store, body, space }) => {
       const b = await body();
-      const saved = remember(store, space('write', b), { content: b.content as string, importance: b.importance as number, tags: b.tags as string[] });
+      const saved = await remember(store, space('write', b), { content: b.content as string, importance: b.importance as number, tags: b.tags as string[] });
       return { status: saved.action === 'created' ? 201 : 200, body: { action: saved.action, memory: memoryJson(saved.memory) } };
     },
   },
   {
     method: 'GET',
     path: /^\/memories$/,
-    run: ({ store, query, space }) => {
+    run: async ({ store, query, space }) => {
       const filter = Object.fromEntries(
         ['layer', 'kind', 'status', 'tag', 'q', 'sort', 'limit', 'offset'].map((key) => [key, value(query.get(key))]),
       );
-      const { rows, total } = listMemories(store, space('read'), filter);
+      const { rows, total } = await listMemories(store, space('read'), filter);
       return { status: 200, body: { memories: rows.map(memoryJson), total } };
     },
   },
@@ -126,18 +126,18 @@ const routes: Route[] = [
     run: async ({ store, params, body, space }) => {
       const b = await body();
       const patch = { status: b.status, content: b.content, tags: b.tags, importance: b.importance };
-      return { status: 200, body: memoryJson(updateMemory(store, space('write', b), idParam(params[0]!), patch as never)) };
+      return { status: 200, body: memoryJson(await updateMemory(store, space('write', b), idParam(params[0]!), patch as never)) };
     },
   },
   {
     method: 'POST',
     path: /^\/gc$/,
-    run: async ({ store, body, space }) => ({ status: 200, body: gcJson(runGc(store, space('write', await body()))) }),
+    run: async ({ store, body, space }) => ({ status: 200, body: gcJson(await runGc(store, space('write', await body()))) }),
   },
   {
     method: 'GET',
     path: /^\/memories\/([^/]+)\/why$/,
-    run: ({ store, params, space }) => ({ status: 200, body: whyJson(explain(store, space('read'), idParam(params[0]!))) }),
+    run: async ({ store, params, space }) => ({ status: 200, body: whyJson(await explain(store, space('read'), idParam(params[0]!))) }),
   },
 ];
 

@@ -38,7 +38,7 @@ export async function serve(options: ServeOptions): Promise<{ url: string }> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   // Long-running: WAL checkpoints (and their fsyncs) go to a thread, out of addTurn's commits.
   const created = !existsSync(options.dbPath);
-  const store = openStore({ path: options.dbPath, clock: options.clock, backgroundCheckpoints: true });
+  const store = await openStore({ path: options.dbPath, clock: options.clock, backgroundCheckpoints: true });
   let app;
   let url: string;
   try {
@@ -56,7 +56,7 @@ export async function serve(options: ServeOptions): Promise<{ url: string }> {
       process.stdout.write(formatBanner({ version: VERSION, url, dbPath: options.dbPath, created, token: Boolean(options.token), config: store.config }));
     }
   } catch (error) {
-    closeStore(store);
+    await closeStore(store);
     throw error;
   }
   const running = app;
@@ -77,7 +77,7 @@ export async function serve(options: ServeOptions): Promise<{ url: string }> {
       logger.error({ err: error }, 'shutdown failed');
       code = 1;
     } finally {
-      closeStore(store);
+      await closeStore(store);
     }
     process.exit(code);
   };

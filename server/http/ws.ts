@@ -37,10 +37,10 @@ export function attachWebSocket(options: { server: Server; store: Store; yoga: G
     if (event.type === 'token' && event.action === 'revoked') closeRevoked((id) => id === event.tokenId);
   });
   // Another process (the CLI on the same file) may revoke a token: its change event never reaches us.
-  const sweep = setInterval(() => {
-    if (scoped.size === 0 || !store.sqlite.open) return;
+  const sweep = setInterval(async () => {
+    if (scoped.size === 0 || !store.sql.open) return;
     try {
-      const live = liveTokenIds(store, [...new Set(scoped.values())]);
+      const live = await liveTokenIds(store, [...new Set(scoped.values())]);
       closeRevoked((id) => !live.has(id));
     } catch (error) {
       log.warn({ err: (error as Error).message }, 'could not check WebSocket tokens');
@@ -63,8 +63,8 @@ export function attachWebSocket(options: { server: Server; store: Store; yoga: G
       execute: (args) => (args as EnvelopedArgs).rootValue.execute(args) as never,
       subscribe: (args) => (args as EnvelopedArgs).rootValue.subscribe(args) as never,
       // Returning false closes the socket with 4403 Forbidden.
-      onConnect: (ctx) => {
-        const access = resolveAccess(store, token, connectionToken(ctx.connectionParams));
+      onConnect: async (ctx) => {
+        const access = await resolveAccess(store, token, connectionToken(ctx.connectionParams));
         if (!access) return false;
         (ctx.extra as { access?: Access }).access = access;
         if (!access.admin) scoped.set(ctx.extra.socket, access.tokenId);

@@ -60,11 +60,11 @@ const graphqlError = (status: number, code: string, message: string, headers: Re
  */
 function accessGuard(store: Store, token: string | undefined): Plugin {
   return {
-    onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse }) {
       const reply = url.pathname === GRAPHQL_PATH ? graphqlError : restError;
       const refusal = browserRefusal({ origin: request.headers.get('origin'), host: request.headers.get('host') }, !token);
       if (refusal) return endResponse(reply(403, 'FORBIDDEN', refusal));
-      const access = resolveAccess(store, token, bearer(request.headers.get('authorization')));
+      const access = await resolveAccess(store, token, bearer(request.headers.get('authorization')));
       if (!access) {
         return endResponse(reply(401, 'UNAUTHENTICATED', 'missing, wrong or revoked token: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' }));
       }
@@ -80,7 +80,7 @@ const REVOCATION_CHECK_MS = 500;
  * Ends a stream once `alive` says no: checked every REVOCATION_CHECK_MS while it waits for its
  * next event, so a subscription on a revoked token stops within that time, events or not.
  */
-async function* endWhenRevoked<T>(source: AsyncIterable<T>, alive: () => boolean): AsyncGenerator<T> {
+async function* endWhenRevoked<T>(source: AsyncIterable<T>, alive: () => Promise<boolean>): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]();
   try {
     for (;;) {
@@ -95,7 +95,7 @@ async function* endWhenRevoked<T>(source: AsyncIterable<T>, alive: () => boolean
           step = raced;
           break;
         }
-        if (!alive()) {
+        if (!(await alive())) {
           step = 'revoked';
           break;
         }
@@ -117,7 +117,7 @@ function revocationGuard(store: Store): Plugin<Context> {
         onSubscribeResult({ args, result, setResult }) {
           const access = args.contextValue.access;
           if (access.admin || !(Symbol.asyncIterator in result)) return;
-          setResult(endWhenRevoked(result, () => !store.sqlite.open || liveTokenIds(store, [access.tokenId]).has(access.tokenId)));
+          setResult(endWhenRevoked(result, async () => !store.sql.open || (await liveTokenIds(store, [access.tokenId])).has(access.tokenId)));
         },
       };
     },

@@ -44,12 +44,12 @@ const describe = (error: unknown) => (error instanceof Error ? `${error.name}: $
  * ready jobs of its type up to the batch size. Only jobs never tried are grouped: a job that
  * failed once runs alone from then on, so one bad job cannot keep failing a batch of good ones.
  */
-function claimUnit(store: Store, handlers: JobHandlers, filter: ClaimFilter): JobRow[] {
-  const [first] = claimJobs(store, 1, filter, WORKER_ID);
+async function claimUnit(store: Store, handlers: JobHandlers, filter: ClaimFilter): Promise<JobRow[]> {
+  const [first] = await claimJobs(store, 1, filter, WORKER_ID);
   if (!first) return [];
   const handler = handlers[first.type];
   if (!handler || typeof handler === 'function' || handler.batch <= 1 || first.attempts > 1) return [first];
-  return [first, ...claimJobs(store, handler.batch - 1, { ...filter, types: [first.type], fresh: true }, WORKER_ID)];
+  return [first, ...(await claimJobs(store, handler.batch - 1, { ...filter, types: [first.type], fresh: true }, WORKER_ID))];
 }
 
 async function runUnit(store: Store, handlers: JobHandlers, unit: JobRow[], report?: DrainReport) {
@@ -60,11 +60,11 @@ async function runUnit(store: Store, handlers: JobHandlers, unit: JobRow[], repo
     if (!handler) throw new Error(`no handler for job type ${first.type}`);
     if (typeof handler === 'function') await handler(store, first);
     else await handler.run(store, unit);
-    completeJobs(store, unit.map((job) => job.id));
+    await completeJobs(store, unit.map((job) => job.id));
     if (report) report.done += unit.length;
   } catch (error) {
     for (const job of unit) {
-      const status = failJob(store, job, describe(error));
+      const status = await failJob(store, job, describe(error));
       if (report) {
         report.failed++;
         if (status === 'dead') report.dead++;
@@ -85,10 +85,10 @@ export async function drainJobs(
 ): Promise<DrainReport> {
   const report: DrainReport = { ran: 0, done: 0, failed: 0, dead: 0 };
   const filter = { types: Object.keys(handlers), ids: options.ids };
-  recoverJobs(store);
+  await recoverJobs(store);
   for (;;) {
     const units: JobRow[][] = [];
-    for (let unit = claimUnit(store, handlers, filter); unit.length > 0; unit = claimUnit(store, handlers, filter)) {
+    for (let unit = await claimUnit(store, handlers, filter); unit.length > 0; unit = await claimUnit(store, handlers, filter)) {
       units.push(unit);
       if (units.length === (options.concurrency ?? 4)) break;
     }
@@ -107,33 +107,58 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  // One claim loop at a time: its claims are awaited, and a second loop started meanwhile would
+  // count the same free slots and run past the concurrency. A wake-up during a loop (a unit
+  // finishing, a job queued) makes it look again when it ends, instead of being lost when the
+  // loop sets its own timer.
+  let ticking: Promise<void> | null = null;
+  let again = false;
+  let recovered = false;
 
   const schedule = (delay: number) => {
     if (stopped) return;
     clearTimeout(timer);
-    timer = setTimeout(tick, Math.max(0, delay));
+    timer = setTimeout(loop, Math.max(0, delay));
     timer.unref();
   };
+  const wake = () => {
+    if (ticking) again = true;
+    else schedule(0);
+  };
+  function loop() {
+    if (ticking) return;
+    ticking = tick().finally(() => {
+      ticking = null;
+      if (again) {
+        again = false;
+        schedule(0);
+      }
+    });
+  }
 
-  function tick() {
+  async function tick() {
     if (stopped) return;
-    while (inFlight.size < concurrency) {
-      const unit = claimUnit(store, handlers, { types });
+    // Jobs of dead processes go back to the queue before the first claim.
+    if (!recovered) {
+      await recoverJobs(store);
+      recovered = true;
+    }
+    while (!stopped && inFlight.size < concurrency) {
+      const unit = await claimUnit(store, handlers, { types });
       if (unit.length === 0) break;
       const running = runUnit(store, handlers, unit).finally(() => {
         inFlight.delete(running);
-        schedule(0);
+        wake();
       });
       inFlight.add(running);
     }
-    if (inFlight.size >= concurrency) return; // a finishing unit calls tick again
-    const next = nextJobAt(store, types);
-    schedule(next === null ? pollMs : Math.min(pollMs, Math.max(10, next - store.clock.now())));
+    if (stopped || inFlight.size >= concurrency) return; // a finishing unit wakes it again
+    const next = await nextJobAt(store, types);
+    if (!again) schedule(next === null ? pollMs : Math.min(pollMs, Math.max(10, next - store.clock.now())));
   }
 
-  recoverJobs(store);
   const unsubscribe = onChange(store, (event) => {
-    if (event.type === 'job' && event.status === 'pending') schedule(0);
+    if (event.type === 'job' && event.status === 'pending') wake();
   });
   schedule(0);
 
@@ -142,6 +167,8 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
       stopped = true;
       clearTimeout(timer);
       unsubscribe();
+      // A claim under way finishes first: the units it claimed run, and are waited for below.
+      await ticking;
       await Promise.allSettled([...inFlight]);
     },
   };

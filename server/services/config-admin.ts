@@ -4,12 +4,11 @@
 // first, so a bad key or value writes nothing. Sections built into long-lived parts at start
 // (LLM and embedding clients, the listener, the schedule, the worker) apply on restart; the rest
 // (scoring, gc, mid, decay, extractor, context...) is read at use and applies at once.
-import { eq } from 'drizzle-orm';
 import { meta } from '../../drizzle/schema.ts';
 import { ConfigError, resolveConfig, setConfigKey, type Config, type ConfigLayer } from '../core/config.ts';
 import { badInput } from '../core/errors.ts';
 import { write, type Store } from '../core/store.ts';
-import { configSourcesOf, readMetaConfig } from '../db/open.ts';
+import { configSourcesOf, readMetaConfig } from '../db/config-layers.ts';
 
 /** Sections read once when the server starts: a change applies on the next start. */
 export const RESTART_SECTIONS: readonly string[] = ['llm', 'embedding', 'server', 'schedule', 'worker'];
@@ -74,8 +73,8 @@ function valueAt(values: unknown, key: string): { found: boolean; value: unknown
  * restarts. API keys appear only as the NAMES of their env vars (`api_key_env`); no env var
  * value is ever included, and credentials inside URLs are masked.
  */
-export function effectiveConfig(store: Store): Record<string, unknown> {
-  return redact(resolveConfig(layersWith(store, readMetaConfig(store.db)))) as Record<string, unknown>;
+export async function effectiveConfig(store: Store): Promise<Record<string, unknown>> {
+  return redact(resolveConfig(layersWith(store, await readMetaConfig(store.db)))) as Record<string, unknown>;
 }
 
 function checkKey(key: string) {
@@ -83,10 +82,10 @@ function checkKey(key: string) {
 }
 
 /** Resolves with the new meta values, persists them and applies what can apply at once. */
-function change(store: Store, key: string, edit: (metaValues: Record<string, unknown>) => void): ConfigChange {
+async function change(store: Store, key: string, edit: (metaValues: Record<string, unknown>) => void): Promise<ConfigChange> {
   checkKey(key);
-  return write(store, () => {
-    const metaValues = structuredClone(readMetaConfig(store.db));
+  return write(store, async () => {
+    const metaValues = structuredClone(await readMetaConfig(store.db));
     edit(metaValues);
     let resolved: Config;
     try {
@@ -96,7 +95,7 @@ function change(store: Store, key: string, edit: (metaValues: Record<string, unk
       if (error instanceof ConfigError) throw badInput(`${error.key.startsWith(key) || !key.startsWith(error.key) ? error.key : key}: ${error.reason}`);
       throw error;
     }
-    store.db
+    await store.db
       .insert(meta)
       .values({ key: 'config', value: metaValues })
       .onConflictDoUpdate({ target: meta.key, set: { value: metaValues } })
@@ -119,13 +118,13 @@ function change(store: Store, key: string, edit: (metaValues: Record<string, unk
 }
 
 /** Sets one dotted key (e.g. `scoring.w_freq`, or a whole section) in the meta layer. BAD_USER_INPUT naming the key when invalid. */
-export function setConfigValue(store: Store, key: string, value: unknown): ConfigChange {
+export async function setConfigValue(store: Store, key: string, value: unknown): Promise<ConfigChange> {
   if (value === undefined) throw badInput(`${key}: a value is required`);
   return change(store, key, (metaValues) => setConfigKey(metaValues, key, value));
 }
 
 /** Removes one dotted key from the meta layer, so the layers below (config.json, defaults) apply again. */
-export function unsetConfigValue(store: Store, key: string): ConfigChange {
+export async function unsetConfigValue(store: Store, key: string): Promise<ConfigChange> {
   checkKey(key);
   if (!valueAt(resolveConfig([]), key).found) throw badInput(`${key}: not a config key`);
   return change(store, key, (metaValues) => {

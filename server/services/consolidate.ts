@@ -32,17 +32,17 @@ async function llmPage(runtime: Runtime, space: Space, page: TurnRow[]) {
     const text = page.map((t) => `${subjectOf(t)} ${t.text}`).join(' ');
     const { actions, usage } = await llmExtractPage(llm!, {
       turns: page.map((t) => ({ id: t.id, speaker: t.name ?? t.role, text: t.text })),
-      related: relatedFacts(store, space, text, 20),
+      related: await relatedFacts(store, space, text, 20),
     });
-    return write(store, () => {
+    return await write(store, async () => {
       // A page said to one agent makes that agent's facts; a mixed page makes shared ones.
       const oneAgent = page.every((t) => t.agentId === page[0]!.agentId);
-      const results = applyLlmActions(store, oneAgent ? spaceOfRow(page[0]!) : space, actions, page);
-      recordExtraction(store, 'llm', { ok: true, ms: performance.now() - started, facts: results.length, ...usage });
+      const results = await applyLlmActions(store, oneAgent ? spaceOfRow(page[0]!) : space, actions, page);
+      await recordExtraction(store, 'llm', { ok: true, ms: performance.now() - started, facts: results.length, ...usage });
       return results;
     });
   } catch (error) {
-    write(store, () => recordExtraction(store, 'llm', { ok: false, ms: performance.now() - started, facts: 0, error: describeLlmError(error) }));
+    await write(store, () => recordExtraction(store, 'llm', { ok: false, ms: performance.now() - started, facts: 0, error: describeLlmError(error) }));
     return null;
   }
 }
@@ -51,22 +51,22 @@ async function llmPage(runtime: Runtime, space: Space, page: TurnRow[]) {
 export async function consolidateSession(runtime: Runtime, space: Space, sessionId: string): Promise<ConsolidationReport> {
   const { store, llm } = runtime;
   const user: Space = { userId: space.userId, agentId: null };
-  if (!getSession(store, user, sessionId)) throw notFound('session', sessionId);
+  if (!(await getSession(store, user, sessionId))) throw notFound('session', sessionId);
   const report = emptyReport(user.userId, sessionId);
-  if (isConsolidated(store, user, sessionId)) return { ...report, status: 'skipped', detail: 'already consolidated' };
+  if (await isConsolidated(store, user, sessionId)) return { ...report, status: 'skipped', detail: 'already consolidated' };
   publishConsolidation(store, user, sessionId, 'STARTED');
   try {
     const paths = new Set<string>();
-    for (let page = turnPage(store, user, sessionId, null); page.length > 0; page = turnPage(store, user, sessionId, page.at(-1)!)) {
+    for (let page = await turnPage(store, user, sessionId, null); page.length > 0; page = await turnPage(store, user, sessionId, page.at(-1)!)) {
       report.pages++;
       report.turns += page.length;
       let results = llm ? await llmPage(runtime, user, page) : null;
       paths.add(results ? 'llm' : 'heuristic');
-      results ??= consolidatePageHeuristically(store, page);
+      results ??= await consolidatePageHeuristically(store, page);
       tally(report, results);
     }
     report.detail = [...paths].join('+') || 'heuristic';
-    markConsolidated(store, user, sessionId);
+    await markConsolidated(store, user, sessionId);
     publishConsolidation(store, user, sessionId, 'COMPLETED', { report });
     return report;
   } catch (error) {

@@ -50,10 +50,10 @@ function ftsCheck(store: Store): DoctorCheck {
   return check('fts', true, 'FTS5 available and enabled');
 }
 
-function vecCheck(store: Store): DoctorCheck {
+async function vecCheck(store: Store): Promise<DoctorCheck> {
   if (!store.features.vec) return check('sqlite-vec', false, 'sqlite-vec could not be loaded: vector search is off', 'reinstall dependencies (npm ci) on a platform sqlite-vec ships a binary for');
   try {
-    const { version } = store.sqlite.prepare('select vec_version() as version').get() as { version: string };
+    const { version } = (await store.sql.get<{ version: string }>('select vec_version() as version'))!;
     return check('sqlite-vec', true, `sqlite-vec ${version} loaded`);
   } catch (error) {
     return check('sqlite-vec', false, `sqlite-vec is loaded but does not answer: ${(error as Error).message}`, 'reinstall dependencies (npm ci)');
@@ -122,10 +122,10 @@ async function embeddingCheck(runtime: Runtime, env: NodeJS.ProcessEnv): Promise
   }
 }
 
-function embeddingLockCheck(store: Store): DoctorCheck {
-  const locked = lockedSpec(store);
+async function embeddingLockCheck(store: Store): Promise<DoctorCheck> {
+  const locked = await lockedSpec(store);
   // As configured (a saved change to embedding applies on restart), not only as running.
-  const config = (effectiveConfig(store) as Config).embedding;
+  const config = ((await effectiveConfig(store)) as Config).embedding;
   const configured = config.model ? { model: config.model, dimensions: config.dimensions } : null;
   if (!locked) return check('embedding-lock', true, configured ? 'no vectors stored yet: the first ones lock the model and size' : 'no vectors stored');
   const stored = `stored vectors: ${locked.dimensions} dimensions of "${locked.model}"`;
@@ -154,16 +154,12 @@ function semanticCheck(runtime: Runtime): DoctorCheck {
   return { name: 'semantic', ok: status.state !== 'off' || hint === null, detail: `${status.state}: ${status.detail}`, hint };
 }
 
-function jobsCheck(store: Store): DoctorCheck {
-  const counts = jobCounts(store);
-  const overdue = (
-    store.sqlite
-      .prepare("select count(*) as n from jobs where status = 'pending' and run_at < ?")
-      .get(store.clock.now() - OVERDUE_MS) as { n: number }
-  ).n;
-  const { backlog, lagSeconds } = jobBacklog(store, null);
-  const cheap = nerCheapMode(store);
-  const deferred = deferredTurnCount(store, null);
+async function jobsCheck(store: Store): Promise<DoctorCheck> {
+  const counts = await jobCounts(store);
+  const overdue = (await store.sql.get<{ n: number }>("select count(*) as n from jobs where status = 'pending' and run_at < ?", [store.clock.now() - OVERDUE_MS]))!.n;
+  const { backlog, lagSeconds } = await jobBacklog(store, null);
+  const cheap = await nerCheapMode(store);
+  const deferred = await deferredTurnCount(store, null);
   const ner = cheap || deferred > 0 ? `; accurate NER ${cheap ? 'in cheap mode (new turns get the fast pass only)' : 'catching up'}, ${deferred} turn${deferred === 1 ? '' : 's'} waiting for it` : '';
   const detail = `${counts.pending} pending (${overdue} overdue by more than ${OVERDUE_MS / 60_000} min), ${counts.running} running, ${counts.dead} dead; backlog ${backlog}, lag ${lagSeconds} s${ner}`;
   if (counts.dead > 0) return check('jobs', false, detail, 'see the dead jobs and their errors (`jobs(status: DEAD)` / `sm jobs --status dead`); fix the cause (often the LLM endpoint)');
@@ -184,5 +180,5 @@ export async function runDoctor(runtime: Runtime, options: DoctorOptions = {}): 
   const env = options.env ?? process.env;
   const { store } = runtime;
   const [llm, embedding] = await Promise.all([llmCheck(store, env), embeddingCheck(runtime, env)]);
-  return [databaseCheck(store), ftsCheck(store), vecCheck(store), integrityCheck(store), llm, embedding, embeddingLockCheck(store), semanticCheck(runtime), jobsCheck(store)];
+  return [databaseCheck(store), ftsCheck(store), await vecCheck(store), integrityCheck(store), llm, embedding, await embeddingLockCheck(store), semanticCheck(runtime), await jobsCheck(store)];
 }

@@ -19,30 +19,32 @@ import type { Runtime } from './runtime.ts';
 type Row = { table: VectorTable; id: number; userId: string; text: string };
 
 /** What is embedded: a turn with its speaker ("Caroline: …", so "what did Caroline…" is near it), a memory's content. */
-function readRows(store: Store, table: VectorTable, ids: number[]): Row[] {
+const ROWS: Record<VectorTable, string> = {
+  turns: "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id in (select value from json_each(?))",
+  memories: "select id, user_id as userId, content as text from memories where status = 'active' and id in (select value from json_each(?))",
+};
+
+async function readRows(store: Store, table: VectorTable, ids: number[]): Promise<Row[]> {
   if (ids.length === 0) return [];
-  const sql =
-    table === 'turns'
-      ? "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id in (select value from json_each(?))"
-      : "select id, user_id as userId, content as text from memories where status = 'active' and id in (select value from json_each(?))";
-  return (store.sqlite.prepare(sql).all(JSON.stringify(ids)) as { id: number; userId: string; text: string }[]).map((r) => ({ table, ...r }));
+  const rows = await store.sql.all<{ id: number; userId: string; text: string }>(ROWS[table], [JSON.stringify(ids)]);
+  return rows.map((r) => ({ table, ...r }));
 }
 
 /** Embeds the rows in batches and stores their vectors. Rows deleted meanwhile, and texts with no vector, are skipped. */
-async function embedRows(store: Store, embedder: Embedder, rows: Row[], after?: (last: Row) => void): Promise<number> {
+async function embedRows(store: Store, embedder: Embedder, rows: Row[], after?: (last: Row) => Promise<void>): Promise<number> {
   let stored = 0;
   for (let start = 0; start < rows.length; start += embedder.batchSize) {
     const batch = rows.slice(start, start + embedder.batchSize);
     // Inputs are capped: a 100 KB turn would exceed most models' context; its start carries the topic.
     const vectors = await embedder.embed(batch.map((r) => r.text.slice(0, 8000)));
-    write(store, () => {
+    await write(store, async () => {
       for (const table of ['turns', 'memories'] as const) {
         const items = batch.flatMap((r, i) => (r.table === table && vectors[i] ? [{ r, vector: vectors[i] }] : []));
-        const alive = new Set(readRows(store, table, items.map(({ r }) => r.id)).map((r) => r.id));
-        putVectors(store, table, items.filter(({ r }) => alive.has(r.id)).map(({ r, vector }) => ({ id: r.id, userId: r.userId, vector })));
+        const alive = new Set((await readRows(store, table, items.map(({ r }) => r.id))).map((r) => r.id));
+        await putVectors(store, table, items.filter(({ r }) => alive.has(r.id)).map(({ r, vector }) => ({ id: r.id, userId: r.userId, vector })));
         stored += alive.size;
       }
-      after?.(batch.at(-1)!);
+      await after?.(batch.at(-1)!);
     });
   }
   return stored;
@@ -55,17 +57,19 @@ function requireEmbedder(runtime: Runtime): Embedder {
   return runtime.embedder;
 }
 
+const TURNS_AFTER = "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id > ? order by id limit ?";
+
 /**
  * The local word vectors' catch-up (embed-queue.ts): every turn past the mark, oldest first, a
  * batch per transaction, yielding between batches so requests are served meanwhile.
  */
 async function catchUpTurns(store: Store, embedder: Embedder) {
-  const next = store.sqlite.prepare("select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id > ? order by id limit ?");
   for (;;) {
-    const rows = (next.all(catchUpMark(store, embedder.model), embedder.batchSize) as Omit<Row, 'table'>[]).map((r) => ({ table: 'turns' as const, ...r }));
+    const next = await store.sql.all<Omit<Row, 'table'>>(TURNS_AFTER, [await catchUpMark(store, embedder.model), embedder.batchSize]);
+    const rows = next.map((r) => ({ table: 'turns' as const, ...r }));
     if (rows.length === 0) return;
     // Another process may be catching up too: the mark only moves forward.
-    await embedRows(store, embedder, rows, (last) => setCatchUpMark(store, embedder.model, Math.max(last.id, catchUpMark(store, embedder.model))));
+    await embedRows(store, embedder, rows, async (last) => setCatchUpMark(store, embedder.model, Math.max(last.id, await catchUpMark(store, embedder.model))));
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -77,7 +81,7 @@ export const embeddingJobHandlers = (runtime: Runtime): JobHandlers => ({
     // A catch-up queued under the local vectors is done by whatever embedder is on now: an
     // endpoint that took over embeds the turns queued by their own jobs instead.
     if (payload.catchUp) return embedder.local ? catchUpTurns(store, embedder) : undefined;
-    const rows = [...readRows(store, 'turns', payload.turnIds ?? []), ...readRows(store, 'memories', payload.memoryIds ?? [])];
+    const rows = [...(await readRows(store, 'turns', payload.turnIds ?? [])), ...(await readRows(store, 'memories', payload.memoryIds ?? []))];
     await embedRows(store, embedder, rows);
   },
 });
@@ -108,34 +112,38 @@ export async function reembed(runtime: Runtime, options: ReembedOptions = {}): P
   const { store } = runtime;
   if (!runtime.embedder) throw new SmError(ErrorCode.FailedPrecondition, 'no embedding model configured (set embedding.model, and its key)');
   const spec = { dimensions: runtime.embedder.dimensions, model: runtime.embedder.model };
-  if (options.reset) resetVectors(store, spec);
+  if (options.reset) await resetVectors(store, spec);
   const embedder = requireEmbedder(runtime);
-  const pick = (table: VectorTable, sql: string) =>
-    (store.sqlite.prepare(sql).all() as { id: number }[]).map((r) => r.id).filter((id) => options.all || options.reset || !hasVector(store, table, id));
-  const turnIds = pick('turns', 'select id from turns order by id');
+  const pick = async (table: VectorTable, sql: string) => {
+    const ids: number[] = [];
+    for (const { id } of await store.sql.all<{ id: number }>(sql)) if (options.all || options.reset || !(await hasVector(store, table, id))) ids.push(id);
+    return ids;
+  };
+  const turnIds = await pick('turns', 'select id from turns order by id');
   // The local word vectors rank turns only (semantic.ts): memories are not embedded with them.
-  const memoryIds = embedder.local ? [] : pick('memories', "select id from memories where status = 'active' order by id");
+  const memoryIds = embedder.local ? [] : await pick('memories', "select id from memories where status = 'active' order by id");
   const total = turnIds.length + memoryIds.length;
   let done = 0;
   const step = embedder.batchSize * 8;
   for (const [table, ids] of [['turns', turnIds], ['memories', memoryIds]] as const) {
     for (let start = 0; start < ids.length; start += step) {
       const slice = ids.slice(start, start + step);
-      await embedRows(store, embedder, readRows(store, table, slice));
+      await embedRows(store, embedder, await readRows(store, table, slice));
       done += slice.length;
       options.onProgress?.(done, total);
     }
   }
-  return { turns: turnIds.length, memories: memoryIds.length, storedTurns: countVectors(store, 'turns'), storedMemories: countVectors(store, 'memories'), ...spec };
+  return { turns: turnIds.length, memories: memoryIds.length, storedTurns: await countVectors(store, 'turns'), storedMemories: await countVectors(store, 'memories'), ...spec };
 }
+
+const LATEST_USER_TURN =
+  "select text from turns where user_id = ? and session_id = ? and role = 'user' and (? is null or agent_id is null or agent_id = ?) order by at desc, id desc limit 1";
 
 /** getContext() whose search also uses the vector signal (the query, or the latest user turn, embedded). */
 export async function contextWithRuntime(runtime: Runtime, space: Space, input: ContextInput): Promise<Context> {
   const parsed = parseInput(contextSchema, input); // bad input fails before any network call
-  const text = contextQueryText(parsed.query, () => {
-    const last = runtime.store.sqlite
-      .prepare("select text from turns where user_id = ? and session_id = ? and role = 'user' and (? is null or agent_id is null or agent_id = ?) order by at desc, id desc limit 1")
-      .get(space.userId, parsed.sessionId, space.agentId, space.agentId) as { text: string } | undefined;
+  const text = await contextQueryText(parsed.query, async () => {
+    const last = await runtime.store.sql.get<{ text: string }>(LATEST_USER_TURN, [space.userId, parsed.sessionId, space.agentId, space.agentId]);
     return last?.text ?? null;
   });
   const queryVector = text ? await embedQuery(runtime, text) : null;

@@ -18,15 +18,16 @@ import type { Runtime } from './runtime.ts';
 import type { JobHandlers } from '../jobs/worker.ts';
 import { nerExtras } from './ner.ts';
 
-export type IngestResult = { turn: TurnRow; extracted: Extracted[] };
+/** `newSession`: the turn opened its session (addTurn knows it in the same transaction). */
+export type IngestResult = { turn: TurnRow; newSession: boolean; extracted: Extracted[] };
 
 const createdMemories = (extracted: Extracted[]) => extracted.filter((e) => e.action === 'created').map((e) => e.memory);
 
-function heuristicPass(store: Store, turn: TurnRow, path: 'heuristic' | 'fallback' = 'heuristic'): Extracted[] {
+async function heuristicPass(store: Store, turn: TurnRow, path: 'heuristic' | 'fallback' = 'heuristic'): Promise<Extracted[]> {
   const started = performance.now();
-  const extracted = extractHeuristically(store, turn);
-  linkMemoriesFast(store, spaceOfRow(turn), createdMemories(extracted), turn);
-  recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length });
+  const extracted = await extractHeuristically(store, turn);
+  await linkMemoriesFast(store, spaceOfRow(turn), createdMemories(extracted), turn);
+  await recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length });
   return extracted;
 }
 
@@ -36,15 +37,16 @@ async function llmPass(runtime: Runtime, turn: TurnRow, path: 'llm' | 'hybrid'):
   const started = performance.now();
   try {
     const space = spaceOfRow(turn);
-    const { actions, usage } = await llmExtract(llm!, { speaker: subjectOf(turn), text: turn.text, related: relatedFacts(store, space, `${subjectOf(turn)} ${turn.text}`) });
-    return write(store, () => {
-      const extracted = applyLlmActions(store, space, actions, [turn]);
-      linkMemoriesFast(store, space, createdMemories(extracted), turn);
-      recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length, ...usage });
+    const related = await relatedFacts(store, space, `${subjectOf(turn)} ${turn.text}`);
+    const { actions, usage } = await llmExtract(llm!, { speaker: subjectOf(turn), text: turn.text, related });
+    return await write(store, async () => {
+      const extracted = await applyLlmActions(store, space, actions, [turn]);
+      await linkMemoriesFast(store, space, createdMemories(extracted), turn);
+      await recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length, ...usage });
       return extracted;
     });
   } catch (error) {
-    write(store, () => recordExtraction(store, path, { ok: false, ms: performance.now() - started, facts: 0, error: describeLlmError(error) }));
+    await write(store, () => recordExtraction(store, path, { ok: false, ms: performance.now() - started, facts: 0, error: describeLlmError(error) }));
     throw error;
   }
 }
@@ -54,37 +56,37 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
   const { store, llm } = runtime;
   const mode = store.config.extractor.mode;
   // Past worker.max_queue, refused before anything is written (back-pressure, HTTP 503).
-  assertQueueRoom(store);
-  const { turn, extra } = addTurn(store, space, input, (tx, turn, options) => {
+  await assertQueueRoom(store);
+  const { turn, newSession, extra } = await addTurn(store, space, input, async (tx, turn, options) => {
     // A new conversation means the user's earlier ones are finished (seed 004): consolidate them.
-    if (options.newSession) queueConsolidation(tx, space, pendingSessions(tx, space, { exclude: turn.sessionId }));
+    if (options.newSession) await queueConsolidation(tx, space, await pendingSessions(tx, space, { exclude: turn.sessionId }));
     // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
-    linkTurnFast(tx, turn, nerExtras(runtime));
+    await linkTurnFast(tx, turn, nerExtras(runtime));
     // Vectors are computed by a job after the commit, never here (no network in the hot path).
-    enqueueEmbedding(tx, space, { turnIds: [turn.id] });
+    await enqueueEmbedding(tx, space, { turnIds: [turn.id] });
     if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
     if (mode === 'llm' && llm) {
       // Runs only if this process dies before the inline extraction below settles it.
-      const recovery = enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId, fallback: true }, { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 });
+      const recovery = await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId, fallback: true }, { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 });
       return { extracted: [] as Extracted[], recovery };
     }
-    const extracted = heuristicPass(tx, turn);
-    if (mode === 'hybrid' && llm) enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId });
+    const extracted = await heuristicPass(tx, turn);
+    if (mode === 'hybrid' && llm) await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId });
     return { extracted, recovery: null };
   });
-  if (!extra?.recovery) return { turn, extracted: extra?.extracted ?? [] };
+  if (!extra?.recovery) return { turn, newSession, extracted: extra?.extracted ?? [] };
   let extracted: Extracted[];
   try {
     extracted = await llmPass(runtime, turn, 'llm');
   } catch {
-    extracted = write(store, () => heuristicPass(store, turn, 'fallback'));
+    extracted = await write(store, () => heuristicPass(store, turn, 'fallback'));
   }
-  completeJob(store, extra.recovery.id);
-  return { turn, extracted };
+  await completeJob(store, extra.recovery.id);
+  return { turn, newSession, extracted };
 }
 
 async function runExtractJob(runtime: Runtime, job: JobRow) {
-  const turn = getTurn(runtime.store, Number(job.payload.turnId));
+  const turn = await getTurn(runtime.store, Number(job.payload.turnId));
   if (!turn) return; // forgotten since: nothing left to extract
   if (!runtime.llm) throw new Error('no LLM configured');
   if (!job.payload.fallback) {
@@ -94,7 +96,7 @@ async function runExtractJob(runtime: Runtime, job: JobRow) {
   try {
     await llmPass(runtime, turn, 'llm');
   } catch {
-    write(runtime.store, () => heuristicPass(runtime.store, turn, 'fallback'));
+    await write(runtime.store, () => heuristicPass(runtime.store, turn, 'fallback'));
   }
 }
 

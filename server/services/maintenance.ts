@@ -52,22 +52,22 @@ async function llmReflection(runtime: Runtime, inputs: ReflectionInputs): Promis
 
 /** The weekly reflection of one user (per user per week: each user's facts, each user's interval). */
 export async function runReflection(runtime: Runtime, space: Space): Promise<ReflectionReport> {
-  const due = reflectionDue(runtime.store, space);
+  const due = await reflectionDue(runtime.store, space);
   if (!due.run) return { userId: space.userId, created: false, reason: due.reason, reflection: null, path: null };
   const written = await llmReflection(runtime, due.inputs);
   const content = written ?? templateReflection(due.inputs);
-  const reflection = saveReflection(runtime.store, space, content, due.inputs);
+  const reflection = await saveReflection(runtime.store, space, content, due.inputs);
   return { userId: space.userId, created: true, reason: `${due.inputs.facts.length} new facts`, reflection, path: written ? 'llm' : 'template' };
 }
 
-const userIds = (runtime: Runtime) => runtime.store.sqlite.prepare('select id from users order by id').pluck().all() as string[];
+const userIds = async (runtime: Runtime) => (await runtime.store.sql.all<{ id: string }>('select id from users order by id')).map((row) => row.id);
 
 /** Nightly catch-up: every unconsolidated session idle for `consolidation.idle_minutes`, of one user or of all. */
 export async function runConsolidation(runtime: Runtime, space: Space | null = null): Promise<ConsolidationRunReport> {
   const { store } = runtime;
   const idleBefore = store.clock.now() - store.config.consolidation.idle_minutes * 60_000;
   const report: ConsolidationRunReport = { sessions: [], failed: [] };
-  const pending = space ? pendingSessions(store, space, { idleBefore }).map((sessionId) => ({ userId: space.userId, sessionId })) : pendingSessionsOfAll(store, idleBefore);
+  const pending = space ? (await pendingSessions(store, space, { idleBefore })).map((sessionId) => ({ userId: space.userId, sessionId })) : await pendingSessionsOfAll(store, idleBefore);
   for (const { userId, sessionId } of pending) {
     try {
       report.sessions.push(await consolidateSession(runtime, { userId, agentId: null }, sessionId));
@@ -80,7 +80,7 @@ export async function runConsolidation(runtime: Runtime, space: Space | null = n
 
 async function reflectAll(runtime: Runtime, space: Space | null) {
   const reports: ReflectionReport[] = [];
-  for (const userId of space ? [space.userId] : userIds(runtime)) reports.push(await runReflection(runtime, { userId, agentId: null }));
+  for (const userId of space ? [space.userId] : await userIds(runtime)) reports.push(await runReflection(runtime, { userId, agentId: null }));
   const none: ReflectionReport = { userId: space?.userId ?? '', created: false, reason: 'no users', reflection: null, path: null };
   return { reflection: reports.find((r) => r.created) ?? reports[0] ?? none, reflections: reports };
 }
@@ -110,7 +110,7 @@ export async function runMaintenance(runtime: Runtime, task: MaintenanceTask, en
     case 'consolidate':
       return finished({ task, consolidation: await runConsolidation(runtime, space) });
     case 'decay':
-      return finished({ task, decay: runDecay(runtime.store, space) });
+      return finished({ task, decay: await runDecay(runtime.store, space) });
     case 'reflect':
       return finished({ task, ...(await reflectAll(runtime, space)) });
     case 'optimize':

@@ -34,14 +34,14 @@ export const nerJobHandlers = (runtime: Runtime): JobHandlers => ({
     batch: NER_BATCH,
     run: async (store, jobs) => {
       await runAccurateNer(store, jobs.map((job) => Number(job.payload.turnId)), nerExtras(runtime));
-      queueCatchUp(store);
+      await queueCatchUp(store);
     },
   },
   [JobType.NerCatchUp]: async (store) => {
-    const turnIds = nextDeferredTurns(store, NER_BATCH);
+    const turnIds = await nextDeferredTurns(store, NER_BATCH);
     if (turnIds.length === 0) return;
     await runAccurateNer(store, turnIds, nerExtras(runtime));
-    queueCatchUp(store);
+    await queueCatchUp(store);
   },
 });
 

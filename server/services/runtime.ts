@@ -15,14 +15,14 @@ export type Runtime = {
   semantic?: SemanticStatus;
 };
 
-export function createRuntime(store: Store, env: NodeJS.ProcessEnv = process.env): Runtime {
+export async function createRuntime(store: Store, env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
   const embedder = createEmbedder(store.config.embedding, env);
   if (embedder) {
     // Vectors go on only if the stored ones (if any) have this model's size: see initVectors.
-    const state = initOrReplaceVectors(store, { dimensions: embedder.dimensions, model: embedder.model });
+    const state = await initOrReplaceVectors(store, { dimensions: embedder.dimensions, model: embedder.model });
     if (!state.ready) logger.warn({ reason: state.reason }, 'vector search is off');
   }
   const runtime: Runtime = { store, llm: createLlm(store.config.llm, env), embedder };
-  startSemantic(runtime);
+  await startSemantic(runtime);
   return runtime;
 }

@@ -72,15 +72,15 @@ export const semanticStatus = (store: Store): SemanticStatus =>
  * endpoint configured since, another table or recipe) are dropped first: they cost nothing to
  * rebuild, so the new model takes over instead of being refused as a mismatch.
  */
-export function initOrReplaceVectors(store: Store, spec: VectorSpec): VectorState {
-  const locked = lockedSpec(store);
+export async function initOrReplaceVectors(store: Store, spec: VectorSpec): Promise<VectorState> {
+  const locked = await lockedSpec(store);
   if (!locked || !isLocalModel(locked.model) || locked.model === spec.model) return initVectors(store, spec);
   logger.info({ from: locked.model, to: spec.model }, 'vectors of the local word vectors give way to another model (`sm reembed` embeds the history with it)');
   return resetVectors(store, spec);
 }
 
 /** Turns the local signal on for the runtime's store when it can be (see the header); `runtime.semantic` follows it. */
-export function startSemantic(runtime: Runtime): SemanticStatus {
+export async function startSemantic(runtime: Runtime): Promise<SemanticStatus> {
   const { store } = runtime;
   const set = (next: Omit<SemanticStatus, 'settled'>, settled = settledNow) => {
     const value = { ...next, settled };
@@ -93,15 +93,17 @@ export function startSemantic(runtime: Runtime): SemanticStatus {
   const from = wordVectorsPackage();
   if (!from) return set({ state: 'off', detail: `${WORD_VECTORS_PACKAGE} is not installed: search runs on words alone` });
   const path = wordTablePath(cacheDir(), from.source);
-  if (existsSync(path)) return set(attach(runtime, path));
-  const settled = convertOnce(from, path).then((ok) => {
-    if (status.get(store)?.settled !== settled) return; // superseded
-    set(ok ? attach(runtime, path) : { state: 'off', detail: `converting ${from.source} into ${path} failed (see the log)` });
+  if (existsSync(path)) return set(await attach(runtime, path));
+  const superseded = () => status.get(store)?.settled !== settled;
+  const settled = convertOnce(from, path).then(async (ok) => {
+    if (superseded()) return;
+    const next = ok ? await attach(runtime, path) : { state: 'off' as const, detail: `converting ${from.source} into ${path} failed (see the log)` };
+    if (!superseded()) set(next);
   });
   return set({ state: 'converting', detail: `converting ${from.source} into ${path} (once, in the background)` }, settled);
 }
 
-function attach(runtime: Runtime, path: string): Omit<SemanticStatus, 'settled'> {
+async function attach(runtime: Runtime, path: string): Promise<Omit<SemanticStatus, 'settled'>> {
   const { store } = runtime;
   const info = wordTableInfo(path);
   if (!info) return { state: 'off', detail: `${path} is not a readable word table (delete it to convert again)` };
@@ -114,11 +116,11 @@ function attach(runtime: Runtime, path: string): Omit<SemanticStatus, 'settled'>
     if (!table) throw new Error(`${path} could not be loaded`);
     return table;
   });
-  const vectors = initOrReplaceVectors(store, { dimensions: info.dimensions, model: runtime.embedder.model });
+  const vectors = await initOrReplaceVectors(store, { dimensions: info.dimensions, model: runtime.embedder.model });
   if (!vectors.ready) return { state: 'on', detail: `${what}; turns with no word in common are not found: ${vectors.reason}` };
   // Turns written before (the history, the first time) are embedded by the catch-up job.
-  if (catchUpMark(store, runtime.embedder.model) < lastTurnId(store)) write(store, () => queueCatchUp(store));
+  if ((await catchUpMark(store, runtime.embedder.model)) < (await lastTurnId(store))) await write(store, () => queueCatchUp(store));
   return { state: 'on', detail: what };
 }
 
-const lastTurnId = (store: Store) => (store.sqlite.prepare('select max(id) from turns').pluck().get() as number | null) ?? 0;
+const lastTurnId = async (store: Store) => (await store.sql.pluck<number | null>('select max(id) from turns')) ?? 0;

@@ -16,7 +16,7 @@ export async function startServer(
   options: { token?: string; host?: string; config?: Record<string, unknown>; clock?: Clock; jobs?: boolean } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-api-'));
-  const store = openStore({ path: join(dir, 'test.db'), env: {}, clock: options.clock, config: options.config });
+  const store = await openStore({ path: join(dir, 'test.db'), env: {}, clock: options.clock, config: options.config });
   const app = buildApp({
     store,
     host: options.host ?? '127.0.0.1',
@@ -54,7 +54,7 @@ export async function startServer(
     async close() {
       await Promise.all(clients.map((c) => c.dispose()));
       await app.stop();
-      closeStore(store);
+      await closeStore(store);
       rmSync(dir, { recursive: true, force: true });
     },
   };

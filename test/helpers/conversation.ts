@@ -6,9 +6,9 @@ import { ingestTurn } from '../../server/services/ingest.ts';
 import { createRuntime } from '../../server/services/runtime.ts';
 import { T0, testStore } from './store.ts';
 
-export function conversation(config: Record<string, unknown> = {}) {
-  const t = testStore({ extractor: { mode: 'heuristic' }, ...config });
-  const runtime = createRuntime(t.store, {});
+export async function conversation(config: Record<string, unknown> = {}) {
+  const t = await testStore({ extractor: { mode: 'heuristic' }, ...config });
+  const runtime = await createRuntime(t.store, {});
   let at = T0;
   const say = async (sessionId: string, name: string, text: string) => {
     at += 60_000;

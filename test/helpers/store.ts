@@ -4,10 +4,10 @@ import { openStore } from '../../server/db/open.ts';
 
 export const T0 = Date.UTC(2026, 0, 1, 12);
 
-export function testStore(config: Record<string, unknown> = {}, path = ':memory:') {
+export async function testStore(config: Record<string, unknown> = {}, path = ':memory:') {
   let now = T0;
   const clock = { now: () => now };
-  const store = openStore({ path, clock, env: {}, config });
+  const store = await openStore({ path, clock, env: {}, config });
   return {
     store,
     advanceDays: (days: number) => (now += days * DAY_MS),

@@ -38,7 +38,7 @@ async function exportTo(backend: Backend, out: NodeJS.WritableStream): Promise<n
   };
   if (backend.runtime) {
     const { exportRecords } = await import('../../core/export.ts');
-    for (const record of exportRecords(backend.runtime.store, { userId: backend.space.userId })) await write(JSON.stringify(record));
+    for await (const record of exportRecords(backend.runtime.store, { userId: backend.space.userId })) await write(JSON.stringify(record));
     return lines;
   }
   const { url, headers } = rest(backend, `/export${userQuery(backend)}`);
@@ -66,7 +66,7 @@ async function importFrom(backend: Backend, file: string): Promise<ImportReport>
     // The total counts records, not the empty string after the last newline.
     const bar = await progress(lines.filter((line) => line.trim()).length, 'records');
     try {
-      return importRecords(backend.runtime.store, lines, { onProgress: bar.update, userId: backend.space.userId });
+      return await importRecords(backend.runtime.store, lines, { onProgress: bar.update, userId: backend.space.userId });
     } finally {
       bar.stop();
     }

@@ -14,7 +14,7 @@ import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save
 /** Facts are about the speaker: the turn's name, or "User" when it has none. */
 export const subjectOf = (turn: Pick<TurnRow, 'name'>) => turn.name ?? 'User';
 
-export function extractHeuristically(store: Store, turn: TurnRow): Extracted[] {
+export async function extractHeuristically(store: Store, turn: TurnRow): Promise<Extracted[]> {
   const subject = subjectOf(turn);
   const facts = extractFacts(turn.text, subject, turn.at, { mentions: mentionsOf(store, turn) });
   const candidates = facts.map((f) => ({
@@ -30,9 +30,9 @@ export function extractHeuristically(store: Store, turn: TurnRow): Extracted[] {
     fact: { subject: f.subject, slot: f.slot, value: f.value, polarity: f.polarity },
   }));
   const space = spaceOfRow(turn);
-  const extracted = saveFacts(store, space, candidates, turn.id);
+  const extracted = await saveFacts(store, space, candidates, turn.id);
   const related = facts.flatMap((f) => f.related ?? []);
-  if (related.length > 0 && store.config.ner.enabled) linkRelated(store, space, turn, related, extracted);
+  if (related.length > 0 && store.config.ner.enabled) await linkRelated(store, space, turn, related, extracted);
   return extracted;
 }
 
@@ -41,15 +41,15 @@ export function extractHeuristically(store: Store, turn: TurnRow): Extracted[] {
  * linked to the turn and to the facts that name them, and described by the relation ("User's
  * sister") while nothing better describes them.
  */
-function linkRelated(store: Store, space: Space, turn: TurnRow, related: RelatedEntity[], extracted: Extracted[]) {
+async function linkRelated(store: Store, space: Space, turn: TurnRow, related: RelatedEntity[], extracted: Extracted[]) {
   const unique = [...new Map(related.map((r) => [r.name, r])).values()];
   const mentions = unique.map((r) => ({ name: r.name, type: r.type === 'other' ? EntityType.Other : EntityType.Person }));
-  const { entities } = linkEntities(store, space, { turnId: turn.id }, mentions);
+  const { entities } = await linkEntities(store, space, { turnId: turn.id }, mentions);
   for (const [i, entity] of entities.entries()) {
     const relation = unique.find((r) => entityKey(r.name, entity.type) === entity.nameKey || entity.aliases.includes(r.name)) ?? unique[i]!;
-    describeEntity(store, entity, `${relation.of}'s ${relation.relation}`);
+    await describeEntity(store, entity, `${relation.of}'s ${relation.relation}`);
     for (const { memory } of extracted) {
-      if (memory.status === 'active' && memory.content.includes(relation.name)) linkEntities(store, space, { memoryId: memory.id }, [{ ...mentions[i]!, entityId: entity.id }]);
+      if (memory.status === 'active' && memory.content.includes(relation.name)) await linkEntities(store, space, { memoryId: memory.id }, [{ ...mentions[i]!, entityId: entity.id }]);
     }
   }
 }
@@ -76,7 +76,7 @@ export type LlmAction = z.infer<typeof llmActionSchema>;
  * Applies the actions an LLM proposed for `turns` (one turn on addTurn, a page in consolidation).
  * Each action's source is the turn it names, or the only turn; an unknown turn id is ignored.
  */
-export function applyLlmActions(store: Store, space: Space, actions: LlmAction[], turns: TurnRow[]): Extracted[] {
+export async function applyLlmActions(store: Store, space: Space, actions: LlmAction[], turns: TurnRow[]): Promise<Extracted[]> {
   const sourceOf = (action: LlmAction) => turns.find((t) => t.id === action.turnId) ?? (turns.length === 1 ? turns[0]! : null);
   const results: Extracted[] = [];
   const toSave = new Map<TurnRow | null, FactToSave[]>();
@@ -88,10 +88,10 @@ export function applyLlmActions(store: Store, space: Space, actions: LlmAction[]
       continue;
     }
     // An id the model names counts only within this space (a model may invent or echo any id).
-    const target = action.action === 'merge' && action.id ? getMemory(store, action.id) : undefined;
+    const target = action.action === 'merge' && action.id ? await getMemory(store, action.id) : undefined;
     if (target && target.status === 'active' && visibleIn(space, target) && (target.agentId === null || target.agentId === space.agentId)) {
       const source = turn ? { turnId: turn.id, reason: 'merged' as const, rule: 'llm' } : undefined;
-      results.push({ action: 'merged', memory: reinforce(store, target, { content: action.content }, source), rule: 'llm' });
+      results.push({ action: 'merged', memory: await reinforce(store, target, { content: action.content }, source), rule: 'llm' });
       continue;
     }
     const group = toSave.get(turn) ?? [];
@@ -107,7 +107,7 @@ export function applyLlmActions(store: Store, space: Space, actions: LlmAction[]
     toSave.set(turn, group);
   }
   // New facts first, so an archive naming old content cannot hit the fact that replaces it.
-  for (const [turn, facts] of toSave) results.push(...saveFacts(store, space, facts, turn?.id ?? null));
-  for (const { target, turn } of toArchive) results.push(...archiveFacts(store, space, [target], turn?.id ?? null));
+  for (const [turn, facts] of toSave) results.push(...(await saveFacts(store, space, facts, turn?.id ?? null)));
+  for (const { target, turn } of toArchive) results.push(...(await archiveFacts(store, space, [target], turn?.id ?? null)));
   return results;
 }

@@ -15,7 +15,7 @@ import {
   type MemoryRow,
   type MemorySource,
 } from '../memories.ts';
-import { scopedMatch, writableClause, type Space } from '../space.ts';
+import { scopedMatch, writableClause, writableSql, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
 import { ftsMatchExpression, hasApostrophe, indexTokens, normalizeText, tokens } from '../text.ts';
 import { isStopword } from '../search/query.ts';
@@ -42,10 +42,10 @@ const HISTORY_MS = 90 * 86_400_000;
  * When a stored fact was first and last told: the times of its source turns (the turns' own
  * times, which an import sets in the past), else when it was written and last seen.
  */
-function toldSpan(store: Store, memory: MemoryRow): { first: number; last: number } {
-  const span = prepared(store, 'memory.toldSpan', () =>
-    store.sqlite.prepare("select min(t.at) as first, max(t.at) as last from memory_sources s join turns t on t.id = s.turn_id where s.memory_id = ? and s.reason in ('extracted', 'merged', 'conflict')"),
-  ).get(memory.id) as { first: number | null; last: number | null };
+const TOLD_SPAN = "select min(t.at) as first, max(t.at) as last from memory_sources s join turns t on t.id = s.turn_id where s.memory_id = ? and s.reason in ('extracted', 'merged', 'conflict')";
+
+async function toldSpan(store: Store, memory: MemoryRow): Promise<{ first: number; last: number }> {
+  const span = (await store.sql.get<{ first: number | null; last: number | null }>(TOLD_SPAN, [memory.id]))!;
   return { first: span.first ?? memory.createdAt, last: span.last ?? memory.lastSeenAt };
 }
 
@@ -55,12 +55,18 @@ function toldSpan(store: Store, memory: MemoryRow): { first: number; last: numbe
  * before `old` was last stated (history, told now). Otherwise the later word wins, even when it
  * is dated a little in the past: "I live in Berlin", then "I moved to Lisbon last month".
  */
-function staysCurrent(store: Store, old: MemoryRow, fresh: { toldAt: number; eventAt: number }): boolean {
-  const told = toldSpan(store, old);
+async function staysCurrent(store: Store, old: MemoryRow, fresh: { toldAt: number; eventAt: number }): Promise<boolean> {
+  const told = await toldSpan(store, old);
   return told.first > fresh.toldAt || fresh.eventAt < Math.max(told.last, old.eventAt) - HISTORY_MS;
 }
 
 const FUZZY_CANDIDATES = 20;
+const FUZZY_TEXT = `select m.id, m.content_key, m.polarity
+  from (select rowid from memories_fts where memories_fts match ? order by rowid desc limit ${FUZZY_CANDIDATES}) f
+  cross join memories m on m.id = f.rowid
+  where ${writableSql('m')} and m.status = 'active' and m.kind = 'fact' and coalesce(m.polarity, 1) = ?
+    and (? is null or m.subject is null or m.subject = ? collate nocase)
+    and length(m.content_key) - length(replace(m.content_key, ' ', '')) + 1 >= ?`;
 
 /** An absolute date as extraction writes it, in a normalised key: "on 7 may 2023", "in october 2026", "around 2019". */
 const DATE_KEY =
@@ -98,7 +104,7 @@ function duplicateProbe(content: string, distinct: string[], threshold: number, 
  * someone never merges into one about someone else, however alike the words ("Caroline went
  * hiking with her sister" is not "Melanie went hiking with her sister").
  */
-export function findFuzzyDuplicate(store: Store, space: Space, content: string, polarity: number | null, subject?: string | null): MemoryRow | undefined {
+export async function findFuzzyDuplicate(store: Store, space: Space, content: string, polarity: number | null, subject?: string | null): Promise<MemoryRow | undefined> {
   if (!store.features.fts || !store.config.fts.enabled) return undefined;
   const threshold = store.config.extractor.dedupe_threshold;
   // Dates a fact was told with ("on 7 May 2023") are compared apart: the same words on two
@@ -114,18 +120,8 @@ export function findFuzzyDuplicate(store: Store, space: Space, content: string, 
   // and keys with fewer words than t·|A| (a key has no more distinct tokens than words). Rows
   // come as arrays [id, content_key, polarity], cheaper to build than objects.
   const writable = writableClause(space, 'm');
-  const candidates = prepared(store, 'memory.fuzzyCandidates', () =>
-    store.sqlite
-      .prepare(
-        `select m.id, m.content_key, m.polarity
-         from (select rowid from memories_fts where memories_fts match ? order by rowid desc limit ${FUZZY_CANDIDATES}) f
-         cross join memories m on m.id = f.rowid
-         where ${writable.sql} and m.status = 'active' and m.kind = 'fact' and coalesce(m.polarity, 1) = ?
-           and (? is null or m.subject is null or m.subject = ? collate nocase)
-           and length(m.content_key) - length(replace(m.content_key, ' ', '')) + 1 >= ?`,
-      )
-      .raw(),
-  ).all(scopedMatch(space.userId, 'content', match), ...writable.params, polarity ?? 1, subject ?? null, subject ?? null, Math.ceil(threshold * mine.size)) as [id: number, contentKey: string, polarity: number | null][];
+  const args = [scopedMatch(space.userId, 'content', match), ...writable.params, polarity ?? 1, subject ?? null, subject ?? null, Math.ceil(threshold * mine.size)];
+  const candidates = (await store.sql.values(FUZZY_TEXT, args)) as [id: number, contentKey: string, polarity: number | null][];
   let best: { id: number; overlap: number } | undefined;
   for (const [id, contentKey, theirPolarity] of candidates) {
     // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.
@@ -147,16 +143,16 @@ export function findFuzzyDuplicate(store: Store, space: Space, content: string, 
     const overlap = shared / (mine.size + size - shared);
     if (overlap >= threshold && (!best || overlap > best.overlap)) best = { id, overlap };
   }
-  return best && getMemory(store, best.id);
+  return best && (await getMemory(store, best.id));
 }
 
 const sameValue = (a: MemoryRow, fact: NonNullable<FactToSave['fact']>) =>
   normalizeText(a.value ?? '') === normalizeText(fact.value) && (a.polarity ?? 1) === fact.polarity;
 
 /** Re-reading the same turn is not new evidence: no hit, no link. */
-function alreadyFrom(store: Store, memoryId: number, turnId: number | null): boolean {
+async function alreadyFrom(store: Store, memoryId: number, turnId: number | null): Promise<boolean> {
   if (turnId === null) return false;
-  const link = prepared(store, 'memory.sourceExists', (db) =>
+  const link = await prepared(store, 'memory.sourceExists', (db) =>
     db
       .select({ memoryId: memorySources.memoryId })
       .from(memorySources)
@@ -167,111 +163,117 @@ function alreadyFrom(store: Store, memoryId: number, turnId: number | null): boo
 }
 
 /** A memory with this content already extracted from this turn (so of the turn's space), whatever its status since. */
-function extractedBefore(store: Store, contentKey: string, turnId: number | null): MemoryRow | undefined {
+const FROM_TURN_BY_KEY = 'select memories.id from memories inner join memory_sources on memory_sources.memory_id = memories.id where memory_sources.turn_id = ? and memories.content_key = ?';
+
+async function extractedBefore(store: Store, contentKey: string, turnId: number | null): Promise<MemoryRow | undefined> {
   if (turnId === null) return undefined;
-  const id = prepared(store, 'memory.fromTurnByKey', () =>
-    store.sqlite
-      .prepare('select memories.id from memories inner join memory_sources on memory_sources.memory_id = memories.id where memory_sources.turn_id = ? and memories.content_key = ?')
-      .pluck(),
-  ).get(turnId, contentKey) as number | undefined;
+  const id = await store.sql.pluck<number>(FROM_TURN_BY_KEY, [turnId, contentKey]);
   return id === undefined ? undefined : getMemory(store, id);
 }
 
-function saveOne(store: Store, space: Space, candidate: FactToSave, turnId: number | null): Extracted[] {
+const PROTECT = 'update memories set decay_rate = 0, confidence = 1, confidence_base = 1 where id = ?';
+
+async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId: number | null): Promise<Extracted[]> {
   const source = (reason: MemorySource['reason']): MemorySource | undefined =>
     turnId === null ? undefined : { turnId, reason, rule: candidate.rule ?? null };
   const rule = candidate.rule ?? null;
   const fact = candidate.fact;
-  const merge = (memory: MemoryRow): Extracted[] => {
-    if (alreadyFrom(store, memory.id, turnId)) return [{ action: 'unchanged', memory, rule }];
-    const merged = reinforce(store, memory, candidate, source('merged'));
+  const merge = async (memory: MemoryRow): Promise<Extracted[]> => {
+    if (await alreadyFrom(store, memory.id, turnId)) return [{ action: 'unchanged', memory, rule }];
+    const merged = await reinforce(store, memory, candidate, source('merged'));
     // A health or diet fact said again of a fact kept unprotected (remembered before): protected now.
     if (candidate.decayRate === 0 && merged.decayRate !== 0) {
-      prepared(store, 'memory.protect', () => store.sqlite.prepare('update memories set decay_rate = 0, confidence = 1, confidence_base = 1 where id = ?')).run(merged.id);
-      return [{ action: 'merged', memory: getMemory(store, merged.id)!, rule }];
+      await store.sql.run(PROTECT, [merged.id]);
+      return [{ action: 'merged', memory: (await getMemory(store, merged.id))!, rule }];
     }
     return [{ action: 'merged', memory: merged, rule }];
   };
 
   // Re-reading a turn (consolidation) must not bring back a fact that was superseded since.
-  const known = extractedBefore(store, normalizeText(candidate.content), turnId);
+  const known = await extractedBefore(store, normalizeText(candidate.content), turnId);
   if (known) return [{ action: 'unchanged', memory: known, rule }];
 
   if (fact) {
-    const existing = activeFactsForSlot(store, space, fact.subject, fact.slot);
+    const existing = await activeFactsForSlot(store, space, fact.subject, fact.slot);
     // The same words dated differently ("went to the gym yesterday", a week apart) are two events.
     const myDates = datesIn(normalizeText(candidate.content));
     const same = existing.find((m) => sameValue(m, fact) && !(myDates && datesIn(m.contentKey) && datesIn(m.contentKey) !== myDates));
     if (same) return merge(same);
     const conflicting = existing.filter((m) => candidate.exclusive || (m.polarity ?? 1) !== fact.polarity);
     if (conflicting.length > 0) {
-      const memory = insertMemory(store, space, candidate, source('conflict'));
+      const memory = await insertMemory(store, space, candidate, source('conflict'));
       const fresh = { toldAt: candidate.toldAt ?? memory.createdAt, eventAt: memory.eventAt };
       // Older news never replaces newer: the late-arriving fact is kept as history, superseded.
-      const newer = conflicting.filter((m) => staysCurrent(store, m, fresh)).sort((a, b) => b.eventAt - a.eventAt)[0];
+      const current: MemoryRow[] = [];
+      for (const m of conflicting) if (await staysCurrent(store, m, fresh)) current.push(m);
+      const newer = current.sort((a, b) => b.eventAt - a.eventAt)[0];
       if (newer) {
-        supersede(store, memory.id, newer.id, { reason: 'conflict', slot: fact.slot, older: true, ...(turnId ? { turnId } : {}) });
-        return [{ action: 'superseded', memory: getMemory(store, memory.id)!, rule }];
+        await supersede(store, memory.id, newer.id, { reason: 'conflict', slot: fact.slot, older: true, ...(turnId ? { turnId } : {}) });
+        return [{ action: 'superseded', memory: (await getMemory(store, memory.id))!, rule }];
       }
       const results: Extracted[] = [{ action: 'created', memory, rule }];
       for (const old of conflicting) {
-        supersede(store, old.id, memory.id, { reason: 'conflict', slot: fact.slot, ...(turnId ? { turnId } : {}) });
-        results.push({ action: 'superseded', memory: getMemory(store, old.id)!, rule });
+        await supersede(store, old.id, memory.id, { reason: 'conflict', slot: fact.slot, ...(turnId ? { turnId } : {}) });
+        results.push({ action: 'superseded', memory: (await getMemory(store, old.id))!, rule });
       }
       return results;
     }
   }
   const kind = candidate.kind ?? 'fact';
-  const duplicate = findExactDuplicate(store, space, normalizeText(candidate.content), kind) ?? findFuzzyDuplicate(store, space, candidate.content, fact?.polarity ?? null, fact?.subject);
+  const duplicate =
+    (await findExactDuplicate(store, space, normalizeText(candidate.content), kind)) ??
+    (await findFuzzyDuplicate(store, space, candidate.content, fact?.polarity ?? null, fact?.subject));
   if (duplicate) return merge(duplicate);
-  return [{ action: 'created', memory: insertMemory(store, space, candidate, source('extracted')), rule }];
+  return [{ action: 'created', memory: await insertMemory(store, space, candidate, source('extracted')), rule }];
 }
 
 /**
  * Saves a batch of facts from one source turn (or none). Runs inside the caller's transaction.
  * Exact duplicates inside the batch collapse first; each survivor is deduped against the db.
  */
-export function saveFacts(store: Store, space: Space, candidates: FactToSave[], turnId: number | null): Extracted[] {
+export async function saveFacts(store: Store, space: Space, candidates: FactToSave[], turnId: number | null): Promise<Extracted[]> {
   const seen = new Set<string>();
   const results: Extracted[] = [];
   for (const candidate of candidates) {
     const key = normalizeText(candidate.content);
     if (!key || seen.has(key)) continue;
     seen.add(key);
-    results.push(...saveOne(store, space, { ...candidate, tags: withPiiTag(candidate.content, candidate.tags ?? []) }, turnId));
+    results.push(...(await saveOne(store, space, { ...candidate, tags: withPiiTag(candidate.content, candidate.tags ?? []) }, turnId)));
   }
   return results;
 }
 
 /** Archives the active facts an LLM named as obsolete, by id or by closest content. */
-export function archiveFacts(store: Store, space: Space, targets: { id?: number; content?: string }[], turnId: number | null): Extracted[] {
+export async function archiveFacts(store: Store, space: Space, targets: { id?: number; content?: string }[], turnId: number | null): Promise<Extracted[]> {
   const results: Extracted[] = [];
   const ids = targets.flatMap((t) => (t.id ? [t.id] : []));
   // Only facts this space may change: the same user, its own agent's or the shared ones.
   const writable = and(eq(memories.userId, space.userId), space.agentId === null ? isNull(memories.agentId) : or(isNull(memories.agentId), eq(memories.agentId, space.agentId)));
-  const byId = ids.length ? store.db.select().from(memories).where(and(writable, inArray(memories.id, ids), eq(memories.status, 'active'))).all() : [];
-  const byContent = targets
-    .filter((t) => !t.id && t.content)
-    .map((t) => findExactDuplicate(store, space, normalizeText(t.content!), 'fact') ?? findFuzzyDuplicate(store, space, t.content!, null));
+  const byId = ids.length ? await store.db.select().from(memories).where(and(writable, inArray(memories.id, ids), eq(memories.status, 'active'))).all() : [];
+  const byContent: (MemoryRow | undefined)[] = [];
+  for (const t of targets) {
+    if (t.id || !t.content) continue;
+    byContent.push((await findExactDuplicate(store, space, normalizeText(t.content), 'fact')) ?? (await findFuzzyDuplicate(store, space, t.content, null)));
+  }
   for (const memory of [...byId, ...byContent]) {
     if (!memory || memory.status !== 'active' || results.some((r) => r.memory.id === memory.id)) continue;
-    if (turnId !== null) linkSource(store, memory.id, { turnId, reason: 'conflict', rule: 'llm.archive' });
-    archiveMemory(store, memory.id, { reason: 'llm', ...(turnId ? { turnId } : {}) });
-    results.push({ action: 'archived', memory: getMemory(store, memory.id)!, rule: 'llm.archive' });
+    if (turnId !== null) await linkSource(store, memory.id, { turnId, reason: 'conflict', rule: 'llm.archive' });
+    await archiveMemory(store, memory.id, { reason: 'llm', ...(turnId ? { turnId } : {}) });
+    results.push({ action: 'archived', memory: (await getMemory(store, memory.id))!, rule: 'llm.archive' });
   }
   return results;
 }
 
+const RELATED_TEXT = `select m.id from (select rowid, rank from memories_fts where memories_fts match ? order by rank limit 50) f
+  join memories m on m.id = f.rowid where ${writableSql('m')} and m.status = 'active' and m.kind = 'fact' order by f.rank limit ?`;
+
 /** The space's active facts sharing words with `text`, best first: what an LLM sees as "existing memories". */
-export function relatedFacts(store: Store, space: Space, text: string, limit = 10): MemoryRow[] {
+export async function relatedFacts(store: Store, space: Space, text: string, limit = 10): Promise<MemoryRow[]> {
   const match = ftsMatchExpression(text, 'any');
   if (!match || !store.features.fts || !store.config.fts.enabled) return [];
   const writable = writableClause(space, 'm');
-  const ids = store.sqlite
-    .prepare(
-      `select m.id from (select rowid, rank from memories_fts where memories_fts match ? order by rank limit 50) f
-       join memories m on m.id = f.rowid where ${writable.sql} and m.status = 'active' and m.kind = 'fact' order by f.rank limit ?`,
-    )
-    .all(scopedMatch(space.userId, 'content', match), ...writable.params, limit) as { id: number }[];
-  return ids.map((r) => getMemory(store, r.id)!);
+  const ids = await store.sql.all<{ id: number }>(RELATED_TEXT, [scopedMatch(space.userId, 'content', match), ...writable.params, limit]);
+  const facts: MemoryRow[] = [];
+  for (const { id } of ids) facts.push((await getMemory(store, id))!);
+  return facts;
 }

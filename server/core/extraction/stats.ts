@@ -19,39 +19,38 @@ export type PathStats = {
 const KEY = 'stats.extraction';
 const empty = (): PathStats => ({ runs: 0, failures: 0, facts: 0, totalMs: 0, promptTokens: 0, completionTokens: 0, lastError: null });
 
-export function readExtractionStats(store: Store): Record<ExtractionPath, PathStats> {
-  const row = prepared(store, 'stats.extraction.read', (db) => db.select().from(meta).where(eq(meta.key, KEY)).prepare()).get();
+export async function readExtractionStats(store: Store): Promise<Record<ExtractionPath, PathStats>> {
+  const row = await prepared(store, 'stats.extraction.read', (db) => db.select().from(meta).where(eq(meta.key, KEY)).prepare()).get();
   const stored = (row?.value ?? {}) as Partial<Record<ExtractionPath, Partial<PathStats>>>;
   return Object.fromEntries(EXTRACTION_PATHS.map((path) => [path, { ...empty(), ...stored[path] }])) as Record<ExtractionPath, PathStats>;
 }
 
 const COUNTERS = ['runs', 'failures', 'facts', 'totalMs', 'promptTokens', 'completionTokens'] as const;
 
+/** Per path: its counters (COUNTERS order, then lastError) are bound twice, for a new row and for the update. */
+const RECORD = Object.fromEntries(
+  EXTRACTION_PATHS.map((path) => {
+    const fresh = COUNTERS.map((c) => `'${c}', ?`).join(', ');
+    const grown = COUNTERS.map((c) => `'$.${path}.${c}', coalesce(json_extract(value, '$.${path}.${c}'), 0) + ?`).join(', ');
+    return [
+      path,
+      `insert into meta (key, value) values (?, json_object('${path}', json_object(${fresh}, 'lastError', ?)))
+       on conflict (key) do update set value = json_set(value, ${grown},
+         '$.${path}.lastError', coalesce(?, json_extract(value, '$.${path}.lastError')))`,
+    ];
+  }),
+) as Record<ExtractionPath, string>;
+
 /**
- * Adds one sample in a single statement: the counters grow inside SQLite, so the hot path pays
- * no read-modify-write. `path` comes from EXTRACTION_PATHS, never from input.
+ * Adds one sample in a single statement: the counters grow inside the database, so the hot path
+ * pays no read-modify-write. `path` comes from EXTRACTION_PATHS, never from input.
  */
-export function recordExtraction(
+export async function recordExtraction(
   store: Store,
   path: ExtractionPath,
   sample: { ok: boolean; ms: number; facts: number; promptTokens?: number; completionTokens?: number; error?: string },
 ) {
-  const fresh = COUNTERS.map((c) => `'${c}', @${c}`).join(', ');
-  const grown = COUNTERS.map((c) => `'$.${path}.${c}', coalesce(json_extract(value, '$.${path}.${c}'), 0) + @${c}`).join(', ');
-  prepared(store, `stats.extraction.${path}`, () =>
-    store.sqlite.prepare(
-      `insert into meta (key, value) values (@key, json_object('${path}', json_object(${fresh}, 'lastError', @lastError)))
-       on conflict (key) do update set value = json_set(value, ${grown},
-         '$.${path}.lastError', coalesce(@lastError, json_extract(value, '$.${path}.lastError')))`,
-    ),
-  ).run({
-    key: KEY,
-    runs: 1,
-    failures: sample.ok ? 0 : 1,
-    facts: sample.facts,
-    totalMs: sample.ms,
-    promptTokens: sample.promptTokens ?? 0,
-    completionTokens: sample.completionTokens ?? 0,
-    lastError: sample.error ?? null,
-  });
+  const counters = [1, sample.ok ? 0 : 1, sample.facts, sample.ms, sample.promptTokens ?? 0, sample.completionTokens ?? 0];
+  const lastError = sample.error ?? null;
+  await store.sql.run(RECORD[path], [KEY, ...counters, lastError, ...counters, lastError]);
 }

@@ -26,27 +26,25 @@ export const enrichmentOptionsSchema = z.object({
 export type EnrichmentOptions = z.input<typeof enrichmentOptionsSchema>;
 
 /** Active memories with no enriched_at and at most `max` linked entities, oldest first. */
-function memoryCandidates(store: Store, max: number, limit: number): EnrichTarget[] {
-  const rows = store.sqlite
-    .prepare(
-      `select id, content as text, user_id as userId from memories m
-       where m.enriched_at is null and m.status = 'active'
-         and (select count(*) from memory_entities me where me.memory_id = m.id) <= ?
-       order by m.id limit ?`,
-    )
-    .all(max, limit) as { id: number; text: string; userId: string }[];
+async function memoryCandidates(store: Store, max: number, limit: number): Promise<EnrichTarget[]> {
+  const rows = await store.sql.all<{ id: number; text: string; userId: string }>(
+    `select id, content as text, user_id as userId from memories m
+     where m.enriched_at is null and m.status = 'active'
+       and (select count(*) from memory_entities me where me.memory_id = m.id) <= ?
+     order by m.id limit ?`,
+    [max, limit],
+  );
   return rows.map((r) => ({ kind: 'memory', ...r }));
 }
 
-function turnCandidates(store: Store, max: number, limit: number): EnrichTarget[] {
-  const rows = store.sqlite
-    .prepare(
-      `select id, text, name, user_id as userId from turns t
-       where t.enriched_at is null
-         and (select count(*) from turn_entities te where te.turn_id = t.id) <= ?
-       order by t.id limit ?`,
-    )
-    .all(max, limit) as { id: number; text: string; name: string | null; userId: string }[];
+async function turnCandidates(store: Store, max: number, limit: number): Promise<EnrichTarget[]> {
+  const rows = await store.sql.all<{ id: number; text: string; name: string | null; userId: string }>(
+    `select id, text, name, user_id as userId from turns t
+     where t.enriched_at is null
+       and (select count(*) from turn_entities te where te.turn_id = t.id) <= ?
+     order by t.id limit ?`,
+    [max, limit],
+  );
   return rows.map((r) => ({ kind: 'turn', ...r }));
 }
 
@@ -84,9 +82,11 @@ export async function runEnrichment(store: Store, extras: NerExtras = {}, option
   const limit = parsed.limit ?? store.config.ner.enrich_limit;
   const max = parsed.maxEntities ?? store.config.ner.enrich_max_entities;
   const failures: EnrichOutcome['failures'] = [];
+  const memoryTargets = await memoryCandidates(store, max, limit);
+  const turnTargets = await turnCandidates(store, max, limit);
   for (const [kind, targets] of [
-    ['memories', memoryCandidates(store, max, limit)],
-    ['turns', turnCandidates(store, max, limit)],
+    ['memories', memoryTargets],
+    ['turns', turnTargets],
   ] as const) {
     report[kind].candidates = targets.length;
     if (targets.length === 0) continue;

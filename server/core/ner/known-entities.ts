@@ -8,7 +8,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { entities } from '../../../drizzle/schema.ts';
 import type { Space } from '../space.ts';
-import { onChange, type Store } from '../store.ts';
+import { currentWrite, onChange, type Store } from '../store.ts';
 import { entityKey, NAME_TYPES, type NerEntity, type SyncNerProvider } from './types.ts';
 
 type Known = { entityId: number; type: string; name: string; mentions: number };
@@ -133,16 +133,17 @@ const joined = (text: string, a: Word, b: Word) => b.start - a.end <= 2 && /^[\s
 
 /** Per user: a user's names never link another user's turns (D11). */
 type UserIndex = { index: NameIndex; dirty: Set<number> };
-type StoreIndex = { users: Map<string, UserIndex>; dataVersion: () => number; version: number; checkedIn: unknown };
+/** `forgotten` counts users erased: an index read while one was must not be kept. */
+type StoreIndex = { users: Map<string, UserIndex>; version: number; checkedIn: object | undefined; forgotten: number };
 const indexes = new WeakMap<Store, StoreIndex>();
 /** Indexes kept at once; the least recently used user's is rebuilt on its next turn. */
 const MAX_USERS = 256;
 
 const NAME_COLUMNS = { id: entities.id, name: entities.name, type: entities.type, aliases: entities.aliases, mentionCount: entities.mentionCount };
 
-function loadAll(store: Store, userId: string): UserIndex {
+async function loadAll(store: Store, userId: string): Promise<UserIndex> {
   const index = new NameIndex();
-  const rows = store.db
+  const rows = await store.db
     .select(NAME_COLUMNS)
     .from(entities)
     .where(and(eq(entities.userId, userId), inArray(entities.type, [...NAME_TYPES])))
@@ -151,45 +152,52 @@ function loadAll(store: Store, userId: string): UserIndex {
   return { index, dirty: new Set() };
 }
 
-function patch(store: Store, userId: string, state: UserIndex) {
+async function patch(store: Store, userId: string, state: UserIndex) {
+  // Changes heard while the rows are read go to a new set, for the next patch.
   const ids = [...state.dirty];
-  state.dirty.clear();
-  for (const id of ids) state.index.remove(id);
-  const rows = store.db
+  state.dirty = new Set();
+  const rows = await store.db
     .select(NAME_COLUMNS)
     .from(entities)
     .where(and(eq(entities.userId, userId), inArray(entities.id, ids)))
     .all();
+  for (const id of ids) state.index.remove(id);
   for (const row of rows) state.index.add(row);
 }
 
 /** One user's index of committed names, brought up to date (cheaply: usually nothing to do). */
-export function knownNames(store: Store, space: Space): NameIndex {
+export async function knownNames(store: Store, space: Space): Promise<NameIndex> {
   let state = indexes.get(store);
   if (!state) {
-    const statement = store.sqlite.prepare('pragma data_version').pluck();
-    state = { users: new Map(), dataVersion: () => statement.get() as number, version: 0, checkedIn: null };
+    state = { users: new Map(), version: 0, checkedIn: undefined, forgotten: 0 };
     const s = state;
     onChange(store, (event) => {
       if (event.type === 'entity' && event.action !== 'linked') s.users.get(event.userId)?.dirty.add(event.entityId);
-      if (event.type === 'user') s.users.delete(event.userId);
+      if (event.type === 'user') {
+        s.users.delete(event.userId);
+        s.forgotten++;
+      }
     });
     indexes.set(store, state);
   }
   // Inside one write transaction nothing can change it: no other connection commits while this
-  // one holds the write lock, and our own changes arrive as events after the commit.
-  if (!(store.pending && state.checkedIn === store.pending)) {
-    state.checkedIn = store.pending;
+  // one holds the write lock, and our own changes arrive as events after the commit. So it is
+  // checked once per transaction (currentWrite is the same object for all of it).
+  const transaction = currentWrite(store);
+  if (!(transaction && state.checkedIn === transaction)) {
+    state.checkedIn = transaction;
     // data_version moves only when another connection commits: our own writes arrive as events.
-    const version = state.dataVersion();
+    const version = await store.sql.dataVersion();
     if (version !== state.version) {
       state.version = version;
       state.users.clear();
     }
   }
+  const forgotten = state.forgotten;
   let user = state.users.get(space.userId);
-  if (!user || user.dirty.size > PATCH_LIMIT) user = loadAll(store, space.userId);
-  else if (user.dirty.size > 0) patch(store, space.userId, user);
+  if (!user || user.dirty.size > PATCH_LIMIT) user = await loadAll(store, space.userId);
+  else if (user.dirty.size > 0) await patch(store, space.userId, user);
+  if (state.forgotten !== forgotten) return user.index;
   // Most recently used last (Map order), the oldest evicted past the cap.
   state.users.delete(space.userId);
   state.users.set(space.userId, user);
@@ -197,4 +205,8 @@ export function knownNames(store: Store, space: Space): NameIndex {
   return user.index;
 }
 
-export const knownEntitiesProvider = (store: Store, space: Space): SyncNerProvider => ({ name: 'known', extract: (text) => knownNames(store, space).match(text) });
+/** The provider over the user's names as they are now: built once per turn (or batch), it then matches without I/O. */
+export async function knownEntitiesProvider(store: Store, space: Space): Promise<SyncNerProvider> {
+  const index = await knownNames(store, space);
+  return { name: 'known', extract: (text) => index.match(text) };
+}

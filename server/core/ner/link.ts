@@ -4,12 +4,12 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { memories, memorySources, turns } from '../../../drizzle/schema.ts';
 import { entitiesOfTurn, linkEntities, type EntityRow, type Mention } from '../entities.ts';
 import { spaceOfRow, type Space } from '../space.ts';
-import { prepared, write, type Store } from '../store.ts';
+import { write, type Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
 import { queueAccurateNer } from './deferral.ts';
 import { NameIndex } from './known-entities.ts';
 import { accurateNerAvailability, accurateProviders, extractEntitiesMany, extractSync, fastProviders, mergeBySpan, type NerExtras, type NerRun } from './pipeline.ts';
-import { EntityType } from './types.ts';
+import { EntityType, type NerProvider } from './types.ts';
 
 // The row type from the table, not from memories.ts: memories.ts links what it saves through this file.
 type MemoryRow = typeof memories.$inferSelect;
@@ -22,11 +22,12 @@ const speakerOf = (turn: Pick<TurnRow, 'name'>): Mention[] => (turn.name ? [{ na
  * turn, and the accurate pass queued in the same transaction (so it survives a crash), or
  * deferred while its queue is full (see deferral.ts).
  */
-export function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}): EntityRow[] {
+export async function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}): Promise<EntityRow[]> {
   if (!store.config.ner.enabled) return [];
   const space = spaceOfRow(turn);
-  const linked = linkEntities(store, space, { turnId: turn.id }, [...speakerOf(turn), ...extractSync(turn.text, fastProviders(store, space))]).entities;
-  if (accurateNerAvailability(store.config, extras).available) queueAccurateNer(store, turn);
+  const found = extractSync(turn.text, await fastProviders(store, space));
+  const linked = (await linkEntities(store, space, { turnId: turn.id }, [...speakerOf(turn), ...found])).entities;
+  if (accurateNerAvailability(store.config, extras).available) await queueAccurateNer(store, turn);
   return linked;
 }
 
@@ -36,20 +37,20 @@ export function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}
  * only) cannot see a first-time speaker yet: they are matched from a small overlay instead,
  * which is how "Alex likes tea" reaches the speaker Alex on Alex's first turn.
  */
-export function linkMemoriesFast(store: Store, space: Space, created: MemoryRow[], turn: Pick<TurnRow, 'id'> | null) {
+export async function linkMemoriesFast(store: Store, space: Space, created: MemoryRow[], turn: Pick<TurnRow, 'id'> | null) {
   if (!store.config.ner.enabled || created.length === 0) return;
-  linkWithTurnEntities(store, space, created, turn?.id ?? null);
+  await linkWithTurnEntities(store, space, created, turn?.id ?? null);
 }
 
 /** Fast providers plus the source turn's entities as known names; returns the new links. */
-function linkWithTurnEntities(store: Store, space: Space, rows: Pick<MemoryRow, 'id' | 'content'>[], turnId: number | null): number {
-  const providers = fastProviders(store, space);
+async function linkWithTurnEntities(store: Store, space: Space, rows: Pick<MemoryRow, 'id' | 'content'>[], turnId: number | null): Promise<number> {
+  const providers = await fastProviders(store, space);
   const overlay = new NameIndex();
-  if (turnId !== null) for (const entity of entitiesOfTurn(store, turnId)) overlay.add(entity);
+  if (turnId !== null) for (const entity of await entitiesOfTurn(store, turnId)) overlay.add(entity);
   let added = 0;
   for (const memory of rows) {
     const found = mergeBySpan([...providers.flatMap((p) => p.extract(memory.content)), ...overlay.match(memory.content)]);
-    added += linkEntities(store, space, { memoryId: memory.id }, found).added;
+    added += (await linkEntities(store, space, { memoryId: memory.id }, found)).added;
   }
   return added;
 }
@@ -58,29 +59,32 @@ export type EnrichTarget = ({ kind: 'turn'; id: number; text: string; name: stri
 /** `links`: new links made (an entity already linked to the row does not count again). */
 export type EnrichOutcome = { enriched: number; links: number; gone: number; failures: NerRun['failures'] };
 
+const STAMP_TURN = 'update turns set enriched_at = ? where id = ?';
+const STAMP_MEMORY = 'update memories set enriched_at = ? where id = ?';
+
 /**
  * Accurate NER for some turns and memories: extraction first (it may wait on an LLM, so it
  * runs outside any transaction), then one write that links what was found and stamps
  * enriched_at. Rows deleted in between (forget) are skipped.
  */
 export async function enrichTargets(store: Store, targets: EnrichTarget[], extras: NerExtras = {}): Promise<EnrichOutcome> {
-  const found = await extractEntitiesMany(targets.map((target) => ({ text: target.text, providers: accurateProviders(store, { userId: target.userId, agentId: null }, extras) })));
+  const items: { text: string; providers: NerProvider[] }[] = [];
+  for (const target of targets) items.push({ text: target.text, providers: await accurateProviders(store, { userId: target.userId, agentId: null }, extras) });
+  const found = await extractEntitiesMany(items);
   const runs = targets.map((target, i) => ({ target, run: found[i]! }));
-  return write(store, () => {
+  return write(store, async () => {
     const now = store.clock.now();
     const outcome: EnrichOutcome = { enriched: 0, links: 0, gone: 0, failures: [] };
-    const stampTurn = prepared(store, 'ner.stampTurn', () => store.sqlite.prepare('update turns set enriched_at = ? where id = ?'));
-    const stampMemory = prepared(store, 'ner.stampMemory', () => store.sqlite.prepare('update memories set enriched_at = ? where id = ?'));
     for (const { target, run } of runs) {
       outcome.failures.push(...run.failures);
-      const stamped = (target.kind === 'turn' ? stampTurn : stampMemory).run(now, target.id).changes > 0;
+      const stamped = (await store.sql.run(target.kind === 'turn' ? STAMP_TURN : STAMP_MEMORY, [now, target.id])).changes > 0;
       if (!stamped) {
         outcome.gone++;
         continue;
       }
       const mentions = target.kind === 'turn' ? [...speakerOf(target), ...run.entities] : run.entities;
       const owner = target.kind === 'turn' ? { turnId: target.id } : { memoryId: target.id };
-      outcome.links += linkEntities(store, { userId: target.userId, agentId: null }, owner, mentions).added;
+      outcome.links += (await linkEntities(store, { userId: target.userId, agentId: null }, owner, mentions)).added;
       outcome.enriched++;
     }
     return outcome;
@@ -97,7 +101,7 @@ export async function enrichTargets(store: Store, targets: EnrichTarget[], extra
  */
 export async function runAccurateNer(store: Store, turnIds: readonly number[], extras: NerExtras = {}): Promise<EnrichOutcome> {
   const ids = [...new Set(turnIds)];
-  const rows = store.db
+  const rows = await store.db
     .select({ id: turns.id, text: turns.text, name: turns.name, userId: turns.userId, agentId: turns.agentId, enrichedAt: turns.enrichedAt })
     .from(turns)
     .where(inArray(turns.id, ids))
@@ -106,19 +110,19 @@ export async function runAccurateNer(store: Store, turnIds: readonly number[], e
   const targets = rows.filter((t) => t.enrichedAt === null).map((t): EnrichTarget => ({ kind: 'turn', id: t.id, text: t.text, name: t.name, userId: t.userId }));
   const outcome = await enrichTargets(store, targets, extras);
   outcome.gone += ids.length - rows.length;
-  return write(store, () => {
-    const derived = store.db
+  return write(store, async () => {
+    const derived = await store.db
       .select({ id: memories.id, content: memories.content, turnId: memorySources.turnId })
       .from(memorySources)
       .innerJoin(memories, eq(memories.id, memorySources.memoryId))
       .where(and(inArray(memorySources.turnId, rows.map((t) => t.id)), inArray(memorySources.reason, ['extracted', 'conflict']), isNull(memories.enrichedAt)))
       .all();
     if (derived.length === 0) return outcome;
-    store.db.update(memories).set({ enrichedAt: store.clock.now() }).where(inArray(memories.id, [...new Set(derived.map((m) => m.id))])).run();
+    await store.db.update(memories).set({ enrichedAt: store.clock.now() }).where(inArray(memories.id, [...new Set(derived.map((m) => m.id))])).run();
     for (const turn of rows) {
       const mine = derived.filter((m) => m.turnId === turn.id);
       if (mine.length === 0) continue;
-      outcome.links += linkWithTurnEntities(store, spaceOfRow(turn), mine, turn.id);
+      outcome.links += await linkWithTurnEntities(store, spaceOfRow(turn), mine, turn.id);
       outcome.enriched += mine.length;
     }
     return outcome;

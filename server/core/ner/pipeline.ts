@@ -35,14 +35,17 @@ export function mergeBySpan(candidates: NerEntity[]): NerEntity[] {
 
 const enabled = (config: Config, name: NerProviderName) => config.ner.providers.includes(name);
 
-/** The hot path's providers: regex (always) and, unless disabled, the known-entities matcher. */
-export function fastProviders(store: Store, space: Space): SyncNerProvider[] {
-  return enabled(store.config, 'known') ? [regexProvider, knownEntitiesProvider(store, space)] : [regexProvider];
+/**
+ * The hot path's providers: regex (always) and, unless disabled, the known-entities matcher,
+ * with the user's known names read now (they then run without I/O, see extractSync).
+ */
+export async function fastProviders(store: Store, space: Space): Promise<SyncNerProvider[]> {
+  return enabled(store.config, 'known') ? [regexProvider, await knownEntitiesProvider(store, space)] : [regexProvider];
 }
 
 /** Everything available: the fast providers plus compromise and the injected LLM, as configured. */
-export function accurateProviders(store: Store, space: Space, extras: NerExtras = {}): NerProvider[] {
-  const providers: NerProvider[] = [...fastProviders(store, space)];
+export async function accurateProviders(store: Store, space: Space, extras: NerExtras = {}): Promise<NerProvider[]> {
+  const providers: NerProvider[] = [...(await fastProviders(store, space))];
   if (enabled(store.config, 'compromise')) providers.push(extras.compromise ?? compromiseProvider);
   if (enabled(store.config, 'llm') && extras.llm) providers.push(extras.llm);
   return providers;

@@ -8,21 +8,21 @@
 // write queues it only when none of this process's is pending: a primary-key read per turn.
 import { enqueueJob, JobType } from '../jobs.ts';
 import type { Space } from '../space.ts';
-import { prepared, type Store } from '../store.ts';
+import type { Store } from '../store.ts';
 import { isLocalModel } from './word-table.ts';
 import { vectorState, vectorsReady } from './vector-state.ts';
 
 export type EmbedPayload = { turnIds?: number[]; memoryIds?: number[]; userId?: string; catchUp?: boolean };
 
-export function enqueueEmbedding(store: Store, space: Space, payload: EmbedPayload) {
+export async function enqueueEmbedding(store: Store, space: Space, payload: EmbedPayload) {
   if (!vectorsReady(store)) return;
   if (localVectors(store)) {
     // Memories are not embedded with word vectors: only turns are ranked by them.
-    if (payload.turnIds?.length) queueCatchUp(store);
+    if (payload.turnIds?.length) await queueCatchUp(store);
     return;
   }
   if (!payload.turnIds?.length && !payload.memoryIds?.length) return;
-  enqueueJob(store, JobType.Embed, { ...payload, userId: space.userId });
+  await enqueueJob(store, JobType.Embed, { ...payload, userId: space.userId });
 }
 
 /** True when the vectors on are the local word vectors (embedded by the catch-up). */
@@ -31,6 +31,9 @@ export function localVectors(store: Store): boolean {
   return state.ready && isLocalModel(state.spec.model);
 }
 
+const CATCH_UP_PENDING = "select 1 from jobs where id = ? and status = 'pending'";
+const ANY_CATCH_UP = "select id from jobs where status = 'pending' and type = ? and payload ->> '$.catchUp' limit 1";
+
 /** The catch-up job this process queued last, by store. */
 const queued = new WeakMap<Store, number>();
 
@@ -38,24 +41,22 @@ const queued = new WeakMap<Store, number>();
  * Queues the catch-up unless one is pending: this process's last one (a primary-key read), or,
  * the first time, any (another process may have queued it).
  */
-export function queueCatchUp(store: Store) {
+export async function queueCatchUp(store: Store) {
   const last = queued.get(store);
-  if (last !== undefined && prepared(store, 'embed.catchUpPending', () => store.sqlite.prepare("select 1 from jobs where id = ? and status = 'pending'").pluck()).get(last)) return;
-  const any =
-    last === undefined &&
-    (store.sqlite.prepare("select id from jobs where status = 'pending' and type = ? and payload ->> '$.catchUp' limit 1").pluck().get(JobType.Embed) as number | undefined);
-  queued.set(store, any || enqueueJob(store, JobType.Embed, { catchUp: true }).id);
+  if (last !== undefined && (await store.sql.pluck(CATCH_UP_PENDING, [last]))) return;
+  const any = last === undefined && (await store.sql.pluck<number>(ANY_CATCH_UP, [JobType.Embed]));
+  queued.set(store, any || (await enqueueJob(store, JobType.Embed, { catchUp: true })).id);
 }
 
 const MARK_KEY = 'embedding.words_to';
 
 /** The last turn id the catch-up embedded for `model` (0 before any, or after a change of model). */
-export function catchUpMark(store: Store, model: string): number {
-  const row = prepared(store, 'embed.mark', () => store.sqlite.prepare('select value from meta where key = ?').pluck()).get(MARK_KEY) as string | undefined;
+export async function catchUpMark(store: Store, model: string): Promise<number> {
+  const row = await store.sql.pluck<string>('select value from meta where key = ?', [MARK_KEY]);
   const mark = row === undefined ? null : (JSON.parse(row) as { model: string; to: number });
   return mark && mark.model === model ? mark.to : 0;
 }
 
-export function setCatchUpMark(store: Store, model: string, to: number) {
-  store.sqlite.prepare('insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value').run(MARK_KEY, JSON.stringify({ model, to }));
+export async function setCatchUpMark(store: Store, model: string, to: number) {
+  await store.sql.run('insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value', [MARK_KEY, JSON.stringify({ model, to })]);
 }

@@ -1,7 +1,7 @@
 // The entity signal (seed 004): entities named in the query, matched by canonical name or alias,
 // give the memories and turns linked to them. Reads the registry tables directly.
 import type { Space } from '../space.ts';
-import { prepared, type Store } from '../store.ts';
+import type { Store } from '../store.ts';
 import { normalizeText } from '../text.ts';
 import type { Scored } from './lexical.ts';
 
@@ -18,40 +18,41 @@ function grams(text: string): string[] {
 
 export type EntityMatch = { id: number; mentions: number };
 
+const BY_NAME = 'select id, mention_count as mentions from entities where user_id = ? and name_key in (select value from json_each(?))';
+// Aliases are a JSON array; the check reads only entities that have any.
+const BY_ALIAS = `
+  select e.id as id, e.mention_count as mentions from entities e
+  where e.user_id = ? and e.aliases <> '[]' and exists (
+    select 1 from json_each(e.aliases) a, json_each(?) k where sm_normalize(a.value) = k.value
+  ) limit 50`;
+
 /** The user's entities the query names (the registry is per user, D11). */
-export function entitiesInQuery(store: Store, space: Space, text: string, exclude: Set<string> = new Set()): EntityMatch[] {
+export async function entitiesInQuery(store: Store, space: Space, text: string, exclude: Set<string> = new Set()): Promise<EntityMatch[]> {
   const keys = grams(text).filter((k) => !exclude.has(k));
   if (keys.length === 0) return [];
-  const byName = prepared(store, 'search.entityNames', () =>
-    store.sqlite.prepare('select id, mention_count as mentions from entities where user_id = ? and name_key in (select value from json_each(?))'),
-  ).all(space.userId, JSON.stringify(keys)) as EntityMatch[];
-  // Aliases are a JSON array; the LIKE on its text narrows the scan before the exact check.
-  const byAlias = prepared(store, 'search.entityAliases', () =>
-    store.sqlite.prepare(`
-      select e.id as id, e.mention_count as mentions from entities e
-      where e.user_id = ? and e.aliases <> '[]' and exists (
-        select 1 from json_each(e.aliases) a, json_each(?) k where sm_normalize(a.value) = k.value
-      ) limit 50`),
-  ).all(space.userId, JSON.stringify(keys)) as EntityMatch[];
+  const byName = await store.sql.all<EntityMatch>(BY_NAME, [space.userId, JSON.stringify(keys)]);
+  const byAlias = await store.sql.all<EntityMatch>(BY_ALIAS, [space.userId, JSON.stringify(keys)]);
   const seen = new Map<number, EntityMatch>();
   for (const match of [...byName, ...byAlias]) seen.set(match.id, match);
   return [...seen.values()];
 }
 
+const LINKED = {
+  turns: 'select turn_id as id from turn_entities where entity_id = ? order by turn_id desc limit ?',
+  memories: 'select memory_id as id from memory_entities where entity_id = ? order by memory_id desc limit ?',
+} as const;
+
 /**
  * Rows linked to the matched entities, scored by the rarity of what they share with the query
  * (an entity mentioned everywhere says little), newest first among equals.
  */
-export function entityLinked(store: Store, table: 'turns' | 'memories', matches: EntityMatch[], limit: number, tiebreak: Map<number, number> = new Map()): Scored[] {
+export async function entityLinked(store: Store, table: 'turns' | 'memories', matches: EntityMatch[], limit: number, tiebreak: Map<number, number> = new Map()): Promise<Scored[]> {
   if (matches.length === 0) return [];
-  const stmt =
-    table === 'turns'
-      ? prepared(store, 'search.entityTurns', () => store.sqlite.prepare('select turn_id as id from turn_entities where entity_id = ? order by turn_id desc limit ?'))
-      : prepared(store, 'search.entityMemories', () => store.sqlite.prepare('select memory_id as id from memory_entities where entity_id = ? order by memory_id desc limit ?'));
+  const text = LINKED[table];
   const scores = new Map<number, number>();
   for (const match of matches) {
     const weight = 1 / Math.log(2 + match.mentions);
-    for (const { id } of stmt.all(match.id, PER_ENTITY) as { id: number }[]) scores.set(id, (scores.get(id) ?? 0) + weight);
+    for (const { id } of await store.sql.all<{ id: number }>(text, [match.id, PER_ENTITY])) scores.set(id, (scores.get(id) ?? 0) + weight);
   }
   return [...scores]
     .map(([id, score]) => ({ id, score }))

@@ -2,7 +2,7 @@
 // filters exclude (signals like entities and vectors do not filter in SQL), and attaches provenance.
 import type { MemoryRow } from '../memories.ts';
 import { visibleIn, type Space } from '../space.ts';
-import { prepared, type Store } from '../store.ts';
+import type { Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
 import type { Fused } from './fuse.ts';
 import { SIGNALS } from '../vocabulary.ts';
@@ -28,9 +28,14 @@ function memoryAllowed(filter: SearchFilter, kinds: string[], m: MemoryRow): boo
 const ranksOf = (ranks: Partial<Record<Signal, number>>): SignalRanks =>
   Object.fromEntries(SIGNALS.map((s) => [s, ranks[s] ?? null])) as SignalRanks;
 
-function readMemories(store: Store, ids: number[]): Map<number, MemoryRow> {
+const MEMORY_ROWS = 'select * from memories where id in (select value from json_each(?))';
+const TURN_ROWS =
+  'select id, user_id as userId, agent_id as agentId, session_id as sessionId, role, name, text, at, created_at as createdAt, enriched_at as enrichedAt from turns where id in (select value from json_each(?))';
+export const SOURCES = 'select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from json_each(?)) order by s.at, s.turn_id';
+
+async function readMemories(store: Store, ids: number[]): Promise<Map<number, MemoryRow>> {
   if (ids.length === 0) return new Map();
-  const rows = prepared(store, 'search.memoryRows', () => store.sqlite.prepare('select * from memories where id in (select value from json_each(?))')).all(JSON.stringify(ids)) as Record<string, unknown>[];
+  const rows = await store.sql.all(MEMORY_ROWS, [JSON.stringify(ids)]);
   // Raw rows: map to the drizzle shape (camelCase, tags parsed) that MemoryRow describes.
   return new Map(rows.map((r) => [r.id as number, toMemoryRow(r)]));
 }
@@ -45,35 +50,29 @@ function toMemoryRow(r: Record<string, any>): MemoryRow {
   };
 }
 
-function readTurns(store: Store, ids: number[]): Map<number, TurnRow> {
+async function readTurns(store: Store, ids: number[]): Promise<Map<number, TurnRow>> {
   if (ids.length === 0) return new Map();
-  const rows = prepared(store, 'search.turnRows', () =>
-    store.sqlite.prepare(
-      'select id, user_id as userId, agent_id as agentId, session_id as sessionId, role, name, text, at, created_at as createdAt, enriched_at as enrichedAt from turns where id in (select value from json_each(?))',
-    ),
-  ).all(JSON.stringify(ids)) as TurnRow[];
+  const rows = await store.sql.all<TurnRow>(TURN_ROWS, [JSON.stringify(ids)]);
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-function sourcesOf(store: Store, memoryIds: number[]): Map<number, number[]> {
+async function sourcesOf(store: Store, memoryIds: number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>();
   if (memoryIds.length === 0) return out;
-  const rows = prepared(store, 'search.sources', () =>
-    store.sqlite.prepare('select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from json_each(?)) order by s.at, s.turn_id'),
-  ).all(JSON.stringify(memoryIds)) as { memoryId: number; turnId: number }[];
+  const rows = await store.sql.all<{ memoryId: number; turnId: number }>(SOURCES, [JSON.stringify(memoryIds)]);
   for (const row of rows) out.set(row.memoryId, [...(out.get(row.memoryId) ?? []), row.turnId]);
   return out;
 }
 
 /** Every hit is checked against the space once more here: signals that read links (entities, vectors) reach rows by id. */
-export function hydrate(store: Store, space: Space, fused: Fused<Signal>[], filter: SearchFilter, parts: Parts): SearchHit[] {
+export async function hydrate(store: Store, space: Space, fused: Fused<Signal>[], filter: SearchFilter, parts: Parts): Promise<SearchHit[]> {
   const hits: SearchHit[] = [];
   for (let start = 0, size = Math.max(filter.limit * 2, 10); start < fused.length && hits.length < filter.limit; start += size, size = BATCH) {
     const batch = fused.slice(start, start + size);
     const memoryIds = batch.filter((f) => f.key[0] === 'm').map((f) => Number(f.key.slice(1)));
     const turnIds = batch.filter((f) => f.key[0] === 't').map((f) => Number(f.key.slice(1)));
-    const memoryRows = readMemories(store, memoryIds);
-    const turnRows = parts.turns ? readTurns(store, turnIds) : new Map<number, TurnRow>();
+    const memoryRows = await readMemories(store, memoryIds);
+    const turnRows = parts.turns ? await readTurns(store, turnIds) : new Map<number, TurnRow>();
     const kept: SearchHit[] = [];
     for (const entry of batch) {
       const id = Number(entry.key.slice(1));
@@ -88,7 +87,7 @@ export function hydrate(store: Store, space: Space, fused: Fused<Signal>[], filt
       }
       if (hits.length + kept.length >= filter.limit) break;
     }
-    const sources = sourcesOf(store, kept.filter((h) => h.memory).map((h) => h.id));
+    const sources = await sourcesOf(store, kept.filter((h) => h.memory).map((h) => h.id));
     for (const hit of kept) if (hit.memory) hit.sourceTurnIds = sources.get(hit.id) ?? [];
     hits.push(...kept);
   }

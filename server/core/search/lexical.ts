@@ -3,7 +3,7 @@
 // planner trap in STACK.md); CROSS JOIN pins that order, else the planner scans the filtered table
 // by its index and probes the FTS results. Terms are normalised tokens, each quoted: no user text is syntax.
 import { spaceClause, type Space } from '../space.ts';
-import { prepared, type Store } from '../store.ts';
+import type { SqlParam, Store } from '../store.ts';
 import { escapeLike, hasNonAscii } from '../text.ts';
 import { ftsAny } from './query.ts';
 import { documentFrequency, ftsScope, rememberFrequencies, selectiveTerms, SMALL_USER_ROWS, TINY_USER_ROWS, type FtsScope } from './term-stats.ts';
@@ -14,9 +14,10 @@ export type Scored = { id: number; score: number };
 
 export const ftsOn = (store: Store) => store.features.fts && store.config.fts.enabled;
 
-type Clause = { sql: string; params: unknown[] };
+type Clause = { sql: string; params: SqlParam[] };
 
-const statement = (store: Store, text: string) => prepared(store, `search:${text}`, () => store.sqlite.prepare(text));
+/** Statement texts are built from the filters' shape, not their values: the port prepares each shape once. */
+const select = <T>(store: Store, text: string, args: SqlParam[]) => store.sql.all<T>(text, args);
 
 /** Filters on turns aliased `t`, the space's first. */
 export function turnClauses(space: Space, filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'speakers'>): Clause[] {
@@ -46,7 +47,7 @@ const where = (clauses: Clause[]) => (clauses.length ? ` where ${clauses.map((c)
 const params = (clauses: Clause[]) => clauses.flatMap((c) => c.params);
 
 /** Without FTS5: rows containing any term, scored by how many distinct terms they contain. */
-function likeScored(store: Store, table: 'turns' | 'memories', terms: string[], clauses: Clause[], limit: number): Scored[] {
+async function likeScored(store: Store, table: 'turns' | 'memories', terms: string[], clauses: Clause[], limit: number): Promise<Scored[]> {
   const alias = table === 'turns' ? 't' : 'm';
   const words = terms.slice(0, 16);
   // SQLite's LIKE folds ASCII case only: a non-ASCII word (école) is matched against the turn
@@ -56,7 +57,7 @@ function likeScored(store: Store, table: 'turns' | 'memories', terms: string[], 
   const patterns = words.map((w) => `%${escapeLike(w)}%`);
   const hits = words.map(() => `(${column} like ? escape '\\')`);
   const text = `select ${alias}.id as id, (${hits.join(' + ')}) as score from ${table} ${alias} where (${hits.join(' or ')})${clauses.map((c) => ` and ${c.sql}`).join('')} order by score desc, ${alias}.id desc limit ?`;
-  return statement(store, text).all(...patterns, ...patterns, ...params(clauses), limit) as Scored[];
+  return select<Scored>(store, text, [...patterns, ...patterns, ...params(clauses), limit]);
 }
 
 const BM25 = { k1: 1.2, b: 0.75 } as const;
@@ -71,18 +72,18 @@ const SCORED = { turns: { alias: 't', column: 'text' }, memories: { alias: 'm', 
  * stems, as the index stores them. A tiny user's rows are all read instead (see TINY_USER_ROWS),
  * and their frequencies counted from them.
  */
-function rankedHere(store: Store, space: Space, table: 'turns' | 'memories', terms: string[], scope: FtsScope, clauses: Clause[], limit: number): Scored[] {
+async function rankedHere(store: Store, space: Space, table: 'turns' | 'memories', terms: string[], scope: FtsScope, clauses: Clause[], limit: number): Promise<Scored[]> {
   const expression = ftsAny(terms);
   if (!expression) return [];
   const tiny = scope.rows <= TINY_USER_ROWS;
-  const rows = tiny ? everyRow(store, space, table, clauses) : matchedRows(store, table, scope.match(expression), clauses);
-  if (rows.length === 0) return [];
+  const found = tiny ? await everyRow(store, space, table, clauses) : await matchedRows(store, table, scope.match(expression), clauses);
+  if (found.length === 0) return [];
   const stems = terms.map(stem);
   const slots = new Map<string, number[]>();
   stems.forEach((s, i) => slots.set(s, [...(slots.get(s) ?? []), i]));
   // Stems come from the per-row cache the turn ranker reads too.
   const cache = wordCache(store, table);
-  const docs = rows.map((row) => {
+  const docs = found.map((row) => {
     const words = cachedStems(cache, row.id, row.text);
     const tf = new Array<number>(stems.length).fill(0);
     for (const word of words) {
@@ -91,8 +92,13 @@ function rankedHere(store: Store, space: Space, table: 'turns' | 'memories', ter
     }
     return { id: row.id, length: words.length, tf, keep: row.keep === 1 };
   });
-  const total = tiny ? rows.length : scope.rows;
-  const frequencies = tiny ? countedFrequencies(store, space, table, terms, docs, scope.rows) : terms.map((term) => documentFrequency(store, space, table, scope.rows, term));
+  const total = tiny ? found.length : scope.rows;
+  let frequencies: number[];
+  if (tiny) frequencies = countedFrequencies(store, space, table, terms, docs, scope.rows);
+  else {
+    frequencies = [];
+    for (const term of terms) frequencies.push(await documentFrequency(store, space, table, scope.rows, term));
+  }
   const idf = frequencies.map((df) => Math.log(1 + (total - Math.max(1, df) + 0.5) / (Math.max(1, df) + 0.5)));
   const average = docs.reduce((sum, d) => sum + d.length, 0) / docs.length || 1;
   const scored: Scored[] = [];
@@ -111,20 +117,20 @@ function rankedHere(store: Store, space: Space, table: 'turns' | 'memories', ter
 type UserRow = { id: number; text: string; keep: number };
 
 /** The user's rows the FTS match finds (newest first), every one passing the filters. */
-function matchedRows(store: Store, table: 'turns' | 'memories', match: string, clauses: Clause[]): UserRow[] {
+function matchedRows(store: Store, table: 'turns' | 'memories', match: string, clauses: Clause[]): Promise<UserRow[]> {
   const { alias, column } = SCORED[table];
   const text = `select ${alias}.id as id, ${alias}.${column} as text, 1 as keep from (select rowid from ${table}_fts where ${table}_fts match ? order by rowid desc limit ${SMALL_USER_ROWS}) f cross join ${table} ${alias} on ${alias}.id = f.rowid${where(clauses)}`;
-  return statement(store, text).all(match, ...params(clauses)) as UserRow[];
+  return select<UserRow>(store, text, [match, ...params(clauses)]);
 }
 
 /**
  * Every row of the user, `keep` saying whether it passes the filters: the ones that do not still
  * count in the frequencies, as they do in the FTS5 index.
  */
-function everyRow(store: Store, space: Space, table: 'turns' | 'memories', clauses: Clause[]): UserRow[] {
+function everyRow(store: Store, space: Space, table: 'turns' | 'memories', clauses: Clause[]): Promise<UserRow[]> {
   const { alias, column } = SCORED[table];
   const text = `select ${alias}.id as id, ${alias}.${column} as text, (${clauses.map((c) => c.sql).join(' and ') || '1'}) as keep from ${table} ${alias} where ${alias}.user_id = ?`;
-  return statement(store, text).all(...params(clauses), space.userId) as UserRow[];
+  return select<UserRow>(store, text, [...params(clauses), space.userId]);
 }
 
 /** In how many of the rows each term appears, kept where the ranker reads document frequencies. */
@@ -138,35 +144,37 @@ function countedFrequencies(store: Store, space: Space, table: 'turns' | 'memori
  * The space's turns matching any term, best BM25 first (score = -bm25, higher is better). The
  * MATCH names the user (its `space` token), so other users' rows are never read or ranked.
  */
-export function lexicalTurns(store: Store, space: Space, terms: string[], clauses: Clause[], limit: number): Scored[] {
+export async function lexicalTurns(store: Store, space: Space, terms: string[], clauses: Clause[], limit: number): Promise<Scored[]> {
   if (terms.length === 0) return [];
   if (!ftsOn(store)) return likeScored(store, 'turns', terms, clauses, limit);
-  const match = ftsAny(selectiveTerms(store, space, 'turns', terms));
+  const selective = await selectiveTerms(store, space, 'turns', terms);
+  const match = ftsAny(selective);
   if (!match) return [];
-  const scope = ftsScope(store, space, 'turns');
-  if (scope.kind === 'small') return rankedHere(store, space, 'turns', selectiveTerms(store, space, 'turns', terms), scope, clauses, limit);
+  const scope = await ftsScope(store, space, 'turns');
+  if (scope.kind === 'small') return rankedHere(store, space, 'turns', selective, scope, clauses, limit);
   // Filters cut candidates after the LIMIT, so filtered searches look further down the list.
   const inner = Math.ceil((clauses.length > 1 ? limit * 4 : limit) * scope.spread);
   const text = `select t.id as id, f.score as score from (select rowid, -rank as score from turns_fts where turns_fts match ? order by rank limit ?) f cross join turns t on t.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
-  return statement(store, text).all(scope.match(match), inner, ...params(clauses), limit) as Scored[];
+  return select<Scored>(store, text, [scope.match(match), inner, ...params(clauses), limit]);
 }
 
-export function lexicalMemories(store: Store, space: Space, terms: string[], clauses: Clause[], limit: number): Scored[] {
+export async function lexicalMemories(store: Store, space: Space, terms: string[], clauses: Clause[], limit: number): Promise<Scored[]> {
   if (terms.length === 0) return [];
   if (!ftsOn(store)) return likeScored(store, 'memories', terms, clauses, limit);
-  const match = ftsAny(selectiveTerms(store, space, 'memories', terms));
+  const selective = await selectiveTerms(store, space, 'memories', terms);
+  const match = ftsAny(selective);
   if (!match) return [];
-  const scope = ftsScope(store, space, 'memories');
-  if (scope.kind === 'small') return rankedHere(store, space, 'memories', selectiveTerms(store, space, 'memories', terms), scope, clauses, limit);
+  const scope = await ftsScope(store, space, 'memories');
+  if (scope.kind === 'small') return rankedHere(store, space, 'memories', selective, scope, clauses, limit);
   const inner = Math.ceil(limit * 2 * scope.spread); // status/kind filters always apply
   const text = `select m.id as id, f.score as score from (select rowid, -rank as score from memories_fts where memories_fts match ? order by rank limit ?) f cross join memories m on m.id = f.rowid${where(clauses)} order by f.score desc limit ?`;
-  return statement(store, text).all(scope.match(match), inner, ...params(clauses), limit) as Scored[];
+  return select<Scored>(store, text, [scope.match(match), inner, ...params(clauses), limit]);
 }
 
 /** Turns the clauses select, oldest first, unscored: the turns on a date a query names. */
-export function turnsWhere(store: Store, clauses: Clause[], limit: number): Scored[] {
+export function turnsWhere(store: Store, clauses: Clause[], limit: number): Promise<Scored[]> {
   const text = `select t.id as id, 0 as score from turns t${where(clauses)} order by t.at, t.id limit ?`;
-  return statement(store, text).all(...params(clauses), limit) as Scored[];
+  return select<Scored>(store, text, [...params(clauses), limit]);
 }
 
 export type { Clause };

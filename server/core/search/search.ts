@@ -4,7 +4,7 @@
 import { parseInput } from '../validation.ts';
 import type { MemoryRow } from '../memories.ts';
 import { visibleIn, type Space } from '../space.ts';
-import { prepared, type Store } from '../store.ts';
+import type { Store } from '../store.ts';
 import { entitiesInQuery, entityLinked } from './entity-signal.ts';
 import { rrf, type RankedList } from './fuse.ts';
 import { lexicalMemories, lexicalTurns, memoryClauses, turnClauses, turnsWhere, type Scored } from './lexical.ts';
@@ -18,7 +18,7 @@ import { datesOfTurns, turnsDatedIn } from '../turn-dates.ts';
 import { DAY_MS } from '../clock.ts';
 import { searchSchema, type SearchFilter, type SearchHit, type SearchInput, type SearchResult, type Signal, type SignalRanks } from './types.ts';
 import { knnIds, vectorsReady } from './vectors.ts';
-import { hydrate } from './hydrate.ts';
+import { hydrate, SOURCES } from './hydrate.ts';
 import { semanticSignal } from './semantic.ts';
 
 export type SearchTuning = {
@@ -74,12 +74,12 @@ function tuningOf(options: SearchOptions): SearchTuning {
  * tokenised, never used as FTS syntax); one with no searchable word returns no hits. Bad
  * filters throw BAD_USER_INPUT.
  */
-export function search(store: Store, space: Space, input: SearchInput, options: SearchOptions = {}): SearchResult {
+export async function search(store: Store, space: Space, input: SearchInput, options: SearchOptions = {}): Promise<SearchResult> {
   const filter = parseInput(searchSchema, input);
   const tuning = tuningOf(options);
   const wantTurns = filter.kinds.includes('turn') && !filter.tags?.length;
   const memoryKinds = filter.kinds.filter((k) => k !== 'turn');
-  const analyzed = analyzeQuery(filter.query, speakerLookup(store, space), store.clock.now());
+  const analyzed = analyzeQuery(filter.query, await speakerLookup(store, space), store.clock.now());
   const lists: RankedList<Signal>[] = [];
   const used = new Set<Signal>();
   const on = (signal: Signal) => tuning.weights[signal] > 0;
@@ -91,7 +91,7 @@ export function search(store: Store, space: Space, input: SearchInput, options: 
 
   const tClauses = turnClauses(space, filter);
   // "the week before her trip": the trip's date, from the turn that best tells of it, makes the window.
-  const query = analyzed.anchor && filter.kinds.includes('turn') && tuning.turns.weights.talksOfDate > 0 ? { ...analyzed, window: anchorWindow(store, space, analyzed, tClauses) } : analyzed;
+  const query = analyzed.anchor && filter.kinds.includes('turn') && tuning.turns.weights.talksOfDate > 0 ? { ...analyzed, window: await anchorWindow(store, space, analyzed, tClauses) } : analyzed;
   const mClauses = memoryKinds.length > 0 || wantTurns ? memoryClauses(space, filter, memoryKinds.length > 0 ? memoryKinds : ['fact']) : [];
   // Memory text names its subject ("Caroline went…"), so memories are searched with the names too.
   const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
@@ -100,23 +100,24 @@ export function search(store: Store, space: Space, input: SearchInput, options: 
   const entitiesForTurns = wantTurns && (tuning.turns.weights.entity !== 0 || on('entity'));
   // Memory candidates that only feed their own list: a few pages past the limit do.
   const memoryLimit = factsForTurns ? tuning.memoryCandidates : Math.min(tuning.memoryCandidates, Math.max(50, filter.limit * 5));
-  const memoryHits = (memoryKinds.length > 0 && on('lexical')) || factsForTurns ? lexicalMemories(store, space, memoryTerms, mClauses, memoryLimit) : [];
+  const memoryHits = (memoryKinds.length > 0 && on('lexical')) || factsForTurns ? await lexicalMemories(store, space, memoryTerms, mClauses, memoryLimit) : [];
 
-  const projected = factsForTurns ? projectToTurns(store, memoryHits) : [];
+  const projected = factsForTurns ? await projectToTurns(store, memoryHits) : [];
   // Speakers are left to the speaker features: their entity links are every turn they said.
-  const matches = entitiesForTurns || (memoryKinds.length > 0 && on('entity')) ? entitiesInQuery(store, space, query.raw, new Set(query.speakers.map((s) => normalizeText(s)))) : [];
+  const matches = entitiesForTurns || (memoryKinds.length > 0 && on('entity')) ? await entitiesInQuery(store, space, query.raw, new Set(query.speakers.map((s) => normalizeText(s)))) : [];
   if (wantTurns) {
-    let candidates = lexicalTurns(store, space, query.terms, tClauses, tuning.candidates);
-    const entityTurns = entitiesForTurns ? entityLinked(store, 'turns', matches, tuning.candidates, new Map(candidates.map((c) => [c.id, c.score]))) : [];
+    let candidates = await lexicalTurns(store, space, query.terms, tClauses, tuning.candidates);
+    const entityTurns = entitiesForTurns ? await entityLinked(store, 'turns', matches, tuning.candidates, new Map(candidates.map((c) => [c.id, c.score]))) : [];
     let pinned: number[] = [];
     if (query.window && tuning.turns.weights.onDate > 0) {
       // A named date: the best matches on that date are scored even if they rank low overall.
       const onDate = turnClauses(space, { ...filter, from: Math.max(filter.from ?? 0, query.window.from - DATE_SLACK_MS), to: Math.min(filter.to ?? Infinity, query.window.to + DATE_SLACK_MS) });
-      const dated = lexicalTurns(store, space, query.terms, onDate, 50);
+      const dated = await lexicalTurns(store, space, query.terms, onDate, 50);
       // Turns that talk about that date, whenever they were said ("last week", said a week later).
-      const talking = tuning.turns.weights.talksOfDate > 0 ? turnsDatedIn(store, space, query.window, 50) : [];
+      const talking = tuning.turns.weights.talksOfDate > 0 ? await turnsDatedIn(store, space, query.window, 50) : [];
       // With few word matches on that date, the date's first turns are scored too (no words needed).
-      pinned = [...new Set([...dated.map((c) => c.id), ...talking, ...(dated.length < 10 ? turnsWhere(store, onDate, 20).map((c) => c.id) : [])])];
+      const first = dated.length < 10 ? await turnsWhere(store, onDate, 20) : [];
+      pinned = [...new Set([...dated.map((c) => c.id), ...talking, ...first.map((c) => c.id)])];
       candidates = mergeCandidates(candidates, dated);
     }
     // Facts and entities are evidence for a turn: the ranker can weigh them as features (fitted to
@@ -124,64 +125,62 @@ export function search(store: Store, space: Space, input: SearchInput, options: 
     // its ranks show without counting twice; entity: low, so linked turns with no shared word still come up).
     const signals = { memory: normalised(projected), entity: normalised(entityTurns) };
     // Word vectors (when on): a feature of every scored turn, and the nearest turns scored too.
-    const semantic = semanticSignal(store, space, query, tuning.semanticCandidates);
+    const semantic = await semanticSignal(store, space, query, tuning.semanticCandidates);
     if (semantic) pinned = [...new Set([...pinned, ...semantic.nearest])];
-    const { ranked, features } = rankTurns(store, space, query, candidates, tuning.turns, turnFilter(space, filter), pinned, signals, semantic);
+    const { ranked, features } = await rankTurns(store, space, query, candidates, tuning.turns, turnFilter(space, filter), pinned, signals, semantic);
     for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
     if (on('lexical')) push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
     if (projected.length > 0) push('memory', projected.map((t) => key('t', t.id)), tuning.weights.memory);
     if (entityTurns.length > 0) push('entity', entityTurns.map((t) => key('t', t.id)));
   }
-  if (memoryKinds.length > 0 && on('lexical')) push('lexical', datedFirst(store, memoryHits, query.window).map((m) => key('m', m.id)));
+  if (memoryKinds.length > 0 && on('lexical')) push('lexical', (await datedFirst(store, memoryHits, query.window)).map((m) => key('m', m.id)));
   if (memoryKinds.length > 0 && on('entity') && matches.length > 0) {
-    push('entity', entityLinked(store, 'memories', matches, tuning.candidates, new Map(memoryHits.map((m) => [m.id, m.score]))).map((m) => key('m', m.id)));
+    const linked = await entityLinked(store, 'memories', matches, tuning.candidates, new Map(memoryHits.map((m) => [m.id, m.score])));
+    push('entity', linked.map((m) => key('m', m.id)));
   }
 
   if (on('vector') && options.queryVector && vectorsReady(store)) {
-    if (wantTurns) push('vector', knnIds(store, space, 'turns', options.queryVector, tuning.candidates).map((id) => key('t', id)));
-    if (memoryKinds.length > 0) push('vector', knnIds(store, space, 'memories', options.queryVector, tuning.candidates).map((id) => key('m', id)));
+    if (wantTurns) push('vector', (await knnIds(store, space, 'turns', options.queryVector, tuning.candidates)).map((id) => key('t', id)));
+    if (memoryKinds.length > 0) push('vector', (await knnIds(store, space, 'memories', options.queryVector, tuning.candidates)).map((id) => key('m', id)));
   }
 
   const fused = rrf(lists);
-  const hits = hydrate(store, space, fused, filter, { memoryKinds, turns: wantTurns, allowTurn: turnFilter(space, filter) });
+  const hits = await hydrate(store, space, fused, filter, { memoryKinds, turns: wantTurns, allowTurn: turnFilter(space, filter) });
   return { hits: hits.slice(0, filter.limit), signals: SIGNALS.filter((s) => used.has(s)) };
 }
+
+const ANCHOR_TURNS = 'select id, name, at from turns where id in (select value from json_each(?))';
 
 /**
  * The window an event names ("the week before her trip"): the event is dated by the best
  * lexical match for its words (the one said by the person the query names, when there is one),
  * at the date that turn talks about, else when it was said.
  */
-function anchorWindow(store: Store, space: Space, query: AnalyzedQuery, clauses: ReturnType<typeof turnClauses>): { from: number; to: number } | null {
+async function anchorWindow(store: Store, space: Space, query: AnalyzedQuery, clauses: ReturnType<typeof turnClauses>): Promise<{ from: number; to: number } | null> {
   const anchor = query.anchor!;
-  const found = lexicalTurns(store, space, anchor.terms, clauses, 10);
+  const found = await lexicalTurns(store, space, anchor.terms, clauses, 10);
   if (found.length === 0) return null;
-  const rows = prepared(store, 'search.anchorTurns', () => store.sqlite.prepare('select id, name, at from turns where id in (select value from json_each(?))')).all(
-    JSON.stringify(found.map((f) => f.id)),
-  ) as { id: number; name: string | null; at: number }[];
+  const rows = await store.sql.all<{ id: number; name: string | null; at: number }>(ANCHOR_TURNS, [JSON.stringify(found.map((f) => f.id))]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
   const best = found.map((f) => byId.get(f.id)!).find((r) => r && (speakers.size === 0 || speakers.has((r.name ?? '').toLowerCase()))) ?? byId.get(found[0]!.id)!;
-  const talked = datesOfTurns(store, [best.id]).get(best.id)?.find((d) => d.grain === 'day' || d.grain === 'weekend');
+  const talked = (await datesOfTurns(store, [best.id])).get(best.id)?.find((d) => d.grain === 'day' || d.grain === 'weekend');
   const at = talked ? talked.from : best.at;
   const span = anchor.days * DAY_MS;
   // The event's own day is in too: it is often where the question's answer is told.
   return anchor.before ? { from: at - span, to: at + DAY_MS - 1 } : { from: at, to: at + DAY_MS + span };
 }
 
+const FACTS_IN_WINDOW = 'select id from memories where id in (select value from json_each(?)) and event_at between ? and ?';
+
 /**
  * Facts dated in the window a query names ("in May 2023") move ahead of the others, each group in
  * its lexical order: a boost, not a filter (a fact's date may be when it was told).
  */
-function datedFirst(store: Store, hits: Scored[], window: { from: number; to: number } | null): Scored[] {
+async function datedFirst(store: Store, hits: Scored[], window: { from: number; to: number } | null): Promise<Scored[]> {
   if (!window || hits.length === 0) return hits;
-  const inside = new Set(
-    prepared(store, 'search.factsInWindow', () => store.sqlite.prepare('select id from memories where id in (select value from json_each(?)) and event_at between ? and ?').pluck()).all(
-      JSON.stringify(hits.map((h) => h.id)),
-      window.from - DATE_SLACK_MS,
-      window.to + DATE_SLACK_MS,
-    ) as number[],
-  );
+  const rows = await store.sql.values(FACTS_IN_WINDOW, [JSON.stringify(hits.map((h) => h.id)), window.from - DATE_SLACK_MS, window.to + DATE_SLACK_MS]);
+  const inside = new Set(rows.map((row) => row[0] as number));
   return [...hits.filter((h) => inside.has(h.id)), ...hits.filter((h) => !inside.has(h.id))];
 }
 
@@ -211,11 +210,9 @@ function mergeCandidates(a: Scored[], b: Scored[]): Scored[] {
 }
 
 /** Memory hits as turns: each source turn takes the rank of its best memory. */
-function projectToTurns(store: Store, memoryHits: Scored[]): Scored[] {
+async function projectToTurns(store: Store, memoryHits: Scored[]): Promise<Scored[]> {
   if (memoryHits.length === 0) return [];
-  const rows = prepared(store, 'search.sources', () =>
-    store.sqlite.prepare('select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from json_each(?)) order by s.at, s.turn_id'),
-  ).all(JSON.stringify(memoryHits.map((m) => m.id))) as { memoryId: number; turnId: number }[];
+  const rows = await store.sql.all<{ memoryId: number; turnId: number }>(SOURCES, [JSON.stringify(memoryHits.map((m) => m.id))]);
   const byMemory = new Map<number, number[]>();
   for (const row of rows) byMemory.set(row.memoryId, [...(byMemory.get(row.memoryId) ?? []), row.turnId]);
   const out: Scored[] = [];

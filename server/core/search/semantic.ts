@@ -51,12 +51,12 @@ export type SemanticSignal = {
  * The signal for one query, or null when it is off or no query word is in the table. `k` nearest
  * turns come from the stored vectors when they are this table's (none while they are being built).
  */
-export function semanticSignal(store: Store, space: Space, query: AnalyzedQuery, k: number): SemanticSignal | null {
+export async function semanticSignal(store: Store, space: Space, query: AnalyzedQuery, k: number): Promise<SemanticSignal | null> {
   const table = wordTableOf(store);
   const vector = table && embedText(table, query.raw);
   if (!table || !vector) return null;
   const state = vectorState(store);
-  const nearest = k > 0 && state.ready && state.spec.model === localModel(table.source) ? knnIds(store, space, 'turns', vector, k) : [];
+  const nearest = k > 0 && state.ready && state.spec.model === localModel(table.source) ? await knnIds(store, space, 'turns', vector, k) : [];
   let cache = vectorCaches.get(store);
   if (!cache) vectorCaches.set(store, (cache = new Map()));
   const vectors = cache;

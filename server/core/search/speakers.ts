@@ -2,25 +2,26 @@
 // about one. Kept per store and topped up incrementally from the turns added since the last look
 // (a range of ids: cheap), so a search costs one max(id) lookup rather than a scan of every turn.
 import type { Space } from '../space.ts';
-import { prepared, type Store } from '../store.ts';
+import type { Store } from '../store.ts';
 import { normalizeText } from '../text.ts';
 
 type SpeakerCache = { maxId: number; byUser: Map<string, Map<string, string>> };
 const caches = new WeakMap<Store, SpeakerCache>();
 const NONE = new Map<string, string>();
 
-export function speakerLookup(store: Store, space: Space): (token: string) => string | undefined {
+const MAX_TURN_ID = 'select max(id) as id from turns';
+const NAMES_SINCE = 'select distinct user_id as userId, name from turns where id > ? and name is not null';
+
+export async function speakerLookup(store: Store, space: Space): Promise<(token: string) => string | undefined> {
   let cache = caches.get(store);
   if (!cache) {
     cache = { maxId: 0, byUser: new Map() };
     caches.set(store, cache);
   }
-  const maxId = (prepared(store, 'search.maxTurnId', () => store.sqlite.prepare('select max(id) as id from turns')).get() as { id: number | null }).id ?? 0;
+  const maxId = (await store.sql.get<{ id: number | null }>(MAX_TURN_ID))!.id ?? 0;
   if (maxId < cache.maxId) cache = { maxId: 0, byUser: new Map() }; // turns were deleted wholesale
   if (maxId > cache.maxId) {
-    const rows = store.sqlite
-      .prepare('select distinct user_id as userId, name from turns where id > ? and name is not null')
-      .all(cache.maxId) as { userId: string; name: string }[];
+    const rows = await store.sql.all<{ userId: string; name: string }>(NAMES_SINCE, [cache.maxId]);
     for (const { userId, name } of rows) {
       const key = normalizeText(name);
       if (!key) continue;

@@ -3,7 +3,7 @@
 // a large share of a 100k-turn history costs tens of milliseconds while adding almost no
 // ranking information. Counting is capped and cached per store (frequencies drift slowly).
 import { scopedMatch, type Space } from '../space.ts';
-import { prepared, type Store } from '../store.ts';
+import type { Store } from '../store.ts';
 import { escapeLike } from '../text.ts';
 
 /** A term in more rows than this is "common". Small histories never reach it. */
@@ -45,26 +45,29 @@ function cacheFor(store: Store, space: Space, table: 'turns' | 'memories', rows:
   return cache;
 }
 
-function countStatement(store: Store, table: 'turns' | 'memories') {
-  const fts = useFts(store);
-  return prepared(store, `search.df.${table}.${fts ? 'fts' : 'like'}`, () => {
-    const name = `${table}_fts`;
-    const rows = fts
-      ? `select 1 from ${name} where ${name} match ?`
-      : `select 1 from ${table} where user_id = ? and ${table === 'turns' ? 'text' : 'content_key'} like ? escape '\\'`;
-    return store.sqlite.prepare(`select count(*) as n from (${rows} limit ${COMMON_DF + 1})`);
-  });
-}
+const countText = (rows: string) => `select count(*) as n from (${rows} limit ${COMMON_DF + 1})`;
+/** The counting statements, by table and by how rows are found (FTS5 match or LIKE). */
+const COUNT = {
+  turns: {
+    fts: countText('select 1 from turns_fts where turns_fts match ?'),
+    like: countText("select 1 from turns where user_id = ? and text like ? escape '\\'"),
+  },
+  memories: {
+    fts: countText('select 1 from memories_fts where memories_fts match ?'),
+    like: countText("select 1 from memories where user_id = ? and content_key like ? escape '\\'"),
+  },
+} as const;
 
-const countArguments = (store: Store, space: Space, table: 'turns' | 'memories', term: string) =>
-  useFts(store) ? [ftsScope(store, space, table).match(`"${term.replace(/"/g, '""')}"`)] : [space.userId, `%${escapeLike(term)}%`];
+const countArguments = async (store: Store, space: Space, table: 'turns' | 'memories', term: string) =>
+  useFts(store) ? [(await ftsScope(store, space, table)).match(`"${term.replace(/"/g, '""')}"`)] : [space.userId, `%${escapeLike(term)}%`];
 
 /** In how many of the user's rows the term appears (capped at COMMON_DF + 1). */
-export function documentFrequency(store: Store, space: Space, table: 'turns' | 'memories', rows: number, term: string): number {
+export async function documentFrequency(store: Store, space: Space, table: 'turns' | 'memories', rows: number, term: string): Promise<number> {
   const cache = cacheFor(store, space, table, rows);
   let df = cache.df.get(term);
   if (df === undefined) {
-    df = (countStatement(store, table).get(...countArguments(store, space, table, term)) as { n: number }).n;
+    const args = await countArguments(store, space, table, term);
+    df = (await store.sql.get<{ n: number }>(COUNT[table][useFts(store) ? 'fts' : 'like'], args))!.n;
     if (cache.df.size >= CACHE_SIZE) cache.df.clear();
     cache.df.set(term, df);
   }
@@ -88,9 +91,9 @@ export function rememberFrequencies(store: Store, space: Space, table: 'turns' |
  * the SQL join, which always filters by user, drops the few rows of others: `spread` says how
  * much further down the ranking to read so they do not crowd the user's out.
  */
-export function ftsScope(store: Store, space: Space, table: 'turns' | 'memories'): FtsScope {
-  const mine = tableRows(store, space, table);
-  const all = maxId(store, table);
+export async function ftsScope(store: Store, space: Space, table: 'turns' | 'memories'): Promise<FtsScope> {
+  const mine = await tableRows(store, space, table);
+  const all = await maxId(store, table);
   if (all > 0 && mine > all * DOMINANT_SHARE) return { kind: 'dominant', rows: mine, match: (expression) => expression, spread: Math.min(2, all / Math.max(1, mine)) };
   const match = (expression: string) => scopedMatch(space.userId, table === 'turns' ? 'text' : 'content', expression);
   return { kind: mine <= SMALL_USER_ROWS ? 'small' : 'scoped', rows: mine, match, spread: 1 };
@@ -114,20 +117,22 @@ export const SMALL_USER_ROWS = 5000;
  */
 export const TINY_USER_ROWS = 300;
 
-const maxId = (store: Store, table: 'turns' | 'memories') =>
-  (prepared(store, `search.maxId.${table}`, () => store.sqlite.prepare(`select max(id) as n from ${table}`)).get() as { n: number | null }).n ?? 0;
+const MAX_ID = { turns: 'select max(id) as n from turns', memories: 'select max(id) as n from memories' } as const;
+const USER_ROWS = { turns: 'select count(*) as n from turns where user_id = ?', memories: 'select count(*) as n from memories where user_id = ?' } as const;
+
+const maxId = async (store: Store, table: 'turns' | 'memories') => (await store.sql.get<{ n: number | null }>(MAX_ID[table]))!.n ?? 0;
 
 /**
  * About how many rows the user has in `table`. Counting walks the user's index range, so the
  * count is kept and taken again only once the file's largest id has grown by a tenth since.
  */
-export function tableRows(store: Store, space: Space, table: 'turns' | 'memories'): number {
-  const top = maxId(store, table);
+export async function tableRows(store: Store, space: Space, table: 'turns' | 'memories'): Promise<number> {
+  const top = await maxId(store, table);
   const byKey = cachesOf(store).rows;
   const key = `${space.userId}\u0000${table}`;
   const counted = byKey.get(key);
   if (counted && top <= counted.atMaxId * 1.1 + 100 && top >= counted.atMaxId) return counted.rows;
-  const rows = (prepared(store, `search.userRows.${table}`, () => store.sqlite.prepare(`select count(*) as n from ${table} where user_id = ?`)).get(space.userId) as { n: number }).n;
+  const rows = (await store.sql.get<{ n: number }>(USER_ROWS[table], [space.userId]))!.n;
   return remember(byKey, key, { rows, atMaxId: top }).rows;
 }
 
@@ -135,10 +140,11 @@ export function tableRows(store: Store, space: Space, table: 'turns' | 'memories
  * The terms worth an OR-query: common ones dropped, unless every term is common, in which case
  * the two rarest stay (the query must still find something).
  */
-export function selectiveTerms(store: Store, space: Space, table: 'turns' | 'memories', terms: string[]): string[] {
-  const rows = tableRows(store, space, table);
+export async function selectiveTerms(store: Store, space: Space, table: 'turns' | 'memories', terms: string[]): Promise<string[]> {
+  const rows = await tableRows(store, space, table);
   if (rows <= COMMON_DF || terms.length === 0) return terms;
-  const scored = terms.map((term) => ({ term, df: documentFrequency(store, space, table, rows, term) }));
+  const scored: { term: string; df: number }[] = [];
+  for (const term of terms) scored.push({ term, df: await documentFrequency(store, space, table, rows, term) });
   const rare = scored.filter((t) => t.df <= COMMON_DF).map((t) => t.term);
   if (rare.length > 0) return rare;
   return scored.sort((a, b) => a.df - b.df).slice(0, 2).map((t) => t.term);

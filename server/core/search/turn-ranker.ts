@@ -4,12 +4,12 @@
 // refits them and prints both, so a change here is a measured one.
 import type { Space } from '../space.ts';
 import { datesOfTurns } from '../turn-dates.ts';
-import { prepared, type Store } from '../store.ts';
+import type { Store } from '../store.ts';
 import type { AnalyzedQuery } from './query.ts';
 import type { Scored } from './lexical.ts';
 import type { SemanticSignal } from './semantic.ts';
 import { documentFrequency, tableRows } from './term-stats.ts';
-import { queryModel, TURN_FEATURES, turnFeatures, wordCache, type FeatureTurn, type SignalScores, type TurnFeature } from './turn-features.ts';
+import { queryModel, stem, TURN_FEATURES, turnFeatures, wordCache, type FeatureTurn, type SignalScores, type TurnFeature } from './turn-features.ts';
 
 export type TurnInfo = { id: number; userId: string; agentId: string | null; sessionId: string; name: string | null; at: number };
 
@@ -27,21 +27,29 @@ export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
 
 export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, expand: 40 };
 
+/** The neighbours statement for each window size, built once (the port prepares it by its text). */
+const neighbourTexts = new Map<number, string>();
+function neighboursText(window: number): string {
+  let text = neighbourTexts.get(window);
+  if (text === undefined) {
+    text = `
+      select c.id as id,
+        (select json_group_array(id) from (select p.id from turns p where p.user_id = c.user_id and p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window})) as prev,
+        (select json_group_array(id) from (select n.id from turns n where n.user_id = c.user_id and n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window})) as next
+      from turns c where c.id in (select value from json_each(?))`;
+    neighbourTexts.set(window, text);
+  }
+  return text;
+}
+
 /**
  * The two turns before and after each turn in its session (by time, then id), nearest first:
  * map of turn -> [[before...], [after...]]. One statement for the whole set.
  */
-export function neighbourIds(store: Store, ids: number[], window: number): Map<number, [number[], number[]]> {
+export async function neighbourIds(store: Store, ids: number[], window: number): Promise<Map<number, [number[], number[]]>> {
   const out = new Map<number, [number[], number[]]>();
   if (ids.length === 0 || window < 1) return out;
-  const stmt = prepared(store, `search.neighbours.${window}`, () =>
-    store.sqlite.prepare(`
-      select c.id as id,
-        (select json_group_array(id) from (select p.id from turns p where p.user_id = c.user_id and p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window})) as prev,
-        (select json_group_array(id) from (select n.id from turns n where n.user_id = c.user_id and n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window})) as next
-      from turns c where c.id in (select value from json_each(?))`),
-  );
-  for (const row of stmt.all(JSON.stringify(ids)) as { id: number; prev: string; next: string }[]) {
+  for (const row of await store.sql.all<{ id: number; prev: string; next: string }>(neighboursText(window), [JSON.stringify(ids)])) {
     out.set(row.id, [JSON.parse(row.prev), JSON.parse(row.next)]);
   }
   return out;
@@ -58,7 +66,10 @@ type TurnRead = TurnInfo & { text: string };
 const turnCaches = new WeakMap<Store, Map<number, TurnRead>>();
 const TURN_CACHE_LIMIT = 20_000;
 
-function readTurns(store: Store, ids: number[]): Map<number, TurnRead> {
+const RANK_TURNS =
+  'select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.name as name, t.at as at, t.text as text from turns t where t.id in (select value from json_each(?))';
+
+async function readTurns(store: Store, ids: number[]): Promise<Map<number, TurnRead>> {
   let cache = turnCaches.get(store);
   if (!cache) turnCaches.set(store, (cache = new Map()));
   const out = new Map<number, TurnRead>();
@@ -69,23 +80,28 @@ function readTurns(store: Store, ids: number[]): Map<number, TurnRead> {
     else missing.push(id);
   }
   if (missing.length === 0) return out;
-  const stmt = prepared(store, 'search.rankTurns', () =>
-    store.sqlite.prepare(
-      'select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.name as name, t.at as at, t.text as text from turns t where t.id in (select value from json_each(?))',
-    ),
-  );
+  const rows = await store.sql.all<TurnRead>(RANK_TURNS, [JSON.stringify(missing)]);
   if (cache.size + missing.length > TURN_CACHE_LIMIT) cache.clear();
-  for (const row of stmt.all(JSON.stringify(missing)) as TurnRead[]) (out.set(row.id, row), cache.set(row.id, row));
+  for (const row of rows) (out.set(row.id, row), cache.set(row.id, row));
   return out;
 }
 
-/** IDF as BM25 defines it, from the (capped) document frequencies in the user's turns. */
-function idfFor(store: Store, space: Space) {
-  const rows = Math.max(1, tableRows(store, space, 'turns'));
-  return (term: string) => {
-    const df = documentFrequency(store, space, 'turns', rows, term);
-    return Math.log(1 + (rows - df + 0.5) / (df + 0.5));
-  };
+/**
+ * IDF as BM25 defines it, from the (capped) document frequencies in the user's turns, for the
+ * terms queryModel weighs: the first of each stem.
+ */
+async function idfFor(store: Store, space: Space, query: AnalyzedQuery): Promise<(term: string) => number> {
+  const rows = Math.max(1, await tableRows(store, space, 'turns'));
+  const idf = new Map<string, number>();
+  const stems = new Set<string>();
+  for (const term of query.terms) {
+    const s = stem(term);
+    if (stems.has(s)) continue;
+    stems.add(s);
+    const df = await documentFrequency(store, space, 'turns', rows, term);
+    idf.set(term, Math.log(1 + (rows - df + 0.5) / (df + 0.5)));
+  }
+  return (term) => idf.get(term)!;
 }
 
 /**
@@ -94,7 +110,7 @@ function idfFor(store: Store, space: Space) {
  * filters the neighbours pulled in (they did not pass the SQL filters). Also returns every
  * feature vector, for fitting and explain.
  */
-export function rankTurns(
+export async function rankTurns(
   store: Store,
   space: Space,
   query: AnalyzedQuery,
@@ -104,13 +120,13 @@ export function rankTurns(
   pinned: number[] = [],
   signals: SignalScores = { memory: new Map(), entity: new Map() },
   semantic: SemanticSignal | null = null,
-): { ranked: Scored[]; features: Map<number, number[]> } {
+): Promise<{ ranked: Scored[]; features: Map<number, number[]> }> {
   // No word matches, but turns on the date the query names: those are still scored.
   if (candidates.length === 0 && pinned.length === 0) return { ranked: [], features: new Map() };
   const max = candidates[0]?.score || 1;
   const bm25 = new Map(candidates.map((c) => [c.id, c.score / max]));
   const anchors = [...new Set([...candidates.slice(0, tuning.expand).map((c) => c.id), ...pinned])];
-  const windows = neighbourIds(store, anchors, 2);
+  const windows = await neighbourIds(store, anchors, 2);
 
   // Each window is a contiguous run of its session, so consecutive ids are true neighbours.
   const prev = new Map<number, number>();
@@ -122,9 +138,9 @@ export function rankTurns(
     if (before.length < 2) (openers.add(run[0]!), run.length > 1 && openers.add(run[1]!));
   }
   const scoredIds = [...new Set([...anchors, ...prev.keys(), ...next.keys()])];
-  const rows = readTurns(store, scoredIds);
+  const rows = await readTurns(store, scoredIds);
   // What the turns talk about in time, when the question is about time.
-  const dates = query.window || query.temporal ? datesOfTurns(store, scoredIds) : new Map<number, { from: number; to: number }[]>();
+  const dates = query.window || query.temporal ? await datesOfTurns(store, scoredIds) : new Map<number, { from: number; to: number }[]>();
   const asFeatureTurn = (row: TurnRead): FeatureTurn => {
     const p = prev.get(row.id) ?? null;
     const n = next.get(row.id) ?? null;
@@ -137,7 +153,7 @@ export function rankTurns(
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
   const withSemantic = semantic ? { ...signals, semantic: semantic.similarity(rows.values()) } : signals;
-  const features = turnFeatures(queryModel(query, idfFor(store, space)), scored, bm25, turns, withSemantic, wordCache(store));
+  const features = turnFeatures(queryModel(query, await idfFor(store, space, query)), scored, bm25, turns, withSemantic, wordCache(store));
   const weights = TURN_FEATURES.map((f) => tuning.weights[f]);
   const ranked: Scored[] = [];
   for (const [id, vector] of features) ranked.push({ id, score: vector.reduce((sum, x, i) => sum + x * weights[i]!, 0) });

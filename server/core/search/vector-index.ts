@@ -13,7 +13,7 @@
 // Deletions by this process (forget) are marked at once. Memory is capped per store, LRU over
 // (table, user): 256-d costs 42 bytes a vector (32 of bits, 8 of id, 2 of distance), so the
 // default 64 MiB hold 1.6M.
-import { prepared, type Store } from '../store.ts';
+import type { Store } from '../store.ts';
 import { scanJs } from './hamming-js.ts';
 import { MAX_WASM_BLOCKS, wasmScanner, type WasmScan } from './hamming-wasm.ts';
 import { VECTOR_TABLES, type VectorTable } from './vector-state.ts';
@@ -54,6 +54,10 @@ type Index = {
   seq: number;
   /** Marked by the rerank when too many candidates were gone: rebuilt on the next query. */
   stale: boolean;
+  /** Its bytes as counted in the cache's total (it grows while it catches up). */
+  counted: number;
+  /** The catch-up under way: one at a time, so two queries never append the same rows. */
+  catching: Promise<void> | null;
 };
 
 let budgetBytes = 64 * 2 ** 20;
@@ -91,7 +95,7 @@ export function setIndexBudget(bytes: number) {
 function remove(cache: Cache, key: string) {
   const index = cache.indexes.get(key);
   if (!index) return;
-  cache.bytes -= bytesOf(index);
+  cache.bytes -= index.counted;
   cache.indexes.delete(key);
 }
 
@@ -167,6 +171,13 @@ function grow(index: Index, needed: number) {
 /** Rows read per statement by catchUp: bounds the strings it builds (100-d to 1536-d codes: 2 to 25 MB). */
 const READ_BATCH = 65536;
 
+const codesText = (table: VectorTable) =>
+  `select count(*) as rows, max(seq) as seq, count(*) filter (where length(code) = ?) as n,
+          group_concat(id) filter (where length(code) = ?) as ids,
+          group_concat(hex(code), '') filter (where length(code) = ?) as codes
+   from (select id, seq, code from ${VECTOR_TABLES[table]} where user_id = ? and seq > ? order by seq limit ${READ_BATCH})`;
+const CODES: Record<VectorTable, string> = { memories: codesText('memories'), turns: codesText('turns') };
+
 /**
  * Reads the user's rows past the index's seq (all of them for a new index) into it, from the
  * covering (user_id, seq, code) index. A batch is one row of aggregates: better-sqlite3 makes a
@@ -174,18 +185,12 @@ const READ_BATCH = 65536;
  * this way. Both lists aggregate the same rows in the same order; a code of another size (vectors
  * reset to other dimensions by another process) is left out of both.
  */
-function catchUp(store: Store, table: VectorTable, userId: string, index: Index) {
-  const stmt = prepared(store, `vec.codes.${table}`, () =>
-    store.sqlite.prepare(
-      `select count(*) as rows, max(seq) as seq, count(*) filter (where length(code) = @width) as n,
-              group_concat(id) filter (where length(code) = @width) as ids,
-              group_concat(hex(code), '') filter (where length(code) = @width) as codes
-       from (select id, seq, code from ${VECTOR_TABLES[table]} where user_id = @userId and seq > @seq order by seq limit ${READ_BATCH})`,
-    ),
-  );
+async function catchUp(store: Store, table: VectorTable, userId: string, index: Index) {
+  const text = CODES[table];
   const width = index.words * 4;
   for (;;) {
-    const batch = stmt.get({ userId, seq: index.seq, width }) as { rows: number; seq: number | null; n: number; ids: string | null; codes: string | null };
+    type Batch = { rows: number; seq: number | null; n: number; ids: string | null; codes: string | null };
+    const batch = (await store.sql.get<Batch>(text, [width, width, width, userId, index.seq]))!;
     if (batch.rows === 0) return;
     index.seq = batch.seq!;
     if (batch.n > 0) {
@@ -197,22 +202,41 @@ function catchUp(store: Store, table: VectorTable, userId: string, index: Index)
   }
 }
 
-/** The user's index, built or caught up, most recently used last. */
-function indexFor(store: Store, table: VectorTable, userId: string, words: number, mean: string): Index {
+const ignore = () => undefined;
+
+/**
+ * The user's index, built or caught up, most recently used last. It stays in the cache while it
+ * catches up, so a query meanwhile shares it (waiting for that catch-up, then reading what came
+ * after) and deletions meanwhile (dropFromIndexes, dropIndexes) reach it.
+ */
+async function indexFor(store: Store, table: VectorTable, userId: string, words: number, mean: string): Promise<Index> {
   const cache = cacheOf(store);
   const key = keyOf(table, userId);
   let index = cache.indexes.get(key);
   if (index) {
-    remove(cache, key);
     const garbage = index.dead.length + index.size - index.built > Math.max(index.built, REBUILD_FLOOR);
-    if (index.stale || index.words !== words || index.mean !== mean || garbage) index = undefined;
+    if (index.stale || index.words !== words || index.mean !== mean || garbage) {
+      remove(cache, key);
+      index = undefined;
+    }
   }
-  if (!index) index = { words, mean, codes: new Uint32Array(0), ids: new Float64Array(0), wasm: null, size: 0, dead: [], built: 0, seq: 0, stale: false };
+  if (!index) {
+    index = { words, mean, codes: new Uint32Array(0), ids: new Float64Array(0), wasm: null, size: 0, dead: [], built: 0, seq: 0, stale: false, counted: 0, catching: null };
+    cache.indexes.set(key, index);
+  }
+  // Another query's failed catch-up is that query's error: this one reads for itself.
+  while (index.catching) await index.catching.then(ignore, ignore);
   const fresh = index.size === 0 && index.seq === 0;
-  catchUp(store, table, userId, index);
+  const caught = index;
+  index.catching = catchUp(store, table, userId, index).finally(() => (caught.catching = null));
+  await index.catching;
   if (fresh) index.built = index.size;
+  // Dropped or replaced meanwhile (a forget, a reset): this query still uses what it read.
+  if (cache.indexes.get(key) !== index) return index;
+  cache.indexes.delete(key);
   cache.indexes.set(key, index);
-  cache.bytes += bytesOf(index);
+  cache.bytes += bytesOf(index) - index.counted;
+  index.counted = bytesOf(index);
   // Least recently used first; the index just used stays even when it alone is over budget.
   for (const [other, old] of cache.indexes) {
     if (cache.bytes <= budgetBytes || old === index) break;
@@ -228,8 +252,8 @@ let distances = new Uint16Array(0);
  * every live id when the user has no more than `m`. Selecting is O(n): distances are counted in a
  * histogram, which gives the cut-off distance, then one pass collects what is under it.
  */
-export function hammingNearest(store: Store, table: VectorTable, userId: string, query: Uint32Array, mean: string, m: number): number[] {
-  const index = indexFor(store, table, userId, query.length, mean);
+export async function hammingNearest(store: Store, table: VectorTable, userId: string, query: Uint32Array, mean: string, m: number): Promise<number[]> {
+  const index = await indexFor(store, table, userId, query.length, mean);
   const { size, ids, codes, words } = index;
   if (size - index.dead.length <= m) return [...new Set(Array.from(ids.subarray(0, size)).filter((id) => id >= 0))];
   let dist: Uint16Array;

@@ -9,7 +9,7 @@
 // back to 0.915 around the mean of the first 1,000 vectors. So a table's codes are made around
 // zero until it holds MEAN_AFTER vectors, then the mean of those is locked in meta and every code
 // is remade (once, ~1,000 rows); later rows use it. A reset (reembed --reset) forgets it.
-import { prepared, type Store } from '../store.ts';
+import type { Store } from '../store.ts';
 import { codeBlob, signBits } from './vector-index.ts';
 import { VECTOR_TABLES, type VectorTable } from './vector-state.ts';
 
@@ -24,10 +24,20 @@ export type Mean = { key: string; values: Float32Array | null };
 
 const means = new WeakMap<Store, Map<VectorTable, Mean>>();
 
+const META_VALUE = 'select value from meta where key = ?';
+const TAKE_SEQS = `insert into meta (key, value) values ('${SEQ_META_KEY}', ?) on conflict (key) do update set value = cast(value as integer) + ? returning value`;
+const SET_META = 'insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value';
+const UPSERT = Object.fromEntries(
+  Object.entries(VECTOR_TABLES).map(([table, name]) => [
+    table,
+    `insert into ${name} (id, user_id, seq, code, embedding) values (?, ?, ?, ?, ?)
+     on conflict (id) do update set user_id = excluded.user_id, seq = excluded.seq, code = excluded.code, embedding = excluded.embedding`,
+  ]),
+) as Record<VectorTable, string>;
+
 /** The table's mean as stored now (another connection may have locked it), parsed once per change. */
-export function meanOf(store: Store, table: VectorTable): Mean {
-  const stmt = prepared(store, 'vec.mean', () => store.sqlite.prepare('select value from meta where key = ?').pluck());
-  const key = (stmt.get(meanMetaKey(table)) as string | undefined) ?? '';
+export async function meanOf(store: Store, table: VectorTable): Promise<Mean> {
+  const key = (await store.sql.pluck<string>(META_VALUE, [meanMetaKey(table)])) ?? '';
   let cache = means.get(store);
   if (!cache) means.set(store, (cache = new Map()));
   const cached = cache.get(table);
@@ -38,40 +48,30 @@ export function meanOf(store: Store, table: VectorTable): Mean {
 }
 
 /** Takes `n` seqs (a range ending at the returned value) in the caller's transaction. */
-function takeSeqs(store: Store, n: number): number {
-  const stmt = prepared(store, 'vec.seq', () =>
-    store.sqlite
-      .prepare(`insert into meta (key, value) values ('${SEQ_META_KEY}', @n) on conflict (key) do update set value = cast(value as integer) + @n returning value`)
-      .pluck(),
-  );
-  return Number(stmt.get({ n }));
+async function takeSeqs(store: Store, n: number): Promise<number> {
+  return Number(await store.sql.pluck(TAKE_SEQS, [n, n]));
 }
 
 const asVector = (blob: Buffer) => new Float32Array(new Uint8Array(blob).buffer);
 
 /** Stores (or replaces) rows, in the caller's transaction. A replaced row takes a new seq, so indexes read it again. */
-export function writeRows(store: Store, table: VectorTable, rows: VectorRow[]) {
+export async function writeRows(store: Store, table: VectorTable, rows: VectorRow[]) {
   if (rows.length === 0) return;
-  const upsert = prepared(store, `vec.put.${table}`, () =>
-    store.sqlite.prepare(
-      `insert into ${VECTOR_TABLES[table]} (id, user_id, seq, code, embedding) values (?, ?, ?, ?, ?)
-       on conflict (id) do update set user_id = excluded.user_id, seq = excluded.seq, code = excluded.code, embedding = excluded.embedding`,
-    ),
-  );
-  const mean = meanOf(store, table).values;
-  let seq = takeSeqs(store, rows.length) - rows.length;
+  const upsert = UPSERT[table];
+  const mean = (await meanOf(store, table)).values;
+  let seq = (await takeSeqs(store, rows.length)) - rows.length;
   for (const { id, userId, vector } of rows) {
-    upsert.run(id, userId, ++seq, codeBlob(signBits(vector, mean)), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+    await store.sql.run(upsert, [id, userId, ++seq, codeBlob(signBits(vector, mean)), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)]);
   }
-  if (!mean) lockMeanWhenDue(store, table);
+  if (!mean) await lockMeanWhenDue(store, table);
 }
 
 /** Once the table holds MEAN_AFTER vectors: their mean is locked, and their codes remade around it (with new seqs). */
-function lockMeanWhenDue(store: Store, table: VectorTable) {
+async function lockMeanWhenDue(store: Store, table: VectorTable) {
   const name = VECTOR_TABLES[table];
   // Cheap while no mean is locked: the table holds at most MEAN_AFTER rows and the last batch.
-  if ((store.sqlite.prepare(`select count(*) from ${name}`).pluck().get() as number) < MEAN_AFTER) return;
-  const rows = store.sqlite.prepare(`select id, embedding from ${name}`).raw().all() as [number, Buffer][];
+  if (((await store.sql.pluck<number>(`select count(*) from ${name}`)) ?? 0) < MEAN_AFTER) return;
+  const rows = (await store.sql.values(`select id, embedding from ${name}`)) as [number, Buffer][];
   const dimensions = rows[0]![1].length / 4;
   const sum = new Float64Array(dimensions);
   let counted = 0;
@@ -82,13 +82,13 @@ function lockMeanWhenDue(store: Store, table: VectorTable) {
     counted++;
   }
   const mean = Float32Array.from(sum, (s) => s / counted);
-  store.sqlite.prepare("insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value").run(meanMetaKey(table), JSON.stringify(Array.from(mean)));
-  const recode = store.sqlite.prepare(`update ${name} set code = ?, seq = ? where id = ?`);
-  let seq = takeSeqs(store, rows.length) - rows.length;
-  for (const [id, blob] of rows) if (blob.length === dimensions * 4) recode.run(codeBlob(signBits(asVector(blob), mean)), ++seq, id);
+  await store.sql.run(SET_META, [meanMetaKey(table), JSON.stringify(Array.from(mean))]);
+  const recode = `update ${name} set code = ?, seq = ? where id = ?`;
+  let seq = (await takeSeqs(store, rows.length)) - rows.length;
+  for (const [id, blob] of rows) if (blob.length === dimensions * 4) await store.sql.run(recode, [codeBlob(signBits(asVector(blob), mean)), ++seq, id]);
 }
 
 /** Forgets the tables' means with their vectors (a reset: the next model's vectors get their own). */
-export function forgetMeans(store: Store) {
-  for (const table of Object.keys(VECTOR_TABLES) as VectorTable[]) store.sqlite.prepare('delete from meta where key = ?').run(meanMetaKey(table));
+export async function forgetMeans(store: Store) {
+  for (const table of Object.keys(VECTOR_TABLES) as VectorTable[]) await store.sql.run('delete from meta where key = ?', [meanMetaKey(table)]);
 }

@@ -18,7 +18,7 @@
 import { meta } from '../../../drizzle/schema.ts';
 import { eq } from 'drizzle-orm';
 import type { Space } from '../space.ts';
-import { prepared, type Store } from '../store.ts';
+import { write, type Store } from '../store.ts';
 import { dropIndexes, hammingNearest, reportFound, signBits } from './vector-index.ts';
 import { forgetMeans, meanOf, writeRows } from './vector-rows.ts';
 import {
@@ -43,36 +43,34 @@ export { vectorState, vectorsReady, VECTOR_TABLES, type VectorSpec, type VectorS
  */
 export const rerankPool = (k: number) => Math.max(k, 400);
 
-export function lockedSpec(store: Store): VectorSpec | null {
-  const row = store.db.select().from(meta).where(eq(meta.key, EMBEDDING_META_KEY)).get();
+export async function lockedSpec(store: Store): Promise<VectorSpec | null> {
+  const row = await store.db.select().from(meta).where(eq(meta.key, EMBEDDING_META_KEY)).get();
   return (row?.value as VectorSpec | undefined) ?? null;
 }
 
-const tableExists = (store: Store, name: string) => store.sqlite.prepare('select 1 from sqlite_master where name = ?').get(name) !== undefined;
+const tableExists = async (store: Store, name: string) => (await store.sql.get('select 1 from sqlite_master where name = ?', [name])) !== undefined;
 
 /**
  * Moves the vectors of a vec0 table of an earlier release (partitioned by user, or older, without
  * users) into the plain table, each under its row's owner, and drops it. Vectors whose row is gone
  * are left behind. Needs sqlite-vec loaded (vec0 is its module).
  */
-function moveLegacyVectors(store: Store, spec: VectorSpec) {
+async function moveLegacyVectors(store: Store, spec: VectorSpec) {
   for (const table of Object.keys(VECTOR_TABLES) as VectorTable[]) {
     const legacy = LEGACY_VECTOR_TABLES[table];
-    if (!tableExists(store, legacy)) continue;
-    store.sqlite
-      .transaction(() => {
-        // The owner table is named as the key (turns, memories). CROSS JOIN keeps vec0 the outer
-        // loop: one scan of it, not a vec0 point read per row.
-        const rows = store.sqlite
-          .prepare(`select v.rowid as id, o.user_id as userId, v.embedding as embedding from ${legacy} v cross join ${table} o on o.id = v.rowid`)
-          .all() as { id: number | bigint; userId: string; embedding: Buffer }[];
-        const moved = rows
-          .filter((r) => r.embedding.length === spec.dimensions * 4)
-          .map((r) => ({ id: Number(r.id), userId: r.userId, vector: new Float32Array(new Uint8Array(r.embedding).buffer) }));
-        writeRows(store, table, moved);
-        store.sqlite.exec(`drop table ${legacy}`);
-      })
-      .immediate();
+    if (!(await tableExists(store, legacy))) continue;
+    await write(store, async () => {
+      // The owner table is named as the key (turns, memories). CROSS JOIN keeps vec0 the outer
+      // loop: one scan of it, not a vec0 point read per row.
+      const rows = await store.sql.all<{ id: number | bigint; userId: string; embedding: Buffer }>(
+        `select v.rowid as id, o.user_id as userId, v.embedding as embedding from ${legacy} v cross join ${table} o on o.id = v.rowid`,
+      );
+      const moved = rows
+        .filter((r) => r.embedding.length === spec.dimensions * 4)
+        .map((r) => ({ id: Number(r.id), userId: r.userId, vector: new Float32Array(new Uint8Array(r.embedding).buffer) }));
+      await writeRows(store, table, moved);
+      await store.sql.run(`drop table ${legacy}`);
+    });
   }
 }
 
@@ -80,9 +78,9 @@ function moveLegacyVectors(store: Store, spec: VectorSpec) {
  * Turns vectors on for this store with `spec` (called when an embedder is configured). The first
  * call locks the spec in meta; later opens must match it, or vectors stay off with the reason.
  */
-export function initVectors(store: Store, spec: VectorSpec): VectorState {
+export async function initVectors(store: Store, spec: VectorSpec): Promise<VectorState> {
   if (!store.features.vec) return setState(store, { ready: false, reason: 'sqlite-vec is not loaded' });
-  const locked = lockedSpec(store);
+  const locked = await lockedSpec(store);
   if (locked && (locked.dimensions !== spec.dimensions || locked.model !== spec.model)) {
     return setState(store, {
       ready: false,
@@ -95,22 +93,20 @@ export function initVectors(store: Store, spec: VectorSpec): VectorState {
   // The rerank reads rows by id all over the table: memory-mapped, a page costs no read() call
   // (400 ids of 100k 256-d rows: 1.3 -> 0.8 ms). A connection setting; SQLite maps at most this much.
   store.sqlite.pragma(`mmap_size = ${2 ** 30}`);
-  if (!locked) store.db.insert(meta).values({ key: EMBEDDING_META_KEY, value: spec }).onConflictDoUpdate({ target: meta.key, set: { value: spec } }).run();
-  moveLegacyVectors(store, spec);
+  if (!locked) await store.db.insert(meta).values({ key: EMBEDDING_META_KEY, value: spec }).onConflictDoUpdate({ target: meta.key, set: { value: spec } }).run();
+  await moveLegacyVectors(store, spec);
   return setState(store, { ready: true, spec });
 }
 
 /** Drops every stored vector and locks `spec` instead (the reset path of reembed). */
-export function resetVectors(store: Store, spec: VectorSpec): VectorState {
+export async function resetVectors(store: Store, spec: VectorSpec): Promise<VectorState> {
   if (!store.features.vec) return setState(store, { ready: false, reason: 'sqlite-vec is not loaded' });
-  store.sqlite
-    .transaction(() => {
-      for (const table of Object.values(VECTOR_TABLES)) store.sqlite.exec(`delete from ${table}`);
-      for (const table of Object.values(LEGACY_VECTOR_TABLES)) store.sqlite.exec(`drop table if exists ${table}`);
-      store.db.delete(meta).where(eq(meta.key, EMBEDDING_META_KEY)).run();
-      forgetMeans(store);
-    })
-    .immediate();
+  await write(store, async () => {
+    for (const table of Object.values(VECTOR_TABLES)) await store.sql.run(`delete from ${table}`);
+    for (const table of Object.values(LEGACY_VECTOR_TABLES)) await store.sql.run(`drop table if exists ${table}`);
+    await store.db.delete(meta).where(eq(meta.key, EMBEDDING_META_KEY)).run();
+    await forgetMeans(store);
+  });
   dropIndexes(store);
   return initVectors(store, spec);
 }
@@ -118,45 +114,44 @@ export function resetVectors(store: Store, spec: VectorSpec): VectorState {
 const setState = setVectorState;
 
 /** Stores (or replaces) vectors, each under its row's user. A replaced vector takes a new seq, so indexes read it again. */
-export function putVectors(store: Store, table: VectorTable, rows: { id: number; userId: string; vector: Float32Array }[]) {
+export async function putVectors(store: Store, table: VectorTable, rows: { id: number; userId: string; vector: Float32Array }[]) {
   // One transaction: the seqs taken and the rows written commit together (joins the caller's, if any).
-  store.sqlite.transaction(() => writeRows(store, table, rows)).immediate();
+  await write(store, () => writeRows(store, table, rows));
 }
 
-export function hasVector(store: Store, table: VectorTable, id: number): boolean {
-  const stmt = prepared(store, `vec.has.${table}`, () => store.sqlite.prepare(`select 1 from ${VECTOR_TABLES[table]} where id = ?`));
-  return stmt.get(id) !== undefined;
+const HAS_VECTOR: Record<VectorTable, string> = { memories: `select 1 from ${VECTOR_TABLES.memories} where id = ?`, turns: `select 1 from ${VECTOR_TABLES.turns} where id = ?` };
+
+export async function hasVector(store: Store, table: VectorTable, id: number): Promise<boolean> {
+  return (await store.sql.get(HAS_VECTOR[table], [id])) !== undefined;
 }
 
-export function countVectors(store: Store, table: VectorTable): number {
-  return (store.sqlite.prepare(`select count(*) as n from ${VECTOR_TABLES[table]}`).get() as { n: number }).n;
+export async function countVectors(store: Store, table: VectorTable): Promise<number> {
+  return (await store.sql.get<{ n: number }>(`select count(*) as n from ${VECTOR_TABLES[table]}`))!.n;
 }
+
+// `+user_id` keeps the planner on the primary key (reads by id) rather than the user's index;
+// the length check skips a row of other dimensions (a reset by another process).
+const rerankText = (table: VectorTable) =>
+  `select id from ${VECTOR_TABLES[table]} where id in (select value from json_each(?)) and +user_id = ? and length(embedding) = ?
+   order by vec_distance_cosine(embedding, ?), id limit ?`;
+const RERANK: Record<VectorTable, string> = { memories: rerankText('memories'), turns: rerankText('turns') };
 
 /**
  * The user's nearest ids by cosine distance, nearest first (that user's vectors only: the index
  * is the user's, and the rerank reads rows of that user). Other filters apply afterwards (hydrate).
  */
-export function knnIds(store: Store, space: Space, table: VectorTable, vector: Float32Array, k: number): number[] {
+export async function knnIds(store: Store, space: Space, table: VectorTable, vector: Float32Array, k: number): Promise<number[]> {
   const state = vectorState(store);
   if (!state.ready || vector.length !== state.spec.dimensions || k <= 0) return [];
-  const mean = meanOf(store, table);
+  const mean = await meanOf(store, table);
   const code = signBits(vector, mean.values);
-  // `+user_id` keeps the planner on the primary key (reads by id) rather than the user's index;
-  // the length check skips a row of other dimensions (a reset by another process).
-  const rerank = prepared(store, `vec.rerank.${table}`, () =>
-    store.sqlite
-      .prepare(
-        `select id from ${VECTOR_TABLES[table]} where id in (select value from json_each(?)) and +user_id = ? and length(embedding) = ?
-         order by vec_distance_cosine(embedding, ?), id limit ?`,
-      )
-      .pluck(),
-  );
   const query = Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
   // A second pass only when the first found much of its index deleted (it is rebuilt for it).
   for (let pass = 0; ; pass++) {
-    const candidates = hammingNearest(store, table, space.userId, code, mean.key, rerankPool(k));
+    const candidates = await hammingNearest(store, table, space.userId, code, mean.key, rerankPool(k));
     if (candidates.length === 0) return [];
-    const found = rerank.all(JSON.stringify(candidates), space.userId, vector.length * 4, query, candidates.length) as number[];
+    const rows = await store.sql.values(RERANK[table], [JSON.stringify(candidates), space.userId, vector.length * 4, query, candidates.length]);
+    const found = rows.map((row) => row[0] as number);
     if (pass === 0 && reportFound(store, table, space.userId, candidates.length, found.length)) continue;
     return found.slice(0, k);
   }

@@ -1,0 +1,196 @@
+// The storage port on Postgres (D15): a `pg` Pool (a server) or a PGlite instance (embedded,
+// one connection). The domain's SQL arrives in the spelling SQLite and Postgres share, with `?`
+// parameters (sql-text.ts rewrites it), and its results must read as SQLite's do: so int8 and
+// numeric come back as JS numbers, booleans as 1/0 and bytea as Buffers (the type parsers
+// below, set on every query so the port does not depend on how its client was built).
+//
+// Writes are serialized like SQLite's: `transaction` takes one database-wide advisory lock right
+// after BEGIN, which a writer in another process waits for (as SQLite's BEGIN IMMEDIATE waits
+// for the file lock), and `writeIfFree` tries it and gives up when it is taken. The domain's
+// read-then-write steps (is this fact a duplicate? which job is next?) rely on that order;
+// Postgres's row locks alone would let two writers interleave between the read and the write.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { Sql, SqlParam } from '../core/store.ts';
+import { toPostgresSql } from './sql-text.ts';
+
+const INT8 = 20;
+const NUMERIC = 1700;
+const BOOL = 16;
+const BYTEA = 17;
+
+// Ids and epoch-ms times fit a double; counts and sums (int8, numeric) are read as SQLite's are.
+const toNumber = (value: string) => Number(value);
+const toFlag = (value: string) => (value === 't' ? 1 : 0);
+const hexToBuffer = (value: string) => Buffer.from(value.slice(2), 'hex');
+
+const PGLITE_PARSERS = { [INT8]: toNumber, [NUMERIC]: toNumber, [BOOL]: toFlag, [BYTEA]: hexToBuffer };
+/** node-postgres already reads bytea as a Buffer. */
+const PG_TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8 || oid === NUMERIC) return toNumber;
+    if (oid === BOOL) return toFlag;
+    return pg.types.getTypeParser(oid, format);
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/** One statement on one connection; `arrays`: rows as arrays in select order. */
+type Query = (text: string, params: readonly SqlParam[], arrays: boolean) => Promise<{ rows: unknown[]; changes: number }>;
+
+/** What the port needs of a client: a query on any connection, and a transaction on one. */
+interface Client {
+  query: Query;
+  transaction<T>(fn: (query: Query) => Promise<T>): Promise<T>;
+  /** One connection only (PGlite): no other writer can exist, so no lock is needed. */
+  single: boolean;
+  readonly open: boolean;
+  close(): Promise<void>;
+}
+
+function poolQuery(runner: pg.Pool | pg.PoolClient): Query {
+  return async (text, params, arrays) => {
+    const config = { text, values: params as unknown[], types: PG_TYPES, ...(arrays ? { rowMode: 'array' as const } : {}) };
+    const result = await runner.query(config as pg.QueryConfig);
+    return { rows: result.rows, changes: result.rowCount ?? 0 };
+  };
+}
+
+function poolClient(pool: pg.Pool): Client {
+  return {
+    query: poolQuery(pool),
+    transaction: async (fn) => {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('begin');
+        const result = await fn(poolQuery(client));
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        // A connection that cannot even roll back is dropped rather than handed out again.
+        await client.query('rollback').catch((failure: Error) => (broken = failure));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    single: false,
+    get open() {
+      return !pool.ended;
+    },
+    close: () => pool.end(),
+  };
+}
+
+function pgliteQuery(runner: PGlite | Transaction): Query {
+  return async (text, params, arrays) => {
+    const result = await runner.query(text, params as unknown[], { rowMode: arrays ? 'array' : 'object', parsers: PGLITE_PARSERS });
+    return { rows: result.rows, changes: result.affectedRows ?? 0 };
+  };
+}
+
+function pgliteClient(pglite: PGlite): Client {
+  return {
+    // PGlite's own mutex makes a query outside the transaction wait for it to end (and keeps a
+    // failing outside query from aborting it), while the transaction's queries run on `tx`.
+    query: pgliteQuery(pglite),
+    transaction: (fn) => pglite.transaction((tx) => fn(pgliteQuery(tx))),
+    single: true,
+    get open() {
+      return !pglite.closed;
+    },
+    close: () => pglite.close(),
+  };
+}
+
+/** The advisory lock key every writer of this database takes ("smwr"). */
+const WRITE_LOCK = 0x736d7772;
+/** How long a writer waits for another process's write, as SQLite's busy_timeout does. */
+const LOCK_WAIT = '5s';
+
+class LockTaken extends Error {}
+
+const TRANSACTION_CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release|start\s+transaction)\b/i;
+
+/** The error with the statement it came from: Postgres's messages rarely say which one. */
+function withStatement(error: unknown, text: string): unknown {
+  if (error instanceof Error && !('statement' in error)) {
+    Object.assign(error, { statement: text });
+    error.message = `${error.message} (in: ${text.length > 500 ? `${text.slice(0, 500)}…` : text})`;
+  }
+  return error;
+}
+
+export function postgresSql(target: pg.Pool | PGlite): Sql {
+  const client = 'connect' in target ? poolClient(target) : pgliteClient(target);
+  // The transaction this async context runs in: its queries go to its connection, from any depth.
+  const current = new AsyncLocalStorage<Query>();
+  const run: Query = async (text, params, arrays) => {
+    // store.db.transaction() sends BEGIN and COMMIT through here, where they could land on two
+    // pooled connections (and would not take the write lock): transactions are write()'s.
+    if (TRANSACTION_CONTROL.test(text)) throw new Error(`${text.trim()} is not run through the port: use write(store, fn) for a transaction`);
+    const sqlText = toPostgresSql(text);
+    try {
+      return await (current.getStore() ?? client.query)(sqlText, params, arrays);
+    } catch (error) {
+      throw withStatement(error, sqlText);
+    }
+  };
+  // One transaction at a time from this process, like the SQLite connection: the others wait
+  // here without holding a pooled connection while the database lock is held.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serially = <T>(body: () => Promise<T>): Promise<T> => {
+    const result = queue.then(body, body);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+  const inTransaction = <T>(fn: () => Promise<T>, wait: boolean): Promise<T> =>
+    serially(() =>
+      client.transaction(async (query) => {
+        if (!client.single) {
+          if (wait) await query(`select set_config('lock_timeout', '${LOCK_WAIT}', true), pg_advisory_xact_lock(${WRITE_LOCK})`, [], true);
+          else if (!((await query(`select pg_try_advisory_xact_lock(${WRITE_LOCK})`, [], true)).rows[0] as unknown[])[0]) throw new LockTaken();
+        }
+        // `fn` may return a drizzle query, which runs when awaited: resolved here, inside the
+        // context, or it would run on another connection (and wait for this one on PGlite).
+        return current.run(query, () => Promise.resolve(fn()));
+      }),
+    );
+  return {
+    dialect: 'postgres',
+    all: async <T>(text: string, params: readonly SqlParam[] = []) => (await run(text, params, false)).rows as T[],
+    get: async <T>(text: string, params: readonly SqlParam[] = []) => (await run(text, params, false)).rows[0] as T | undefined,
+    values: async (text, params = []) => (await run(text, params, true)).rows as unknown[][],
+    // The whole result is read: a statement asked for one row is expected to select few.
+    row: async (text, params = []) => (await run(text, params, true)).rows[0] as unknown[] | undefined,
+    pluck: async <T>(text: string, params: readonly SqlParam[] = []) => ((await run(text, params, true)).rows[0] as unknown[] | undefined)?.[0] as T | undefined,
+    run: async (text, params = []) => ({ changes: (await run(text, params, false)).changes }),
+    // A transaction inside another joins it (write() already does; this keeps a direct call from waiting on itself).
+    transaction: (fn) => (current.getStore() ? fn() : inTransaction(fn, true)),
+    writeIfFree: async (fn) => {
+      if (current.getStore()) return fn();
+      try {
+        return await inTransaction(fn, false);
+      } catch (error) {
+        if (error instanceof LockTaken) return undefined;
+        throw error;
+      }
+    },
+    // VACUUM FULL rewrites every table and index into new files, so a deleted row's text is no
+    // longer in the database's files (the WAL keeps it until recycled). It cannot run in a
+    // transaction; queued like one so none of this process's is open meanwhile.
+    compact: () => serially(async () => void (await client.query('vacuum full', [], false))),
+    // The WAL insert position moves with every committed write of any connection, this one's
+    // included (SQLite's data_version leaves out its own), and with maintenance that writes WAL
+    // (vacuum, a read pruning a page): a cache keyed on it refreshes for nothing then, never
+    // misses a commit. PGlite has it too. Read-only transactions do not move it.
+    dataVersion: async () => Number(((await run("select pg_current_wal_insert_lsn() - '0/0'::pg_lsn", [], true)).rows[0] as unknown[])[0]),
+    get open() {
+      return client.open;
+    },
+    close: async () => {
+      if (client.open) await client.close();
+    },
+  };
+}
