@@ -4,6 +4,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The conformance suite (D15): core behaviour through the domain functions, run on every backend
+ * with the same assertions. The rest of the suite runs on SQLite only.
+ */
+const CONFORMANCE: string[] = [].map((name) => `test/${name}.test.ts`);
+
 export default defineConfig({
   resolve: {
     // Node loads graphql's CommonJS build (the package has no exports map) for yoga and Pothos;
@@ -12,8 +18,15 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)) }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
+    projects: [
+      { extends: true as const, test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/global-setup.ts'] } },
+      ...(CONFORMANCE.length === 0
+        ? []
+        : [
+            { extends: true as const, test: { name: 'pglite', include: CONFORMANCE, env: { SM_TEST_BACKEND: 'pglite' } } },
+            { extends: true as const, test: { name: 'postgres', include: CONFORMANCE, env: { SM_TEST_BACKEND: 'postgres' }, globalSetup: ['test/postgres-setup.ts'] } },
+          ]),
+    ],
     testTimeout: 60_000,
     hookTimeout: 30_000,
     // CLI and server tests spawn processes; two workers match the 2-core machines.

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as pgTables from '../drizzle/pg-schema.ts';
 import * as t from '../drizzle/schema.ts';
 import { onChange, publish, write, writeIfFree, type ChangeEvent, type Store } from '../server/core/store.ts';
-import { closePostgresStore, openPostgresStore } from '../server/postgres/open-postgres.ts';
+import { closeStore } from '../server/db/open.ts';
+import { openPostgresStore } from '../server/postgres/open-postgres.ts';
 import { toPostgresSql } from '../server/postgres/sql-text.ts';
 import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.ts';
 
@@ -90,7 +91,7 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
     url = await newUrl();
     store = await openPostgresStore({ url, env: {} });
   }, 60_000);
-  afterAll(() => store && closePostgresStore(store));
+  afterAll(() => store && closeStore(store));
   beforeEach(() => store.sql.run(`truncate ${TABLES.join(', ')} restart identity cascade`));
 
   const addTurn = (text: string, at = NOW) =>
@@ -111,17 +112,17 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
       const dir = `pglite:${folder}`;
       const first = await openPostgresStore({ url: dir, env: {} });
       await first.sql.run("insert into meta (key, value) values ('kept', '1')");
-      await closePostgresStore(first);
+      await closeStore(first);
       const again = await openPostgresStore({ url: dir, env: {} });
       expect(await again.sql.pluck("select value from meta where key = 'kept'")).toBe('1');
       expect(await again.sql.pluck('select count(*) from drizzle.__drizzle_migrations')).toBe(MIGRATIONS);
-      await closePostgresStore(again);
+      await closeStore(again);
       rmSync(folder, { recursive: true, force: true });
     } else {
       // Two processes opening one database at once: the setup lock lets one migrate at a time.
       const [a, b] = await Promise.all([openPostgresStore({ url, env: {} }), openPostgresStore({ url, env: {} })]);
       expect(await a.sql.pluck('select count(*) from drizzle.__drizzle_migrations')).toBe(MIGRATIONS);
-      await Promise.all([closePostgresStore(a), closePostgresStore(b)]);
+      await Promise.all([closeStore(a), closeStore(b)]);
     }
   }, 60_000);
 
@@ -333,7 +334,7 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
       // The commits moved the data version the other connection reads.
       expect(await store.sql.dataVersion()).toBeGreaterThan(before);
     } finally {
-      if (other !== store) await closePostgresStore(other);
+      if (other !== store) await closeStore(other);
     }
   });
 });

@@ -108,6 +108,7 @@ export async function openStore(options: OpenOptions = {}): Promise<Store> {
   }
 }
 
+/** Closes a store of either backend (a Postgres store's pool or PGlite too). */
 export async function closeStore(store: Store) {
   // Accesses still queued are written now (waiting for the lock like any write); failing to
   // count them must not keep the database open.
@@ -118,5 +119,5 @@ export async function closeStore(store: Store) {
   }
   checkpointers.get(store)?.stop();
   checkpointers.delete(store);
-  if (store.sqlite.open) store.sqlite.close();
+  await store.sql.close();
 }

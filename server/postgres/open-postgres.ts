@@ -7,7 +7,6 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { systemClock, type Clock } from '../core/clock.ts';
-import { flushAccess } from '../core/access.ts';
 import { queryBuilder } from '../core/query-builder.ts';
 import type { Store } from '../core/store.ts';
 import { configFilePath, outerConfigLayers, rememberConfigSources, resolveStoreConfig } from '../db/config-layers.ts';
@@ -25,6 +24,8 @@ export type PostgresOpenOptions = {
   env?: NodeJS.ProcessEnv;
   /** Highest-precedence overrides (tests, CLI flags). */
   config?: Record<string, unknown>;
+  /** A PGlite made by the caller (a test's copy of a migrated template) instead of one from `url`. */
+  pglite?: import('@electric-sql/pglite').PGlite;
 };
 
 type Target = { kind: 'pglite'; dir: string | null } | { kind: 'server'; url: string; where: string };
@@ -111,7 +112,8 @@ export async function openPostgresStore(options: PostgresOpenOptions): Promise<S
 
   let client: pg.Pool | import('@electric-sql/pglite').PGlite;
   let setupLock: pg.PoolClient | undefined;
-  if (target.kind === 'pglite') client = await openPglite(target.dir);
+  if (options.pglite) client = options.pglite;
+  else if (target.kind === 'pglite') client = await openPglite(target.dir);
   else ({ pool: client, setupLock } = await connectServer(target.url, target.where));
   const sql = postgresSql(client);
   try {
@@ -146,14 +148,4 @@ export async function openPostgresStore(options: PostgresOpenOptions): Promise<S
     await sql.close();
     throw error;
   }
-}
-
-export async function closePostgresStore(store: Store) {
-  // Accesses still queued are written now; failing to count them must not keep the database open.
-  try {
-    await flushAccess(store);
-  } catch (error) {
-    logger.warn({ err: (error as Error).message }, 'could not record memory access before closing');
-  }
-  await store.sql.close();
 }

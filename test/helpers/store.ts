@@ -1,13 +1,66 @@
-// A real in-memory store with a movable clock, for core tests.
+// A real store with a movable clock, for core tests. The backend comes from SM_TEST_BACKEND
+// (set per vitest project, see vitest.config.ts): the conformance files run once on SQLite, once
+// on PGlite and once on a real Postgres server, with the same assertions.
+import { createHash } from 'node:crypto';
+import { inject } from 'vitest';
 import { DAY_MS } from '../../server/core/clock.ts';
-import { openStore } from '../../server/db/open.ts';
+import type { Store } from '../../server/core/store.ts';
+import { closeStore, openStore, type OpenOptions } from '../../server/db/open.ts';
+import { openPostgresStore } from '../../server/postgres/open-postgres.ts';
 
 export const T0 = Date.UTC(2026, 0, 1, 12);
+
+export type TestBackend = 'sqlite' | 'pglite' | 'postgres';
+export const testBackend = (process.env.SM_TEST_BACKEND ?? 'sqlite') as TestBackend;
+
+/** A migrated PGlite's data folder, made once per test file: copies start in ~0.3 s instead of ~2.5. */
+let pgliteTemplate: Promise<Blob> | undefined;
+async function freshPglite() {
+  const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
+  pgliteTemplate ??= (async () => {
+    const template = new PGlite({ extensions: { vector } });
+    const migrated = await openPostgresStore({ url: 'pglite:', env: {}, pglite: template });
+    const dump = await template.dumpDataDir('none');
+    await closeStore(migrated);
+    return dump;
+  })();
+  return new PGlite({ loadDataDir: await pgliteTemplate, extensions: { vector } });
+}
+
+let databases = 0;
+/** A database of the run's Postgres server: a copy of its migrated template, or the one a path names (to reopen). */
+async function serverDatabase(path: string): Promise<string> {
+  const server = new URL(inject('postgresUrl'));
+  const name = path === ':memory:' ? `t_${process.pid}_${++databases}` : `f_${createHash('sha1').update(path).digest('hex').slice(0, 16)}`;
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: server.href });
+  await admin.connect();
+  try {
+    const exists = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (exists.rowCount === 0) await admin.query(`create database "${name}" template "${inject('postgresTemplate')}"`);
+  } finally {
+    await admin.end();
+  }
+  server.pathname = `/${name}`;
+  return server.href;
+}
+
+/** Opens a store on this run's backend: `path` ':memory:' is a fresh database, a file path one that a second call reopens. */
+export async function openTestStore(options: Omit<OpenOptions, 'path'> & { path?: string }): Promise<Store> {
+  const path = options.path ?? ':memory:';
+  if (testBackend === 'sqlite') return openStore({ ...options, path });
+  const common = { clock: options.clock, env: options.env ?? {}, config: options.config };
+  if (testBackend === 'pglite') {
+    if (path === ':memory:') return openPostgresStore({ ...common, url: 'pglite:', pglite: await freshPglite() });
+    return openPostgresStore({ ...common, url: `pglite:${path}.pglite` });
+  }
+  return openPostgresStore({ ...common, url: await serverDatabase(path) });
+}
 
 export async function testStore(config: Record<string, unknown> = {}, path = ':memory:') {
   let now = T0;
   const clock = { now: () => now };
-  const store = await openStore({ path, clock, env: {}, config });
+  const store = await openTestStore({ path, clock, env: {}, config });
   return {
     store,
     advanceDays: (days: number) => (now += days * DAY_MS),

@@ -1,0 +1,23 @@
+// Before the Postgres project's files: one throwaway server for the run (Debian's binaries) with a
+// migrated template database, so each test's database is a quick copy of it.
+import type { TestProject } from 'vitest/node';
+import { closeStore } from '../server/db/open.ts';
+import { openPostgresStore } from '../server/postgres/open-postgres.ts';
+import { startPostgresServer } from './helpers/postgres-server.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    postgresUrl: string;
+    postgresTemplate: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const server = await startPostgresServer();
+  const template = 'sm_template';
+  const store = await openPostgresStore({ url: await server.createDatabase(template), env: {} });
+  await closeStore(store);
+  project.provide('postgresUrl', server.url);
+  project.provide('postgresTemplate', template);
+  return () => server.stop();
+}
