@@ -68,6 +68,35 @@ function migrateSafely(sqlite: Database.Database) {
   }
 }
 
+/** A JSON array's items, parsed; anything else is no items (as json_each of null is none). */
+const listItems = (list: unknown): unknown[] => {
+  const items: unknown = typeof list === 'string' ? JSON.parse(list) : null;
+  return Array.isArray(items) ? items : [];
+};
+
+/**
+ * `sm_ids(?)` and `sm_texts(?)`: a JSON array's integers or strings as rows of one column
+ * `value`, under the same names as their Postgres twins (server/postgres/sql-functions.ts), so
+ * `id in (select value from sm_ids(?))` is one statement for both backends.
+ */
+function registerListFunctions(sqlite: Database.Database) {
+  sqlite.table('sm_ids', {
+    columns: ['value'],
+    parameters: ['list'],
+    // BigInts come out as SQLite integers (a JS number is a REAL), which compare with integer keys by index.
+    *rows(list: unknown) {
+      for (const item of listItems(list)) yield [item === null ? null : BigInt(item as number | string)];
+    },
+  });
+  sqlite.table('sm_texts', {
+    columns: ['value'],
+    parameters: ['list'],
+    *rows(list: unknown) {
+      for (const item of listItems(list)) yield [item === null ? null : String(item)];
+    },
+  });
+}
+
 export async function openStore(options: OpenOptions = {}): Promise<Store> {
   const path = options.path ?? defaultDbPath();
   const memory = path === ':memory:' || path === '';
@@ -81,6 +110,7 @@ export async function openStore(options: OpenOptions = {}): Promise<Store> {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.function('sm_normalize', { deterministic: true }, (text: unknown) => normalizeText(String(text ?? '')));
+    registerListFunctions(sqlite);
     let vec = true;
     try {
       sqliteVec.load(sqlite);
