@@ -43,6 +43,12 @@ export interface Sql {
   compact(): Promise<void>;
   /** Moves when another connection commits (caches keyed on it see those writes). */
   dataVersion(): Promise<number>;
+  /** Where the data lives, safe to print: a file path (`:memory:`), or a server's host, port and database (never its password). */
+  readonly location: string;
+  /** The backend's own read-only consistency check (doctor): what it ran, and the problems found (none: ok). */
+  check(): Promise<{ method: string; problems: string[] }>;
+  /** Merges the full-text indexes' pending entries (nightly maintenance): which indexes, and the wall time in ms. */
+  optimize(): Promise<{ indexes: string[]; ms: number }>;
   readonly open: boolean;
   close(): Promise<void>;
 }

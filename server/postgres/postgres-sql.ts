@@ -122,7 +122,15 @@ function withStatement(error: unknown, text: string): unknown {
   return error;
 }
 
-export function postgresSql(target: pg.Pool | PGlite): Sql {
+/** The GIN indexes of this schema (the tsvector columns'), whose pending entries optimize() merges. */
+const GIN_INDEXES = `select c.relname from pg_class c join pg_am a on a.oid = c.relam
+  where a.amname = 'gin' and c.relnamespace = current_schema()::regnamespace order by c.relname`;
+/** Page checksum failures Postgres has counted in this database (null when checksums are off). */
+const CHECKSUMS = `select current_setting('data_checksums') = 'on', checksum_failures
+  from pg_stat_database where datname = current_database()`;
+
+/** `location`: where the data lives, safe to print (see url.ts). */
+export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sql {
   const client = 'connect' in target ? poolClient(target) : pgliteClient(target);
   // The transaction this async context runs in: its queries go to its connection, from any depth.
   const current = new AsyncLocalStorage<Query>();
@@ -186,6 +194,23 @@ export function postgresSql(target: pg.Pool | PGlite): Sql {
     // (vacuum, a read pruning a page): a cache keyed on it refreshes for nothing then, never
     // misses a commit. PGlite has it too. Read-only transactions do not move it.
     dataVersion: async () => Number(((await run("select pg_current_wal_insert_lsn() - '0/0'::pg_lsn", [], true)).rows[0] as unknown[])[0]),
+    location,
+    // Postgres checks what it reads as it reads it; what a doctor can ask is whether a page
+    // checksum failed, which it counts when the cluster was made with checksums (initdb -k).
+    check: async () => {
+      const [on, failures] = ((await run(CHECKSUMS, [], true)).rows[0] as [number, number | null] | undefined) ?? [0, null];
+      if (!on) return { method: 'data checksums are off (initdb --data-checksums): Postgres cannot tell a damaged page', problems: [] };
+      return { method: 'data checksums on, pg_stat_database.checksum_failures', problems: failures ? [`${failures} page checksum failure(s): see the server log`] : [] };
+    },
+    // A GIN index takes new rows into a pending list that every search reads through, merged
+    // when it grows past gin_pending_list_limit or at vacuum; merging it at night keeps
+    // searches on the index proper, as merging FTS5 segments does on SQLite.
+    optimize: async () => {
+      const started = performance.now();
+      const indexes = ((await run(GIN_INDEXES, [], true)).rows as [string][]).map(([name]) => name);
+      for (const name of indexes) await run('select gin_clean_pending_list(cast(? as regclass))', [name], true);
+      return { indexes, ms: Math.round((performance.now() - started) * 100) / 100 };
+    },
     get open() {
       return client.open;
     },
