@@ -8,10 +8,8 @@ import { listMemories } from '../server/core/memory-list.ts';
 import { addTurn, shortTermWindow } from '../server/core/turns.ts';
 import { getContext } from '../server/core/context.ts';
 import { onChange } from '../server/core/store.ts';
-import { testStore } from './helpers/store.ts';
+import { countRows, testStore, textIndexIds } from './helpers/store.ts';
 
-const ftsRows = (store: Awaited<ReturnType<typeof testStore>>['store'], table: string, word: string) =>
-  store.sqlite.prepare(`select rowid from ${table} where ${table} match ?`).all(`"${word}"`).map((r: any) => r.rowid);
 
 describe('remember and merge', () => {
   it('merges an exact duplicate after normalising case and punctuation', async () => {
@@ -32,8 +30,8 @@ describe('remember and merge', () => {
     await expect(remember(store, DEFAULT_SPACE, { content: '   ' })).rejects.toThrowError(/content: must not be empty/);
     await expect(remember(store, DEFAULT_SPACE, { content: 'x', importance: 3 })).rejects.toThrowError(/importance/);
     await expect(updateMemory(store, DEFAULT_SPACE, 99, { content: 'y' })).rejects.toThrowError(/memory 99 not found/);
-    expect(store.sqlite.prepare('select count(*) n from memories').get()).toEqual({ n: 0 });
-    expect(store.sqlite.prepare('select count(*) n from memory_events').get()).toEqual({ n: 0 });
+    expect(await countRows(store, 'memories')).toBe(0);
+    expect(await countRows(store, 'memory_events')).toBe(0);
   });
 
   it('publishes change events only after commit', async () => {
@@ -51,10 +49,10 @@ describe('update, confirm, correct', () => {
   it('keeps FTS in sync when content changes and archives/restores with a logged decision', async () => {
     const { store } = await testStore();
     const { memory } = await remember(store, DEFAULT_SPACE, { content: 'User drives a Volvo' });
-    expect(ftsRows(store, 'memories_fts', 'volvo')).toEqual([memory.id]);
+    expect(await textIndexIds(store, 'memories', 'volvo')).toEqual([memory.id]);
     await updateMemory(store, DEFAULT_SPACE, memory.id, { content: 'User drives a Saab' });
-    expect(ftsRows(store, 'memories_fts', 'volvo')).toEqual([]);
-    expect(ftsRows(store, 'memories_fts', 'saab')).toEqual([memory.id]);
+    expect(await textIndexIds(store, 'memories', 'volvo')).toEqual([]);
+    expect(await textIndexIds(store, 'memories', 'saab')).toEqual([memory.id]);
     expect((await listMemories(store, DEFAULT_SPACE, { q: 'saab' })).rows.map((m) => m.id)).toEqual([memory.id]);
     await updateMemory(store, DEFAULT_SPACE, memory.id, { status: 'archived' });
     expect(await getMemory(store, memory.id)).toMatchObject({ status: 'archived' });
@@ -94,17 +92,16 @@ describe('search paths', () => {
   it('keeps turn FTS in sync on insert and delete', async () => {
     const { store } = await testStore();
     const { turn } = await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'Flying to Lisbon next week' });
-    expect(ftsRows(store, 'turns_fts', 'lisbon')).toEqual([turn.id]);
+    expect(await textIndexIds(store, 'turns', 'lisbon')).toEqual([turn.id]);
     await forget(store, DEFAULT_SPACE, { text: 'lisbon' });
-    expect(ftsRows(store, 'turns_fts', 'lisbon')).toEqual([]);
+    expect(await textIndexIds(store, 'turns', 'lisbon')).toEqual([]);
   });
 });
 
 describe('forget', () => {
-  it('removes every trace: row, FTS entry, vector, links, junction rows, text-bearing log entries', async () => {
+  it('removes every trace: row, text index entry, links, junction rows, text-bearing log entries (the legacy vector table: core-sqlite-only)', async () => {
     // Links are made by hand below, so that every kind of row is there to be removed.
     const { store } = await testStore({ ner: { enabled: false } });
-    store.sqlite.exec('create virtual table vec_memories using vec0(embedding float[2])');
     const { turn } = await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'My email is alex@example.com' });
     const { memory } = await remember(store, DEFAULT_SPACE, { content: 'User email is alex@example.com', tags: ['pii'] });
     const other = (await remember(store, DEFAULT_SPACE, { content: 'User likes tea' })).memory;
@@ -113,16 +110,14 @@ describe('forget', () => {
     const entity = await store.db.insert(entities).values({ name: 'alex@example.com', nameKey: 'alex@example.com', type: 'email', mentionCount: 2, createdAt: 0, updatedAt: 0 }).returning().get();
     await store.db.insert(memoryEntities).values({ memoryId: memory.id, entityId: entity.id }).run();
     await store.db.insert(turnEntities).values({ turnId: turn.id, entityId: entity.id }).run();
-    store.sqlite.prepare('insert into vec_memories(rowid, embedding) values (?, ?)').run(BigInt(memory.id), new Float32Array([1, 0]));
 
     const result = await forget(store, DEFAULT_SPACE, { text: 'alex@example.com' });
     expect(result).toEqual({ memoryIds: [memory.id], turnIds: [turn.id] });
     expect(await getMemory(store, memory.id)).toBeUndefined();
     expect((await listMemories(store, DEFAULT_SPACE, { q: 'alex' })).total).toBe(0);
     expect((await listMemories(store, DEFAULT_SPACE, { q: 'alex', status: 'archived' })).total).toBe(0);
-    expect(ftsRows(store, 'memories_fts', 'alex')).toEqual([]);
-    expect(ftsRows(store, 'turns_fts', 'alex')).toEqual([]);
-    expect(store.sqlite.prepare('select count(*) n from vec_memories').get()).toEqual({ n: 0 });
+    expect(await textIndexIds(store, 'memories', 'alex')).toEqual([]);
+    expect(await textIndexIds(store, 'turns', 'alex')).toEqual([]);
     expect(await store.db.select().from(memorySources).all()).toEqual([]);
     expect(await store.db.select().from(memoryRelations).all()).toEqual([]);
     expect(await store.db.select().from(memoryEntities).all()).toEqual([]);
@@ -156,7 +151,7 @@ describe('turns and context', () => {
     expect(window).toHaveLength(100);
     expect(window[0]!.text).toBe('turn 5');
     expect(window.at(-1)!.text).toBe('turn 104');
-    expect(store.sqlite.prepare('select count(*) n from turns').get()).toEqual({ n: 105 });
+    expect(await countRows(store, 'turns')).toBe(105);
     expect((await getContext(store, DEFAULT_SPACE, { sessionId: 's1' })).shortTerm).toHaveLength(100);
   });
 
@@ -167,7 +162,7 @@ describe('turns and context', () => {
     expect((await shortTermWindow(store, DEFAULT_SPACE, 's1')).map((t) => t.text)).toEqual(['earlier', 'later']);
     await expect(addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'bot' as 'user', text: 'x' })).rejects.toThrowError(/role/);
     await expect(addTurn(store, DEFAULT_SPACE, { sessionId: '', role: 'user', text: 'x' })).rejects.toThrowError(/sessionId/);
-    expect(store.sqlite.prepare('select count(*) n from turns').get()).toEqual({ n: 2 });
+    expect(await countRows(store, 'turns')).toBe(2);
   });
 
   it('gives top memories by score, counts the retrieval as access, and can hide pii', async () => {

@@ -15,9 +15,11 @@ const pendingByStore = new WeakMap<Store, Pending>();
 const FIRST_RETRY_MS = 200;
 const MAX_RETRY_MS = 5_000;
 
-const FLUSH = `update memories set access_count = access_count + a.n, last_accessed_at = max(coalesce(last_accessed_at, 0), a.at), confidence = confidence_base
-  from (select value ->> '$[0]' as id, value ->> '$[1]' as n, value ->> '$[2]' as at from json_each(?)) a
-  where memories.id = a.id`;
+// One statement per distinct (count, time) of a batch, which is mostly one: reads noted on one
+// tick share the clock's time and count once each.
+const FLUSH = `update memories set access_count = access_count + ?,
+    last_accessed_at = case when last_accessed_at > ? then last_accessed_at else ? end, confidence = confidence_base
+  where id in (select value from sm_ids(?))`;
 
 /**
  * Schedules outside the caller's async context: a read noted inside a write would otherwise hand
@@ -68,7 +70,7 @@ async function flushLater(store: Store, pending: Pending) {
 }
 
 /**
- * Writes the queued accesses in one statement. `wait: false` gives up at once if another
+ * Writes the queued accesses in one transaction. `wait: false` gives up at once if another
  * connection holds the write lock (resolves false, the accesses stay queued); closeStore waits.
  * On any other error the batch is dropped and the error thrown.
  */
@@ -78,8 +80,17 @@ export async function flushAccess(store: Store, options: { wait: boolean } = { w
   // The batch leaves the queue before the write: accesses noted while it runs wait for the next.
   const batch = pending.counts;
   pending.counts = new Map();
-  const rows = JSON.stringify([...batch].map(([id, { n, at }]) => [id, n, at]));
-  const update = () => store.sql.run(FLUSH, [rows]);
+  const groups = new Map<string, { n: number; at: number; ids: number[] }>();
+  for (const [id, { n, at }] of batch) {
+    const key = `${n} ${at}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { n, at, ids: [] }));
+    group.ids.push(id);
+  }
+  const update = async () => {
+    for (const { n, at, ids } of groups.values()) await store.sql.run(FLUSH, [n, at, at, JSON.stringify(ids)]);
+    return true;
+  };
   const done = options.wait ? await write(store, update) : await writeIfFree(store, update);
   if (done !== undefined) return true;
   for (const [id, { n, at }] of batch) add(pending.counts, id, n, at);

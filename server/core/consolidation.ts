@@ -49,7 +49,7 @@ export async function isConsolidated(store: Store, space: Space, sessionId: stri
  * Runs on every new session: the partial index sessions_unconsolidated holds only these.
  */
 const PENDING_SESSIONS = `select id from sessions
-  where user_id = ? and consolidated_at is null and (? is null or id <> ?) and (? is null or last_seen_at < ?)
+  where user_id = ? and consolidated_at is null and (cast(? as text) is null or id <> ?) and (cast(? as bigint) is null or last_seen_at < ?)
   order by last_seen_at`;
 
 export async function pendingSessions(store: Store, space: Space, options: { exclude?: string; idleBefore?: number } = {}): Promise<string[]> {
@@ -66,16 +66,22 @@ export async function pendingSessionsOfAll(store: Store, idleBefore: number): Pr
   return store.sql.all<{ userId: string; sessionId: string }>(PENDING_SESSIONS_OF_ALL, [idleBefore]);
 }
 
-// The type is spelled out, not bound, so that the partial index jobs_consolidation_session serves it.
-const CONSOLIDATION_WAITING = `select 1 from jobs
+// The type is spelled out, not bound, so that the partial index jobs_consolidation_session serves
+// it; the payload is read as that index reads it on each backend (Postgres keeps it as text).
+const CONSOLIDATION_WAITING = {
+  sqlite: `select 1 from jobs
   where type = '${JobType.Consolidate}' and user_id = ? and status in ('pending', 'running') and payload ->> '$.sessionId' = ?
-  limit 1`;
+  limit 1`,
+  postgres: `select 1 from jobs
+  where type = '${JobType.Consolidate}' and user_id = ? and status in ('pending', 'running') and (payload::jsonb ->> 'sessionId') = ?
+  limit 1`,
+} as const;
 
 /** Queues consolidation for each of the user's sessions unless a job for it is already waiting. Inside a write. */
 export async function queueConsolidation(store: Store, space: Space, sessionIds: string[]): Promise<number> {
   let queued = 0;
   for (const sessionId of sessionIds) {
-    if ((await store.sql.pluck(CONSOLIDATION_WAITING, [space.userId, sessionId])) !== undefined) continue;
+    if ((await store.sql.pluck(CONSOLIDATION_WAITING[store.sql.dialect], [space.userId, sessionId])) !== undefined) continue;
     await enqueueJob(store, JobType.Consolidate, { sessionId, userId: space.userId });
     queued++;
   }

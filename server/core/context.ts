@@ -307,7 +307,7 @@ async function factsFromTurns(store: Store, turnIds: number[]): Promise<{ memory
   if (turnIds.length === 0) return [];
   return store.sql.all<{ memoryId: number; turnId: number }>(
     `select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s join memories m on m.id = s.memory_id
-     where s.turn_id in (select value from json_each(?)) and m.status = 'active' and m.kind = 'fact'`,
+     where s.turn_id in (select value from sm_ids(?)) and m.status = 'active' and m.kind = 'fact'`,
     [JSON.stringify(turnIds)],
   );
 }
@@ -318,7 +318,7 @@ async function sourcesOf(store: Store, memoryIds: number[]): Promise<Map<number,
   if (memoryIds.length === 0) return out;
   const rows = await store.sql.all<{ memoryId: number; turnId: number; at: number }>(
     `select s.memory_id as memoryId, s.turn_id as turnId, t.at as at from memory_sources s join turns t on t.id = s.turn_id
-     where s.memory_id in (select value from json_each(?)) order by t.at, t.id`,
+     where s.memory_id in (select value from sm_ids(?)) order by t.at, t.id`,
     [JSON.stringify(memoryIds)],
   );
   for (const row of rows) {
@@ -334,7 +334,7 @@ async function supersededOn(store: Store, memoryIds: number[]): Promise<Map<numb
   if (memoryIds.length === 0) return new Map();
   const rows = await store.sql.all<{ id: number; at: number }>(
     `select r.to_id as id, min(n.event_at) as at from memory_relations r join memories n on n.id = r.from_id
-     where r.kind = 'supersedes' and r.to_id in (select value from json_each(?)) group by r.to_id`,
+     where r.kind = 'supersedes' and r.to_id in (select value from sm_ids(?)) group by r.to_id`,
     [JSON.stringify(memoryIds)],
   );
   return new Map(rows.map((r) => [r.id, r.at]));

@@ -36,8 +36,9 @@ export const entityById = async (store: Store, space: Space, id: number): Promis
 /**
  * An entity of `type` (any type when null) with an alias whose key is `key`. A LIKE on the JSON
  * text narrows the scan cheaply (no JSON parsing); the exact key check runs on the rows it lets
- * through. Keys are letters, digits and spaces, so the pattern holds no LIKE wildcard. SQLite's
- * LIKE folds ASCII case only, so a non-ASCII word is compared on sm_normalize'd text instead.
+ * through. Keys are letters, digits and spaces, so the pattern holds no LIKE wildcard. An ASCII
+ * word is compared on lower() (Postgres's LIKE folds no case, and lower() is ASCII-only in SQLite), a
+ * non-ASCII one on sm_normalize'd text instead.
  */
 export async function byAlias(store: Store, space: Space, key: string, type: string | null): Promise<EntityRow | undefined> {
   const longest = key.split(' ').sort((a, b) => b.length - a.length)[0];
@@ -49,8 +50,8 @@ export async function byAlias(store: Store, space: Space, key: string, type: str
       .where(
         and(
           eq(entities.userId, sql.placeholder('userId')),
-          sql`(${sql.placeholder('type')} is null or ${entities.type} = ${sql.placeholder('type')})`,
-          sql`(case when ${sql.placeholder('ascii')} then ${entities.aliases} like ${sql.placeholder('pattern')} else sm_normalize(${entities.aliases}) like ${sql.placeholder('pattern')} end)`,
+          sql`(cast(${sql.placeholder('type')} as text) is null or ${entities.type} = ${sql.placeholder('type')})`,
+          sql`(case when ${sql.placeholder('ascii')} = 1 then lower(${entities.aliases}) like ${sql.placeholder('pattern')} else sm_normalize(${entities.aliases}) like ${sql.placeholder('pattern')} end)`,
         ),
       )
       .orderBy(sql`${entities.mentionCount} desc`, entities.id)
@@ -197,7 +198,7 @@ export async function linkEntities(store: Store, space: Space, owner: Owner, men
 export async function dropUnlinkedEntities(store: Store, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
   const dropped = await store.sql.all<{ id: number; userId: string }>(
-    `delete from entities where id in (select value from json_each(?))
+    `delete from entities where id in (select value from sm_ids(?))
        and not exists (select 1 from turn_entities where entity_id = entities.id)
        and not exists (select 1 from memory_entities where entity_id = entities.id)
      returning id, user_id as userId`,

@@ -25,11 +25,12 @@ async function deleteVectors(store: Store, table: VectorTable, ids: number[]) {
   if (ids.length === 0) return;
   const name = VECTOR_TABLES[table];
   const list = JSON.stringify(ids);
-  const users = await store.sql.all<{ userId: string }>(`select distinct user_id as userId from ${name} where id in (select value from json_each(?))`, [list]);
-  await store.sql.run(`delete from ${name} where id in (select value from json_each(?))`, [list]);
+  const users = await store.sql.all<{ userId: string }>(`select distinct user_id as userId from ${name} where id in (select value from sm_ids(?))`, [list]);
+  await store.sql.run(`delete from ${name} where id in (select value from sm_ids(?))`, [list]);
   dropFromIndexes(store, table, users.map((row) => row.userId), ids);
+  // vec0 tables were SQLite's only (sqlite-vec): a Postgres store never had them.
   const legacy = LEGACY_VECTOR_TABLES[table];
-  if (!(await store.sql.get('select 1 from sqlite_master where name = ?', [legacy]))) return;
+  if (store.sql.dialect !== 'sqlite' || !(await store.sql.get('select 1 from sqlite_master where name = ?', [legacy]))) return;
   const remove = `delete from ${legacy} where rowid = ?`;
   for (const id of ids) await store.sql.run(remove, [BigInt(id)]);
 }

@@ -49,7 +49,8 @@ const memoryRows = rowCodec(memories);
 
 // Raw statements of the write path, their text built once (the port caches statements by text).
 const MEMORY_BY_ID = `select ${memoryRows.columns} from memories where id = ?`;
-const EXACT_DUPLICATE = `select ${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and m.content_key = ? and +m.kind = ? and +m.status = 'active'`;
+// `|| ''` keeps kind and status from being index candidates: the (user, content_key) index is the one to use.
+const EXACT_DUPLICATE = `select ${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and m.content_key = ? and m.kind || '' = ? and m.status || '' = 'active'`;
 const SLOT_FACTS = `select ${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and m.subject = ? and m.slot = ? and m.status = 'active'`;
 const LINK_SOURCE = 'insert into memory_sources (memory_id, turn_id, reason, rule, at) values (?, ?, ?, ?, ?) on conflict do nothing';
 const INSERT_MEMORY = `insert into memories (user_id, agent_id, kind, layer, content, content_key, subject, slot, value, polarity, session_id, importance, tags, decay_rate, score, created_at, event_at, last_seen_at)

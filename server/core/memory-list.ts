@@ -57,7 +57,7 @@ export async function listMemories(store: Store, space: Space, input: ListMemori
     filter.layer ? eq(memories.layer, filter.layer) : undefined,
     filter.kind ? eq(memories.kind, filter.kind) : undefined,
     filter.superseded == null ? undefined : filter.superseded ? isSuperseded : not(isSuperseded),
-    filter.tag ? sql`exists (select 1 from json_each(${memories.tags}) where value = ${filter.tag})` : undefined,
+    filter.tag ? sql`exists (select 1 from sm_texts(${memories.tags}) where value = ${filter.tag})` : undefined,
     filter.q?.trim() ? memoryIdsMatching(store, space, filter.q) : undefined,
   );
   const order = {
@@ -88,7 +88,7 @@ export async function topMemories(store: Store, space: Space, layer: (typeof MEM
           eq(memories.userId, sql.placeholder('userId')),
           eq(memories.status, 'active'),
           eq(memories.layer, sql.placeholder('layer')),
-          sql`(${sql.placeholder('agentId')} is null or ${memories.agentId} is null or ${memories.agentId} = ${sql.placeholder('agentId')})`,
+          sql`(cast(${sql.placeholder('agentId')} as text) is null or ${memories.agentId} is null or ${memories.agentId} = ${sql.placeholder('agentId')})`,
         ),
       )
       .orderBy(desc(memories.score), desc(memories.id))

@@ -42,13 +42,17 @@ export const sessionKey = (userId: string, id: string) => JSON.stringify([userId
 
 const SESSIONS_BY_KEYS = `select s.user_id as userId, s.id as id, s.first_seen_at as firstSeenAt, s.last_seen_at as lastSeenAt, s.consolidated_at as consolidatedAt,
     (select count(*) from turns t where t.user_id = s.user_id and t.session_id = s.id) as turnCount
-  from json_each(?) k join sessions s on s.user_id = k.value ->> '$[0]' and s.id = k.value ->> '$[1]'`;
+  from sessions s where s.user_id in (select value from sm_texts(?)) and s.id in (select value from sm_texts(?))`;
 
 /** Sessions by sessionKey (a user's session ids are the app's own, so they repeat across users). */
 export async function sessionsByKeys(store: Store, keys: readonly string[]): Promise<Map<string, SessionRow>> {
   const pairs = keys.map((key) => JSON.parse(key) as [string, string]);
-  const rows = await store.sql.all<SessionRow>(SESSIONS_BY_KEYS, [JSON.stringify(pairs)]);
-  return new Map(rows.map((row) => [sessionKey(row.userId, row.id), row]));
+  // Every user's sessions of every id asked for (a batch is mostly one user's), then the pairs asked for.
+  const users = JSON.stringify([...new Set(pairs.map(([userId]) => userId))]);
+  const ids = JSON.stringify([...new Set(pairs.map(([, id]) => id))]);
+  const rows = await store.sql.all<SessionRow>(SESSIONS_BY_KEYS, [users, ids]);
+  const wanted = new Set(keys);
+  return new Map(rows.map((row) => [sessionKey(row.userId, row.id), row] as const).filter(([key]) => wanted.has(key)));
 }
 
 /** A user's sessions, most recently active first. */

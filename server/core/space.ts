@@ -48,7 +48,7 @@ export function visibleIn(space: Space, row: { userId: string; agentId?: string 
  */
 export function spaceClause(space: Space, alias: string): { sql: string; params: SqlParam[] } {
   return {
-    sql: `${alias}.user_id = ? and (? is null or ${alias}.agent_id is null or ${alias}.agent_id = ?)`,
+    sql: `${alias}.user_id = ? and (cast(? as text) is null or ${alias}.agent_id is null or ${alias}.agent_id = ?)`,
     params: [space.userId, space.agentId, space.agentId],
   };
 }

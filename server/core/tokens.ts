@@ -40,11 +40,11 @@ const COLUMNS = `id, prefix, user_id as userId, agent_id as agentId, read_only a
 const decode = (row: TokenRow) => ({ ...row, readOnly: Boolean(row.readOnly) });
 
 const INSERT_TOKEN = `insert into access_tokens (token_hash, prefix, user_id, agent_id, read_only, label, created_at) values (?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`;
-const LIST_TOKENS = `select ${COLUMNS} from access_tokens where (? is null or user_id = ?) and (? = 1 or revoked_at is null) order by id`;
+const LIST_TOKENS = `select ${COLUMNS} from access_tokens where (cast(? as text) is null or user_id = ?) and (cast(? as integer) = 1 or revoked_at is null) order by id`;
 const REVOKE_TOKEN = `update access_tokens set revoked_at = coalesce(revoked_at, ?) where id = ? returning ${COLUMNS}`;
 const TOKEN_BY_HASH = `select ${COLUMNS} from access_tokens where token_hash = ?`;
 const NOTE_USE = 'update access_tokens set last_used_at = ? where id = ?';
-const LIVE_TOKENS = 'select id from access_tokens where id in (select value from json_each(?)) and revoked_at is null';
+const LIVE_TOKENS = 'select id from access_tokens where id in (select value from sm_ids(?)) and revoked_at is null';
 
 /** Creates a token; the returned `token` is the only time its secret is ever available. */
 export async function createToken(store: Store, input: CreateTokenInput): Promise<{ token: string; row: TokenRow }> {

@@ -44,7 +44,7 @@ export async function datesOfTurns(store: Store, ids: number[]): Promise<Map<num
   const out = new Map<number, DateRange[]>();
   if (ids.length === 0) return out;
   const rows = await store.sql.all<DateRange & { turnId: number }>(
-    'select turn_id as turnId, date_from as "from", date_to as "to", grain from turn_dates where turn_id in (select value from json_each(?))',
+    'select turn_id as turnId, date_from as "from", date_to as "to", grain from turn_dates where turn_id in (select value from sm_ids(?))',
     [JSON.stringify(ids)],
   );
   for (const { turnId, ...range } of rows) {

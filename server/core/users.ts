@@ -60,7 +60,16 @@ export async function getUser(store: Store, userId: string): Promise<UserRow | u
 
 export type ForgetUserResult = { userId: string; turns: number; sessions: number; memories: number; entities: number; events: number; jobs: number; tokens: number; vectors: number; vacuumed: boolean };
 
-const TABLE_EXISTS = 'select 1 from sqlite_master where name = ?';
+const TABLE_EXISTS = {
+  sqlite: 'select 1 from sqlite_master where name = ?',
+  postgres: 'select 1 from pg_tables where tablename = ? and schemaname = current_schema()',
+} as const;
+
+/** Jobs of the user, by their row or by their payload (which names users it works on). */
+const DELETE_JOBS = {
+  sqlite: "delete from jobs where user_id = ? or payload ->> '$.userId' = ?",
+  postgres: "delete from jobs where user_id = ? or payload::jsonb ->> 'userId' = ?",
+} as const;
 
 /** Plain tables, and vec0 tables of an earlier release not moved yet (moved when vectors go on). */
 const VECTOR_TABLE_NAMES = [...Object.values(VECTOR_TABLES), ...Object.values(LEGACY_VECTOR_TABLES)];
@@ -77,7 +86,7 @@ export async function forgetUser(store: Store, input: { userId: string; vacuum?:
     const run = async (sql: string, params: string[] = [userId]) => (await store.sql.run(sql, params)).changes;
     let vectors = 0;
     for (const table of VECTOR_TABLE_NAMES) {
-      if (!(await store.sql.get(TABLE_EXISTS, [table]))) continue;
+      if (!(await store.sql.get(TABLE_EXISTS[store.sql.dialect], [table]))) continue;
       vectors += await run(`delete from ${table} where user_id = ?`);
     }
     // Junction rows go with their owners (foreign keys cascade); links and relations likewise.
@@ -86,7 +95,7 @@ export async function forgetUser(store: Store, input: { userId: string; vacuum?:
     const sessions = await run('delete from sessions where user_id = ?');
     const entities = await run('delete from entities where user_id = ?');
     const events = await run('delete from memory_events where user_id = ?');
-    const jobs = await run("delete from jobs where user_id = ? or payload ->> '$.userId' = ?", [userId, userId]);
+    const jobs = await run(DELETE_JOBS[store.sql.dialect], [userId, userId]);
     const tokens = await run('delete from access_tokens where user_id = ?');
     await run('delete from users where id = ?');
     publish(store, { type: 'user', action: 'forgotten', userId, at: store.clock.now() });

@@ -5,7 +5,8 @@
 //
 //  - `sm_ids(?)`: the integers of a JSON array, as rows of one column `value`
 //    (`id in (select value from sm_ids(?))` instead of SQLite's json_each);
-//  - `sm_texts(?)`: the strings of a JSON array, the same way.
+//  - `sm_texts(?)`: the strings of a JSON array, the same way;
+//  - `sm_normalize(text)`: normalizeText's duplicate key (lower case, words joined by one space).
 // Both are plain SQL functions, which the planner inlines into the calling statement.
 
 type Query = (text: string) => Promise<unknown[][]>;
@@ -13,11 +14,20 @@ type Query = (text: string) => Promise<unknown[][]>;
 /** Each function by name: its full definition, and the body Postgres keeps for it (to see whether it is current). */
 const FUNCTIONS = {
   sm_ids: {
-    body: ' select e::bigint from jsonb_array_elements_text(list::jsonb) e ',
+    body: () => ' select e::bigint from jsonb_array_elements_text(list::jsonb) e ',
     create: (body: string) => `create or replace function sm_ids(list text) returns table (value bigint) language sql immutable parallel safe as $$${body}$$`,
   },
+  // normalizeText (server/core/text.ts) in SQL: NFKC, lower case, apostrophes out, every run of
+  // what is not a letter or digit one space. Under ICU's root collation where the server has ICU:
+  // it knows the case and the classes of every letter (a server made with --no-locale knows
+  // ASCII's only, and so does this function on a server without ICU).
+  sm_normalize: {
+    body: (icu: boolean) =>
+      ` select btrim(regexp_replace(translate(lower(normalize(coalesce(t, ''), nfkc)${icu ? ' collate "und-x-icu"' : ''}), '''’', ''), '[^[:alnum:]]+', ' ', 'g')) `,
+    create: (body: string) => `create or replace function sm_normalize(t text) returns text language sql immutable parallel safe as $$${body}$$`,
+  },
   sm_texts: {
-    body: ' select e from jsonb_array_elements_text(list::jsonb) e ',
+    body: () => ' select e from jsonb_array_elements_text(list::jsonb) e ',
     create: (body: string) => `create or replace function sm_texts(list text) returns table (value text) language sql immutable parallel safe as $$${body}$$`,
   },
 } as const;
@@ -25,9 +35,14 @@ const FUNCTIONS = {
 /** Creates the functions that are missing or differ; a database that has them all is not written to. */
 export async function ensureSqlFunctions(query: Query): Promise<void> {
   const names = Object.keys(FUNCTIONS);
-  const rows = await query(`select proname, prosrc from pg_proc where proname in (${names.map((name) => `'${name}'`).join(', ')})`);
+  const rows = await query(
+    `select proname, prosrc from pg_proc where proname in (${names.map((name) => `'${name}'`).join(', ')})
+     union all select 'icu', collname from pg_collation where collname = 'und-x-icu'`,
+  );
   const present = new Map(rows.map(([name, body]) => [name as string, body as string]));
+  const icu = present.has('icu');
   for (const [name, { body, create }] of Object.entries(FUNCTIONS)) {
-    if (present.get(name) !== body) await query(create(body));
+    const text = body(icu);
+    if (present.get(name) !== text) await query(create(text));
   }
 }

@@ -67,3 +67,23 @@ export async function testStore(config: Record<string, unknown> = {}, path = ':m
     setNow: (at: number) => (now = at),
   };
 }
+
+/** How many rows `table` holds, on any backend. */
+export async function countRows(store: Store, table: string, where = '', params: (string | number | null)[] = []): Promise<number> {
+  return Number(await store.sql.pluck(`select count(*) as n from ${table}${where ? ` where ${where}` : ''}`, params));
+}
+
+/**
+ * The ids the full-text index of `table` finds for one word: FTS5's external-content index on
+ * SQLite (its rowids), the generated tsvector column on Postgres. Both stem in English, so a
+ * test asks for the word as written.
+ */
+export async function textIndexIds(store: Store, table: 'memories' | 'turns', word: string): Promise<number[]> {
+  const column = table === 'memories' ? 'content_search' : 'text_search';
+  const text =
+    store.sql.dialect === 'sqlite'
+      ? `select rowid as id from ${table}_fts where ${table}_fts match ? order by rowid`
+      : `select id from ${table} where ${column} @@ plainto_tsquery('english', ?) order by id`;
+  const rows = await store.sql.all<{ id: number }>(text, [store.sql.dialect === 'sqlite' ? `"${word.replaceAll('"', '""')}"` : word]);
+  return rows.map((row) => Number(row.id));
+}

@@ -27,19 +27,30 @@ export async function readExtractionStats(store: Store): Promise<Record<Extracti
 
 const COUNTERS = ['runs', 'failures', 'facts', 'totalMs', 'promptTokens', 'completionTokens'] as const;
 
-/** Per path: its counters (COUNTERS order, then lastError) are bound twice, for a new row and for the update. */
+/**
+ * Per path: its counters (COUNTERS order, then lastError) are bound twice, for a new row and for
+ * the update. SQLite's JSON functions and Postgres's jsonb ones side by side (meta.value is text on both).
+ */
 const RECORD = Object.fromEntries(
   EXTRACTION_PATHS.map((path) => {
     const fresh = COUNTERS.map((c) => `'${c}', ?`).join(', ');
     const grown = COUNTERS.map((c) => `'$.${path}.${c}', coalesce(json_extract(value, '$.${path}.${c}'), 0) + ?`).join(', ');
+    const freshPg = COUNTERS.map((c) => `'${c}', cast(? as float8)`).join(', ');
+    const grownPg = COUNTERS.map((c) => `'${c}', coalesce((meta.value::jsonb #>> '{${path},${c}}')::float8, 0) + cast(? as float8)`).join(', ');
     return [
       path,
-      `insert into meta (key, value) values (?, json_object('${path}', json_object(${fresh}, 'lastError', ?)))
+      {
+        sqlite: `insert into meta (key, value) values (?, json_object('${path}', json_object(${fresh}, 'lastError', ?)))
        on conflict (key) do update set value = json_set(value, ${grown},
          '$.${path}.lastError', coalesce(?, json_extract(value, '$.${path}.lastError')))`,
+        postgres: `insert into meta (key, value) values (?, jsonb_build_object('${path}', jsonb_build_object(${freshPg}, 'lastError', cast(? as text)))::text)
+       on conflict (key) do update set value = (meta.value::jsonb || jsonb_build_object('${path}',
+         coalesce(meta.value::jsonb -> '${path}', '{}'::jsonb) || jsonb_build_object(${grownPg},
+           'lastError', coalesce(to_jsonb(cast(? as text)), meta.value::jsonb #> '{${path},lastError}', 'null'::jsonb))))::text`,
+      },
     ];
   }),
-) as Record<ExtractionPath, string>;
+) as Record<ExtractionPath, { sqlite: string; postgres: string }>;
 
 /**
  * Adds one sample in a single statement: the counters grow inside the database, so the hot path
@@ -52,5 +63,5 @@ export async function recordExtraction(
 ) {
   const counters = [1, sample.ok ? 0 : 1, sample.facts, sample.ms, sample.promptTokens ?? 0, sample.completionTokens ?? 0];
   const lastError = sample.error ?? null;
-  await store.sql.run(RECORD[path], [KEY, ...counters, lastError, ...counters, lastError]);
+  await store.sql.run(RECORD[path][store.sql.dialect], [KEY, ...counters, lastError, ...counters, lastError]);
 }
