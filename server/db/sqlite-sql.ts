@@ -101,6 +101,14 @@ export function sqliteSql(sqlite: Database.Database): Sql {
       }),
     // A prepared pragma: addTurn asks on every turn, and pragma() prepares it anew each time.
     dataVersion: () => inTurn(() => statement(firsts, 'pragma data_version', 'pluck').get() as number),
+    location: sqlite.name,
+    check: () =>
+      inTurn(() => {
+        const rows = sqlite.pragma('quick_check') as { quick_check: string }[];
+        return { method: 'PRAGMA quick_check', problems: rows.map((row) => row.quick_check).filter((row) => row !== 'ok') };
+      }),
+    // Queued like a transaction: the merge writes, and must not land inside an open one.
+    optimize: () => serially(async () => optimizeSearchIndexes(sqlite)),
     get open() {
       return sqlite.open;
     },

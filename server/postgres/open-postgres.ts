@@ -3,7 +3,6 @@
 // SQLite file: the extensions there are, the migrations (drizzle/pg-migrations), the triggers
 // the migrations cannot express, and the layered config.
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { systemClock, type Clock } from '../core/clock.ts';
@@ -13,6 +12,7 @@ import { configFilePath, outerConfigLayers, rememberConfigSources, resolveStoreC
 import { logger } from '../logger.ts';
 import { ensureRowNumbering } from './id-triggers.ts';
 import { postgresSql } from './postgres-sql.ts';
+import { parsePostgresUrl } from './url.ts';
 import { ensureSqlFunctions } from './sql-functions.ts';
 
 // Two levels up from here and from the CLI bundle (dist/cli/) alike: the project root.
@@ -28,26 +28,6 @@ export type PostgresOpenOptions = {
   /** A PGlite made by the caller (a test's copy of a migrated template) instead of one from `url`. */
   pglite?: import('@electric-sql/pglite').PGlite;
 };
-
-type Target = { kind: 'pglite'; dir: string | null } | { kind: 'server'; url: string; where: string };
-
-function parseUrl(url: string): Target {
-  if (url.startsWith('pglite:')) {
-    const path = url.slice('pglite:'.length).replace(/^\/\/(?=\/|$)/, '');
-    return { kind: 'pglite', dir: path === '' ? null : resolve(path) };
-  }
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error('a Postgres store needs a postgres:// URL, pglite: (in memory) or pglite:<directory>');
-  // What an error may say about the server: never the password the URL may hold (nor may the
-  // URL parser's own error, which carries its input).
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error('the Postgres URL is not valid (expected postgres://user:password@host:port/database)');
-  }
-  const database = decodeURIComponent(parsed.pathname.slice(1)) || decodeURIComponent(parsed.username) || '(default)';
-  return { kind: 'server', url, where: `host ${parsed.hostname || 'localhost'}, port ${parsed.port || '5432'}, database "${database}"` };
-}
 
 /** Runs the migrations with drizzle's migrator for the driver (the schema "drizzle" keeps its journal). */
 async function migrate(target: pg.Pool | import('@electric-sql/pglite').PGlite) {
@@ -105,7 +85,7 @@ async function ensureVector(query: (text: string) => Promise<unknown[][]>): Prom
 }
 
 export async function openPostgresStore(options: PostgresOpenOptions): Promise<Store> {
-  const target = parseUrl(options.url);
+  const target = parsePostgresUrl(options.url);
   const env = options.env ?? process.env;
   // Config beside the data directory, where a SQLite file keeps it; a server has none.
   // A PGlite folder has its config.json beside it, like a SQLite file.
@@ -116,7 +96,7 @@ export async function openPostgresStore(options: PostgresOpenOptions): Promise<S
   if (options.pglite) client = options.pglite;
   else if (target.kind === 'pglite') client = await openPglite(target.dir);
   else ({ pool: client, setupLock } = await connectServer(target.url, target.where));
-  const sql = postgresSql(client);
+  const sql = postgresSql(client, target.where);
   try {
     const query = (text: string) => sql.values(text);
     const vec = await ensureVector(query);
