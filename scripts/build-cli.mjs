@@ -7,8 +7,8 @@ import { build } from 'esbuild';
 import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 
 // render-graphiql is GraphiQL whole (9 MB): loaded from node_modules on the first GraphiQL page,
-// not parsed by every command.
-const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'pino-pretty', 'esbuild', 'tsx', 'bufferutil', 'utf-8-validate', '@graphql-yoga/render-graphiql'];
+// not parsed by every command. PGlite finds its WebAssembly and data files beside its own module.
+const EXTERNAL = ['better-sqlite3', 'sqlite-vec', 'pino-pretty', 'esbuild', 'tsx', 'bufferutil', 'utf-8-validate', '@graphql-yoga/render-graphiql', '@electric-sql/pglite', '@electric-sql/pglite-pgvector'];
 // zod's `z` namespace re-exports every locale (40-odd message tables, 260 KB of the 470 KB zod
 // bundles to), and a namespace cannot be tree-shaken: every command that validates input would
 // compile them all. Nothing here sets a locale, so the bundle gets English only (zod's default).

@@ -1,9 +1,9 @@
-// `npm start`: the server on the embedded database (SM_DB, else symbiosis.db in the user's data
-// folder, as for the CLI). Host and port come from config (server.host / server.port), overridden
-// by SM_HOST / SM_PORT; SM_API_TOKEN.
-import { resolveDbPath } from './db/paths.ts';
+// `npm start`: the server on the database the CLI would use: SM_DATABASE_URL (Postgres), else the
+// SQLite file (SM_DB, else symbiosis.db in the user's data folder). Host and port come from config
+// (server.host / server.port), overridden by SM_HOST / SM_PORT; SM_API_TOKEN.
 import { logger } from './logger.ts';
 import { serve } from './http/serve.ts';
+import { chooseStore } from './postgres/configured-store.ts';
 
 function portFromEnv(raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined;
@@ -14,7 +14,7 @@ function portFromEnv(raw: string | undefined): number | undefined {
 
 try {
   await serve({
-    dbPath: resolveDbPath(),
+    database: chooseStore(),
     host: process.env.SM_HOST || undefined,
     port: portFromEnv(process.env.SM_PORT),
     token: process.env.SM_API_TOKEN,

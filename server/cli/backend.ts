@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import type { Sdk } from '../../client/src/generated/sdk.ts';
 import type { Runtime } from '../services/runtime.ts';
-import { clockFromEnv, dbPath, spaceOption, type GlobalOptions } from './runtime.ts';
+import { clockFromEnv, spaceOption, type GlobalOptions } from './runtime.ts';
 
 export type Backend = {
   sdk: Sdk;
@@ -50,12 +50,13 @@ function embeddedSdk(direct: object, schemaSdk: () => Promise<Sdk>): Sdk {
 
 async function embedded(options: GlobalOptions): Promise<Backend> {
   const space = spaceOption(options);
-  const { closeStore, openStore } = await import('../db/open.ts');
-  const path = await dbPath(options);
+  const [{ closeStore }, { chooseStore, openConfiguredStore }] = await Promise.all([import('../db/open.ts'), import('../postgres/configured-store.ts')]);
+  // --db (a SQLite file), else SM_DATABASE_URL (Postgres), else SM_DB or the default file.
+  const choice = chooseStore({ db: options.db });
   // A file nobody named is said once, when it is made: memories then never scatter unseen.
-  const announce = !options.db && !process.env.SM_DB && !existsSync(path);
-  const store = await openStore({ path, clock: clockFromEnv() });
-  if (announce) process.stderr.write(`sm: created a new database at ${path} (--db or SM_DB picks another)\n`);
+  const announce = choice.backend === 'sqlite' && !choice.named && !existsSync(choice.path);
+  const store = await openConfiguredStore(choice, { clock: clockFromEnv() });
+  if (announce) process.stderr.write(`sm: created a new database at ${choice.path} (--db or SM_DB picks another)\n`);
   try {
     const [{ createRuntime }, { onChange }, { directReads }] = await Promise.all([
       import('../services/runtime.ts'),

@@ -16,9 +16,9 @@ import type { GlobalOptions } from './runtime.ts';
 
 export function buildProgram(): Command {
   const program = new Command('sm')
-    .description('Symbiosis Memory: long-term memory for LLM assistants, over one SQLite file')
+    .description('Symbiosis Memory: long-term memory for LLM assistants, over one SQLite file (or Postgres: SM_DATABASE_URL)')
     .version(VERSION, '-V, --version', 'print the version')
-    .option('--db <path>', 'database file (env SM_DB; default symbiosis.db in the user data folder, e.g. ~/.local/share/symbiosis-memory/)')
+    .option('--db <path>', 'SQLite database file (env SM_DB; default symbiosis.db in the user data folder, e.g. ~/.local/share/symbiosis-memory/); wins over SM_DATABASE_URL')
     .option('--url <url>', 'talk to a running server instead, e.g. http://127.0.0.1:8787/graphql (env SM_URL)')
     .option('--token <token>', 'API token for --url (env SM_API_TOKEN)')
     .option('--user <id>', 'whose memory: a user id (env SM_USER; default: the token\'s user, else "default")')
@@ -37,10 +37,12 @@ Examples:
   SM_NOW=2026-01-11T00:00:00Z sm explain --id 1
   sm --url http://127.0.0.1:8787/graphql stats
 
-Environment: SM_DB (database path), SM_URL / SM_API_TOKEN (remote server), SM_USER /
-SM_AGENT (memory space), SM_NOW (pin the
-clock: ISO-8601 or epoch ms), SM_CONFIG__SECTION__KEY=value (config override, e.g.
-SM_CONFIG__GC__MODE=delete). Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input.`,
+Environment: SM_DB (SQLite file), SM_DATABASE_URL (Postgres instead: postgres://user:pw@host:port/db,
+pglite: or pglite:<dir>; --db wins over it, SM_DB and SM_DATABASE_URL together are refused),
+SM_URL / SM_API_TOKEN (remote server), SM_USER / SM_AGENT
+(memory space), SM_NOW (pin the clock: ISO-8601 or epoch ms), SM_CONFIG__SECTION__KEY=value
+(config override, e.g. SM_CONFIG__GC__MODE=delete). Exit codes: 0 ok, 1 runtime error, 2 bad
+usage or bad input.`,
     );
   const globals = () => program.opts<GlobalOptions>();
   registerTurnCommands(program, globals);

@@ -25,9 +25,3 @@ export function clockFromEnv(env: NodeJS.ProcessEnv = process.env): Clock {
   if (at < 0) throw badInput(`SM_NOW: ${JSON.stringify(raw)} is before 1970`);
   return fixedClock(at);
 }
-
-/** The database file: --db, else SM_DB, else the default in the user's data folder (loaded only by commands that open one). */
-export async function dbPath(options: GlobalOptions): Promise<string> {
-  const { resolveDbPath } = await import('../db/paths.ts');
-  return resolveDbPath(options.db);
-}

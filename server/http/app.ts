@@ -98,7 +98,7 @@ export function buildApp(options: AppOptions): App {
             worker = startWorker(store, jobHandlers(running), { concurrency: store.config.worker.concurrency });
             if (options.scheduler !== false) scheduler = startScheduler(maintenanceSchedule(running, nerEnricher));
           }
-          log.info({ url, database: store.sqlite.name, auth: token ? 'token' : 'loopback' }, 'listening');
+          log.info({ url, database: store.sql.location, auth: token ? 'token' : 'loopback' }, 'listening');
           resolve({ url, port: bound });
         });
       });

@@ -3,13 +3,15 @@ import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { Clock } from '../core/clock.ts';
 import { VERSION } from '../core/version.ts';
-import { closeStore, openStore } from '../db/open.ts';
+import { closeStore } from '../db/open.ts';
+import { describeStore, openConfiguredStore, type StoreChoice } from '../postgres/configured-store.ts';
 import { logger } from '../logger.ts';
 import { buildApp } from './app.ts';
 import { formatBanner } from './banner.ts';
 
 export type ServeOptions = {
-  dbPath: string;
+  /** The SQLite file or the Postgres database (chooseStore: --db, SM_DATABASE_URL, SM_DB). */
+  database: StoreChoice;
   clock?: Clock;
   /** Defaults: config server.host / server.port. */
   host?: string;
@@ -36,9 +38,10 @@ const SHUTDOWN_DEADLINE_MS = 5_000;
 /** Listens, then on SIGINT/SIGTERM stops accepting, lets in-flight writes finish and closes the db. */
 export async function serve(options: ServeOptions): Promise<{ url: string }> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  // Long-running: WAL checkpoints (and their fsyncs) go to a thread, out of addTurn's commits.
-  const created = !existsSync(options.dbPath);
-  const store = await openStore({ path: options.dbPath, clock: options.clock, backgroundCheckpoints: true });
+  const { database } = options;
+  const created = database.backend === 'sqlite' && !existsSync(database.path);
+  // Long-running: WAL checkpoints (and their fsyncs) go to a thread, out of addTurn's commits (SQLite).
+  const store = await openConfiguredStore(database, { clock: options.clock, backgroundCheckpoints: true });
   let app;
   let url: string;
   try {
@@ -53,7 +56,7 @@ export async function serve(options: ServeOptions): Promise<{ url: string }> {
     ({ url } = await app.start());
     // A person at a terminal gets the facts of this start at a glance; a supervisor reads the logs.
     if (process.stdout.isTTY) {
-      process.stdout.write(formatBanner({ version: VERSION, url, dbPath: options.dbPath, created, token: Boolean(options.token), config: store.config }));
+      process.stdout.write(formatBanner({ version: VERSION, url, dbPath: describeStore(database), created, token: Boolean(options.token), config: store.config }));
     }
   } catch (error) {
     await closeStore(store);

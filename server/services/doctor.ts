@@ -16,7 +16,7 @@ import { endpointName, openAiClient } from '../llm/openai.ts';
 import type { Runtime } from './runtime.ts';
 
 export type DoctorCheck = {
-  /** Stable id of the check (database, fts, sqlite-vec, integrity, llm, embedding, embedding-lock, semantic, jobs). */
+  /** Stable id of the check (database, fts, sqlite-vec or pgvector, integrity, llm, embedding, embedding-lock, semantic, jobs). */
   name: string;
   ok: boolean;
   /** What was found. */
@@ -32,25 +32,49 @@ export const OVERDUE_MS = 10 * 60_000;
 
 const check = (name: string, ok: boolean, detail: string, hint: string | null = null): DoctorCheck => ({ name, ok, detail, hint });
 
-/** Which file this is, and whether it is the default one every command and the server share. */
-function databaseCheck(store: Store): DoctorCheck {
-  const path = store.sqlite.name;
-  if (store.sqlite.memory) return check('database', true, 'in memory: nothing is kept after this process');
-  const size = `${(statSync(path).size / 1e6).toFixed(1)} MB`;
-  return path === defaultDbPath()
-    ? check('database', true, `${path}, ${size} (the default location)`)
-    : check('database', true, `${path}, ${size} (chosen by --db or SM_DB; the default is ${defaultDbPath()})`);
+/** Which file this is, and whether it is the default one every command and the server share; or which Postgres. */
+async function databaseCheck(store: Store): Promise<DoctorCheck> {
+  const where = store.sql.location;
+  if (store.sql.dialect === 'postgres') {
+    const version = ((await store.sql.pluck<string>('select version()')) ?? '').split(' ').slice(0, 2).join(' ');
+    const bytes = await store.sql.pluck<number>('select pg_database_size(current_database())');
+    return check('database', true, `${version} at ${where}${bytes ? `, ${(bytes / 1e6).toFixed(1)} MB` : ''} (chosen by SM_DATABASE_URL)`);
+  }
+  if (where === ':memory:' || where === '') return check('database', true, 'in memory: nothing is kept after this process');
+  const size = `${(statSync(where).size / 1e6).toFixed(1)} MB`;
+  return where === defaultDbPath()
+    ? check('database', true, `${where}, ${size} (the default location)`)
+    : check('database', true, `${where}, ${size} (chosen by --db or SM_DB; the default is ${defaultDbPath()})`);
 }
 
 function ftsCheck(store: Store): DoctorCheck {
+  const postgres = store.sql.dialect === 'postgres';
   if (!store.features.fts) {
     return check('fts', false, 'this SQLite build has no FTS5: text search falls back to LIKE (slower, no ranking)', 'use a SQLite build with FTS5 (the better-sqlite3 default)');
   }
-  if (!store.config.fts.enabled) return check('fts', true, 'FTS5 is available but switched off by config (fts.enabled = false): text search uses LIKE', 'set fts.enabled to true for ranked full-text search');
-  return check('fts', true, 'FTS5 available and enabled');
+  const what = postgres ? 'full-text search (tsvector columns with GIN indexes)' : 'FTS5';
+  if (!store.config.fts.enabled) return check('fts', true, `${what} is available but switched off by config (fts.enabled = false): text search uses LIKE`, 'set fts.enabled to true for ranked full-text search');
+  return check('fts', true, postgres ? `${what} on` : 'FTS5 available and enabled');
+}
+
+/** pgvector on Postgres: vectors are optional there (Debian does not package it), so off is a failure only when embeddings are configured. */
+async function pgvectorCheck(store: Store): Promise<DoctorCheck> {
+  if (store.features.vec) {
+    const version = await store.sql.pluck<string>("select extversion from pg_extension where extname = 'vector'");
+    return check('pgvector', true, `pgvector ${version ?? '(version unknown)'} present: vector search on`);
+  }
+  return check(
+    'pgvector',
+    !store.config.embedding.model,
+    'pgvector is not installed in this database: vector search off: FTS + entity signals',
+    store.config.embedding.model
+      ? 'install pgvector on the server (e.g. the postgresql-NN-pgvector package) and run `create extension vector` once as a superuser, then restart'
+      : null,
+  );
 }
 
 async function vecCheck(store: Store): Promise<DoctorCheck> {
+  if (store.sql.dialect === 'postgres') return pgvectorCheck(store);
   if (!store.features.vec) return check('sqlite-vec', false, 'sqlite-vec could not be loaded: vector search is off', 'reinstall dependencies (npm ci) on a platform sqlite-vec ships a binary for');
   try {
     const { version } = (await store.sql.get<{ version: string }>('select vec_version() as version'))!;
@@ -60,19 +84,20 @@ async function vecCheck(store: Store): Promise<DoctorCheck> {
   }
 }
 
-function integrityCheck(store: Store): DoctorCheck {
+async function integrityCheck(store: Store): Promise<DoctorCheck> {
   try {
-    const rows = store.sqlite.pragma('quick_check') as { quick_check: string }[];
-    const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
-    if (problems.length === 0) return check('integrity', true, 'PRAGMA quick_check: ok');
+    const { method, problems } = await store.sql.check();
+    if (problems.length === 0) return check('integrity', true, `${method}: ok`);
     return check(
       'integrity',
       false,
-      `PRAGMA quick_check found ${problems.length} problem(s): ${problems.slice(0, 3).join('; ')}`,
-      'stop the server, back up the file, export what can be read (sm export) and import it into a new database',
+      `${method} found ${problems.length} problem(s): ${problems.slice(0, 3).join('; ')}`,
+      store.sql.dialect === 'postgres'
+        ? 'restore the database from a backup (pg_dump / your provider\'s snapshots); see the server log for the damaged pages'
+        : 'stop the server, back up the file, export what can be read (sm export) and import it into a new database',
     );
   } catch (error) {
-    return check('integrity', false, `PRAGMA quick_check failed: ${(error as Error).message}`, 'check the database file and its permissions');
+    return check('integrity', false, `the integrity check failed: ${(error as Error).message}`, store.sql.dialect === 'postgres' ? 'check the database server and its log' : 'check the database file and its permissions');
   }
 }
 
@@ -180,5 +205,5 @@ export async function runDoctor(runtime: Runtime, options: DoctorOptions = {}): 
   const env = options.env ?? process.env;
   const { store } = runtime;
   const [llm, embedding] = await Promise.all([llmCheck(store, env), embeddingCheck(runtime, env)]);
-  return [databaseCheck(store), ftsCheck(store), await vecCheck(store), integrityCheck(store), llm, embedding, await embeddingLockCheck(store), semanticCheck(runtime), await jobsCheck(store)];
+  return [await databaseCheck(store), ftsCheck(store), await vecCheck(store), await integrityCheck(store), llm, embedding, await embeddingLockCheck(store), semanticCheck(runtime), await jobsCheck(store)];
 }

@@ -1,12 +1,12 @@
-// The maintenance tasks (seed 004 memory_maintenance + memory_reflection, and merging the FTS5
-// search indexes). The scheduler runs them nightly; the API (`runMaintenance`) and CLI (`sm maintenance TASK`) run them on demand.
+// The maintenance tasks (seed 004 memory_maintenance + memory_reflection, and merging the
+// full-text search indexes). The scheduler runs them nightly; the API (`runMaintenance`) and CLI (`sm maintenance TASK`) run them on demand.
 import { pendingSessions, pendingSessionsOfAll, type ConsolidationReport } from '../core/consolidation.ts';
 import type { Space } from '../core/space.ts';
+import type { Sql } from '../core/store.ts';
 import { runDecay, type DecayReport } from '../core/decay.ts';
 import { reflectionDue, saveReflection, templateReflection, type ReflectionInputs } from '../core/reflection.ts';
 import type { MemoryRow } from '../core/memories.ts';
 import { consolidateSession } from './consolidate.ts';
-import { optimizeSearchIndexes } from '../db/search-index.ts';
 import { describeLlmError } from '../llm/client.ts';
 import { logger } from '../logger.ts';
 import type { ScheduleOptions } from '../jobs/scheduler.ts';
@@ -19,8 +19,8 @@ export { MAINTENANCE_TASKS, type MaintenanceTask } from './maintenance-tasks.ts'
 export type ReflectionReport = { userId: string; created: boolean; reason: string; reflection: MemoryRow | null; path: 'llm' | 'template' | null };
 export type ConsolidationRunReport = { sessions: ConsolidationReport[]; failed: { userId: string; sessionId: string; reason: string }[] };
 export type EnrichmentReport = { skipped: boolean; reason: string; memories: number; turns: number; links: number };
-/** The FTS5 indexes merged into one segment each (none without FTS5) and how long it took. */
-export type OptimizationReport = ReturnType<typeof optimizeSearchIndexes>;
+/** The full-text indexes merged (SQLite: FTS5 segments into one, none without FTS5; Postgres: GIN pending lists) and how long it took. */
+export type OptimizationReport = Awaited<ReturnType<Sql['optimize']>>;
 
 export type MaintenanceReport =
   | { task: 'enrich'; startedAt: number; finishedAt: number; enrichment: EnrichmentReport }
@@ -114,6 +114,6 @@ export async function runMaintenance(runtime: Runtime, task: MaintenanceTask, en
     case 'reflect':
       return finished({ task, ...(await reflectAll(runtime, space)) });
     case 'optimize':
-      return finished({ task, optimization: optimizeSearchIndexes(runtime.store.sqlite) });
+      return finished({ task, optimization: await runtime.store.sql.optimize() });
   }
 }

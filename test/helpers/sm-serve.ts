@@ -1,11 +1,12 @@
-// `sm serve` as a child process on a database file; resolves with its GraphQL URL.
+// `sm serve` as a child process on a database file (or, with `db` null, on what the environment
+// names: SM_DATABASE_URL, SM_DB); resolves with its GraphQL URL.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const SM = fileURLToPath(new URL('../../bin/sm.js', import.meta.url));
 
-export async function smServe(db: string, args: string[] = [], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [SM, '--db', db, 'serve', '--port', '0', ...args], {
+export async function smServe(db: string | null, args: string[] = [], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [SM, ...(db === null ? [] : ['--db', db]), 'serve', '--port', '0', ...args], {
     env: { ...process.env, SM_LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

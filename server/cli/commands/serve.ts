@@ -1,7 +1,7 @@
-// serve: the GraphQL server on this database (what `npm start` runs).
+// serve: the GraphQL server on this database (what `npm start` runs): --db, SM_DATABASE_URL or SM_DB.
 import type { Command } from 'commander';
 import { integer } from '../parse.ts';
-import { clockFromEnv, dbPath, type GlobalOptions } from '../runtime.ts';
+import { clockFromEnv, type GlobalOptions } from '../runtime.ts';
 
 export function registerServeCommand(program: Command, globals: () => GlobalOptions) {
   program
@@ -15,10 +15,10 @@ export function registerServeCommand(program: Command, globals: () => GlobalOpti
     .action(async (opts: { host?: string; port?: number; scheduler: boolean; jobs: boolean }) => {
       const options = globals();
       // Loaded here only: the HTTP stack is the heaviest part and no other command needs it.
-      const { serve } = await import('../../http/serve.ts');
-      const path = await dbPath(options);
+      const [{ serve }, { chooseStore, describeStore }] = await Promise.all([import('../../http/serve.ts'), import('../../postgres/configured-store.ts')]);
+      const database = chooseStore({ db: options.db });
       const { url } = await serve({
-        dbPath: path,
+        database,
         clock: clockFromEnv(),
         host: opts.host ?? (process.env.SM_HOST || undefined),
         port: opts.port,
@@ -27,7 +27,7 @@ export function registerServeCommand(program: Command, globals: () => GlobalOpti
         scheduler: opts.scheduler,
       });
       // A terminal got the banner; a script or supervisor gets one line it can read, whatever the log level.
-      if (!process.stdout.isTTY) process.stderr.write(`Symbiosis Memory on ${url}, database ${path}\n`);
+      if (!process.stdout.isTTY) process.stderr.write(`Symbiosis Memory on ${url}, database ${describeStore(database)}\n`);
       await new Promise(() => {}); // serves until a signal
     });
 }
