@@ -4,7 +4,6 @@ import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { dropUnlinkedEntities, linkEntities, resolveEntity } from '../server/core/entities.ts';
 import {
@@ -27,7 +26,7 @@ import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import { createRuntime } from '../server/services/runtime.ts';
-import { testStore } from './helpers/store.ts';
+import { countRows, runOnAnotherConnection, testStore } from './helpers/store.ts';
 
 async function setup(config: Record<string, unknown> = {}, path?: string) {
   const t = await testStore({ extractor: { mode: 'heuristic' }, ...config }, path);
@@ -37,8 +36,6 @@ async function setup(config: Record<string, unknown> = {}, path?: string) {
   const entities = async () => (await listEntities(t.store, DEFAULT_SPACE, { limit: 500 })).rows.map((e) => `${e.name}:${e.type}:${e.mentionCount}`).sort();
   return { ...t, runtime, say, drain, entities };
 }
-
-const count = (store: Awaited<ReturnType<typeof setup>>['store'], table: string) => (store.sqlite.prepare(`select count(*) n from ${table}`).get() as { n: number }).n;
 
 describe('ingest: fast NER on the hot path, accurate NER in a durable job', () => {
   it('finds Alice Johnson, Paris, @bob, #apollo and the email, then reaches Alice from "Alice called me"', async () => {
@@ -50,7 +47,7 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
 
     expect(await drain()).toMatchObject({ ran: 1, done: 1 });
     expect(await entities()).toEqual(['Alice Johnson:person:1', 'Paris:location:1', 'Sam:person:1', 'alice@example.com:email:1', 'apollo:hashtag:1', 'bob:mention:1']);
-    expect(store.sqlite.prepare('select enriched_at from turns where id = ?').pluck().get(first.turn.id)).toBe(store.clock.now());
+    expect(await store.sql.pluck('select enriched_at from turns where id = ?', [first.turn.id])).toBe(store.clock.now());
 
     // The known-names matcher links the first name on the hot path, before any job runs.
     const second = await say('Alice called me');
@@ -64,7 +61,7 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
     expect((await entitiesForTurns(store, [third.turn.id])).get(third.turn.id)!.map((e) => e.id)).toContain(alice.id);
     expect((await findEntity(store, DEFAULT_SPACE, { name: "alice's" }))!.id).toBe(alice.id);
     expect((await findEntity(store, DEFAULT_SPACE, { name: 'ALICE' }))!.id).toBe(alice.id);
-    expect(count(store, "entities where type = 'person'")).toBe(2); // Sam and Alice Johnson, no second Alice
+    expect(await countRows(store, "entities where type = 'person'")).toBe(2); // Sam and Alice Johnson, no second Alice
   });
 
   it('links memories extracted from a turn, and lookup by name returns the turns and the memories', async () => {
@@ -85,7 +82,7 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
     const byMemory = await entitiesForMemories(store, memoryIds);
     expect(byMemory.get(memoryIds[0]!)!.map((e) => e.name).sort()).toEqual(['31 December 2025', 'Alice Johnson', 'Paris', 'Sam']);
     expect(byMemory.get(memoryIds[1]!)!.map((e) => e.name).sort()).toEqual(['Alice Johnson', 'Google', 'Sam']);
-    expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
+    expect(await countRows(store, 'memories', 'enriched_at is null')).toBe(0);
   });
 
   it('publishes entity events after commit; a rolled-back entity never reaches the known-names index', async () => {
@@ -110,9 +107,7 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
     const { store, say } = await setup({}, path);
     await say('Hello');
     expect((await knownNames(store, DEFAULT_SPACE)).match('Zelda Fitzgerald wrote')).toEqual([]);
-    const other = new Database(path);
-    other.prepare("insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values ('Zelda Fitzgerald', 'zelda fitzgerald', 'person', '[]', 1, 0, 0)").run();
-    other.close();
+    await runOnAnotherConnection(store, path, "insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values ('Zelda Fitzgerald', 'zelda fitzgerald', 'person', '[]', 1, 0, 0)");
     expect((await knownNames(store, DEFAULT_SPACE)).match('Zelda wrote').map((m) => m.text)).toEqual(['Zelda']);
     const turn = await say('Zelda wrote again');
     expect((await entitiesForTurns(store, [turn.turn.id])).get(turn.turn.id)!.map((e) => e.name).sort()).toEqual(['Sam', 'Zelda Fitzgerald']);
@@ -232,30 +227,29 @@ describe('forget and archive keep the registry consistent', () => {
 
     await forget(store, DEFAULT_SPACE, { id: memory.id });
     expect((await findEntity(store, DEFAULT_SPACE, { id: alice.id }))!.mentionCount).toBe(2);
-    expect(count(store, `memory_entities where memory_id = ${memory.id}`)).toBe(0);
+    expect(await countRows(store, `memory_entities where memory_id = ${memory.id}`)).toBe(0);
 
     await forget(store, DEFAULT_SPACE, { text: 'tea' });
     expect((await findEntity(store, DEFAULT_SPACE, { id: alice.id }))!.mentionCount).toBe(1);
     expect(await findEntity(store, DEFAULT_SPACE, { name: 'tea', type: 'hashtag' })).toBeUndefined(); // only the forgotten turn named it
-    expect(count(store, `turn_entities where turn_id = ${b.turn.id}`)).toBe(0);
+    expect(await countRows(store, `turn_entities where turn_id = ${b.turn.id}`)).toBe(0);
 
     await forget(store, DEFAULT_SPACE, { text: 'alice' });
     expect(await findEntity(store, DEFAULT_SPACE, { name: 'Alice Johnson' })).toBeUndefined();
     expect((await knownNames(store, DEFAULT_SPACE)).match('Alice Johnson called')).toEqual([]);
     expect(await findEntity(store, DEFAULT_SPACE, { name: 'Sam' })).toBeUndefined();
-    const negative = store.sqlite.prepare('select count(*) n from entities where mention_count < 0').get();
-    expect(negative).toEqual({ n: 0 });
+    expect(await countRows(store, 'entities', 'mention_count < 0')).toBe(0);
   });
 
   it('mention counts never go below zero, and dropping spares linked entities', async () => {
     const { store, say } = await setup();
     const turn = await say('Ping @bob');
     const bob = (await findEntity(store, DEFAULT_SPACE, { name: '@bob' }))!;
-    store.sqlite.prepare('update entities set mention_count = 0 where id = ?').run(bob.id);
+    await store.sql.run('update entities set mention_count = 0 where id = ?', [bob.id]);
     await write(store, async () => expect(await dropUnlinkedEntities(store, [bob.id])).toEqual([]));
     await forget(store, DEFAULT_SPACE, { text: 'ping' });
-    expect(count(store, `turns where id = ${turn.turn.id}`)).toBe(0);
-    expect(store.sqlite.prepare('select min(mention_count) m from entities').get()).toEqual({ m: null });
+    expect(await countRows(store, `turns where id = ${turn.turn.id}`)).toBe(0);
+    expect(await store.sql.get('select min(mention_count) as m from entities')).toEqual({ m: null });
   });
 
   it('remember does not link on its own; enrichment picks such memories up (see entity-enrichment)', async () => {

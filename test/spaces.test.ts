@@ -1,9 +1,5 @@
 // Memory spaces in the domain (no GraphQL): what one user writes never reaches another, agents
 // see their own memories plus the shared ones, and forgetUser leaves no trace of a user.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { getContext } from '../server/core/context.ts';
 import { findEntity, listEntities } from '../server/core/entity-reads.ts';
@@ -22,7 +18,7 @@ import { forgetUser, listUsers } from '../server/core/users.ts';
 import { closeStore } from '../server/db/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
-import { testStore } from './helpers/store.ts';
+import { everyTableRows, testStore } from './helpers/store.ts';
 
 const ALICE: Space = { userId: 'alice', agentId: null };
 const BOB: Space = { userId: 'bob', agentId: null };
@@ -104,7 +100,7 @@ describe('two users in one file', () => {
     await say(ALICE, 'a', 'The zoo was crowded');
     await say(ALICE, 'a', 'Zebras were grazing, and the zebra foal slept');
     await say(ALICE, 'a', 'We had lunch');
-    const texts = new Map(store.sqlite.prepare('select id, text from turns').all().map((r: any) => [r.id, r.text]));
+    const texts = new Map((await store.sql.all<{ id: number; text: string }>('select id, text from turns')).map((r) => [r.id, r.text]));
     const ranked = (await lexicalTurns(store, ALICE, ['zebra', 'zoo'], turnClauses(ALICE, {}), 10)).map((s) => texts.get(s.id));
     expect(ranked).toEqual(['Alice saw a zebra at the zoo', 'Zebras were grazing, and the zebra foal slept', 'The zoo was crowded']);
   });
@@ -116,7 +112,7 @@ describe('two users in one file', () => {
     await say(ALICE, 'a2', 'garden');
     await say(ALICE, 'a2', 'tomato soup with basil and cream');
     await say({ userId: 'alice', agentId: 'coach' }, 'a2', 'coach says tomato');
-    const texts = new Map(store.sqlite.prepare('select id, text from turns').all().map((r: any) => [r.id, r.text]));
+    const texts = new Map((await store.sql.all<{ id: number; text: string }>('select id, text from turns')).map((r) => [r.id, r.text]));
     const ranked = async (space: Space, filter: Parameters<typeof turnClauses>[1]) => (await lexicalTurns(store, space, ['garden', 'tomato'], turnClauses(space, filter), 10)).map((s) => texts.get(s.id));
     // Inside session a2 both words are as rare; over all of Alice's rows "garden" is common, so
     // the longer turn with the rare word comes first (per-session counts would put "garden" first).
@@ -176,39 +172,22 @@ describe('two users in one file', () => {
 });
 
 describe('forgetUser', () => {
-  it('leaves no text of the user anywhere in the file: every table, FTS shadow tables, vectors', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'sm-forget-')), 'm.db');
-    const { store, say } = await twoUsers({}, path);
+  it('leaves no text of the user in any table, the text indexes included (the file itself, FTS5 shadow tables and vec0: core-sqlite-only)', async () => {
+    const { store, say } = await twoUsers();
     const marker = 'Xylophonist';
     await say(BOB, 's1', `My name is Zed ${marker} and I live in Quuxville`, `Zed ${marker}`);
     await say(BOB, 's2', `I love ${marker} music`, `Zed ${marker}`);
     await remember(store, BOB, { content: `${marker} is my password hint`, tags: [marker.toLowerCase()] });
     await say(ALICE, 's1', 'I love tea', 'Alice');
-    // A vector row too, when sqlite-vec is here: the partitioned table forgetUser must clear.
-    if (store.features.vec) {
-      store.sqlite.exec('create virtual table vec_turns using vec0(user_id text partition key, embedding float[2] distance_metric=cosine)');
-      store.sqlite.prepare('insert into vec_turns(rowid, user_id, embedding) values (?, ?, ?)').run(1n, 'bob', Buffer.from(new Float32Array([1, 0]).buffer));
-    }
     const result = await forgetUser(store, { userId: 'bob', vacuum: true });
     expect(result).toMatchObject({ userId: 'bob', turns: 2, sessions: 2, vacuumed: true });
     expect(result.memories).toBeGreaterThanOrEqual(2);
-    if (store.features.vec) expect(result.vectors).toBe(1);
     expect((await listUsers(store)).rows.map((u) => u.id)).toEqual(['alice']);
     expect((await listMemories(store, ALICE)).total).toBe(1);
-    await closeStore(store);
 
-    // Every table of the file, virtual tables' shadow tables included, scanned cell by cell.
-    const db = new Database(path, { readonly: true });
-    const tables = db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[];
-    expect(tables).toEqual(expect.arrayContaining(['turns_fts_data', 'memories_fts_data']));
+    // Every table of the store, cell by cell (on Postgres the tsvector columns too).
     const found: string[] = [];
-    for (const table of tables) {
-      let rows: unknown[][];
-      try {
-        rows = db.prepare(`select * from "${table}"`).raw().all() as unknown[][];
-      } catch {
-        continue; // a virtual table whose module is not loaded here: its shadow tables are scanned
-      }
+    for (const [table, rows] of await everyTableRows(store)) {
       for (const row of rows) {
         for (const cell of row) {
           const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : String(cell);
@@ -217,7 +196,7 @@ describe('forgetUser', () => {
         }
       }
     }
-    db.close();
     expect(found).toEqual([]);
+    await closeStore(store);
   });
 });

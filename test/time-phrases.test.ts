@@ -1,18 +1,13 @@
 // Relative dates in turns, resolved against the turn's own time and stored as absolute dates:
 // what each phrase resolves to, the phrases that must stay text (two readings, or none), time
 // zones, and the turn_dates rows addTurn, import and the upgrade backfill write.
-import { copyFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { describeMention, resolveTimeMentions } from '../server/core/extraction/time-phrases.ts';
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { backfillTurnDates, turnsDatedIn } from '../server/core/turn-dates.ts';
 import { addTurn } from '../server/core/turns.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
-import { testStore, T0 } from './helpers/store.ts';
+import { closeStore } from '../server/db/open.ts';
+import { countRows, testStore, T0 } from './helpers/store.ts';
 
 const DAY = 86_400_000;
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
@@ -94,68 +89,48 @@ describe('time phrases resolved against the turn time', () => {
   });
 });
 
+/** Every turn marked as stored before turn_dates existed, as the migration that made the table marks them. */
+const MARK_ALL = `insert into meta (key, value) select 'turn_dates_backfill', '{"below":' || (max(id) + 1) || '}' from turns`;
+
 describe('turn dates on disk', () => {
   it('addTurn stores the dates a turn names, indexed by user and date, for every role', async () => {
     const { store } = await testStore({ extractor: { timezone: 'UTC' } });
     const said = (await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'I went to a support group yesterday and I fly to Rome next month' })).turn;
     await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'assistant', text: 'Enjoy Rome! Did you book it last week?' });
     await addTurn(store, { userId: 'bob', agentId: null }, { sessionId: 's1', role: 'user', text: 'I went swimming yesterday' });
-    const rows = store.sqlite.prepare('select turn_id, user_id, phrase, date_from, date_to, grain from turn_dates order by turn_id, start').all();
+    const rows = await store.sql.all('select turn_id, user_id, phrase, date_from, date_to, grain from turn_dates order by turn_id, start');
     expect(rows).toEqual([
       { turn_id: said.id, user_id: 'default', phrase: 'yesterday', date_from: day('2025-12-31'), date_to: day('2026-01-01') - 1, grain: 'day' },
       { turn_id: said.id, user_id: 'default', phrase: 'next month', date_from: day('2026-02-01'), date_to: day('2026-03-01') - 1, grain: 'month' },
       { turn_id: said.id + 1, user_id: 'default', phrase: 'last week', date_from: day('2025-12-22'), date_to: day('2025-12-29') - 1, grain: 'week' },
       { turn_id: said.id + 2, user_id: 'bob', phrase: 'yesterday', date_from: day('2025-12-31'), date_to: day('2026-01-01') - 1, grain: 'day' },
     ]);
-    const plan = store.sqlite.prepare('explain query plan select turn_id from turn_dates where user_id = ? and date_from between ? and ? and date_to >= ?').all('default', 0, 1, 0) as { detail: string }[];
-    expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING (?:COVERING )?INDEX turn_dates_user_from/);
+    // SQLite's query plan for this read: core-sqlite-only.
     // A date window finds the turn that talks about it, of this user only.
     expect(await turnsDatedIn(store, DEFAULT_SPACE, { from: day('2025-12-31'), to: day('2026-01-01') - 1 }, 10)).toEqual([said.id]);
     expect(await turnsDatedIn(store, DEFAULT_SPACE, { from: day('2026-02-10'), to: day('2026-02-10') + DAY - 1 }, 10)).toEqual([said.id]);
     await closeStore(store);
   });
 
-  it('an upgraded file gets the dates of its earlier turns on open, in batches, resuming after a stop', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'sm-dates-')), 'release.db');
-    copyFileSync(fileURLToPath(new URL('./fixtures/release-0.1.db', import.meta.url)), path);
-    // Add old-style turns that name dates, written as the previous release would (no turn_dates table yet).
-    const old = new Database(path);
-    const insert = old.prepare("insert into turns (session_id, role, text, at, created_at) values ('trip-planning', 'user', ?, ?, ?)");
-    for (let i = 0; i < 25; i++) insert.run(`Turn ${i}: I went to the market yesterday`, T0 + i * DAY, T0 + i * DAY);
-    const turnCount = (old.prepare('select count(*) from turns').pluck().get() as number);
-    old.close();
-
-    // Opening runs the migrations (which record which turns are left), then the backfill.
-    const store = await openStore({ path, env: {}, config: { extractor: { timezone: 'UTC' } } });
-    const after = store.sqlite.prepare('select count(*) from turn_dates').pluck().get() as number;
-    expect(after).toBeGreaterThanOrEqual(25);
-    expect(store.sqlite.prepare("select value from meta where key = 'turn_dates_backfill'").get()).toBeUndefined();
-    expect(store.sqlite.prepare('select count(*) from turns').pluck().get()).toBe(turnCount); // nothing lost
-    // Each market turn is dated the day before it was said.
-    const rows = store.sqlite.prepare("select t.at, d.date_from from turn_dates d join turns t on t.id = d.turn_id where t.text like 'Turn %'").all() as { at: number; date_from: number }[];
-    expect(rows).toHaveLength(25);
-    for (const row of rows) expect(row.date_from).toBe(Math.floor(row.at / DAY) * DAY - DAY);
-    // Running it again finds nothing left to do.
-    expect(await backfillTurnDates(store)).toEqual({ turns: 0, dates: 0 });
-    await closeStore(store);
-  });
+  // An upgraded SQLite file gets the dates of its earlier turns on open: core-sqlite-only.
 
   it('a backfill stopped halfway resumes where it stopped and writes nothing twice', async () => {
     const { store } = await testStore({ extractor: { timezone: 'UTC' } });
     for (let i = 0; i < 9; i++) await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `note ${i} from yesterday`, at: T0 + i * DAY });
     // As after the migration of a file whose turns had no dates yet.
-    store.sqlite.exec("delete from turn_dates; insert into meta (key, value) select 'turn_dates_backfill', json_object('below', max(id) + 1) from turns");
-    const mark = () => store.sqlite.prepare("select value from meta where key = 'turn_dates_backfill'").pluck().get();
+    await store.sql.run('delete from turn_dates');
+    await store.sql.run(MARK_ALL);
+    const mark = () => store.sql.pluck("select value from meta where key = 'turn_dates_backfill'");
     // One batch of four, newest first, then a stop: the mark says where to carry on.
     expect(await backfillTurnDates(store, 4, 1)).toEqual({ turns: 4, dates: 4 });
-    expect(JSON.parse(mark() as string)).toEqual({ below: 6 });
+    expect(JSON.parse((await mark()) as string)).toEqual({ below: 6 });
     expect(await backfillTurnDates(store, 4)).toEqual({ turns: 5, dates: 5 });
-    expect(mark()).toBeUndefined();
-    expect(store.sqlite.prepare('select count(*) from turn_dates').pluck().get()).toBe(9);
+    expect(await mark()).toBeUndefined();
+    expect(await countRows(store, 'turn_dates')).toBe(9);
     // Marked again (an interrupted run before the mark moved): the dates already there are not written twice.
-    store.sqlite.exec("insert into meta (key, value) select 'turn_dates_backfill', json_object('below', max(id) + 1) from turns");
+    await store.sql.run(MARK_ALL);
     expect(await backfillTurnDates(store, 4)).toEqual({ turns: 9, dates: 0 });
-    expect(store.sqlite.prepare('select count(*) from turn_dates').pluck().get()).toBe(9);
+    expect(await countRows(store, 'turn_dates')).toBe(9);
     await closeStore(store);
   });
 });

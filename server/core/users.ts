@@ -32,7 +32,8 @@ const COUNTS = `
   (select count(*) from memories where user_id = u.id) as memories,
   (select count(*) from memories where user_id = u.id and status = 'active') as activeMemories,
   (select count(*) from entities where user_id = u.id) as entities,
-  max(coalesce((select max(last_seen_at) from sessions where user_id = u.id), 0), coalesce((select max(created_at) from memories where user_id = u.id), 0)) as lastActiveAt`;
+  (select max(at) from (select max(last_seen_at) as at from sessions where user_id = u.id
+    union all select max(created_at) from memories where user_id = u.id) latest) as lastActiveAt`;
 
 export const listUsersSchema = z.object({
   /** Only users whose id starts with this. */

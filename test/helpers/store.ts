@@ -87,3 +87,52 @@ export async function textIndexIds(store: Store, table: 'memories' | 'turns', wo
   const rows = await store.sql.all<{ id: number }>(text, [store.sql.dialect === 'sqlite' ? `"${word.replaceAll('"', '""')}"` : word]);
   return rows.map((row) => Number(row.id));
 }
+
+/**
+ * Runs `text` on a second connection to the database that `path` names, as a CLI next to the
+ * server would. PGlite has one connection only: there it runs on the store's own, past the domain
+ * functions (no change events), the nearest thing to a write from elsewhere.
+ */
+export async function runOnAnotherConnection(store: Store, path: string, text: string): Promise<void> {
+  if (testBackend === 'sqlite') {
+    const { default: Database } = await import('better-sqlite3');
+    const other = new Database(path);
+    try {
+      other.exec(text);
+    } finally {
+      other.close();
+    }
+  } else if (testBackend === 'pglite') {
+    await store.sql.run(text);
+  } else {
+    const { default: pg } = await import('pg');
+    const other = new pg.Client({ connectionString: await serverDatabase(path) });
+    await other.connect();
+    try {
+      await other.query(text);
+    } finally {
+      await other.end();
+    }
+  }
+}
+
+const TABLES = {
+  // Virtual tables' shadow tables included (FTS5's data), and the virtual tables themselves.
+  sqlite: "select name from sqlite_master where type = 'table' order by name",
+  postgres: 'select tablename from pg_tables where schemaname = current_schema() order by tablename',
+} as const;
+
+/** Every table of the store with all its rows (cells in column order): for scans that nothing is left behind. */
+export async function everyTableRows(store: Store): Promise<Map<string, unknown[][]>> {
+  const out = new Map<string, unknown[][]>();
+  for (const row of await store.sql.values(TABLES[store.sql.dialect])) {
+    const table = String(row[0]);
+    try {
+      out.set(table, await store.sql.values(`select * from "${table}"`));
+    } catch (error) {
+      // A virtual table whose module is not loaded here (its shadow tables are read instead).
+      if (store.sql.dialect === 'postgres') throw error;
+    }
+  }
+  return out;
+}
