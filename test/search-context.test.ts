@@ -1,12 +1,7 @@
 // getContext in the core: one ranked list of facts and turns for the query or the latest user turn
 // (the short-term window left out of the block), access counting, and the token budget.
 import { DEFAULT_SPACE } from '../server/core/space.ts';
-import Database from 'better-sqlite3';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { closeStore } from '../server/db/open.ts';
 import { getContext } from '../server/core/context.ts';
 import { countTokens } from '../server/core/token-count.ts';
 import { getMemory, remember } from '../server/core/memories.ts';
@@ -48,35 +43,11 @@ describe('context with relevant facts', () => {
     const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's9', query: 'which tea does Sam like' });
     // Both name Sam; the one about tea ranks first.
     expect(context.relevant.map((m) => m.id).slice(0, 2)).toEqual([tea.id, bike.id]);
-    // Recorded just after the read, on the next tick, in one write for all of them.
+    // Recorded just after the read, from the next tick, in one write for all of them (a write that
+    // goes over the network to a Postgres server lands a few milliseconds later).
     expect((await getMemory(store, tea.id))!.accessCount).toBe(0);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect((await getMemory(store, tea.id))!.accessCount).toBe(1);
+    await vi.waitFor(async () => expect((await getMemory(store, tea.id))!.accessCount).toBe(1), { timeout: 2_000, interval: 5 });
     expect((await getMemory(store, tea.id))!.lastAccessedAt).not.toBeNull();
-  });
-
-  it('never waits for the write lock: a read while another process writes succeeds, its access is written later', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sm-access-'));
-    const { store } = await testStore({}, join(dir, 'memory.db'));
-    const tea = (await remember(store, DEFAULT_SPACE, { content: 'Sam drinks green tea every morning' })).memory;
-    const other = new Database(join(dir, 'memory.db'));
-    other.exec('begin immediate'); // e.g. an `sm` command importing into the same file
-    try {
-      const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
-      expect(context.relevant.map((m) => m.id)).toEqual([tea.id]);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect((await getMemory(store, tea.id))!.accessCount).toBe(0); // still queued: the lock is taken
-    } finally {
-      other.exec('commit');
-      other.close();
-    }
-    await vi.waitFor(async () => expect((await getMemory(store, tea.id))!.accessCount).toBe(1), { timeout: 3_000 });
-    // Accesses still queued when the store closes are written by closeStore.
-    await getContext(store, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
-    await closeStore(store);
-    const reopened = (await testStore({}, join(dir, 'memory.db'))).store;
-    expect((await getMemory(reopened, tea.id))!.accessCount).toBe(2);
-    await closeStore(reopened);
   });
 
   it('packs the block to the token budget, counted whole, and refuses a budget out of range', async () => {

@@ -2,7 +2,6 @@
 // any user string returns hits or an empty list, never an error, with FTS5 on and off.
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { describe, expect, it } from 'vitest';
-import { getContext } from '../server/core/context.ts';
 import { SmError } from '../server/core/errors.ts';
 import { remember, updateMemory } from '../server/core/memories.ts';
 import { search } from '../server/core/search/index.ts';
@@ -88,21 +87,6 @@ describe('search', () => {
     }
   });
 
-  it('works on a SQLite build without FTS5: no FTS table is ever read', async () => {
-    const { store, say } = await conversation();
-    // What openStore leaves on such a build: no FTS tables or triggers, features.fts false.
-    for (const fts of ['turns_fts', 'memories_fts']) store.sqlite.exec(`drop trigger ${fts}_ai; drop trigger ${fts}_ad; drop trigger ${fts}_au; drop table ${fts};`);
-    store.features.fts = false;
-    const hiking = await say('s1', 'Caroline', 'I went hiking in the Alps with my sister last weekend.');
-    await say('s1', 'Melanie', 'That sounds lovely! I mostly paint at home these days.');
-    for (const kinds of [['turn'], ['fact'], ['fact', 'reflection', 'turn']] as const) {
-      const { hits } = await search(store, DEFAULT_SPACE, { query: 'When did Caroline go hiking in the Alps?', kinds: [...kinds] });
-      expect(hits.length, kinds.join()).toBeGreaterThan(0);
-    }
-    expect((await search(store, DEFAULT_SPACE, { query: 'hiking Alps', kinds: ['turn'] })).hits[0]!.id).toBe(hiking.id);
-    expect((await getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'hiking in the Alps' })).relevant.map((m) => m.content)).toContain('Caroline went hiking in the Alps with their sister on the weekend of 27 December 2025');
-  });
-
   it('rejects bad filters with BAD_USER_INPUT', async () => {
     const { store } = await testStore();
     const bad = [
@@ -173,7 +157,7 @@ describe('search', () => {
     const { store, say } = await conversation();
     const turn = await say('s1', 'Sam', 'Lunch was fine.');
     const memory = (await remember(store, DEFAULT_SPACE, { content: 'Lunch with the team went fine' })).memory;
-    linkEntity(store, 'Project Falcon', ['Falcon'], turn.id, memory.id);
+    await linkEntity(store, 'Project Falcon', ['Falcon'], turn.id, memory.id);
     const { hits, signals } = await search(store, DEFAULT_SPACE, { query: 'what about falcon?' });
     expect(signals).toContain('entity');
     expect(hits.map((h) => `${h.kind}:${h.id}`).sort()).toEqual([`fact:${memory.id}`, `turn:${turn.id}`].sort());
@@ -181,11 +165,12 @@ describe('search', () => {
   });
 });
 
-function linkEntity(store: Store, name: string, aliases: string[], turnId: number, memoryId: number) {
+async function linkEntity(store: Store, name: string, aliases: string[], turnId: number, memoryId: number) {
   const now = store.clock.now();
-  const { id } = store.sqlite
-    .prepare('insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values (?, ?, ?, ?, 2, ?, ?) returning id')
-    .get(name, name.toLowerCase(), 'project', JSON.stringify(aliases), now, now) as { id: number };
-  store.sqlite.prepare('insert into turn_entities (turn_id, entity_id) values (?, ?)').run(turnId, id);
-  store.sqlite.prepare('insert into memory_entities (memory_id, entity_id) values (?, ?)').run(memoryId, id);
+  const id = await store.sql.pluck<number>(
+    'insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values (?, ?, ?, ?, 2, ?, ?) returning id',
+    [name, name.toLowerCase(), 'project', JSON.stringify(aliases), now, now],
+  );
+  await store.sql.run('insert into turn_entities (turn_id, entity_id) values (?, ?)', [turnId, id!]);
+  await store.sql.run('insert into memory_entities (memory_id, entity_id) values (?, ?)', [memoryId, id!]);
 }

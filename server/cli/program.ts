@@ -7,6 +7,7 @@ import { registerEntityCommands } from './commands/entities.ts';
 import { registerMaintenanceCommands } from './commands/maintenance.ts';
 import { registerMcpCommands } from './commands/mcp.ts';
 import { registerMemoryCommands } from './commands/memories.ts';
+import { registerMigrateCommand } from './commands/migrate.ts';
 import { registerSearchCommands } from './commands/search.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerSessionCommands } from './commands/sessions.ts';
@@ -38,8 +39,8 @@ Examples:
   sm --url http://127.0.0.1:8787/graphql stats
 
 Environment: SM_DB (SQLite file), SM_DATABASE_URL (Postgres instead: postgres://user:pw@host:port/db,
-pglite: or pglite:<dir>; --db wins over it, SM_DB and SM_DATABASE_URL together are refused),
-SM_URL / SM_API_TOKEN (remote server), SM_USER / SM_AGENT
+pglite: or pglite:<dir>; --db wins over it, SM_DB and SM_DATABASE_URL together are refused;
+\`sm migrate\` copies a file into it), SM_URL / SM_API_TOKEN (remote server), SM_USER / SM_AGENT
 (memory space), SM_NOW (pin the clock: ISO-8601 or epoch ms), SM_CONFIG__SECTION__KEY=value
 (config override, e.g. SM_CONFIG__GC__MODE=delete). Exit codes: 0 ok, 1 runtime error, 2 bad
 usage or bad input.`,
@@ -56,5 +57,6 @@ usage or bad input.`,
   registerAccessCommands(program, globals);
   registerMcpCommands(program, globals);
   registerServeCommand(program, globals);
+  registerMigrateCommand(program, globals);
   return program;
 }

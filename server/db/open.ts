@@ -43,7 +43,7 @@ let newestMigration: number | undefined;
  * opening a current file writes nothing, which keeps a one-shot `sm search` quick and does not
  * invalidate the statements another connection (the server's) has prepared.
  */
-function migrated(sqlite: Database.Database): boolean {
+export function migrated(sqlite: Database.Database): boolean {
   newestMigration ??= Math.max(...(JSON.parse(readFileSync(join(MIGRATIONS, 'meta/_journal.json'), 'utf8')) as { entries: { when: number }[] }).entries.map((e) => e.when));
   const table = sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get();
   const last = table ? (sqlite.prepare('select max(created_at) from __drizzle_migrations').pluck().get() as number | null) : null;

@@ -52,7 +52,8 @@ async function exportTo(backend: Backend, out: NodeJS.WritableStream): Promise<n
 /** A progress bar on stderr for long imports, only where someone is watching. */
 async function progress(total: number, unit: 'records' | 'turns') {
   if (!process.stderr.isTTY || total < 2000) return { update: (_n: number) => {}, stop: () => {} };
-  const { SingleBar } = await import('cli-progress');
+  // The module's own object: the CLI bundle gives a CommonJS package's exports as its default only.
+  const { SingleBar } = (await import('cli-progress')).default;
   const bar = new SingleBar({ format: `importing [{bar}] {percentage}% {value}/{total} ${unit}`, stream: process.stderr });
   bar.start(total, 0);
   return { update: (n: number) => bar.update(n), stop: () => bar.stop() };

@@ -19,6 +19,7 @@ import { scopedMatch, writableClause, writableSql, type Space } from '../space.t
 import { prepared, type Store } from '../store.ts';
 import { ftsMatchExpression, hasApostrophe, indexTokens, normalizeText, tokens } from '../text.ts';
 import { isStopword } from '../search/query.ts';
+import { textIndexOf } from '../search/text-index.ts';
 import { withPiiTag } from './pii.ts';
 
 /** `unchanged`: the fact was already known from this very turn (consolidation re-reading it). */
@@ -61,12 +62,24 @@ async function staysCurrent(store: Store, old: MemoryRow, fresh: { toldAt: numbe
 }
 
 const FUZZY_CANDIDATES = 20;
-const FUZZY_TEXT = `select m.id, m.content_key, m.polarity
-  from (select rowid from memories_fts where memories_fts match ? order by rowid desc limit ${FUZZY_CANDIDATES}) f
-  cross join memories m on m.id = f.rowid
+/**
+ * What differs by backend: SQLite's CROSS JOIN keeps the FTS5 subquery the outer loop (Postgres
+ * has no CROSS JOIN … ON, and plans the join well), and the same subject case aside (Postgres has
+ * no nocase collation; lower() folds what its locale knows).
+ */
+const FUZZY_SQL = {
+  sqlite: { join: 'cross join', sameSubject: 'm.subject = ? collate nocase' },
+  postgres: { join: 'join', sameSubject: 'lower(m.subject) = lower(?)' },
+} as const;
+/** The candidates: the newest matches of the probe (`source`, from the text index), joined to their filters. */
+const fuzzyText = (source: string, dialect: 'sqlite' | 'postgres') => `select m.id, m.content_key, m.polarity
+  from (${source}) f
+  ${FUZZY_SQL[dialect].join} memories m on m.id = f.id
   where ${writableSql('m')} and m.status = 'active' and m.kind = 'fact' and coalesce(m.polarity, 1) = ?
-    and (? is null or m.subject is null or m.subject = ? collate nocase)
+    and (cast(? as text) is null or m.subject is null or ${FUZZY_SQL[dialect].sameSubject})
     and length(m.content_key) - length(replace(m.content_key, ' ', '')) + 1 >= ?`;
+/** The statement for each source's text (one per backend). */
+const FUZZY_TEXTS = new Map<string, string>();
 
 /** An absolute date as extraction writes it, in a normalised key: "on 7 may 2023", "in october 2026", "around 2019". */
 const DATE_KEY =
@@ -87,14 +100,14 @@ function datesIn(key: string): string | null {
  * (counting document frequencies costs more than the probe). Words the index cannot find (the
  * joined form of "O'Brien") go last.
  */
-function duplicateProbe(content: string, distinct: string[], threshold: number, common: Set<string>): string | null {
+function duplicateProbe(content: string, distinct: string[], threshold: number, common: Set<string>): string[] {
   const needed = Math.floor((1 - threshold) * distinct.length) + 1;
   const findable = hasApostrophe(content) ? new Set(indexTokens(content)) : null;
   const cost = (word: string) => (findable && !findable.has(word) ? 2 : isStopword(word) || common.has(word) ? 1 : 0);
   const probe = [...distinct]
     .sort((a, b) => cost(a) - cost(b) || b.length - a.length || (a < b ? -1 : 1))
     .slice(0, needed);
-  return ftsMatchExpression(probe.join(' '), 'any');
+  return [...new Set(indexTokens(probe.join(' ')))].slice(0, 64);
 }
 
 /**
@@ -105,7 +118,8 @@ function duplicateProbe(content: string, distinct: string[], threshold: number, 
  * hiking with her sister" is not "Melanie went hiking with her sister").
  */
 export async function findFuzzyDuplicate(store: Store, space: Space, content: string, polarity: number | null, subject?: string | null): Promise<MemoryRow | undefined> {
-  if (!store.features.fts || !store.config.fts.enabled) return undefined;
+  const index = textIndexOf(store);
+  if (index.kind === 'like') return undefined;
   const threshold = store.config.extractor.dedupe_threshold;
   // Dates a fact was told with ("on 7 May 2023") are compared apart: the same words on two
   // different dates are two events, and a date on one side only does not make them two facts.
@@ -113,15 +127,17 @@ export async function findFuzzyDuplicate(store: Store, space: Space, content: st
   const myDate = datesIn(key);
   const mine = new Set((myDate ? key.replace(DATE_KEY, ' ').replace(/\s+/g, ' ').trim() : key).split(' ').filter((w) => w !== ''));
   if (mine.size === 0) return undefined;
-  const match = duplicateProbe(content, [...mine], threshold, new Set(subject ? tokens(subject) : []));
-
-  if (!match) return undefined;
+  const probe = duplicateProbe(content, [...mine], threshold, new Set(subject ? tokens(subject) : []));
+  const source = index.matching(store, space, 'memories', probe, 'any', FUZZY_CANDIDATES);
+  if (!source) return undefined;
+  let text = FUZZY_TEXTS.get(source.sql);
+  if (text === undefined) FUZZY_TEXTS.set(source.sql, (text = fuzzyText(source.sql, store.sql.dialect)));
   // Of the newest matches, SQLite drops those the checks below would skip: the other polarity,
   // and keys with fewer words than t·|A| (a key has no more distinct tokens than words). Rows
   // come as arrays [id, content_key, polarity], cheaper to build than objects.
   const writable = writableClause(space, 'm');
-  const args = [scopedMatch(space.userId, 'content', match), ...writable.params, polarity ?? 1, subject ?? null, subject ?? null, Math.ceil(threshold * mine.size)];
-  const candidates = (await store.sql.values(FUZZY_TEXT, args)) as [id: number, contentKey: string, polarity: number | null][];
+  const args = [...source.params, ...writable.params, polarity ?? 1, subject ?? null, subject ?? null, Math.ceil(threshold * mine.size)];
+  const candidates = (await store.sql.values(text, args)) as [id: number, contentKey: string, polarity: number | null][];
   let best: { id: number; overlap: number } | undefined;
   for (const [id, contentKey, theirPolarity] of candidates) {
     // Same-slot facts were settled before (merge or conflict); a negation never merges into an assertion.

@@ -18,12 +18,12 @@ function grams(text: string): string[] {
 
 export type EntityMatch = { id: number; mentions: number };
 
-const BY_NAME = 'select id, mention_count as mentions from entities where user_id = ? and name_key in (select value from json_each(?))';
+const BY_NAME = 'select id, mention_count as mentions from entities where user_id = ? and name_key in (select value from sm_texts(?))';
 // Aliases are a JSON array; the check reads only entities that have any.
 const BY_ALIAS = `
   select e.id as id, e.mention_count as mentions from entities e
   where e.user_id = ? and e.aliases <> '[]' and exists (
-    select 1 from json_each(e.aliases) a, json_each(?) k where sm_normalize(a.value) = k.value
+    select 1 from sm_texts(e.aliases) a, sm_texts(?) k where sm_normalize(a.value) = k.value
   ) limit 50`;
 
 /** The user's entities the query names (the registry is per user, D11). */

@@ -28,10 +28,13 @@ function memoryAllowed(filter: SearchFilter, kinds: string[], m: MemoryRow): boo
 const ranksOf = (ranks: Partial<Record<Signal, number>>): SignalRanks =>
   Object.fromEntries(SIGNALS.map((s) => [s, ranks[s] ?? null])) as SignalRanks;
 
-const MEMORY_ROWS = 'select * from memories where id in (select value from json_each(?))';
+// Named columns: on Postgres `*` would also read the tsvector the search index keeps.
+const MEMORY_ROWS = `select id, user_id, agent_id, kind, layer, status, content, content_key, subject, slot, value, polarity, session_id, hits,
+  access_count, score, confidence, confidence_base, decay_rate, importance, tags, created_at, event_at, last_seen_at, last_accessed_at,
+  valid_until, enriched_at from memories where id in (select value from sm_ids(?))`;
 const TURN_ROWS =
-  'select id, user_id as userId, agent_id as agentId, session_id as sessionId, role, name, text, at, created_at as createdAt, enriched_at as enrichedAt from turns where id in (select value from json_each(?))';
-export const SOURCES = 'select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from json_each(?)) order by s.at, s.turn_id';
+  'select id, user_id as userId, agent_id as agentId, session_id as sessionId, role, name, text, at, created_at as createdAt, enriched_at as enrichedAt from turns where id in (select value from sm_ids(?))';
+export const SOURCES = 'select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from sm_ids(?)) order by s.at, s.turn_id';
 
 async function readMemories(store: Store, ids: number[]): Promise<Map<number, MemoryRow>> {
   if (ids.length === 0) return new Map();

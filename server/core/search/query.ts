@@ -187,8 +187,10 @@ export function analyzeQuery(input: string, speakerLookup: (token: string) => st
   };
 }
 
-/** A quoted FTS5 OR-expression over `terms`; every term a string literal, so nothing is syntax. */
-export function ftsAny(terms: string[]): string | null {
+/** A quoted FTS5 expression over `terms`, any or all of them; every term a string literal, so nothing is syntax. */
+export function ftsTerms(terms: string[], join: 'any' | 'all'): string | null {
   if (terms.length === 0) return null;
-  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ');
+  return terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(join === 'any' ? ' OR ' : ' ');
 }
+
+export const ftsAny = (terms: string[]) => ftsTerms(terms, 'any');

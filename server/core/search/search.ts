@@ -149,7 +149,7 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
   return { hits: hits.slice(0, filter.limit), signals: SIGNALS.filter((s) => used.has(s)) };
 }
 
-const ANCHOR_TURNS = 'select id, name, at from turns where id in (select value from json_each(?))';
+const ANCHOR_TURNS = 'select id, name, at from turns where id in (select value from sm_ids(?))';
 
 /**
  * The window an event names ("the week before her trip"): the event is dated by the best
@@ -171,7 +171,7 @@ async function anchorWindow(store: Store, space: Space, query: AnalyzedQuery, cl
   return anchor.before ? { from: at - span, to: at + DAY_MS - 1 } : { from: at, to: at + DAY_MS + span };
 }
 
-const FACTS_IN_WINDOW = 'select id from memories where id in (select value from json_each(?)) and event_at between ? and ?';
+const FACTS_IN_WINDOW = 'select id from memories where id in (select value from sm_ids(?)) and event_at between ? and ?';
 
 /**
  * Facts dated in the window a query names ("in May 2023") move ahead of the others, each group in

@@ -52,13 +52,18 @@ const WANTS_NAME = /^\s*(?:who|where|which)\b|\bwhat (?:city|country|place|state
 /** A capitalised word after a space: a name, a place, a title. */
 const NAMED = /\s\p{Lu}\p{Ll}+/u;
 
-// Porter stems, as the FTS5 index stores them. Words repeat across turns, so stems are memoised.
+const NON_ASCII = /[^\x00-\x7f]/;
+/** A word without its diacritics (café -> cafe), as FTS5's remove_diacritics stores it. */
+const folded = (word: string) => (NON_ASCII.test(word) ? word.normalize('NFD').replace(/\p{M}+/gu, '') : word);
+
+// Porter stems of the folded words, as the FTS5 index stores them. Words repeat across turns, so
+// stems are memoised.
 const STEMS = new Map<string, string>();
 export function stem(word: string): string {
   let out = STEMS.get(word);
   if (out === undefined) {
     if (STEMS.size > 50_000) STEMS.clear();
-    STEMS.set(word, (out = stemmer(word)));
+    STEMS.set(word, (out = stemmer(folded(word))));
   }
   return out;
 }

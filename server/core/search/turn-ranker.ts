@@ -9,6 +9,7 @@ import type { AnalyzedQuery } from './query.ts';
 import type { Scored } from './lexical.ts';
 import type { SemanticSignal } from './semantic.ts';
 import { documentFrequency, tableRows } from './term-stats.ts';
+import { textIndexOf } from './text-index.ts';
 import { queryModel, stem, TURN_FEATURES, turnFeatures, wordCache, type FeatureTurn, type SignalScores, type TurnFeature } from './turn-features.ts';
 
 export type TurnInfo = { id: number; userId: string; agentId: string | null; sessionId: string; name: string | null; at: number };
@@ -27,17 +28,27 @@ export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
 
 export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, expand: 40 };
 
-/** The neighbours statement for each window size, built once (the port prepares it by its text). */
-const neighbourTexts = new Map<number, string>();
-function neighboursText(window: number): string {
-  let text = neighbourTexts.get(window);
+/**
+ * The ids of a turn's neighbours as a JSON array, nearest first: SQLite's json_group_array over
+ * the ordered subquery, Postgres's json_agg in that order (an empty list is null there).
+ */
+const AGGREGATE = {
+  sqlite: (rows: string, _order: string) => `(select json_group_array(id) from (${rows}) x)`,
+  postgres: (rows: string, order: string) => `(select coalesce(json_agg(x.id order by ${order}), '[]')::text from (${rows}) x)`,
+} as const;
+
+/** The neighbours statement for each dialect and window size, built once (the port prepares it by its text). */
+const neighbourTexts = new Map<string, string>();
+function neighboursText(dialect: 'sqlite' | 'postgres', window: number): string {
+  let text = neighbourTexts.get(`${dialect}${window}`);
   if (text === undefined) {
+    const aggregate = AGGREGATE[dialect];
+    const before = `select p.id as id, p.at as at from turns p where p.user_id = c.user_id and p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window}`;
+    const after = `select n.id as id, n.at as at from turns n where n.user_id = c.user_id and n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window}`;
     text = `
-      select c.id as id,
-        (select json_group_array(id) from (select p.id from turns p where p.user_id = c.user_id and p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window})) as prev,
-        (select json_group_array(id) from (select n.id from turns n where n.user_id = c.user_id and n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window})) as next
-      from turns c where c.id in (select value from json_each(?))`;
-    neighbourTexts.set(window, text);
+      select c.id as id, ${aggregate(before, 'x.at desc, x.id desc')} as prev, ${aggregate(after, 'x.at, x.id')} as next
+      from turns c where c.id in (select value from sm_ids(?))`;
+    neighbourTexts.set(`${dialect}${window}`, text);
   }
   return text;
 }
@@ -49,7 +60,7 @@ function neighboursText(window: number): string {
 export async function neighbourIds(store: Store, ids: number[], window: number): Promise<Map<number, [number[], number[]]>> {
   const out = new Map<number, [number[], number[]]>();
   if (ids.length === 0 || window < 1) return out;
-  for (const row of await store.sql.all<{ id: number; prev: string; next: string }>(neighboursText(window), [JSON.stringify(ids)])) {
+  for (const row of await store.sql.all<{ id: number; prev: string; next: string }>(neighboursText(store.sql.dialect, window), [JSON.stringify(ids)])) {
     out.set(row.id, [JSON.parse(row.prev), JSON.parse(row.next)]);
   }
   return out;
@@ -67,7 +78,7 @@ const turnCaches = new WeakMap<Store, Map<number, TurnRead>>();
 const TURN_CACHE_LIMIT = 20_000;
 
 const RANK_TURNS =
-  'select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.name as name, t.at as at, t.text as text from turns t where t.id in (select value from json_each(?))';
+  'select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.name as name, t.at as at, t.text as text from turns t where t.id in (select value from sm_ids(?))';
 
 async function readTurns(store: Store, ids: number[]): Promise<Map<number, TurnRead>> {
   let cache = turnCaches.get(store);
@@ -94,11 +105,12 @@ async function idfFor(store: Store, space: Space, query: AnalyzedQuery): Promise
   const rows = Math.max(1, await tableRows(store, space, 'turns'));
   const idf = new Map<string, number>();
   const stems = new Set<string>();
+  const index = textIndexOf(store);
   for (const term of query.terms) {
     const s = stem(term);
     if (stems.has(s)) continue;
     stems.add(s);
-    const df = await documentFrequency(store, space, 'turns', rows, term);
+    const df = await documentFrequency(store, space, index, 'turns', rows, term);
     idf.set(term, Math.log(1 + (rows - df + 0.5) / (df + 0.5)));
   }
   return (term) => idf.get(term)!;

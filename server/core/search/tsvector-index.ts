@@ -1,0 +1,79 @@
+// Postgres's text index: the stored tsvector columns turns.text_search and
+// memories.content_search (to_tsvector('english', …) under a GIN index, drizzle/pg-schema.ts).
+// A user's candidates are the rows whose vector matches an OR of the terms, filtered by the same
+// clauses as on SQLite, and ranked here by BM25 as FTS5 ranks (bm25.ts), with document
+// frequencies counted per user and cached (term-stats.ts): Postgres's own ts_rank is another
+// formula and knows no document frequency. A user with few rows is read whole, as on SQLite.
+import type { Store } from '../store.ts';
+import { everyRow, params, rankHere, TINY_USER_ROWS, type Clause, type Scored, type TextTable, type UserRow } from './bm25.ts';
+import { COMMON_DF, tableRows } from './term-stats.ts';
+import type { TextIndex } from './text-index.ts';
+
+const VECTOR = { turns: 'text_search', memories: 'content_search' } as const;
+
+/** Matches read per search, newest first: past it a word is too common to rank on anyway (term-stats.ts). */
+const MATCHED_ROWS = 5000;
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * The spellings of a term the index may hold. The vector lower-cases words as the server's
+ * locale knows how: a server made without one (C) lower-cases ASCII only, so ÉCOLE is stored as
+ * École. A word with other letters is also looked up capitalised and in capitals, which the
+ * configuration lower-cases the same way (and which are the one lexeme on a server that folds them).
+ */
+function spellings(term: string): string[] {
+  if (!NON_ASCII.test(term)) return [term];
+  return [...new Set([term, term.toUpperCase(), term.charAt(0).toUpperCase() + term.slice(1)])];
+}
+
+/**
+ * A tsquery (for `to_tsquery('english', ?)`) matching `terms`, any or all of them: each lexeme
+ * quoted, and only letters and digits inside the quotes (normalised tokens are nothing else), so
+ * no user text is syntax. Stop words come out of the query (Postgres drops them from the vectors).
+ */
+export function tsQuery(terms: string[], join: 'any' | 'all'): string | null {
+  const groups = terms
+    .map((term) => term.replace(/[^\p{L}\p{N}]+/gu, ''))
+    .filter((term) => term !== '')
+    .map((term) => `(${spellings(term).map((s) => `'${s}'`).join(' | ')})`);
+  return groups.length === 0 ? null : groups.join(join === 'any' ? ' | ' : ' & ');
+}
+
+const MATCHED = {
+  turns: (clauses: Clause[]) =>
+    `select t.id as id, t.text as text, 1 as keep from turns t where t.text_search @@ to_tsquery('english', ?)${clauses.map((c) => ` and ${c.sql}`).join('')} order by t.id desc limit ${MATCHED_ROWS}`,
+  memories: (clauses: Clause[]) =>
+    `select m.id as id, m.content as text, 1 as keep from memories m where m.content_search @@ to_tsquery('english', ?)${clauses.map((c) => ` and ${c.sql}`).join('')} order by m.id desc limit ${MATCHED_ROWS}`,
+} as const;
+
+const countText = (table: TextTable) =>
+  `select count(*) as n from (select 1 from ${table} where user_id = ? and ${VECTOR[table]} @@ to_tsquery('english', ?) limit ${COMMON_DF + 1}) c`;
+const COUNT = { turns: countText('turns'), memories: countText('memories') } as const;
+
+export const TSVECTOR_INDEX: TextIndex = {
+  kind: 'tsvector',
+
+  // Postgres does not rank the match: `best` is newest first too.
+  matching(store, space, table, words, join, limit) {
+    const query = tsQuery(words, join);
+    if (!query) return null;
+    return { sql: `select id from ${table} where user_id = ? and ${VECTOR[table]} @@ to_tsquery('english', ?) order by id desc limit ${limit}`, params: [space.userId, query] };
+  },
+
+  async count(store, space, table, term) {
+    const query = tsQuery([term], 'any');
+    if (!query) return 0;
+    return (await store.sql.get<{ n: number }>(COUNT[table], [space.userId, query]))!.n;
+  },
+
+  async rank(store: Store, space, table, terms, clauses, limit): Promise<Scored[]> {
+    const query = tsQuery(terms, 'any');
+    if (!query) return [];
+    const rows = await tableRows(store, space, table);
+    const tiny = rows <= TINY_USER_ROWS;
+    const found = tiny ? await everyRow(store, space, table, clauses) : await store.sql.all<UserRow>(MATCHED[table](clauses), [query, ...params(clauses)]);
+    return rankHere(store, space, TSVECTOR_INDEX, table, terms, found, rows, tiny, limit);
+  },
+};
+
