@@ -3,6 +3,7 @@
 // a record already present (same content and time) is mapped, not duplicated; ids are kept
 // where they are free, so export -> import into a fresh db -> export gives the same records.
 import { and, eq, getTableColumns, sql, type InferSelectModel, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import {
   entities,
@@ -57,6 +58,28 @@ const OWNED_BY: Record<RecordType, (userId: string) => SQL> = {
 };
 
 /**
+ * Each table's key (its fields), the order its rows are exported in: the same on every backend
+ * (SQLite's rowid has no Postgres twin), read page by page along the key's index.
+ */
+const KEYS: Record<RecordType, readonly string[]> = {
+  session: ['userId', 'id'],
+  turn: ['id'],
+  memory: ['id'],
+  entity: ['id'],
+  source: ['memoryId', 'turnId'],
+  relation: ['fromId', 'toId', 'kind'],
+  event: ['id'],
+  memory_entity: ['memoryId', 'entityId'],
+  turn_entity: ['turnId', 'entityId'],
+};
+
+/** Rows past `last` (the previous page's last row) by the key: a row value, which both backends compare in key order. */
+function pastKey(key: readonly SQLiteColumn[], fields: readonly string[], last: Record<string, unknown> | undefined): SQL | undefined {
+  if (!last) return undefined;
+  return sql`(${sql.join([...key], sql`, `)}) > (${sql.join(fields.map((field) => sql`${last[field]}`), sql`, `)})`;
+}
+
+/**
  * Every record (of one user, or of every user when `userId` is null), header first, in an order
  * where each row comes after the rows it references. Records carry their userId.
  */
@@ -65,21 +88,23 @@ export async function* exportRecords(store: Store, options: { userId?: string | 
   yield { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: store.clock.now() };
   for (const type of RECORD_TYPES) {
     const table = TABLES[type] as typeof sessions;
-    // Pages by rowid, so a large db is never held in memory at once.
-    for (let after = 0; ; ) {
+    const fields = KEYS[type];
+    const key = fields.map((field) => (getTableColumns(table) as Record<string, SQLiteColumn>)[field]!);
+    // Pages by the key, so a large db is never held in memory at once.
+    for (let last: Record<string, unknown> | undefined; ; ) {
       const page = await store.db
-        .select({ ...getTableColumns(table), rowid: sql<number>`rowid` })
+        .select()
         .from(table)
-        .where(and(sql`rowid > ${after}`, userId === null ? undefined : OWNED_BY[type](userId)))
-        .orderBy(sql`rowid`)
+        .where(and(pastKey(key, fields, last), userId === null ? undefined : OWNED_BY[type](userId)))
+        .orderBy(...key)
         .limit(EXPORT_PAGE)
         .all();
       // An entity's own `type` column travels as `entityType`: `type` is the record type.
-      for (const { rowid: _rowid, ...row } of page) {
+      for (const row of page) {
         yield (type === 'entity' ? { ...row, type, entityType: (row as unknown as { type: string }).type } : { ...row, type }) as ExportRecord;
       }
       if (page.length < EXPORT_PAGE) break;
-      after = page.at(-1)!.rowid;
+      last = page.at(-1);
     }
   }
 }
