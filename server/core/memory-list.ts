@@ -1,13 +1,14 @@
-// Listing memories with filters and sorts; the text filter uses FTS5 (or LIKE without it).
+// Listing memories with filters and sorts; the text filter uses the store's text index (search/text-index.ts).
 import { and, count, desc, eq, isNull, not, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { memories, memoryRelations } from '../../drizzle/schema.ts';
 import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES } from '../../drizzle/vocabulary.ts';
 import { MEMORY_SORTS } from './vocabulary.ts';
 import type { MemoryRow } from './memories.ts';
-import { scopedMatch, type Space } from './space.ts';
+import type { Space } from './space.ts';
 import { prepared, type Store } from './store.ts';
-import { escapeLike, ftsMatchExpression } from './text.ts';
+import { indexTokens } from './text.ts';
+import { textIndexOf } from './search/text-index.ts';
 import { parseInput } from './validation.ts';
 
 export type MemorySort = (typeof MEMORY_SORTS)[number];
@@ -29,17 +30,19 @@ export type ListMemoriesInput = z.input<typeof listMemoriesSchema>;
 
 const FTS_CANDIDATES = 5000;
 
-/** Ids of the user's memories matching `text`: FTS5 when available (all tokens must match), else LIKE. */
+/**
+ * Ids of the user's memories holding every word of `text`, by the store's text index (FTS5, the
+ * tsvector on Postgres, or LIKE): its subquery, the best (or newest) 5000, as a drizzle condition.
+ */
 export function memoryIdsMatching(store: Store, space: Space, text: string): SQL {
-  const match = ftsMatchExpression(text, 'all');
-  if (!match) return sql`0`;
-  if (store.features.fts && store.config.fts.enabled) {
-    // The MATCH runs alone with its own LIMIT, then joins (the FTS5 planner trap in STACK.md).
-    return sql`${memories.id} in (select rowid from memories_fts where memories_fts match ${scopedMatch(space.userId, 'content', match)} order by rank limit ${FTS_CANDIDATES})`;
-  }
-  const words = match.split(' ').map((quoted) => quoted.slice(1, -1).replace(/""/g, '"'));
-  const likes = words.map((w) => sql`${memories.contentKey} like ${`%${escapeLike(w)}%`} escape '\\'`);
-  return and(...likes)!;
+  const words = [...new Set(indexTokens(text))].slice(0, 64);
+  const source = textIndexOf(store).matching(store, space, 'memories', words, 'all', FTS_CANDIDATES, 'best');
+  if (!source) return sql`1 = 0`;
+  // The subquery's `?` are its parameters, in order (its text has no other).
+  const parts = source.sql.split('?');
+  const chunks: SQL[] = [sql.raw(parts[0]!)];
+  source.params.forEach((param, i) => chunks.push(sql`${param}`, sql.raw(parts[i + 1]!)));
+  return sql`${memories.id} in (${sql.join(chunks)})`;
 }
 
 /** A newer memory replaced this one (memory_relations_to serves the lookup). */
