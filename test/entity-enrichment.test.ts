@@ -11,7 +11,7 @@ import { drainJobs } from '../server/jobs/worker.ts';
 import { enrichEntities } from '../server/services/ner.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { startOpenAiServer } from './helpers/openai-server.ts';
-import { testStore } from './helpers/store.ts';
+import { countRows, testStore } from './helpers/store.ts';
 
 const names = (rows: { name: string }[] | undefined) => (rows ?? []).map((r) => r.name).sort();
 
@@ -25,12 +25,11 @@ describe('runEnrichment', () => {
     const fact = (await remember(t.store, DEFAULT_SPACE, { content: 'Alice Johnson works at Google' })).memory;
     t.store.config.ner.enabled = true;
     // Three links: over the default threshold (2), so enrichment leaves it alone.
-    t.store.sqlite.prepare("insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values ('x', 'x', 'other', '[]', 3, 0, 0)").run();
-    for (const memoryId of [fact.id]) t.store.sqlite.prepare('insert into memory_entities values (?, 1)').run(memoryId);
-    const busyLinks = t.store.sqlite.prepare('insert into turn_entities values (?, ?)');
+    const x = await t.store.sql.pluck("insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values ('x', 'x', 'other', '[]', 3, 0, 0) returning id");
+    for (const memoryId of [fact.id]) await t.store.sql.run('insert into memory_entities (memory_id, entity_id) values (?, ?)', [memoryId, Number(x)]);
     for (const key of ['a', 'b', 'c']) {
-      const id = t.store.sqlite.prepare("insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values (?, ?, 'mention', '[]', 1, 0, 0)").run(key, key).lastInsertRowid;
-      busyLinks.run(busy.turn.id, id);
+      const id = await t.store.sql.pluck("insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values (?, ?, 'mention', '[]', 1, 0, 0) returning id", [key, key]);
+      await t.store.sql.run('insert into turn_entities (turn_id, entity_id) values (?, ?)', [busy.turn.id, Number(id)]);
     }
 
     const report = await runEnrichment(t.store);
@@ -38,7 +37,7 @@ describe('runEnrichment', () => {
     expect(report).toMatchObject({ skipped: null, memories: { candidates: 1, enriched: 1, links: 2 }, turns: { candidates: 1, enriched: 1, links: 3 }, failures: [] });
     expect(names((await entitiesForMemories(t.store, [fact.id])).get(fact.id))).toEqual(['Alice Johnson', 'Google', 'x']);
     expect(names((await entitiesForTurns(t.store, [turn.turn.id])).get(turn.turn.id))).toEqual(['Caroline', 'Lisbon', 'Sam']);
-    const stamps = t.store.sqlite.prepare('select id, enriched_at e from turns order by id').all();
+    const stamps = await t.store.sql.all('select id, enriched_at as e from turns order by id');
     expect(stamps).toEqual([
       { id: turn.turn.id, e: t.store.clock.now() },
       { id: busy.turn.id, e: null },
@@ -93,7 +92,7 @@ describe('the llm provider in the accurate strategy', () => {
     const memoryId = extracted[0]!.memory.id;
     expect(names((await entitiesForMemories(store, [memoryId])).get(memoryId))).toEqual(['Caroline', 'Sam', 'Zorblax Labs']);
     expect(await findEntity(store, DEFAULT_SPACE, { name: 'zorblax labs' })).toMatchObject({ type: 'organization', mentionCount: 2 });
-    expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
+    expect(await countRows(store, 'memories', 'enriched_at is null')).toBe(0);
   });
 
   it('an LLM failure falls back to the other providers and is reported; the rows are still stamped', async () => {
@@ -106,6 +105,6 @@ describe('the llm provider in the accurate strategy', () => {
     expect(report.failures).toEqual([{ provider: 'llm', error: expect.stringContaining('503'), count: 1 }]);
     expect(await findEntity(store, DEFAULT_SPACE, { name: '@bob' })).toBeDefined();
     expect(await findEntity(store, DEFAULT_SPACE, { name: 'Project Apollo' })).toBeUndefined();
-    expect(store.sqlite.prepare('select count(*) n from memories where enriched_at is null').get()).toEqual({ n: 0 });
+    expect(await countRows(store, 'memories', 'enriched_at is null')).toBe(0);
   });
 });

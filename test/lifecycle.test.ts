@@ -212,7 +212,7 @@ describe('scheduler', () => {
 
     // Every second: the decay task archives a fact that is long past the threshold.
     const old = (await remember(store, DEFAULT_SPACE, { content: 'User once had a cold' })).memory;
-    store.sqlite.prepare('update memories set last_seen_at = 0 where id = ?').run(old.id);
+    await store.sql.run('update memories set last_seen_at = 0 where id = ?', [old.id]);
     const fast = startScheduler(maintenanceSchedule({ ...runtime, store: { ...store, config: { ...store.config, schedule: { ...store.config.schedule, decay: '* * * * * *' } } } }));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     fast.stop();
