@@ -1,7 +1,7 @@
 // Expected failures become GraphQL errors with `extensions.code`; anything else stays an
 // ordinary error so the host masks it (no internals leak to clients).
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import { ErrorCode, SmError } from '../server/core/errors.ts';
+import { ErrorCode, expectedOf } from '../server/core/errors.ts';
 
 type Issue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined };
 
@@ -15,8 +15,8 @@ export function validationFailure(issues: ReadonlyArray<Issue>): GraphQLError {
 
 /** The GraphQL form of an expected error (SmError), or null when the error is unexpected. */
 export function expectedError(error: unknown): GraphQLError | null {
-  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-  if (original instanceof SmError) {
+  const original = expectedOf(error instanceof GraphQLError ? (error.originalError ?? error) : error);
+  if (original) {
     const located = error instanceof GraphQLError ? error : undefined;
     // Past capacity: HTTP 503 with Retry-After (yoga reads `http` and leaves it out of the body).
     const http = original.retryAfterSeconds === undefined ? {} : { retryAfter: original.retryAfterSeconds, http: { status: 503, headers: { 'retry-after': String(original.retryAfterSeconds) } } };
@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   FAILED_PRECONDITION: 'the operation needs something not configured',
   PAYLOAD_TOO_LARGE: 'the request body is over the limit',
   UNAVAILABLE: 'past capacity (background queue full, too many requests at once): HTTP 503, retry after `extensions.retryAfter` seconds (the Retry-After header)',
+  DATABASE_UNAVAILABLE: 'the database cannot be reached now (restarting, failing over; Postgres): HTTP 503, retry after `extensions.retryAfter` seconds (the Retry-After header)',
   INTERNAL_SERVER_ERROR: 'a bug: the message is masked, the log has it',
 } as const;
 export type ApiErrorCode = keyof typeof ERROR_CODES;

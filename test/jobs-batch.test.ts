@@ -26,7 +26,7 @@ async function setup(config: Record<string, unknown> = {}) {
   const t = await testStore({ extractor: { mode: 'heuristic' }, ...config });
   const runtime = await createRuntime(t.store, {});
   const say = (i: number, sessionId = 's1') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name: 'Sam', text: textOf(i) });
-  const enriched = () => t.store.sqlite.prepare('select count(*) from turns where enriched_at is not null').pluck().get() as number;
+  const enriched = async () => Number(await t.store.sql.pluck('select count(*) from turns where enriched_at is not null'));
   return { ...t, runtime, say, enriched };
 }
 
@@ -50,7 +50,7 @@ describe('batch jobs', () => {
     expect(sizes.slice(0, 3)).toEqual([100, 100, 50]);
     expect(first).toEqual({ ran: 250, done: 150, failed: 100, dead: 0 });
     // Retried (after their backoff) one by one: 99 pass, the bad one fails again.
-    for (const job of await listJobs(store, { status: 'pending', limit: 500 })) store.sqlite.prepare('update jobs set run_at = 0 where id = ?').run(job.id);
+    for (const job of await listJobs(store, { status: 'pending', limit: 500 })) await store.sql.run('update jobs set run_at = 0 where id = ?', [job.id]);
     sizes.length = 0;
     const second = await drainJobs(store, handlers);
     expect(sizes.every((n) => n === 1)).toBe(true);
@@ -64,11 +64,11 @@ describe('batch jobs', () => {
     try {
       for (let i = 0; i < 300; i++) await say(i, `s${Math.floor(i / 50)}`);
       const deadline = Date.now() + 30_000;
-      while (enriched() < 300 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while ((await enriched()) < 300 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       await worker.stop();
     }
-    expect(enriched()).toBe(300);
+    expect(await enriched()).toBe(300);
     expect((await getStats(store, null)).jobs).toMatchObject({ pending: 0, backlog: 0, nerDeferred: 0, nerCheapMode: false });
   });
 });
@@ -78,11 +78,11 @@ describe('accurate NER in batches', () => {
     const { store, runtime, say, setNow } = await setup();
     const turns = [];
     for (let i = 0; i < NER_BATCH + 20; i++) turns.push((await say(i)).turn);
-    const stampOf = (id: number) => store.sqlite.prepare('select enriched_at from turns where id = ?').pluck().get(id);
+    const stampOf = (id: number) => store.sql.pluck('select enriched_at from turns where id = ?', [id]);
     // One turn stamped meanwhile (as by the nightly enrichment): its pass is skipped.
-    store.sqlite.prepare('update turns set enriched_at = 1 where id = ?').run(turns[5]!.id);
+    await store.sql.run('update turns set enriched_at = 1 where id = ?', [turns[5]!.id]);
     expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: turns.length, done: turns.length, failed: 0 });
-    expect(stampOf(turns[5]!.id)).toBe(1);
+    expect(await stampOf(turns[5]!.id)).toBe(1);
     const nlp = await loadCompromise();
     const linked = await entitiesForTurns(store, turns.map((t) => t.id));
     for (const turn of turns.filter((_, i) => i !== 5)) {
@@ -91,11 +91,11 @@ describe('accurate NER in batches', () => {
       for (const entity of compromiseEntities(nlp, turn.text)) expect(names, turn.text).toContain(entity.name);
     }
     // Queued again later: the job completes without reading the turn again.
-    const stamped = stampOf(turns[3]!.id);
+    const stamped = await stampOf(turns[3]!.id);
     setNow(Number(stamped) + 60_000);
     await enqueueJob(store, JobType.NerAccurate, { turnId: turns[3]!.id, userId: 'default' });
     expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: 1, done: 1 });
-    expect(stampOf(turns[3]!.id)).toBe(stamped);
+    expect(await stampOf(turns[3]!.id)).toBe(stamped);
   });
 });
 
@@ -120,12 +120,12 @@ describe('the NER thread', () => {
     await stopNerThread();
     expect(await drained).toEqual({ ran: 10, done: 0, failed: 10, dead: 0 });
     spy.mockRestore();
-    expect(enriched()).toBe(0);
+    expect(await enriched()).toBe(0);
     expect(new Set((await listJobs(store, { status: 'pending' })).map((j) => j.lastError))).toEqual(new Set([expect.stringMatching(/^NerUnavailable: the NER thread exited/)]));
     // Retried (after the backoff) in a new thread: every turn gets its accurate pass.
-    store.sqlite.prepare("update jobs set run_at = 0 where status = 'pending'").run();
+    await store.sql.run("update jobs set run_at = 0 where status = 'pending'");
     expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: 10, done: 10, failed: 0 });
-    expect(enriched()).toBe(10);
+    expect(await enriched()).toBe(10);
   });
 });
 
@@ -150,7 +150,7 @@ describe('cheap mode', () => {
     expect((await entitiesForTurns(store, [turns[11]!.id])).get(turns[11]!.id)!.map((e) => e.name)).toContain('Sam');
 
     await drainJobs(store, jobHandlers(runtime));
-    expect(enriched()).toBe(12);
+    expect(await enriched()).toBe(12);
     const last = (await entitiesForTurns(store, [turns[11]!.id])).get(turns[11]!.id)!.map((e) => e.name);
     expect(last).toEqual(expect.arrayContaining([NAMES[11 % NAMES.length], PLACES[11 % PLACES.length]]));
     expect((await getStats(store, null)).jobs).toMatchObject({ nerDeferred: 0, nerCheapMode: false, pending: 0 });

@@ -111,7 +111,37 @@ const ready = (now: number) =>
 /** `fresh`: only jobs never tried before (a batch groups those: see the worker). */
 export type ClaimFilter = { types?: readonly string[]; ids?: readonly number[]; fresh?: boolean };
 
+/**
+ * Postgres: one statement that locks the due rows it picks and skips the rows another node's claim
+ * (or any open transaction) has locked, so nodes claiming at once get different jobs and none
+ * waits for another. It runs outside write(): the database-wide write lock would queue each claim
+ * behind every other node's writes, which is what SKIP LOCKED is there to avoid, and the row
+ * locks are all a claim needs (the readers that look at jobs, such as "is a consolidation job
+ * waiting?", count running jobs as waiting too). Lists go in as JSON arrays so the text is one.
+ */
+const CLAIM_SKIP_LOCKED = `update jobs set status = 'running', attempts = attempts + 1, locked_until = ?, locked_by = ?, updated_at = ?
+  where id in (
+    select id from jobs
+    where ((status = 'pending' and run_at <= ?) or (status = 'running' and locked_until <= ?))
+      and (cast(? as text) is null or type in (select value from sm_texts(?)))
+      and (cast(? as text) is null or id in (select value from sm_ids(?)))
+      and (? = 0 or attempts = 0)
+    order by run_at, id
+    limit ?
+    for update skip locked)
+  returning ${jobRows.columns}`;
+
+async function claimSkippingLocked(store: Store, limit: number, filter: ClaimFilter, workerId: string | null): Promise<JobRow[]> {
+  const now = store.clock.now();
+  const types = filter.types ? JSON.stringify(filter.types) : null;
+  const ids = filter.ids ? JSON.stringify(filter.ids) : null;
+  const rows = await store.sql.values(CLAIM_SKIP_LOCKED, [now + JOB_DEFAULTS.leaseMs, workerId, now, now, now, types, types, ids, ids, filter.fresh ? 1 : 0, limit]);
+  if (rows.length > 0) loads.delete(store);
+  return rows.map((row) => jobRows.decode(row)).sort((a, b) => a.runAt - b.runAt || a.id - b.id);
+}
+
 export async function claimJobs(store: Store, limit: number, filter: ClaimFilter = {}, workerId: string | null = null): Promise<JobRow[]> {
+  if (store.sql.dialect === 'postgres') return claimSkippingLocked(store, limit, filter, workerId);
   return write(store, async () => {
     const now = store.clock.now();
     const due = await store.db
@@ -141,7 +171,7 @@ export async function claimJobs(store: Store, limit: number, filter: ClaimFilter
 /** Settles a job whose work was done another way (e.g. inline), so no worker runs it. */
 export const completeJob = (store: Store, id: number) => completeJobs(store, [id]);
 
-const COMPLETE_JOBS = "update jobs set status = 'done', locked_until = null, last_error = null, updated_at = ? where id in (select value from json_each(?))";
+const COMPLETE_JOBS = "update jobs set status = 'done', locked_until = null, last_error = null, updated_at = ? where id in (select value from sm_ids(?))";
 
 /** Settles finished jobs in one write (a batch handler's many jobs). */
 export async function completeJobs(store: Store, ids: readonly number[]) {
@@ -247,3 +277,27 @@ export async function nextJobAt(store: Store, types?: readonly string[]): Promis
     .get();
   return row?.at ?? null;
 }
+
+const LAST_RUN = 'select value from meta where key = ?';
+const SET_LAST_RUN = 'insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value';
+
+/**
+ * Runs the occurrence `slot` (when it was due, epoch ms) of the scheduled task `name` once across
+ * the nodes sharing the database: under `exclusively` (a node finding the task under way leaves
+ * it), and not again once one has finished it (meta `schedule.<name>` holds the last occurrence
+ * done), for the node whose clock runs late. A run that failed is not recorded: a later node may
+ * still do it. `undefined` when it was left to another.
+ */
+export async function runScheduledOnce<T>(store: Store, name: string, slot: number, fn: () => Promise<T>): Promise<T | undefined> {
+  const key = `schedule.${name}`;
+  const done = { value: undefined as T | undefined };
+  const ran = await store.sql.exclusively(name, async () => {
+    const last = await store.sql.pluck<string>(LAST_RUN, [key]);
+    if (last !== undefined && Number(JSON.parse(last)) >= slot) return false;
+    done.value = await fn();
+    await write(store, async () => void (await store.sql.run(SET_LAST_RUN, [key, JSON.stringify(slot)])));
+    return true;
+  });
+  return ran ? done.value : undefined;
+}
+

@@ -51,7 +51,24 @@ export interface Sql {
   optimize(): Promise<{ indexes: string[]; ms: number }>;
   readonly open: boolean;
   close(): Promise<void>;
+  /**
+   * Runs `fn` unless the task `name` runs elsewhere now, then gives up with `undefined`: a
+   * scheduled task runs once across the nodes sharing a database (Postgres: a session advisory
+   * lock per name; SQLite: one server per file, so only this process's own runs count).
+   */
+  exclusively<T>(name: string, fn: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Tells the other nodes on this database about events, from inside the transaction under way
+   * (they hear them when it commits, never if it rolls back), or at once outside one. Absent
+   * where no other node can exist (SQLite: one server per file).
+   */
+  announce?(events: readonly ChangeEvent[]): Promise<void>;
+  /** Hears the events other nodes announce, until `stop()`; `ready` once listening. Absent with `announce`. */
+  listen?(deliver: (event: ChangeEvent) => void): Hearing;
 }
+
+/** A subscription to other nodes' events (see `Sql.listen`). */
+export type Hearing = { ready: Promise<void>; stop(): Promise<void> };
 
 export type Store = {
   db: Db;
@@ -124,10 +141,19 @@ export function currentWrite(store: Store): object | undefined {
 export async function write<T>(store: Store, fn: () => Promise<T>): Promise<T> {
   if (currentWrite(store)) return fn();
   const events: ChangeEvent[] = [];
-  const result = await store.sql.transaction(() => scope.run({ store, events }, fn));
+  const result = await store.sql.transaction(() => scope.run({ store, events }, store.sql.announce ? announcing(store, events, fn) : fn));
   for (const event of events) for (const listener of store.listeners) listener(event);
   return result;
 }
+
+/** `fn`, then its events announced to the other nodes before the commit (so a rollback sends none). */
+const announcing =
+  <T>(store: Store, events: ChangeEvent[], fn: () => Promise<T>) =>
+  async (): Promise<T> => {
+    const result = await fn();
+    if (events.length > 0) await store.sql.announce!(events);
+    return result;
+  };
 
 /**
  * `write` for bookkeeping that must never wait for the lock (access counts, a token's last
@@ -137,7 +163,7 @@ export async function write<T>(store: Store, fn: () => Promise<T>): Promise<T> {
 export async function writeIfFree<T>(store: Store, fn: () => Promise<T>): Promise<T | undefined> {
   if (currentWrite(store)) return fn();
   const events: ChangeEvent[] = [];
-  const result = await store.sql.writeIfFree(() => scope.run({ store, events }, fn));
+  const result = await store.sql.writeIfFree(() => scope.run({ store, events }, store.sql.announce ? announcing(store, events, fn) : fn));
   for (const event of events) for (const listener of store.listeners) listener(event);
   return result;
 }
@@ -145,10 +171,46 @@ export async function writeIfFree<T>(store: Store, fn: () => Promise<T>): Promis
 export function publish(store: Store, event: ChangeEvent) {
   const current = scope.getStore();
   if (current?.store === store) current.events.push(event);
-  else for (const listener of store.listeners) listener(event);
+  else {
+    for (const listener of store.listeners) listener(event);
+    // Outside a transaction (a consolidation starting): announced on its own; one that cannot be
+    // (the database is gone) is lost to the other nodes' live subscribers only, like one they missed.
+    if (store.sql.announce) void store.sql.announce([event]).catch(() => undefined);
+  }
 }
 
 export function onChange(store: Store, listener: ChangeListener): () => void {
   store.listeners.add(listener);
   return () => store.listeners.delete(listener);
+}
+
+/** The hearings open per store, shared: each event of another node reaches each listener once. */
+const hearings = new WeakMap<Store, { hearing: Hearing; users: number }>();
+
+/**
+ * Delivers the events other nodes commit on this database to this store's listeners, as its own
+ * are delivered (a server's subscribers, its worker's wake-ups), until `stop()`. Nothing to hear
+ * on SQLite. Calls share one hearing.
+ */
+export function hearOtherNodes(store: Store): Hearing {
+  if (!store.sql.listen) return { ready: Promise.resolve(), stop: async () => undefined };
+  let shared = hearings.get(store);
+  if (!shared) {
+    shared = { hearing: store.sql.listen((event) => { for (const listener of store.listeners) listener(event); }), users: 0 };
+    hearings.set(store, shared);
+  }
+  shared.users++;
+  const { hearing } = shared;
+  let stopped = false;
+  return {
+    ready: hearing.ready,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      if (--shared.users === 0) {
+        hearings.delete(store);
+        await hearing.stop();
+      }
+    },
+  };
 }

@@ -41,6 +41,8 @@ export function sqliteSql(sqlite: Database.Database): Sql {
     queue = result.catch(() => undefined);
     return result;
   };
+  /** Scheduled tasks under way in this process, by name (see `exclusively`). */
+  const tasks = new Set<string>();
   // Set for the code of the open transaction, however deep its calls and awaits go.
   const insideTransaction = new AsyncLocalStorage<true>();
   /** Runs a statement now, or after the open transaction if it does not belong to it. */
@@ -114,6 +116,16 @@ export function sqliteSql(sqlite: Database.Database): Sql {
     },
     close: async () => {
       if (sqlite.open) sqlite.close();
+    },
+    // One server per file: only this process's own runs of a task can overlap.
+    exclusively: async (name, fn) => {
+      if (tasks.has(name)) return undefined;
+      tasks.add(name);
+      try {
+        return await fn();
+      } finally {
+        tasks.delete(name);
+      }
     },
   };
 }

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Plugin } from 'graphql-yoga';
 import { parseTime } from '../core/clock.ts';
-import { badInput, ErrorCode, SmError } from '../core/errors.ts';
+import { badInput, ErrorCode, expectedOf } from '../core/errors.ts';
 import { explain } from '../core/explain.ts';
 import { runGc } from '../core/gc.ts';
 import { remember, updateMemory } from '../core/memories.ts';
@@ -29,7 +29,7 @@ type Call = {
 type Reply = { status: number; body: unknown };
 type Route = { method: string; path: RegExp; run: (call: Call) => Reply | Promise<Reply> };
 
-const STATUS: Record<string, number> = { [ErrorCode.BadUserInput]: 400, [ErrorCode.NotFound]: 404, [ErrorCode.Conflict]: 409, [ErrorCode.Forbidden]: 403, [ErrorCode.Unavailable]: 503 };
+const STATUS: Record<string, number> = { [ErrorCode.BadUserInput]: 400, [ErrorCode.NotFound]: 404, [ErrorCode.Conflict]: 409, [ErrorCode.Forbidden]: 403, [ErrorCode.Unavailable]: 503, [ErrorCode.DatabaseUnavailable]: 503 };
 
 /** `user_id` and `agent_id` as the seed's snake_case names them; anything but a string is refused. */
 function namedSpace(source: Body | URLSearchParams): { userId?: string; agentId?: string } {
@@ -196,9 +196,10 @@ export const restError = (status: number, code: string, message: string, headers
 /** The REST reply for an error: expected ones with their status and code, anything else a masked 500. */
 export function toResponse(error: unknown, log: Logger): Response {
   if (error instanceof HttpError) return restError(error.status, error.code, error.message);
-  if (error instanceof SmError) {
-    const retry = error.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(error.retryAfterSeconds) };
-    return restError(STATUS[error.code] ?? 400, error.code, snakeMessage(error.message), retry);
+  const expected = expectedOf(error);
+  if (expected) {
+    const retry = expected.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(expected.retryAfterSeconds) };
+    return restError(STATUS[expected.code] ?? 400, expected.code, snakeMessage(expected.message), retry);
   }
   log.error({ err: error }, 'REST route failed');
   return restError(500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.');

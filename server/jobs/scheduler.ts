@@ -10,18 +10,29 @@ export type ScheduleOptions<Task extends string> = {
   tasks: Record<Task, string>;
   timezone?: string;
   run: (task: Task) => Promise<unknown>;
+  /**
+   * Runs a task's occurrence `slot` (the time it was due, epoch ms) unless another node runs it
+   * or has run it (then `undefined`): every node of a shared database schedules the same tasks
+   * at the same time, and one of them should do each (`runScheduledOnce`). Without it, every
+   * run goes ahead.
+   */
+  exclusively?: <T>(task: Task, slot: number, fn: () => Promise<T>) => Promise<T | undefined>;
 };
 
-export function startScheduler<Task extends string>({ tasks, timezone, run }: ScheduleOptions<Task>): Scheduler<Task> {
+export function startScheduler<Task extends string>({ tasks, timezone, run, exclusively }: ScheduleOptions<Task>): Scheduler<Task> {
   const jobs = (Object.entries(tasks) as [Task, string][]).map(([task, expression]) => {
     const job = new Cron(
       expression,
       // protect: a run still going when the next one is due is not started twice.
-      { name: task, protect: true, ...(timezone ? { timezone } : {}) },
-      async () => {
+      { protect: true, ...(timezone ? { timezone } : {}) },
+      async (self: Cron) => {
         try {
-          const report = await run(task);
-          logger.info({ task, report }, 'scheduled task done');
+          // The occurrence this run is for, the same on every node whatever the clocks' skew
+          // within a period (croner triggers a little after it).
+          const slot = self.previousRuns(1, new Date(Date.now() + 1))[0]?.getTime() ?? Date.now();
+          const ran = exclusively ? await exclusively(task, slot, async () => ({ report: await run(task) })) : { report: await run(task) };
+          if (ran) logger.info({ task, report: ran.report }, 'scheduled task done');
+          else logger.info({ task }, 'scheduled task left to the node already running it');
         } catch (error) {
           logger.error({ task, error: error instanceof Error ? error.message : String(error) }, 'scheduled task failed');
         }

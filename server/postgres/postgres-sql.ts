@@ -12,7 +12,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
-import type { Sql, SqlParam } from '../core/store.ts';
+import type { ChangeEvent, Hearing, Sql, SqlParam } from '../core/store.ts';
+import { logger } from '../logger.ts';
+import { asDatabaseFault } from './faults.ts';
+import { announcer, CHANGES_CHANNEL, listenOnServer, receiver } from './notify.ts';
 import { toPostgresSql } from './sql-text.ts';
 
 const INT8 = 20;
@@ -44,6 +47,10 @@ interface Client {
   transaction<T>(fn: (query: Query) => Promise<T>): Promise<T>;
   /** One connection only (PGlite): no other writer can exist, so no lock is needed. */
   single: boolean;
+  /** Runs `fn` holding the session advisory lock `key`, or gives up (`undefined`) when another session holds it. */
+  holding<T>(key: number, fn: () => Promise<T>): Promise<T | undefined>;
+  /** Hears `channel`'s payloads until `stop()` (`reconnected`: after a lost connection came back). */
+  listen(channel: string, hear: (payload: string) => void, reconnected: () => void): Hearing;
   readonly open: boolean;
   close(): Promise<void>;
 }
@@ -76,6 +83,23 @@ function poolClient(pool: pg.Pool): Client {
       }
     },
     single: false,
+    // On a connection of its own, the task's length: the lock lasts as long as its session.
+    holding: async (key, fn) => {
+      const session = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        const { rows } = await session.query<{ held: boolean }>('select pg_try_advisory_lock($1, $2) as held', [NODE_TASKS, key]);
+        if (!rows[0]!.held) return undefined;
+        try {
+          return await fn();
+        } finally {
+          await session.query('select pg_advisory_unlock($1, $2)', [NODE_TASKS, key]).catch((failure: Error) => (broken = failure));
+        }
+      } finally {
+        session.release(broken);
+      }
+    },
+    listen: (channel, hear, reconnected) => listenOnServer(pool.options, channel, hear, reconnected),
     get open() {
       return !pool.ended;
     },
@@ -97,6 +121,12 @@ function pgliteClient(pglite: PGlite): Client {
     query: pgliteQuery(pglite),
     transaction: (fn) => pglite.transaction((tx) => fn(pgliteQuery(tx))),
     single: true,
+    // One process owns a PGlite: the port's own bookkeeping (`exclusively`) is all it needs.
+    holding: (_key, fn) => fn(),
+    listen: (channel, hear) => {
+      const unlisten = pglite.listen(channel, hear);
+      return { ready: unlisten.then(() => undefined), stop: async () => (await unlisten)() };
+    },
     get open() {
       return !pglite.closed;
     },
@@ -108,6 +138,16 @@ function pgliteClient(pglite: PGlite): Client {
 const WRITE_LOCK = 0x736d7772;
 /** How long a writer waits for another process's write, as SQLite's busy_timeout does. */
 const LOCK_WAIT = '5s';
+
+/** The first key of the session locks that keep a scheduled task to one node ("smtk"); the second is the task's name hashed. */
+const NODE_TASKS = 0x736d746b;
+
+/** A task's name as a 32-bit key (FNV-1a). */
+function taskKey(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return hash | 0;
+}
 
 class LockTaken extends Error {}
 
@@ -134,15 +174,33 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
   const client = 'connect' in target ? poolClient(target) : pgliteClient(target);
   // The transaction this async context runs in: its queries go to its connection, from any depth.
   const current = new AsyncLocalStorage<Query>();
+  // Said once when the database stops answering and once when it answers again, not per request.
+  let reachable = true;
+  const fault = (error: unknown) => {
+    const converted = asDatabaseFault(error);
+    if (converted !== error && reachable) {
+      reachable = false;
+      logger.warn({ where: location, err: (error as Error).message }, 'the database cannot be reached: requests fail with DATABASE_UNAVAILABLE until it answers again');
+    }
+    return converted;
+  };
+  const answered = () => {
+    if (reachable) return;
+    reachable = true;
+    logger.info({ where: location }, 'the database answers again');
+  };
   const run: Query = async (text, params, arrays) => {
     // store.db.transaction() sends BEGIN and COMMIT through here, where they could land on two
     // pooled connections (and would not take the write lock): transactions are write()'s.
     if (TRANSACTION_CONTROL.test(text)) throw new Error(`${text.trim()} is not run through the port: use write(store, fn) for a transaction`);
     const sqlText = toPostgresSql(text);
     try {
-      return await (current.getStore() ?? client.query)(sqlText, params, arrays);
+      const result = await (current.getStore() ?? client.query)(sqlText, params, arrays);
+      if (!reachable) answered();
+      return result;
     } catch (error) {
-      throw withStatement(error, sqlText);
+      const converted = fault(error);
+      throw converted === error ? withStatement(error, sqlText) : converted;
     }
   };
   // One transaction at a time from this process, like the SQLite connection: the others wait
@@ -163,8 +221,16 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
         // `fn` may return a drizzle query, which runs when awaited: resolved here, inside the
         // context, or it would run on another connection (and wait for this one on PGlite).
         return current.run(query, () => Promise.resolve(fn()));
+      }).catch((error: unknown) => {
+        // A connection lost at BEGIN, at the lock or at COMMIT: the transaction did not commit.
+        throw fault(error);
       }),
     );
+  // This process's scheduled tasks under way, by name (a session lock is reentrant within its
+  // session, and PGlite has one session: the lock alone would not refuse this process's own).
+  const tasks = new Set<string>();
+  const node = announcer();
+  const hearings = new Set<Hearing>();
   return {
     dialect: 'postgres',
     all: async <T>(text: string, params: readonly SqlParam[] = []) => (await run(text, params, false)).rows as T[],
@@ -188,7 +254,7 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     // VACUUM FULL rewrites every table and index into new files, so a deleted row's text is no
     // longer in the database's files (the WAL keeps it until recycled). It cannot run in a
     // transaction; queued like one so none of this process's is open meanwhile.
-    compact: () => serially(async () => void (await client.query('vacuum full', [], false))),
+    compact: () => serially(async () => void (await client.query('vacuum full', [], false).catch((error: unknown) => Promise.reject(fault(error))))),
     // The WAL insert position moves with every committed write of any connection, this one's
     // included (SQLite's data_version leaves out its own), and with maintenance that writes WAL
     // (vacuum, a read pruning a page): a cache keyed on it refreshes for nothing then, never
@@ -215,7 +281,43 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
       return client.open;
     },
     close: async () => {
+      await Promise.all([...hearings].map((hearing) => hearing.stop()));
       if (client.open) await client.close();
+    },
+    exclusively: async (name, fn) => {
+      if (tasks.has(name)) return undefined;
+      tasks.add(name);
+      try {
+        return await client.holding(taskKey(name), fn);
+      } catch (error) {
+        throw fault(error);
+      } finally {
+        tasks.delete(name);
+      }
+    },
+    // pg_notify() rather than NOTIFY, which takes no parameter. In a transaction this runs on its
+    // connection (sent at commit); outside one, on its own.
+    announce: async (events: readonly ChangeEvent[]) => {
+      for (const payload of node.payloads(events)) await run('select pg_notify(?, ?)', [CHANGES_CHANNEL, payload], true);
+    },
+    listen: (deliver) => {
+      const heard = receiver(node.node);
+      const channel = client.listen(
+        CHANGES_CHANNEL,
+        (payload) => {
+          for (const event of heard.take(payload)) deliver(event);
+        },
+        heard.reset,
+      );
+      const hearing: Hearing = {
+        ready: channel.ready,
+        stop: async () => {
+          hearings.delete(hearing);
+          await channel.stop();
+        },
+      };
+      hearings.add(hearing);
+      return hearing;
     },
   };
 }

@@ -4,6 +4,7 @@ import { pendingSessions, pendingSessionsOfAll, type ConsolidationReport } from 
 import type { Space } from '../core/space.ts';
 import type { Sql } from '../core/store.ts';
 import { runDecay, type DecayReport } from '../core/decay.ts';
+import { runScheduledOnce } from '../core/jobs.ts';
 import { reflectionDue, saveReflection, templateReflection, type ReflectionInputs } from '../core/reflection.ts';
 import type { MemoryRow } from '../core/memories.ts';
 import { consolidateSession } from './consolidate.ts';
@@ -94,6 +95,8 @@ export function maintenanceSchedule(runtime: Runtime, enrich?: Enricher): Schedu
     tasks: { enrich: schedule.enrich, consolidate: schedule.consolidate, decay: schedule.decay, reflect: schedule.reflect, optimize: schedule.optimize },
     timezone: schedule.timezone || undefined,
     run: (task) => runMaintenance(runtime, task, enrich),
+    // Every node sharing a Postgres database schedules these at the same time: one runs each.
+    exclusively: (task, slot, fn) => runScheduledOnce(runtime.store, `maintenance.${task}`, slot, fn),
   };
 }
 

@@ -15,6 +15,10 @@ export type PostgresServer = {
   port: number;
   /** Creates an empty database and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Shuts the server down as an operator would (`pg_ctl stop -m fast`: sessions are ended), keeping its data. */
+  halt(): void;
+  /** Starts it again on the same port and data (halting it first if it runs): a database that went away and came back. */
+  restart(): void;
   stop(): void;
 };
 
@@ -68,7 +72,14 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   // No fsync: a test server's data may be lost in a crash; it is thrown away anyway.
   runAsServerUser(join(bin, 'initdb'), ['-D', data, '-U', ROLE, '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-  runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', 'start']);
+  const start = () => runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', 'start']);
+  start();
+  let running = true;
+  const halt = () => {
+    if (!running) return;
+    runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+    running = false;
+  };
 
   let stopped = false;
   const stop = () => {
@@ -76,7 +87,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     stopped = true;
     process.off('exit', stop);
     try {
-      runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      if (running) runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -97,6 +108,12 @@ export async function startPostgresServer(): Promise<PostgresServer> {
         await admin.end();
       }
       return `postgres://${ROLE}@127.0.0.1:${port}/${name}`;
+    },
+    halt,
+    restart: () => {
+      halt();
+      start();
+      running = true;
     },
     stop,
   };
