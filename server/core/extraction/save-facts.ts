@@ -15,9 +15,9 @@ import {
   type MemoryRow,
   type MemorySource,
 } from '../memories.ts';
-import { scopedMatch, writableClause, writableSql, type Space } from '../space.ts';
+import { writableClause, writableSql, type Space } from '../space.ts';
 import { prepared, type Store } from '../store.ts';
-import { ftsMatchExpression, hasApostrophe, indexTokens, normalizeText, tokens } from '../text.ts';
+import { hasApostrophe, indexTokens, normalizeText, tokens } from '../text.ts';
 import { isStopword } from '../search/query.ts';
 import { textIndexOf } from '../search/text-index.ts';
 import { withPiiTag } from './pii.ts';
@@ -280,16 +280,25 @@ export async function archiveFacts(store: Store, space: Space, targets: { id?: n
   return results;
 }
 
-const RELATED_TEXT = `select m.id from (select rowid, rank from memories_fts where memories_fts match ? order by rank limit 50) f
-  join memories m on m.id = f.rowid where ${writableSql('m')} and m.status = 'active' and m.kind = 'fact' order by f.rank limit ?`;
+/** How many of the text index's best matches relatedFacts looks through for its facts. */
+const RELATED_CANDIDATES = 50;
+const RELATED_FACTS = `select m.id from memories m where m.id in (select value from sm_ids(?)) and ${writableSql('m')} and m.status = 'active' and m.kind = 'fact'`;
 
-/** The space's active facts sharing words with `text`, best first: what an LLM sees as "existing memories". */
+/**
+ * The space's active facts sharing words with `text`, best first (FTS5's rank; newest first on
+ * Postgres, whose index does not rank): what an LLM sees as "existing memories".
+ */
 export async function relatedFacts(store: Store, space: Space, text: string, limit = 10): Promise<MemoryRow[]> {
-  const match = ftsMatchExpression(text, 'any');
-  if (!match || !store.features.fts || !store.config.fts.enabled) return [];
+  const index = textIndexOf(store);
+  if (index.kind === 'like') return [];
+  const source = index.matching(store, space, 'memories', [...new Set(indexTokens(text))].slice(0, 64), 'any', RELATED_CANDIDATES, 'best');
+  if (!source) return [];
+  // The candidates in the index's order, then those that are the space's active facts, in that order.
+  const candidates = (await store.sql.values(source.sql, source.params)).map((row) => Number(row[0]));
+  if (candidates.length === 0) return [];
   const writable = writableClause(space, 'm');
-  const ids = await store.sql.all<{ id: number }>(RELATED_TEXT, [scopedMatch(space.userId, 'content', match), ...writable.params, limit]);
+  const kept = new Set((await store.sql.values(RELATED_FACTS, [JSON.stringify(candidates), ...writable.params])).map((row) => Number(row[0])));
   const facts: MemoryRow[] = [];
-  for (const { id } of ids) facts.push((await getMemory(store, id))!);
+  for (const id of candidates.filter((id) => kept.has(id)).slice(0, limit)) facts.push((await getMemory(store, id))!);
   return facts;
 }
