@@ -9,7 +9,8 @@ import { logger } from '../logger.ts';
 import { write, writeIfFree, type Store } from './store.ts';
 
 type Counts = Map<number, { n: number; at: number }>;
-type Pending = { counts: Counts; scheduled: boolean; retryMs: number };
+/** `flushing`: the write under way (settled when none is), which a waiting flush lets finish first. */
+type Pending = { counts: Counts; scheduled: boolean; retryMs: number; flushing: Promise<unknown> };
 
 const pendingByStore = new WeakMap<Store, Pending>();
 const FIRST_RETRY_MS = 200;
@@ -33,7 +34,7 @@ const detached = AsyncResource.bind((run: () => void, delayMs: number | null) =>
 /** Queues an access to each memory; written on the next tick. */
 export function noteAccess(store: Store, ids: Iterable<number>) {
   let pending = pendingByStore.get(store);
-  if (!pending) pendingByStore.set(store, (pending = { counts: new Map(), scheduled: false, retryMs: FIRST_RETRY_MS }));
+  if (!pending) pendingByStore.set(store, (pending = { counts: new Map(), scheduled: false, retryMs: FIRST_RETRY_MS, flushing: Promise.resolve() }));
   const at = store.clock.now();
   for (const id of ids) add(pending.counts, id, 1, at);
   if (pending.counts.size > 0 && !pending.scheduled) {
@@ -71,12 +72,17 @@ async function flushLater(store: Store, pending: Pending) {
 
 /**
  * Writes the queued accesses in one transaction. `wait: false` gives up at once if another
- * connection holds the write lock (resolves false, the accesses stay queued); closeStore waits.
+ * connection holds the write lock (resolves false, the accesses stay queued); closeStore waits,
+ * for a flush under way too.
  * On any other error the batch is dropped and the error thrown.
  */
 export async function flushAccess(store: Store, options: { wait: boolean } = { wait: true }): Promise<boolean> {
   const pending = pendingByStore.get(store);
-  if (!pending || pending.counts.size === 0 || !store.sql.open) return true;
+  if (!pending) return true;
+  // The next tick's flush may be writing (over the network on Postgres): closeStore lets it
+  // finish before it closes the store.
+  if (options.wait) await pending.flushing;
+  if (pending.counts.size === 0 || !store.sql.open) return true;
   // The batch leaves the queue before the write: accesses noted while it runs wait for the next.
   const batch = pending.counts;
   pending.counts = new Map();
@@ -91,7 +97,9 @@ export async function flushAccess(store: Store, options: { wait: boolean } = { w
     for (const { n, at, ids } of groups.values()) await store.sql.run(FLUSH, [n, at, at, JSON.stringify(ids)]);
     return true;
   };
-  const done = options.wait ? await write(store, update) : await writeIfFree(store, update);
+  const writing = options.wait ? write(store, update) : writeIfFree(store, update);
+  pending.flushing = writing.catch(() => undefined);
+  const done = await writing;
   if (done !== undefined) return true;
   for (const [id, { n, at }] of batch) add(pending.counts, id, n, at);
   return false;
