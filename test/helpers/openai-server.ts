@@ -8,7 +8,9 @@ export type Behaviour =
   | { reply: string | ((body: any) => string); usage?: { prompt_tokens: number; completion_tokens: number } }
   | { status: number; message?: string }
   | { delayMs: number; then?: Behaviour }
-  | { raw: string };
+  | { raw: string }
+  /** Chooses the behaviour from the request (e.g. hold only one kind of prompt). */
+  | { decide: (body: any) => Behaviour };
 
 export type RecordedRequest = { path: string; headers: IncomingMessage['headers']; body: any };
 
@@ -64,7 +66,11 @@ export async function startOpenAiServer(fallback: Behaviour = { reply: '[]' }, e
       return;
     }
     let behaviour = queue.shift() ?? fallback;
-    while ('delayMs' in behaviour) {
+    while ('decide' in behaviour || 'delayMs' in behaviour) {
+      if ('decide' in behaviour) {
+        behaviour = behaviour.decide(body);
+        continue;
+      }
       await new Promise((resolve) => setTimeout(resolve, (behaviour as { delayMs: number }).delayMs));
       // The client gave up (timeout): nobody is left to answer. (req is always consumed by now.)
       if (res.destroyed) return;

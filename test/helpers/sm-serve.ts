@@ -25,8 +25,18 @@ export async function smServe(db: string | null, args: string[] = [], env: Recor
   });
   return {
     url,
+    /** The server's process id (a job it claims names it: `host:pid`). */
+    pid: child.pid!,
+    /** Ends it without letting it finish anything (`kill -9`); resolves once it is gone. */
+    kill: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
