@@ -8,12 +8,16 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.ts';
 import { sm } from './helpers/sm-cli.ts';
 
 const ROOT = join(import.meta.dirname, '..');
+const SM = fileURLToPath(new URL('../bin/sm.js', import.meta.url));
 const temp = (name: string) => mkdtempSync(join(tmpdir(), `sm-pg-start-${name}-`));
 type Check = { name: string; ok: boolean; detail: string; hint: string | null };
 
@@ -36,16 +40,20 @@ async function closedPort(): Promise<number> {
   });
 }
 
-/** The tables a database has (a command that must not touch it leaves it without any). */
-async function tablesOf(databaseUrl: string): Promise<string[]> {
+/** Rows of a query on a database, read past the service. */
+async function rowsOf(databaseUrl: string, text: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    return (await client.query<{ name: string }>("select table_name as name from information_schema.tables where table_schema = 'public' order by 1")).rows.map((r) => r.name);
+    return (await client.query(text, values)).rows;
   } finally {
     await client.end();
   }
 }
+
+/** The tables a database has (a command that must not touch it leaves it without any). */
+const tablesOf = async (databaseUrl: string) =>
+  (await rowsOf(databaseUrl, "select table_name as name from information_schema.tables where table_schema = 'public' order by 1")).map((r) => r.name as string);
 
 const doctor = async (env: Record<string, string | undefined>, args: string[] = []) => {
   const result = await sm([...args, 'doctor', '--json'], { SM_DB: undefined, ...env });
@@ -64,6 +72,29 @@ describe('SM_DATABASE_URL selects Postgres', () => {
     expect(checks.integrity).toMatchObject({ ok: true, detail: expect.stringMatching(/^data checksums (are )?o(n|ff).*: ok$/) });
     expect(checks.jobs).toMatchObject({ ok: true, detail: expect.stringMatching(/^0 pending \(0 overdue/) });
     expect(await tablesOf(url)).toContain('turns');
+  });
+
+  it('for embedded writes and reads: what sm writes is in the Postgres database, and sm reads it back', async () => {
+    const env = { SM_DATABASE_URL: url, SM_DB: undefined, SM_USER: 'alice' };
+    const remembered = await sm(['remember', '--text', 'Alice keeps bees on her roof', '--json'], env);
+    expect(remembered.code).toBe(0);
+    const found = await sm(['search', 'bees', '--json'], env);
+    expect(found.code).toBe(0);
+    expect(found.json.map((hit: { id: number; text: string }) => [hit.id, hit.text])).toContainEqual([remembered.json.memory.id, 'Alice keeps bees on her roof']);
+    expect(await rowsOf(url, 'select user_id, content from memories where id = $1', [remembered.json.memory.id])).toEqual([{ user_id: 'alice', content: 'Alice keeps bees on her roof' }]);
+  });
+
+  it('for sm mcp: the tools work on the Postgres store', async () => {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    const env = { ...process.env, SM_DATABASE_URL: url, SM_LOG_LEVEL: 'error' } as Record<string, string>;
+    delete env.SM_DB;
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SM, '--user', 'mcp-user', 'mcp'], env, stderr: 'pipe' }));
+    try {
+      const saved = (await client.callTool({ name: 'remember_fact', arguments: { text: 'The MCP user prefers tea to coffee' } })) as unknown as { structuredContent: { memory: { id: number } } };
+      expect(await rowsOf(url, 'select user_id, content from memories where id = $1', [saved.structuredContent.memory.id])).toEqual([{ user_id: 'mcp-user', content: 'The MCP user prefers tea to coffee' }]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('pgvector off fails the check once an embedding model is configured, with what to do', async () => {
