@@ -48,9 +48,9 @@ export function runsBundle(): boolean {
 
 export type Server = { url: string; pid: number; stop(): Promise<void> };
 
-/** `sm serve` on `db`, port 0; resolves once it prints its URL. */
-export async function startServer(db: string, env: Record<string, string>, nodeArgs: string[]): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeArgs, SM, '--db', db, 'serve', '--port', '0', '--no-scheduler'], {
+/** `sm serve` on `db` (null: the database `env` names, SM_DATABASE_URL), port 0; resolves once it prints its URL. */
+export async function startServer(db: string | null, env: Record<string, string>, nodeArgs: string[], args: string[] = []): Promise<Server> {
+  const child = spawn(process.execPath, [...nodeArgs, SM, ...(db === null ? [] : ['--db', db]), 'serve', '--port', '0', '--no-scheduler', ...args], {
     env: { ...process.env, SM_LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
