@@ -6,6 +6,7 @@
 // a database that goes away fails requests with DATABASE_UNAVAILABLE until it is back, when the
 // nodes carry on by themselves. A real Debian Postgres server (missing binaries fail the test);
 // the events also on PGlite, where two ports over one instance are the two nodes.
+import { hostname } from 'node:os';
 import { pino } from 'pino';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +125,24 @@ describe('jobs across nodes', () => {
     expect(Object.values(runs).every((nodes) => nodes.length === 1)).toBe(true);
     expect(Object.values(runs).filter(([node]) => node === 'b').length).toBeGreaterThan(0);
     expect(await a.sql.pluck("select count(*) from jobs where status <> 'done'")).toBe(0);
+  });
+
+
+  it("a running worker gives back the jobs of a process killed under them (on this host), and another node's worker runs them", async () => {
+    const [a, b] = await twoNodes();
+    const job = await enqueueJob(a, TYPE, {});
+    // Node A's process, killed mid-job: its claim stays, under a pid that no longer exists.
+    const [claimed] = await claimJobs(a, 1, { types: [TYPE] }, `${hostname()}:${2 ** 22 + 7}`);
+    expect(claimed!.id).toBe(job.id);
+    const ran: number[] = [];
+    const worker = startWorker(b, { [TYPE]: async (_store: Store, j: { id: number }) => void ran.push(j.id) }, { pollMs: 100, recoveryMs: 200 });
+    try {
+      await until(() => ran.length > 0, 10_000, 'the job run by B');
+    } finally {
+      await worker.stop();
+    }
+    expect(ran).toEqual([job.id]);
+    expect(await b.sql.get('select status, attempts, locked_by as lockedBy from jobs where id = ?', [job.id])).toEqual({ status: 'done', attempts: 2, lockedBy: expect.stringMatching(new RegExp(`:${process.pid}$`)) });
   });
 });
 
@@ -291,11 +310,15 @@ describe('the database going away and coming back', () => {
       return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { data?: any; errors?: any[] } };
     };
     const remember = (content: string) => graphql(`mutation { remember(input: { content: "${content}" }) { memory { id } } }`);
+    // A worker polling all along: its failed claims are logged and tried again, never thrown.
+    const ran: number[] = [];
+    const worker = startWorker(a, { [TYPE]: async (_store: Store, job: { id: number }) => void ran.push(job.id) }, { pollMs: 100 });
     try {
       expect((await remember('before the outage')).body.errors).toBeUndefined();
       await until(() => onB.some((event) => event.type === 'memory'), 5_000, 'an event before the outage');
 
       own.halt();
+      await tick(300); // the worker's claims fail meanwhile
       const during = await remember('during the outage');
       expect(during.status).toBe(503);
       expect(during.retryAfter).toBe('5');
@@ -324,7 +347,10 @@ describe('the database going away and coming back', () => {
       expect(onB).toContainEqual(probe);
       const contents = (await graphql('{ memories(first: 5) { edges { node { content } } } }')).body.data.memories.edges.map((e: { node: { content: string } }) => e.node.content);
       expect(contents.sort()).toEqual(['after the outage', 'before the outage']);
+      const job = await enqueueJob(b, TYPE, {});
+      await until(() => ran.includes(job.id), 10_000, "A's worker running a job queued after the outage");
     } finally {
+      await worker.stop();
       await hearing.stop();
       await app.stop();
     }

@@ -243,24 +243,23 @@ export async function listJobs(store: Store, filter: { status?: JobStatus; limit
     .all();
 }
 
+const RUNNING_HOLDERS = "select distinct locked_by from jobs where status = 'running' and locked_by is not null";
+// Only rows still held by a gone holder: one claimed again meanwhile (its lease expired, another
+// node took it: Postgres claims outside the write lock) names its new holder and is left alone.
+const RELEASE_HOLDERS = "update jobs set status = 'pending', locked_until = null, locked_by = null, run_at = ?, updated_at = ? where status = 'running' and locked_by in (select value from sm_texts(?))";
+
 /**
  * Jobs left `running` by a worker that no longer exists (its process was killed) go back to
  * pending at once instead of waiting for their lease. `isGone` decides from the lockedBy id.
+ * Nothing is written when no holder is gone (workers ask every few seconds).
  */
 export async function recoverAbandonedJobs(store: Store, isGone: (workerId: string) => boolean): Promise<number> {
+  const holders = (await store.sql.values(RUNNING_HOLDERS)).map((row) => row[0] as string);
+  const gone = holders.filter(isGone);
+  if (gone.length === 0) return 0;
   loads.delete(store);
-  return write(store, async () => {
-    const running = await store.db.select({ id: jobs.id, lockedBy: jobs.lockedBy }).from(jobs).where(eq(jobs.status, 'running'));
-    const abandoned = running.filter((job) => job.lockedBy !== null && isGone(job.lockedBy)).map((job) => job.id);
-    if (abandoned.length > 0) {
-      await store.db
-        .update(jobs)
-        .set({ status: 'pending', lockedUntil: null, lockedBy: null, runAt: store.clock.now(), updatedAt: store.clock.now() })
-        .where(inArray(jobs.id, abandoned))
-        .run();
-    }
-    return abandoned.length;
-  });
+  const now = store.clock.now();
+  return write(store, async () => (await store.sql.run(RELEASE_HOLDERS, [now, now, JSON.stringify(gone)])).changes);
 }
 
 /** Deletes jobs that finished before `before`; dead ones stay for inspection. */

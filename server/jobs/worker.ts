@@ -63,14 +63,20 @@ async function runUnit(store: Store, handlers: JobHandlers, unit: JobRow[], repo
     await completeJobs(store, unit.map((job) => job.id));
     if (report) report.done += unit.length;
   } catch (error) {
-    for (const job of unit) {
-      const status = await failJob(store, job, describe(error));
-      if (report) {
-        report.failed++;
-        if (status === 'dead') report.dead++;
-      }
-    }
     logger.warn({ jobIds: unit.map((job) => job.id), type: first.type, attempt: first.attempts, error: describe(error) }, 'job failed');
+    try {
+      for (const job of unit) {
+        const status = await failJob(store, job, describe(error));
+        if (report) {
+          report.failed++;
+          if (status === 'dead') report.dead++;
+        }
+      }
+    } catch (failure) {
+      // The database is gone too (DATABASE_UNAVAILABLE): the jobs stay claimed, and run again
+      // once their lease ends (or at once when this process is gone: recoverJobs).
+      logger.warn({ jobIds: unit.map((job) => job.id), error: describe(failure) }, 'could not record the failure of a job');
+    }
   }
 }
 
@@ -99,10 +105,14 @@ export async function drainJobs(
 
 export type Worker = { stop(): Promise<void> };
 
+/** How often a running worker looks for jobs held by dead processes. */
+const RECOVERY_EVERY_MS = 10_000;
+
 /** A long-running worker for the server: wakes on new jobs and when the next retry is due. */
-export function startWorker(store: Store, handlers: JobHandlers, options: { concurrency?: number; pollMs?: number } = {}): Worker {
+export function startWorker(store: Store, handlers: JobHandlers, options: { concurrency?: number; pollMs?: number; recoveryMs?: number } = {}): Worker {
   const concurrency = options.concurrency ?? 4;
   const pollMs = options.pollMs ?? 1_000;
+  const recoveryMs = options.recoveryMs ?? RECOVERY_EVERY_MS;
   const types = Object.keys(handlers);
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
@@ -113,7 +123,7 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
   // loop sets its own timer.
   let ticking: Promise<void> | null = null;
   let again = false;
-  let recovered = false;
+  let recoveredAt = Number.NEGATIVE_INFINITY;
 
   const schedule = (delay: number) => {
     if (stopped) return;
@@ -127,21 +137,28 @@ export function startWorker(store: Store, handlers: JobHandlers, options: { conc
   };
   function loop() {
     if (ticking) return;
-    ticking = tick().finally(() => {
-      ticking = null;
-      if (again) {
-        again = false;
-        schedule(0);
-      }
-    });
+    ticking = tick()
+      .catch((error: unknown) => {
+        // A claim that failed (the database is unreachable): tried again at the next poll.
+        logger.warn({ error: describe(error) }, 'the job worker could not claim jobs');
+        schedule(pollMs);
+      })
+      .finally(() => {
+        ticking = null;
+        if (again) {
+          again = false;
+          schedule(0);
+        }
+      });
   }
 
   async function tick() {
     if (stopped) return;
-    // Jobs of dead processes go back to the queue before the first claim.
-    if (!recovered) {
+    // Jobs of dead processes go back to the queue before the first claim, and every few
+    // seconds after: a node sharing the database (on this host) may be killed under its jobs.
+    if (performance.now() - recoveredAt >= recoveryMs) {
       await recoverJobs(store);
-      recovered = true;
+      recoveredAt = performance.now();
     }
     while (!stopped && inFlight.size < concurrency) {
       const unit = await claimUnit(store, handlers, { types });
