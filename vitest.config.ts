@@ -8,7 +8,21 @@ import { defineConfig } from 'vitest/config';
  * The conformance suite (D15): core behaviour through the domain functions, run on every backend
  * with the same assertions. The rest of the suite runs on SQLite only.
  */
-const CONFORMANCE: string[] = ['time-phrases', 'ner-pipeline', 'search-core', 'search-context', 'search-ranker', 'jobs-batch'].map((name) => `test/${name}.test.ts`);
+const CONFORMANCE: string[] = [
+  'core-memories',
+  'core-gc',
+  'entities',
+  'spaces',
+  'time-phrases',
+  'extraction-heuristics',
+  'lifecycle',
+  'entity-enrichment',
+  'ner-pipeline',
+  'search-core',
+  'search-context',
+  'search-ranker',
+  'jobs-batch',
+].map((name) => `test/${name}.test.ts`);
 
 export default defineConfig({
   resolve: {
