@@ -21,6 +21,9 @@ const CONFORMANCE: string[] = [
   'search-core',
   'search-context',
   'search-ranker',
+  'search-vectors',
+  'search-vector-index',
+  'search-semantic',
   'jobs-batch',
 ].map((name) => `test/${name}.test.ts`);
 

@@ -9,7 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SPACE, type Space } from '../server/core/space.ts';
 import { countVectors, lockedSpec, search } from '../server/core/search/index.ts';
 import { getStats } from '../server/core/stats.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import type { Store } from '../server/core/store.ts';
+import { closeStore } from '../server/db/open.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import { convertWordVectors, readWordTable, wordTablePath, wordVectorsPackage, WORD_TABLE_SIZE } from '../server/llm/word-vectors.ts';
 import { runDoctor } from '../server/services/doctor.ts';
@@ -18,6 +19,7 @@ import { jobHandlers } from '../server/services/job-handlers.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { cacheDir } from '../server/services/semantic.ts';
 import { startOpenAiServer } from './helpers/openai-server.ts';
+import { openTestStore } from './helpers/store.ts';
 
 const previousCache = process.env.XDG_CACHE_HOME;
 beforeAll(() => {
@@ -28,7 +30,7 @@ afterAll(() => {
   process.env.XDG_CACHE_HOME = previousCache;
 });
 
-const stores: Awaited<ReturnType<typeof openStore>>[] = [];
+const stores: Store[] = [];
 const servers: Awaited<ReturnType<typeof startOpenAiServer>>[] = [];
 afterEach(async () => {
   for (const store of stores.splice(0)) await closeStore(store);
@@ -36,7 +38,7 @@ afterEach(async () => {
 });
 
 async function setup(config: Record<string, unknown> = { embedding: { local: true } }, path = ':memory:') {
-  const store = await openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false }, ...config } });
+  const store = await openTestStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false }, ...config } });
   stores.push(store);
   const runtime = await createRuntime(store, {});
   await runtime.semantic?.settled;
@@ -134,7 +136,7 @@ describe('local word vectors', () => {
     await closeStore((await stores.pop())!);
     const { store, runtime, say } = await setup(undefined, path);
     for (const text of CHAT.slice(2)) await say(text);
-    const pending = store.sqlite.prepare("select count(*) from jobs where type = 'embed' and status = 'pending'").pluck().get();
+    const pending = await store.sql.pluck("select count(*) from jobs where type = 'embed' and status = 'pending'");
     expect(pending).toBe(1);
     await drainJobs(store, jobHandlers(runtime));
     expect(await countVectors(store, 'turns')).toBe(CHAT.length);

@@ -1,7 +1,8 @@
 // KNN over plain vector tables: the in-memory sign-bit index (Hamming scan) and the exact rerank
-// in SQL, on real SQLite files. Its answers against an exact scan, isolation between users, a
-// second connection's writes and deletions seen by the first, forget, the memory cap, the
-// centring mean, and the move from the vec0 tables of earlier releases.
+// (SQL on SQLite and with pgvector, JavaScript on a Postgres without it), on real stores. Its
+// answers against an exact scan, isolation between users, a second connection's writes and
+// deletions seen by the first, forget, the memory cap and the centring mean. The move from the
+// vec0 tables of earlier releases is SQLite's (search-sqlite.test.ts).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,9 @@ import { countVectors, initVectors, knnIds, putVectors, resetVectors } from '../
 import type { Space } from '../server/core/space.ts';
 import type { Store } from '../server/core/store.ts';
 import { forgetUser } from '../server/core/users.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { write } from '../server/core/store.ts';
+import { closeStore } from '../server/db/open.ts';
+import { openTestStore, testBackend } from './helpers/store.ts';
 
 const stores: Store[] = [];
 afterEach(async () => {
@@ -25,7 +28,7 @@ afterEach(async () => {
 
 const newPath = () => join(mkdtempSync(join(tmpdir(), 'sm-knn-')), 'db.sqlite');
 async function open(path: string, dimensions: number) {
-  const store = await openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
+  const store = await openTestStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
   stores.push(store);
   expect((await initVectors(store, { dimensions, model: 'test' })).ready).toBe(true);
   return store;
@@ -56,13 +59,23 @@ function vectors(seed: number, dimensions: number, topics = 20, offset = 0) {
   };
 }
 
-/** `n` turns of `userId` (bulk SQL: a vector table row needs its turn), with their ids. */
-function addTurns(store: Store, userId: string, n: number): number[] {
-  store.sqlite.prepare('insert or ignore into users (id, created_at) values (?, 0)').run(userId);
-  store.sqlite.prepare("insert or ignore into sessions (user_id, id, first_seen_at, last_seen_at) values (?, 's', 0, 0)").run(userId);
-  const insert = store.sqlite.prepare("insert into turns (user_id, session_id, role, text, at, created_at) values (?, 's', 'user', ?, 0, 0)");
-  return store.sqlite.transaction(() => Array.from({ length: n }, (_, i) => Number(insert.run(userId, `turn ${i} of ${userId}`).lastInsertRowid)))();
+/** `n` turns of `userId` (bulk SQL, 500 rows a statement: a vector table row needs its turn), with their ids. */
+async function addTurns(store: Store, userId: string, n: number): Promise<number[]> {
+  return write(store, async () => {
+    await store.sql.run('insert into users (id, created_at) values (?, 0) on conflict do nothing', [userId]);
+    await store.sql.run("insert into sessions (user_id, id, first_seen_at, last_seen_at) values (?, 's', 0, 0) on conflict do nothing", [userId]);
+    const ids: number[] = [];
+    for (let from = 0; from < n; from += 500) {
+      const batch = Array.from({ length: Math.min(500, n - from) }, (_, i) => from + i);
+      const text = `insert into turns (user_id, session_id, role, text, at, created_at) values ${batch.map(() => "(?, 's', 'user', ?, 0, 0)").join(', ')} returning id`;
+      const rows = await store.sql.values(text, batch.flatMap((i) => [userId, `turn ${i} of ${userId}`]));
+      ids.push(...rows.map((row) => Number(row[0])).sort((a, b) => a - b));
+    }
+    return ids;
+  });
 }
+
+const meanOfTurns = (store: Store) => store.sql.pluck<string>('select value from meta where key = ?', [meanMetaKey('turns')]);
 
 async function putAll(store: Store, userId: string, ids: number[], make: () => Float32Array) {
   const rows = ids.map((id) => ({ id, userId, vector: make() }));
@@ -87,7 +100,7 @@ describe('vector KNN', () => {
   it('equals an exact scan when the user has no more vectors than the rerank takes', async () => {
     const store = await open(newPath(), 64);
     const make = vectors(1, 64);
-    const stored = await putAll(store, 'alice', addTurns(store, 'alice', 300), make);
+    const stored = await putAll(store, 'alice', await addTurns(store, 'alice', 300), make);
     for (let q = 0; q < 20; q++) {
       const query = make();
       expect(await knnIds(store, space('alice'), 'turns', query, 10)).toEqual(exact(stored, query, 10));
@@ -124,11 +137,11 @@ describe('vector KNN', () => {
     for (const dimensions of [48, 128, 256]) {
       const store = await open(newPath(), dimensions);
       const make = vectors(dimensions, dimensions);
-      const ids = addTurns(store, 'alice', 9000);
+      const ids = await addTurns(store, 'alice', 9000);
       const stored = new Map<number, Float32Array>();
       for (const [from, to] of [[0, 3000], [3000, 6000], [6000, 9000]] as const) {
         for (const [id, v] of await putAll(store, 'alice', ids.slice(from, to), make)) stored.set(id, v);
-        const mean = store.sqlite.prepare('select value from meta where key = ?').pluck().get(meanMetaKey('turns')) as string;
+        const mean = (await meanOfTurns(store))!;
         const meanValues = Float32Array.from(JSON.parse(mean) as number[]);
         const codes = new Map([...stored].map(([id, v]) => [id, signBits(v, meanValues)]));
         let recall = 0;
@@ -148,17 +161,17 @@ describe('vector KNN', () => {
         expect(recall / 5, `${dimensions}-d, ${to} rows`).toBeGreaterThanOrEqual(0.9);
       }
     }
-  });
+  }, 600_000); // 27,000 vectors: PGlite (WebAssembly) parses each one's pgvector text, slowly (about 4 minutes on a loaded machine)
 
   it('centres the codes once a table holds enough vectors, so a common direction does not blur them', async () => {
     const store = await open(newPath(), 64);
     // Every vector shares a large offset: signs around zero are nearly the same for all of them.
     const make = vectors(5, 64, 40, 3);
-    const ids = addTurns(store, 'alice', 3000);
+    const ids = await addTurns(store, 'alice', 3000);
     let stored = await putAll(store, 'alice', ids.slice(0, MEAN_AFTER - 1), make);
-    expect(store.sqlite.prepare('select 1 from meta where key = ?').get(meanMetaKey('turns'))).toBeUndefined();
+    expect(await meanOfTurns(store)).toBeUndefined();
     stored = new Map([...stored, ...await putAll(store, 'alice', ids.slice(MEAN_AFTER - 1), make)]);
-    expect(store.sqlite.prepare('select 1 from meta where key = ?').get(meanMetaKey('turns'))).toBeDefined();
+    expect(await meanOfTurns(store)).toBeDefined();
     let recall = 0;
     for (let q = 0; q < 20; q++) {
       const query = make();
@@ -171,8 +184,8 @@ describe('vector KNN', () => {
   it('never returns another user\'s vectors, however near', async () => {
     const store = await open(newPath(), 32);
     const make = vectors(2, 32);
-    const alice = await putAll(store, 'alice', addTurns(store, 'alice', 600), make);
-    const bob = await putAll(store, 'bob', addTurns(store, 'bob', 50), make);
+    const alice = await putAll(store, 'alice', await addTurns(store, 'alice', 600), make);
+    const bob = await putAll(store, 'bob', await addTurns(store, 'bob', 50), make);
     for (const [id, vector] of [...alice].slice(0, 20)) {
       const found = await knnIds(store, space('bob'), 'turns', vector, 400);
       expect(found).not.toContain(id);
@@ -186,26 +199,27 @@ describe('vector KNN', () => {
     const path = newPath();
     const server = await open(path, 32);
     const make = vectors(3, 32);
-    const stored = await putAll(server, 'alice', addTurns(server, 'alice', 800), make);
+    const stored = await putAll(server, 'alice', await addTurns(server, 'alice', 800), make);
     const probe = make();
     expect(await knnIds(server, space('alice'), 'turns', probe, 10)).toEqual(exact(stored, probe, 10));
 
-    // The CLI, on the same file: a new turn whose vector is the probe itself, and a replaced one.
-    const cli = await open(path, 32);
-    const [fresh] = addTurns(cli, 'alice', 1);
+    // The CLI, on the same file (PGlite is one connection in one process: the same store writes
+    // past its own index there): a new turn whose vector is the probe itself, and a replaced one.
+    const cli = testBackend === 'pglite' ? server : await open(path, 32);
+    const [fresh] = await addTurns(cli, 'alice', 1);
     await putVectors(cli, 'turns', [{ id: fresh!, userId: 'alice', vector: probe }]);
     const [replaced] = exact(stored, make(), 1);
     await putVectors(cli, 'turns', [{ id: replaced!, userId: 'alice', vector: probe.map((x, d) => (d === 0 ? x + 0.01 : x)) }]);
     expect(await knnIds(server, space('alice'), 'turns', probe, 2)).toEqual([fresh, replaced]);
 
     // Deleted by the other connection (the row goes with its turn): never returned again.
-    cli.sqlite.prepare('delete from turns where id = ?').run(fresh);
+    await cli.sql.run('delete from turns where id = ?', [fresh!]);
     expect(await knnIds(server, space('alice'), 'turns', probe, 800)).not.toContain(fresh);
     expect(await knnIds(server, space('alice'), 'turns', probe, 1)).toEqual([replaced]);
 
     // Most rows gone elsewhere: the index notices garbage and rebuilds; answers stay exact.
     const left = [...stored.keys()].filter((id) => id % 5 === 0 && id !== replaced);
-    cli.sqlite.prepare(`delete from turns where user_id = 'alice' and id not in (select value from json_each(?))`).run(JSON.stringify([...left, replaced]));
+    await cli.sql.run(`delete from turns where user_id = 'alice' and id not in (select value from sm_ids(?))`, [JSON.stringify([...left, replaced])]);
     for (let q = 0; q < 5; q++) {
       const query = make();
       const remaining = new Map(left.map((id) => [id, stored.get(id)!] as const));
@@ -217,9 +231,9 @@ describe('vector KNN', () => {
   it('forget and forgetUser take the vectors, from the table and from the answers', async () => {
     const store = await open(newPath(), 16);
     const make = vectors(4, 16);
-    const ids = addTurns(store, 'alice', 500);
+    const ids = await addTurns(store, 'alice', 500);
     const stored = await putAll(store, 'alice', ids, make);
-    await putAll(store, 'bob', addTurns(store, 'bob', 10), make);
+    await putAll(store, 'bob', await addTurns(store, 'bob', 10), make);
     const target = stored.get(ids[7]!)!;
     expect(await knnIds(store, space('alice'), 'turns', target, 1)).toEqual([ids[7]]);
     expect((await forget(store, space('alice'), { text: 'turn 7 of alice' })).turnIds).toEqual([ids[7]]);
@@ -238,7 +252,7 @@ describe('vector KNN', () => {
     const make = vectors(6, 64);
     const users = ['u1', 'u2', 'u3'];
     const stored = new Map<string, Map<number, Float32Array>>();
-    for (const u of users) stored.set(u, await putAll(store, u, addTurns(store, u, 700), make));
+    for (const u of users) stored.set(u, await putAll(store, u, await addTurns(store, u, 700), make));
     // Room for about one user's index (700 x (8 bytes of bits + 8 of id)).
     setIndexBudget(12_000);
     for (let round = 0; round < 3; round++) {
@@ -253,36 +267,11 @@ describe('vector KNN', () => {
 
   it('reembed --reset empties the tables and the centring mean', async () => {
     const store = await open(newPath(), 8);
-    await putAll(store, 'alice', addTurns(store, 'alice', MEAN_AFTER), vectors(7, 8));
-    expect(store.sqlite.prepare('select 1 from meta where key = ?').get(meanMetaKey('turns'))).toBeDefined();
+    await putAll(store, 'alice', await addTurns(store, 'alice', MEAN_AFTER), vectors(7, 8));
+    expect(await meanOfTurns(store)).toBeDefined();
     await resetVectors(store, { dimensions: 12, model: 'other' });
     expect(await countVectors(store, 'turns')).toBe(0);
-    expect(store.sqlite.prepare('select 1 from meta where key = ?').get(meanMetaKey('turns'))).toBeUndefined();
+    expect(await meanOfTurns(store)).toBeUndefined();
     expect(await knnIds(store, space('alice'), 'turns', vectors(8, 12)(), 5)).toEqual([]);
-  });
-
-  it('moves the partitioned vec0 table of the previous release into the plain table, each vector under its user', async () => {
-    const path = newPath();
-    const store = await openStore({ path, env: {} });
-    stores.push(store);
-    if (!store.features.vec) throw new Error('sqlite-vec must load here: the move from vec0 cannot be checked without it');
-    const [a] = addTurns(store, 'alice', 1);
-    const [b] = addTurns(store, 'bob', 1);
-    store.sqlite.exec('create virtual table vec_turns using vec0(user_id text partition key, embedding float[2] distance_metric=cosine)');
-    const insert = store.sqlite.prepare('insert into vec_turns(rowid, user_id, embedding) values (?, ?, ?)');
-    insert.run(BigInt(a!), 'alice', Buffer.from(new Float32Array([1, 0]).buffer));
-    insert.run(BigInt(b!), 'bob', Buffer.from(new Float32Array([0, 1]).buffer));
-    // A vector whose turn is gone stays behind.
-    insert.run(999n, 'alice', Buffer.from(new Float32Array([1, 1]).buffer));
-    store.sqlite.prepare("insert into meta (key, value) values ('embedding', ?)").run(JSON.stringify({ dimensions: 2, model: 'm' }));
-
-    expect((await initVectors(store, { dimensions: 2, model: 'm' })).ready).toBe(true);
-    expect(store.sqlite.prepare("select 1 from sqlite_master where name like 'vec_turns%'").get()).toBeUndefined();
-    expect(store.sqlite.prepare('select id, user_id as userId from turn_vectors order by id').all()).toEqual([
-      { id: a, userId: 'alice' },
-      { id: b, userId: 'bob' },
-    ]);
-    expect(await knnIds(store, space('alice'), 'turns', new Float32Array([0, 1]), 5)).toEqual([a]);
-    expect(await knnIds(store, space('bob'), 'turns', new Float32Array([1, 0]), 5)).toEqual([b]);
   });
 });

@@ -10,17 +10,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { forget } from '../server/core/forget.ts';
 import { remember } from '../server/core/memories.ts';
 import { countVectors, search, vectorState } from '../server/core/search/index.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import type { Store } from '../server/core/store.ts';
+import { closeStore } from '../server/db/open.ts';
 import { reembed, searchWithRuntime } from '../server/services/embed.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { startOpenAiServer } from './helpers/openai-server.ts';
+import { openTestStore } from './helpers/store.ts';
 
 type Server = Awaited<ReturnType<typeof startOpenAiServer>>;
 const servers: Server[] = [];
-const stores: Awaited<ReturnType<typeof openStore>>[] = [];
+const stores: Store[] = [];
 afterEach(async () => {
   for (const store of stores.splice(0)) await closeStore(store);
   await Promise.all(servers.splice(0).map((s) => s.close()));
@@ -33,7 +35,7 @@ async function setup(options: { dimensions?: number; native?: number; honourDime
     servers.push(server);
     url = server.url;
   }
-  const store = await openStore({
+  const store = await openTestStore({
     path: options.path ?? ':memory:',
     env: {},
     config: { extractor: { mode: 'heuristic' }, ner: { enabled: false }, embedding: { model: options.model ?? 'hash-embed', endpoint: url, dimensions: options.dimensions ?? 16 } },
@@ -44,8 +46,13 @@ async function setup(options: { dimensions?: number; native?: number; honourDime
   return { store, runtime, say, url };
 }
 
-const vectorOf = (store: Awaited<ReturnType<typeof openStore>>, table: string, id: number) =>
-  JSON.parse((store.sqlite.prepare(`select vec_to_json(embedding) as v from ${table} where rowid = ?`).get(BigInt(id)) as { v: string }).v) as number[];
+/** A stored embedding (float32, as written), as numbers. */
+const vectorOf = async (store: Store, table: string, id: number) => {
+  const blob = await store.sql.pluck<Uint8Array>(`select embedding from ${table} where id = ?`, [id]);
+  return Array.from(new Float32Array(new Uint8Array(blob!).buffer));
+};
+const pendingEmbeds = async (store: Store, failedWith = '') =>
+  (await store.sql.get<{ n: number }>("select count(*) as n from jobs where type = 'embed' and status = 'pending' and coalesce(last_error, '') like ?", [`%${failedWith}%`]))!.n;
 
 describe('vector search', () => {
   it('stores vectors only after the embedding job runs, and hits show a vector rank', async () => {
@@ -55,14 +62,13 @@ describe('vector search', () => {
     await say('The weather was rainy all week.');
     const fact = (await remember(store, DEFAULT_SPACE, { content: 'Caroline has a guinea pig called Oscar' })).memory;
     expect(await countVectors(store, 'turns')).toBe(0); // the hot path made no network call
-    const pending = store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending'").get() as { n: number };
-    expect(pending.n).toBeGreaterThanOrEqual(3);
+    expect(await pendingEmbeds(store)).toBeGreaterThanOrEqual(3);
 
     const report = await drainJobs(store, jobHandlers(runtime));
     expect(report.failed).toBe(0);
     expect(await countVectors(store, 'turns')).toBe(2);
     expect(await countVectors(store, 'memories')).toBeGreaterThanOrEqual(1);
-    const stored = vectorOf(store, 'turn_vectors', turn.id);
+    const stored = await vectorOf(store, 'turn_vectors', turn.id);
     expect(stored).toHaveLength(16);
     expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
 
@@ -82,7 +88,7 @@ describe('vector search', () => {
       await drainJobs(store, jobHandlers(runtime));
       const server = servers.at(-1)!;
       expect(server.requests.find((r) => r.path.endsWith('/embeddings'))!.body).toMatchObject({ model: 'hash-embed', dimensions: 12 });
-      const stored = vectorOf(store, 'turn_vectors', turn.id);
+      const stored = await vectorOf(store, 'turn_vectors', turn.id);
       expect(stored).toHaveLength(12);
       expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
     }
@@ -102,7 +108,7 @@ describe('vector search', () => {
     expect(bodies.slice(lastRejected + 1).length).toBeGreaterThanOrEqual(2);
     expect(bodies.length).toBeGreaterThanOrEqual(3);
     for (const turn of [first.turn, second.turn]) {
-      const stored = vectorOf(store, 'turn_vectors', turn.id);
+      const stored = await vectorOf(store, 'turn_vectors', turn.id);
       expect(stored).toHaveLength(12);
       expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
     }
@@ -122,7 +128,7 @@ describe('vector search', () => {
     expect(state.ready).toBe(false);
     expect(state.ready ? '' : state.reason).toMatch(/16-dimensional.*32 dimensions.*sm reembed --reset/s);
     await second.say('Marathon training is going well.');
-    expect(second.store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending'").get()).toEqual({ n: 0 });
+    expect(await pendingEmbeds(second.store)).toBe(0);
     const result = await searchWithRuntime(second.runtime, DEFAULT_SPACE, { query: 'marathon' });
     expect(result.signals).not.toContain('vector');
     expect(result.hits.length).toBe(2);
@@ -130,7 +136,7 @@ describe('vector search', () => {
     const report = await reembed(second.runtime, { reset: true });
     expect(report).toEqual({ turns: 2, memories: expect.any(Number), storedTurns: 2, storedMemories: report.memories, dimensions: 32, model: 'hash-embed' });
     expect(vectorState(second.store).ready).toBe(true);
-    expect(vectorOf(second.store, 'turn_vectors', 1)).toHaveLength(32);
+    expect(await vectorOf(second.store, 'turn_vectors', 1)).toHaveLength(32);
     expect((await searchWithRuntime(second.runtime, DEFAULT_SPACE, { query: 'marathon' })).signals).toContain('vector');
 
     // A model change with the same size is a different vector space: also detected.
@@ -144,7 +150,7 @@ describe('vector search', () => {
     servers.push(server);
     const dir = mkdtempSync(join(tmpdir(), 'sm-vec-'));
     const path = join(dir, 'db.sqlite');
-    const plain = await openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
+    const plain = await openTestStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
     const runtime = await createRuntime(plain, {});
     for (const text of ['I love hiking.', 'My dog is named Rex.', 'I work as a nurse.']) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text });
     await closeStore(plain);
@@ -169,7 +175,7 @@ describe('vector search', () => {
     server.failEmbeddings(100);
     const first = await drainJobs(store, jobHandlers(runtime)); // embed jobs fail (503), retried later
     expect(first.failed).toBeGreaterThan(0);
-    expect(store.sqlite.prepare("select count(*) as n from jobs where type = 'embed' and status = 'pending' and last_error like '%503%'").get()).toEqual({ n: first.failed });
+    expect(await pendingEmbeds(store, '503')).toBe(first.failed);
     expect(await countVectors(store, 'turns')).toBe(0);
     // The query embedding fails too: search still answers, lexically.
     const result = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'Bailey vase' });

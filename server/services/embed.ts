@@ -20,8 +20,8 @@ type Row = { table: VectorTable; id: number; userId: string; text: string };
 
 /** What is embedded: a turn with its speaker ("Caroline: …", so "what did Caroline…" is near it), a memory's content. */
 const ROWS: Record<VectorTable, string> = {
-  turns: "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id in (select value from json_each(?))",
-  memories: "select id, user_id as userId, content as text from memories where status = 'active' and id in (select value from json_each(?))",
+  turns: "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id in (select value from sm_ids(?))",
+  memories: "select id, user_id as userId, content as text from memories where status = 'active' and id in (select value from sm_ids(?))",
 };
 
 async function readRows(store: Store, table: VectorTable, ids: number[]): Promise<Row[]> {
@@ -137,7 +137,7 @@ export async function reembed(runtime: Runtime, options: ReembedOptions = {}): P
 }
 
 const LATEST_USER_TURN =
-  "select text from turns where user_id = ? and session_id = ? and role = 'user' and (? is null or agent_id is null or agent_id = ?) order by at desc, id desc limit 1";
+  "select text from turns where user_id = ? and session_id = ? and role = 'user' and (cast(? as text) is null or agent_id is null or agent_id = ?) order by at desc, id desc limit 1";
 
 /** getContext() whose search also uses the vector signal (the query, or the latest user turn, embedded). */
 export async function contextWithRuntime(runtime: Runtime, space: Space, input: ContextInput): Promise<Context> {

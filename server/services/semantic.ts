@@ -109,7 +109,8 @@ async function attach(runtime: Runtime, path: string): Promise<Omit<SemanticStat
   if (!info) return { state: 'off', detail: `${path} is not a readable word table (delete it to convert again)` };
   setWordTable(store, () => loadTable(path));
   const what = `${info.source}, ${info.dimensions}-d, from ${path}`;
-  if (!store.features.vec) return { state: 'on', detail: `${what}; sqlite-vec is not loaded, so turns with no word in common are not found` };
+  // SQLite reranks vectors with sqlite-vec's functions; Postgres with pgvector, or without it (core/search/vector-sql.ts).
+  if (store.sql.dialect === 'sqlite' && !store.features.vec) return { state: 'on', detail: `${what}; sqlite-vec is not loaded, so turns with no word in common are not found` };
   // The embedder of jobs and `sm reembed` (even while vectors are off: `sm reembed --reset` turns them on with it).
   runtime.embedder = localEmbedder(info.source, info.dimensions, () => {
     const table = loadTable(path);

@@ -16,7 +16,8 @@
 import type { Store } from '../store.ts';
 import { scanJs } from './hamming-js.ts';
 import { MAX_WASM_BLOCKS, wasmScanner, type WasmScan } from './hamming-wasm.ts';
-import { VECTOR_TABLES, type VectorTable } from './vector-state.ts';
+import { codesStatement, READ_BATCH } from './vector-sql.ts';
+import type { VectorTable } from './vector-state.ts';
 
 /** 32-bit words of a code: one sign bit per dimension, the last word padded with zeros. */
 export const codeWords = (dimensions: number) => Math.ceil(dimensions / 32);
@@ -168,16 +169,6 @@ function grow(index: Index, needed: number) {
   index.ids = ids;
 }
 
-/** Rows read per statement by catchUp: bounds the strings it builds (100-d to 1536-d codes: 2 to 25 MB). */
-const READ_BATCH = 65536;
-
-const codesText = (table: VectorTable) =>
-  `select count(*) as rows, max(seq) as seq, count(*) filter (where length(code) = ?) as n,
-          group_concat(id) filter (where length(code) = ?) as ids,
-          group_concat(hex(code), '') filter (where length(code) = ?) as codes
-   from (select id, seq, code from ${VECTOR_TABLES[table]} where user_id = ? and seq > ? order by seq limit ${READ_BATCH})`;
-const CODES: Record<VectorTable, string> = { memories: codesText('memories'), turns: codesText('turns') };
-
 /**
  * Reads the user's rows past the index's seq (all of them for a new index) into it, from the
  * covering (user_id, seq, code) index. A batch is one row of aggregates: better-sqlite3 makes a
@@ -186,7 +177,7 @@ const CODES: Record<VectorTable, string> = { memories: codesText('memories'), tu
  * reset to other dimensions by another process) is left out of both.
  */
 async function catchUp(store: Store, table: VectorTable, userId: string, index: Index) {
-  const text = CODES[table];
+  const text = codesStatement(store, table);
   const width = index.words * 4;
   for (;;) {
     type Batch = { rows: number; seq: number | null; n: number; ids: string | null; codes: string | null };

@@ -11,6 +11,7 @@
 // is remade (once, ~1,000 rows); later rows use it. A reset (reembed --reset) forgets it.
 import type { Store } from '../store.ts';
 import { codeBlob, signBits } from './vector-index.ts';
+import { upsertRows } from './vector-sql.ts';
 import { VECTOR_TABLES, type VectorTable } from './vector-state.ts';
 
 const SEQ_META_KEY = 'vector_seq';
@@ -25,15 +26,8 @@ export type Mean = { key: string; values: Float32Array | null };
 const means = new WeakMap<Store, Map<VectorTable, Mean>>();
 
 const META_VALUE = 'select value from meta where key = ?';
-const TAKE_SEQS = `insert into meta (key, value) values ('${SEQ_META_KEY}', ?) on conflict (key) do update set value = cast(value as integer) + ? returning value`;
+const TAKE_SEQS = `insert into meta (key, value) values ('${SEQ_META_KEY}', ?) on conflict (key) do update set value = cast(meta.value as bigint) + ? returning value`;
 const SET_META = 'insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value';
-const UPSERT = Object.fromEntries(
-  Object.entries(VECTOR_TABLES).map(([table, name]) => [
-    table,
-    `insert into ${name} (id, user_id, seq, code, embedding) values (?, ?, ?, ?, ?)
-     on conflict (id) do update set user_id = excluded.user_id, seq = excluded.seq, code = excluded.code, embedding = excluded.embedding`,
-  ]),
-) as Record<VectorTable, string>;
 
 /** The table's mean as stored now (another connection may have locked it), parsed once per change. */
 export async function meanOf(store: Store, table: VectorTable): Promise<Mean> {
@@ -55,14 +49,14 @@ async function takeSeqs(store: Store, n: number): Promise<number> {
 const asVector = (blob: Buffer) => new Float32Array(new Uint8Array(blob).buffer);
 
 /** Stores (or replaces) rows, in the caller's transaction. A replaced row takes a new seq, so indexes read it again. */
-export async function writeRows(store: Store, table: VectorTable, rows: VectorRow[]) {
+export async function writeRows(store: Store, table: VectorTable, given: VectorRow[]) {
+  // An id given twice is written once, the last as a row at a time would leave it (Postgres
+  // refuses a statement that upserts one row twice).
+  const rows = [...new Map(given.map((row) => [row.id, row])).values()];
   if (rows.length === 0) return;
-  const upsert = UPSERT[table];
   const mean = (await meanOf(store, table)).values;
   let seq = (await takeSeqs(store, rows.length)) - rows.length;
-  for (const { id, userId, vector } of rows) {
-    await store.sql.run(upsert, [id, userId, ++seq, codeBlob(signBits(vector, mean)), Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)]);
-  }
+  await upsertRows(store, table, rows.map(({ id, userId, vector }) => ({ id, userId, seq: ++seq, code: codeBlob(signBits(vector, mean)), vector })));
   if (!mean) await lockMeanWhenDue(store, table);
 }
 
@@ -71,7 +65,7 @@ async function lockMeanWhenDue(store: Store, table: VectorTable) {
   const name = VECTOR_TABLES[table];
   // Cheap while no mean is locked: the table holds at most MEAN_AFTER rows and the last batch.
   if (((await store.sql.pluck<number>(`select count(*) from ${name}`)) ?? 0) < MEAN_AFTER) return;
-  const rows = (await store.sql.values(`select id, embedding from ${name}`)) as [number, Buffer][];
+  const rows = (await store.sql.values(`select id, embedding, user_id from ${name}`)) as [number, Buffer, string][];
   const dimensions = rows[0]![1].length / 4;
   const sum = new Float64Array(dimensions);
   let counted = 0;
@@ -83,9 +77,13 @@ async function lockMeanWhenDue(store: Store, table: VectorTable) {
   }
   const mean = Float32Array.from(sum, (s) => s / counted);
   await store.sql.run(SET_META, [meanMetaKey(table), JSON.stringify(Array.from(mean))]);
-  const recode = `update ${name} set code = ?, seq = ? where id = ?`;
+  // Rewritten whole, many rows a statement (the same upsert as new rows).
   let seq = (await takeSeqs(store, rows.length)) - rows.length;
-  for (const [id, blob] of rows) if (blob.length === dimensions * 4) await store.sql.run(recode, [codeBlob(signBits(asVector(blob), mean)), ++seq, id]);
+  const recoded = rows
+    .filter(([, blob]) => blob.length === dimensions * 4)
+    .map(([id, blob, userId]) => ({ id, userId, vector: asVector(blob) }))
+    .map((row) => ({ ...row, seq: ++seq, code: codeBlob(signBits(row.vector, mean)) }));
+  await upsertRows(store, table, recoded);
 }
 
 /** Forgets the tables' means with their vectors (a reset: the next model's vectors get their own). */

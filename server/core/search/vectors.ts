@@ -14,13 +14,15 @@
 //      vec_distance_cosine (400 ids ~0.8 ms), filtered by user again, so a row deleted since
 //      the index read it, or any other user's, never comes back.
 // sqlite-vec stays for those SQL functions (and vec_to_json); its vec0 tables of earlier
-// releases are moved here when vectors go on.
+// releases are moved here when vectors go on. On Postgres the same index feeds a rerank by
+// pgvector's `<=>`, or by JavaScript where pgvector is missing (vector-sql.ts).
 import { meta } from '../../../drizzle/schema.ts';
 import { eq } from 'drizzle-orm';
 import type { Space } from '../space.ts';
 import { write, type Store } from '../store.ts';
 import { dropIndexes, hammingNearest, reportFound, signBits } from './vector-index.ts';
 import { forgetMeans, meanOf, writeRows } from './vector-rows.ts';
+import { prepareVectorTables, rerank } from './vector-sql.ts';
 import {
   LEGACY_VECTOR_TABLES,
   setVectorState,
@@ -49,6 +51,10 @@ export async function lockedSpec(store: Store): Promise<VectorSpec | null> {
 }
 
 const tableExists = async (store: Store, name: string) => (await store.sql.get('select 1 from sqlite_master where name = ?', [name])) !== undefined;
+
+/** Vectors need sqlite-vec's functions on SQLite; Postgres reranks with pgvector or without it (vector-sql.ts). */
+const unavailable = (store: Store): VectorState | null =>
+  store.sql.dialect === 'sqlite' && !store.features.vec ? { ready: false, reason: 'sqlite-vec is not loaded' } : null;
 
 /**
  * Moves the vectors of a vec0 table of an earlier release (partitioned by user, or older, without
@@ -79,7 +85,8 @@ async function moveLegacyVectors(store: Store, spec: VectorSpec) {
  * call locks the spec in meta; later opens must match it, or vectors stay off with the reason.
  */
 export async function initVectors(store: Store, spec: VectorSpec): Promise<VectorState> {
-  if (!store.features.vec) return setState(store, { ready: false, reason: 'sqlite-vec is not loaded' });
+  const off = unavailable(store);
+  if (off) return setState(store, off);
   const locked = await lockedSpec(store);
   if (locked && (locked.dimensions !== spec.dimensions || locked.model !== spec.model)) {
     return setState(store, {
@@ -90,17 +97,21 @@ export async function initVectors(store: Store, spec: VectorSpec): Promise<Vecto
         `rebuild the vectors with \`sm reembed --reset\`.`,
     });
   }
-  // The rerank reads rows by id all over the table: memory-mapped, a page costs no read() call
-  // (400 ids of 100k 256-d rows: 1.3 -> 0.8 ms). A connection setting; SQLite maps at most this much.
-  store.sqlite.pragma(`mmap_size = ${2 ** 30}`);
+  if (store.sql.dialect === 'sqlite') {
+    // The rerank reads rows by id all over the table: memory-mapped, a page costs no read() call
+    // (400 ids of 100k 256-d rows: 1.3 -> 0.8 ms). A connection setting; SQLite maps at most this much.
+    store.sqlite.pragma(`mmap_size = ${2 ** 30}`);
+  }
   if (!locked) await store.db.insert(meta).values({ key: EMBEDDING_META_KEY, value: spec }).onConflictDoUpdate({ target: meta.key, set: { value: spec } }).run();
-  await moveLegacyVectors(store, spec);
+  if (store.sql.dialect === 'sqlite') await moveLegacyVectors(store, spec);
+  else await write(store, () => prepareVectorTables(store));
   return setState(store, { ready: true, spec });
 }
 
 /** Drops every stored vector and locks `spec` instead (the reset path of reembed). */
 export async function resetVectors(store: Store, spec: VectorSpec): Promise<VectorState> {
-  if (!store.features.vec) return setState(store, { ready: false, reason: 'sqlite-vec is not loaded' });
+  const off = unavailable(store);
+  if (off) return setState(store, off);
   await write(store, async () => {
     for (const table of Object.values(VECTOR_TABLES)) await store.sql.run(`delete from ${table}`);
     for (const table of Object.values(LEGACY_VECTOR_TABLES)) await store.sql.run(`drop table if exists ${table}`);
@@ -129,13 +140,6 @@ export async function countVectors(store: Store, table: VectorTable): Promise<nu
   return (await store.sql.get<{ n: number }>(`select count(*) as n from ${VECTOR_TABLES[table]}`))!.n;
 }
 
-// `+user_id` keeps the planner on the primary key (reads by id) rather than the user's index;
-// the length check skips a row of other dimensions (a reset by another process).
-const rerankText = (table: VectorTable) =>
-  `select id from ${VECTOR_TABLES[table]} where id in (select value from json_each(?)) and +user_id = ? and length(embedding) = ?
-   order by vec_distance_cosine(embedding, ?), id limit ?`;
-const RERANK: Record<VectorTable, string> = { memories: rerankText('memories'), turns: rerankText('turns') };
-
 /**
  * The user's nearest ids by cosine distance, nearest first (that user's vectors only: the index
  * is the user's, and the rerank reads rows of that user). Other filters apply afterwards (hydrate).
@@ -145,13 +149,11 @@ export async function knnIds(store: Store, space: Space, table: VectorTable, vec
   if (!state.ready || vector.length !== state.spec.dimensions || k <= 0) return [];
   const mean = await meanOf(store, table);
   const code = signBits(vector, mean.values);
-  const query = Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
   // A second pass only when the first found much of its index deleted (it is rebuilt for it).
   for (let pass = 0; ; pass++) {
     const candidates = await hammingNearest(store, table, space.userId, code, mean.key, rerankPool(k));
     if (candidates.length === 0) return [];
-    const rows = await store.sql.values(RERANK[table], [JSON.stringify(candidates), space.userId, vector.length * 4, query, candidates.length]);
-    const found = rows.map((row) => row[0] as number);
+    const found = await rerank(store, table, space.userId, candidates, vector);
     if (pass === 0 && reportFound(store, table, space.userId, candidates.length, found.length)) continue;
     return found.slice(0, k);
   }
