@@ -28,8 +28,7 @@ const DOMINANT_SHARE = 0.5;
 /** Up to this many rows a user's matches are ranked here rather than by FTS5 (see FtsScope). */
 const SMALL_USER_ROWS = 5000;
 
-async function ftsScope(store: Store, space: Space, table: TextTable): Promise<FtsScope> {
-  const mine = await tableRows(store, space, table);
+async function ftsScope(store: Store, space: Space, table: TextTable, mine: number): Promise<FtsScope> {
   const all = await maxId(store, table);
   if (all > 0 && mine > all * DOMINANT_SHARE) return { kind: 'dominant', rows: mine, match: (expression) => expression, spread: Math.min(2, all / Math.max(1, mine)) };
   const match = (expression: string) => scopedMatch(space.userId, SCORED[table].column, expression);
@@ -68,15 +67,15 @@ export const FTS5_INDEX: TextIndex = {
   },
 
   async count(store, space, table, term) {
-    const match = (await ftsScope(store, space, table)).match(`"${term.replace(/"/g, '""')}"`);
+    const match = (await ftsScope(store, space, table, await tableRows(store, space, table))).match(`"${term.replace(/"/g, '""')}"`);
     return (await store.sql.get<{ n: number }>(COUNT[table], [match]))!.n;
   },
 
   /** The MATCH names the user (its `space` token) unless the user owns most of the table. */
-  async rank(store, space, table, terms, clauses, limit): Promise<Scored[]> {
+  async rank(store, space, table, terms, clauses, limit, rows): Promise<Scored[]> {
     const expression = ftsAny(terms);
     if (!expression) return [];
-    const scope = await ftsScope(store, space, table);
+    const scope = await ftsScope(store, space, table, rows);
     if (scope.kind === 'small') {
       const tiny = scope.rows <= TINY_USER_ROWS;
       const found = tiny ? await everyRow(store, space, table, clauses) : await matchedRows(store, table, scope.match(expression), clauses);

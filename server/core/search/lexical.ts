@@ -4,7 +4,7 @@
 import { spaceClause, type Space } from '../space.ts';
 import type { Store } from '../store.ts';
 import { params, where, type Clause, type Scored } from './bm25.ts';
-import { selectiveTerms } from './term-stats.ts';
+import { selectiveTerms, tableRows } from './term-stats.ts';
 import { textIndexOf } from './text-index.ts';
 import type { SearchFilter } from './types.ts';
 
@@ -43,8 +43,9 @@ async function lexical(store: Store, space: Space, table: 'turns' | 'memories', 
   if (terms.length === 0) return [];
   const index = textIndexOf(store);
   // The LIKE fallback scores by terms found, without frequencies: every term stays.
-  const selective = index.kind === 'like' ? terms : await selectiveTerms(store, space, index, table, terms);
-  return index.rank(store, space, table, selective, clauses, limit);
+  if (index.kind === 'like') return index.rank(store, space, table, terms, clauses, limit, 0);
+  const rows = await tableRows(store, space, table);
+  return index.rank(store, space, table, await selectiveTerms(store, space, index, table, terms, rows), clauses, limit, rows);
 }
 
 export const lexicalTurns = (store: Store, space: Space, terms: string[], clauses: Clause[], limit: number) => lexical(store, space, 'turns', terms, clauses, limit);

@@ -84,10 +84,9 @@ export async function tableRows(store: Store, space: Space, table: TextTable): P
 
 /**
  * The terms worth an OR-query: common ones dropped, unless every term is common, in which case
- * the two rarest stay (the query must still find something).
+ * the two rarest stay (the query must still find something). `rows`: the user's (tableRows).
  */
-export async function selectiveTerms(store: Store, space: Space, index: TextIndex, table: TextTable, terms: string[]): Promise<string[]> {
-  const rows = await tableRows(store, space, table);
+export async function selectiveTerms(store: Store, space: Space, index: TextIndex, table: TextTable, terms: string[], rows: number): Promise<string[]> {
   if (rows <= COMMON_DF || terms.length === 0) return terms;
   const scored: { term: string; df: number }[] = [];
   for (const term of terms) scored.push({ term, df: await documentFrequency(store, space, index, table, rows, term) });

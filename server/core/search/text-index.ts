@@ -19,9 +19,10 @@ export interface TextIndex {
   count(store: Store, space: Space, table: TextTable, term: string): Promise<number>;
   /**
    * The user's rows of `table` that hold any of `terms` and pass `clauses` (the first is the
-   * space's), best first (higher score is better), at most `limit`.
+   * space's), best first (higher score is better), at most `limit`. `rows`: how many rows the
+   * user has in `table` (tableRows, read once per search).
    */
-  rank(store: Store, space: Space, table: TextTable, terms: string[], clauses: Clause[], limit: number): Promise<Scored[]>;
+  rank(store: Store, space: Space, table: TextTable, terms: string[], clauses: Clause[], limit: number, rows: number): Promise<Scored[]>;
   /**
    * A subquery selecting `id`: the user's rows of `table` holding any (or all) of `words`, at
    * most `limit`, newest first (`best`: FTS5's best ranked, where it ranks). For a statement to

@@ -6,7 +6,7 @@
 // formula and knows no document frequency. A user with few rows is read whole, as on SQLite.
 import type { Store } from '../store.ts';
 import { everyRow, params, rankHere, TINY_USER_ROWS, type Clause, type Scored, type TextTable, type UserRow } from './bm25.ts';
-import { COMMON_DF, tableRows } from './term-stats.ts';
+import { COMMON_DF } from './term-stats.ts';
 import type { TextIndex } from './text-index.ts';
 
 const VECTOR = { turns: 'text_search', memories: 'content_search' } as const;
@@ -67,10 +67,9 @@ export const TSVECTOR_INDEX: TextIndex = {
     return (await store.sql.get<{ n: number }>(COUNT[table], [space.userId, query]))!.n;
   },
 
-  async rank(store: Store, space, table, terms, clauses, limit): Promise<Scored[]> {
+  async rank(store: Store, space, table, terms, clauses, limit, rows): Promise<Scored[]> {
     const query = tsQuery(terms, 'any');
     if (!query) return [];
-    const rows = await tableRows(store, space, table);
     const tiny = rows <= TINY_USER_ROWS;
     const found = tiny ? await everyRow(store, space, table, clauses) : await store.sql.all<UserRow>(MATCHED[table](clauses), [query, ...params(clauses)]);
     return rankHere(store, space, TSVECTOR_INDEX, table, terms, found, rows, tiny, limit);
