@@ -64,11 +64,17 @@ export async function byAlias(store: Store, space: Space, key: string, type: str
 /** People whose canonical name starts with this first name (at most two: enough to see ambiguity). */
 export async function peopleByFirstName(store: Store, space: Space, first: string): Promise<EntityRow[]> {
   // A range on name_key uses the (name_key, type) index; " " < "!" so this is "first + space + anything".
+  // That holds in byte order (SQLite's): Postgres compares in byte order too (collate "C"), whatever
+  // its database's collation, which may skip spaces and punctuation (en_US does).
+  const range =
+    store.sql.dialect === 'postgres'
+      ? sql`${entities.nameKey} collate "C" > ${sql.placeholder('low')} and ${entities.nameKey} collate "C" < ${sql.placeholder('high')}`
+      : and(gt(entities.nameKey, sql.placeholder('low')), lt(entities.nameKey, sql.placeholder('high')));
   return prepared(store, 'entity.byFirstName', (db) =>
     db
       .select()
       .from(entities)
-      .where(and(eq(entities.userId, sql.placeholder('userId')), gt(entities.nameKey, sql.placeholder('low')), lt(entities.nameKey, sql.placeholder('high')), eq(entities.type, EntityType.Person)))
+      .where(and(eq(entities.userId, sql.placeholder('userId')), range, eq(entities.type, EntityType.Person)))
       .limit(2)
       .prepare(),
   ).all({ userId: space.userId, low: `${first} `, high: `${first}!` });

@@ -35,6 +35,8 @@ const COUNTS = `
   (select max(at) from (select max(last_seen_at) as at from sessions where user_id = u.id
     union all select max(created_at) from memories where user_id = u.id) latest) as lastActiveAt`;
 
+const PREFIX_RANGE = { sqlite: 'where u.id >= ? and u.id < ?', postgres: 'where u.id collate "C" >= ? and u.id collate "C" < ?' } as const;
+
 export const listUsersSchema = z.object({
   /** Only users whose id starts with this. */
   prefix: z.string().max(128).nullish(),
@@ -46,8 +48,9 @@ export type ListUsersInput = z.input<typeof listUsersSchema>;
 /** Users by id, with their counts (admin). */
 export async function listUsers(store: Store, input: ListUsersInput = {}): Promise<{ rows: UserRow[]; total: number }> {
   const { prefix, limit, offset } = parseInput(listUsersSchema, input);
-  // A prefix range on the primary key: '\uffff' sorts after every id character.
-  const range = prefix ? 'where u.id >= ? and u.id < ?' : '';
+  // A prefix range on the primary key: '\uffff' sorts after every id character in byte order
+  // (SQLite's; on Postgres asked for, whatever the database's collation).
+  const range = prefix ? PREFIX_RANGE[store.sql.dialect] : '';
   const params = prefix ? [prefix, `${prefix}\uffff`] : [];
   const rows = await store.sql.all<UserRow>(`select u.id as id, u.created_at as createdAt, ${COUNTS} from users u ${range} order by u.id limit ? offset ?`, [...params, limit, offset]);
   const total = (await store.sql.get<{ n: number }>(`select count(*) as n from users u ${range}`, params))!.n;
