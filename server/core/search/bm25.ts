@@ -4,14 +4,13 @@
 // ranks by other formulas). Terms are matched on their porter stems, diacritics folded, as the
 // FTS5 index stores them; the stems come from the per-row cache the turn ranker reads too.
 import type { Space } from '../space.ts';
-import type { SqlParam, Store } from '../store.ts';
+import type { Store } from '../store.ts';
 import { documentFrequency, rememberFrequencies } from './term-stats.ts';
-import type { TextIndex } from './text-index.ts';
+import type { Clause, Scored, TextIndex, TextTable } from './text-index-types.ts';
 import { cachedStems, stem, wordCache } from './turn-features.ts';
 
-export type Scored = { id: number; score: number };
-export type Clause = { sql: string; params: SqlParam[] };
-export type TextTable = 'turns' | 'memories';
+
+export type { Clause, Scored, TextTable };
 
 const BM25 = { k1: 1.2, b: 0.75 } as const;
 

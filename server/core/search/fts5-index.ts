@@ -7,7 +7,7 @@ import type { Store } from '../store.ts';
 import { everyRow, params, rankHere, SCORED, TINY_USER_ROWS, where, type Clause, type Scored, type TextTable, type UserRow } from './bm25.ts';
 import { ftsAny, ftsTerms } from './query.ts';
 import { COMMON_DF, maxId, tableRows } from './term-stats.ts';
-import type { TextIndex } from './text-index.ts';
+import type { TextIndex } from './text-index-types.ts';
 
 /**
  * How a search reads a table's FTS index for this user. ANDing the user's `space` token keeps

@@ -5,7 +5,7 @@
 // text-index.ts) is capped and cached per store (frequencies drift slowly).
 import type { Space } from '../space.ts';
 import type { Store } from '../store.ts';
-import type { TextIndex, TextTable } from './text-index.ts';
+import type { TextIndex, TextTable } from './text-index-types.ts';
 
 /** A term in more rows than this is "common". Small histories never reach it. */
 export const COMMON_DF = 500;

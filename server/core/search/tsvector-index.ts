@@ -7,7 +7,7 @@
 import type { Store } from '../store.ts';
 import { everyRow, params, rankHere, TINY_USER_ROWS, type Clause, type Scored, type TextTable, type UserRow } from './bm25.ts';
 import { COMMON_DF } from './term-stats.ts';
-import type { TextIndex } from './text-index.ts';
+import type { TextIndex } from './text-index-types.ts';
 
 const VECTOR = { turns: 'text_search', memories: 'content_search' } as const;
 
