@@ -11,13 +11,17 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../server/core/clock.ts';
+import { getContext } from '../server/core/context.ts';
+import { search } from '../server/core/search/index.ts';
 import { initVectors, putVectors } from '../server/core/search/vectors.ts';
 import type { Space } from '../server/core/space.ts';
+import { getStats } from '../server/core/stats.ts';
 import type { Store } from '../server/core/store.ts';
 import { createToken } from '../server/core/tokens.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import { copyOrder } from '../server/postgres/copy-sqlite.ts';
+import { copyOrder, copySqliteToPostgres } from '../server/postgres/copy-sqlite.ts';
 import { openPostgresStore } from '../server/postgres/open-postgres.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
@@ -27,6 +31,7 @@ import { sm } from './helpers/sm-cli.ts';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
 const DAY = 86_400_000;
+const NOW = T0 + 40 * DAY;
 const ALICE: Space = { userId: 'alice', agentId: null };
 const BOB: Space = { userId: 'bob', agentId: null };
 /** `sm` without the warn-level log lines (Debian's Postgres has no pgvector, and says so at open). */
@@ -95,6 +100,36 @@ async function databaseRows(store: Store) {
 
 const tableCount = (json: { tables: { table: string; rows: number }[] }, table: string) => json.tables.find((t) => t.table === table)?.rows;
 
+type Hit = { kind: string; id: number; text: string };
+/**
+ * Searches compared hit for hit (the same hits, the same best hit), but not the order of the
+ * rest: SQLite ranks the words of a user who holds most of a table's rows with FTS5's own
+ * bm25(), Postgres with search/bm25.ts, whose IDF of a word in most rows stays above FTS5's floor
+ * and whose lengths leave out stop words, so two hits matching only such a word can swap places
+ * ('where does Alice live': facts 2 and 3, ranks 3 and 4).
+ */
+const ranked = (hits: Hit[]) => ({ best: hits[0], hits: [...hits].sort((a, b) => a.kind.localeCompare(b.kind) || a.id - b.id) });
+
+/** What a user asks of a store: searches, the context of a session, the stats. */
+async function answers(store: Store) {
+  const asked = async (space: Space, query: string) => (await search(store, space, { query, limit: 10 })).hits.map((h) => ({ kind: h.kind, id: h.id, text: h.text }));
+  const context = async (space: Space, sessionId: string, query: string) => {
+    const c = await getContext(store, space, { sessionId, query, tokenBudget: 500 });
+    return { markdown: c.markdown, items: c.items.map((i) => [i.kind, i.id]) };
+  };
+  return {
+    where: await asked(ALICE, 'where does Alice live'),
+    sister: await asked(ALICE, 'Joana Pereira'),
+    hiking: await asked(ALICE, 'hiking with the dog'),
+    cello: await asked(BOB, 'cello'),
+    nothingOfBob: await asked(ALICE, 'cello Berlin'),
+    context: await context(ALICE, 'a3', 'where does Alice live and work'),
+    // features.vec says whether this backend could search vectors (no pgvector on Debian's server).
+    aliceStats: { ...(await getStats(store, ALICE)), features: null },
+    allStats: { ...(await getStats(store, null)), features: null },
+  };
+}
+
 describe('sm migrate', () => {
   it('copies every table row for row with its ids into a Postgres server, parents first, and moves the id sequences past them', { timeout: 120_000 }, async () => {
     const url = await freshDatabase();
@@ -147,6 +182,36 @@ describe('sm migrate', () => {
       expect(await databaseRows(copy)).toEqual(fileRows(source));
     } finally {
       await closeStore(copy);
+    }
+  });
+
+  it('the copy answers search, context and stats as the file does (a Postgres server and PGlite)', { timeout: 120_000 }, async () => {
+    const targets = [await freshDatabase(), `pglite:${join(temp('answers'), 'data')}`];
+    const clock = fixedClock(NOW);
+    const file = await openStore({ path: source, env: {}, clock });
+    try {
+      const onFile = await answers(file);
+      expect(onFile.where.length).toBeGreaterThan(0);
+      expect(onFile.nothingOfBob.every((hit) => !/cello/i.test(hit.text))).toBe(true);
+      for (const url of targets) {
+        await copySqliteToPostgres({ from: source, to: url });
+        const copy = await openPostgresStore({ url, env: {}, clock });
+        try {
+          const onCopy = await answers(copy);
+          for (const key of Object.keys(onFile) as (keyof typeof onFile)[]) {
+            const [a, b] = Array.isArray(onFile[key]) ? [ranked(onCopy[key] as Hit[]), ranked(onFile[key] as Hit[])] : [onCopy[key], onFile[key]];
+            expect.soft(a, `${key} on ${url.split(':')[0]}`).toEqual(b);
+          }
+          // And it goes on from there: the next turn numbers after the copied ones.
+          const highest = (await copy.sql.pluck<number>('select max(id) from turns'))!;
+          const { turn } = await ingestTurn(await createRuntime(copy, {}), ALICE, { sessionId: 'a3', role: 'user', text: 'I also bought a bicycle.' });
+          expect(turn.id).toBe(highest + 1);
+        } finally {
+          await closeStore(copy);
+        }
+      }
+    } finally {
+      await closeStore(file);
     }
   });
 
