@@ -17,6 +17,7 @@ const CONFORMANCE: string[] = [
   'extraction-heuristics',
   'lifecycle',
   'entity-enrichment',
+  'extraction-llm',
   'ner-pipeline',
   'search-core',
   'search-context',
