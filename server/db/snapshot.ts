@@ -8,8 +8,13 @@ import { sqliteSql } from './sqlite-sql.ts';
 
 export type Snapshot = { store: Store; close(): void };
 
-/** A snapshot of `store`'s file; an in-memory database (no second connection possible) is read live. */
+/**
+ * A snapshot of `store`'s file; an in-memory database (no second connection possible) is read
+ * live, and so, for now, is a Postgres store (a repeatable-read transaction on a connection of
+ * its own would be its snapshot; not built yet).
+ */
 export function openSnapshot(store: Store): Snapshot {
+  if (store.sql.dialect !== 'sqlite') return { store, close: () => {} };
   const path = store.sqlite.name;
   if (store.sqlite.memory || path === '' || path === ':memory:') return { store, close: () => {} };
   const sqlite = new Database(path, { readonly: true, fileMustExist: true });
