@@ -11,14 +11,13 @@ import { entities, memoryEntities, memoryEvents, memoryRelations, memorySources,
 import { forget } from '../server/core/forget.ts';
 import { getMemory, linkSource, remember } from '../server/core/memories.ts';
 import { listMemories } from '../server/core/memory-list.ts';
-import { DEFAULT_SPACE, type Space } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { backfillTurnDates } from '../server/core/turn-dates.ts';
 import { addTurn } from '../server/core/turns.ts';
 import { forgetUser, listUsers } from '../server/core/users.ts';
-import { ingestTurn } from '../server/services/ingest.ts';
-import { createRuntime } from '../server/services/runtime.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { T0 } from './helpers/store.ts';
+import { ALICE, BOB, twoUsers } from './helpers/two-users.ts';
 
 const DAY = 86_400_000;
 
@@ -102,25 +101,11 @@ describe('turn dates on disk (time-phrases)', () => {
   });
 });
 
-const ALICE: Space = { userId: 'alice', agentId: null };
-const BOB: Space = { userId: 'bob', agentId: null };
-
-async function twoUsers(config: Record<string, unknown> = {}, path?: string) {
-  const t = await testStore(config, path);
-  const runtime = await createRuntime(t.store, {});
-  let at = t.store.clock.now();
-  const say = async (space: Space, sessionId: string, text: string, name?: string) => {
-    at += 60_000;
-    t.setNow(at);
-    return ingestTurn(runtime, space, { sessionId, role: 'user', name, text, at });
-  };
-  return { ...t, runtime, say };
-}
 
 describe('forgetUser (spaces)', () => {
   it('leaves no text of the user anywhere in the file: every table, FTS shadow tables, vectors', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'sm-forget-')), 'm.db');
-    const { store, say } = await twoUsers({}, path);
+    const { store, say } = await twoUsers({}, path, testStore);
     const marker = 'Xylophonist';
     await say(BOB, 's1', `My name is Zed ${marker} and I live in Quuxville`, `Zed ${marker}`);
     await say(BOB, 's2', `I love ${marker} music`, `Zed ${marker}`);

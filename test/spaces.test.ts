@@ -16,24 +16,9 @@ import { spaceOf, type Space } from '../server/core/space.ts';
 import { getStats } from '../server/core/stats.ts';
 import { forgetUser, listUsers } from '../server/core/users.ts';
 import { closeStore } from '../server/db/open.ts';
-import { ingestTurn } from '../server/services/ingest.ts';
-import { createRuntime } from '../server/services/runtime.ts';
-import { everyTableRows, testStore } from './helpers/store.ts';
+import { everyTableRows } from './helpers/store.ts';
+import { ALICE, BOB, twoUsers } from './helpers/two-users.ts';
 
-const ALICE: Space = { userId: 'alice', agentId: null };
-const BOB: Space = { userId: 'bob', agentId: null };
-
-async function twoUsers(config: Record<string, unknown> = {}, path?: string) {
-  const t = await testStore(config, path);
-  const runtime = await createRuntime(t.store, {});
-  let at = t.store.clock.now();
-  const say = async (space: Space, sessionId: string, text: string, name?: string) => {
-    at += 60_000;
-    t.setNow(at);
-    return ingestTurn(runtime, space, { sessionId, role: 'user', name, text, at });
-  };
-  return { ...t, runtime, say };
-}
 
 const contents = (rows: { content: string }[]) => rows.map((r) => r.content).sort();
 
