@@ -68,20 +68,22 @@ export async function pendingSessionsOfAll(store: Store, idleBefore: number): Pr
 
 // The type is spelled out, not bound, so that the partial index jobs_consolidation_session serves
 // it; the payload is read as that index reads it on each backend (Postgres keeps it as text).
+// One statement for all the sessions: a new session usually finds several of the user's waiting.
 const CONSOLIDATION_WAITING = {
-  sqlite: `select 1 from jobs
-  where type = '${JobType.Consolidate}' and user_id = ? and status in ('pending', 'running') and payload ->> '$.sessionId' = ?
-  limit 1`,
-  postgres: `select 1 from jobs
-  where type = '${JobType.Consolidate}' and user_id = ? and status in ('pending', 'running') and (payload::jsonb ->> 'sessionId') = ?
-  limit 1`,
+  sqlite: `select value from sm_texts(?) where exists (select 1 from jobs
+  where jobs.type = '${JobType.Consolidate}' and jobs.user_id = ? and jobs.status in ('pending', 'running') and jobs.payload ->> '$.sessionId' = value)`,
+  postgres: `select value from sm_texts(?) where exists (select 1 from jobs
+  where jobs.type = '${JobType.Consolidate}' and jobs.user_id = ? and jobs.status in ('pending', 'running') and (jobs.payload::jsonb ->> 'sessionId') = value)`,
 } as const;
 
 /** Queues consolidation for each of the user's sessions unless a job for it is already waiting. Inside a write. */
 export async function queueConsolidation(store: Store, space: Space, sessionIds: string[]): Promise<number> {
+  if (sessionIds.length === 0) return 0;
+  const rows = await store.sql.values(CONSOLIDATION_WAITING[store.sql.dialect], [JSON.stringify(sessionIds), space.userId]);
+  const waiting = new Set(rows.map(([sessionId]) => sessionId as string));
   let queued = 0;
   for (const sessionId of sessionIds) {
-    if ((await store.sql.pluck(CONSOLIDATION_WAITING[store.sql.dialect], [space.userId, sessionId])) !== undefined) continue;
+    if (waiting.has(sessionId)) continue;
     await enqueueJob(store, JobType.Consolidate, { sessionId, userId: space.userId });
     queued++;
   }

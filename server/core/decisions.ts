@@ -29,12 +29,14 @@ export async function logDecision(
   action: Decision,
   detail: Record<string, unknown> = {},
   snapshot?: typeof memories.$inferSelect,
+  /** Whose memory it is, when the caller knows (it just wrote the row): saves reading it back. */
+  known?: { userId: string; agentId: string | null },
 ) {
   const at = store.clock.now();
   // The entry belongs to the memory's user; a deleted memory's comes from its snapshot.
   const owner = snapshot
     ? { userId: snapshot.userId, agentId: snapshot.agentId }
-    : await store.sql.get<{ userId: string; agentId: string | null }>(OWNER, [memoryId]);
+    : known ?? await store.sql.get<{ userId: string; agentId: string | null }>(OWNER, [memoryId]);
   if (!owner) return; // nothing to log about: the memory is gone and no snapshot says whose it was
   await store.sql.run(INSERT_DECISION, [owner.userId, memoryId, action, JSON.stringify(detail), at]);
   publish(store, { type: 'memory', action, memoryId, at, detail, snapshot, userId: owner.userId, agentId: owner.agentId });

@@ -116,9 +116,15 @@ async function update(store: Store, entity: EntityRow, patch: Partial<Pick<Entit
  * person of that name upgrades it ("Alice" becomes "Alice Johnson", "Alice" its alias), so the
  * order in which the two forms appear does not matter. Several candidates: a new entity.
  */
-export async function resolveEntity(store: Store, space: Space, mention: Mention): Promise<{ entity: EntityRow; created: boolean } | null> {
+export async function resolveEntity(
+  store: Store,
+  space: Space,
+  mention: Mention,
+  /** Rows of this space the caller read in this transaction, by id (no need to read them again). */
+  rows?: ReadonlyMap<number, EntityRow>,
+): Promise<{ entity: EntityRow; created: boolean } | null> {
   if (mention.entityId !== undefined) {
-    const known = await entityById(store, space, mention.entityId);
+    const known = rows?.get(mention.entityId) ?? (await entityById(store, space, mention.entityId));
     if (known) return { entity: await withAlias(store, known, mention.name), created: false };
   }
   const key = entityKey(mention.name, mention.type);
@@ -174,14 +180,20 @@ const BUMP_SQL = 'update entities set mention_count = mention_count + 1, updated
  * the same text never inflates counts. Returns the linked entities, each once, and how many
  * links are new.
  */
-export async function linkEntities(store: Store, space: Space, owner: Owner, mentions: Mention[]): Promise<{ entities: EntityRow[]; added: number }> {
+export async function linkEntities(
+  store: Store,
+  space: Space,
+  owner: Owner,
+  mentions: Mention[],
+  rows?: ReadonlyMap<number, EntityRow>,
+): Promise<{ entities: EntityRow[]; added: number }> {
   const isTurn = 'turnId' in owner;
   const ownerId = isTurn ? owner.turnId : owner.memoryId;
   const link = LINK_SQL[isTurn ? 'turn' : 'memory'];
   const linked = new Map<number, EntityRow>();
   let added = 0;
   for (const mention of mentions) {
-    const resolved = await resolveEntity(store, space, mention);
+    const resolved = await resolveEntity(store, space, mention, rows);
     if (!resolved || linked.has(resolved.entity.id)) continue;
     const { entity } = resolved;
     if ((await store.sql.run(link, [ownerId, entity.id])).changes === 0) {

@@ -117,7 +117,7 @@ export async function reinforce(store: Store, existing: MemoryRow, candidate: Me
       .prepare(),
   ).get({ id: existing.id, hits, importance, tags: JSON.stringify(tags), now, score: score({ ...existing, hits, importance }, now, store.config.scoring) }))!;
   if (source) await linkSource(store, memory.id, { ...source, reason: 'merged' });
-  await logDecision(store, memory.id, Decision.Merged, { hits, ...(source ? { turnId: source.turnId } : {}) });
+  await logDecision(store, memory.id, Decision.Merged, { hits, ...(source ? { turnId: source.turnId } : {}) }, undefined, memory);
   return memory;
 }
 
@@ -151,11 +151,8 @@ export async function insertMemory(store: Store, space: Space, candidate: Memory
   if (source) await linkSource(store, memory.id, source);
   // Every new memory (extracted, remembered, consolidated, corrected) gets a vector by a job.
   await enqueueEmbedding(store, space, { memoryIds: [memory.id] });
-  await logDecision(store, memory.id, Decision.Created, {
-    kind,
-    layer,
-    ...(source ? { turnId: source.turnId, reason: source.reason, rule: source.rule ?? undefined } : {}),
-  });
+  const detail = { kind, layer, ...(source ? { turnId: source.turnId, reason: source.reason, rule: source.rule ?? undefined } : {}) };
+  await logDecision(store, memory.id, Decision.Created, detail, undefined, space);
   return memory;
 }
 

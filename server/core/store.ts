@@ -123,14 +123,28 @@ export function prepared<T>(store: Store, key: string, build: (db: Db) => T): T 
   return statement;
 }
 
-/** The write under way in this async context: its store and the events it will publish. */
-type WriteScope = { store: Store; events: ChangeEvent[] };
+/** The write under way in this async context: its store, the events it will publish, its notes (see `noted`). */
+type WriteScope = { store: Store; events: ChangeEvent[]; notes?: Map<string, Set<string | number>> };
 const scope = new AsyncLocalStorage<WriteScope>();
 
 /** The write transaction this code runs in on `store`, if any (an object stable for its length). */
 export function currentWrite(store: Store): object | undefined {
   const current = scope.getStore();
   return current?.store === store ? current : undefined;
+}
+
+/**
+ * What the write under way has noted under `topic` (rows it created, or found present), for
+ * statements it can then skip: `undefined` outside a write. Gone with the transaction, so a
+ * note never outlives what it says (a rollback, another process's delete).
+ */
+export function noted(store: Store, topic: string): Set<string | number> | undefined {
+  const current = scope.getStore();
+  if (current?.store !== store) return undefined;
+  current.notes ??= new Map();
+  let set = current.notes.get(topic);
+  if (!set) current.notes.set(topic, (set = new Set()));
+  return set;
 }
 
 /**

@@ -7,9 +7,9 @@ import { ROLES } from '../../drizzle/vocabulary.ts';
 import { rowCodec } from './rows.ts';
 import { ensureSession } from './sessions.ts';
 import { visibleIn, type Space } from './space.ts';
-import { publish, write, type Store } from './store.ts';
+import { noted, publish, write, type Store } from './store.ts';
 import { recordTurnDates } from './turn-dates.ts';
-import { ensureUser } from './users.ts';
+import { ensureUser, userPresent } from './users.ts';
 import { parseInput } from './validation.ts';
 
 export type TurnRow = typeof turns.$inferSelect;
@@ -27,6 +27,9 @@ export const addTurnSchema = z.object({
 });
 export type AddTurnInput = z.input<typeof addTurnSchema>;
 
+/** The turns the write under way inserted (nothing can have been extracted from them before). */
+export const NEW_TURNS = 'new turns';
+
 /** Things that run inside the addTurn transaction after the row is written (extraction, NER...). */
 export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean }) => R | Promise<R>;
 
@@ -39,9 +42,12 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
     const now = store.clock.now();
     const at = parsed.at ?? now;
     const newSession = await ensureSession(store, space, parsed.sessionId, at);
+    // A session that existed has its user: sessions go only with their user (forgetUser).
     if (newSession) await ensureUser(store, space.userId);
+    else userPresent(store, space.userId);
     const [inserted] = await store.sql.values(INSERT_TURN, [space.userId, space.agentId, parsed.sessionId, parsed.role, parsed.name ?? null, parsed.text, at, now]);
     const turn = turnRows.decode(inserted!);
+    noted(store, NEW_TURNS)!.add(turn.id);
     await recordTurnDates(store, turn);
     publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, userId: turn.userId, agentId: turn.agentId, at: now });
     const extra: R | undefined = afterInsert ? await afterInsert(store, turn, { autoExtract: parsed.autoExtract, newSession }) : undefined;

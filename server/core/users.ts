@@ -2,16 +2,27 @@
 // erasable in one transaction (forgetUser) down to the last index entry.
 import { z } from 'zod';
 import { userIdSchema } from './space.ts';
-import { publish, write, type Store } from './store.ts';
+import { noted, publish, write, type Store } from './store.ts';
 import { parseInput } from './validation.ts';
 import { dropIndexes } from './search/vector-index.ts';
 import { LEGACY_VECTOR_TABLES, VECTOR_TABLES } from './search/vector-state.ts';
 
 const ENSURE_USER = 'insert into users (id, created_at) values (?, ?) on conflict do nothing';
 
+/** The users a write has registered or found registered: one statement each per transaction, not one per row it adds. */
+const PRESENT = 'users present';
+
 /** Registers the user on its first write (a no-op afterwards). Inside the caller's transaction. */
 export async function ensureUser(store: Store, userId: string) {
+  const present = noted(store, PRESENT);
+  if (present?.has(userId)) return;
   await store.sql.run(ENSURE_USER, [userId, store.clock.now()]);
+  present?.add(userId);
+}
+
+/** Notes that the user is registered (the caller found a row of theirs in this transaction), so ensureUser skips it. */
+export function userPresent(store: Store, userId: string) {
+  noted(store, PRESENT)?.add(userId);
 }
 
 export type UserRow = {

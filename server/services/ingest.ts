@@ -8,6 +8,7 @@ import { relatedFacts, type Extracted } from '../core/extraction/save-facts.ts';
 import { recordExtraction } from '../core/extraction/stats.ts';
 import { assertQueueRoom, completeJob, enqueueJob, JobType, type JobRow } from '../core/jobs.ts';
 import { enqueueEmbedding } from '../core/search/embed-queue.ts';
+import type { EntityRow } from '../core/entities.ts';
 import { linkMemoriesFast, linkTurnFast } from '../core/ner/link.ts';
 import { spaceOfRow, type Space } from '../core/space.ts';
 import { write, type Store } from '../core/store.ts';
@@ -23,10 +24,11 @@ export type IngestResult = { turn: TurnRow; newSession: boolean; extracted: Extr
 
 const createdMemories = (extracted: Extracted[]) => extracted.filter((e) => e.action === 'created').map((e) => e.memory);
 
-async function heuristicPass(store: Store, turn: TurnRow, path: 'heuristic' | 'fallback' = 'heuristic'): Promise<Extracted[]> {
+/** `turnEntities`: what linkTurnFast linked to the turn, when it ran in this transaction. */
+async function heuristicPass(store: Store, turn: TurnRow, path: 'heuristic' | 'fallback' = 'heuristic', turnEntities?: EntityRow[]): Promise<Extracted[]> {
   const started = performance.now();
   const extracted = await extractHeuristically(store, turn);
-  await linkMemoriesFast(store, spaceOfRow(turn), createdMemories(extracted), turn);
+  await linkMemoriesFast(store, spaceOfRow(turn), createdMemories(extracted), turn, turnEntities);
   await recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length });
   return extracted;
 }
@@ -61,7 +63,7 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
     // A new conversation means the user's earlier ones are finished (seed 004): consolidate them.
     if (options.newSession) await queueConsolidation(tx, space, await pendingSessions(tx, space, { exclude: turn.sessionId }));
     // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
-    await linkTurnFast(tx, turn, nerExtras(runtime));
+    const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime));
     // Vectors are computed by a job after the commit, never here (no network in the hot path).
     await enqueueEmbedding(tx, space, { turnIds: [turn.id] });
     if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
@@ -70,7 +72,7 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
       const recovery = await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId, fallback: true }, { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 });
       return { extracted: [] as Extracted[], recovery };
     }
-    const extracted = await heuristicPass(tx, turn);
+    const extracted = await heuristicPass(tx, turn, 'heuristic', turnEntities);
     if (mode === 'hybrid' && llm) await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId });
     return { extracted, recovery: null };
   });

@@ -35,22 +35,32 @@ export async function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtra
  * Links memories just extracted from `turn` to what their content names. The turn's own
  * entities were linked in this same transaction, so the known-names index (committed names
  * only) cannot see a first-time speaker yet: they are matched from a small overlay instead,
- * which is how "Alex likes tea" reaches the speaker Alex on Alex's first turn.
+ * which is how "Alex likes tea" reaches the speaker Alex on Alex's first turn. `turnEntities`:
+ * the turn's entities when the caller has them (linkTurnFast's result), saving their read.
  */
-export async function linkMemoriesFast(store: Store, space: Space, created: MemoryRow[], turn: Pick<TurnRow, 'id'> | null) {
+export async function linkMemoriesFast(store: Store, space: Space, created: MemoryRow[], turn: Pick<TurnRow, 'id'> | null, turnEntities?: EntityRow[]) {
   if (!store.config.ner.enabled || created.length === 0) return;
-  await linkWithTurnEntities(store, space, created, turn?.id ?? null);
+  await linkWithTurnEntities(store, space, created, turn?.id ?? null, turnEntities);
 }
 
 /** Fast providers plus the source turn's entities as known names; returns the new links. */
-async function linkWithTurnEntities(store: Store, space: Space, rows: Pick<MemoryRow, 'id' | 'content'>[], turnId: number | null): Promise<number> {
+async function linkWithTurnEntities(
+  store: Store,
+  space: Space,
+  rows: Pick<MemoryRow, 'id' | 'content'>[],
+  turnId: number | null,
+  turnEntities?: EntityRow[],
+): Promise<number> {
   const providers = await fastProviders(store, space);
+  const ofTurn = turnEntities ?? (turnId === null ? [] : await entitiesOfTurn(store, turnId));
   const overlay = new NameIndex();
-  if (turnId !== null) for (const entity of await entitiesOfTurn(store, turnId)) overlay.add(entity);
+  for (const entity of ofTurn) overlay.add(entity);
+  // Rows read in this transaction: a mention of one of them needs no lookup.
+  const rowsOfTurn = new Map(ofTurn.map((entity) => [entity.id, entity]));
   let added = 0;
   for (const memory of rows) {
     const found = mergeBySpan([...providers.flatMap((p) => p.extract(memory.content)), ...overlay.match(memory.content)]);
-    added += (await linkEntities(store, space, { memoryId: memory.id }, found)).added;
+    added += (await linkEntities(store, space, { memoryId: memory.id }, found, rowsOfTurn)).added;
   }
   return added;
 }
