@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { explain } from '../server/core/explain.ts';
 import { extractFacts } from '../server/core/extraction/heuristics.ts';
 import { detectPii } from '../server/core/extraction/pii.ts';
-import { getMemory } from '../server/core/memories.ts';
+import { getMemory, insertMemory } from '../server/core/memories.ts';
+import { write } from '../server/core/store.ts';
 import { listMemories } from '../server/core/memory-list.ts';
 import { getContext } from '../server/core/context.ts';
 import { runDecay } from '../server/core/decay.ts';
@@ -111,18 +112,26 @@ describe('extraction on addTurn (heuristic path)', () => {
     expect((await listMemories(store, DEFAULT_SPACE)).rows.every((m) => m.hits === 1)).toBe(true);
   });
 
-  it('merges fuzzy duplicates over the Jaccard threshold and keeps distinct facts apart', async () => {
+  // With few facts all of the user's are compared; with many, the text index finds the candidates.
+  it.each([
+    ['few', 0],
+    ['many', 320],
+  ])('merges fuzzy duplicates over the Jaccard threshold and keeps distinct facts apart (a user with %s facts)', async (_, earlier) => {
     const { runtime, store } = await setup();
+    await write(store, async () => {
+      for (let i = 0; i < earlier; i++) await insertMemory(store, DEFAULT_SPACE, { content: `Zebra quartz number ${i}`, fact: { subject: 'User', slot: `zebra ${i}`, value: 'quartz', polarity: 1 } });
+    });
+    const others = (await listMemories(store, DEFAULT_SPACE)).total;
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Caroline', text: 'I went to the LGBTQ support group in town yesterday' });
     const near = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to the LGBTQ support group in the town' });
     expect(near.extracted[0]!.action).toBe('merged');
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to a pottery class' });
-    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(2);
+    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(others + 2);
     // The same words from someone else are their own fact, not a second sighting of Caroline's.
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went hiking with my sister in the Alps last weekend' });
     const melanie = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Melanie', text: 'I went hiking with my sister in the Alps last weekend!' });
     expect(melanie.extracted.map((e) => [e.action, e.memory.subject])).toEqual([['created', 'Melanie']]);
-    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(4);
+    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(others + 4);
     // Words the index splits at an apostrophe do not hide a duplicate from the probe.
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at the rock'n'roll night" });
     const again = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at a rock'n'roll night" });

@@ -21,6 +21,9 @@ import { NEW_TURNS } from '../turns.ts';
 import { hasApostrophe, indexTokens, normalizeText, tokens } from '../text.ts';
 import { isStopword } from '../search/query.ts';
 import { textIndexOf } from '../search/text-index.ts';
+import type { TextIndex } from '../search/text-index-types.ts';
+import { TINY_USER_ROWS } from '../search/bm25.ts';
+import { tableRows } from '../search/term-stats.ts';
 import { withPiiTag } from './pii.ts';
 
 /** `unchanged`: the fact was already known from this very turn (consolidation re-reading it). */
@@ -112,6 +115,14 @@ function duplicateProbe(content: string, distinct: string[], threshold: number, 
 }
 
 /**
+ * A user with this few memories has all of their active facts compared (read by the user's own
+ * index): an FTS5 probe walks the doclists of every user's rows holding its words, which in a
+ * file of many users costs more than reading one small user's facts.
+ */
+const NEWEST_FACTS = `select id from memories where user_id = ? and kind = 'fact' and status = 'active' order by created_at desc, id desc limit ${TINY_USER_ROWS}`;
+const fewFacts = async (store: Store, space: Space, index: TextIndex) => index.kind === 'fts5' && (await tableRows(store, space, 'memories')) <= TINY_USER_ROWS;
+
+/**
  * The most similar active fact by token overlap, if it reaches the dedupe threshold. Candidates
  * are the newest matches of the probe (FTS5 walks rowids backwards without scoring), so the cost
  * is bounded at any store size; a duplicate is most likely a recent fact anyway. A fact about
@@ -129,7 +140,7 @@ export async function findFuzzyDuplicate(store: Store, space: Space, content: st
   const mine = new Set((myDate ? key.replace(DATE_KEY, ' ').replace(/\s+/g, ' ').trim() : key).split(' ').filter((w) => w !== ''));
   if (mine.size === 0) return undefined;
   const probe = duplicateProbe(content, [...mine], threshold, new Set(subject ? tokens(subject) : []));
-  const source = index.matching(store, space, 'memories', probe, 'any', FUZZY_CANDIDATES);
+  const source = (await fewFacts(store, space, index)) ? { sql: NEWEST_FACTS, params: [space.userId] } : index.matching(store, space, 'memories', probe, 'any', FUZZY_CANDIDATES);
   if (!source) return undefined;
   let text = FUZZY_TEXTS.get(source.sql);
   if (text === undefined) FUZZY_TEXTS.set(source.sql, (text = fuzzyText(source.sql, store.sql.dialect)));
