@@ -74,6 +74,12 @@ const stat = (values: number[]): Stat => ({ p50: round(percentile(values, 50), 2
 /** The small user every file holds: 100 turns, whatever the file's size. */
 const SMALL_USER = 'small-user';
 const SMALL_ROWS = 100;
+/**
+ * Unmeasured calls before each measurement. A server has run thousands: after a few dozen, V8
+ * still runs much of the code unoptimised (measured: addTurn p50 ~10 % higher after 20 than
+ * after 500), which is the cost of a cold start, not of a turn.
+ */
+const WARMUP = 300;
 /** Turns per live session when measuring addTurn: one session in ten samples opens a new one. */
 const LIVE_TURNS = 10;
 
@@ -167,9 +173,9 @@ export async function benchScale(size: number, samples: number, users = 1, backe
   const someone = () => Math.floor(random() * users);
   const space = (u: number): Space => ({ userId: userName(u, users), agentId: null });
 
-  // Warm up as a running server would be (statements prepared, code compiled): a short session
-  // of its own, before the measured sessions.
-  for (let i = 0; i < 20; i++) {
+  // Warm up as a running server would be (statements prepared, code compiled): sessions of
+  // their own, before the measured sessions.
+  for (let i = 0; i < WARMUP; i++) {
     clock.at += 60_000;
     await ingestTurn(runtime, space(someone()), { sessionId: 'warmup', role: 'user', name: NAMES[i % NAMES.length]!, text: `I keep a notebook about warm-up topic number ${i} at home` });
   }
@@ -194,7 +200,7 @@ export async function benchScale(size: number, samples: number, users = 1, backe
     const rowsOfUser = Math.floor(((u + 1) * rows) / users) - Math.floor((u * rows) / users);
     return { space: space(u), query: question(text, random), sessionId: `s${Math.floor(random() * Math.min(4, sessionsOf(rowsOfUser)))}` };
   };
-  const warmup = Array.from({ length: 20 }, sample);
+  const warmup = Array.from({ length: WARMUP }, sample);
   const measured = Array.from({ length: samples }, sample);
   const reads = await measureReads(store, measured, warmup);
   // The small user, asked the same questions in the same file.
@@ -223,8 +229,8 @@ export async function benchAlone(samples: number, backend = SQLITE) {
   const random = rng(42);
   const text = await backend.build(store, 0, random, 1, { user: SMALL_USER, rows: SMALL_ROWS });
   await backend.settle(store);
-  const queries = Array.from({ length: samples + 20 }, () => question(text, random));
-  const reads = await measureReads(store, smallSamples(queries.slice(20)), smallSamples(queries.slice(0, 20)));
+  const queries = Array.from({ length: samples + WARMUP }, () => question(text, random));
+  const reads = await measureReads(store, smallSamples(queries.slice(WARMUP)), smallSamples(queries.slice(0, WARMUP)));
   await close();
   return { rows: SMALL_ROWS, ...reads };
 }
