@@ -4,7 +4,7 @@
 // code as SQLite's. On a server it also measures read throughput of two `sm serve` processes on
 // the last database against one: closed-loop clients searching over HTTP, requests/s of each.
 import { availableParallelism } from 'node:os';
-import { write, type Store } from '../server/core/store.ts';
+import { hearOtherNodes, write, type Store } from '../server/core/store.ts';
 import { normalizeText } from '../server/core/text.ts';
 import { closeStore } from '../server/db/open.ts';
 import { logger } from '../server/logger.ts';
@@ -148,11 +148,15 @@ export async function postgresBackend(kind: 'postgres' | 'pglite') {
       last = url;
       const clock = { at: Date.UTC(2025, 0, 1), now: () => clock.at };
       const store = await openPostgresStore({ url, env: {}, clock, config: { extractor: { mode: 'heuristic' } } });
+      // As a server runs (its change feed): hearing the other nodes, so its caches follow their events.
+      const others = hearOtherNodes(store);
+      await others.ready;
       return {
         store,
         clock,
         close: async () => {
           const bytes = Number(await store.sql.pluck('select pg_database_size(current_database())'));
+          await others.stop();
           await closeStore(store);
           return bytes;
         },

@@ -81,12 +81,18 @@ const PING_MS = 30_000;
  * connects again, backing off up to 5 s, and listens again. Notifications sent while it was away
  * are not heard (live subscribers miss them, as a client that was disconnected does).
  */
-export function listenOnServer(config: pg.ClientConfig, channel: string, hear: (payload: string) => void, reconnected: () => void) {
+export function listenOnServer(config: pg.ClientConfig, channel: string, hear: (payload: string) => void, reconnected: () => void, up?: (listening: boolean) => void) {
   let stopped = false;
   let current: pg.Client | null = null;
   let timer: NodeJS.Timeout | undefined;
   let delay = RETRY_FIRST_MS;
   let lost = false;
+  let isUp = false;
+  const setUp = (value: boolean) => {
+    if (isUp === value) return;
+    isUp = value;
+    up?.(value);
+  };
   let ready!: () => void;
   const listening = new Promise<void>((resolve) => (ready = resolve));
 
@@ -102,6 +108,7 @@ export function listenOnServer(config: pg.ClientConfig, channel: string, hear: (
   const drop = (client: pg.Client, error?: Error) => {
     if (current !== client) return;
     current = null;
+    setUp(false);
     if (!lost && !stopped) logger.warn({ err: error?.message }, 'the connection listening for other nodes\' changes was lost: connecting again');
     lost = true;
     client.end().catch(() => undefined);
@@ -132,6 +139,7 @@ export function listenOnServer(config: pg.ClientConfig, channel: string, hear: (
       logger.info('listening for other nodes\' changes again');
       reconnected();
     }
+    setUp(true);
     ready();
   }
 
@@ -151,6 +159,7 @@ export function listenOnServer(config: pg.ClientConfig, channel: string, hear: (
       ready();
       const client = current;
       current = null;
+      setUp(false);
       await client?.end().catch(() => undefined);
     },
   };

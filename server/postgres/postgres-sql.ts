@@ -48,13 +48,15 @@ interface Client {
    * `fn` in a transaction on one connection. `opening`: a statement without parameters sent with
    * BEGIN in one round trip (taking the write lock); its first row is handed to `fn`.
    */
-  transaction<T>(fn: (query: Query, opened: unknown[] | undefined) => Promise<T>, opening?: string): Promise<T>;
+  transaction<T>(fn: (query: Query, opened: unknown[] | undefined) => Promise<T>, opening?: string, closing?: () => string | undefined): Promise<T>;
+  /** Whether `transaction` sends `closing` (statements without parameters) with COMMIT; else they run in `fn`. */
+  readonly closes: boolean;
   /** One connection only (PGlite): no other writer can exist, so no lock is needed. */
   single: boolean;
   /** Runs `fn` holding the session advisory lock `key`, or gives up (`undefined`) when another session holds it. */
   holding<T>(key: number, fn: () => Promise<T>): Promise<T | undefined>;
   /** Hears `channel`'s payloads until `stop()` (`reconnected`: after a lost connection came back). */
-  listen(channel: string, hear: (payload: string) => void, reconnected: () => void): Hearing;
+  listen(channel: string, hear: (payload: string) => void, reconnected: () => void, up: (listening: boolean) => void): Hearing;
   readonly open: boolean;
   close(): Promise<void>;
 }
@@ -86,7 +88,7 @@ function poolClient(pool: pg.Pool): Client {
   const names = new StatementNames();
   return {
     query: poolQuery(pool, names),
-    transaction: async (fn, opening) => {
+    transaction: async (fn, opening, closing) => {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
@@ -97,7 +99,8 @@ function poolClient(pool: pg.Pool): Client {
           opened = results[1]!.rows[0] as unknown[] | undefined;
         } else await client.query('begin');
         const result = await fn(poolQuery(client, names), opened);
-        await client.query('commit');
+        const last = closing?.();
+        await client.query(last ? `${last}; commit` : 'commit');
         return result;
       } catch (error) {
         // A connection that cannot even roll back is dropped rather than handed out again.
@@ -107,6 +110,7 @@ function poolClient(pool: pg.Pool): Client {
         client.release(broken);
       }
     },
+    closes: true,
     single: false,
     // On a connection of its own, the task's length: the lock lasts as long as its session.
     holding: async (key, fn) => {
@@ -124,7 +128,7 @@ function poolClient(pool: pg.Pool): Client {
         session.release(broken);
       }
     },
-    listen: (channel, hear, reconnected) => listenOnServer(pool.options, channel, hear, reconnected),
+    listen: (channel, hear, reconnected, up) => listenOnServer(pool.options, channel, hear, reconnected, up),
     get open() {
       return !pool.ended;
     },
@@ -146,6 +150,7 @@ function pgliteClient(pglite: PGlite): Client {
     query: pgliteQuery(pglite),
     // One connection: no other writer, so no lock to take (`opening` is the lock).
     transaction: (fn) => pglite.transaction((tx) => fn(pgliteQuery(tx), undefined)),
+    closes: false,
     single: true,
     // One process owns a PGlite: the port's own bookkeeping (`exclusively`) is all it needs.
     holding: (_key, fn) => fn(),
@@ -237,9 +242,20 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     queue = result.catch(() => undefined);
     return result;
   };
+  // The open transaction's notifications (one transaction at a time, see `serially`), sent with
+  // its COMMIT in one round trip: pg_notify with the payloads written as literals, since a
+  // simple-protocol message (several statements) takes no parameters.
+  let notifications: string[] = [];
+  const notifyAtCommit = () => {
+    if (notifications.length === 0) return undefined;
+    const sent = `select ${notifications.map((payload) => `pg_notify('${CHANGES_CHANNEL}', ${pg.escapeLiteral(payload)})`).join(', ')}`;
+    notifications = [];
+    return sent;
+  };
   const inTransaction = <T>(fn: () => Promise<T>, wait: boolean): Promise<T> =>
-    serially(() =>
-      client.transaction(
+    serially(() => {
+      notifications = [];
+      return client.transaction(
         async (query, opened) => {
           if (!wait && !client.single && !opened?.[0]) throw new LockTaken();
           // `fn` may return a drizzle query, which runs when awaited: resolved here, inside the
@@ -247,15 +263,19 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
           return current.run(query, () => Promise.resolve(fn()));
         },
         wait ? `select set_config('lock_timeout', '${LOCK_WAIT}', true), pg_advisory_xact_lock(${WRITE_LOCK})` : `select pg_try_advisory_xact_lock(${WRITE_LOCK})`,
+        notifyAtCommit,
       ).catch((error: unknown) => {
         // A connection lost at BEGIN, at the lock or at COMMIT: the transaction did not commit.
         throw fault(error);
-      }),
-    );
+      });
+    });
   // This process's scheduled tasks under way, by name (a session lock is reentrant within its
   // session, and PGlite has one session: the lock alone would not refuse this process's own).
   const tasks = new Set<string>();
   const node = announcer();
+  /** Hearings connected now, and a count of their connects and disconnects (see dataVersion). */
+  let listening = 0;
+  let epoch = 0;
   const hearings = new Set<Hearing>();
   return {
     dialect: 'postgres',
@@ -285,7 +305,14 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     // included (SQLite's data_version leaves out its own), and with maintenance that writes WAL
     // (vacuum, a read pruning a page): a cache keyed on it refreshes for nothing then, never
     // misses a commit. PGlite has it too. Read-only transactions do not move it.
-    dataVersion: async () => Number(((await run("select pg_current_wal_insert_lsn() - '0/0'::pg_lsn", [], true)).rows[0] as unknown[])[0]),
+    dataVersion: async () => {
+      // PGlite: one process, one connection, so no other writer.
+      if (client.single) return 0;
+      // While this node hears the others, their commits reach its caches as events (as its own
+      // do): the version moves only when the hearing starts or stops, when events may be missed.
+      if (listening > 0) return -epoch;
+      return Number(((await run("select pg_current_wal_insert_lsn() - '0/0'::pg_lsn", [], true)).rows[0] as unknown[])[0]);
+    },
     location,
     // Postgres checks what it reads as it reads it; what a doctor can ask is whether a page
     // checksum failed, which it counts when the cluster was made with checksums (initdb -k).
@@ -321,10 +348,12 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
         tasks.delete(name);
       }
     },
-    // pg_notify() rather than NOTIFY, which takes no parameter. In a transaction this runs on its
-    // connection (sent at commit); outside one, on its own.
+    // In a transaction: with its COMMIT on a server (see notifyAtCommit), or on its connection
+    // (PGlite), which Postgres delivers at commit. Outside one: at once, on its own.
     announce: async (events: readonly ChangeEvent[]) => {
-      for (const payload of node.payloads(events)) await run('select pg_notify(?, ?)', [CHANGES_CHANNEL, payload], true);
+      const payloads = node.payloads(events);
+      if (current.getStore() && client.closes) notifications.push(...payloads);
+      else for (const payload of payloads) await run('select pg_notify(?, ?)', [CHANGES_CHANNEL, payload], true);
     },
     listen: (deliver) => {
       const heard = receiver(node.node);
@@ -334,6 +363,10 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
           for (const event of heard.take(payload)) deliver(event);
         },
         heard.reset,
+        (up) => {
+          listening += up ? 1 : -1;
+          epoch++;
+        },
       );
       const hearing: Hearing = {
         ready: channel.ready,
