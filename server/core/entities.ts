@@ -173,6 +173,19 @@ const LINK_SQL = {
   memory: 'insert into memory_entities (memory_id, entity_id) select ?, id from entities where id = ? on conflict do nothing',
 } as const;
 const BUMP_SQL = 'update entities set mention_count = mention_count + 1, updated_at = ? where id = ?';
+/** Postgres links and counts in one statement (a round trip saved per entity); it changes a row only for a new link. */
+const LINK_AND_BUMP_SQL = {
+  turn: `with linked as (${LINK_SQL.turn} returning entity_id) update entities set mention_count = mention_count + 1, updated_at = ? where id in (select entity_id from linked)`,
+  memory: `with linked as (${LINK_SQL.memory} returning entity_id) update entities set mention_count = mention_count + 1, updated_at = ? where id in (select entity_id from linked)`,
+} as const;
+
+/** Links `ownerId` to the entity and counts the mention if the link is new: whether it was. */
+async function linkAndCount(store: Store, kind: 'turn' | 'memory', ownerId: number, entityId: number, now: number): Promise<boolean> {
+  if (store.sql.dialect === 'postgres') return (await store.sql.run(LINK_AND_BUMP_SQL[kind], [ownerId, entityId, now])).changes > 0;
+  if ((await store.sql.run(LINK_SQL[kind], [ownerId, entityId])).changes === 0) return false;
+  await store.sql.run(BUMP_SQL, [now, entityId]);
+  return true;
+}
 
 /**
  * Links the mentioned entities to a turn or a memory (creating entities as needed). A new
@@ -189,19 +202,17 @@ export async function linkEntities(
 ): Promise<{ entities: EntityRow[]; added: number }> {
   const isTurn = 'turnId' in owner;
   const ownerId = isTurn ? owner.turnId : owner.memoryId;
-  const link = LINK_SQL[isTurn ? 'turn' : 'memory'];
   const linked = new Map<number, EntityRow>();
   let added = 0;
   for (const mention of mentions) {
     const resolved = await resolveEntity(store, space, mention, rows);
     if (!resolved || linked.has(resolved.entity.id)) continue;
     const { entity } = resolved;
-    if ((await store.sql.run(link, [ownerId, entity.id])).changes === 0) {
+    const now = store.clock.now();
+    if (!(await linkAndCount(store, isTurn ? 'turn' : 'memory', ownerId, entity.id, now))) {
       linked.set(entity.id, entity);
       continue;
     }
-    const now = store.clock.now();
-    await store.sql.run(BUMP_SQL, [now, entity.id]);
     added++;
     linked.set(entity.id, { ...entity, mentionCount: entity.mentionCount + 1, updatedAt: now });
     publish(store, { type: 'entity', action: 'linked', entityId: entity.id, userId: space.userId, at: now, ...owner });

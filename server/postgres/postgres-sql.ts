@@ -306,8 +306,6 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     // (vacuum, a read pruning a page): a cache keyed on it refreshes for nothing then, never
     // misses a commit. PGlite has it too. Read-only transactions do not move it.
     dataVersion: async () => {
-      // PGlite: one process, one connection, so no other writer.
-      if (client.single) return 0;
       // While this node hears the others, their commits reach its caches as events (as its own
       // do): the version moves only when the hearing starts or stops, when events may be missed.
       if (listening > 0) return -epoch;
