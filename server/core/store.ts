@@ -29,6 +29,12 @@ export interface Sql {
   /** The first column of the first row. */
   pluck<T = unknown>(text: string, params?: readonly SqlParam[]): Promise<T | undefined>;
   run(text: string, params?: readonly SqlParam[]): Promise<{ changes: number }>;
+  /**
+   * A write that nothing later in its transaction reads back (a counter growing): inside a
+   * transaction on a server it travels with the COMMIT (a round trip saved) and fails with it;
+   * elsewhere it runs at once.
+   */
+  runAtCommit(text: string, params?: readonly SqlParam[]): Promise<void>;
   /** Runs `fn` in one transaction that holds the write lock from its start. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /**

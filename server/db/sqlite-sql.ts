@@ -72,6 +72,7 @@ export function sqliteSql(sqlite: Database.Database): Sql {
     row: (text, params = []) => inTurn(() => statement(arrays, text, 'raw').get(...params) as unknown[] | undefined),
     pluck: <T>(text: string, params: readonly SqlParam[] = []) => inTurn(() => statement(firsts, text, 'pluck').get(...params) as T | undefined),
     run: (text, params = []) => inTurn(() => ({ changes: statement(objects, text).run(...params).changes })),
+    runAtCommit: (text, params = []) => inTurn(() => void statement(objects, text).run(...params)),
     transaction: (fn) =>
       serially(() => {
         // BEGIN IMMEDIATE takes the write lock up front: a writer in another process makes

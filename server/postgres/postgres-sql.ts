@@ -16,7 +16,7 @@ import type { ChangeEvent, Hearing, Sql, SqlParam } from '../core/store.ts';
 import { logger } from '../logger.ts';
 import { asDatabaseFault } from './faults.ts';
 import { announcer, CHANGES_CHANNEL, listenOnServer, receiver } from './notify.ts';
-import { toPostgresSql } from './sql-text.ts';
+import { toPostgresSql, withLiterals } from './sql-text.ts';
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -242,19 +242,19 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     queue = result.catch(() => undefined);
     return result;
   };
-  // The open transaction's notifications (one transaction at a time, see `serially`), sent with
-  // its COMMIT in one round trip: pg_notify with the payloads written as literals, since a
-  // simple-protocol message (several statements) takes no parameters.
-  let notifications: string[] = [];
-  const notifyAtCommit = () => {
-    if (notifications.length === 0) return undefined;
-    const sent = `select ${notifications.map((payload) => `pg_notify('${CHANGES_CHANNEL}', ${pg.escapeLiteral(payload)})`).join(', ')}`;
-    notifications = [];
+  // Statements of the open transaction (one at a time, see `serially`) that go with its COMMIT,
+  // in one round trip: its notifications and runAtCommit's writes, their values written as
+  // literals, since a simple-protocol message (several statements) takes no parameters.
+  let atCommit: string[] = [];
+  const sendAtCommit = () => {
+    if (atCommit.length === 0) return undefined;
+    const sent = atCommit.join('; ');
+    atCommit = [];
     return sent;
   };
   const inTransaction = <T>(fn: () => Promise<T>, wait: boolean): Promise<T> =>
     serially(() => {
-      notifications = [];
+      atCommit = [];
       return client.transaction(
         async (query, opened) => {
           if (!wait && !client.single && !opened?.[0]) throw new LockTaken();
@@ -263,7 +263,7 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
           return current.run(query, () => Promise.resolve(fn()));
         },
         wait ? `select set_config('lock_timeout', '${LOCK_WAIT}', true), pg_advisory_xact_lock(${WRITE_LOCK})` : `select pg_try_advisory_xact_lock(${WRITE_LOCK})`,
-        notifyAtCommit,
+        sendAtCommit,
       ).catch((error: unknown) => {
         // A connection lost at BEGIN, at the lock or at COMMIT: the transaction did not commit.
         throw fault(error);
@@ -346,11 +346,15 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
         tasks.delete(name);
       }
     },
-    // In a transaction: with its COMMIT on a server (see notifyAtCommit), or on its connection
-    // (PGlite), which Postgres delivers at commit. Outside one: at once, on its own.
+    runAtCommit: async (text, params = []) => {
+      if (current.getStore() && client.closes) atCommit.push(withLiterals(text, params));
+      else await run(text, params, false);
+    },
+    // In a transaction: with its COMMIT on a server, or on its connection (PGlite), which
+    // Postgres delivers at commit. Outside one: at once, on its own.
     announce: async (events: readonly ChangeEvent[]) => {
       const payloads = node.payloads(events);
-      if (current.getStore() && client.closes) notifications.push(...payloads);
+      if (current.getStore() && client.closes) atCommit.push(...payloads.map((payload) => `select pg_notify('${CHANGES_CHANNEL}', ${pg.escapeLiteral(payload)})`));
       else for (const payload of payloads) await run('select pg_notify(?, ?)', [CHANGES_CHANNEL, payload], true);
     },
     listen: (deliver) => {

@@ -54,7 +54,8 @@ const RECORD = Object.fromEntries(
 
 /**
  * Adds one sample in a single statement: the counters grow inside the database, so the hot path
- * pays no read-modify-write. `path` comes from EXTRACTION_PATHS, never from input.
+ * pays no read-modify-write (and on a server no round trip of its own: nothing reads them back
+ * before the commit). `path` comes from EXTRACTION_PATHS, never from input.
  */
 export async function recordExtraction(
   store: Store,
@@ -63,5 +64,5 @@ export async function recordExtraction(
 ) {
   const counters = [1, sample.ok ? 0 : 1, sample.facts, sample.ms, sample.promptTokens ?? 0, sample.completionTokens ?? 0];
   const lastError = sample.error ?? null;
-  await store.sql.run(RECORD[path][store.sql.dialect], [KEY, ...counters, lastError, ...counters, lastError]);
+  await store.sql.runAtCommit(RECORD[path][store.sql.dialect], [KEY, ...counters, lastError, ...counters, lastError]);
 }
