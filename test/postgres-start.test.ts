@@ -68,7 +68,7 @@ describe('SM_DATABASE_URL selects Postgres', () => {
     expect(checks.database).toMatchObject({ ok: true, detail: expect.stringMatching(new RegExp(`^PostgreSQL \\d+\\.\\d+ at host 127\\.0\\.0\\.1, port ${server.port}, database "memories", \\d+\\.\\d MB \\(chosen by SM_DATABASE_URL\\)$`)) });
     expect(checks.fts).toMatchObject({ ok: true, detail: 'full-text search (tsvector columns with GIN indexes) on' });
     // Debian's Postgres has no pgvector: search goes on without vectors, which is no failure when no embedding model is configured.
-    expect(checks.pgvector).toMatchObject({ ok: true, detail: 'pgvector is not installed in this database: vector search off: FTS + entity signals', hint: null });
+    expect(checks.pgvector).toMatchObject({ ok: true, detail: 'pgvector is not installed in this database: vectors are reranked in JavaScript from their stored float32 (slower)', hint: null });
     expect(checks.integrity).toMatchObject({ ok: true, detail: expect.stringMatching(/^data checksums (are )?o(n|ff).*: ok$/) });
     expect(checks.jobs).toMatchObject({ ok: true, detail: expect.stringMatching(/^0 pending \(0 overdue/) });
     expect(await tablesOf(url)).toContain('turns');
@@ -97,17 +97,17 @@ describe('SM_DATABASE_URL selects Postgres', () => {
     }
   });
 
-  it('pgvector off fails the check once an embedding model is configured, with what to do', async () => {
+  it('pgvector off is no failure with an embedding model configured (vectors reranked in JavaScript), and says how to rerank in SQL', async () => {
     const { checks } = await doctor({ SM_DATABASE_URL: url, SM_CONFIG__EMBEDDING__MODEL: 'some-embed', SM_CONFIG__EMBEDDING__DIMENSIONS: '8' });
-    expect(checks.pgvector).toMatchObject({ ok: false, hint: expect.stringMatching(/create extension vector/) });
+    expect(checks.pgvector).toMatchObject({ ok: true, detail: expect.stringMatching(/reranked in JavaScript/), hint: expect.stringMatching(/create extension vector/) });
   });
 
-  it('PGlite (pglite:<dir>) has pgvector: doctor says vector search is on', async () => {
+  it('PGlite (pglite:<dir>) has pgvector: doctor says vectors are reranked in SQL', async () => {
     const dir = join(temp('pglite'), 'data');
     const { code, checks } = await doctor({ SM_DATABASE_URL: `pglite:${dir}` });
     expect(code).toBe(0);
     expect(checks.database?.detail).toMatch(new RegExp(`^PostgreSQL \\d+\\.\\d+ at PGlite in ${dir.replaceAll('.', '\\.')}, `));
-    expect(checks.pgvector).toMatchObject({ ok: true, detail: expect.stringMatching(/^pgvector [\d.]+ present: vector search on$/) });
+    expect(checks.pgvector).toMatchObject({ ok: true, detail: expect.stringMatching(/^pgvector [\d.]+ present: vectors reranked in SQL$/) });
     expect(checks.integrity?.ok).toBe(true);
   });
 

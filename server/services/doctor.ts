@@ -57,18 +57,22 @@ function ftsCheck(store: Store): DoctorCheck {
   return check('fts', true, postgres ? `${what} on` : 'FTS5 available and enabled');
 }
 
-/** pgvector on Postgres: vectors are optional there (Debian does not package it), so off is a failure only when embeddings are configured. */
+/**
+ * pgvector on Postgres: optional (Debian does not package it). Without it vectors still work: the
+ * KNN's exact rerank reads the candidates' stored float32 and ranks them in JavaScript instead of
+ * in SQL (core/search/vector-sql.ts), so its absence is never a failure, only slower.
+ */
 async function pgvectorCheck(store: Store): Promise<DoctorCheck> {
   if (store.features.vec) {
     const version = await store.sql.pluck<string>("select extversion from pg_extension where extname = 'vector'");
-    return check('pgvector', true, `pgvector ${version ?? '(version unknown)'} present: vector search on`);
+    return check('pgvector', true, `pgvector ${version ?? '(version unknown)'} present: vectors reranked in SQL`);
   }
   return check(
     'pgvector',
-    !store.config.embedding.model,
-    'pgvector is not installed in this database: vector search off: FTS + entity signals',
+    true,
+    'pgvector is not installed in this database: vectors are reranked in JavaScript from their stored float32 (slower)',
     store.config.embedding.model
-      ? 'install pgvector on the server (e.g. the postgresql-NN-pgvector package) and run `create extension vector` once as a superuser, then restart'
+      ? 'for the rerank in SQL, install pgvector on the server (e.g. the postgresql-NN-pgvector package) and run `create extension vector` once as a superuser, then restart'
       : null,
   );
 }
