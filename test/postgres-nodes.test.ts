@@ -316,9 +316,17 @@ describe('the database going away and coming back', () => {
     try {
       expect((await remember('before the outage')).body.errors).toBeUndefined();
       await until(() => onB.some((event) => event.type === 'memory'), 5_000, 'an event before the outage');
+      // A load balancer asks /ready (the database answers) and /health (the process is up).
+      const ask = async (path: string) => {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`);
+        return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() };
+      };
+      expect((await ask('/ready')).status).toBe(200);
 
       own.halt();
       await tick(300); // the worker's claims fail meanwhile
+      expect(await ask('/ready')).toMatchObject({ status: 503, retryAfter: '5', body: expect.stringMatching(/database does not answer/) });
+      expect((await ask('/health')).status).toBe(200);
       const during = await remember('during the outage');
       expect(during.status).toBe(503);
       expect(during.retryAfter).toBe('5');
@@ -336,6 +344,7 @@ describe('the database going away and coming back', () => {
       const after = await remember('after the outage');
       expect(after.body.errors).toBeUndefined();
       expect(after.status).toBe(200);
+      expect((await ask('/ready')).status).toBe(200);
       // B listens again by itself (backing off up to 5 s): a write on A reaches it, once it does.
       const probe: ChangeEvent = { type: 'turn', turnId: 1, sessionId: 'probe', at: 1, userId: 'u1' };
       const deadline = Date.now() + 15_000;

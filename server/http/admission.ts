@@ -2,8 +2,9 @@
 // every request it is sent and queue the work without bound (memory grows, and every client
 // waits longer); past the limit a request is answered at once, before it is read or parsed: 503
 // with Retry-After, so the client backs off and tries again. Streams (SSE subscriptions, MCP
-// sessions), pages and /health are not counted: they last long, or cost nothing.
+// sessions), pages, /health and /ready are not counted: they last long, or cost nothing.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { READY_PATH } from './readiness.ts';
 import { GRAPHQL_PATH, HEALTH_PATH } from './yoga.ts';
 
 /** Retry-After of a refused request: the requests ahead of it are answered within about that. */
@@ -13,7 +14,7 @@ const counted = (req: IncomingMessage) => {
   const accept = req.headers.accept ?? '';
   if (accept.includes('text/event-stream')) return false;
   if (req.method === 'GET' && accept.includes('text/html')) return false;
-  return !req.url?.startsWith(HEALTH_PATH);
+  return !req.url?.startsWith(HEALTH_PATH) && !req.url?.startsWith(READY_PATH);
 };
 
 function refuse(req: IncomingMessage, res: ServerResponse, max: number) {

@@ -9,6 +9,7 @@ import type { Runtime } from '../services/runtime.ts';
 import { getOperationAST, GraphQLError } from 'graphql';
 import type { Store } from '../core/store.ts';
 import { liveTokenIds, type Access } from '../core/tokens.ts';
+import { readinessCheck } from './readiness.ts';
 import { accessOf, bearer, browserRefusal, rememberAccess, resolveAccess } from './auth.ts';
 import { dataRoutes } from './data-routes.ts';
 import { errorCodes } from './error-codes.ts';
@@ -157,6 +158,7 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
       },
     },
     plugins: [
+      readinessCheck(store),
       // Pages need no token: the inspector at / and GraphiQL at /graphql get their data through
       // /graphql with the token a person types.
       inspectorRoute(),
