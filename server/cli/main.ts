@@ -1,6 +1,6 @@
 // `sm` entry point. Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input. Errors on stderr.
 import { CommanderError, type Command } from 'commander';
-import { ErrorCode, SmError } from '../core/errors.ts';
+import { ErrorCode, expectedOf, SmError } from '../core/errors.ts';
 import { buildProgram } from './program.ts';
 
 export const EXIT = { ok: 0, runtime: 1, usage: 2 } as const;
@@ -60,7 +60,10 @@ try {
       running = command;
     })
     .parseAsync(process.argv);
-} catch (error) {
+} catch (thrown) {
+  // A query built with drizzle wraps what failed in "Failed query: <its SQL and values>": the
+  // failure itself is what to say (the database gone, with its code), never the values.
+  const error = expectedOf(thrown) ?? ((thrown as Named)?.name === 'DrizzleQueryError' && (thrown as Error).cause instanceof Error ? (thrown as Error).cause : thrown);
   // Commander already printed its own message (usage errors, help).
   if (!(error instanceof CommanderError)) process.stderr.write(`sm: ${describe(error, running)}\n`);
   process.exitCode = exitCodeFor(error);
