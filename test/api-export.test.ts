@@ -119,7 +119,7 @@ describe('export / import over HTTP', () => {
   });
 
   it('an export reads one snapshot: writes committed meanwhile are not half in it', async () => {
-    const snapshot = openSnapshot(source.store);
+    const snapshot = await openSnapshot(source.store);
     try {
       await write(source.store, async () => addTurn(source.store, DEFAULT_SPACE, { sessionId: 'late', role: 'user', text: 'written during the export', autoExtract: false }));
       const seen = snapshot.store.sqlite.prepare("select count(*) as n from turns where session_id = 'late'").get() as { n: number };

@@ -13,6 +13,7 @@ import * as pgTables from '../drizzle/pg-schema.ts';
 import * as t from '../drizzle/schema.ts';
 import { hearOtherNodes, onChange, publish, write, writeIfFree, type ChangeEvent, type Store } from '../server/core/store.ts';
 import { closeStore } from '../server/db/open.ts';
+import { openSnapshot } from '../server/db/snapshot.ts';
 import { openPostgresStore } from '../server/postgres/open-postgres.ts';
 import { toPostgresSql, withLiterals } from '../server/postgres/sql-text.ts';
 import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.ts';
@@ -344,6 +345,24 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
     expect(failed).toBeInstanceOf(Error);
     expect(await store.sql.pluck("select count(*) from meta where key = 'before'")).toBe(0);
     expect(await store.sql.pluck("select value from meta where key = 'text'")).toBe(hostile);
+  });
+
+  // An export streams for as long as its client reads: on a server it reads one snapshot on a
+  // connection of its own (writes go on meanwhile); PGlite, with one connection, reads live.
+  it('gives an export a snapshot that writes committed after it began do not reach', async () => {
+    const snapshot = await openSnapshot(store);
+    try {
+      await addTurn('written during the export');
+      const seen = await snapshot.store.sql.pluck("select count(*) from turns where text = 'written during the export'");
+      expect(seen).toBe(shared ? 0 : 1);
+      if (shared) {
+        const refused = await snapshot.store.sql.run("insert into meta (key, value) values ('x', 'y')").catch((error: Error) => error);
+        expect(String(refused)).toMatch(/read-only transaction/);
+      }
+    } finally {
+      snapshot.close();
+    }
+    expect(await store.sql.pluck("select count(*) from turns where text = 'written during the export'")).toBe(1);
   });
 
   it('refuses store.db.transaction(), whose statements could land on different connections', async () => {

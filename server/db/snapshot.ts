@@ -9,12 +9,19 @@ import { sqliteSql } from './sqlite-sql.ts';
 export type Snapshot = { store: Store; close(): void };
 
 /**
- * A snapshot of `store`'s file; an in-memory database (no second connection possible) is read
- * live, and so, for now, is a Postgres store (a repeatable-read transaction on a connection of
- * its own would be its snapshot; not built yet).
+ * A snapshot of `store`'s file, or on a Postgres server a repeatable-read transaction on a
+ * connection of its own (Sql.snapshot). An in-memory database and PGlite (no second connection
+ * possible) are read live.
  */
-export function openSnapshot(store: Store): Snapshot {
-  if (store.sql.dialect !== 'sqlite') return { store, close: () => {} };
+export async function openSnapshot(store: Store): Promise<Snapshot> {
+  if (store.sql.dialect !== 'sqlite') {
+    if (!store.sql.snapshot) return { store, close: () => {} };
+    const pinned = await store.sql.snapshot();
+    return {
+      store: { ...store, db: queryBuilder(pinned.sql), sql: pinned.sql, listeners: new Set(), statements: new Map() },
+      close: () => void pinned.close(),
+    };
+  }
   const path = store.sqlite.name;
   if (store.sqlite.memory || path === '' || path === ':memory:') return { store, close: () => {} };
   const sqlite = new Database(path, { readonly: true, fileMustExist: true });

@@ -30,8 +30,8 @@ function userOf(request: Request, url: URL, mode: 'read' | 'write'): string | nu
   return spaceFor(access, { userId: named }, mode).userId;
 }
 
-function exportResponse(runtime: Runtime, log: Logger, userId: string | null): Response {
-  const snapshot = openSnapshot(runtime.store);
+async function exportResponse(runtime: Runtime, log: Logger, userId: string | null): Promise<Response> {
+  const snapshot = await openSnapshot(runtime.store);
   const records = exportRecords(snapshot.store, { userId });
   const encoder = new TextEncoder();
   const finish = () => snapshot.close();

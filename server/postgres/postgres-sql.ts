@@ -55,6 +55,8 @@ interface Client {
   single: boolean;
   /** Runs `fn` holding the session advisory lock `key`, or gives up (`undefined`) when another session holds it. */
   holding<T>(key: number, fn: () => Promise<T>): Promise<T | undefined>;
+  /** A connection of its own in a read-only repeatable-read transaction, until `release()` (a server only). */
+  pin?(): Promise<{ query: Query; release(): Promise<void> }>;
   /** Hears `channel`'s payloads until `stop()` (`reconnected`: after a lost connection came back). */
   listen(channel: string, hear: (payload: string) => void, reconnected: () => void, up: (listening: boolean) => void): Hearing;
   readonly open: boolean;
@@ -129,6 +131,27 @@ function poolClient(pool: pg.Pool): Client {
       }
     },
     listen: (channel, hear, reconnected, up) => listenOnServer(pool.options, channel, hear, reconnected, up),
+    pin: async () => {
+      const connection = await pool.connect();
+      try {
+        // The snapshot is taken by the transaction's first statement, not by BEGIN: taken now.
+        await connection.query('begin isolation level repeatable read read only; select 1');
+      } catch (error) {
+        connection.release(error as Error);
+        throw error;
+      }
+      let released = false;
+      return {
+        query: poolQuery(connection, names),
+        release: async () => {
+          if (released) return;
+          released = true;
+          let broken: Error | undefined;
+          await connection.query('commit').catch((failure: Error) => (broken = failure));
+          connection.release(broken);
+        },
+      };
+    },
     get open() {
       return !pool.ended;
     },
@@ -277,7 +300,7 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
   let listening = 0;
   let epoch = 0;
   const hearings = new Set<Hearing>();
-  return {
+  const sql: Sql = {
     dialect: 'postgres',
     all: async <T>(text: string, params: readonly SqlParam[] = []) => (await run(text, params, false)).rows as T[],
     get: async <T>(text: string, params: readonly SqlParam[] = []) => (await run(text, params, false)).rows[0] as T | undefined,
@@ -381,4 +404,24 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
       return hearing;
     },
   };
+  const pin = client.pin;
+  if (pin) {
+    // The view's statements go to the pinned connection as a transaction's do (see `run`).
+    sql.snapshot = async () => {
+      const pinned = await pin().catch((error: unknown) => Promise.reject(fault(error)));
+      const on = <A extends unknown[], R>(method: (...args: A) => Promise<R>) => (...args: A) => current.run(pinned.query, () => method(...args));
+      const view: Sql = {
+        ...sql,
+        all: on(sql.all) as Sql['all'],
+        get: on(sql.get) as Sql['get'],
+        values: on(sql.values),
+        row: on(sql.row),
+        pluck: on(sql.pluck) as Sql['pluck'],
+        run: on(sql.run),
+        snapshot: undefined,
+      };
+      return { sql: view, close: pinned.release };
+    };
+  }
+  return sql;
 }
