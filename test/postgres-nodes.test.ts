@@ -146,6 +146,33 @@ describe('jobs across nodes', () => {
   });
 });
 
+describe('a node on another host dying mid-job', () => {
+  it('its job stays its own until worker.lease_s runs out (its death cannot be seen from here), then another node runs it', async () => {
+    const url = await server.createDatabase(`nodes_${++databases}`);
+    const config = { worker: { lease_s: 30 } };
+    const a = await openPostgresStore({ url, env: {}, config });
+    let now = Date.now();
+    const b = await openPostgresStore({ url, env: {}, config, clock: { now: () => now } });
+    opened.push(a, b);
+    const job = await enqueueJob(a, TYPE, {});
+    const [claimed] = await claimJobs(a, 1, { types: [TYPE] }, 'another-host:4242');
+    expect(claimed!.lockedUntil).toBe(claimed!.updatedAt + 30_000);
+    // B's worker gives back only the jobs of dead processes on its own host.
+    const ran: number[] = [];
+    const worker = startWorker(b, { [TYPE]: async (_store: Store, j: { id: number }) => void ran.push(j.id) }, { pollMs: 50, recoveryMs: 50 });
+    try {
+      await tick(500);
+      expect(ran).toEqual([]);
+      now += 31_000;
+      await until(() => ran.length > 0, 10_000, 'the job run by B once the lease ran out');
+    } finally {
+      await worker.stop();
+    }
+    expect(ran).toEqual([job.id]);
+    expect(await b.sql.get('select status, attempts from jobs where id = ?', [job.id])).toEqual({ status: 'done', attempts: 2 });
+  });
+});
+
 describe('scheduled tasks across nodes', () => {
   it('a task running on one node is left by the others until it ends; other tasks are not held up', async () => {
     const [a, b] = await twoNodes();

@@ -120,6 +120,12 @@ export const configSchema = z.strictObject({
     concurrency: positiveInt.max(32).default(2),
     /** Jobs waiting beyond which addTurn is refused with UNAVAILABLE (HTTP 503 + Retry-After) until the worker catches up. */
     max_queue: positiveInt.default(20_000),
+    /**
+     * Seconds a claimed job stays its worker's. A job whose worker died is run again after this
+     * when the death cannot be seen (a node on another host); on the same host, at once. Keep it
+     * above the longest job (an LLM call with its retries): a job running past it runs twice.
+     */
+    lease_s: positiveInt.min(10).max(86_400).default(300),
   }),
   context: section({
     /** Tokens (o200k_base) of the context block when a request names no budget. */

@@ -30,8 +30,10 @@ export const JOB_DEFAULTS = {
   /** First retry after 1 s, then 2 s, 4 s… capped at one hour. */
   backoffBaseMs: 1_000,
   backoffCapMs: 3_600_000,
-  leaseMs: 5 * 60_000,
 } as const;
+
+/** Until when a job claimed now is its worker's (worker.lease_s). */
+const leaseEnd = (store: Store, now: number) => now + store.config.worker.lease_s * 1000;
 
 // Raw SQL built once: addTurn enqueues on every turn, and building the drizzle query cost more
 // (about 0.3 ms) than running it; the port reuses the statement by its text.
@@ -135,7 +137,7 @@ async function claimSkippingLocked(store: Store, limit: number, filter: ClaimFil
   const now = store.clock.now();
   const types = filter.types ? JSON.stringify(filter.types) : null;
   const ids = filter.ids ? JSON.stringify(filter.ids) : null;
-  const rows = await store.sql.values(CLAIM_SKIP_LOCKED, [now + JOB_DEFAULTS.leaseMs, workerId, now, now, now, types, types, ids, ids, filter.fresh ? 1 : 0, limit]);
+  const rows = await store.sql.values(CLAIM_SKIP_LOCKED, [leaseEnd(store, now), workerId, now, now, now, types, types, ids, ids, filter.fresh ? 1 : 0, limit]);
   if (rows.length > 0) loads.delete(store);
   return rows.map((row) => jobRows.decode(row)).sort((a, b) => a.runAt - b.runAt || a.id - b.id);
 }
@@ -161,7 +163,7 @@ export async function claimJobs(store: Store, limit: number, filter: ClaimFilter
     loads.delete(store); // fewer pending from here: the next queueLoad counts again
     const claimed = await store.db
       .update(jobs)
-      .set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, lockedUntil: now + JOB_DEFAULTS.leaseMs, lockedBy: workerId, updatedAt: now })
+      .set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, lockedUntil: leaseEnd(store, now), lockedBy: workerId, updatedAt: now })
       .where(inArray(jobs.id, due.map((j) => j.id)))
       .returning();
     return claimed.sort((a, b) => a.runAt - b.runAt || a.id - b.id);
