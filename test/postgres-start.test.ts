@@ -4,7 +4,7 @@
 // naming host, port and database (never the password) and exit 1; doctor and the nightly
 // optimize work on a Postgres store. A real Postgres server (Debian's binaries) and PGlite.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockFolder } from '../server/postgres/folder-lock.ts';
 import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.ts';
 import { sm } from './helpers/sm-cli.ts';
 
@@ -109,6 +110,23 @@ describe('SM_DATABASE_URL selects Postgres', () => {
     expect(checks.database?.detail).toMatch(new RegExp(`^PostgreSQL \\d+\\.\\d+ at PGlite in ${dir.replaceAll('.', '\\.')}, `));
     expect(checks.pgvector).toMatchObject({ ok: true, detail: expect.stringMatching(/^pgvector [\d.]+ present: vectors reranked in SQL$/) });
     expect(checks.integrity?.ok).toBe(true);
+  });
+
+  it('pglite:<dir> serves one process: another is refused naming the holder (exit 1); a lock left by a dead process is taken over', async () => {
+    const dir = join(temp('pglite-lock'), 'data');
+    const env = { SM_DATABASE_URL: `pglite:${dir}`, SM_DB: undefined };
+    expect((await sm(['stats'], env)).code).toBe(0);
+    expect(existsSync(join(dir, 'sm.lock'))).toBe(false);
+    const release = lockFolder(dir); // held by this live process, as a running server would
+    try {
+      const refused = await sm(['stats'], env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(new RegExp(`^sm: PGlite in .* is open in another process \\(pid ${process.pid}\\)`));
+    } finally {
+      release();
+    }
+    writeFileSync(join(dir, 'sm.lock'), String(2 ** 22 + 11)); // a pid no process has: killed with -9
+    expect((await sm(['stats'], env)).code).toBe(0);
   });
 
   it('maintenance optimize merges the GIN indexes pending entries on Postgres', async () => {

@@ -10,6 +10,7 @@ import { queryBuilder } from '../core/query-builder.ts';
 import type { Store } from '../core/store.ts';
 import { configFilePath, outerConfigLayers, rememberConfigSources, resolveStoreConfig } from '../db/config-layers.ts';
 import { logger } from '../logger.ts';
+import { lockFolder } from './folder-lock.ts';
 import { ensureRowNumbering } from './id-triggers.ts';
 import { postgresSql } from './postgres-sql.ts';
 import { parsePostgresUrl } from './url.ts';
@@ -62,7 +63,6 @@ async function connectServer(url: string, where: string): Promise<{ pool: pg.Poo
 
 async function openPglite(dir: string | null) {
   const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
-  if (dir) mkdirSync(dir, { recursive: true });
   const pglite = new PGlite({ ...(dir ? { dataDir: dir } : {}), extensions: { vector } });
   await pglite.waitReady;
   return pglite;
@@ -93,10 +93,26 @@ export async function openPostgresStore(options: PostgresOpenOptions): Promise<S
 
   let client: pg.Pool | import('@electric-sql/pglite').PGlite;
   let setupLock: pg.PoolClient | undefined;
+  let release: (() => void) | undefined;
   if (options.pglite) client = options.pglite;
-  else if (target.kind === 'pglite') client = await openPglite(target.dir);
-  else ({ pool: client, setupLock } = await connectServer(target.url, target.where));
+  else if (target.kind === 'pglite') {
+    if (target.dir) {
+      mkdirSync(target.dir, { recursive: true });
+      release = lockFolder(target.dir);
+    }
+    client = await openPglite(target.dir).catch((error: unknown) => {
+      release?.();
+      throw error;
+    });
+  } else ({ pool: client, setupLock } = await connectServer(target.url, target.where));
   const sql = postgresSql(client, target.where);
+  if (release) {
+    const close = sql.close;
+    sql.close = async () => {
+      await close();
+      release();
+    };
+  }
   try {
     const query = (text: string) => sql.values(text);
     const vec = await ensureVector(query);
