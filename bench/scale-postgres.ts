@@ -3,6 +3,7 @@
 // the same synthetic stores, loaded through the port in multi-row inserts, measured by the same
 // code as SQLite's. On a server it also measures read throughput of two `sm serve` processes on
 // the last database against one: closed-loop clients searching over HTTP, requests/s of each.
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { hearOtherNodes, write, type Store } from '../server/core/store.ts';
 import { normalizeText } from '../server/core/text.ts';
@@ -10,7 +11,7 @@ import { closeStore } from '../server/db/open.ts';
 import { logger } from '../server/logger.ts';
 import { openPostgresStore } from '../server/postgres/open-postgres.ts';
 import { startPostgresServer } from '../scripts/postgres-server.ts';
-import { graphqlClient, startServer, type Server } from './load-server.ts';
+import { cpuOf, graphqlClient, startServer, type Server } from './load-server.ts';
 import type { BenchBackend } from './scale.ts';
 import { percentile, round } from './stats.ts';
 import { makeText, question, rng, synthetic, userName, type SyntheticSession } from './synthetic.ts';
@@ -100,9 +101,36 @@ async function searchLoad(servers: Server[], clients: number, seconds: number, u
     return { latencies, failed };
   };
   await run(2000); // warm-up: statements prepared, code compiled, pages cached
+  // Where the CPU went: the nodes, this process (the clients), the machine (Postgres is the rest).
+  const before = { machine: machineCpu(), nodes: servers.map((server) => cpuOf(server.pid)?.all ?? 0), clients: process.cpuUsage() };
   const { latencies, failed } = await run(seconds * 1000);
+  const machine = machineCpu();
+  const nodes = servers.reduce((sum, server, i) => sum + (cpuOf(server.pid)?.all ?? 0) - before.nodes[i]!, 0);
+  const clientsUsage = process.cpuUsage(before.clients);
+  const clientSeconds = (clientsUsage.user + clientsUsage.system) / 1e6;
+  const busy = (machine.busy - before.machine.busy) / ((machine.total - before.machine.total) / availableParallelism());
   for (const client of http) client.close();
-  return { requestsPerSecond: round(latencies.length / seconds, 1), p50: round(percentile(latencies, 50), 2), p95: round(percentile(latencies, 95), 2), failed };
+  return {
+    requestsPerSecond: round(latencies.length / seconds, 1),
+    p50: round(percentile(latencies, 50), 2),
+    p95: round(percentile(latencies, 95), 2),
+    failed,
+    /** Cores busy on average, in all and by the nodes and the clients (the rest: Postgres and anything else running). */
+    cores: { busy: round(busy, 2), nodes: round(nodes / seconds, 2), clients: round(clientSeconds / seconds, 2) },
+  };
+}
+
+/** The machine's CPU time so far, busy and in all (clock ticks summed over cores, from /proc/stat). */
+function machineCpu(): { busy: number; total: number } {
+  try {
+    const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+    const ticks = fields.map(Number);
+    const idle = ticks[3]! + (ticks[4] ?? 0);
+    const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: 0, total: 1 };
+  }
 }
 
 /** One `sm serve` on `url`, then two on it, under the same closed-loop search load. */
@@ -122,10 +150,10 @@ async function twoNodes(url: string, options: { clients: number; seconds: number
       ratio,
       lines: [
         `read throughput, ${options.clients} closed-loop clients searching over HTTP for ${options.seconds} s (${cores} cores shared by Postgres, the nodes and the clients):`,
-        '| setup | requests/s | p50 ms | p95 ms | failed |',
-        '| --- | --- | --- | --- | --- |',
-        `| one sm serve | ${one.requestsPerSecond} | ${one.p50} | ${one.p95} | ${one.failed} |`,
-        `| two sm serve, one database | ${two.requestsPerSecond} | ${two.p50} | ${two.p95} | ${two.failed} |`,
+        `| setup | requests/s | p50 ms | p95 ms | failed | cores busy (of ${cores}) | by the nodes | by the clients |`,
+        '| --- | --- | --- | --- | --- | --- | --- | --- |',
+        `| one sm serve | ${one.requestsPerSecond} | ${one.p50} | ${one.p95} | ${one.failed} | ${one.cores.busy} | ${one.cores.nodes} | ${one.cores.clients} |`,
+        `| two sm serve, one database | ${two.requestsPerSecond} | ${two.p50} | ${two.p95} | ${two.failed} | ${two.cores.busy} | ${two.cores.nodes} | ${two.cores.clients} |`,
         `two nodes / one: ${ratio}x (target >= 1.7x: ${ratio >= 1.7 ? 'met' : 'MISSED'})`,
       ],
     };
