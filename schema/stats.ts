@@ -2,6 +2,7 @@
 import { EXTRACTION_PATHS, readExtractionStats, type ExtractionPath, type PathStats } from '../server/core/extraction/stats.ts';
 import type { JobBacklog } from '../server/core/jobs.ts';
 import { getStats, type Stats as StatsShape } from '../server/core/stats.ts';
+import type { ReadPoolStats } from '../server/services/read-pool.ts';
 import { builder } from './builder.ts';
 import { optionalSpace, spaceArgs } from './spaces.ts';
 
@@ -59,6 +60,21 @@ const Features = builder.objectRef<StatsShape['features']>('Features').implement
   }),
 });
 
+const ReadWorkerStats = builder.objectRef<ReadPoolStats>('ReadWorkerStats').implement({
+  description: 'The threads that answer search and context on read-only connections to the SQLite file (`server.read_workers`), this process\'s since it started.',
+  fields: (t) => ({
+    size: t.exposeInt('size', { description: 'Workers configured.' }),
+    ready: t.exposeInt('ready', { description: 'Workers started and answering.' }),
+    busy: t.exposeInt('busy', { description: 'Workers answering a request now.' }),
+    queued: t.exposeInt('queued', { description: 'Reads waiting for a free worker.' }),
+    served: t.exposeInt('served', { description: 'Reads answered by a worker.' }),
+    inProcess: t.exposeInt('inProcess', {
+      description: 'Reads answered on the main thread instead: no worker up yet, the queue full, or a worker lost under the request (it is answered again there).',
+    }),
+    restarts: t.exposeInt('restarts', { description: 'Workers started again after one ended.' }),
+  }),
+});
+
 const ExtractionStats = builder.objectRef<PathStats & { path: ExtractionPath }>('ExtractionStats').implement({
   description: 'Extraction on one path since the database was created: how often, how well, how fast, at what token cost.',
   fields: (t) => ({
@@ -84,6 +100,12 @@ const Stats = builder.objectRef<StatsShape>('Stats').implement({
     entities: t.exposeInt('entities', { description: 'Entities.' }),
     jobs: t.field({ type: JobStats, description: 'Background jobs.', resolve: (s) => s.jobs }),
     features: t.field({ type: Features, description: 'Database features.', resolve: (s) => s.features }),
+    readWorkers: t.field({
+      type: ReadWorkerStats,
+      nullable: true,
+      description: 'The read workers of this server (null: none, on Postgres, in memory, or with `server.read_workers` 0).',
+      resolve: (_s, _a, { runtime }) => runtime.reads?.stats() ?? null,
+    }),
     extraction: t.field({
       type: [ExtractionStats],
       description: 'Extraction counts per path: runs, failures, facts, latency and token usage.',

@@ -23,7 +23,8 @@ const root = new URL('..', import.meta.url).pathname;
 const outdir = new URL('../dist/cli/', import.meta.url).pathname;
 const staging = `${outdir}.staging-${process.pid}/`;
 await build({
-  entryPoints: { sm: new URL('../server/cli/main.ts', import.meta.url).pathname },
+  // The read workers' thread (server/services/read-pool.ts) starts from a module of its own beside sm.mjs.
+  entryPoints: { sm: new URL('../server/cli/main.ts', import.meta.url).pathname, 'read-worker': new URL('../server/services/read-worker.ts', import.meta.url).pathname },
   outdir: staging,
   bundle: true,
   // Lazily imported parts (the HTTP stack for `sm serve`) become chunks loaded only when used.

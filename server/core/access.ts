@@ -31,8 +31,21 @@ const detached = AsyncResource.bind((run: () => void, delayMs: number | null) =>
   else setTimeout(run, delayMs).unref();
 });
 
+/**
+ * Stores whose accesses go to a sink instead of the queue: a read worker's read-only connection
+ * cannot write them, so it hands them back to the one writer (server/services/read-worker.ts).
+ */
+const sinks = new WeakMap<Store, (ids: number[]) => void>();
+
+/** Sends `store`'s accesses to `sink` from now on, instead of writing them. */
+export function divertAccess(store: Store, sink: (ids: number[]) => void) {
+  sinks.set(store, sink);
+}
+
 /** Queues an access to each memory; written on the next tick. */
 export function noteAccess(store: Store, ids: Iterable<number>) {
+  const sink = sinks.get(store);
+  if (sink) return sink([...ids]);
   let pending = pendingByStore.get(store);
   if (!pending) pendingByStore.set(store, (pending = { counts: new Map(), scheduled: false, retryMs: FIRST_RETRY_MS, flushing: Promise.resolve() }));
   const at = store.clock.now();

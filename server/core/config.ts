@@ -141,6 +141,11 @@ export const configSchema = z.strictObject({
     port: z.number().int().min(0).max(65535).default(8787),
     /** Requests handled at once (GraphQL and REST; streams, pages and /health aside); more are answered 503 + Retry-After. */
     max_requests: positiveInt.max(100_000).default(256),
+    /**
+     * Threads answering search and context, each on a read-only connection (SQLite files only);
+     * 0 answers them on the main thread. Unset: one per core beyond the first, at most 4.
+     */
+    read_workers: z.number().int().min(0).max(64).optional(),
   }),
 });
 

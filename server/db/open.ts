@@ -97,6 +97,47 @@ function registerListFunctions(sqlite: Database.Database) {
   });
 }
 
+/** What the domain's SQL calls on a connection: the shared functions and sqlite-vec (false: it could not be loaded). */
+function addFunctions(sqlite: Database.Database): boolean {
+  sqlite.function('sm_normalize', { deterministic: true }, (text: unknown) => normalizeText(String(text ?? '')));
+  registerListFunctions(sqlite);
+  try {
+    sqliteVec.load(sqlite);
+    return true;
+  } catch (error) {
+    logger.warn({ err: (error as Error).message }, 'sqlite-vec could not be loaded: vector search is off');
+    return false;
+  }
+}
+
+export type ReadOnlyOptions = {
+  path: string;
+  /** The writer's config (a reader never resolves its own: the writer's may hold overrides). */
+  config: Store['config'];
+  clock: Clock;
+  /** SQLite's page cache for this connection, in KiB (each reader holds its own). */
+  cacheKiB?: number;
+};
+
+/**
+ * A second connection to a file another connection of this process writes (read workers): read
+ * only, no migrations, index creation or checkpoints, which are the writer's. Each statement
+ * reads the latest commit (WAL), so what the writer committed is seen by the next read.
+ */
+export function openReadOnlyStore(options: ReadOnlyOptions): Store {
+  const sqlite = new Database(options.path, { readonly: true, fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`cache_size = -${options.cacheKiB ?? 8192}`);
+    const vec = addFunctions(sqlite);
+    const sql = sqliteSql(sqlite);
+    return { db: queryBuilder(sql), sql, sqlite, config: options.config, clock: options.clock, features: { fts: hasFts5(sqlite), vec }, listeners: new Set(), statements: new Map() };
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+}
+
 export async function openStore(options: OpenOptions = {}): Promise<Store> {
   const path = options.path ?? defaultDbPath();
   const memory = path === ':memory:' || path === '';
@@ -109,15 +150,7 @@ export async function openStore(options: OpenOptions = {}): Promise<Store> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    sqlite.function('sm_normalize', { deterministic: true }, (text: unknown) => normalizeText(String(text ?? '')));
-    registerListFunctions(sqlite);
-    let vec = true;
-    try {
-      sqliteVec.load(sqlite);
-    } catch (error) {
-      vec = false;
-      logger.warn({ err: (error as Error).message }, 'sqlite-vec could not be loaded: vector search is off');
-    }
+    const vec = addFunctions(sqlite);
     const sql = sqliteSql(sqlite);
     const db = queryBuilder(sql);
     migrateSafely(sqlite);

@@ -9,6 +9,7 @@ import { maintenanceSchedule } from '../services/maintenance.ts';
 import { startWorker, type Worker } from '../jobs/worker.ts';
 import { nerEnricher } from '../services/ner.ts';
 import { startScheduler, type Scheduler } from '../jobs/scheduler.ts';
+import { readWorkerCount, startReadPool, type ReadPool } from '../services/read-pool.ts';
 import { createRuntime, type Runtime } from '../services/runtime.ts';
 import { logger as defaultLogger } from '../logger.ts';
 import { admission } from './admission.ts';
@@ -32,6 +33,8 @@ export type AppOptions = {
   /** API token (SM_API_TOKEN). When set, every HTTP request and WebSocket connection must carry it. */
   token?: string;
   logger?: Logger;
+  /** Read workers to start, instead of `server.read_workers` (tests). */
+  readWorkers?: number;
   /** How long stop() lets in-flight requests finish before cutting connections. */
   shutdownGraceMs?: number;
 };
@@ -62,6 +65,8 @@ export function buildApp(options: AppOptions): App {
   let worker: Worker | null = null;
   let scheduler: Scheduler<string> | null = null;
   let stopping: Promise<void> | null = null;
+  // The read workers this app started (a runtime passed in may come with its own, or none).
+  let reads: ReadPool | null = null;
   // Responses still being computed when stop() is called close their connection once sent.
   const inFlight = new Set<ServerResponse>();
   server.on('request', (_req, res: ServerResponse) => {
@@ -76,6 +81,7 @@ export function buildApp(options: AppOptions): App {
     start: async () => {
       runtime ??= await createRuntime(store);
       const running = runtime;
+      if (running.reads === undefined) running.reads = reads = startReadPool(store, options.readWorkers ?? readWorkerCount(store.config.server.read_workers));
       yoga ??= createGraphQLServer({ runtime: running, changes: feed.changes, token, log });
       handler = yoga;
       const graphql = yoga;
@@ -119,6 +125,8 @@ export function buildApp(options: AppOptions): App {
         clearTimeout(grace);
         // Jobs already running finish (their writes commit); queued ones resume on the next start.
         await worker?.stop();
+        if (reads && runtime?.reads === reads) runtime.reads = undefined;
+        await reads?.stop();
         await yoga?.dispose();
         log.info('stopped');
       })()),

@@ -14,6 +14,7 @@ import { describeLlmError } from '../llm/client.ts';
 import type { Embedder } from '../llm/embeddings.ts';
 import type { JobHandlers } from '../jobs/worker.ts';
 import { logger } from '../logger.ts';
+import { readInWorker } from './read-pool.ts';
 import type { Runtime } from './runtime.ts';
 
 type Row = { table: VectorTable; id: number; userId: string; text: string };
@@ -147,7 +148,8 @@ export async function contextWithRuntime(runtime: Runtime, space: Space, input: 
     return last?.text ?? null;
   });
   const queryVector = text ? await embedQuery(runtime, text) : null;
-  return getContext(runtime.store, space, input, { queryVector });
+  const answered = await readInWorker<Context>(runtime.reads, runtime.store, { kind: 'context', space, input, queryVector });
+  return answered ?? getContext(runtime.store, space, input, { queryVector });
 }
 
 async function embedQuery(runtime: Runtime, text: string): Promise<Float32Array | null> {
@@ -168,5 +170,7 @@ async function embedQuery(runtime: Runtime, text: string): Promise<Float32Array 
 export async function searchWithRuntime(runtime: Runtime, space: Space, input: SearchInput, options: Omit<SearchOptions, 'queryVector'> = {}): Promise<SearchResult> {
   parseInput(searchSchema, input); // bad input fails before any network call
   const queryVector = await embedQuery(runtime, input.query);
-  return search(runtime.store, space, input, { ...options, queryVector });
+  // Options that fill or tune the search in place (fitting, ablations) are the caller's own process's.
+  const answered = Object.keys(options).length === 0 ? await readInWorker<SearchResult>(runtime.reads, runtime.store, { kind: 'search', space, input, queryVector }) : undefined;
+  return answered ?? search(runtime.store, space, input, { ...options, queryVector });
 }

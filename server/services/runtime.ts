@@ -4,6 +4,7 @@ import type { Store } from '../core/store.ts';
 import { createLlm, type Llm } from '../llm/client.ts';
 import { createEmbedder, type Embedder } from '../llm/embeddings.ts';
 import { logger } from '../logger.ts';
+import type { ReadPool } from './read-pool.ts';
 import { initOrReplaceVectors, startSemantic, type SemanticStatus } from './semantic.ts';
 
 export type Runtime = {
@@ -13,6 +14,8 @@ export type Runtime = {
   embedder?: Embedder | null;
   /** The local word vectors in this process: on, converting or off, and why. */
   semantic?: SemanticStatus;
+  /** Read workers answering search and context (a server on a SQLite file; read-pool.ts). */
+  reads?: ReadPool | null;
 };
 
 export async function createRuntime(store: Store, env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {

@@ -9,16 +9,21 @@ import { createClient, SymbiosisClientError, type SymbiosisClient } from '../../
 import type { Clock } from '../../server/core/clock.ts';
 import { closeStore, openStore } from '../../server/db/open.ts';
 import { buildApp } from '../../server/http/app.ts';
+import { createRuntime } from '../../server/services/runtime.ts';
 
 export type TestServer = Awaited<ReturnType<typeof startServer>>;
 
 export async function startServer(
-  options: { token?: string; host?: string; config?: Record<string, unknown>; clock?: Clock; jobs?: boolean } = {},
+  options: { token?: string; host?: string; config?: Record<string, unknown>; clock?: Clock; jobs?: boolean; readWorkers?: number; path?: string } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-api-'));
-  const store = await openStore({ path: join(dir, 'test.db'), env: {}, clock: options.clock, config: options.config });
+  const store = await openStore({ path: options.path ?? join(dir, 'test.db'), env: {}, clock: options.clock, config: options.config });
+  const runtime = await createRuntime(store);
   const app = buildApp({
     store,
+    runtime,
+    // Read workers only where a test asks: each costs a thread that compiles the search code.
+    readWorkers: options.readWorkers ?? 0,
     host: options.host ?? '127.0.0.1',
     port: 0,
     token: options.token,
@@ -37,6 +42,7 @@ export async function startServer(
   };
   return {
     store,
+    runtime,
     app,
     url,
     port,

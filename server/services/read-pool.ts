@@ -1,0 +1,231 @@
+// Reads across cores: worker threads (read-worker.ts), each with a read-only connection to the
+// server's SQLite file, answer search and context while the main thread keeps the one writer
+// (and the HTTP, GraphQL and job work). One request per worker at a time; more wait in a bounded
+// queue, and past it (or before any worker is up, or after one died under a request) the read
+// runs on the main thread as it always did. Postgres has connections of its own: no pool there.
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { noteAccess } from '../core/access.ts';
+import { SmError, type ErrorCode } from '../core/errors.ts';
+import { semanticOn } from '../core/search/semantic.ts';
+import { vectorState } from '../core/search/vector-state.ts';
+import type { Store } from '../core/store.ts';
+import { logger } from '../logger.ts';
+import type { ReadCall, ReadReply, ReadRequest, ReadWorkerData } from './read-protocol.ts';
+
+/** Requests waiting per worker before reads run on the main thread instead. */
+const QUEUE_PER_WORKER = 32;
+/** Each worker's SQLite page cache (KiB) and vector index budget: a worker is a copy of both. */
+const CACHE_KIB = 8 * 1024;
+const INDEX_BUDGET_BYTES = 32 * 2 ** 20;
+/** A worker that dies before it is ready this many times in a row is not started again. */
+const MAX_FAILED_STARTS = 3;
+
+/** Workers when `server.read_workers` is unset: one per core beyond the first (the writer's), at most 4. */
+export function readWorkerCount(configured: number | undefined, cores = availableParallelism()): number {
+  return configured ?? Math.min(4, Math.max(0, cores - 1));
+}
+
+/** A worker died under the request: the caller runs it again on the main thread. */
+export class ReadWorkerLost extends Error {}
+
+export type ReadPoolStats = {
+  /** Workers configured. */
+  size: number;
+  /** Workers started and answering. */
+  ready: number;
+  /** Workers answering a request now. */
+  busy: number;
+  queued: number;
+  /** Requests answered by a worker. */
+  served: number;
+  /** Requests the pool handed back to the main thread (queue full, no worker up, a worker lost). */
+  inProcess: number;
+  /** Workers started again after one ended. */
+  restarts: number;
+};
+
+type Answer = { result: unknown; accessed: number[] };
+type Job = { call: ReadCall; resolve: (answer: Answer) => void; reject: (error: Error) => void };
+type Slot = { worker: Worker; ready: boolean; job: Job | null; configVersion: number; id: number };
+
+export type ReadPool = {
+  /** The call answered by a worker, or null when the main thread should answer it (see the header). */
+  run(call: ReadCall): Promise<Answer> | null;
+  /** Counts a read the caller ran on the main thread after all. */
+  ranInProcess(): void;
+  stats(): ReadPoolStats;
+  /** Ends worker `index` as a crash would (tests): its request is lost, a new worker takes its place. */
+  crash(index: number): Promise<void>;
+  stop(): Promise<void>;
+};
+
+/** How a worker thread is started: the module from the CLI bundle, or the TypeScript source through tsx. */
+function workerEntry(): { source: string | URL; eval: boolean; tsx?: string } {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return { source: new URL('./read-worker.mjs', here), eval: false };
+  const api = createRequire(here).resolve('tsx/esm/api');
+  return { source: new URL('./read-worker.ts', here).href, eval: true, tsx: pathToFileURL(join(dirname(api), 'index.mjs')).href };
+}
+
+// Under tsx the worker registers tsx's loader in itself before importing the TypeScript entry
+// (hooks registered on the main thread do not reach workers).
+const BOOT = `
+const { workerData } = require('node:worker_threads');
+import(workerData.tsx).then((api) => { api.register(); return import(workerData.entry); }).catch((error) => { console.error(error); process.exit(1); });
+`;
+
+/** Starts `size` read workers on the store's file; null where there can be none (Postgres, in memory, size 0). */
+export function startReadPool(store: Store, size: number): ReadPool | null {
+  const path = store.sql.dialect === 'sqlite' ? store.sqlite.name : ':memory:';
+  if (size <= 0 || path === ':memory:' || path === '') return null;
+  const entry = workerEntry();
+  const slots: (Slot | null)[] = Array.from({ length: size }, () => null);
+  const queue: Job[] = [];
+  const counts = { served: 0, inProcess: 0, restarts: 0 };
+  let failedStarts = 0;
+  let nextId = 0;
+  let stopped = false;
+  // The config goes to a worker with its first request after a change (setConfig swaps sections in place).
+  let configText = '';
+  let configVersion = 0;
+
+  const start = (index: number) => {
+    const data: ReadWorkerData = { path, config: store.config, cacheKiB: CACHE_KIB, indexBudgetBytes: INDEX_BUDGET_BYTES };
+    const worker = new Worker(entry.eval ? BOOT : entry.source, {
+      eval: entry.eval,
+      workerData: entry.eval ? { ...data, tsx: entry.tsx, entry: entry.source } : data,
+      // A small young generation keeps each worker's memory down; a runaway read ends the worker
+      // (its request runs again on the main thread), never the server.
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 },
+      stderr: false,
+    });
+    const slot: Slot = { worker, ready: false, job: null, configVersion: 0, id: nextId++ };
+    slots[index] = slot;
+    worker.on('message', (reply: ReadReply) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+        failedStarts = 0;
+        return pump();
+      }
+      const job = slot.job;
+      slot.job = null;
+      if (job) {
+        if (reply.error) job.reject(rebuild(reply.error));
+        else {
+          counts.served++;
+          job.resolve({ result: reply.result, accessed: reply.accessed });
+        }
+      }
+      pump();
+    });
+    let ended = false;
+    const end = (why: string) => {
+      if (ended) return;
+      ended = true;
+      if (slots[index] === slot) slots[index] = null;
+      slot.job?.reject(new ReadWorkerLost(`read worker ${slot.id} ${why}`));
+      slot.job = null;
+      if (stopped) return;
+      if (!slot.ready && ++failedStarts >= MAX_FAILED_STARTS) {
+        logger.error({ why }, 'read workers could not start: search and context run on the main thread');
+        return giveUpIfNone();
+      }
+      logger.warn({ worker: slot.id, why }, 'a read worker ended: starting another');
+      counts.restarts++;
+      start(index);
+    };
+    worker.on('error', (error) => end(`failed: ${error.message}`));
+    worker.on('exit', (code) => end(`exited (${code})`));
+  };
+
+  /** No worker left to start: what waits runs on the main thread. */
+  const giveUpIfNone = () => {
+    if (slots.some((s) => s !== null)) return;
+    for (const job of queue.splice(0)) job.reject(new ReadWorkerLost('no read worker is running'));
+  };
+
+  const pump = () => {
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (slot && slot.ready && !slot.job) send(slot, queue.shift()!);
+    }
+  };
+
+  const send = (slot: Slot, job: Job) => {
+    slot.job = job;
+    const request: ReadRequest = { ...job.call, id: slot.id, now: store.clock.now(), vectors: vectorState(store) };
+    if (slot.configVersion !== configVersion) {
+      request.config = store.config;
+      slot.configVersion = configVersion;
+    }
+    slot.worker.postMessage(request);
+  };
+
+  for (let i = 0; i < size; i++) start(i);
+
+  return {
+    run(call) {
+      // The local word vectors are a table of the main thread's (hundreds of MB): not copied per worker.
+      if (stopped || semanticOn(store)) return null;
+      const ready = slots.filter((s): s is Slot => s !== null && s.ready);
+      if (ready.length === 0 || queue.length >= QUEUE_PER_WORKER * ready.length) return null;
+      const text = JSON.stringify(store.config);
+      if (text !== configText) {
+        configText = text;
+        configVersion++;
+      }
+      return new Promise<Answer>((resolve, reject) => {
+        queue.push({ call, resolve, reject });
+        pump();
+      });
+    },
+    ranInProcess: () => void counts.inProcess++,
+    stats: () => {
+      const live = slots.filter((s): s is Slot => s !== null);
+      return { size, ready: live.filter((s) => s.ready).length, busy: live.filter((s) => s.job).length, queued: queue.length, ...counts };
+    },
+    crash: async (index) => {
+      const slot = slots[index];
+      if (slot) await slot.worker.terminate();
+    },
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      for (const job of queue.splice(0)) job.reject(new ReadWorkerLost('the server is stopping'));
+      await Promise.all(slots.map((slot) => slot?.worker.terminate()));
+    },
+  };
+}
+
+/** The worker's error as the main thread would have thrown it: an expected failure keeps its code. */
+function rebuild(error: { message: string; code?: string; retryAfterSeconds?: number }): Error {
+  return error.code ? new SmError(error.code as ErrorCode, error.message, error.retryAfterSeconds) : new Error(error.message);
+}
+
+/**
+ * A read through the pool when it can take it, its accesses then recorded by the writer;
+ * undefined when it is the caller's to run in-process (no pool, none free, a worker lost).
+ */
+export async function readInWorker<T>(pool: ReadPool | null | undefined, store: Store, call: ReadCall): Promise<T | undefined> {
+  if (!pool) return undefined;
+  const pending = pool.run(call);
+  if (!pending) {
+    pool.ranInProcess();
+    return undefined;
+  }
+  try {
+    const { result, accessed } = await pending;
+    if (accessed.length > 0) noteAccess(store, accessed);
+    return result as T;
+  } catch (error) {
+    if (!(error instanceof ReadWorkerLost)) throw error;
+    // Reads write nothing: running one again is safe, and the client never sees the crash.
+    logger.warn({ err: error.message }, 'a read worker was lost under a request: answering it on the main thread');
+    pool.ranInProcess();
+    return undefined;
+  }
+}

@@ -1,0 +1,30 @@
+// The messages between the read pool (read-pool.ts) and its workers (read-worker.ts).
+import type { Config } from '../core/config.ts';
+import type { ContextInput } from '../core/context.ts';
+import type { SearchInput } from '../core/search/types.ts';
+import type { VectorState } from '../core/search/vector-state.ts';
+import type { Space } from '../core/space.ts';
+
+export type ReadWorkerData = { path: string; config: Config; cacheKiB: number; indexBudgetBytes: number };
+
+/** The reads a worker answers: the two hot ones. */
+export type ReadCall = { kind: 'search'; space: Space; input: SearchInput; queryVector: Float32Array | null } | { kind: 'context'; space: Space; input: ContextInput; queryVector: Float32Array | null };
+
+export type ReadRequest = ReadCall & {
+  id: number;
+  /** The writer's clock at the request (scores decay with time). */
+  now: number;
+  vectors: VectorState;
+  /** The writer's config, when it changed since this worker's last request. */
+  config?: Config;
+};
+
+export type ReadReply =
+  | { ready: true }
+  | {
+      id: number;
+      result?: unknown;
+      error?: { message: string; code?: string; retryAfterSeconds?: number };
+      /** Memories the read counted as accessed: recorded by the writer. */
+      accessed: number[];
+    };

@@ -1,0 +1,57 @@
+// A read worker (read-pool.ts starts it): the domain's own search and getContext on a read-only
+// connection to the writer's file, one request at a time. What a read would write (access counts)
+// is collected and handed back with the answer; the main thread, the one writer, records it.
+// The clock, the config and the vector state are the main thread's, sent with each request, so
+// the answer is the one the main thread would have computed.
+import { parentPort, workerData } from 'node:worker_threads';
+import { divertAccess } from '../core/access.ts';
+import type { Config } from '../core/config.ts';
+import { getContext } from '../core/context.ts';
+import { SmError } from '../core/errors.ts';
+import { search } from '../core/search/search.ts';
+import { setIndexBudget } from '../core/search/vector-index.ts';
+import { setVectorState, type VectorState } from '../core/search/vector-state.ts';
+import { openReadOnlyStore } from '../db/open.ts';
+import type { ReadReply, ReadRequest, ReadWorkerData } from './read-protocol.ts';
+
+const data = workerData as ReadWorkerData;
+let now = Date.now();
+let accessed: number[] = [];
+let mapped = false;
+
+const store = openReadOnlyStore({ path: data.path, config: data.config, clock: { now: () => now }, cacheKiB: data.cacheKiB });
+divertAccess(store, (ids) => void accessed.push(...ids));
+// Per-user vector indexes are this thread's own copy: a smaller budget than the writer's.
+setIndexBudget(data.indexBudgetBytes);
+
+function vectorsAs(state: VectorState) {
+  setVectorState(store, state);
+  // As initVectors does on the writer's connection: the rerank reads vectors all over the table.
+  if (state.ready && !mapped) {
+    store.sqlite.pragma(`mmap_size = ${2 ** 30}`);
+    mapped = true;
+  }
+}
+
+async function answer(request: ReadRequest): Promise<unknown> {
+  now = request.now;
+  if (request.config) store.config = request.config as Config;
+  vectorsAs(request.vectors);
+  if (request.kind === 'search') return search(store, request.space, request.input, { queryVector: request.queryVector });
+  return getContext(store, request.space, request.input, { queryVector: request.queryVector });
+}
+
+const port = parentPort!;
+port.on('message', (request: ReadRequest) => {
+  accessed = [];
+  answer(request).then(
+    (result) => port.postMessage({ id: request.id, result, accessed } satisfies ReadReply),
+    (error: unknown) => {
+      const e = error instanceof Error ? error : new Error(String(error));
+      const code = e instanceof SmError ? e.code : undefined;
+      const retryAfterSeconds = e instanceof SmError ? e.retryAfterSeconds : undefined;
+      port.postMessage({ id: request.id, error: { message: e.message, code, retryAfterSeconds }, accessed: [] } satisfies ReadReply);
+    },
+  );
+});
+port.postMessage({ ready: true } satisfies ReadReply);
