@@ -3,6 +3,8 @@
 // (and the HTTP, GraphQL and job work). One request per worker at a time; more wait in a bounded
 // queue, and past it (or before any worker is up, or after one died under a request) the read
 // runs on the main thread as it always did. Postgres has connections of its own: no pool there.
+// The workers start with the first read and end after IDLE_MS without one: an idle server holds
+// no copies of the search code, caches and page cache (about 25 MB a worker).
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,6 +25,8 @@ const CACHE_KIB = 8 * 1024;
 const INDEX_BUDGET_BYTES = 32 * 2 ** 20;
 /** A worker that dies before it is ready this many times in a row is not started again. */
 const MAX_FAILED_STARTS = 3;
+/** How long the workers stay after the last read. */
+const IDLE_MS = 30_000;
 
 /** Workers when `server.read_workers` is unset: one per core beyond the first (the writer's), at most 4. */
 export function readWorkerCount(configured: number | undefined, cores = availableParallelism()): number {
@@ -50,7 +54,7 @@ export type ReadPoolStats = {
 
 type Answer = { result: unknown; accessed: number[] };
 type Job = { call: ReadCall; resolve: (answer: Answer) => void; reject: (error: Error) => void };
-type Slot = { worker: Worker; ready: boolean; job: Job | null; configVersion: number; id: number };
+type Slot = { worker: Worker; ready: boolean; job: Job | null; configVersion: number; id: number; retired: boolean };
 
 export type ReadPool = {
   /** The call answered by a worker, or null when the main thread should answer it (see the header). */
@@ -87,8 +91,10 @@ export function startReadPool(store: Store, size: number): ReadPool | null {
   const queue: Job[] = [];
   const counts = { served: 0, inProcess: 0, restarts: 0 };
   let failedStarts = 0;
+  let gaveUp = false;
   let nextId = 0;
   let stopped = false;
+  let idle: NodeJS.Timeout | undefined;
   // The config goes to a worker with its first request after a change (setConfig swaps sections in place).
   let configText = '';
   let configVersion = 0;
@@ -103,7 +109,7 @@ export function startReadPool(store: Store, size: number): ReadPool | null {
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 },
       stderr: false,
     });
-    const slot: Slot = { worker, ready: false, job: null, configVersion: 0, id: nextId++ };
+    const slot: Slot = { worker, ready: false, job: null, configVersion: 0, id: nextId++, retired: false };
     slots[index] = slot;
     worker.on('message', (reply: ReadReply) => {
       if ('ready' in reply) {
@@ -129,9 +135,10 @@ export function startReadPool(store: Store, size: number): ReadPool | null {
       if (slots[index] === slot) slots[index] = null;
       slot.job?.reject(new ReadWorkerLost(`read worker ${slot.id} ${why}`));
       slot.job = null;
-      if (stopped) return;
+      if (stopped || slot.retired) return;
       if (!slot.ready && ++failedStarts >= MAX_FAILED_STARTS) {
-        logger.error({ why }, 'read workers could not start: search and context run on the main thread');
+        if (!gaveUp) logger.error({ why }, 'read workers could not start: search and context run on the main thread');
+        gaveUp = true;
         return giveUpIfNone();
       }
       logger.warn({ worker: slot.id, why }, 'a read worker ended: starting another');
@@ -150,9 +157,24 @@ export function startReadPool(store: Store, size: number): ReadPool | null {
 
   const pump = () => {
     for (const slot of slots) {
-      if (queue.length === 0) return;
+      if (queue.length === 0) break;
       if (slot && slot.ready && !slot.job) send(slot, queue.shift()!);
     }
+    if (queue.length === 0 && slots.every((s) => !s?.job)) {
+      clearTimeout(idle);
+      idle = setTimeout(retire, IDLE_MS).unref();
+    }
+  };
+
+  /** Ends the workers after a quiet spell (the next read starts them again). */
+  const retire = () => {
+    if (queue.length > 0 || slots.some((s) => s?.job)) return;
+    slots.forEach((slot, i) => {
+      if (!slot) return;
+      slot.retired = true;
+      slots[i] = null;
+      void slot.worker.terminate();
+    });
   };
 
   const send = (slot: Slot, job: Job) => {
@@ -165,12 +187,17 @@ export function startReadPool(store: Store, size: number): ReadPool | null {
     slot.worker.postMessage(request);
   };
 
-  for (let i = 0; i < size; i++) start(i);
-
   return {
     run(call) {
       // The local word vectors are a table of the main thread's (hundreds of MB): not copied per worker.
-      if (stopped || semanticOn(store)) return null;
+      if (stopped || gaveUp || semanticOn(store)) return null;
+      clearTimeout(idle);
+      // The first read since the start or a quiet spell starts the workers; it, and those that come
+      // while they load (about 0.3 s from the CLI bundle), run on the main thread.
+      if (slots.every((s) => s === null)) {
+        for (let i = 0; i < size; i++) start(i);
+        return null;
+      }
       const ready = slots.filter((s): s is Slot => s !== null && s.ready);
       if (ready.length === 0 || queue.length >= QUEUE_PER_WORKER * ready.length) return null;
       const text = JSON.stringify(store.config);
@@ -195,6 +222,7 @@ export function startReadPool(store: Store, size: number): ReadPool | null {
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      clearTimeout(idle);
       for (const job of queue.splice(0)) job.reject(new ReadWorkerLost('the server is stopping'));
       await Promise.all(slots.map((slot) => slot?.worker.terminate()));
     },
