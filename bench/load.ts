@@ -7,16 +7,21 @@
 //      queue and the deferred turns take to drain, and the server's CPU per turn;
 //   3. closed loop: 1, 4, 16... clients searching as fast as answers come, then adding turns;
 //   4. memory idle again once the queue has drained.
+// Before them, on the same file as built: search at 1, 4, 16... clients with read workers off
+// (server.read_workers 0), then on (--read-workers, default as the server's: cores - 1, at most
+// 4), a server each, one after the other (`--reads-only` stops there).
 // A 503 is retried after its Retry-After, as a well-behaved client does; every turn the server
 // acknowledged is looked up in the file at the end (none may be missing).
 //   npm run bench:load -- [--json] [--size 10000] [--rate 500] [--writers 16] [--seconds 20] [--clients 1,4,16] [--phase-seconds 8]
 //                         [--config ner.max_backlog=100 ...] [--node-args="--heap-growing-percent=30"] [--idle-seconds 20]
+//                         [--read-workers N] [--reads-only]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { optimizeSearchIndexes } from '../server/db/search-index.ts';
+import { readWorkerCount } from '../server/services/read-pool.ts';
 import { backlogReader, cpuOf, graphqlClient, memoryOf, runsBundle, startServer, type BacklogReader, type GraphqlClient, type Server } from './load-server.ts';
 import { runMain } from './run-main.ts';
 import { build, rng, userName } from './scale.ts';
@@ -183,7 +188,56 @@ async function closedLoop(ctx: Context, op: 'search' | 'addTurn', clients: numbe
   );
   const elapsed = (performance.now() - started) / 1000;
   const memory = memoryOf(ctx.server.pid);
-  return { op, clients, requestsPerSecond: round(latencies.length / elapsed, 1), latencyMs: stat(latencies), refused, failed, backlogAfter: ctx.reader.read().backlog, rssMB: memory?.rssMB ?? null, peakMB: memory?.peakMB ?? null };
+  return { op, clients, answered: latencies.length, requestsPerSecond: round(latencies.length / elapsed, 1), latencyMs: stat(latencies), refused, failed, backlogAfter: ctx.reader.read().backlog, rssMB: memory?.rssMB ?? null, peakMB: memory?.peakMB ?? null };
+}
+
+const READ_WORKERS = '{ stats { readWorkers { ready served inProcess } } }';
+
+type WorkerCounts = { ready: number; served: number; inProcess: number } | null;
+
+async function workerCounts(client: GraphqlClient): Promise<WorkerCounts> {
+  return ((await client.post(READ_WORKERS, {})).body?.data?.stats?.readWorkers as WorkerCounts) ?? null;
+}
+
+/**
+ * Search throughput and latency with `workers` read workers, on a server of its own on `path`:
+ * per client count, requests/s, latency, the share the workers answered, the server's CPU per
+ * search (all threads) and its memory.
+ */
+async function readPhase(path: string, env: Record<string, string>, nodeArgs: string[], workers: number, clients: number[], seconds: number, queries: string[]) {
+  const server = await startServer(path, { ...env, SM_CONFIG__SERVER__READ_WORKERS: String(workers) }, nodeArgs);
+  const client = graphqlClient(server.url, Math.max(...clients));
+  const reader = backlogReader(path);
+  const ctx: Context = { server, client, reader, acked: [], nextTurn: () => ({ input: {}, userId: '' }) };
+  try {
+    for (const until = performance.now() + 60_000; workers > 0 && ((await workerCounts(client))?.ready ?? 0) < workers; ) {
+      if (performance.now() > until) throw new Error(`${workers} read workers not ready in 60 s`);
+      // The first read starts them.
+      await call(client, SEARCH, { query: queries[0], userId: userName(0, 16) });
+      await sleep(100);
+    }
+    const idleMB = memoryOf(server.pid)?.rssMB ?? null;
+    for (let i = 0; i < 100; i++) await call(client, SEARCH, { query: queries[i % queries.length], userId: userName(i % 16, 16) });
+    const rows = [];
+    for (const n of clients) {
+      const before = { counts: await workerCounts(client), cpu: cpuOf(server.pid) };
+      const row = await closedLoop(ctx, 'search', n, seconds, queries);
+      const after = { counts: await workerCounts(client), cpu: cpuOf(server.pid) };
+      const answered = row.answered;
+      rows.push({
+        ...row,
+        workers,
+        byWorkers: before.counts && after.counts ? after.counts.served - before.counts.served : 0,
+        inProcess: before.counts && after.counts ? after.counts.inProcess - before.counts.inProcess : answered,
+        cpuMsPerSearch: before.cpu && after.cpu && answered > 0 ? round(((after.cpu.all - before.cpu.all) * 1000) / answered, 2) : null,
+      });
+    }
+    return { workers, idleMB, rows };
+  } finally {
+    reader.close();
+    client.close();
+    await server.stop();
+  }
 }
 
 export type LoadOptions = {
@@ -203,6 +257,10 @@ export type LoadOptions = {
    * 15 s more the NER thread waits before it ends. 0 measures at once.
    */
   idleSeconds?: number;
+  /** Read workers for the "on" half of the read comparison (default: the server's own default here). */
+  readWorkers?: number;
+  /** Only the read comparison. */
+  readsOnly?: boolean;
 };
 
 export async function benchLoad(options: LoadOptions) {
@@ -218,6 +276,19 @@ export async function benchLoad(options: LoadOptions) {
   const queries = Array.from({ length: 500 }, () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`);
   const bundle = runsBundle();
   const env = Object.fromEntries(Object.entries(options.config ?? {}).map(([key, value]) => [`SM_CONFIG__${key.replaceAll('.', '__').toUpperCase()}`, value]));
+  const readWorkers = options.readWorkers ?? readWorkerCount(undefined);
+  const reads = [];
+  try {
+    for (const workers of [0, readWorkers]) reads.push(await readPhase(path, env, options.nodeArgs ?? [], workers, options.clients, options.phaseSeconds, queries));
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const readMachine = { cores: availableParallelism(), loadAverageAtStart: loadAtStart, loadAverage: loadavg().map((n) => round(n, 2)) };
+  if (options.readsOnly) {
+    rmSync(dir, { recursive: true, force: true });
+    return { machine: readMachine, server: bundle ? 'sm serve (bundle)' : 'sm serve (tsx)', size: options.size, reads, firstError };
+  }
   const server = await startServer(path, env, options.nodeArgs ?? []);
   const client = graphqlClient(server.url, Math.max(options.writers, ...options.clients));
   const reader = backlogReader(path);
@@ -254,6 +325,8 @@ export async function benchLoad(options: LoadOptions) {
       machine: { cores: availableParallelism(), loadAverageAtStart: loadAtStart, loadAverage: loadavg().map((n) => round(n, 2)) },
       server: bundle ? 'sm serve (bundle)' : 'sm serve (tsx)',
       size: options.size,
+      reads,
+      readMachine,
       idleSeconds,
       memoryMB: { started: started?.rssMB ?? null, idle: idle?.rssMB ?? null, justAfterLoad: justAfter?.rssMB ?? null, idleAfterLoad: after?.rssMB ?? null, peak: after?.peakMB ?? null },
       sustained,
@@ -270,10 +343,30 @@ export async function benchLoad(options: LoadOptions) {
 }
 
 type Result = Awaited<ReturnType<typeof benchLoad>>;
+type Reads = Result['reads'];
 
-function format(r: Result): string {
+const three = (x: Stat) => `${x.p50} / ${x.p95} / ${x.p99}`;
+
+function formatReads(reads: Reads, machine: { cores: number; loadAverageAtStart: number[]; loadAverage: number[] }): string[] {
+  const [off, on] = reads;
+  const ratio = (i: number) => (off!.rows[i]!.requestsPerSecond > 0 ? round(on!.rows[i]!.requestsPerSecond / off!.rows[i]!.requestsPerSecond, 2) : '–');
+  return [
+    `Search with read workers off and on (${machine.cores} cores; load average ${machine.loadAverageAtStart.join(' ')} at start, ${machine.loadAverage.join(' ')} after; the clients share the machine):`,
+    '',
+    '| read workers | clients | requests/s | p50 / p95 / p99 ms | answered by workers / in-process | server CPU ms / search | RSS MB after (peak) |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...reads.flatMap((phase) =>
+      phase.rows.map((c) => `| ${phase.workers} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.byWorkers} / ${c.inProcess} | ${c.cpuMsPerSearch ?? '–'} | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`),
+    ),
+    '',
+    `requests/s on / off: ${off!.rows.map((c, i) => `${ratio(i)} at ${c.clients}`).join(', ')}; RSS idle before the searches: ${reads.map((p) => `${p.idleMB ?? '–'} MB with ${p.workers}`).join(', ')}`,
+  ];
+}
+
+function format(result: Result): string {
+  if (!result.sustained) return [...formatReads(result.reads, result.machine), ...(result.firstError ? [`first failure: ${result.firstError}`] : [])].join('\n');
+  const r = result as Required<Result>;
   const s = r.sustained;
-  const three = (x: Stat) => `${x.p50} / ${x.p95} / ${x.p99}`;
   const every = Math.max(1, Math.ceil(s.samples.length / 15));
   return [
     `machine: ${r.machine.cores} cores, load average ${r.machine.loadAverageAtStart.join(' ')} at start, ${r.machine.loadAverage.join(' ')} at end; ${r.server} on ${r.size.toLocaleString('en')} turns + facts (16 users)`,
@@ -305,12 +398,14 @@ function format(r: Result): string {
     ...r.closedLoop.map((c) => `| ${c.op} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.refused} | ${c.failed} | ${c.backlogAfter} | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`),
     '',
     `acknowledged turns: ${r.acknowledged.turns}, in the file: ${r.acknowledged.inFile}, lost: ${r.acknowledged.lost}`,
+    '',
+    ...formatReads(r.reads, r.readMachine),
     ...(r.firstError ? [`first failure: ${r.firstError}`] : []),
   ].join('\n');
 }
 
 const USAGE =
-  'usage: npm run bench:load -- [--json] [--size 10000] [--rate 500] [--writers 16] [--seconds 20] [--clients 1,4,16] [--phase-seconds 8] [--config key=value ...] [--node-args="flags"] [--idle-seconds 20]';
+  'usage: npm run bench:load -- [--json] [--size 10000] [--rate 500] [--writers 16] [--seconds 20] [--clients 1,4,16] [--phase-seconds 8] [--config key=value ...] [--node-args="flags"] [--idle-seconds 20] [--read-workers N] [--reads-only]';
 
 async function main() {
   const { values } = parseArgs({
@@ -325,6 +420,8 @@ async function main() {
       config: { type: 'string', multiple: true, default: [] },
       'node-args': { type: 'string', default: '' },
       'idle-seconds': { type: 'string', default: '20' },
+      'read-workers': { type: 'string' },
+      'reads-only': { type: 'boolean', default: false },
     },
   });
   const config = Object.fromEntries(values.config.map((pair) => pair.split('=', 2) as [string, string]));
@@ -335,7 +432,12 @@ async function main() {
     process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }
-  const result = await benchLoad({ ...numbers, clients, config, idleSeconds, nodeArgs: values['node-args'].split(' ').filter(Boolean) });
+  const readWorkers = values['read-workers'] === undefined ? undefined : Number(values['read-workers']);
+  if (readWorkers !== undefined && !(Number.isInteger(readWorkers) && readWorkers >= 1)) {
+    process.stderr.write(`${USAGE}\n`);
+    process.exit(2);
+  }
+  const result = await benchLoad({ ...numbers, clients, config, idleSeconds, readWorkers, readsOnly: values['reads-only'], nodeArgs: values['node-args'].split(' ').filter(Boolean) });
   process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${format(result)}\n`);
 }
 

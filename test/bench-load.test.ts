@@ -10,7 +10,7 @@ const TSX = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.
 
 describe('bench:load', () => {
   it('drives sm serve over HTTP and reports throughput, latency, backlog, lag, memory and the acknowledged turns', { timeout: 180_000 }, async () => {
-    const args = ['--json', '--size', '300', '--rate', '60', '--writers', '4', '--seconds', '2', '--clients', '1,2', '--phase-seconds', '1', '--idle-seconds', '0'];
+    const args = ['--json', '--size', '300', '--rate', '60', '--writers', '4', '--seconds', '2', '--clients', '1,2', '--phase-seconds', '1', '--idle-seconds', '0', '--read-workers', '1'];
     const { stdout } = await run(process.execPath, [TSX, join(import.meta.dirname, '..', 'bench', 'load.ts'), ...args, '--config', 'ner.max_backlog=5'], {
       env: { ...process.env, SM_LOG_LEVEL: 'error' },
     });
@@ -24,6 +24,11 @@ describe('bench:load', () => {
     expect(result.sustained.drainSeconds).not.toBeNull();
     expect(result.closedLoop.map((c: { op: string; clients: number }) => `${c.op} ${c.clients}`)).toEqual(['search 1', 'search 2', 'addTurn 1', 'addTurn 2']);
     for (const phase of result.closedLoop) expect(phase).toMatchObject({ failed: 0, requestsPerSecond: expect.any(Number) });
+    // Search with read workers off, then on: the "on" server's workers answered them.
+    expect(result.reads.map((p: { workers: number; rows: { clients: number }[] }) => [p.workers, p.rows.map((r) => r.clients)])).toEqual([[0, [1, 2]], [1, [1, 2]]]);
+    for (const phase of result.reads) for (const row of phase.rows) expect(row).toMatchObject({ failed: 0, requestsPerSecond: expect.any(Number) });
+    expect(result.reads[0].rows.every((r: { byWorkers: number }) => r.byWorkers === 0)).toBe(true);
+    expect(result.reads[1].rows.every((r: { byWorkers: number; inProcess: number }) => r.byWorkers > 0 && r.inProcess === 0)).toBe(true);
     expect(result.acknowledged.lost).toBe(0);
     expect(result.acknowledged.turns).toBe(result.acknowledged.inFile);
     expect(result.firstError).toBeNull();
