@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { divertAccess } from '../core/access.ts';
 import type { Config } from '../core/config.ts';
 import { getContext } from '../core/context.ts';
-import { SmError } from '../core/errors.ts';
+import { expectedOf } from '../core/errors.ts';
 import { search } from '../core/search/search.ts';
 import { setIndexBudget } from '../core/search/vector-index.ts';
 import { setVectorState, type VectorState } from '../core/search/vector-state.ts';
@@ -47,10 +47,10 @@ port.on('message', (request: ReadRequest) => {
   answer(request).then(
     (result) => port.postMessage({ id: request.id, result, accessed } satisfies ReadReply),
     (error: unknown) => {
-      const e = error instanceof Error ? error : new Error(String(error));
-      const code = e instanceof SmError ? e.code : undefined;
-      const retryAfterSeconds = e instanceof SmError ? e.retryAfterSeconds : undefined;
-      port.postMessage({ id: request.id, error: { message: e.message, code, retryAfterSeconds }, accessed: [] } satisfies ReadReply);
+      // An expected failure crosses with its code; anything else is masked by the API anyway.
+      const expected = expectedOf(error);
+      const message = expected?.message ?? (error instanceof Error ? error.message : String(error));
+      port.postMessage({ id: request.id, error: { message, code: expected?.code, retryAfterSeconds: expected?.retryAfterSeconds }, accessed: [] } satisfies ReadReply);
     },
   );
 });
