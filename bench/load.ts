@@ -216,7 +216,8 @@ async function readPhase(path: string, env: Record<string, string>, nodeArgs: st
       await call(client, SEARCH, { query: queries[0], userId: userName(0, 16) });
       await sleep(100);
     }
-    const idleMB = memoryOf(server.pid)?.rssMB ?? null;
+    // With the workers loaded (the first read starts them), before any search has warmed a cache.
+    const startedMB = memoryOf(server.pid)?.rssMB ?? null;
     for (let i = 0; i < 100; i++) await call(client, SEARCH, { query: queries[i % queries.length], userId: userName(i % 16, 16) });
     const rows = [];
     for (const n of clients) {
@@ -232,7 +233,7 @@ async function readPhase(path: string, env: Record<string, string>, nodeArgs: st
         cpuMsPerSearch: before.cpu && after.cpu && answered > 0 ? round(((after.cpu.all - before.cpu.all) * 1000) / answered, 2) : null,
       });
     }
-    return { workers, idleMB, rows };
+    return { workers, startedMB, rows };
   } finally {
     reader.close();
     client.close();
@@ -359,7 +360,7 @@ function formatReads(reads: Reads, machine: { cores: number; loadAverageAtStart:
       phase.rows.map((c) => `| ${phase.workers} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.byWorkers} / ${c.inProcess} | ${c.cpuMsPerSearch ?? '–'} | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`),
     ),
     '',
-    `requests/s on / off: ${off!.rows.map((c, i) => `${ratio(i)} at ${c.clients}`).join(', ')}; RSS idle before the searches: ${reads.map((p) => `${p.idleMB ?? '–'} MB with ${p.workers}`).join(', ')}`,
+    `requests/s on / off: ${off!.rows.map((c, i) => `${ratio(i)} at ${c.clients} clients`).join(', ')}; RSS once up, before the searches: ${reads.map((p) => `${p.startedMB ?? '–'} MB with ${p.workers} workers`).join(', ')}`,
   ];
 }
 
