@@ -106,20 +106,23 @@ describe('read workers', () => {
     }
   });
 
-  it('see a turn as soon as its addTurn answered, and the main thread records what they accessed', async () => {
+  it('see a turn as soon as its addTurn answered, in every worker, and the main thread records what they accessed', async () => {
+    const before = (await readWorkers(server.graphql))!;
     const speakers = ['Quentin', 'Rosalind', 'Ignatius', 'Philippa', 'Leopold', 'Henrietta', 'Casimir', 'Ottoline'];
     for (let i = 0; i < speakers.length; i++) {
       const word = `zeppelin${i}x`;
       const speaker = speakers[i]!;
       await ok(server.graphql, ADD_TURN, { userId: 'alice', input: { sessionId: 'fresh', role: 'USER', name: speaker, text: `We saw the ${word} over the harbour` } });
-      const { search } = await ok(server.graphql, SEARCH, { query: `${word} harbour`, userId: 'alice' });
-      expect(search.map((h: any) => h.text)).toContain(`We saw the ${word} over the harbour`);
+      // Several at once: every worker is asked, not only the first free one.
+      const found = await Promise.all(Array.from({ length: 4 }, () => ok(server.graphql, SEARCH, { query: `${word} harbour`, userId: 'alice' })));
+      for (const { search } of found) expect(search.map((h: any) => h.text)).toContain(`We saw the ${word} over the harbour`);
       // A speaker first seen in this turn is known to the worker's speaker cache at once.
       const spoken = await ok(server.graphql, SEARCH, { query: `what did ${speaker} see over the harbour`, userId: 'alice', kinds: ['TURN'] });
       expect(spoken.search[0]?.text).toContain(word);
       const { context } = await ok(server.graphql, CONTEXT, { sessionId: 'other', query: word, userId: 'alice' });
       expect(context.markdown).toContain(word);
     }
+    expect((await readWorkers(server.graphql))!.served - before.served).toBe(8 * 6);
     const { search } = await ok(server.graphql, SEARCH, { query: 'Miso cat', userId: 'alice', kinds: ['FACT'] });
     const fact = search[0].memory;
     await ok(server.graphql, CONTEXT, { sessionId: 'other', query: 'Miso cat', userId: 'alice' });
