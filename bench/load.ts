@@ -7,15 +7,15 @@
 //      queue and the deferred turns take to drain, and the server's CPU per turn;
 //   3. closed loop: 1, 4, 16... clients searching as fast as answers come, then adding turns;
 //   4. memory idle again once the queue has drained.
-// Before them, on the same file as built: search at 1, 4, 16... clients with read workers off
-// (server.read_workers 0), then on (--read-workers, default as the server's: cores - 1, at most
-// 4), a server each, one after the other (`--reads-only` stops there).
+// Before them, on copies of the file as built: search at 1, 4, 16... clients with read workers off
+// (server.read_workers 0) and on (--read-workers, default as the server's: cores - 1, at most 4),
+// a server each, their phases alternating (`--reads-only` stops there).
 // A 503 is retried after its Retry-After, as a well-behaved client does; every turn the server
 // acknowledged is looked up in the file at the end (none may be missing).
 //   npm run bench:load -- [--json] [--size 10000] [--rate 500] [--writers 16] [--seconds 20] [--clients 1,4,16] [--phase-seconds 8]
 //                         [--config ner.max_backlog=100 ...] [--node-args="--heap-growing-percent=30"] [--idle-seconds 20]
 //                         [--read-workers N] [--reads-only]
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -200,44 +200,75 @@ async function workerCounts(client: GraphqlClient): Promise<WorkerCounts> {
 }
 
 /**
- * Search throughput and latency with `workers` read workers, on a server of its own on `path`:
- * per client count, requests/s, latency, the share the workers answered, the server's CPU per
- * search (all threads) and its memory.
+ * A server with `workers` read workers on `path`, started (workers up) and warmed up; `measure`
+ * gives, for `n` closed-loop clients searching, requests/s, latency, the share the workers
+ * answered, the server's CPU per search (all threads) and its memory.
  */
-async function readPhase(path: string, env: Record<string, string>, nodeArgs: string[], workers: number, clients: number[], seconds: number, queries: string[]) {
+async function readServer(path: string, env: Record<string, string>, nodeArgs: string[], workers: number, maxClients: number, queries: string[]) {
   const server = await startServer(path, { ...env, SM_CONFIG__SERVER__READ_WORKERS: String(workers) }, nodeArgs);
-  const client = graphqlClient(server.url, Math.max(...clients));
+  const client = graphqlClient(server.url, maxClients);
   const reader = backlogReader(path);
   const ctx: Context = { server, client, reader, acked: [], nextTurn: () => ({ input: {}, userId: '' }) };
-  try {
-    for (const until = performance.now() + 60_000; workers > 0 && ((await workerCounts(client))?.ready ?? 0) < workers; ) {
-      if (performance.now() > until) throw new Error(`${workers} read workers not ready in 60 s`);
-      // The first read starts them.
-      await call(client, SEARCH, { query: queries[0], userId: userName(0, 16) });
-      await sleep(100);
-    }
-    // With the workers loaded (the first read starts them), before any search has warmed a cache.
-    const startedMB = memoryOf(server.pid)?.rssMB ?? null;
-    for (let i = 0; i < 100; i++) await call(client, SEARCH, { query: queries[i % queries.length], userId: userName(i % 16, 16) });
-    const rows = [];
-    for (const n of clients) {
-      const before = { counts: await workerCounts(client), cpu: cpuOf(server.pid) };
-      const row = await closedLoop(ctx, 'search', n, seconds, queries);
-      const after = { counts: await workerCounts(client), cpu: cpuOf(server.pid) };
-      const answered = row.answered;
-      rows.push({
-        ...row,
-        workers,
-        byWorkers: before.counts && after.counts ? after.counts.served - before.counts.served : 0,
-        inProcess: before.counts && after.counts ? after.counts.inProcess - before.counts.inProcess : answered,
-        cpuMsPerSearch: before.cpu && after.cpu && answered > 0 ? round(((after.cpu.all - before.cpu.all) * 1000) / answered, 2) : null,
-      });
-    }
-    return { workers, startedMB, rows };
-  } finally {
+  const close = async () => {
     reader.close();
     client.close();
     await server.stop();
+  };
+  // The first read starts the workers (and they end after 30 s without one).
+  const ready = async () => {
+    for (const until = performance.now() + 60_000; workers > 0 && ((await workerCounts(client))?.ready ?? 0) < workers; ) {
+      if (performance.now() > until) throw new Error(`${workers} read workers not ready in 60 s`);
+      await call(client, SEARCH, { query: queries[0], userId: userName(0, 16) });
+      await sleep(100);
+    }
+  };
+  try {
+    await ready();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  // With the workers loaded, before any search has warmed a cache.
+  const startedMB = memoryOf(server.pid)?.rssMB ?? null;
+  for (let i = 0; i < 100; i++) await call(client, SEARCH, { query: queries[i % queries.length], userId: userName(i % 16, 16) });
+  return {
+    workers,
+    startedMB,
+    close,
+    async measure(n: number, seconds: number) {
+      await ready();
+      const before = { counts: await workerCounts(client), cpu: cpuOf(server.pid) };
+      const row = await closedLoop(ctx, 'search', n, seconds, queries);
+      const after = { counts: await workerCounts(client), cpu: cpuOf(server.pid) };
+      return {
+        ...row,
+        workers,
+        byWorkers: before.counts && after.counts ? after.counts.served - before.counts.served : 0,
+        inProcess: before.counts && after.counts ? after.counts.inProcess - before.counts.inProcess : row.answered,
+        cpuMsPerSearch: before.cpu && after.cpu && row.answered > 0 ? round(((after.cpu.all - before.cpu.all) * 1000) / row.answered, 2) : null,
+      };
+    },
+  };
+}
+
+/**
+ * Search with read workers off, then on, each server on its own copy of the file (never two
+ * writers on one), both up at once: the phases alternate per client count (off first, then on
+ * first, ...), so the machine's load drifting over the run weighs on both alike.
+ */
+async function readComparison(path: string, env: Record<string, string>, nodeArgs: string[], workers: number, clients: number[], seconds: number, queries: string[]) {
+  const servers: Awaited<ReturnType<typeof readServer>>[] = [];
+  try {
+    for (const [k, n] of [0, workers].entries()) {
+      const copy = `${path}.reads-${k}.db`;
+      copyFileSync(path, copy);
+      servers.push(await readServer(copy, env, nodeArgs, n, Math.max(...clients), queries));
+    }
+    const rows: Awaited<ReturnType<(typeof servers)[number]['measure']>>[][] = [[], []];
+    for (const [i, n] of clients.entries()) for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) rows[k]!.push(await servers[k]!.measure(n, seconds));
+    return servers.map((server, k) => ({ workers: server.workers, startedMB: server.startedMB, rows: rows[k]! }));
+  } finally {
+    for (const server of servers) await server.close();
   }
 }
 
@@ -278,9 +309,9 @@ export async function benchLoad(options: LoadOptions) {
   const bundle = runsBundle();
   const env = Object.fromEntries(Object.entries(options.config ?? {}).map(([key, value]) => [`SM_CONFIG__${key.replaceAll('.', '__').toUpperCase()}`, value]));
   const readWorkers = options.readWorkers ?? readWorkerCount(undefined);
-  const reads = [];
+  let reads: Awaited<ReturnType<typeof readComparison>>;
   try {
-    for (const workers of [0, readWorkers]) reads.push(await readPhase(path, env, options.nodeArgs ?? [], workers, options.clients, options.phaseSeconds, queries));
+    reads = await readComparison(path, env, options.nodeArgs ?? [], readWorkers, options.clients, options.phaseSeconds, queries);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
@@ -360,7 +391,11 @@ function formatReads(reads: Reads, machine: { cores: number; loadAverageAtStart:
       phase.rows.map((c) => `| ${phase.workers} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.byWorkers} / ${c.inProcess} | ${c.cpuMsPerSearch ?? '–'} | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`),
     ),
     '',
-    `requests/s on / off: ${off!.rows.map((c, i) => `${ratio(i)} at ${c.clients} clients`).join(', ')}; RSS once up, before the searches: ${reads.map((p) => `${p.startedMB ?? '–'} MB with ${p.workers} workers`).join(', ')}`,
+    `| clients | off: requests/s, p95 ms | on (${on!.workers} workers): requests/s, p95 ms | requests/s on / off |`,
+    '| --- | --- | --- | --- |',
+    ...off!.rows.map((c, i) => `| ${c.clients} | ${c.requestsPerSecond}, ${c.latencyMs.p95} | ${on!.rows[i]!.requestsPerSecond}, ${on!.rows[i]!.latencyMs.p95} | ${ratio(i)} |`),
+    '',
+    `RSS once up, before the searches: ${reads.map((p) => `${p.startedMB ?? '–'} MB with ${p.workers} workers`).join(', ')}`,
   ];
 }
 
