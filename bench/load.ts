@@ -214,11 +214,11 @@ async function readServer(path: string, env: Record<string, string>, nodeArgs: s
     client.close();
     await server.stop();
   };
-  // The first read starts the workers (and they end after 30 s without one).
+  // Reads at once start the workers (a lone one runs on the main thread), which end after 30 s without any.
   const ready = async () => {
     for (const until = performance.now() + 60_000; workers > 0 && ((await workerCounts(client))?.ready ?? 0) < workers; ) {
       if (performance.now() > until) throw new Error(`${workers} read workers not ready in 60 s`);
-      await call(client, SEARCH, { query: queries[0], userId: userName(0, 16) });
+      await Promise.all([0, 1].map((i) => call(client, SEARCH, { query: queries[i], userId: userName(i, 16) })));
       await sleep(100);
     }
   };

@@ -35,6 +35,8 @@ export type AppOptions = {
   logger?: Logger;
   /** Read workers to start, instead of `server.read_workers` (tests). */
   readWorkers?: number;
+  /** Send a read to a worker even when it is the only request under way (tests; by default it runs in-process). */
+  loneReadsToWorkers?: boolean;
   /** How long stop() lets in-flight requests finish before cutting connections. */
   shutdownGraceMs?: number;
 };
@@ -81,7 +83,9 @@ export function buildApp(options: AppOptions): App {
     start: async () => {
       runtime ??= await createRuntime(store);
       const running = runtime;
-      if (running.reads === undefined) running.reads = reads = startReadPool(store, options.readWorkers ?? readWorkerCount(store.config.server.read_workers));
+      if (running.reads === undefined) running.reads = reads = startReadPool(store, options.readWorkers ?? readWorkerCount(store.config.server.read_workers), {
+          alone: options.loneReadsToWorkers ? undefined : () => inFlight.size <= 1,
+        });
       yoga ??= createGraphQLServer({ runtime: running, changes: feed.changes, token, log });
       handler = yoga;
       const graphql = yoga;

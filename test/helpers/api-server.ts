@@ -14,7 +14,7 @@ import { createRuntime } from '../../server/services/runtime.ts';
 export type TestServer = Awaited<ReturnType<typeof startServer>>;
 
 export async function startServer(
-  options: { token?: string; host?: string; config?: Record<string, unknown>; clock?: Clock; jobs?: boolean; readWorkers?: number; path?: string } = {},
+  options: { token?: string; host?: string; config?: Record<string, unknown>; clock?: Clock; jobs?: boolean; readWorkers?: number; loneReadsToWorkers?: boolean; path?: string } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-api-'));
   const store = await openStore({ path: options.path ?? join(dir, 'test.db'), env: {}, clock: options.clock, config: options.config });
@@ -24,6 +24,7 @@ export async function startServer(
     runtime,
     // Read workers only where a test asks: each costs a thread that compiles the search code.
     readWorkers: options.readWorkers ?? 0,
+    loneReadsToWorkers: options.loneReadsToWorkers,
     host: options.host ?? '127.0.0.1',
     port: 0,
     token: options.token,
