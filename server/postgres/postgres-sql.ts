@@ -1,8 +1,7 @@
 // The storage port on Postgres (D15): a `pg` Pool (a server) or a PGlite instance (embedded,
-// one connection). The domain's SQL arrives in the spelling SQLite and Postgres share, with `?`
-// parameters (sql-text.ts rewrites it), and its results must read as SQLite's do: so int8 and
-// numeric come back as JS numbers, booleans as 1/0 and bytea as Buffers (the type parsers
-// below, set on every query so the port does not depend on how its client was built).
+// one connection), reached through connections.ts. The domain's SQL arrives in the spelling
+// SQLite and Postgres share, with `?` parameters (sql-text.ts rewrites it), and its results read
+// as SQLite's do (connections.ts's type parsers).
 //
 // Writes are serialized like SQLite's: `transaction` takes one database-wide advisory lock right
 // after BEGIN, which a writer in another process waits for (as SQLite's BEGIN IMMEDIATE waits
@@ -10,191 +9,20 @@
 // read-then-write steps (is this fact a duplicate? which job is next?) rely on that order;
 // Postgres's row locks alone would let two writers interleave between the read and the write.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { ChangeEvent, Hearing, Sql, SqlParam } from '../core/store.ts';
 import { logger } from '../logger.ts';
+import { pgliteClient, poolClient, type Query } from './connections.ts';
 import { asDatabaseFault } from './faults.ts';
-import { announcer, CHANGES_CHANNEL, listenOnServer, receiver } from './notify.ts';
+import { announcer, CHANGES_CHANNEL, receiver } from './notify.ts';
 import { toPostgresSql, withLiterals } from './sql-text.ts';
 
-const INT8 = 20;
-const NUMERIC = 1700;
-const BOOL = 16;
-const BYTEA = 17;
-
-// Ids and epoch-ms times fit a double; counts and sums (int8, numeric) are read as SQLite's are.
-const toNumber = (value: string) => Number(value);
-const toFlag = (value: string) => (value === 't' ? 1 : 0);
-const hexToBuffer = (value: string) => Buffer.from(value.slice(2), 'hex');
-
-const PGLITE_PARSERS = { [INT8]: toNumber, [NUMERIC]: toNumber, [BOOL]: toFlag, [BYTEA]: hexToBuffer };
-/** node-postgres already reads bytea as a Buffer. */
-const PG_TYPES = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-    if (oid === INT8 || oid === NUMERIC) return toNumber;
-    if (oid === BOOL) return toFlag;
-    return pg.types.getTypeParser(oid, format);
-  }) as pg.CustomTypesConfig['getTypeParser'],
-};
-
-/** One statement on one connection; `arrays`: rows as arrays in select order. */
-type Query = (text: string, params: readonly SqlParam[], arrays: boolean) => Promise<{ rows: unknown[]; changes: number }>;
-
-/** What the port needs of a client: a query on any connection, and a transaction on one. */
-interface Client {
-  query: Query;
-  /**
-   * `fn` in a transaction on one connection. `opening`: a statement without parameters sent with
-   * BEGIN in one round trip (taking the write lock); its first row is handed to `fn`.
-   */
-  transaction<T>(fn: (query: Query, opened: unknown[] | undefined) => Promise<T>, opening?: string, closing?: () => string | undefined): Promise<T>;
-  /** Whether `transaction` sends `closing` (statements without parameters) with COMMIT; else they run in `fn`. */
-  readonly closes: boolean;
-  /** One connection only (PGlite): no other writer can exist, so no lock is needed. */
-  single: boolean;
-  /** Runs `fn` holding the session advisory lock `key`, or gives up (`undefined`) when another session holds it. */
-  holding<T>(key: number, fn: () => Promise<T>): Promise<T | undefined>;
-  /** A connection of its own in a read-only repeatable-read transaction, until `release()` (a server only). */
-  pin?(): Promise<{ query: Query; release(): Promise<void> }>;
-  /** Hears `channel`'s payloads until `stop()` (`reconnected`: after a lost connection came back). */
-  listen(channel: string, hear: (payload: string) => void, reconnected: () => void, up: (listening: boolean) => void): Hearing;
-  readonly open: boolean;
-  close(): Promise<void>;
-}
-
-/**
- * Statement names by text. A named statement is parsed and planned once per connection, then
- * only bound and run: a third of the time of most of the domain's small statements. Texts made
- * per call (a list spelled out) would grow this without end, so past the cap they run unnamed.
- */
-class StatementNames {
-  static readonly CAP = 2000;
-  private readonly names = new Map<string, string>();
-  of(text: string): string | undefined {
-    let name = this.names.get(text);
-    if (name === undefined && this.names.size < StatementNames.CAP) this.names.set(text, (name = `sm_${this.names.size}`));
-    return name;
-  }
-}
-
-function poolQuery(runner: pg.Pool | pg.PoolClient, names: StatementNames): Query {
-  return async (text, params, arrays) => {
-    const config = { name: names.of(text), text, values: params as unknown[], types: PG_TYPES, ...(arrays ? { rowMode: 'array' as const } : {}) };
-    const result = await runner.query(config as pg.QueryConfig);
-    return { rows: result.rows, changes: result.rowCount ?? 0 };
-  };
-}
-
-function poolClient(pool: pg.Pool): Client {
-  const names = new StatementNames();
-  return {
-    query: poolQuery(pool, names),
-    transaction: async (fn, opening, closing) => {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      try {
-        let opened: unknown[] | undefined;
-        if (opening) {
-          // Simple-query protocol: both statements in one message, one round trip.
-          const results = (await client.query({ text: `begin; ${opening}`, rowMode: 'array', types: PG_TYPES } as pg.QueryConfig)) as unknown as pg.QueryResult[];
-          opened = results[1]!.rows[0] as unknown[] | undefined;
-        } else await client.query('begin');
-        const result = await fn(poolQuery(client, names), opened);
-        const last = closing?.();
-        await client.query(last ? `${last}; commit` : 'commit');
-        return result;
-      } catch (error) {
-        // A connection that cannot even roll back is dropped rather than handed out again.
-        await client.query('rollback').catch((failure: Error) => (broken = failure));
-        throw error;
-      } finally {
-        client.release(broken);
-      }
-    },
-    closes: true,
-    single: false,
-    // On a connection of its own, the task's length: the lock lasts as long as its session.
-    holding: async (key, fn) => {
-      const session = await pool.connect();
-      let broken: Error | undefined;
-      try {
-        const { rows } = await session.query<{ held: boolean }>('select pg_try_advisory_lock($1, $2) as held', [NODE_TASKS, key]);
-        if (!rows[0]!.held) return undefined;
-        try {
-          return await fn();
-        } finally {
-          await session.query('select pg_advisory_unlock($1, $2)', [NODE_TASKS, key]).catch((failure: Error) => (broken = failure));
-        }
-      } finally {
-        session.release(broken);
-      }
-    },
-    listen: (channel, hear, reconnected, up) => listenOnServer(pool.options, channel, hear, reconnected, up),
-    pin: async () => {
-      const connection = await pool.connect();
-      try {
-        // The snapshot is taken by the transaction's first statement, not by BEGIN: taken now.
-        await connection.query('begin isolation level repeatable read read only; select 1');
-      } catch (error) {
-        connection.release(error as Error);
-        throw error;
-      }
-      let released = false;
-      return {
-        query: poolQuery(connection, names),
-        release: async () => {
-          if (released) return;
-          released = true;
-          let broken: Error | undefined;
-          await connection.query('commit').catch((failure: Error) => (broken = failure));
-          connection.release(broken);
-        },
-      };
-    },
-    get open() {
-      return !pool.ended;
-    },
-    close: () => pool.end(),
-  };
-}
-
-function pgliteQuery(runner: PGlite | Transaction): Query {
-  return async (text, params, arrays) => {
-    const result = await runner.query(text, params as unknown[], { rowMode: arrays ? 'array' : 'object', parsers: PGLITE_PARSERS });
-    return { rows: result.rows, changes: result.affectedRows ?? 0 };
-  };
-}
-
-function pgliteClient(pglite: PGlite): Client {
-  return {
-    // PGlite's own mutex makes a query outside the transaction wait for it to end (and keeps a
-    // failing outside query from aborting it), while the transaction's queries run on `tx`.
-    query: pgliteQuery(pglite),
-    // One connection: no other writer, so no lock to take (`opening` is the lock).
-    transaction: (fn) => pglite.transaction((tx) => fn(pgliteQuery(tx), undefined)),
-    closes: false,
-    single: true,
-    // One process owns a PGlite: the port's own bookkeeping (`exclusively`) is all it needs.
-    holding: (_key, fn) => fn(),
-    listen: (channel, hear) => {
-      const unlisten = pglite.listen(channel, hear);
-      return { ready: unlisten.then(() => undefined), stop: async () => (await unlisten)() };
-    },
-    get open() {
-      return !pglite.closed;
-    },
-    close: () => pglite.close(),
-  };
-}
 
 /** The advisory lock key every writer of this database takes ("smwr"). */
 const WRITE_LOCK = 0x736d7772;
 /** How long a writer waits for another process's write, as SQLite's busy_timeout does. */
 const LOCK_WAIT = '5s';
-
-/** The first key of the session locks that keep a scheduled task to one node ("smtk"); the second is the task's name hashed. */
-const NODE_TASKS = 0x736d746b;
 
 /** A task's name as a 32-bit key (FNV-1a). */
 function taskKey(name: string): number {
