@@ -97,6 +97,12 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
   // in one round trip: its notifications and runAtCommit's writes, their values written as
   // literals, since a simple-protocol message (several statements) takes no parameters.
   let atCommit: string[] = [];
+  // The write transactions' connections (a snapshot's is in `current` too, but has no COMMIT to ride).
+  const writing = new WeakSet<Query>();
+  const inWrite = () => {
+    const query = current.getStore();
+    return query !== undefined && writing.has(query);
+  };
   const sendAtCommit = () => {
     if (atCommit.length === 0) return undefined;
     const sent = atCommit.join('; ');
@@ -111,6 +117,7 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
           if (!wait && !client.single && !opened?.[0]) throw new LockTaken();
           // `fn` may return a drizzle query, which runs when awaited: resolved here, inside the
           // context, or it would run on another connection (and wait for this one on PGlite).
+          writing.add(query);
           return current.run(query, () => Promise.resolve(fn()));
         },
         wait ? `select set_config('lock_timeout', '${LOCK_WAIT}', true), pg_advisory_xact_lock(${WRITE_LOCK})` : `select pg_try_advisory_xact_lock(${WRITE_LOCK})`,
@@ -198,14 +205,14 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
       }
     },
     runAtCommit: async (text, params = []) => {
-      if (current.getStore() && client.closes) atCommit.push(withLiterals(text, params));
+      if (inWrite() && client.closes) atCommit.push(withLiterals(text, params));
       else await run(text, params, false);
     },
     // In a transaction: with its COMMIT on a server, or on its connection (PGlite), which
     // Postgres delivers at commit. Outside one: at once, on its own.
     announce: async (events: readonly ChangeEvent[]) => {
       const payloads = node.payloads(events);
-      if (current.getStore() && client.closes) atCommit.push(...payloads.map((payload) => `select pg_notify('${CHANGES_CHANNEL}', ${pg.escapeLiteral(payload)})`));
+      if (inWrite() && client.closes) atCommit.push(...payloads.map((payload) => `select pg_notify('${CHANGES_CHANNEL}', ${pg.escapeLiteral(payload)})`));
       else for (const payload of payloads) await run('select pg_notify(?, ?)', [CHANGES_CHANNEL, payload], true);
     },
     listen: (deliver) => {
