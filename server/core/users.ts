@@ -98,6 +98,8 @@ const VECTOR_TABLE_NAMES = [...Object.values(VECTOR_TABLES), ...Object.values(LE
 export async function forgetUser(store: Store, input: { userId: string; vacuum?: boolean | null }): Promise<ForgetUserResult> {
   const userId = parseInput(z.object({ userId: userIdSchema }), { userId: input.userId }).userId;
   const result = await write(store, async () => {
+    // Gone from here on, should the same transaction write for this user again.
+    noted(store, PRESENT)?.delete(userId);
     const run = async (sql: string, params: string[] = [userId]) => (await store.sql.run(sql, params)).changes;
     let vectors = 0;
     for (const table of VECTOR_TABLE_NAMES) {
