@@ -12,7 +12,8 @@ import { ConfigError } from '../server/core/config.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { buildApp } from '../server/http/app.ts';
 import { openPostgresStore } from '../server/postgres/open-postgres.ts';
-import { readWorkerCount } from '../server/services/read-pool.ts';
+import { addTurn } from '../server/core/turns.ts';
+import { ReadWorkerLost, readWorkerCount, startReadPool } from '../server/services/read-pool.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';
 import { smServe } from './helpers/sm-serve.ts';
 
@@ -163,6 +164,30 @@ describe('read workers', () => {
     const served = after.served;
     expect(hits(await ok(server.graphql, SEARCH, { query: 'Lisbon trip with Maria', userId: 'alice' }))).toEqual(hits(expected));
     expect((await readWorkers(server.graphql))!.served).toBe(served + 1);
+  });
+});
+
+describe('a read worker that does not answer', () => {
+  it('is ended and replaced once the read times out, and the read is handed back to the main thread', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sm-read-stuck-'));
+    const store = await openStore({ path: join(dir, 'memory.db'), env: {}, config: { extractor: { mode: 'heuristic' } } });
+    // 1 ms: a worker's first search (statements to prepare, caches to fill) always takes longer.
+    const pool = startReadPool(store, 1, { readTimeoutMs: 1 })!;
+    try {
+      await addTurn(store, { userId: 'alice', agentId: null }, { sessionId: 's', role: 'user', text: 'I flew to Lisbon with Maria' });
+      const call = { kind: 'search' as const, space: { userId: 'alice', agentId: null }, input: { query: 'Lisbon Maria' }, queryVector: null };
+      expect(pool.run(call)).toBeNull(); // the first read starts the worker and runs on the main thread
+      for (const until = Date.now() + 30_000; pool.stats().ready < 1 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+      expect(pool.stats().ready).toBe(1);
+      const lost = await pool.run(call)!.catch((error: Error) => error);
+      expect(lost).toBeInstanceOf(ReadWorkerLost);
+      expect(String(lost)).toMatch(/took over 1 ms on one read/);
+      expect(pool.stats()).toMatchObject({ served: 0, restarts: 1 });
+    } finally {
+      await pool.stop();
+      await closeStore(store);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

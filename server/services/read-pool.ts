@@ -27,6 +27,11 @@ const INDEX_BUDGET_BYTES = 32 * 2 ** 20;
 const MAX_FAILED_STARTS = 3;
 /** How long the workers stay after the last read. */
 const IDLE_MS = 30_000;
+/**
+ * A read a worker has not answered by then is taken as stuck (a loop, a lock it never gets):
+ * the worker is ended and replaced, and the read answered on the main thread, never left hanging.
+ */
+const READ_TIMEOUT_MS = 30_000;
 
 /** Below this many cores, no workers unless configured: measured on 2 cores, one worker gave 1.00-1.15x the requests/s for 20-50 MB more RSS. */
 const MIN_CORES = 4;
@@ -57,7 +62,7 @@ export type ReadPoolStats = {
 
 type Answer = { result: unknown; accessed: number[] };
 type Job = { call: ReadCall; resolve: (answer: Answer) => void; reject: (error: Error) => void };
-type Slot = { worker: Worker; ready: boolean; job: Job | null; configVersion: number; id: number; retired: boolean };
+type Slot = { worker: Worker; ready: boolean; job: Job | null; configVersion: number; id: number; retired: boolean; timer?: NodeJS.Timeout; stuck?: boolean };
 
 export type ReadPool = {
   /** The call answered by a worker, or null when the main thread should answer it (see the header). */
@@ -94,6 +99,8 @@ export type ReadPoolOptions = {
    * wake-ups: ~1 ms of latency and CPU on a 2-core VM). Workers take reads once they overlap.
    */
   alone?: () => boolean;
+  /** How long a worker may take over one read (READ_TIMEOUT_MS; tests shorten it). */
+  readTimeoutMs?: number;
 };
 
 /** Starts `size` read workers on the store's file; null where there can be none (Postgres, in memory, size 0). */
@@ -101,6 +108,7 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
   const path = store.sql.dialect === 'sqlite' ? store.sqlite.name : ':memory:';
   if (size <= 0 || path === ':memory:' || path === '') return null;
   const entry = workerEntry();
+  const timeoutMs = options.readTimeoutMs ?? READ_TIMEOUT_MS;
   const slots: (Slot | null)[] = Array.from({ length: size }, () => null);
   const queue: Job[] = [];
   const counts = { served: 0, inProcess: 0, restarts: 0 };
@@ -133,6 +141,7 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
       }
       const job = slot.job;
       slot.job = null;
+      clearTimeout(slot.timer);
       if (job) {
         if (reply.error) job.reject(rebuild(reply.error));
         else {
@@ -146,6 +155,8 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
     const end = (why: string) => {
       if (ended) return;
       ended = true;
+      clearTimeout(slot.timer);
+      if (slot.stuck) why = `took over ${timeoutMs} ms on one read`;
       if (slots[index] === slot) slots[index] = null;
       slot.job?.reject(new ReadWorkerLost(`read worker ${slot.id} ${why}`));
       slot.job = null;
@@ -193,6 +204,11 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
 
   const send = (slot: Slot, job: Job) => {
     slot.job = job;
+    slot.timer = setTimeout(() => {
+      slot.stuck = true;
+      void slot.worker.terminate();
+    }, timeoutMs);
+    slot.timer.unref();
     const request: ReadRequest = { ...job.call, id: slot.id, now: store.clock.now(), vectors: vectorState(store) };
     if (slot.configVersion !== configVersion) {
       request.config = store.config;
