@@ -39,7 +39,15 @@ export async function logDecision(
     : known ?? await store.sql.get<{ userId: string; agentId: string | null }>(OWNER, [memoryId]);
   if (!owner) return; // nothing to log about: the memory is gone and no snapshot says whose it was
   await store.sql.run(INSERT_DECISION, [owner.userId, memoryId, action, JSON.stringify(detail), at]);
-  publish(store, { type: 'memory', action, memoryId, at, detail, snapshot, userId: owner.userId, agentId: owner.agentId });
+  publishDecision(store, { memoryId, action, detail, at, owner, snapshot });
+}
+
+/** The event of a decision written (by logDecision, or by a statement that wrote its row along with others). */
+export function publishDecision(
+  store: Store,
+  d: { memoryId: number; action: Decision; detail: Record<string, unknown>; at: number; owner: { userId: string; agentId: string | null }; snapshot?: typeof memories.$inferSelect },
+) {
+  publish(store, { type: 'memory', action: d.action, memoryId: d.memoryId, at: d.at, detail: d.detail, snapshot: d.snapshot, userId: d.owner.userId, agentId: d.owner.agentId });
 }
 
 export async function listDecisions(store: Store, memoryId: number, limit = 10): Promise<DecisionRow[]> {

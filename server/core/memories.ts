@@ -9,7 +9,7 @@ import {
   type MemoryStatus,
   type SourceReason,
 } from '../../drizzle/schema.ts';
-import { Decision, logDecision } from './decisions.ts';
+import { Decision, logDecision, publishDecision } from './decisions.ts';
 import { linkMemoriesFast } from './ner/link.ts';
 import { notFound } from './errors.ts';
 import { score } from './scoring.ts';
@@ -55,6 +55,15 @@ const SLOT_FACTS = `select ${memoryRows.columnsOf('m')} from memories m where ${
 const LINK_SOURCE = 'insert into memory_sources (memory_id, turn_id, reason, rule, at) values (?, ?, ?, ?, ?) on conflict do nothing';
 const INSERT_MEMORY = `insert into memories (user_id, agent_id, kind, layer, content, content_key, subject, slot, value, polarity, session_id, importance, tags, decay_rate, score, created_at, event_at, last_seen_at)
   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${memoryRows.columns}`;
+/**
+ * Postgres: a new memory, its source and its decision in one statement, two round trips fewer
+ * for every fact extracted (a round trip is what a statement costs on a server). The same rows
+ * as insertMemory's three statements on SQLite.
+ */
+const INSERT_MEMORY_SOURCED = `with m as (${INSERT_MEMORY}),
+  s as (insert into memory_sources (memory_id, turn_id, reason, rule, at) select m.id, cast(? as bigint), cast(? as text), cast(? as text), cast(? as bigint) from m on conflict do nothing),
+  e as (insert into memory_events (user_id, memory_id, action, detail, at) select m.user_id, m.id, '${Decision.Created}', cast(? as text), cast(? as bigint) from m)
+  select * from m`;
 
 export async function getMemory(store: Store, id: number): Promise<MemoryRow | undefined> {
   const [raw] = await store.sql.values(MEMORY_BY_ID, [id]);
@@ -127,7 +136,7 @@ export async function insertMemory(store: Store, space: Space, candidate: Memory
   const kind = candidate.kind ?? 'fact';
   const layer = candidate.layer ?? (kind === 'reflection' ? 'long' : 'mid');
   const importance = candidate.importance ?? 0;
-  const [inserted] = await store.sql.values(INSERT_MEMORY, [
+  const row = [
     space.userId,
     space.agentId,
     kind,
@@ -146,13 +155,22 @@ export async function insertMemory(store: Store, space: Space, candidate: Memory
     now,
     candidate.eventAt ?? now,
     now,
-  ]);
-  const memory = memoryRows.decode(inserted!);
-  if (source) await linkSource(store, memory.id, source);
+  ];
+  const detail = { kind, layer, ...(source ? { turnId: source.turnId, reason: source.reason, rule: source.rule ?? undefined } : {}) };
+  let memory: MemoryRow;
+  if (source && store.sql.dialect === 'postgres') {
+    const at = store.clock.now();
+    const [inserted] = await store.sql.values(INSERT_MEMORY_SOURCED, [...row, source.turnId, source.reason, source.rule ?? null, at, JSON.stringify(detail), at]);
+    memory = memoryRows.decode(inserted!);
+    publishDecision(store, { memoryId: memory.id, action: Decision.Created, detail, at, owner: space });
+  } else {
+    const [inserted] = await store.sql.values(INSERT_MEMORY, row);
+    memory = memoryRows.decode(inserted!);
+    if (source) await linkSource(store, memory.id, source);
+    await logDecision(store, memory.id, Decision.Created, detail, undefined, space);
+  }
   // Every new memory (extracted, remembered, consolidated, corrected) gets a vector by a job.
   await enqueueEmbedding(store, space, { memoryIds: [memory.id] });
-  const detail = { kind, layer, ...(source ? { turnId: source.turnId, reason: source.reason, rule: source.rule ?? undefined } : {}) };
-  await logDecision(store, memory.id, Decision.Created, detail, undefined, space);
   return memory;
 }
 
