@@ -39,11 +39,11 @@ export interface Client {
   query: Query;
   /**
    * `fn` in a transaction on one connection. `opening`: a statement without parameters sent with
-   * BEGIN in one round trip (taking the write lock); its first row is handed to `fn`.
+   * BEGIN in one round trip (taking the write lock); its first row is handed to `fn`. `closing`:
+   * statements without parameters sent with COMMIT. A `single` client (PGlite) takes neither:
+   * there is no lock to take, and no round trip to save.
    */
   transaction<T>(fn: (query: Query, opened: unknown[] | undefined) => Promise<T>, opening?: string, closing?: () => string | undefined): Promise<T>;
-  /** Whether `transaction` sends `closing` (statements without parameters) with COMMIT; else they run in `fn`. */
-  readonly closes: boolean;
   /** One connection only (PGlite): no other writer can exist, so no lock is needed. */
   single: boolean;
   /** Runs `fn` holding the session advisory lock `key`, or gives up (`undefined`) when another session holds it. */
@@ -105,7 +105,6 @@ export function poolClient(pool: pg.Pool): Client {
         client.release(broken);
       }
     },
-    closes: true,
     single: false,
     // On a connection of its own, the task's length: the lock lasts as long as its session.
     holding: async (key, fn) => {
@@ -166,7 +165,6 @@ export function pgliteClient(pglite: PGlite): Client {
     query: pgliteQuery(pglite),
     // One connection: no other writer, so no lock to take (`opening` is the lock).
     transaction: (fn) => pglite.transaction((tx) => fn(pgliteQuery(tx), undefined)),
-    closes: false,
     single: true,
     // One process owns a PGlite: the port's own bookkeeping (`exclusively`) is all it needs.
     holding: (_key, fn) => fn(),

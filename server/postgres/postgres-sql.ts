@@ -205,14 +205,14 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
       }
     },
     runAtCommit: async (text, params = []) => {
-      if (inWrite() && client.closes) atCommit.push(withLiterals(text, params));
+      if (inWrite() && !client.single) atCommit.push(withLiterals(text, params));
       else await run(text, params, false);
     },
     // In a transaction: with its COMMIT on a server, or on its connection (PGlite), which
     // Postgres delivers at commit. Outside one: at once, on its own.
     announce: async (events: readonly ChangeEvent[]) => {
       const payloads = node.payloads(events);
-      if (inWrite() && client.closes) atCommit.push(...payloads.map((payload) => `select pg_notify('${CHANGES_CHANNEL}', ${pg.escapeLiteral(payload)})`));
+      if (inWrite() && !client.single) atCommit.push(...payloads.map((payload) => `select pg_notify('${CHANGES_CHANNEL}', ${pg.escapeLiteral(payload)})`));
       else for (const payload of payloads) await run('select pg_notify(?, ?)', [CHANGES_CHANNEL, payload], true);
     },
     listen: (deliver) => {
