@@ -17,7 +17,7 @@ import { enqueueEmbedding } from './search/embed-queue.ts';
 import { rowCodec } from './rows.ts';
 import { visibleIn, writableClause, writableSql, type Space } from './space.ts';
 import { ensureUser } from './users.ts';
-import { prepared, write, type Store } from './store.ts';
+import { NEW_ROWS, noted, prepared, write, type Store } from './store.ts';
 import { normalizeText } from './text.ts';
 import { contentSchema, importanceSchema, memoryIdSchema, parseInput, tagsSchema } from './validation.ts';
 
@@ -50,8 +50,13 @@ const memoryRows = rowCodec(memories);
 // Raw statements of the write path, their text built once (the port caches statements by text).
 const MEMORY_BY_ID = `select ${memoryRows.columns} from memories where id = ?`;
 // `|| ''` keeps kind and status from being index candidates: the (user, content_key) index is the one to use.
-const EXACT_DUPLICATE = `select ${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and m.content_key = ? and m.kind || '' = ? and m.status || '' = 'active'`;
-const SLOT_FACTS = `select ${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and m.subject = ? and m.slot = ? and m.status = 'active'`;
+/** Memories `space` may change that match `where`; `tag`: a first column saying which part of a union a row is from. */
+const writableWhere = (where: string, tag = '') => `select ${tag}${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and ${where}`;
+const EXACT_WHERE = "m.content_key = ? and m.kind || '' = ? and m.status || '' = 'active'";
+const SLOT_WHERE = "m.subject = ? and m.slot = ? and m.status = 'active'";
+const EXACT_DUPLICATE = writableWhere(EXACT_WHERE);
+/** Both reads a new fact needs, in one statement (one round trip on a server): its slot's facts (0), then exact duplicates (1). */
+const SLOT_FACTS_AND_DUPLICATE = `${writableWhere(SLOT_WHERE, '0, ')} union all ${writableWhere(EXACT_WHERE, '1, ')}`;
 const LINK_SOURCE = 'insert into memory_sources (memory_id, turn_id, reason, rule, at) values (?, ?, ?, ?, ?) on conflict do nothing';
 const INSERT_MEMORY = `insert into memories (user_id, agent_id, kind, layer, content, content_key, subject, slot, value, polarity, session_id, importance, tags, decay_rate, score, created_at, event_at, last_seen_at)
   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${memoryRows.columns}`;
@@ -169,6 +174,7 @@ export async function insertMemory(store: Store, space: Space, candidate: Memory
     if (source) await linkSource(store, memory.id, source);
     await logDecision(store, memory.id, Decision.Created, detail, undefined, space);
   }
+  noted(store, NEW_ROWS.memories)?.add(memory.id);
   // Every new memory (extracted, remembered, consolidated, corrected) gets a vector by a job.
   await enqueueEmbedding(store, space, { memoryIds: [memory.id] });
   return memory;
@@ -285,8 +291,25 @@ export async function correctMemory(store: Store, space: Space, id: number, cont
   });
 }
 
-/** Active memories sharing subject + slot with the candidate (conflict candidates). */
-export async function activeFactsForSlot(store: Store, space: Space, subject: string, slot: string): Promise<MemoryRow[]> {
-  const rows = await store.sql.values(SLOT_FACTS, [...writableClause(space, 'm').params, subject, slot]);
-  return rows.map((raw) => memoryRows.decode(raw));
+/**
+ * The active facts sharing a fact's subject and slot (conflict candidates), and an exact
+ * duplicate of its content (as findExactDuplicate): the duplicate is needed only when the slot
+ * settles nothing, but both in one statement cost one round trip on a server where two cost two.
+ */
+export async function slotFactsAndDuplicate(
+  store: Store,
+  space: Space,
+  fact: { subject: string; slot: string },
+  contentKey: string,
+  kind: MemoryKind,
+): Promise<{ slotFacts: MemoryRow[]; duplicate: MemoryRow | undefined }> {
+  const writable = writableClause(space, 'm').params;
+  const rows = await store.sql.values(SLOT_FACTS_AND_DUPLICATE, [...writable, fact.subject, fact.slot, ...writable, contentKey, kind]);
+  const slotFacts: MemoryRow[] = [];
+  let duplicate: MemoryRow | undefined;
+  for (const [part, ...raw] of rows) {
+    if (Number(part) === 0) slotFacts.push(memoryRows.decode(raw));
+    else duplicate ??= memoryRows.decode(raw);
+  }
+  return { slotFacts, duplicate };
 }

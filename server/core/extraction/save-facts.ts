@@ -3,12 +3,12 @@
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { memories, memorySources } from '../../../drizzle/schema.ts';
 import {
-  activeFactsForSlot,
   archiveMemory,
   findExactDuplicate,
   insertMemory,
   linkSource,
   reinforce,
+  slotFactsAndDuplicate,
   supersede,
   getMemory,
   type MemoryCandidate,
@@ -16,8 +16,7 @@ import {
   type MemorySource,
 } from '../memories.ts';
 import { writableClause, writableSql, type Space } from '../space.ts';
-import { noted, prepared, type Store } from '../store.ts';
-import { NEW_TURNS } from '../turns.ts';
+import { NEW_ROWS, noted, prepared, type Store } from '../store.ts';
 import { hasApostrophe, indexTokens, normalizeText, tokens } from '../text.ts';
 import { isStopword } from '../search/query.ts';
 import { textIndexOf } from '../search/text-index.ts';
@@ -194,7 +193,7 @@ async function alreadyFrom(store: Store, memoryId: number, turnId: number | null
 const FROM_TURN_BY_KEY = 'select memories.id from memories inner join memory_sources on memory_sources.memory_id = memories.id where memory_sources.turn_id = ? and memories.content_key = ?';
 
 async function extractedBefore(store: Store, contentKey: string, turnId: number | null): Promise<MemoryRow | undefined> {
-  if (turnId === null || noted(store, NEW_TURNS)?.has(turnId)) return undefined;
+  if (turnId === null || noted(store, NEW_ROWS.turns)?.has(turnId)) return undefined;
   const id = await store.sql.pluck<number>(FROM_TURN_BY_KEY, [turnId, contentKey]);
   return id === undefined ? undefined : getMemory(store, id);
 }
@@ -221,8 +220,12 @@ async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId
   const known = await extractedBefore(store, normalizeText(candidate.content), turnId);
   if (known) return [{ action: 'unchanged', memory: known, rule }];
 
+  const kind = candidate.kind ?? 'fact';
+  let exact: MemoryRow | undefined;
   if (fact) {
-    const existing = await activeFactsForSlot(store, space, fact.subject, fact.slot);
+    const found = await slotFactsAndDuplicate(store, space, fact, normalizeText(candidate.content), kind);
+    const existing = found.slotFacts;
+    exact = found.duplicate;
     // The same words dated differently ("went to the gym yesterday", a week apart) are two events.
     const myDates = datesIn(normalizeText(candidate.content));
     const same = existing.find((m) => sameValue(m, fact) && !(myDates && datesIn(m.contentKey) && datesIn(m.contentKey) !== myDates));
@@ -247,9 +250,9 @@ async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId
       return results;
     }
   }
-  const kind = candidate.kind ?? 'fact';
+  // Nothing was written since the slot's read: its duplicate still stands.
   const duplicate =
-    (await findExactDuplicate(store, space, normalizeText(candidate.content), kind)) ??
+    (fact ? exact : await findExactDuplicate(store, space, normalizeText(candidate.content), kind)) ??
     (await findFuzzyDuplicate(store, space, candidate.content, fact?.polarity ?? null, fact?.subject));
   if (duplicate) return merge(duplicate);
   return [{ action: 'created', memory: await insertMemory(store, space, candidate, source('extracted')), rule }];
