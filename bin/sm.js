@@ -3,6 +3,12 @@
 // which `npm install` runs) while that is newer than every source file; otherwise it runs the
 // TypeScript directly through tsx, so an edited checkout never runs stale code.
 import { readdirSync, statSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+
+// A server (`sm serve`, `sm mcp`) holds V8's young generation from the first line: loading the
+// code would grow it past the size the server then keeps it at (server/young-generation.ts).
+const args = process.argv.slice(2);
+if (args.includes('serve') || args.includes('mcp')) setFlagsFromString('--semi-space-growth-factor=1');
 
 const root = new URL('..', import.meta.url);
 const bundle = new URL('dist/cli/sm.mjs', root);

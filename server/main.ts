@@ -1,9 +1,13 @@
 // `npm start`: the server on the database the CLI would use: SM_DATABASE_URL (Postgres), else the
 // SQLite file (SM_DB, else symbiosis.db in the user's data folder). Host and port come from config
 // (server.host / server.port), overridden by SM_HOST / SM_PORT; SM_API_TOKEN.
-import { logger } from './logger.ts';
-import { serve } from './http/serve.ts';
-import { chooseStore } from './postgres/configured-store.ts';
+import { holdYoungGeneration } from './young-generation.ts';
+
+// Before the rest is loaded: loading it would already grow the young generation.
+holdYoungGeneration();
+const { logger } = await import('./logger.ts');
+const { serve } = await import('./http/serve.ts');
+const { chooseStore } = await import('./postgres/configured-store.ts');
 
 function portFromEnv(raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined;

@@ -20,7 +20,7 @@ function sourceFiles(dir: string): string[] {
  * rules), so it sits just above the core; the client is its own package, used by the adapters.
  */
 const LAYERS = [
-  ['drizzle', 'server/logger.ts'],
+  ['drizzle', 'server/logger.ts', 'server/young-generation.ts'],
   ['server/core'],
   ['server/db', 'server/postgres'],
   ['server/llm'],

@@ -7,6 +7,7 @@
 // WAL from its beginning, so the file stays small.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { afterWorkerStart } from '../young-generation.ts';
 
 /** How often the thread checkpoints; a pass with nothing to copy costs microseconds. */
 const INTERVAL_MS = 100;
@@ -41,6 +42,7 @@ export function startCheckpointer(sqlite: { pragma(source: string): unknown }, p
     eval: true,
     workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path, done, intervalMs: INTERVAL_MS },
   });
+  afterWorkerStart(worker);
   worker.unref();
   // A thread that fails (file gone, driver error) leaves checkpoints to the main connection.
   worker.on('error', () => {

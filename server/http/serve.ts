@@ -6,6 +6,7 @@ import { VERSION } from '../core/version.ts';
 import { closeStore } from '../db/open.ts';
 import { describeStore, openConfiguredStore, type StoreChoice } from '../postgres/configured-store.ts';
 import { logger } from '../logger.ts';
+import { holdYoungGeneration } from '../young-generation.ts';
 import { buildApp } from './app.ts';
 import { formatBanner } from './banner.ts';
 
@@ -28,7 +29,7 @@ export type ServeOptions = {
  * which a full collection kept about 40 MB; at 30 %, about 65 MB less. Collections come sooner
  * (concurrent, mostly off the main thread; CPU per turn within noise of before) and the old space
  * stays near what is live. V8 reads it at each collection, so it applies when set after start
- * (unlike the young generation's size, which no flag changes once the process runs).
+ * (as does the young generation's growth factor: young-generation.ts).
  */
 const HEAP_GROWING_PERCENT = 30;
 
@@ -38,6 +39,7 @@ const SHUTDOWN_DEADLINE_MS = 5_000;
 /** Listens, then on SIGINT/SIGTERM stops accepting, lets in-flight writes finish and closes the db. */
 export async function serve(options: ServeOptions): Promise<{ url: string }> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  holdYoungGeneration();
   const { database } = options;
   const created = database.backend === 'sqlite' && !existsSync(database.path);
   // Long-running: WAL checkpoints (and their fsyncs) go to a thread, out of addTurn's commits (SQLite).

@@ -17,6 +17,7 @@ import { vectorState } from '../core/search/vector-state.ts';
 import type { Store } from '../core/store.ts';
 import { logger } from '../logger.ts';
 import type { ReadCall, ReadReply, ReadRequest, ReadWorkerData } from './read-protocol.ts';
+import { afterWorkerStart } from '../young-generation.ts';
 
 /** Requests waiting per worker before reads run on the main thread instead. */
 const QUEUE_PER_WORKER = 32;
@@ -131,6 +132,7 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 8 },
       stderr: false,
     });
+    afterWorkerStart(worker);
     const slot: Slot = { worker, ready: false, job: null, configVersion: 0, id: nextId++, retired: false };
     slots[index] = slot;
     worker.on('message', (reply: ReadReply) => {

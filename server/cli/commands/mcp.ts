@@ -21,6 +21,8 @@ export function registerMcpCommands(program: Command, globals: () => GlobalOptio
     )
     .action(async () => {
       const options = globals();
+      // A long session: the young generation stays small, as the server's (bin/sm.js held it from the first line).
+      (await import('../../young-generation.ts')).holdYoungGeneration();
       const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([
         import('@modelcontextprotocol/sdk/server/stdio.js'),
         import('../../mcp/server.ts'),
