@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { SmError } from '../server/core/errors.ts';
 import { remember, updateMemory } from '../server/core/memories.ts';
 import { search } from '../server/core/search/index.ts';
+import { TINY_USER_ROWS } from '../server/core/search/bm25.ts';
+import { addTurn } from '../server/core/turns.ts';
 import type { Store } from '../server/core/store.ts';
 import { conversation } from './helpers/conversation.ts';
 import { testStore } from './helpers/store.ts';
@@ -141,6 +143,15 @@ describe('search', () => {
     for (let i = 0; i < 5; i++) await say('s1', 'Melanie', `Unrelated chatter number ${i} about the weather.`);
     const hits = (await search(store, DEFAULT_SPACE, { query: 'How often does John go to the climbing gym with his family?', kinds: ['turn'], limit: 3 })).hits;
     expect(hits.map((h) => h.id)).toContain(answer.id);
+  });
+
+  it('finds a turn by stop words alone, past the rows a small user has read whole', async () => {
+    // Postgres's text vectors leave stop words out ("who am I" matches nothing in the index).
+    const { store } = await testStore();
+    const said = await addTurn(store, DEFAULT_SPACE, { sessionId: 's0', role: 'user', text: 'Who am I supposed to be at the party?' });
+    for (let i = 0; i < TINY_USER_ROWS + 20; i++) await addTurn(store, DEFAULT_SPACE, { sessionId: `s${1 + Math.floor(i / 50)}`, role: 'user', text: `I planted tomato number ${i} in the garden.` });
+    const hits = (await search(store, DEFAULT_SPACE, { query: 'who am I', kinds: ['turn'], limit: 3 })).hits;
+    expect(hits[0]?.id).toBe(said.turn.id);
   });
 
   it('favours turns on a date the query names', async () => {

@@ -34,9 +34,9 @@ export const TINY_USER_ROWS = 300;
  * Every row of the user, `keep` saying whether it passes the filters: the ones that do not still
  * count in the frequencies, as they do in a full-text index.
  */
-export function everyRow(store: Store, space: Space, table: TextTable, clauses: Clause[]): Promise<UserRow[]> {
+export function everyRow(store: Store, space: Space, table: TextTable, clauses: Clause[], newest?: number): Promise<UserRow[]> {
   const { alias, column } = SCORED[table];
-  const text = `select ${alias}.id as id, ${alias}.${column} as text, (${clauses.map((c) => c.sql).join(' and ') || '1'}) as keep from ${table} ${alias} where ${alias}.user_id = ?`;
+  const text = `select ${alias}.id as id, ${alias}.${column} as text, (${clauses.map((c) => c.sql).join(' and ') || '1'}) as keep from ${table} ${alias} where ${alias}.user_id = ?${newest ? ` order by ${alias}.id desc limit ${newest}` : ''}`;
   return store.sql.all<UserRow>(text, [...params(clauses), space.userId]);
 }
 

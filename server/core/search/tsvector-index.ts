@@ -6,6 +6,7 @@
 // formula and knows no document frequency. A user with few rows is read whole, as on SQLite.
 import type { Store } from '../store.ts';
 import { everyRow, params, rankHere, TINY_USER_ROWS, type Clause, type Scored, type TextTable, type UserRow } from './bm25.ts';
+import { isStopword } from './query.ts';
 import { COMMON_DF } from './term-stats.ts';
 import type { TextIndex } from './text-index-types.ts';
 
@@ -13,6 +14,8 @@ const VECTOR = { turns: 'text_search', memories: 'content_search' } as const;
 
 /** Matches read per search, newest first: past it a word is too common to rank on anyway (term-stats.ts). */
 const MATCHED_ROWS = 5000;
+/** Rows read, newest first, for a query of stop words only (see rank). */
+const STOPWORD_ROWS = 1000;
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
@@ -72,7 +75,13 @@ export const TSVECTOR_INDEX: TextIndex = {
     if (!query) return [];
     const tiny = rows <= TINY_USER_ROWS;
     const found = tiny ? await everyRow(store, space, table, clauses) : await store.sql.all<UserRow>(MATCHED[table](clauses), [query, ...params(clauses)]);
+    // Stop words only ("who am I"): the vectors leave them out, so the index finds nothing; the
+    // user's newest rows are read and ranked here instead, as FTS5 (which keeps every word) would.
+    if (found.length === 0 && !tiny && terms.every(isStopword)) {
+      return rankHere(store, space, TSVECTOR_INDEX, table, terms, await everyRow(store, space, table, clauses, STOPWORD_ROWS), rows, false, limit);
+    }
     return rankHere(store, space, TSVECTOR_INDEX, table, terms, found, rows, tiny, limit);
   },
+
 };
 
