@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { runMain } from './run-main.ts';
-import { build, rng } from './scale.ts';
+import { build } from './scale-store.ts';
+import { rng } from './synthetic.ts';
 import { percentile, round } from './stats.ts';
 
 const SM = fileURLToPath(new URL('../bin/sm.js', import.meta.url));

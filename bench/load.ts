@@ -25,7 +25,8 @@ import { optimizeSearchIndexes } from '../server/db/search-index.ts';
 import { readWorkerCount } from '../server/services/read-pool.ts';
 import { backlogReader, cpuOf, graphqlClient, memoryOf, runsBundle, startServer, type BacklogReader, type GraphqlClient, type Server } from './load-server.ts';
 import { runMain } from './run-main.ts';
-import { build, rng, userName } from './scale.ts';
+import { build } from './scale-store.ts';
+import { rng, userName } from './synthetic.ts';
 import { percentile, round } from './stats.ts';
 
 const NAMES = ['Caroline', 'Melanie', 'John', 'Maria', 'Gina', 'Jon', 'Sam', 'Alex', 'Priya', 'Tomás'];

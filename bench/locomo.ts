@@ -6,7 +6,8 @@
 // turns and MiniSearch over turns.
 //   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] FILE...
 import { DEFAULT_SPACE, type Space } from '../server/core/space.ts';
-import { build, rng } from './scale.ts';
+import { build } from './scale-store.ts';
+import { rng } from './synthetic.ts';
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';

@@ -14,7 +14,8 @@ import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { optimizeSearchIndexes } from '../server/db/search-index.ts';
 import { runMain } from './run-main.ts';
-import { build, rng } from './scale.ts';
+import { build } from './scale-store.ts';
+import { rng } from './synthetic.ts';
 import { percentile, round } from './stats.ts';
 
 const SM = fileURLToPath(new URL('../bin/sm.js', import.meta.url));

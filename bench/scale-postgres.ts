@@ -12,7 +12,7 @@ import { logger } from '../server/logger.ts';
 import { openPostgresStore } from '../server/postgres/open-postgres.ts';
 import { startPostgresServer } from '../scripts/postgres-server.ts';
 import { cpuOf, graphqlClient, startServer, type Server } from './load-server.ts';
-import type { BenchBackend } from './scale.ts';
+import type { BenchBackend } from './scale-store.ts';
 import { percentile, round } from './stats.ts';
 import { makeText, question, rng, synthetic, userName, type SyntheticSession } from './synthetic.ts';
 

@@ -12,7 +12,8 @@ import { search } from '../server/core/search/index.ts';
 import { initVectors, knnIds, putVectors, type VectorTable } from '../server/core/search/vectors.ts';
 import type { Space } from '../server/core/space.ts';
 import type { Store } from '../server/core/store.ts';
-import { build, openBenchStore, question, rng, settle, userName } from './scale.ts';
+import { build, openBenchStore, settle } from './scale-store.ts';
+import { question, rng, userName } from './synthetic.ts';
 import { percentile, round } from './stats.ts';
 
 const TOPICS = 1000;
