@@ -14,9 +14,6 @@ import { parseInput } from './validation.ts';
 
 export type TurnRow = typeof turns.$inferSelect;
 
-/** The turns the write under way inserted (nothing can have been extracted from them before). */
-export const NEW_TURNS = 'new turns';
-
 const turnRows = rowCodec(turns);
 
 export const addTurnSchema = z.object({
@@ -29,6 +26,9 @@ export const addTurnSchema = z.object({
   at: z.number().int().nonnegative().nullish(),
 });
 export type AddTurnInput = z.input<typeof addTurnSchema>;
+
+/** The turns the write under way inserted (nothing can have been extracted from them before). */
+export const NEW_TURNS = 'new turns';
 
 /** Things that run inside the addTurn transaction after the row is written (extraction, NER...). */
 export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean }) => R | Promise<R>;

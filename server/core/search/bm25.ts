@@ -32,7 +32,7 @@ export const TINY_USER_ROWS = 300;
 
 /**
  * Every row of the user, `keep` saying whether it passes the filters: the ones that do not still
- * count in the frequencies, as they do in a full-text index.
+ * count in the frequencies, as they do in a full-text index. `newest`: only that many, newest first.
  */
 export function everyRow(store: Store, space: Space, table: TextTable, clauses: Clause[], newest?: number): Promise<UserRow[]> {
   const { alias, column } = SCORED[table];

@@ -82,6 +82,5 @@ export const TSVECTOR_INDEX: TextIndex = {
     }
     return rankHere(store, space, TSVECTOR_INDEX, table, terms, found, rows, tiny, limit);
   },
-
 };
 
