@@ -7,7 +7,7 @@ import { entities } from '../../drizzle/schema.ts';
 import { entityKey, EntityType, NAME_TYPES, type NerEntity } from './ner/types.ts';
 import { rowCodec } from './rows.ts';
 import type { Space } from './space.ts';
-import { prepared, publish, type Store } from './store.ts';
+import { NEW_ROWS, noted, prepared, publish, type Store } from './store.ts';
 
 export type EntityRow = typeof entities.$inferSelect;
 /** What a provider found, or a speaker's name: enough to find or create the entity. */
@@ -179,9 +179,25 @@ const LINK_AND_BUMP_SQL = {
   memory: `with linked as (${LINK_SQL.memory} returning entity_id) update entities set mention_count = mention_count + 1, updated_at = ? where id in (select entity_id from linked)`,
 } as const;
 
+/** The links a write made to the rows it inserted, sent with its COMMIT (see linkAndCount). */
+const LINKED_NEW_ROWS = 'links to new rows';
+
 /** Links `ownerId` to the entity and counts the mention if the link is new: whether it was. */
 async function linkAndCount(store: Store, kind: 'turn' | 'memory', ownerId: number, entityId: number, now: number): Promise<boolean> {
-  if (store.sql.dialect === 'postgres') return (await store.sql.run(LINK_AND_BUMP_SQL[kind], [ownerId, entityId, now])).changes > 0;
+  if (store.sql.dialect === 'postgres') {
+    // A row this write inserted has only the links this write made, so whether a link is new is
+    // known without asking, and the statement can travel with the COMMIT (a round trip saved;
+    // nothing in addTurn's transaction reads a new row's links back).
+    if (noted(store, kind === 'turn' ? NEW_ROWS.turns : NEW_ROWS.memories)?.has(ownerId)) {
+      const made = noted(store, LINKED_NEW_ROWS)!;
+      const key = `${kind} ${ownerId} ${entityId}`;
+      if (made.has(key)) return false;
+      made.add(key);
+      await store.sql.runAtCommit(LINK_AND_BUMP_SQL[kind], [ownerId, entityId, now]);
+      return true;
+    }
+    return (await store.sql.run(LINK_AND_BUMP_SQL[kind], [ownerId, entityId, now])).changes > 0;
+  }
   if ((await store.sql.run(LINK_SQL[kind], [ownerId, entityId])).changes === 0) return false;
   await store.sql.run(BUMP_SQL, [now, entityId]);
   return true;

@@ -17,7 +17,7 @@ import { enqueueEmbedding } from './search/embed-queue.ts';
 import { rowCodec } from './rows.ts';
 import { visibleIn, writableClause, writableSql, type Space } from './space.ts';
 import { ensureUser } from './users.ts';
-import { prepared, write, type Store } from './store.ts';
+import { NEW_ROWS, noted, prepared, write, type Store } from './store.ts';
 import { normalizeText } from './text.ts';
 import { contentSchema, importanceSchema, memoryIdSchema, parseInput, tagsSchema } from './validation.ts';
 
@@ -174,6 +174,7 @@ export async function insertMemory(store: Store, space: Space, candidate: Memory
     if (source) await linkSource(store, memory.id, source);
     await logDecision(store, memory.id, Decision.Created, detail, undefined, space);
   }
+  noted(store, NEW_ROWS.memories)?.add(memory.id);
   // Every new memory (extracted, remembered, consolidated, corrected) gets a vector by a job.
   await enqueueEmbedding(store, space, { memoryIds: [memory.id] });
   return memory;

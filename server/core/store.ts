@@ -161,6 +161,12 @@ export function noted(store: Store, topic: string): Set<string | number> | undef
 }
 
 /**
+ * Topics of `noted` for the rows the write under way inserted: nothing outside it can have
+ * extracted from them, linked them or sourced them yet (it holds the write lock).
+ */
+export const NEW_ROWS = { turns: 'new turns', memories: 'new memories' } as const;
+
+/**
  * Runs `fn` in one transaction holding the write lock from its start (concurrent writers wait
  * instead of failing midway). Nested calls join the outer transaction. Change events go out
  * only after commit.

@@ -7,7 +7,7 @@ import { ROLES } from '../../drizzle/vocabulary.ts';
 import { rowCodec } from './rows.ts';
 import { ensureSession } from './sessions.ts';
 import { visibleIn, type Space } from './space.ts';
-import { noted, publish, write, type Store } from './store.ts';
+import { NEW_ROWS, noted, publish, write, type Store } from './store.ts';
 import { recordTurnDates } from './turn-dates.ts';
 import { ensureUser, userPresent } from './users.ts';
 import { parseInput } from './validation.ts';
@@ -67,7 +67,7 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
     if (newSession) await ensureUser(store, space.userId);
     else userPresent(store, space.userId);
     const turn = turnRows.decode(inserted);
-    noted(store, NEW_TURNS)!.add(turn.id);
+    noted(store, NEW_ROWS.turns)!.add(turn.id);
     await recordTurnDates(store, turn);
     publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, userId: turn.userId, agentId: turn.agentId, at: now });
     const extra: R | undefined = afterInsert ? await afterInsert(store, turn, { autoExtract: parsed.autoExtract, newSession }) : undefined;

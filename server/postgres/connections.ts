@@ -31,6 +31,12 @@ const PG_TYPES = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
+/**
+ * A statement sent with COMMIT: text already in Postgres's spelling (a notification), or a
+ * parameterized statement (a write nothing in the transaction reads back).
+ */
+export type AtCommit = string | { text: string; params: readonly SqlParam[] };
+
 /** One statement on one connection; `arrays`: rows as arrays in select order. */
 export type Query = (text: string, params: readonly SqlParam[], arrays: boolean) => Promise<{ rows: unknown[]; changes: number }>;
 
@@ -40,10 +46,10 @@ export interface Client {
   /**
    * `fn` in a transaction on one connection. `opening`: a statement without parameters sent with
    * BEGIN in one round trip (taking the write lock); its first row is handed to `fn`. `closing`:
-   * statements without parameters sent with COMMIT. A `single` client (PGlite) takes neither:
-   * there is no lock to take, and no round trip to save.
+   * statements sent with COMMIT. A `single` client (PGlite) takes neither: there is no lock to
+   * take, and no round trip to save.
    */
-  transaction<T>(fn: (query: Query, opened: unknown[] | undefined) => Promise<T>, opening?: string, closing?: () => string | undefined): Promise<T>;
+  transaction<T>(fn: (query: Query, opened: unknown[] | undefined) => Promise<T>, opening?: string, closing?: () => readonly AtCommit[]): Promise<T>;
   /** One connection only (PGlite): no other writer can exist, so no lock is needed. */
   single: boolean;
   /** Runs `fn` holding the session advisory lock `key`, or gives up (`undefined`) when another session holds it. */
@@ -71,6 +77,36 @@ class StatementNames {
   }
 }
 
+/** A parameter as a literal of no type yet, which EXECUTE casts to the parameter's type as a bound value would be. */
+function untypedLiteral(value: SqlParam | undefined): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'number') return Number.isFinite(value) ? `'${value}'` : 'null';
+  if (typeof value === 'bigint') return `'${value}'`;
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  return `'\\x${Buffer.from(value).toString('hex')}'`;
+}
+
+/**
+ * The COMMIT message of a transaction on `connection`: its statements, then `commit`, in one
+ * simple-protocol message (which takes no parameters). A statement this connection has
+ * prepared goes as `execute name(values)`, bound and run with its plan like a named statement
+ * (written out as literals, a statement is parsed and planned each time: as slow as the round
+ * trip saved). One it has not prepared yet runs now, on its own, which prepares it.
+ */
+async function commitMessage(connection: pg.PoolClient, names: StatementNames, closing: readonly AtCommit[]): Promise<string> {
+  const prepared = (connection as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
+  const sent: string[] = [];
+  for (const statement of closing) {
+    if (typeof statement === 'string') sent.push(statement);
+    else {
+      const name = names.of(statement.text);
+      if (name !== undefined && prepared[name] === statement.text) sent.push(`execute ${name}(${statement.params.map(untypedLiteral).join(', ')})`);
+      else await poolQuery(connection, names)(statement.text, statement.params, false);
+    }
+  }
+  return [...sent, 'commit'].join('; ');
+}
+
 function poolQuery(runner: pg.Pool | pg.PoolClient, names: StatementNames): Query {
   return async (text, params, arrays) => {
     const config = { name: names.of(text), text, values: params as unknown[], types: PG_TYPES, ...(arrays ? { rowMode: 'array' as const } : {}) };
@@ -94,8 +130,7 @@ export function poolClient(pool: pg.Pool): Client {
           opened = results[1]!.rows[0] as unknown[] | undefined;
         } else await client.query('begin');
         const result = await fn(poolQuery(client, names), opened);
-        const last = closing?.();
-        await client.query(last ? `${last}; commit` : 'commit');
+        await client.query(closing ? await commitMessage(client, names, closing()) : 'commit');
         return result;
       } catch (error) {
         // A connection that cannot even roll back is dropped rather than handed out again.

@@ -13,10 +13,10 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { ChangeEvent, Hearing, Sql, SqlParam } from '../core/store.ts';
 import { logger } from '../logger.ts';
-import { pgliteClient, poolClient, type Query } from './connections.ts';
+import { pgliteClient, poolClient, type AtCommit, type Query } from './connections.ts';
 import { asDatabaseFault } from './faults.ts';
 import { announcer, CHANGES_CHANNEL, receiver } from './notify.ts';
-import { toPostgresSql, withLiterals } from './sql-text.ts';
+import { toPostgresSql } from './sql-text.ts';
 
 
 /** The advisory lock key every writer of this database takes ("smwr"). */
@@ -94,9 +94,8 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     return result;
   };
   // Statements of the open transaction (one at a time, see `serially`) that go with its COMMIT,
-  // in one round trip: its notifications and runAtCommit's writes, their values written as
-  // literals, since a simple-protocol message (several statements) takes no parameters.
-  let atCommit: string[] = [];
+  // in one round trip: its notifications and runAtCommit's writes (see connections.ts).
+  let atCommit: AtCommit[] = [];
   // The write transactions' connections (a snapshot's is in `current` too, but has no COMMIT to ride).
   const writing = new WeakSet<Query>();
   const inWrite = () => {
@@ -104,8 +103,7 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     return query !== undefined && writing.has(query);
   };
   const sendAtCommit = () => {
-    if (atCommit.length === 0) return undefined;
-    const sent = atCommit.join('; ');
+    const sent = atCommit;
     atCommit = [];
     return sent;
   };
@@ -205,7 +203,7 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
       }
     },
     runAtCommit: async (text, params = []) => {
-      if (inWrite() && !client.single) atCommit.push(withLiterals(text, params));
+      if (inWrite() && !client.single) atCommit.push({ text: toPostgresSql(text), params });
       else await run(text, params, false);
     },
     // In a transaction: with its COMMIT on a server, or on its connection (PGlite), which

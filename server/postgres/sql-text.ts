@@ -6,8 +6,6 @@
 // Quoted strings ('…'), quoted identifiers ("…", and SQLite's `…`, which become "…") and
 // comments are copied untouched, so a `?` or a camelCase word inside them stays as it is.
 
-import pg from 'pg';
-import type { SqlParam } from '../core/store.ts';
 
 /** Texts seen so far: the domain runs a bounded set of statements, so each is rewritten once. */
 const cache = new Map<string, string>();
@@ -90,24 +88,6 @@ function translate(text: string, parameter = (n: number) => `$${n}`): string {
  */
 const unqualifyConflictTarget = (text: string) =>
   text.includes('on conflict (') ? text.replace(/\bon conflict \(([^)]*)\)/g, (_, columns: string) => `on conflict (${columns.replace(/"(?:[^"]|"")+"\.(?="|\w)/g, '')})`) : text;
-
-/** A parameter's value as a Postgres literal. */
-function literal(value: SqlParam | undefined): string {
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
-  if (typeof value === 'bigint') return String(value);
-  if (typeof value === 'string') return pg.escapeLiteral(value);
-  return `'\\x${Buffer.from(value).toString('hex')}'::bytea`;
-}
-
-/**
- * `text` in Postgres's spelling with its parameters written in as literals, for a message of
- * several statements (the simple protocol, which takes no parameters). Not cached: the values
- * differ every time.
- */
-export function withLiterals(text: string, params: readonly SqlParam[]): string {
-  return unqualifyConflictTarget(translate(text, (n) => literal(params[n - 1])));
-}
 
 /** `text` in Postgres's spelling: `$n` parameters, mixed-case aliases quoted, bare conflict targets. */
 export function toPostgresSql(text: string): string {

@@ -16,8 +16,7 @@ import {
   type MemorySource,
 } from '../memories.ts';
 import { writableClause, writableSql, type Space } from '../space.ts';
-import { noted, prepared, type Store } from '../store.ts';
-import { NEW_TURNS } from '../turns.ts';
+import { NEW_ROWS, noted, prepared, type Store } from '../store.ts';
 import { hasApostrophe, indexTokens, normalizeText, tokens } from '../text.ts';
 import { isStopword } from '../search/query.ts';
 import { textIndexOf } from '../search/text-index.ts';
@@ -194,7 +193,7 @@ async function alreadyFrom(store: Store, memoryId: number, turnId: number | null
 const FROM_TURN_BY_KEY = 'select memories.id from memories inner join memory_sources on memory_sources.memory_id = memories.id where memory_sources.turn_id = ? and memories.content_key = ?';
 
 async function extractedBefore(store: Store, contentKey: string, turnId: number | null): Promise<MemoryRow | undefined> {
-  if (turnId === null || noted(store, NEW_TURNS)?.has(turnId)) return undefined;
+  if (turnId === null || noted(store, NEW_ROWS.turns)?.has(turnId)) return undefined;
   const id = await store.sql.pluck<number>(FROM_TURN_BY_KEY, [turnId, contentKey]);
   return id === undefined ? undefined : getMemory(store, id);
 }
