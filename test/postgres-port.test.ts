@@ -333,12 +333,15 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
   // take the transaction down with it.
   it('runs runAtCommit writes with the transaction: values intact, a failure rolls it back', async () => {
     const hostile = "it's a \\back\\slash, a 'quote', $1 ? -- not a comment; drop table turns; 🎉 done";
+    await store.sql.run("insert into meta (key, value) values ('rounds', '0')");
     for (const round of [1, 2, 3]) {
       await write(store, async () => {
         await store.sql.runAtCommit('insert into meta (key, value) values (?, ?)', [`text ${round}`, hostile]);
         await store.sql.runAtCommit("insert into meta (key, value) values (?, cast(cast(? as float8) * 10000000 as text) || ' ' || cast(? as text) || coalesce(cast(? as text), '-'))", [`numbers ${round}`, -1.5e-7, 42, null]);
         await store.sql.runAtCommit("insert into meta (key, value) values (?, encode(cast(? as bytea), 'hex'))", [`bytes ${round}`, Buffer.from([0, 1, 254, round])]);
+        await store.sql.runAtCommit("update meta set value = cast(cast(value as integer) + 1 as text) where key = 'rounds'");
       });
+      expect(await store.sql.pluck("select value from meta where key = 'rounds'")).toBe(String(round));
       expect(await store.sql.pluck('select value from meta where key = ?', [`text ${round}`])).toBe(hostile);
       expect(await store.sql.pluck('select value from meta where key = ?', [`numbers ${round}`])).toBe('-1.5 42-');
       expect(await store.sql.pluck('select value from meta where key = ?', [`bytes ${round}`])).toBe(`0001fe0${round}`);

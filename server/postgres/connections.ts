@@ -100,7 +100,7 @@ async function commitMessage(connection: pg.PoolClient, names: StatementNames, c
     if (typeof statement === 'string') sent.push(statement);
     else {
       const name = names.of(statement.text);
-      if (name !== undefined && prepared[name] === statement.text) sent.push(`execute ${name}(${statement.params.map(untypedLiteral).join(', ')})`);
+      if (name !== undefined && prepared[name] === statement.text) sent.push(statement.params.length === 0 ? `execute ${name}` : `execute ${name}(${statement.params.map(untypedLiteral).join(', ')})`);
       else await poolQuery(connection, names)(statement.text, statement.params, false);
     }
   }
