@@ -28,10 +28,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function setup(options: { dimensions?: number; native?: number; honourDimensions?: boolean | 'reject'; path?: string; url?: string; model?: string } = {}) {
+async function setup(options: { dimensions?: number; native?: number; honourDimensions?: boolean | 'reject'; path?: string; url?: string; model?: string; synonyms?: string[][] } = {}) {
   let url = options.url;
   if (!url) {
-    const server = await startOpenAiServer(undefined, { native: options.native ?? 64, honourDimensions: options.honourDimensions });
+    const server = await startOpenAiServer(undefined, { native: options.native ?? 64, honourDimensions: options.honourDimensions, synonyms: options.synonyms });
     servers.push(server);
     url = server.url;
   }
@@ -79,6 +79,27 @@ describe('vector search', () => {
     expect(hits.find((h) => h.kind === 'fact' && h.id === fact.id)?.ranks.vector).not.toBeNull();
     // Without the query vector the same search has no vector signal.
     expect((await search(store, DEFAULT_SPACE, { query: 'guinea pig Oscar' })).signals).not.toContain('vector');
+  });
+
+  // The model's cosine is a feature of the turn ranker, and its nearest turns are scored (fusing
+  // its list by rank lost recall on LoCoMo): a turn that shares no word with the question is found
+  // through the model, and one that matches the question's words as well stays first.
+  it('finds a turn through the model when it shares no word with the query, and keeps the word match first', async () => {
+    const { store, runtime, say } = await setup({ dimensions: 64, synonyms: [['ceramics', 'pottery', 'clay']] });
+    const { turn: both } = await say('My pottery teacher says clay needs patience.');
+    await say('The weather was rainy all week.');
+    // Another session, away from the word match's neighbours (which the ranker scores too).
+    for (const text of ['We watched a film about sharks.', 'The train was late again.', 'My brother fixed his bike.']) await say(text, 'Caroline', 's2');
+    const { turn: ceramics } = await say('I signed up for a ceramics class on Saturdays.', 'Caroline', 's2');
+    for (const text of ['Dinner was pasta with basil.', 'The cat slept all afternoon.', 'We repainted the kitchen.']) await say(text, 'Caroline', 's2');
+    await drainJobs(store, jobHandlers(runtime));
+    expect((await search(store, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] })).hits.map((h) => h.id)).not.toContain(ceramics.id);
+    const { hits, signals } = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] });
+    expect(signals).toContain('vector');
+    expect(hits[0]).toMatchObject({ kind: 'turn', id: both.id });
+    const found = hits.find((h) => h.id === ceramics.id)!;
+    expect(found.ranks.vector).not.toBeNull();
+    expect(found.ranks.lexical).not.toBeNull(); // scored by the ranker, where the model's cosine counted
   });
 
   it('asks for the configured dimensions, and truncates + re-normalises when the provider ignores them', async () => {

@@ -18,12 +18,14 @@ export type RecordedRequest = { path: string; headers: IncomingMessage['headers'
  * /embeddings answers with a deterministic hashed bag of words (texts sharing words are close).
  * `native` is the model's own size; `honourDimensions: false` plays a provider that ignores the
  * `dimensions` parameter and always returns `native` values; `'reject'` one that answers 400 to it.
+ * `synonyms`: groups of words embedded alike (a model that knows "pottery" is "ceramics").
  */
-export type EmbeddingOptions = { native?: number; honourDimensions?: boolean | 'reject'; failures?: number };
+export type EmbeddingOptions = { native?: number; honourDimensions?: boolean | 'reject'; failures?: number; synonyms?: string[][] };
 
-export function hashedEmbedding(text: string, size: number): number[] {
+export function hashedEmbedding(text: string, size: number, synonyms: string[][] = []): number[] {
   const vector = new Array<number>(size).fill(0);
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+  for (const said of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const word = synonyms.find((group) => group.includes(said))?.[0] ?? said;
     let h = 2166136261;
     for (const c of word) h = Math.imul(h ^ c.codePointAt(0)!, 16777619) >>> 0;
     vector[h % size]! += h & 0x80000000 ? -1 : 1;
@@ -57,7 +59,7 @@ export async function startOpenAiServer(fallback: Behaviour = { reply: '[]' }, e
       const native = embedding.native ?? 64;
       const size = embedding.honourDimensions === false || !body.dimensions ? native : Math.min(native, body.dimensions);
       const data = inputs.map((input, index) => {
-        const values = hashedEmbedding(String(input), size);
+        const values = hashedEmbedding(String(input), size, embedding.synonyms);
         const encoded = body.encoding_format === 'base64' ? Buffer.from(Float32Array.from(values).buffer).toString('base64') : values;
         return { object: 'embedding', index, embedding: encoded };
       });

@@ -1,6 +1,7 @@
 // Hybrid search: lexical (BM25 + conversation structure), memories projected onto their source
-// turns, entities and (when a query vector is given) vector KNN, fused with RRF (k = 60). The
-// local word vectors (semantic.ts) are not a fused list: they are a turn-ranker feature.
+// turns, entities and (when a query vector is given) vector KNN over memories, fused with RRF
+// (k = 60). Vectors of turns, an embedding model's or the local word vectors (semantic.ts), are
+// not a fused list: they are a turn-ranker feature.
 import { parseInput } from '../validation.ts';
 import type { MemoryRow } from '../memories.ts';
 import { visibleIn, type Space } from '../space.ts';
@@ -19,7 +20,7 @@ import { DAY_MS } from '../clock.ts';
 import { searchSchema, type SearchFilter, type SearchHit, type SearchInput, type SearchResult, type Signal, type SignalRanks } from './types.ts';
 import { knnIds, vectorsReady } from './vectors.ts';
 import { hydrate, SOURCES } from './hydrate.ts';
-import { semanticSignal } from './semantic.ts';
+import { semanticSignal, vectorSignal } from './semantic.ts';
 
 export type SearchTuning = {
   turns: TurnTuning;
@@ -105,6 +106,8 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
   const projected = factsForTurns ? await projectToTurns(store, memoryHits) : [];
   // Speakers are left to the speaker features: their entity links are every turn they said.
   const matches = entitiesForTurns || (memoryKinds.length > 0 && on('entity')) ? await entitiesInQuery(store, space, query.raw, new Set(query.speakers.map((s) => normalizeText(s)))) : [];
+  // The model's vectors reach turns through the ranker (semantic.ts), not a list fused by rank.
+  const modelVectors = wantTurns && on('vector') && !!options.queryVector && vectorsReady(store);
   if (wantTurns) {
     let candidates = await lexicalTurns(store, space, query.terms, tClauses, tuning.candidates);
     const entityTurns = entitiesForTurns ? await entityLinked(store, 'turns', matches, tuning.candidates, new Map(candidates.map((c) => [c.id, c.score]))) : [];
@@ -124,14 +127,17 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
     // 0 on LoCoMo), and their own lists join the fusion with the signal's weight (memory: 0, so
     // its ranks show without counting twice; entity: low, so linked turns with no shared word still come up).
     const signals = { memory: normalised(projected), entity: normalised(entityTurns) };
-    // Word vectors (when on): a feature of every scored turn, and the nearest turns scored too.
-    const semantic = await semanticSignal(store, space, query, tuning.semanticCandidates);
+    // An embedding model's vectors (the query's given) or else the word vectors (when on): a
+    // feature of every scored turn, and the nearest turns scored too.
+    const semantic = modelVectors ? await vectorSignal(store, space, query, options.queryVector!, tuning.semanticCandidates) : await semanticSignal(store, space, query, tuning.semanticCandidates);
     if (semantic) pinned = [...new Set([...pinned, ...semantic.nearest])];
     const { ranked, features } = await rankTurns(store, space, query, candidates, tuning.turns, turnFilter(space, filter), pinned, signals, semantic);
     for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
     if (on('lexical')) push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
     if (projected.length > 0) push('memory', projected.map((t) => key('t', t.id)), tuning.weights.memory);
     if (entityTurns.length > 0) push('entity', entityTurns.map((t) => key('t', t.id)));
+    // The model's nearest turns, with weight 0 like facts': their ranks show, counted once (as a feature).
+    if (modelVectors) push('vector', semantic!.nearest.map((id) => key('t', id)), 0);
   }
   if (memoryKinds.length > 0 && on('lexical')) push('lexical', (await datedFirst(store, memoryHits, query.window)).map((m) => key('m', m.id)));
   if (memoryKinds.length > 0 && on('entity') && matches.length > 0) {
@@ -140,7 +146,7 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
   }
 
   if (on('vector') && options.queryVector && vectorsReady(store)) {
-    if (wantTurns) push('vector', (await knnIds(store, space, 'turns', options.queryVector, tuning.candidates)).map((id) => key('t', id)));
+    if (wantTurns && !modelVectors) push('vector', (await knnIds(store, space, 'turns', options.queryVector, tuning.candidates)).map((id) => key('t', id)));
     if (memoryKinds.length > 0) push('vector', (await knnIds(store, space, 'memories', options.queryVector, tuning.candidates)).map((id) => key('m', id)));
   }
 

@@ -10,16 +10,17 @@ import type { AnalyzedQuery } from './query.ts';
 export const TURN_FEATURES = [
   'bm25', 'coverage', 'prev', 'next', 'prev2', 'next2', 'windowCoverage', 'speaker', 'otherSpeaker',
   'question', 'timeWords', 'opener', 'onDate', 'bigram', 'number', 'name', 'memory', 'entity', 'talksOfDate', 'dated',
-  'semantic',
+  'semantic', 'vector',
 ] as const;
 export type TurnFeature = (typeof TURN_FEATURES)[number];
 
 /**
  * Evidence from the other signals, each normalised to its best: the score of the best fact
  * extracted from the turn that matches the query, and the turn's entity-link score; and the
- * cosine of the turn's word vector with the query's (semantic.ts), when that signal is on.
+ * cosine of the turn's vector with the query's (semantic.ts): the local word vectors'
+ * (`semantic`) or an embedding model's (`vector`), whichever is on.
  */
-export type SignalScores = { memory: Map<number, number>; entity: Map<number, number>; semantic?: Map<number, number> };
+export type SignalScores = { memory: Map<number, number>; entity: Map<number, number>; semantic?: Map<number, number>; vector?: Map<number, number> };
 
 /** One turn as the ranker sees it; neighbours are ids in the same session (null: none or unknown). */
 export type FeatureTurn = {
@@ -184,6 +185,7 @@ export function turnFeatures(
       query.window && talksOf(turn.dates, query.window) ? 1 : 0,
       query.temporal && (turn.dates?.length ?? 0) > 0 ? 1 : 0,
       signals.semantic?.get(turn.id) ?? 0,
+      signals.vector?.get(turn.id) ?? 0,
     ]);
   }
   return out;

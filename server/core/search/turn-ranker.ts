@@ -23,7 +23,7 @@ export type TurnTuning = {
 export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
   bm25: 1, coverage: 1.5, prev: 1.5, next: 0.75, prev2: 1, next2: 0.5, windowCoverage: 1, speaker: 1.5, otherSpeaker: -1,
   question: -0.5, timeWords: 1.5, opener: 0.5, onDate: 2, bigram: 0.1, number: 1, name: 0.3, memory: 0, entity: 0, talksOfDate: 3, dated: -0.3,
-  semantic: 1,
+  semantic: 1, vector: 4,
 };
 
 export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, expand: 40 };
@@ -164,7 +164,7 @@ export async function rankTurns(
   };
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
-  const withSemantic = semantic ? { ...signals, semantic: semantic.similarity(rows.values()) } : signals;
+  const withSemantic = semantic ? { ...signals, [semantic.feature]: await semantic.similarity(rows.values()) } : signals;
   const features = turnFeatures(queryModel(query, await idfFor(store, space, query)), scored, bm25, turns, withSemantic, wordCache(store));
   const weights = TURN_FEATURES.map((f) => tuning.weights[f]);
   const ranked: Scored[] = [];

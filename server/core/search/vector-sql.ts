@@ -105,6 +105,24 @@ export async function rerank(store: Store, table: VectorTable, userId: string, c
   return (await store.sql.values(RERANK[backend][table], [list, userId, vector.length * 4, query, candidates.length])).map((row) => row[0] as number);
 }
 
+const DISTANCES = {
+  sqlite: perTable((_, name) => `select id, vec_distance_cosine(embedding, ?) from ${name} where id in (select value from sm_ids(?)) and +user_id = ? and length(embedding) = ?`),
+  pgvector: perTable((_, name) => `select id, ${VECTOR_COLUMN} <=> cast(? as vector) from ${name} where id in (select value from sm_ids(?)) and user_id || '' = ? and length(embedding) = ?`),
+};
+
+/** Cosine similarity with `vector` of each of the user's rows among `ids` that has a stored vector. */
+export async function similarities(store: Store, table: VectorTable, userId: string, ids: number[], vector: Float32Array): Promise<Map<number, number>> {
+  const backend = backendOf(store);
+  const list = JSON.stringify(ids);
+  if (backend === 'postgres') {
+    const rows = (await store.sql.values(RERANK.postgres[table], [list, userId, vector.length * 4])) as [number, Buffer][];
+    return new Map(rows.map(([id, blob]) => [id, 1 - cosineDistance(vector, new Float32Array(new Uint8Array(blob).buffer))]));
+  }
+  const query = backend === 'sqlite' ? blobOf(vector) : vectorText(vector);
+  const rows = (await store.sql.values(DISTANCES[backend][table], [query, list, userId, vector.length * 4])) as [number, number][];
+  return new Map(rows.map(([id, distance]) => [id, 1 - distance]));
+}
+
 /** 1 - cosine similarity, as vec_distance_cosine and `<=>` compute it. */
 function cosineDistance(a: Float32Array, b: Float32Array): number {
   let dot = 0;
