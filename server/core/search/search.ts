@@ -146,8 +146,10 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
   }
 
   if (on('vector') && options.queryVector && vectorsReady(store)) {
-    if (wantTurns && !modelVectors) push('vector', (await knnIds(store, space, 'turns', options.queryVector, tuning.candidates)).map((id) => key('t', id)));
-    if (memoryKinds.length > 0) push('vector', (await knnIds(store, space, 'memories', options.queryVector, tuning.candidates)).map((id) => key('m', id)));
+    // Only a few pages past the limit can matter in the fusion (as for memoryLimit): a shallower
+    // KNN, reranking four candidates a hit (400 would double the cost of a big user's search).
+    const k = Math.min(tuning.candidates, Math.max(50, filter.limit * 5));
+    if (memoryKinds.length > 0) push('vector', (await knnIds(store, space, 'memories', options.queryVector, k, Math.max(200, 4 * k))).map((id) => key('m', id)));
   }
 
   const fused = rrf(lists);

@@ -41,6 +41,9 @@ const upserts = new Map<string, string>();
 const vectorText = (vector: Float32Array) => `[${vector.join(',')}]`;
 const blobOf = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 
+/** A row near a query: its id and cosine distance (1 - cosine similarity). */
+export type Near = { id: number; distance: number };
+
 export type StoredRow = { id: number; userId: string; seq: number; code: Buffer; vector: Float32Array };
 
 /** Stores (or replaces) rows, in the caller's transaction: a statement per UPSERT_BATCH rows. */
@@ -80,47 +83,29 @@ export const codesStatement = (store: Store, table: VectorTable) => CODES[store.
 // joined to every candidate (400 ids in 2,000 rows: 610 ms on PGlite, against 20 by key).
 const RERANK = {
   sqlite: perTable(
-    (_, name) => `select id from ${name} where id in (select value from sm_ids(?)) and +user_id = ? and length(embedding) = ?
-     order by vec_distance_cosine(embedding, ?), id limit ?`,
+    (_, name) => `select id, distance from (select id, vec_distance_cosine(embedding, ?) as distance from ${name}
+     where id in (select value from sm_ids(?)) and +user_id = ? and length(embedding) = ?) order by distance, id limit ?`,
   ),
   pgvector: perTable(
-    (_, name) => `select id from ${name} where id in (select value from sm_ids(?)) and user_id || '' = ? and length(embedding) = ?
-     order by ${VECTOR_COLUMN} <=> cast(? as vector), id limit ?`,
+    (_, name) => `select id, distance from (select id, ${VECTOR_COLUMN} <=> cast(? as vector) as distance from ${name}
+     where id in (select value from sm_ids(?)) and user_id || '' = ? and length(embedding) = ?) as near order by distance, id limit ?`,
   ),
   postgres: perTable((_, name) => `select id, embedding from ${name} where id in (select value from sm_ids(?)) and user_id || '' = ? and length(embedding) = ?`),
 };
 
 /** The candidates that still exist for the user, nearest to `vector` first by cosine distance (ties by id). */
-export async function rerank(store: Store, table: VectorTable, userId: string, candidates: number[], vector: Float32Array): Promise<number[]> {
+export async function rerank(store: Store, table: VectorTable, userId: string, candidates: number[], vector: Float32Array): Promise<Near[]> {
   const backend = backendOf(store);
   const list = JSON.stringify(candidates);
   if (backend === 'postgres') {
     const rows = (await store.sql.values(RERANK.postgres[table], [list, userId, vector.length * 4])) as [number, Buffer][];
     return rows
       .map(([id, blob]) => ({ id, distance: cosineDistance(vector, new Float32Array(new Uint8Array(blob).buffer)) }))
-      .sort((a, b) => a.distance - b.distance || a.id - b.id)
-      .map((row) => row.id);
+      .sort((a, b) => a.distance - b.distance || a.id - b.id);
   }
   const query = backend === 'sqlite' ? blobOf(vector) : vectorText(vector);
-  return (await store.sql.values(RERANK[backend][table], [list, userId, vector.length * 4, query, candidates.length])).map((row) => row[0] as number);
-}
-
-const DISTANCES = {
-  sqlite: perTable((_, name) => `select id, vec_distance_cosine(embedding, ?) from ${name} where id in (select value from sm_ids(?)) and +user_id = ? and length(embedding) = ?`),
-  pgvector: perTable((_, name) => `select id, ${VECTOR_COLUMN} <=> cast(? as vector) from ${name} where id in (select value from sm_ids(?)) and user_id || '' = ? and length(embedding) = ?`),
-};
-
-/** Cosine similarity with `vector` of each of the user's rows among `ids` that has a stored vector. */
-export async function similarities(store: Store, table: VectorTable, userId: string, ids: number[], vector: Float32Array): Promise<Map<number, number>> {
-  const backend = backendOf(store);
-  const list = JSON.stringify(ids);
-  if (backend === 'postgres') {
-    const rows = (await store.sql.values(RERANK.postgres[table], [list, userId, vector.length * 4])) as [number, Buffer][];
-    return new Map(rows.map(([id, blob]) => [id, 1 - cosineDistance(vector, new Float32Array(new Uint8Array(blob).buffer))]));
-  }
-  const query = backend === 'sqlite' ? blobOf(vector) : vectorText(vector);
-  const rows = (await store.sql.values(DISTANCES[backend][table], [query, list, userId, vector.length * 4])) as [number, number][];
-  return new Map(rows.map(([id, distance]) => [id, 1 - distance]));
+  const rows = (await store.sql.values(RERANK[backend][table], [query, list, userId, vector.length * 4, candidates.length])) as [number, number][];
+  return rows.map(([id, distance]) => ({ id, distance }));
 }
 
 /** 1 - cosine similarity, as vec_distance_cosine and `<=>` compute it. */

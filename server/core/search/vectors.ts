@@ -22,7 +22,7 @@ import type { Space } from '../space.ts';
 import { write, type Store } from '../store.ts';
 import { dropIndexes, hammingNearest, reportFound, signBits } from './vector-index.ts';
 import { forgetMeans, meanOf, writeRows } from './vector-rows.ts';
-import { prepareVectorTables, rerank } from './vector-sql.ts';
+import { prepareVectorTables, rerank, type Near } from './vector-sql.ts';
 import {
   LEGACY_VECTOR_TABLES,
   setVectorState,
@@ -144,17 +144,25 @@ export async function countVectors(store: Store, table: VectorTable): Promise<nu
  * The user's nearest ids by cosine distance, nearest first (that user's vectors only: the index
  * is the user's, and the rerank reads rows of that user). Other filters apply afterwards (hydrate).
  */
-export async function knnIds(store: Store, space: Space, table: VectorTable, vector: Float32Array, k: number): Promise<number[]> {
+export async function knnIds(store: Store, space: Space, table: VectorTable, vector: Float32Array, k: number, pool = rerankPool(k)): Promise<number[]> {
+  return (await knnPool(store, space, table, vector, k, pool)).slice(0, k).map((near) => near.id);
+}
+
+/**
+ * Every candidate the KNN of k reranked exactly (`pool` of them, or all of the user's rows when
+ * fewer), with its distance, nearest first.
+ */
+export async function knnPool(store: Store, space: Space, table: VectorTable, vector: Float32Array, k: number, pool = rerankPool(k)): Promise<Near[]> {
   const state = vectorState(store);
   if (!state.ready || vector.length !== state.spec.dimensions || k <= 0) return [];
   const mean = await meanOf(store, table);
   const code = signBits(vector, mean.values);
   // A second pass only when the first found much of its index deleted (it is rebuilt for it).
   for (let pass = 0; ; pass++) {
-    const candidates = await hammingNearest(store, table, space.userId, code, mean.key, rerankPool(k));
+    const candidates = await hammingNearest(store, table, space.userId, code, mean.key, Math.max(k, pool));
     if (candidates.length === 0) return [];
     const found = await rerank(store, table, space.userId, candidates, vector);
     if (pass === 0 && reportFound(store, table, space.userId, candidates.length, found.length)) continue;
-    return found.slice(0, k);
+    return found;
   }
 }
