@@ -55,13 +55,27 @@ export async function enqueueJob(
     now,
     now,
   ]);
-  const job = jobRows.decode(inserted!);
+  return jobQueued(store, inserted!);
+}
+
+/**
+ * Postgres: a job about the turn a statement inserts (its CTE `turn`), written by the same
+ * statement (addTurn's round trip saved): its payload is `{turnId, userId}` as enqueueJob writes
+ * it. Parameters: type, run_at, max_attempts, created_at, updated_at.
+ */
+export const JOB_OF_TURN = `insert into jobs (type, user_id, payload, run_at, max_attempts, created_at, updated_at)
+  select ?, user_id, json_build_object('turnId', id, 'userId', user_id)::text, ?, ?, ?, ? from turn returning ${jobRows.columns}`;
+export const jobColumnCount = jobRows.columns.split(', ').length;
+
+/** A job row just inserted (by enqueueJob, or with its turn): counted in the queue's load and announced. */
+export function jobQueued(store: Store, inserted: unknown[]): JobRow {
+  const job = jobRows.decode(inserted);
   const load = loads.get(store);
   if (load) {
     load.pending++;
-    if (type === JobType.NerAccurate) load.ner++;
+    if (job.type === JobType.NerAccurate) load.ner++;
   }
-  publish(store, { type: 'job', jobId: job.id, jobType: type, status: 'pending', at: now, userId: job.userId ?? '' });
+  publish(store, { type: 'job', jobId: job.id, jobType: job.type, status: 'pending', at: job.createdAt, userId: job.userId ?? '' });
   return job;
 }
 

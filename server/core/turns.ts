@@ -4,6 +4,7 @@ import { and, desc, eq, inArray, isNull, or } from 'drizzle-orm';
 import { z } from 'zod';
 import { turns } from '../../drizzle/schema.ts';
 import { ROLES } from '../../drizzle/vocabulary.ts';
+import { enqueueJob, JOB_DEFAULTS, JOB_OF_TURN, jobColumnCount, jobQueued, type JobType } from './jobs.ts';
 import { rowCodec } from './rows.ts';
 import { ensureSession } from './sessions.ts';
 import { visibleIn, type Space } from './space.ts';
@@ -27,9 +28,6 @@ export const addTurnSchema = z.object({
 });
 export type AddTurnInput = z.input<typeof addTurnSchema>;
 
-/** The turns the write under way inserted (nothing can have been extracted from them before). */
-export const NEW_TURNS = 'new turns';
-
 /** Things that run inside the addTurn transaction after the row is written (extraction, NER...). */
 export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean }) => R | Promise<R>;
 
@@ -39,15 +37,22 @@ const INSERT_TURN = `insert into turns (user_id, agent_id, session_id, role, nam
  * in one statement, a round trip saved on every turn; the last column says whether the session
  * is new. The turn's foreign key to its session is checked at the statement's end.
  */
-const INSERT_TURN_IN_SESSION = `with session as (
+const SESSION_OF_TURN = `session as (
     insert into sessions (user_id, id, first_seen_at, last_seen_at) values (?, ?, ?, ?)
     on conflict (user_id, id) do update set last_seen_at = greatest(sessions.last_seen_at, excluded.last_seen_at),
       first_seen_at = least(sessions.first_seen_at, excluded.first_seen_at), consolidated_at = null
-    returning xmax = 0 as created)
-  ${INSERT_TURN}, (select created from session)`;
+    returning xmax = 0 as created)`;
+const INSERT_TURN_IN_SESSION = `with ${SESSION_OF_TURN} ${INSERT_TURN}, (select created from session)`;
+/** The same, and a job about the turn (JOB_OF_TURN): its columns follow. */
+const INSERT_TURN_AND_JOB = `with ${SESSION_OF_TURN}, turn as (${INSERT_TURN}, (select created from session) as created),
+  job as (${JOB_OF_TURN}) select * from turn cross join job`;
 
-/** Stores one turn in `space` (registering its user and session) and runs `afterInsert` in the same transaction. */
-export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput, afterInsert?: TurnHook<R>) {
+/**
+ * Stores one turn in `space` (registering its user and session) and runs `afterInsert` in the
+ * same transaction. `turnJob`: a job about the turn (payload `{turnId, userId}`) queued with it,
+ * by the same statement on Postgres.
+ */
+export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput, afterInsert?: TurnHook<R>, turnJob?: JobType) {
   const parsed = parseInput(addTurnSchema, input);
   return write(store, async () => {
     const now = store.clock.now();
@@ -55,10 +60,16 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
     const values = [space.userId, space.agentId, parsed.sessionId, parsed.role, parsed.name ?? null, parsed.text, at, now];
     let newSession: boolean;
     let inserted: unknown[];
+    let jobRow: unknown[] | undefined;
     if (store.sql.dialect === 'postgres') {
-      const row = (await store.sql.row(INSERT_TURN_IN_SESSION, [space.userId, parsed.sessionId, at, at, ...values]))!;
-      newSession = row.at(-1) === 1;
-      inserted = row.slice(0, -1);
+      const session = [space.userId, parsed.sessionId, at, at];
+      const row = turnJob
+        ? (await store.sql.row(INSERT_TURN_AND_JOB, [...session, ...values, turnJob, now, JOB_DEFAULTS.maxAttempts, now, now]))!
+        : (await store.sql.row(INSERT_TURN_IN_SESSION, [...session, ...values]))!;
+      const end = row.length - (turnJob ? jobColumnCount : 0);
+      newSession = row[end - 1] === 1;
+      inserted = row.slice(0, end - 1);
+      if (turnJob) jobRow = row.slice(end);
     } else {
       newSession = await ensureSession(store, space, parsed.sessionId, at);
       inserted = (await store.sql.row(INSERT_TURN, values))!;
@@ -70,6 +81,8 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
     noted(store, NEW_ROWS.turns)!.add(turn.id);
     await recordTurnDates(store, turn);
     publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, userId: turn.userId, agentId: turn.agentId, at: now });
+    if (jobRow) jobQueued(store, jobRow);
+    else if (turnJob) await enqueueJob(store, turnJob, { turnId: turn.id, userId: turn.userId });
     const extra: R | undefined = afterInsert ? await afterInsert(store, turn, { autoExtract: parsed.autoExtract, newSession }) : undefined;
     return { turn, newSession, extra };
   });

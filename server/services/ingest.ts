@@ -9,7 +9,7 @@ import { recordExtraction } from '../core/extraction/stats.ts';
 import { assertQueueRoom, completeJob, enqueueJob, JobType, type JobRow } from '../core/jobs.ts';
 import { enqueueEmbedding } from '../core/search/embed-queue.ts';
 import type { EntityRow } from '../core/entities.ts';
-import { linkMemoriesFast, linkTurnFast } from '../core/ner/link.ts';
+import { accurateNerJobNow, linkMemoriesFast, linkTurnFast } from '../core/ner/link.ts';
 import { spaceOfRow, type Space } from '../core/space.ts';
 import { write, type Store } from '../core/store.ts';
 import { addTurn, getTurn, type AddTurnInput, type TurnRow } from '../core/turns.ts';
@@ -59,11 +59,13 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
   const mode = store.config.extractor.mode;
   // Past worker.max_queue, refused before anything is written (back-pressure, HTTP 503).
   await assertQueueRoom(store);
+  // The accurate-NER job, when due, goes in with the turn (one statement on Postgres).
+  const nerQueued = await accurateNerJobNow(store, nerExtras(runtime));
   const { turn, newSession, extra } = await addTurn(store, space, input, async (tx, turn, options) => {
     // A new conversation means the user's earlier ones are finished (seed 004): consolidate them.
     if (options.newSession) await queueConsolidation(tx, space, await pendingSessions(tx, space, { exclude: turn.sessionId }));
     // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
-    const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime));
+    const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime), nerQueued);
     // Vectors are computed by a job after the commit, never here (no network in the hot path).
     await enqueueEmbedding(tx, space, { turnIds: [turn.id] });
     if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
@@ -75,7 +77,7 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
     const extracted = await heuristicPass(tx, turn, 'heuristic', turnEntities);
     if (mode === 'hybrid' && llm) await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId });
     return { extracted, recovery: null };
-  });
+  }, nerQueued ? JobType.NerAccurate : undefined);
   if (!extra?.recovery) return { turn, newSession, extracted: extra?.extracted ?? [] };
   let extracted: Extracted[];
   try {

@@ -6,7 +6,7 @@ import { entitiesOfTurn, linkEntities, type EntityRow, type Mention } from '../e
 import { spaceOfRow, type Space } from '../space.ts';
 import { write, type Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
-import { queueAccurateNer } from './deferral.ts';
+import { nerCheapMode, queueAccurateNer } from './deferral.ts';
 import { NameIndex } from './known-entities.ts';
 import { accurateNerAvailability, accurateProviders, extractEntitiesMany, extractSync, fastProviders, mergeBySpan, type NerExtras, type NerRun } from './pipeline.ts';
 import { EntityType, type NerProvider } from './types.ts';
@@ -22,13 +22,22 @@ const speakerOf = (turn: Pick<TurnRow, 'name'>): Mention[] => (turn.name ? [{ na
  * turn, and the accurate pass queued in the same transaction (so it survives a crash), or
  * deferred while its queue is full (see deferral.ts).
  */
-export async function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}): Promise<EntityRow[]> {
+export async function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}, accurateQueued = false): Promise<EntityRow[]> {
   if (!store.config.ner.enabled) return [];
   const space = spaceOfRow(turn);
   const found = extractSync(turn.text, await fastProviders(store, space));
   const linked = (await linkEntities(store, space, { turnId: turn.id }, [...speakerOf(turn), ...found])).entities;
-  if (accurateNerAvailability(store.config, extras).available) await queueAccurateNer(store, turn);
+  if (!accurateQueued && accurateNerAvailability(store.config, extras).available) await queueAccurateNer(store, turn);
   return linked;
+}
+
+/**
+ * Whether a turn added now gets an accurate-NER job (not in cheap mode, see deferral.ts): asked
+ * before the turn is written, so the job can go in with it (addTurn's `turnJob`), and then
+ * linkTurnFast is told it is queued.
+ */
+export async function accurateNerJobNow(store: Store, extras: NerExtras = {}): Promise<boolean> {
+  return store.config.ner.enabled && accurateNerAvailability(store.config, extras).available && !(await nerCheapMode(store));
 }
 
 /**
