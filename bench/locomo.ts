@@ -4,7 +4,10 @@
 // Reports mean evidence recall@k (retrieved units are turns; a memory counts as its source
 // turns) and search latency, next to two baselines on the same data: plain FTS5 BM25 over
 // turns and MiniSearch over turns.
-//   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] FILE...
+// With an OpenAI-compatible embedding endpoint, the turns are embedded by the embed jobs and each
+// question through the same path a server uses (searchWithRuntime); the key is read from the
+// variable embedding.api_key_env names (OPENAI_API_KEY).
+//   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE...
 import { DEFAULT_SPACE, type Space } from '../server/core/space.ts';
 import { build } from './scale-store.ts';
 import { rng } from './synthetic.ts';
@@ -15,7 +18,8 @@ import { search, type SearchOptions } from '../server/core/search/index.ts';
 import { ftsMatchExpression } from '../server/core/text.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
-import { createRuntime } from '../server/services/runtime.ts';
+import { createRuntime, type Runtime } from '../server/services/runtime.ts';
+import { searchWithRuntime } from '../server/services/embed.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import type { Store } from '../server/core/store.ts';
@@ -31,17 +35,19 @@ export type SystemResult = {
 };
 
 type Question = { text: string; category: number; evidence: number[] };
-type Loaded = { name: string; store: Store; space: Space; questions: Question[]; turns: { id: number; text: string }[] };
+type Loaded = { name: string; store: Store; runtime: Runtime; space: Space; questions: Question[]; turns: { id: number; text: string }[] };
+/** An embedding endpoint to rank with (config embedding.endpoint, model, dimensions). */
+export type BenchEmbedding = { endpoint: string; model: string; dimensions: number };
 
 /**
  * One conversation in a store of its own. With `crowd`, that many synthetic turns of another user
  * share the file (bench/scale.ts), and the conversation is a user of its own: its searches take
  * the small-user path (space token, ranked by BM25 over its own rows) instead of the whole file's.
  */
-export async function loadConversation(conversation: LocomoConversation, crowd = 0): Promise<Loaded> {
+export async function loadConversation(conversation: LocomoConversation, crowd = 0, embedding?: BenchEmbedding): Promise<Loaded> {
   // BENCH_SEMANTIC=1 turns the local word vectors on (embedding.local; off by default, see the README).
-  const store = await openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, embedding: { local: process.env.BENCH_SEMANTIC === '1' } } });
-  const runtime = await createRuntime(store, {});
+  const store = await openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, embedding: { local: process.env.BENCH_SEMANTIC === '1', ...embedding } } });
+  const runtime = await createRuntime(store, embedding ? process.env : {});
   // The word vectors, converted into the cache folder by the first run that finds none.
   await runtime.semantic?.settled;
   const space: Space = crowd > 0 ? { userId: 'locomo', agentId: null } : DEFAULT_SPACE;
@@ -70,7 +76,7 @@ export async function loadConversation(conversation: LocomoConversation, crowd =
     if (evidence.length === 0) continue;
     questions.push({ text: q.question, category: q.category, evidence });
   }
-  return { name: conversation.name, store, space, questions, turns };
+  return { name: conversation.name, store, runtime, space, questions, turns };
 }
 
 /** Plain BM25: FTS5's default tokenizer over turns, the question's words OR-ed. */
@@ -97,7 +103,9 @@ export function symbiosisRetriever(loaded: Loaded, options: SearchOptions = {}, 
   return {
     name,
     async retrieve(question, k) {
-      const { hits } = await search(loaded.store, loaded.space, { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) }, options);
+      const input = { query: question, kinds: ['turn' as const], limit: Math.min(200, k * 3) };
+      // With an embedding model the question is embedded as a server embeds it.
+      const { hits } = loaded.runtime.embedder && !loaded.runtime.embedder.local ? await searchWithRuntime(loaded.runtime, loaded.space, input, options) : await search(loaded.store, loaded.space, input, options);
       const out: number[] = [];
       for (const hit of hits) for (const id of hit.kind === 'turn' ? [hit.id] : hit.sourceTurnIds) if (!out.includes(id)) out.push(id);
       return out.slice(0, k);
@@ -152,7 +160,7 @@ export const ABLATIONS: Record<string, SearchOptions> = {
   'no-entity': { tuning: { turns: { weights: { entity: 0 } }, weights: { entity: 0 } } },
 };
 
-export async function runBenchmark(files: string[], ks: number[], ablation = false, crowd = 0) {
+export async function runBenchmark(files: string[], ks: number[], ablation = false, crowd = 0, embedding?: BenchEmbedding) {
   // Crowded files hold other turns: the baselines (over every turn of the file) do not apply.
   const makers: { name: string; make: (l: Loaded) => Retriever }[] = [
     { name: crowd > 0 ? `symbiosis, beside ${crowd} turns of another user` : 'symbiosis', make: (l) => symbiosisRetriever(l) },
@@ -162,7 +170,7 @@ export async function runBenchmark(files: string[], ks: number[], ablation = fal
   const tallies = new Map(makers.map((m) => [m.name, { sums: new Map(), counts: new Map(), latencies: [] } as Tally]));
   let questions = 0;
   for (const conversation of files.flatMap(loadLocomo)) {
-    const loaded = await loadConversation(conversation, crowd);
+    const loaded = await loadConversation(conversation, crowd, embedding);
     questions += loaded.questions.length;
     for (const maker of makers) await evaluate(loaded, maker.make(loaded), ks, tallies.get(maker.name)!);
     await closeStore(loaded.store);
@@ -177,16 +185,29 @@ async function main() {
       k: { type: 'string', default: '5,10,20' },
       ablation: { type: 'boolean', default: false },
       crowd: { type: 'string', default: '0' },
+      'embedding-endpoint': { type: 'string' },
+      'embedding-model': { type: 'string' },
+      'embedding-dimensions': { type: 'string', default: '256' },
     },
     allowPositionals: true,
   });
   const ks = values.k.split(',').map(Number);
   const crowd = Number(values.crowd);
-  if (positionals.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1) || !Number.isInteger(crowd) || crowd < 0) {
-    process.stderr.write('usage: npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--crowd TURNS] FILE...\n');
+  const usage = (problem: string) => {
+    process.stderr.write(`${problem}\nusage: npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--crowd TURNS] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE...\n`);
     process.exit(2);
-  }
-  const result = await runBenchmark(positionals, ks, values.ablation, crowd);
+  };
+  if (positionals.length === 0) usage('no LoCoMo file given');
+  if (ks.some((k) => !Number.isInteger(k) || k < 1)) usage('--k: positive integers, comma-separated');
+  if (!Number.isInteger(crowd) || crowd < 0) usage('--crowd: a whole number of turns');
+  const endpoint = values['embedding-endpoint'];
+  const model = values['embedding-model'];
+  const dimensions = Number(values['embedding-dimensions']);
+  if (endpoint !== undefined && !URL.canParse(endpoint)) usage('--embedding-endpoint: a URL (http://host:port/v1)');
+  if ((endpoint === undefined) !== (model === undefined)) usage('--embedding-endpoint and --embedding-model go together');
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4096) usage('--embedding-dimensions: 1 to 4096');
+  const embedding = endpoint && model ? { endpoint, model, dimensions } : undefined;
+  const result = await runBenchmark(positionals, ks, values.ablation, crowd, embedding);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;

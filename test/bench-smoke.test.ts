@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { startOpenAiServer } from './helpers/openai-server.ts';
 
 const run = promisify(execFile);
 const TSX = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -69,6 +70,32 @@ describe('benchmarks', () => {
   it('bench:locomo reads the data set\'s own file, an array of conversations', { timeout: 120_000 }, async () => {
     const result = await bench('locomo.ts', '--k', '5', conversation('locomo10', true));
     expect(result.questions).toBe(8);
+  });
+
+  it('bench:locomo --embedding-endpoint embeds the turns and each question through the endpoint', { timeout: 120_000 }, async () => {
+    const server = await startOpenAiServer(undefined, { native: 64 });
+    try {
+      const result = await bench('locomo.ts', '--k', '5', '--embedding-endpoint', server.url, '--embedding-model', 'hash-embed', '--embedding-dimensions', '64', conversation());
+      expect(result.systems[0].recall['5']).toBe(1);
+      const embedded = server.requests.filter((r) => r.path.endsWith('/embeddings')).flatMap((r) => [r.body.input].flat() as string[]);
+      expect(embedded).toContain('What class did Ana take?');
+      expect(embedded.some((text) => text.includes('I went to a pottery class yesterday'))).toBe(true);
+      expect(server.requests.find((r) => r.path.endsWith('/embeddings'))!.body).toMatchObject({ model: 'hash-embed', dimensions: 64 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('bench:locomo refuses embedding flags that do not make an endpoint (exit 2, naming the flag)', { timeout: 60_000 }, async () => {
+    for (const [args, message] of [
+      [['--embedding-endpoint', 'http://127.0.0.1:1/v1'], /--embedding-endpoint and --embedding-model go together/],
+      [['--embedding-endpoint', 'not a url', '--embedding-model', 'm'], /--embedding-endpoint: a URL/],
+      [['--embedding-endpoint', 'http://127.0.0.1:1/v1', '--embedding-model', 'm', '--embedding-dimensions', '0'], /--embedding-dimensions: 1 to 4096/],
+    ] as const) {
+      const failure = await bench('locomo.ts', ...args, conversation()).then(() => null, (error: { code: number; stderr: string }) => error);
+      expect(failure?.code).toBe(2);
+      expect(failure?.stderr).toMatch(message);
+    }
   });
 
   it('a missing or non-LoCoMo file is one line on stderr and exit code 1', { timeout: 60_000 }, async () => {
