@@ -1,15 +1,13 @@
 // Fits the turn ranker's weights (server/core/search/turn-ranker.ts) on LoCoMo conversations by
 // coordinate ascent on evidence recall (@10, plus a quarter each of @5 and @20), and reports how
 // the fit does on each conversation when that conversation is left out of the fitting.
-//   npm run bench:fit -- [--json] FILE FILE...
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+//   npm run bench:fit -- [--json] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE FILE...
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
-import { search } from '../server/core/search/index.ts';
 import { DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
 import { TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
 import { closeStore } from '../server/db/open.ts';
-import { loadConversation } from './locomo.ts';
+import { EMBEDDING_FLAGS, EMBEDDING_USAGE, embeddingOf, loadConversation, searchLoaded, type BenchEmbedding } from './locomo.ts';
 import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
 import { round } from './stats.ts';
 
@@ -19,12 +17,12 @@ type Sample = { file: string; category: number; rows: number; features: Float64A
 const D = TURN_FEATURES.length;
 const GRID = [-2, -1, -0.5, -0.3, -0.1, 0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 4];
 
-async function samples(conversation: LocomoConversation): Promise<Sample[]> {
-  const loaded = await loadConversation(conversation);
+async function samples(conversation: LocomoConversation, embedding?: BenchEmbedding): Promise<Sample[]> {
+  const loaded = await loadConversation(conversation, 0, embedding);
   const out: Sample[] = [];
   for (const question of loaded.questions) {
     const features = new Map<number, number[]>();
-    await search(loaded.store, DEFAULT_SPACE, { query: question.text, kinds: ['turn'], limit: 1 }, { turnFeatures: features });
+    await searchLoaded(loaded, { query: question.text, kinds: ['turn'], limit: 1 }, { turnFeatures: features });
     const ids = [...features.keys()];
     const index = new Map(ids.map((id, i) => [id, i]));
     // Evidence the candidates missed can never be ranked: -1 counts as a miss at every k.
@@ -84,9 +82,9 @@ const fmt = (r: number[]) => r.map((x) => x.toFixed(3)).join(' / ');
 const atK = (r: number[]) => ({ '5': round(r[0]!), '10': round(r[1]!), '20': round(r[2]!) });
 const asRecord = (w: Float64Array) => Object.fromEntries(TURN_FEATURES.map((f, i) => [f, w[i]])) as Record<TurnFeature, number>;
 
-export async function fitRanker(files: string[]) {
+export async function fitRanker(files: string[], embedding?: BenchEmbedding) {
   const all: Sample[] = [];
-  for (const conversation of files.flatMap(loadLocomo)) all.push(...(await samples(conversation)));
+  for (const conversation of files.flatMap(loadLocomo)) all.push(...(await samples(conversation, embedding)));
   const current = Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f]));
   const conversations = [];
   const pooled = [0, 0, 0];
@@ -120,12 +118,14 @@ export async function fitRanker(files: string[]) {
 }
 
 async function main() {
-  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false } }, allowPositionals: true });
-  if (positionals.length < 2) {
-    process.stderr.write('usage: npm run bench:fit -- [--json] FILE FILE...  (two or more LoCoMo conversations)\n');
+  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false }, ...EMBEDDING_FLAGS }, allowPositionals: true });
+  const embedding = embeddingOf(values);
+  if (positionals.length < 2 || (embedding && 'problem' in embedding)) {
+    const problem = embedding && 'problem' in embedding ? `${embedding.problem}\n` : '';
+    process.stderr.write(`${problem}usage: npm run bench:fit -- [--json] ${EMBEDDING_USAGE} FILE FILE...  (two or more LoCoMo conversations)\n`);
     process.exit(2);
   }
-  const result = await fitRanker(positionals);
+  const result = await fitRanker(positionals, embedding as BenchEmbedding | undefined);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;

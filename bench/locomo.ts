@@ -14,7 +14,7 @@ import { rng } from './synthetic.ts';
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
-import { search, type SearchOptions } from '../server/core/search/index.ts';
+import { search, type SearchInput, type SearchOptions } from '../server/core/search/index.ts';
 import { ftsMatchExpression } from '../server/core/text.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
@@ -38,6 +38,29 @@ type Question = { text: string; category: number; evidence: number[] };
 type Loaded = { name: string; store: Store; runtime: Runtime; space: Space; questions: Question[]; turns: { id: number; text: string }[] };
 /** An embedding endpoint to rank with (config embedding.endpoint, model, dimensions). */
 export type BenchEmbedding = { endpoint: string; model: string; dimensions: number };
+
+/** The flags that name an embedding endpoint (bench:locomo, bench:fit), for parseArgs. */
+export const EMBEDDING_FLAGS = {
+  'embedding-endpoint': { type: 'string' },
+  'embedding-model': { type: 'string' },
+  'embedding-dimensions': { type: 'string', default: '256' },
+} as const;
+export const EMBEDDING_USAGE = '[--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]]';
+
+/** The endpoint the flags name, none, or a problem naming the flag. */
+export function embeddingOf(values: { 'embedding-endpoint'?: string; 'embedding-model'?: string; 'embedding-dimensions'?: string }): BenchEmbedding | undefined | { problem: string } {
+  const endpoint = values['embedding-endpoint'];
+  const model = values['embedding-model'];
+  const dimensions = Number(values['embedding-dimensions'] ?? 256);
+  if (endpoint !== undefined && !URL.canParse(endpoint)) return { problem: '--embedding-endpoint: a URL (http://host:port/v1)' };
+  if ((endpoint === undefined) !== (model === undefined)) return { problem: '--embedding-endpoint and --embedding-model go together' };
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4096) return { problem: '--embedding-dimensions: 1 to 4096' };
+  return endpoint && model ? { endpoint, model, dimensions } : undefined;
+}
+
+/** Search as the benchmarks ask it: with an embedding model, the question embedded as a server embeds it. */
+export const searchLoaded = (loaded: Loaded, input: SearchInput, options: SearchOptions = {}) =>
+  loaded.runtime.embedder && !loaded.runtime.embedder.local ? searchWithRuntime(loaded.runtime, loaded.space, input, options) : search(loaded.store, loaded.space, input, options);
 
 /**
  * One conversation in a store of its own. With `crowd`, that many synthetic turns of another user
@@ -103,9 +126,7 @@ export function symbiosisRetriever(loaded: Loaded, options: SearchOptions = {}, 
   return {
     name,
     async retrieve(question, k) {
-      const input = { query: question, kinds: ['turn' as const], limit: Math.min(200, k * 3) };
-      // With an embedding model the question is embedded as a server embeds it.
-      const { hits } = loaded.runtime.embedder && !loaded.runtime.embedder.local ? await searchWithRuntime(loaded.runtime, loaded.space, input, options) : await search(loaded.store, loaded.space, input, options);
+      const { hits } = await searchLoaded(loaded, { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) }, options);
       const out: number[] = [];
       for (const hit of hits) for (const id of hit.kind === 'turn' ? [hit.id] : hit.sourceTurnIds) if (!out.includes(id)) out.push(id);
       return out.slice(0, k);
@@ -185,28 +206,21 @@ async function main() {
       k: { type: 'string', default: '5,10,20' },
       ablation: { type: 'boolean', default: false },
       crowd: { type: 'string', default: '0' },
-      'embedding-endpoint': { type: 'string' },
-      'embedding-model': { type: 'string' },
-      'embedding-dimensions': { type: 'string', default: '256' },
+      ...EMBEDDING_FLAGS,
     },
     allowPositionals: true,
   });
   const ks = values.k.split(',').map(Number);
   const crowd = Number(values.crowd);
   const usage = (problem: string) => {
-    process.stderr.write(`${problem}\nusage: npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--crowd TURNS] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE...\n`);
+    process.stderr.write(`${problem}\nusage: npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--crowd TURNS] ${EMBEDDING_USAGE} FILE...\n`);
     process.exit(2);
   };
   if (positionals.length === 0) usage('no LoCoMo file given');
   if (ks.some((k) => !Number.isInteger(k) || k < 1)) usage('--k: positive integers, comma-separated');
   if (!Number.isInteger(crowd) || crowd < 0) usage('--crowd: a whole number of turns');
-  const endpoint = values['embedding-endpoint'];
-  const model = values['embedding-model'];
-  const dimensions = Number(values['embedding-dimensions']);
-  if (endpoint !== undefined && !URL.canParse(endpoint)) usage('--embedding-endpoint: a URL (http://host:port/v1)');
-  if ((endpoint === undefined) !== (model === undefined)) usage('--embedding-endpoint and --embedding-model go together');
-  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4096) usage('--embedding-dimensions: 1 to 4096');
-  const embedding = endpoint && model ? { endpoint, model, dimensions } : undefined;
+  const embedding = embeddingOf(values);
+  if (embedding && 'problem' in embedding) return usage(embedding.problem);
   const result = await runBenchmark(positionals, ks, values.ablation, crowd, embedding);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -118,6 +118,18 @@ describe('benchmarks', () => {
     expect(Object.keys(result.fitted.weights)).toContain('windowCoverage');
   });
 
+  it('bench:fit with an embedding endpoint fits the model\'s cosine with the rest', { timeout: 120_000 }, async () => {
+    const server = await startOpenAiServer(undefined, { native: 64 });
+    try {
+      const result = await bench('fit-ranker.ts', '--embedding-endpoint', server.url, '--embedding-model', 'hash-embed', '--embedding-dimensions', '64', conversation('conv-a'), conversation('conv-b'));
+      expect(result.all.questions).toBe(8);
+      expect(result.fitted.weights).toHaveProperty('vector');
+      expect(server.requests.filter((r) => r.path.endsWith('/embeddings')).flatMap((r) => [r.body.input].flat())).toContain('What class did Ana take?');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('bench:context reports evidence-in-context and tokens per budget and category, beside packed search turns', { timeout: 120_000 }, async () => {
     const result = await bench('context.ts', '--budgets', '50,2000', conversation());
     expect(result).toMatchObject({ questions: 4, budgets: [50, 2000], tokenizer: 'o200k_base' });
