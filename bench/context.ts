@@ -6,16 +6,18 @@
 // evidence turns in the block, averaged, as bench:locomo's R@k) and as "any" (questions with at
 // least one in), with tokens used. The yardstick, in the same run: the top search turns
 // (search kinds: turn) packed in rank order, written and counted the same way, into the same budget.
-//   npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] FILE...
+//   npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE...
+// With an embedding endpoint both the block and the yardstick's search rank with the model (the
+// question embedded as a server embeds it); --fit does not take one.
 // --fit fits the packing values (server/core/context-pack.ts) by coordinate ascent and reports
 // each conversation packed with values fitted on the others (leave one conversation out).
 import { parseArgs } from 'node:util';
 import { collectCandidates, getContext } from '../server/core/context.ts';
 import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning, type Packed } from '../server/core/context-pack.ts';
-import { search } from '../server/core/search/index.ts';
 import { countTokens, TOKENIZER } from '../server/core/token-count.ts';
 import { closeStore } from '../server/db/open.ts';
-import { loadConversation } from './locomo.ts';
+import { contextWithRuntime } from '../server/services/embed.ts';
+import { EMBEDDING_FLAGS, EMBEDDING_USAGE, embeddingOf, loadConversation, searchLoaded, type BenchEmbedding } from './locomo.ts';
 import { loadLocomo } from './locomo-data.ts';
 import { runMain } from './run-main.ts';
 import { percentile, round } from './stats.ts';
@@ -59,23 +61,24 @@ function packedSearchTurns(hits: { id: number; line: string }[], budget: number)
 
 type Question = { conversation: string; category: number; evidence: number[]; candidates: Candidate[] };
 
-export async function runContextBench(files: string[], budgets: number[], options: { fit?: boolean } = {}) {
+export async function runContextBench(files: string[], budgets: number[], options: { fit?: boolean; embedding?: BenchEmbedding } = {}) {
   const rows: Row[] = [];
   const cached: Question[] = [];
   const maxBudget = Math.max(...budgets);
   for (const conversation of files.flatMap(loadLocomo)) {
-    const loaded = await loadConversation(conversation);
-    const { store, space } = loaded;
+    const loaded = await loadConversation(conversation, 0, options.embedding);
+    const { store, space, runtime } = loaded;
     for (const q of loaded.questions) {
       const base = { category: q.category, conversation: loaded.name };
       // Search's turns for the yardstick, written as the block writes turns.
-      const turnHits = (await search(store, space, { query: q.text, kinds: ['turn'], limit: 200 })).hits.map((h) => ({
+      const turnHits = (await searchLoaded(loaded, { query: q.text, kinds: ['turn'], limit: 200 })).hits.map((h) => ({
         id: h.id,
         line: `[${day(h.turn!.at)}] ${h.turn!.name ?? h.turn!.role}: ${h.turn!.text.replace(/\s*\n\s*/g, ' ').trim()}`,
       }));
       for (const budget of budgets) {
         const t0 = performance.now();
-        const context = await getContext(store, space, { sessionId: SESSION, query: q.text, tokenBudget: budget });
+        const input = { sessionId: SESSION, query: q.text, tokenBudget: budget };
+        const context = options.embedding ? await contextWithRuntime(runtime, space, input) : await getContext(store, space, input);
         const ms = performance.now() - t0;
         for (const item of context.items) if (!context.markdown.includes(item.line)) throw new Error(`item ${item.kind} ${item.id} is not in the markdown`);
         if (context.tokensUsed !== countTokens(context.markdown) || context.tokensUsed > budget) throw new Error(`tokensUsed ${context.tokensUsed} is not the block's count within ${budget}`);
@@ -181,15 +184,17 @@ function fitPacking(questions: Question[], budgets: number[]) {
 
 async function main() {
   const { values, positionals } = parseArgs({
-    options: { json: { type: 'boolean', default: false }, budgets: { type: 'string', default: '500,1000,2000' }, fit: { type: 'boolean', default: false } },
+    options: { json: { type: 'boolean', default: false }, budgets: { type: 'string', default: '500,1000,2000' }, fit: { type: 'boolean', default: false }, ...EMBEDDING_FLAGS },
     allowPositionals: true,
   });
   const budgets = values.budgets.split(',').map(Number);
-  if (positionals.length === 0 || budgets.some((b) => !Number.isInteger(b) || b < 50 || b > 32_000) || (values.fit && positionals.length < 2)) {
-    process.stderr.write('usage: npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] FILE...  (--fit: two or more conversations)\n');
+  const embedding = embeddingOf(values);
+  const problem = embedding && 'problem' in embedding ? embedding.problem : values.fit && embedding ? '--fit does not take an embedding endpoint' : '';
+  if (problem || positionals.length === 0 || budgets.some((b) => !Number.isInteger(b) || b < 50 || b > 32_000) || (values.fit && positionals.length < 2)) {
+    process.stderr.write(`${problem ? `${problem}\n` : ''}usage: npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] ${EMBEDDING_USAGE} FILE...  (--fit: two or more conversations)\n`);
     process.exit(2);
   }
-  const result = await runContextBench(positionals, budgets, { fit: values.fit });
+  const result = await runContextBench(positionals, budgets, { fit: values.fit, embedding: embedding as BenchEmbedding | undefined });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;

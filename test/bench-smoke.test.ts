@@ -151,6 +151,22 @@ describe('benchmarks', () => {
     expect(result.systems[0].budgets['50'].latencyMs.p95).toBeGreaterThanOrEqual(result.systems[0].budgets['50'].latencyMs.p50);
   });
 
+  it('bench:context with an embedding endpoint builds each block with the question embedded; --fit refuses one', { timeout: 120_000 }, async () => {
+    const server = await startOpenAiServer(undefined, { native: 64 });
+    try {
+      const result = await bench('context.ts', '--budgets', '2000', '--embedding-endpoint', server.url, '--embedding-model', 'hash-embed', '--embedding-dimensions', '64', conversation());
+      expect(result.systems[0].budgets['2000'].all.recall).toBe(1);
+      const embedded = server.requests.filter((r) => r.path.endsWith('/embeddings')).flatMap((r) => [r.body.input].flat() as string[]);
+      // Once for the yardstick's search, once for the block.
+      expect(embedded.filter((text) => text === 'What class did Ana take?')).toHaveLength(2);
+      const failure = await bench('context.ts', '--fit', '--embedding-endpoint', server.url, '--embedding-model', 'm', conversation('conv-a'), conversation('conv-b')).then(() => null, (error: { code: number; stderr: string }) => error);
+      expect(failure?.code).toBe(2);
+      expect(failure?.stderr).toMatch(/--fit does not take an embedding endpoint/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('bench:context --fit reports each conversation packed with values fitted on the others', { timeout: 120_000 }, async () => {
     const result = await bench('context.ts', '--budgets', '50,100', '--fit', conversation('conv-a'), conversation('conv-b'));
     expect(result.fit.conversations.map((c: { name: string }) => c.name)).toEqual(['conv-a', 'conv-b']);
