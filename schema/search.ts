@@ -28,7 +28,8 @@ const SearchSignalKind = builder.enumType('SearchSignalKind', {
   description: 'A retrieval signal of hybrid search; each ranks its own list, and RRF fuses the lists.',
   values: upper(SIGNALS, {
     lexical: 'Full-text match (FTS5 BM25, or LIKE without FTS5), re-ranked by conversation structure for turns.',
-    vector: 'Embedding nearest neighbours (sqlite-vec), when embeddings are configured.',
+    vector:
+      "Embedding nearest neighbours, when an embedding model is configured. Facts and reflections: the model's list, fused by rank. Turns: the model's 20 nearest, which the turn ranker scores with the cosine as one of its features (their rank shows here; the score counts it once, through the LEXICAL rank).",
     entity: 'Mentions an entity named in the query.',
     memory: 'For a turn: a fact extracted from it matched the query.',
   } satisfies Record<Signal, string>),

@@ -221,7 +221,7 @@ export const SearchSignalKind = {
   Lexical: 'LEXICAL',
   /** For a turn: a fact extracted from it matched the query. */
   Memory: 'MEMORY',
-  /** Embedding nearest neighbours (sqlite-vec), when embeddings are configured. */
+  /** Embedding nearest neighbours, when an embedding model is configured. Facts and reflections: the model's list, fused by rank. Turns: the model's 20 nearest, which the turn ranker scores with the cosine as one of its features (their rank shows here; the score counts it once, through the LEXICAL rank). */
   Vector: 'VECTOR'
 } as const;
 
