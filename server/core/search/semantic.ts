@@ -46,7 +46,7 @@ export type SemanticSignal = {
   /** The user's turns nearest the query by stored vector, nearest first: scored in full. */
   nearest: number[];
   /** Cosine of each turn with the query (0 for a question about when, see below). */
-  similarity(turns: Iterable<{ id: number; name: string | null; text: string }>): Promise<Map<number, number>>;
+  similarity(turns: Iterable<{ id: number; name: string | null; text: string }>): Map<number, number>;
 };
 
 /**
@@ -68,7 +68,7 @@ export async function semanticSignal(store: Store, space: Space, query: Analyzed
   return {
     feature: 'semantic',
     nearest,
-    async similarity(turns) {
+    similarity(turns) {
       const out = new Map<number, number>();
       for (const turn of turns) {
         if (!weighed) {
@@ -102,7 +102,7 @@ export async function vectorSignal(store: Store, space: Space, query: AnalyzedQu
   return {
     feature: 'vector',
     nearest: pool.slice(0, k).map((n) => n.id),
-    async similarity(turns) {
+    similarity(turns) {
       const out = new Map<number, number>();
       for (const turn of turns) out.set(turn.id, weighed ? (near.get(turn.id) ?? floor) : 0);
       return out;

@@ -164,7 +164,7 @@ export async function rankTurns(
   };
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
-  const withSemantic = semantic ? { ...signals, [semantic.feature]: await semantic.similarity(rows.values()) } : signals;
+  const withSemantic = semantic ? { ...signals, [semantic.feature]: semantic.similarity(rows.values()) } : signals;
   const features = turnFeatures(queryModel(query, await idfFor(store, space, query)), scored, bm25, turns, withSemantic, wordCache(store));
   const weights = TURN_FEATURES.map((f) => tuning.weights[f]);
   const ranked: Scored[] = [];
