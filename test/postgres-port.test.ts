@@ -346,6 +346,12 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
       expect(await store.sql.pluck('select value from meta where key = ?', [`numbers ${round}`])).toBe('-1.5 42-');
       expect(await store.sql.pluck('select value from meta where key = ?', [`bytes ${round}`])).toBe(`0001fe0${round}`);
     }
+    // A statement the connection has not prepared yet runs at once, after those sent before it.
+    await write(store, async () => {
+      await store.sql.runAtCommit('insert into meta (key, value) values (?, ?)', ['order', 'a']);
+      await store.sql.runAtCommit('update meta set value = value || ? where key = ?', ['b', 'order']);
+    });
+    expect(await store.sql.pluck("select value from meta where key = 'order'")).toBe('ab');
     const failed = await write(store, async () => {
       await store.sql.run("insert into meta (key, value) values ('before', '1')");
       await store.sql.runAtCommit('insert into meta (key, value) values (?, ?)', ['text 1', 'a duplicate key']);

@@ -91,7 +91,8 @@ function untypedLiteral(value: SqlParam | undefined): string {
  * simple-protocol message (which takes no parameters). A statement this connection has
  * prepared goes as `execute name(values)`, bound and run with its plan like a named statement
  * (written out as literals, a statement is parsed and planned each time: as slow as the round
- * trip saved). One it has not prepared yet runs now, on its own, which prepares it.
+ * trip saved). One it has not prepared yet runs now, on its own (after those before it), which
+ * prepares it.
  */
 async function commitMessage(connection: pg.PoolClient, names: StatementNames, closing: readonly AtCommit[]): Promise<string> {
   const prepared = (connection as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
@@ -101,7 +102,11 @@ async function commitMessage(connection: pg.PoolClient, names: StatementNames, c
     else {
       const name = names.of(statement.text);
       if (name !== undefined && prepared[name] === statement.text) sent.push(statement.params.length === 0 ? `execute ${name}` : `execute ${name}(${statement.params.map(untypedLiteral).join(', ')})`);
-      else await poolQuery(connection, names)(statement.text, statement.params, false);
+      else {
+        // In their order: those before it go first (notifications are delivered at commit anyway).
+        if (sent.length > 0) await connection.query(sent.splice(0).join('; '));
+        await poolQuery(connection, names)(statement.text, statement.params, false);
+      }
     }
   }
   return [...sent, 'commit'].join('; ');
