@@ -38,8 +38,8 @@ export const EMBEDDING_META_KEY = 'embedding';
 export { vectorState, vectorsReady, VECTOR_TABLES, type VectorSpec, type VectorState, type VectorTable };
 
 /**
- * Candidates reranked exactly for a KNN of k: at least 400, k when more. Search asks for 400 (its
- * candidate count). Recall@10 of 100k 256-d clustered vectors whose topics overlap (noise 1.5)
+ * Candidates reranked exactly for a KNN of k: at least 400, k when more. Search reranks 400 of a
+ * user's turns (their cosines are a ranker feature) and 4 facts a hit it can use. Recall@10 of 100k 256-d clustered vectors whose topics overlap (noise 1.5)
  * by candidates: 100 0.84, 200 0.90, 400 0.935, 800 0.97, 1600 0.997; the rerank costs ~2 us a
  * candidate, so 400 keeps KNN within budget where 800 would add ~0.8 ms to each of search's two.
  */
