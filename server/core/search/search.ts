@@ -60,9 +60,11 @@ export type SearchOptions = {
 
 const key = (kind: 'm' | 't', id: number) => `${kind}${id}`;
 
-function tuningOf(options: SearchOptions): SearchTuning {
+/** The defaults, the model's weight as configured (embedding.turn_weight), then the caller's. */
+function tuningOf(options: SearchOptions, vectorWeight: number): SearchTuning {
+  const turnWeights = { ...DEFAULT_TUNING.turns.weights, vector: vectorWeight, ...options.tuning?.turns?.weights };
   return {
-    turns: { weights: { ...DEFAULT_TUNING.turns.weights, ...options.tuning?.turns?.weights }, expand: options.tuning?.turns?.expand ?? DEFAULT_TUNING.turns.expand },
+    turns: { weights: turnWeights, expand: options.tuning?.turns?.expand ?? DEFAULT_TUNING.turns.expand },
     weights: { ...DEFAULT_TUNING.weights, ...options.tuning?.weights },
     candidates: options.tuning?.candidates ?? DEFAULT_TUNING.candidates,
     memoryCandidates: options.tuning?.memoryCandidates ?? DEFAULT_TUNING.memoryCandidates,
@@ -77,7 +79,7 @@ function tuningOf(options: SearchOptions): SearchTuning {
  */
 export async function search(store: Store, space: Space, input: SearchInput, options: SearchOptions = {}): Promise<SearchResult> {
   const filter = parseInput(searchSchema, input);
-  const tuning = tuningOf(options);
+  const tuning = tuningOf(options, store.config.embedding.turn_weight);
   const wantTurns = filter.kinds.includes('turn') && !filter.tags?.length;
   const memoryKinds = filter.kinds.filter((k) => k !== 'turn');
   const analyzed = analyzeQuery(filter.query, await speakerLookup(store, space), store.clock.now());
