@@ -188,13 +188,13 @@ async function main() {
     allowPositionals: true,
   });
   const budgets = values.budgets.split(',').map(Number);
-  const embedding = embeddingOf(values);
-  const problem = embedding && 'problem' in embedding ? embedding.problem : values.fit && embedding ? '--fit does not take an embedding endpoint' : '';
+  const { embedding, problem: flagProblem } = embeddingOf(values);
+  const problem = flagProblem ?? (values.fit && embedding ? '--fit does not take an embedding endpoint' : '');
   if (problem || positionals.length === 0 || budgets.some((b) => !Number.isInteger(b) || b < 50 || b > 32_000) || (values.fit && positionals.length < 2)) {
     process.stderr.write(`${problem ? `${problem}\n` : ''}usage: npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] ${EMBEDDING_USAGE} FILE...  (--fit: two or more conversations)\n`);
     process.exit(2);
   }
-  const result = await runContextBench(positionals, budgets, { fit: values.fit, embedding: embedding as BenchEmbedding | undefined });
+  const result = await runContextBench(positionals, budgets, { fit: values.fit, embedding });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;

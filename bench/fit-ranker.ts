@@ -119,13 +119,12 @@ export async function fitRanker(files: string[], embedding?: BenchEmbedding) {
 
 async function main() {
   const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false }, ...EMBEDDING_FLAGS }, allowPositionals: true });
-  const embedding = embeddingOf(values);
-  if (positionals.length < 2 || (embedding && 'problem' in embedding)) {
-    const problem = embedding && 'problem' in embedding ? `${embedding.problem}\n` : '';
-    process.stderr.write(`${problem}usage: npm run bench:fit -- [--json] ${EMBEDDING_USAGE} FILE FILE...  (two or more LoCoMo conversations)\n`);
+  const { embedding, problem } = embeddingOf(values);
+  if (positionals.length < 2 || problem) {
+    process.stderr.write(`${problem ? `${problem}\n` : ''}usage: npm run bench:fit -- [--json] ${EMBEDDING_USAGE} FILE FILE...  (two or more LoCoMo conversations)\n`);
     process.exit(2);
   }
-  const result = await fitRanker(positionals, embedding as BenchEmbedding | undefined);
+  const result = await fitRanker(positionals, embedding);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;

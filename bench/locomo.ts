@@ -47,15 +47,15 @@ export const EMBEDDING_FLAGS = {
 } as const;
 export const EMBEDDING_USAGE = '[--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]]';
 
-/** The endpoint the flags name, none, or a problem naming the flag. */
-export function embeddingOf(values: { 'embedding-endpoint'?: string; 'embedding-model'?: string; 'embedding-dimensions'?: string }): BenchEmbedding | undefined | { problem: string } {
+/** The endpoint the flags name (none without them), or the problem with them, naming the flag. */
+export function embeddingOf(values: { 'embedding-endpoint'?: string; 'embedding-model'?: string; 'embedding-dimensions'?: string }): { embedding?: BenchEmbedding; problem?: string } {
   const endpoint = values['embedding-endpoint'];
   const model = values['embedding-model'];
   const dimensions = Number(values['embedding-dimensions'] ?? 256);
   if (endpoint !== undefined && !URL.canParse(endpoint)) return { problem: '--embedding-endpoint: a URL (http://host:port/v1)' };
   if ((endpoint === undefined) !== (model === undefined)) return { problem: '--embedding-endpoint and --embedding-model go together' };
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4096) return { problem: '--embedding-dimensions: 1 to 4096' };
-  return endpoint && model ? { endpoint, model, dimensions } : undefined;
+  return { embedding: endpoint && model ? { endpoint, model, dimensions } : undefined };
 }
 
 /** Search as the benchmarks ask it: with an embedding model, the question embedded as a server embeds it. */
@@ -219,8 +219,8 @@ async function main() {
   if (positionals.length === 0) usage('no LoCoMo file given');
   if (ks.some((k) => !Number.isInteger(k) || k < 1)) usage('--k: positive integers, comma-separated');
   if (!Number.isInteger(crowd) || crowd < 0) usage('--crowd: a whole number of turns');
-  const embedding = embeddingOf(values);
-  if (embedding && 'problem' in embedding) return usage(embedding.problem);
+  const { embedding, problem } = embeddingOf(values);
+  if (problem) return usage(problem);
   const result = await runBenchmark(positionals, ks, values.ablation, crowd, embedding);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);

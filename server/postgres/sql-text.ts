@@ -28,7 +28,7 @@ function quotedEnd(text: string, start: number, quote: string): number {
   return text.length;
 }
 
-function translate(text: string, parameter = (n: number) => `$${n}`): string {
+function translate(text: string): string {
   let out = '';
   let next = 0; // the highest parameter number given so far
   let i = 0;
@@ -58,7 +58,7 @@ function translate(text: string, parameter = (n: number) => `$${n}`): string {
       // SQLite: `?NNN` is parameter NNN, a bare `?` is one more than the highest so far.
       const n = j > i + 1 ? Number(text.slice(i + 1, j)) : next + 1;
       next = Math.max(next, n);
-      out += parameter(n);
+      out += `$${n}`;
       i = j;
     } else if (isWordStart(c) && !(i > 0 && (isWordPart(text[i - 1]!) || '@:$'.includes(text[i - 1]!)))) {
       let j = i + 1;

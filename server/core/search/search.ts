@@ -108,8 +108,9 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
   const projected = factsForTurns ? await projectToTurns(store, memoryHits) : [];
   // Speakers are left to the speaker features: their entity links are every turn they said.
   const matches = entitiesForTurns || (memoryKinds.length > 0 && on('entity')) ? await entitiesInQuery(store, space, query.raw, new Set(query.speakers.map((s) => normalizeText(s)))) : [];
+  const vectorsOn = on('vector') && !!options.queryVector && vectorsReady(store);
   // The model's vectors reach turns through the ranker (semantic.ts), not a list fused by rank.
-  const modelVectors = wantTurns && on('vector') && !!options.queryVector && vectorsReady(store);
+  const modelVectors = wantTurns && vectorsOn;
   if (wantTurns) {
     let candidates = await lexicalTurns(store, space, query.terms, tClauses, tuning.candidates);
     const entityTurns = entitiesForTurns ? await entityLinked(store, 'turns', matches, tuning.candidates, new Map(candidates.map((c) => [c.id, c.score]))) : [];
@@ -147,11 +148,11 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
     push('entity', linked.map((m) => key('m', m.id)));
   }
 
-  if (on('vector') && options.queryVector && vectorsReady(store)) {
+  if (vectorsOn && memoryKinds.length > 0) {
     // Only a few pages past the limit can matter in the fusion (as for memoryLimit): a shallower
     // KNN, reranking four candidates a hit (400 would double the cost of a big user's search).
     const k = Math.min(tuning.candidates, Math.max(50, filter.limit * 5));
-    if (memoryKinds.length > 0) push('vector', (await knnIds(store, space, 'memories', options.queryVector, k, Math.max(200, 4 * k))).map((id) => key('m', id)));
+    push('vector', (await knnIds(store, space, 'memories', options.queryVector!, k, Math.max(200, 4 * k))).map((id) => key('m', id)));
   }
 
   const fused = rrf(lists);
