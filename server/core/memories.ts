@@ -17,7 +17,7 @@ import { enqueueEmbedding } from './search/embed-queue.ts';
 import { rowCodec } from './rows.ts';
 import { visibleIn, writableClause, writableSql, type Space } from './space.ts';
 import { ensureUser } from './users.ts';
-import { NEW_ROWS, noted, prepared, write, type Store } from './store.ts';
+import { NEW_ROWS, noted, prepared, write, type SqlParam, type Store } from './store.ts';
 import { normalizeText } from './text.ts';
 import { contentSchema, importanceSchema, memoryIdSchema, parseInput, tagsSchema } from './validation.ts';
 
@@ -295,6 +295,8 @@ export async function correctMemory(store: Store, space: Space, id: number, cont
  * The active facts sharing a fact's subject and slot (conflict candidates), and an exact
  * duplicate of its content (as findExactDuplicate): the duplicate is needed only when the slot
  * settles nothing, but both in one statement cost one round trip on a server where two cost two.
+ * `also`, a read of more memories (as `m`; the fuzzy duplicate's candidates), joins them: its rows
+ * come back as they are.
  */
 export async function slotFactsAndDuplicate(
   store: Store,
@@ -302,14 +304,19 @@ export async function slotFactsAndDuplicate(
   fact: { subject: string; slot: string },
   contentKey: string,
   kind: MemoryKind,
-): Promise<{ slotFacts: MemoryRow[]; duplicate: MemoryRow | undefined }> {
+  also?: { select(columns: string): string; params: SqlParam[] },
+): Promise<{ slotFacts: MemoryRow[]; duplicate: MemoryRow | undefined; also: MemoryRow[] }> {
   const writable = writableClause(space, 'm').params;
-  const rows = await store.sql.values(SLOT_FACTS_AND_DUPLICATE, [...writable, fact.subject, fact.slot, ...writable, contentKey, kind]);
+  const text = also ? `${SLOT_FACTS_AND_DUPLICATE} union all ${also.select(`2, ${memoryRows.columnsOf('m')}`)}` : SLOT_FACTS_AND_DUPLICATE;
+  const rows = await store.sql.values(text, [...writable, fact.subject, fact.slot, ...writable, contentKey, kind, ...(also?.params ?? [])]);
   const slotFacts: MemoryRow[] = [];
+  const more: MemoryRow[] = [];
   let duplicate: MemoryRow | undefined;
   for (const [part, ...raw] of rows) {
-    if (Number(part) === 0) slotFacts.push(memoryRows.decode(raw));
-    else duplicate ??= memoryRows.decode(raw);
+    const which = Number(part);
+    if (which === 0) slotFacts.push(memoryRows.decode(raw));
+    else if (which === 1) duplicate ??= memoryRows.decode(raw);
+    else more.push(memoryRows.decode(raw));
   }
-  return { slotFacts, duplicate };
+  return { slotFacts, duplicate, also: more };
 }
