@@ -19,7 +19,7 @@ import { writableClause, writableSql, type Space } from '../space.ts';
 import { NEW_ROWS, noted, prepared, type Store } from '../store.ts';
 import { indexTokens, normalizeText } from '../text.ts';
 import { textIndexOf } from '../search/text-index.ts';
-import { closestOf, datesIn, findFuzzyDuplicate, fuzzyProbe } from './fuzzy-duplicate.ts';
+import { closestOf, datesIn, findFuzzyDuplicate, fuzzyProbe, type FuzzyProbe } from './fuzzy-duplicate.ts';
 import { withPiiTag } from './pii.ts';
 
 /** `unchanged`: the fact was already known from this very turn (consolidation re-reading it). */
@@ -111,9 +111,12 @@ async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId
   const kind = candidate.kind ?? 'fact';
   let exact: MemoryRow | undefined;
   let fuzzy: MemoryRow | undefined;
+  // Read with the slot (on Postgres): then the fuzzy duplicate below needs no statement of its own.
+  let probe: FuzzyProbe | null = null;
   if (fact) {
-    // The fuzzy duplicate's candidates are read with the slot and the exact duplicate: one round trip.
-    const probe = await fuzzyProbe(store, space, candidate.content, fact.polarity, fact.subject);
+    // On a server the fuzzy duplicate's candidates are read with the slot and the exact duplicate:
+    // a round trip saved. SQLite has no round trip to save, and reads them only when the slot settles nothing.
+    probe = store.sql.dialect === 'postgres' ? await fuzzyProbe(store, space, candidate.content, fact.polarity, fact.subject) : null;
     const found = await slotFactsAndDuplicate(store, space, fact, normalizeText(candidate.content), kind, probe ?? undefined);
     const existing = found.slotFacts;
     exact = found.duplicate;
@@ -146,9 +149,9 @@ async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId
     }
   }
   // Nothing was written since the slot's read: its duplicates still stand.
-  const duplicate = fact
-    ? (exact ?? fuzzy)
-    : ((await findExactDuplicate(store, space, normalizeText(candidate.content), kind)) ?? (await findFuzzyDuplicate(store, space, candidate.content, null)));
+  const duplicate =
+    (fact ? exact : await findExactDuplicate(store, space, normalizeText(candidate.content), kind)) ??
+    (probe ? fuzzy : await findFuzzyDuplicate(store, space, candidate.content, fact?.polarity ?? null, fact?.subject));
   if (duplicate) return merge(duplicate);
   return [{ action: 'created', memory: await insertMemory(store, space, candidate, source('extracted')), rule }];
 }
