@@ -401,7 +401,7 @@ function formatReads(reads: Reads, machine: { cores: number; loadAverageAtStart:
   ];
 }
 
-function format(result: Result): string {
+export function formatLoad(result: Result): string {
   if (!result.sustained) return [...formatReads(result.reads, result.machine), ...(result.firstError ? [`first failure: ${result.firstError}`] : [])].join('\n');
   const r = result as Required<Result>;
   const s = r.sustained;
@@ -476,7 +476,7 @@ async function main() {
     process.exit(2);
   }
   const result = await benchLoad({ ...numbers, clients, config, idleSeconds, readWorkers, readsOnly: values['reads-only'], nodeArgs: values['node-args'].split(' ').filter(Boolean) });
-  process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${format(result)}\n`);
+  process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${formatLoad(result)}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);
