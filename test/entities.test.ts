@@ -166,6 +166,26 @@ describe('registry resolution', () => {
     });
     expect((await listEntities(store, DEFAULT_SPACE)).rows.map((e) => e.mentionCount)).toEqual([1, 1]);
   });
+
+  it("a known speaker's turn links to that speaker; on Postgres the turn's own statement reads them (no lookup of its own)", async () => {
+    const { store, say, entities } = await setup();
+    await say('Hello there', 'Sam');
+    await say('Hello there', 'Kim', 's2');
+    const sam = (await findEntity(store, DEFAULT_SPACE, { name: 'Sam' }))!;
+    const texts: string[] = [];
+    const sql = store.sql;
+    const seen = <F extends (text: string, ...rest: never[]) => unknown>(fn: F) => ((text: string, ...rest: never[]) => (texts.push(text), fn.call(sql, text, ...rest))) as F;
+    Object.assign(sql, { values: seen(sql.values), row: seen(sql.row), all: seen(sql.all), get: seen(sql.get), run: seen(sql.run) });
+    const { turn } = await say('Lunch was good today', 'SAM');
+    const lookups = texts.filter((t) => /from entities where user_id = \? and name_key = \?/.test(t));
+    if (store.sql.dialect === 'postgres') expect(lookups.map((t) => /^with .*insert into turns/s.test(t))).toEqual([true]);
+    else expect(lookups.length).toBeGreaterThan(0);
+    expect((await entitiesForTurns(store, [turn.id])).get(turn.id)!.map((e) => e.id)).toEqual([sam.id]);
+    // A speaker not known yet is created and linked, as before.
+    const { turn: first } = await say('Hi all', 'Noor', 's3');
+    expect((await entitiesForTurns(store, [first.id])).get(first.id)!.map((e) => e.name)).toEqual(['Noor']);
+    expect(await entities()).toContain('Sam:person:2');
+  });
 });
 
 describe('reads', () => {

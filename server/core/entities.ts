@@ -22,6 +22,15 @@ const entityRows = rowCodec(entities);
 const BY_KEY_SQL = `select ${entityRows.columns} from entities where user_id = ? and name_key = ? and type = ?`;
 const BY_ID_SQL = `select ${entityRows.columns} from entities where id = ? and user_id = ?`;
 
+/**
+ * A turn's speaker as a CTE (`speaker`: the person whose key is the speaker's name, if known), so
+ * a statement that writes the turn also reads it (turns.ts, Postgres: a round trip saved per
+ * turn); parameters: user id, key. Its columns decode with decodeEntity.
+ */
+export const SPEAKER_ENTITY = `speaker as (select ${entityRows.columns} from entities where user_id = ? and name_key = ? and type = '${EntityType.Person}' limit 1)`;
+export const entityColumnCount = entityRows.columns.split(', ').length;
+export const decodeEntity = (raw: unknown[]): EntityRow => entityRows.decode(raw);
+
 const byKey = async (store: Store, space: Space, key: string, type: string): Promise<EntityRow | undefined> => {
   const raw = (await store.sql.values(BY_KEY_SQL, [space.userId, key, type]))[0];
   return raw && entityRows.decode(raw);

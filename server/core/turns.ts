@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { turns } from '../../drizzle/schema.ts';
 import { ROLES } from '../../drizzle/vocabulary.ts';
 import { enqueueJob, JOB_DEFAULTS, JOB_OF_TURN, jobColumnCount, jobQueued, type JobType } from './jobs.ts';
+import { decodeEntity, entityColumnCount, SPEAKER_ENTITY, type EntityRow } from './entities.ts';
+import { entityKey, EntityType } from './ner/types.ts';
 import { rowCodec } from './rows.ts';
 import { ensureSession } from './sessions.ts';
 import { visibleIn, type Space } from './space.ts';
@@ -16,6 +18,7 @@ import { parseInput } from './validation.ts';
 export type TurnRow = typeof turns.$inferSelect;
 
 const turnRows = rowCodec(turns);
+const turnColumnCount = turnRows.columns.split(', ').length;
 
 export const addTurnSchema = z.object({
   sessionId: z.string().trim().min(1, 'must not be empty').max(200),
@@ -29,7 +32,9 @@ export const addTurnSchema = z.object({
 export type AddTurnInput = z.input<typeof addTurnSchema>;
 
 /** Things that run inside the addTurn transaction after the row is written (extraction, NER...). */
-export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean }) => R | Promise<R>;
+export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean; speaker?: SpeakerRead }) => R | Promise<R>;
+/** The speaker's entity as the turn's statement read it (Postgres): `entity` undefined when there is none by that name. */
+export type SpeakerRead = { entity: EntityRow | undefined };
 
 const INSERT_TURN = `insert into turns (user_id, agent_id, session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?) returning ${turnRows.columns}`;
 /**
@@ -42,17 +47,29 @@ const SESSION_OF_TURN = `session as (
     on conflict (user_id, id) do update set last_seen_at = greatest(sessions.last_seen_at, excluded.last_seen_at),
       first_seen_at = least(sessions.first_seen_at, excluded.first_seen_at), consolidated_at = null
     returning xmax = 0 as created)`;
-const INSERT_TURN_IN_SESSION = `with ${SESSION_OF_TURN} ${INSERT_TURN}, (select created from session)`;
-/** The same, and a job about the turn (JOB_OF_TURN): its columns follow. */
-const INSERT_TURN_AND_JOB = `with ${SESSION_OF_TURN}, turn as (${INSERT_TURN}, (select created from session) as created),
-  job as (${JOB_OF_TURN}) select * from turn cross join job`;
+/**
+ * The statement for each shape: the turn and its session, then the job's columns when a job goes
+ * with it, then the speaker's entity's (SPEAKER_ENTITY, null when unknown) when asked for.
+ */
+const turnStatements = new Map<string, string>();
+function turnStatement(job: boolean, speaker: boolean): string {
+  const key = `${job} ${speaker}`;
+  let text = turnStatements.get(key);
+  if (text === undefined) {
+    const ctes = [SESSION_OF_TURN, `turn as (${INSERT_TURN}, (select created from session) as created)`, ...(job ? [`job as (${JOB_OF_TURN})`] : []), ...(speaker ? [SPEAKER_ENTITY] : [])];
+    text = `with ${ctes.join(', ')} select * from turn${job ? ' cross join job' : ''}${speaker ? ' left join speaker on true' : ''}`;
+    turnStatements.set(key, text);
+  }
+  return text;
+}
 
 /**
  * Stores one turn in `space` (registering its user and session) and runs `afterInsert` in the
  * same transaction. `turnJob`: a job about the turn (payload `{turnId, userId}`) queued with it,
- * by the same statement on Postgres.
+ * by the same statement on Postgres; `readSpeaker`: on Postgres that statement also reads the
+ * speaker's entity, handed to `afterInsert` (entity linking needs it: a round trip saved).
  */
-export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput, afterInsert?: TurnHook<R>, turnJob?: JobType) {
+export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput, afterInsert?: TurnHook<R>, turnJob?: JobType, readSpeaker = false) {
   const parsed = parseInput(addTurnSchema, input);
   return write(store, async () => {
     const now = store.clock.now();
@@ -61,15 +78,19 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
     let newSession: boolean;
     let inserted: unknown[];
     let jobRow: unknown[] | undefined;
+    let speaker: SpeakerRead | undefined;
     if (store.sql.dialect === 'postgres') {
-      const session = [space.userId, parsed.sessionId, at, at];
-      const row = turnJob
-        ? (await store.sql.row(INSERT_TURN_AND_JOB, [...session, ...values, turnJob, now, JOB_DEFAULTS.maxAttempts, now, now]))!
-        : (await store.sql.row(INSERT_TURN_IN_SESSION, [...session, ...values]))!;
-      const end = row.length - (turnJob ? jobColumnCount : 0);
-      newSession = row[end - 1] === 1;
-      inserted = row.slice(0, end - 1);
-      if (turnJob) jobRow = row.slice(end);
+      const speakerKey = readSpeaker && parsed.name ? entityKey(parsed.name, EntityType.Person) : '';
+      const params = [space.userId, parsed.sessionId, at, at, ...values];
+      if (turnJob) params.push(turnJob, now, JOB_DEFAULTS.maxAttempts, now, now);
+      if (speakerKey) params.push(space.userId, speakerKey);
+      const row = (await store.sql.row(turnStatement(!!turnJob, !!speakerKey), params))!;
+      const turnEnd = turnColumnCount + 1;
+      newSession = row[turnEnd - 1] === 1;
+      inserted = row.slice(0, turnEnd - 1);
+      const jobEnd = turnEnd + (turnJob ? jobColumnCount : 0);
+      if (turnJob) jobRow = row.slice(turnEnd, jobEnd);
+      if (speakerKey) speaker = { entity: row[jobEnd] === null ? undefined : decodeEntity(row.slice(jobEnd, jobEnd + entityColumnCount)) };
     } else {
       newSession = await ensureSession(store, space, parsed.sessionId, at);
       inserted = (await store.sql.row(INSERT_TURN, values))!;
@@ -83,7 +104,7 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
     publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, userId: turn.userId, agentId: turn.agentId, at: now });
     if (jobRow) jobQueued(store, jobRow);
     else if (turnJob) await enqueueJob(store, turnJob, { turnId: turn.id, userId: turn.userId });
-    const extra: R | undefined = afterInsert ? await afterInsert(store, turn, { autoExtract: parsed.autoExtract, newSession }) : undefined;
+    const extra: R | undefined = afterInsert ? await afterInsert(store, turn, { autoExtract: parsed.autoExtract, newSession, speaker }) : undefined;
     return { turn, newSession, extra };
   });
 }

@@ -65,7 +65,7 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
     // A new conversation means the user's earlier ones are finished (seed 004): consolidate them.
     if (options.newSession) await queueConsolidation(tx, space, await pendingSessions(tx, space, { exclude: turn.sessionId }));
     // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
-    const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime), nerQueued);
+    const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime), nerQueued, options.speaker);
     // Vectors are computed by a job after the commit, never here (no network in the hot path).
     await enqueueEmbedding(tx, space, { turnIds: [turn.id] });
     if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
@@ -77,7 +77,7 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
     const extracted = await heuristicPass(tx, turn, 'heuristic', turnEntities);
     if (mode === 'hybrid' && llm) await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId });
     return { extracted, recovery: null };
-  }, nerQueued ? JobType.NerAccurate : undefined);
+  }, nerQueued ? JobType.NerAccurate : undefined, store.config.ner.enabled);
   if (!extra?.recovery) return { turn, newSession, extracted: extra?.extracted ?? [] };
   let extracted: Extracted[];
   try {

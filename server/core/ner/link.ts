@@ -5,7 +5,7 @@ import { memories, memorySources, turns } from '../../../drizzle/schema.ts';
 import { entitiesOfTurn, linkEntities, type EntityRow, type Mention } from '../entities.ts';
 import { spaceOfRow, type Space } from '../space.ts';
 import { write, type Store } from '../store.ts';
-import type { TurnRow } from '../turns.ts';
+import type { SpeakerRead, TurnRow } from '../turns.ts';
 import { nerCheapMode, queueAccurateNer } from './deferral.ts';
 import { NameIndex } from './known-entities.ts';
 import { accurateNerAvailability, accurateProviders, extractEntitiesMany, extractSync, fastProviders, mergeBySpan, type NerExtras, type NerRun } from './pipeline.ts';
@@ -20,13 +20,16 @@ const speakerOf = (turn: Pick<TurnRow, 'name'>): Mention[] => (turn.name ? [{ na
 /**
  * Hot path, inside addTurn's transaction: regex + known names + the speaker, linked to the
  * turn, and the accurate pass queued in the same transaction (so it survives a crash), or
- * deferred while its queue is full (see deferral.ts).
+ * deferred while its queue is full (see deferral.ts). `speaker`: the speaker's entity as the
+ * turn's own statement read it (Postgres), so it is not looked up again.
  */
-export async function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}, accurateQueued = false): Promise<EntityRow[]> {
+export async function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}, accurateQueued = false, speaker?: SpeakerRead): Promise<EntityRow[]> {
   if (!store.config.ner.enabled) return [];
   const space = spaceOfRow(turn);
   const found = extractSync(turn.text, await fastProviders(store, space));
-  const linked = (await linkEntities(store, space, { turnId: turn.id }, [...speakerOf(turn), ...found])).entities;
+  const known = speaker?.entity;
+  const speakers = speakerOf(turn).map((mention) => (known ? { ...mention, entityId: known.id } : mention));
+  const linked = (await linkEntities(store, space, { turnId: turn.id }, [...speakers, ...found], known && new Map([[known.id, known]]))).entities;
   if (!accurateQueued && accurateNerAvailability(store.config, extras).available) await queueAccurateNer(store, turn);
   return linked;
 }
