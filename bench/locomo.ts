@@ -2,8 +2,8 @@
 // heuristic extraction, speaker names, session dates), then every question with evidence
 // (adversarial category 5 skipped) is asked; only the question text reaches the retrieval code.
 // Reports mean evidence recall@k (retrieved units are turns; a memory counts as its source
-// turns) and search latency, next to two baselines on the same data: plain FTS5 BM25 over
-// turns and MiniSearch over turns.
+// turns), the share of questions with any evidence turn in the top k, and search latency, next
+// to two baselines on the same data: plain FTS5 BM25 over turns and MiniSearch over turns.
 // With an OpenAI-compatible embedding endpoint, the turns are embedded by the embed jobs and each
 // question through the same path a server uses (searchWithRuntime); the key is read from the
 // variable embedding.api_key_env names (OPENAI_API_KEY).
@@ -30,6 +30,8 @@ export type Retriever = { name: string; retrieve(question: string, k: number): n
 export type SystemResult = {
   name: string;
   recall: Record<string, number>;
+  /** The share of questions with at least one evidence turn in the top k (recall counts every evidence turn). */
+  any: Record<string, number>;
   byCategory: Record<string, Record<string, number>>;
   latencyMs: { p50: number; p95: number };
 };
@@ -134,7 +136,7 @@ export function symbiosisRetriever(loaded: Loaded, options: SearchOptions = {}, 
   };
 }
 
-type Tally = { sums: Map<string, Map<number, number>>; counts: Map<string, number>; latencies: number[] };
+type Tally = { sums: Map<string, Map<number, number>>; hits: Map<number, number>; counts: Map<string, number>; latencies: number[] };
 
 export async function evaluate(loaded: Loaded, retriever: Retriever, ks: number[], tally: Tally) {
   const maxK = Math.max(...ks);
@@ -147,7 +149,9 @@ export async function evaluate(loaded: Loaded, retriever: Retriever, ks: number[
       const byK = tally.sums.get(group) ?? new Map<number, number>();
       for (const k of ks) {
         const top = new Set(got.slice(0, k));
-        byK.set(k, (byK.get(k) ?? 0) + q.evidence.filter((id) => top.has(id)).length / q.evidence.length);
+        const found = q.evidence.filter((id) => top.has(id)).length;
+        byK.set(k, (byK.get(k) ?? 0) + found / q.evidence.length);
+        if (group === 'all' && found > 0) tally.hits.set(k, (tally.hits.get(k) ?? 0) + 1);
       }
       tally.sums.set(group, byK);
     }
@@ -160,6 +164,7 @@ function summarise(name: string, tally: Tally, ks: number[]): SystemResult {
   return {
     name,
     recall: recallOf('all'),
+    any: Object.fromEntries(ks.map((k) => [String(k), round((tally.hits.get(k) ?? 0) / tally.counts.get('all')!)])),
     byCategory: Object.fromEntries(categories.map((c) => [c, recallOf(c)])),
     latencyMs: { p50: round(percentile(tally.latencies, 50), 2), p95: round(percentile(tally.latencies, 95), 2) },
   };
@@ -188,7 +193,7 @@ export async function runBenchmark(files: string[], ks: number[], ablation = fal
     ...(crowd > 0 ? [] : [{ name: 'bm25', make: bm25Retriever }, { name: 'minisearch', make: miniSearchRetriever }]),
   ];
   if (ablation) for (const [name, options] of Object.entries(ABLATIONS)) makers.push({ name: `symbiosis ${name}`, make: (l) => symbiosisRetriever(l, options, `symbiosis ${name}`) });
-  const tallies = new Map(makers.map((m) => [m.name, { sums: new Map(), counts: new Map(), latencies: [] } as Tally]));
+  const tallies = new Map(makers.map((m) => [m.name, { sums: new Map(), hits: new Map(), counts: new Map(), latencies: [] } as Tally]));
   let questions = 0;
   for (const conversation of files.flatMap(loadLocomo)) {
     const loaded = await loadConversation(conversation, crowd, embedding);
@@ -227,9 +232,9 @@ async function main() {
     return;
   }
   const categories = [...new Set(result.systems.flatMap((s) => Object.keys(s.byCategory)))].sort();
-  const head = ['system', ...ks.map((k) => `R@${k}`), ...categories.map((c) => `cat${c} R@${ks.includes(10) ? 10 : ks[0]}`), 'p50 ms', 'p95 ms'];
   const kc = String(ks.includes(10) ? 10 : ks[0]);
-  const rows = result.systems.map((s) => [s.name, ...ks.map((k) => s.recall[String(k)]), ...categories.map((c) => s.byCategory[c]?.[kc] ?? ''), s.latencyMs.p50, s.latencyMs.p95]);
+  const head = ['system', ...ks.map((k) => `R@${k}`), `any@${kc}`, ...categories.map((c) => `cat${c} R@${kc}`), 'p50 ms', 'p95 ms'];
+  const rows = result.systems.map((s) => [s.name, ...ks.map((k) => s.recall[String(k)]), s.any[kc], ...categories.map((c) => s.byCategory[c]?.[kc] ?? ''), s.latencyMs.p50, s.latencyMs.p95]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells: unknown[]) => cells.map((c, i) => String(c).padEnd(widths[i]!)).join('  ');
   process.stdout.write([`${result.questions} questions from ${positionals.length} conversation(s)`, line(head), ...rows.map(line)].join('\n') + '\n');

@@ -55,10 +55,13 @@ describe('benchmarks', () => {
     for (const system of result.systems) {
       expect(Object.keys(system.recall)).toEqual(['1', '5']);
       expect(system.recall['5']).toBeGreaterThanOrEqual(system.recall['1']);
+      // Any evidence turn in the top k counts a question whole: never below the mean recall.
+      for (const k of ['1', '5']) expect(system.any[k]).toBeGreaterThanOrEqual(system.recall[k]);
       expect(system.byCategory['4']).toBeDefined();
       expect(system.latencyMs.p95).toBeGreaterThanOrEqual(system.latencyMs.p50);
     }
     expect(result.systems[0].recall['5']).toBe(1);
+    expect(result.systems[0].any['5']).toBe(1);
   });
 
   it('bench:locomo --crowd puts the conversation beside another user\'s turns and still finds its evidence', { timeout: 120_000 }, async () => {
@@ -114,6 +117,8 @@ describe('benchmarks', () => {
     expect(result.conversations).toHaveLength(2);
     expect(result.all.questions).toBe(8);
     for (const c of result.conversations) expect(c.heldOut['20']).toBeGreaterThanOrEqual(c.heldOut['5']);
+    expect(result.all.heldOutAnyAt10).toBeGreaterThanOrEqual(result.all.heldOut['10']);
+    expect(result.all.heldOutAnyAt10).toBeLessThanOrEqual(1);
     expect(result.all.current['5']).toBe(1);
     expect(Object.keys(result.fitted.weights)).toContain('windowCoverage');
   });
