@@ -104,7 +104,7 @@ export async function fitRanker(files: string[], embedding?: BenchEmbedding) {
   const pooled = [0, 0, 0];
   let pooledAny = 0;
   // Per question category (1 multi-hop, 2 temporal, 3 inference, 4 single-hop): summed recall@10 and counts, left out.
-  const byCategory = new Map<number, { sum: number; n: number }>();
+  const byCategory = new Map<number, { sum: number; any: number; n: number }>();
   for (const name of [...new Set(all.map((s) => s.file))]) {
     const held = all.filter((s) => s.file === name);
     const weights = fit(all.filter((s) => s.file !== name), current);
@@ -113,8 +113,9 @@ export async function fitRanker(files: string[], embedding?: BenchEmbedding) {
     pooledAny += anyAt10(weights, held) * held.length;
     for (const category of new Set(held.map((s) => s.category))) {
       const these = held.filter((s) => s.category === category);
-      const tally = byCategory.get(category) ?? { sum: 0, n: 0 };
+      const tally = byCategory.get(category) ?? { sum: 0, any: 0, n: 0 };
       tally.sum += recall(weights, these)[1] * these.length;
+      tally.any += anyAt10(weights, these) * these.length;
       tally.n += these.length;
       byCategory.set(category, tally);
     }
@@ -130,6 +131,7 @@ export async function fitRanker(files: string[], embedding?: BenchEmbedding) {
       /** Left out of the fit: questions with any evidence turn in the top 10. */
       heldOutAnyAt10: round(pooledAny / all.length),
       heldOutByCategory: Object.fromEntries([...byCategory].sort((a, b) => a[0] - b[0]).map(([c, t]) => [String(c), round(t.sum / t.n)])),
+      heldOutAnyAt10ByCategory: Object.fromEntries([...byCategory].sort((a, b) => a[0] - b[0]).map(([c, t]) => [String(c), round(t.any / t.n)])),
     },
     fitted: { recall: atK(recall(fitted, all)), weights: asRecord(fitted) },
   };
@@ -151,7 +153,9 @@ async function main() {
   const lines = ['conversation  current R@5/10/20     left out of the fit R@5/10/20'];
   for (const c of result.conversations) lines.push(`${c.name.padEnd(12)}  ${r(c.current)}   ${r(c.heldOut)}`);
   lines.push(`${'all'.padEnd(12)}  ${r(result.all.current)}   ${r(result.all.heldOut)}`);
-  lines.push(`left out of the fit, questions with an evidence turn in the top 10: ${result.all.heldOutAnyAt10.toFixed(3)}`);
+  lines.push(
+    `left out of the fit, questions with an evidence turn in the top 10: ${result.all.heldOutAnyAt10.toFixed(3)} (${Object.entries(result.all.heldOutAnyAt10ByCategory).map(([c, x]) => `cat${c} ${x.toFixed(3)}`).join(', ')})`,
+  );
   lines.push(`left out of the fit, R@10 by category: ${Object.entries(result.all.heldOutByCategory).map(([c, x]) => `cat${c} ${x.toFixed(3)}`).join(', ')}`);
   lines.push(`fitted on all: ${r(result.fitted.recall)}`, JSON.stringify(result.fitted.weights));
   process.stdout.write(lines.join('\n') + '\n');
