@@ -32,9 +32,8 @@ export const addTurnSchema = z.object({
 export type AddTurnInput = z.input<typeof addTurnSchema>;
 
 /** Things that run inside the addTurn transaction after the row is written (extraction, NER...). */
-export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean; speaker?: SpeakerRead }) => R | Promise<R>;
-/** The speaker's entity as the turn's statement read it (Postgres): `entity` undefined when there is none by that name. */
-export type SpeakerRead = { entity: EntityRow | undefined };
+/** `speaker`: the speaker's entity, when the turn's statement read it and there is one (Postgres). */
+export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean; speaker?: EntityRow }) => R | Promise<R>;
 
 const INSERT_TURN = `insert into turns (user_id, agent_id, session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?) returning ${turnRows.columns}`;
 /**
@@ -78,7 +77,7 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
     let newSession: boolean;
     let inserted: unknown[];
     let jobRow: unknown[] | undefined;
-    let speaker: SpeakerRead | undefined;
+    let speaker: EntityRow | undefined;
     if (store.sql.dialect === 'postgres') {
       const speakerKey = readSpeaker && parsed.name ? entityKey(parsed.name, EntityType.Person) : '';
       const params = [space.userId, parsed.sessionId, at, at, ...values];
@@ -90,7 +89,7 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
       inserted = row.slice(0, turnEnd - 1);
       const jobEnd = turnEnd + (turnJob ? jobColumnCount : 0);
       if (turnJob) jobRow = row.slice(turnEnd, jobEnd);
-      if (speakerKey) speaker = { entity: row[jobEnd] === null ? undefined : decodeEntity(row.slice(jobEnd, jobEnd + entityColumnCount)) };
+      if (speakerKey && row[jobEnd] !== null) speaker = decodeEntity(row.slice(jobEnd, jobEnd + entityColumnCount));
     } else {
       newSession = await ensureSession(store, space, parsed.sessionId, at);
       inserted = (await store.sql.row(INSERT_TURN, values))!;

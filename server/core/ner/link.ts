@@ -5,7 +5,7 @@ import { memories, memorySources, turns } from '../../../drizzle/schema.ts';
 import { entitiesOfTurn, linkEntities, type EntityRow, type Mention } from '../entities.ts';
 import { spaceOfRow, type Space } from '../space.ts';
 import { write, type Store } from '../store.ts';
-import type { SpeakerRead, TurnRow } from '../turns.ts';
+import type { TurnRow } from '../turns.ts';
 import { nerCheapMode, queueAccurateNer } from './deferral.ts';
 import { NameIndex } from './known-entities.ts';
 import { accurateNerAvailability, accurateProviders, extractEntitiesMany, extractSync, fastProviders, mergeBySpan, type NerExtras, type NerRun } from './pipeline.ts';
@@ -23,13 +23,12 @@ const speakerOf = (turn: Pick<TurnRow, 'name'>): Mention[] => (turn.name ? [{ na
  * deferred while its queue is full (see deferral.ts). `speaker`: the speaker's entity as the
  * turn's own statement read it (Postgres), so it is not looked up again.
  */
-export async function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}, accurateQueued = false, speaker?: SpeakerRead): Promise<EntityRow[]> {
+export async function linkTurnFast(store: Store, turn: TurnRow, extras: NerExtras = {}, accurateQueued = false, speaker?: EntityRow): Promise<EntityRow[]> {
   if (!store.config.ner.enabled) return [];
   const space = spaceOfRow(turn);
   const found = extractSync(turn.text, await fastProviders(store, space));
-  const known = speaker?.entity;
-  const speakers = speakerOf(turn).map((mention) => (known ? { ...mention, entityId: known.id } : mention));
-  const linked = (await linkEntities(store, space, { turnId: turn.id }, [...speakers, ...found], known && new Map([[known.id, known]]))).entities;
+  const speakers = speakerOf(turn).map((mention) => (speaker ? { ...mention, entityId: speaker.id } : mention));
+  const linked = (await linkEntities(store, space, { turnId: turn.id }, [...speakers, ...found], speaker && new Map([[speaker.id, speaker]]))).entities;
   if (!accurateQueued && accurateNerAvailability(store.config, extras).available) await queueAccurateNer(store, turn);
   return linked;
 }
