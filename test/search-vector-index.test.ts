@@ -107,10 +107,10 @@ describe('vector KNN', () => {
     }
   });
 
-  it('counts the same Hamming distances in WebAssembly as in JS', () => {
+  it('counts the same Hamming distances in WebAssembly as in JS, and collects the nearest in order', () => {
     const memory = new WebAssembly.Memory({ initial: 2 });
-    const scan = wasmScanner(memory);
-    expect(scan, 'WebAssembly SIMD must be there: large indexes are scanned with it').not.toBeNull();
+    const wasm = wasmScanner(memory);
+    expect(wasm, 'WebAssembly must be there: large indexes are scanned with it').not.toBeNull();
     const random = rng(9);
     for (const words of [4, 8, 48]) {
       const rows = 300;
@@ -121,13 +121,24 @@ describe('vector KNN', () => {
       const histogramAt = 1024 + rows * words * 4;
       const distAt = histogramAt + (words * 32 + 2) * 4;
       new Uint32Array(memory.buffer, histogramAt, words * 32 + 2).fill(0);
-      scan!(1024, 0, rows, words / 4, distAt, histogramAt);
+      wasm!.scan(1024, 0, rows, words / 4, distAt, histogramAt);
       const dist = new Uint16Array(rows);
       const histogram = new Uint32Array(words * 32 + 2);
       scanJs(codes, query, rows, words, dist, histogram);
       expect([...new Uint16Array(memory.buffer, distAt, rows)]).toEqual([...dist]);
       expect([...new Uint32Array(memory.buffer, histogramAt, words * 32 + 2)]).toEqual([...histogram]);
       expect(dist[0]).toBe(hamming(codes.subarray(0, words), query));
+      // The 50 nearest: every row under the cut-off distance, and the first rows at it, by distance then slot.
+      const m = 50;
+      let cut = 0;
+      let below = 0;
+      while (below + histogram[cut]! < m) below += histogram[cut++]!;
+      const starts = new Uint32Array(memory.buffer, histogramAt, cut + 2);
+      for (let d = 0, offset = 0; d <= cut; d++) [starts[d], offset] = [offset, offset + histogram[d]!];
+      const outAt = distAt + rows * 2 + 3 & ~3;
+      wasm!.collect(distAt, rows, cut, m - below, histogramAt, outAt);
+      const expected = [...dist.keys()].filter((slot) => dist[slot]! <= cut).sort((a, b) => dist[a]! - dist[b]! || a - b).slice(0, m);
+      expect([...new Uint32Array(memory.buffer, outAt, m)]).toEqual(expected);
     }
   });
 

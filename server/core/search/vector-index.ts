@@ -1,7 +1,7 @@
 // The in-memory part of KNN: per (store, table, user), every vector's sign bits (one bit per
 // dimension) and id, scanned by Hamming distance to pick the candidates vectors.ts reranks
-// exactly in SQL. Why in memory: over 100k 256-d vectors this scan takes ~0.5 ms (WebAssembly
-// SIMD, hamming-wasm.ts; ~1.5 ms in JS), where sqlite-vec's vec0 KNN took 80 ms (float) and SQL's
+// exactly in SQL. Why in memory: over 100k 256-d vectors this scan takes ~0.7 ms (WebAssembly,
+// hamming-wasm.ts; ~1.5 ms in JS), where sqlite-vec's vec0 KNN took 80 ms (float) and SQL's
 // vec_distance_hamming over stored codes ~20 ms (figures in vectors.ts).
 //
 // An index is built on its user's first KNN from the (user_id, seq, code) index of the table
@@ -43,7 +43,7 @@ type Index = {
   mean: string;
   /** `words` per slot, in a JS array, or in `wasm.memory` for a large index (WASM_ROWS). */
   codes: Uint32Array;
-  wasm: { memory: WebAssembly.Memory; scan: WasmScan } | null;
+  wasm: { memory: WebAssembly.Memory; exports: WasmScan } | null;
   /** The row id of each slot; -1 once this process deleted it. */
   ids: Float64Array;
   size: number;
@@ -81,12 +81,28 @@ const bytesOf = (index: Index) => (index.wasm ? index.wasm.memory.buffer.byteLen
  * users would each hold one; their scan costs little in JS (4,096 256-d codes: ~0.08 ms).
  */
 const WASM_ROWS = 4096;
-/** The layout of an index's WebAssembly memory: the query, the histogram, the codes, then the distances. */
+/**
+ * The layout of an index's WebAssembly memory: the query, the histogram (then the counting sort's
+ * start offsets), the codes, the distances, then the slots collected (room made for each query's).
+ */
 const QUERY_AT = 0;
 const HISTOGRAM_AT = 512;
 const CODES_AT = HISTOGRAM_AT + 16384;
 const PAGE = 65536;
 const distancesAt = (index: Index) => CODES_AT + index.ids.length * index.words * 4;
+const collectedAt = (index: Index) => distancesAt(index) + index.ids.length * 2 + 3 & ~3;
+
+/** The byte offset of room for `m` collected slots past the distances, the memory grown for them if needed. */
+function collectRoom(index: Index & { wasm: NonNullable<Index['wasm']> }, m: number): number {
+  const at = collectedAt(index);
+  const { memory } = index.wasm;
+  const short = at + m * 4 - memory.buffer.byteLength;
+  if (short > 0) {
+    memory.grow(Math.ceil(short / PAGE));
+    index.codes = new Uint32Array(memory.buffer, CODES_AT, index.ids.length * index.words);
+  }
+  return at;
+}
 
 /** Memory for indexes per store (tests and benchmarks shrink it to see eviction). */
 export function setIndexBudget(bytes: number) {
@@ -147,16 +163,16 @@ function grow(index: Index, needed: number) {
     // Codes and then distances: 4 bytes a word and 2 a slot after the query and histogram.
     const pages = Math.ceil((CODES_AT + capacity * (index.words * 4 + 2)) / PAGE);
     if (index.wasm) {
-      // Growing keeps the codes where they are, but detaches the old views.
-      index.wasm.memory.grow(pages - index.wasm.memory.buffer.byteLength / PAGE);
+      // Growing keeps the codes where they are, but detaches the old views (the room for collected slots may have grown it already).
+      index.wasm.memory.grow(Math.max(0, pages - index.wasm.memory.buffer.byteLength / PAGE));
       index.codes = new Uint32Array(index.wasm.memory.buffer, CODES_AT, capacity * index.words);
       index.ids = ids;
       return;
     }
     const memory = new WebAssembly.Memory({ initial: pages });
-    const scan = wasmScanner(memory);
-    if (scan) {
-      index.wasm = { memory, scan };
+    const exports = wasmScanner(memory);
+    if (exports) {
+      index.wasm = { memory, exports };
       index.codes = new Uint32Array(memory.buffer, CODES_AT, capacity * index.words);
       index.codes.set(used);
       index.ids = ids;
@@ -253,7 +269,7 @@ export async function hammingNearest(store: Store, table: VectorTable, userId: s
     const { buffer } = index.wasm.memory;
     new Uint32Array(buffer, QUERY_AT, words).set(query);
     histogram = new Uint32Array(buffer, HISTOGRAM_AT, words * 32 + 2).fill(0);
-    index.wasm.scan(CODES_AT, QUERY_AT, size, words / 4, distancesAt(index), HISTOGRAM_AT);
+    index.wasm.exports.scan(CODES_AT, QUERY_AT, size, words / 4, distancesAt(index), HISTOGRAM_AT);
     dist = new Uint16Array(buffer, distancesAt(index), size);
   } else {
     if (distances.length < size) distances = new Uint16Array(Math.max(size, distances.length * 2));
@@ -271,18 +287,33 @@ export async function hammingNearest(store: Store, table: VectorTable, userId: s
   let below = 0;
   while (below + histogram[cut]! < m) below += histogram[cut++]!;
   // Counting sort of the selected rows by distance: offsets of each distance in the output.
-  const start = new Uint32Array(cut + 2);
-  for (let d = 0; d < cut; d++) start[d + 1] = start[d]! + histogram[d]!;
-  let atCut = m - below;
   const order = new Float64Array(m);
-  for (let i = 0; i < size; i++) {
-    const d = dist[i]!;
-    if (d > cut) continue;
-    if (d === cut) {
-      if (atCut === 0) continue;
-      atCut--;
+  if (index.wasm) {
+    // In place of the histogram, which is read no more; the pass over the distances in WebAssembly.
+    const out = collectRoom(index as Index & { wasm: NonNullable<Index['wasm']> }, m);
+    const { buffer } = index.wasm.memory;
+    const start = new Uint32Array(buffer, HISTOGRAM_AT, cut + 2);
+    for (let d = 0, offset = 0; d <= cut; d++) {
+      const count = start[d]!;
+      start[d] = offset;
+      offset += count;
     }
-    order[start[d]!++] = ids[i]!;
+    index.wasm.exports.collect(distancesAt(index), size, cut, m - below, HISTOGRAM_AT, out);
+    const slots = new Uint32Array(buffer, out, m);
+    for (let j = 0; j < m; j++) order[j] = ids[slots[j]!]!;
+  } else {
+    const start = new Uint32Array(cut + 2);
+    for (let d = 0; d < cut; d++) start[d + 1] = start[d]! + histogram[d]!;
+    let atCut = m - below;
+    for (let i = 0; i < size; i++) {
+      const d = dist[i]!;
+      if (d > cut) continue;
+      if (d === cut) {
+        if (atCut === 0) continue;
+        atCut--;
+      }
+      order[start[d]!++] = ids[i]!;
+    }
   }
   // A replaced row is in the index twice (old and new slot): the same id counts once.
   return [...new Set(order)];
