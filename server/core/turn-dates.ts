@@ -3,7 +3,8 @@
 // transaction (a regex pass, microseconds; most turns name no time), read by search to match a
 // date a query names, and backfilled on open for turns stored before the table existed.
 import { logger } from '../logger.ts';
-import { localDay, machineZone, resolveTimeMentions, type TimeMention } from './extraction/time-phrases.ts';
+import { localDay, machineZone } from './extraction/calendar-days.ts';
+import { resolveTimeMentions, type TimeMention } from './extraction/time-phrases.ts';
 import type { Space } from './space.ts';
 import { write, type Store } from './store.ts';
 import { DAY_MS } from './clock.ts';

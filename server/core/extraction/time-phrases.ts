@@ -13,9 +13,7 @@
 // ms of those calendar days, the form query windows ("in May 2023") use too, so comparing them is
 // exact whatever the zone.
 import { DAY_MS } from '../clock.ts';
-
-/** How precise a resolved date is: a calendar day, week (Monday to Sunday), weekend, month, year, or a fuzzy range. */
-export type DateGrain = 'day' | 'week' | 'weekend' | 'month' | 'year' | 'about';
+import { about, dayNumber, localDay, mondayOf, monthRange, oneDay, shiftMonths, weekdayOf, yearRange, ymd, type DateGrain, type Days } from './calendar-days.ts';
 
 export type TimeMention = {
   /** The phrase as written, e.g. "last Saturday". */
@@ -30,52 +28,9 @@ export type TimeMention = {
   offsetDays: number;
 };
 
-type Days = { from: number; to: number; grain: DateGrain; point?: number };
 type Tense = { past: boolean; future: boolean };
 type Context = { today: number; tense: Tense };
 type Pattern = { re: RegExp; resolve: (m: RegExpExecArray, ctx: Context) => Days | null };
-
-// --- calendar arithmetic on day numbers (days since 1970-01-01 of a calendar date) ---
-
-/** 0 = Monday ... 6 = Sunday (1970-01-01 was a Thursday). */
-const weekdayOf = (day: number) => (((day + 3) % 7) + 7) % 7;
-const mondayOf = (day: number) => day - weekdayOf(day);
-const dayNumber = (year: number, month: number, date: number) => Math.floor(Date.UTC(year, month, date) / DAY_MS);
-const ymd = (day: number) => {
-  const d = new Date(day * DAY_MS);
-  return { year: d.getUTCFullYear(), month: d.getUTCMonth(), date: d.getUTCDate() };
-};
-const monthRange = (year: number, month: number): Days => ({ from: dayNumber(year, month, 1), to: dayNumber(year, month + 1, 1) - 1, grain: 'month' });
-const yearRange = (year: number): Days => ({ from: dayNumber(year, 0, 1), to: dayNumber(year + 1, 0, 1) - 1, grain: 'year' });
-const oneDay = (day: number): Days => ({ from: day, to: day, grain: 'day' });
-const about = (from: number, to: number, point = Math.round((from + to) / 2)): Days => ({ from, to, grain: 'about', point });
-/** The same date `months` calendar months away (clamped to the month's length). */
-function shiftMonths(day: number, months: number): number {
-  const { year, month, date } = ymd(day);
-  const last = dayNumber(year, month + months + 1, 1) - 1;
-  return Math.min(dayNumber(year, month + months, date), last);
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-let machine: string | undefined;
-/** The machine's zone, when the config names none (read once: building a formatter costs tens of microseconds). */
-export const machineZone = () => (machine ??= Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
-
-/** The calendar day (day number) of instant `at` in `zone`. */
-export function localDay(at: number, zone = 'UTC'): number {
-  if (zone === 'UTC' || zone === 'Etc/UTC' || zone === 'GMT') return Math.floor(at / DAY_MS);
-  let format = formatters.get(zone);
-  if (!format) formatters.set(zone, (format = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric' })));
-  let year = 0;
-  let month = 0;
-  let date = 0;
-  for (const part of format.formatToParts(at)) {
-    if (part.type === 'year') year = Number(part.value);
-    else if (part.type === 'month') month = Number(part.value);
-    else if (part.type === 'day') date = Number(part.value);
-  }
-  return dayNumber(year, month - 1, date);
-}
 
 // --- words ---
 
