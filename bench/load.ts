@@ -16,53 +16,23 @@
 //   npm run bench:load -- [--json] [--size 10000] [--rate 500] [--writers 16] [--seconds 20] [--clients 1,4,16] [--phase-seconds 8]
 //                         [--config ner.max_backlog=100 ...] [--node-args="--heap-growing-percent=30"] [--idle-seconds 20]
 //                         [--read-workers N] [--reads-only]
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { optimizeSearchIndexes } from '../server/db/search-index.ts';
 import { readWorkerCount } from '../server/services/read-pool.ts';
-import { backlogReader, cpuOf, graphqlClient, memoryOf, runsBundle, startServer, type BacklogReader, type GraphqlClient, type Server } from './load-server.ts';
+import { ADD_TURN, call, closedLoop, firstFailure, SEARCH, sleep, stat, type Context, type Stat } from './load-clients.ts';
+import { formatReads, readComparison } from './load-reads.ts';
+import { backlogReader, cpuOf, graphqlClient, memoryOf, runsBundle, startServer } from './load-server.ts';
 import { runMain } from './run-main.ts';
 import { build } from './scale-store.ts';
 import { rng, userName } from './synthetic.ts';
-import { percentile, round } from './stats.ts';
+import { round } from './stats.ts';
 
 const NAMES = ['Caroline', 'Melanie', 'John', 'Maria', 'Gina', 'Jon', 'Sam', 'Alex', 'Priya', 'Tomás'];
 const PLACES = ['Lisbon', 'Paris', 'Boston', 'Kyoto', 'Berlin'];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const ADD_TURN = 'mutation($input: AddTurnInput!, $userId: String) { addTurn(input: $input, userId: $userId) { turn { id } } }';
-const SEARCH = 'query($query: String!, $userId: String) { search(query: $query, limit: 10, userId: $userId) { kind id text score } }';
-
-/** The first failure of the run, printed with the tables: a run whose requests fail measures nothing. */
-let firstError: string | null = null;
-
-type Outcome = { ms: number; ok: boolean; turnId: number | null; refused: number; error: string | null };
-
-/**
- * One operation, retried after Retry-After while the server answers 503. `ms` runs from the
- * first try to the final answer; `refused` counts the 503s on the way.
- */
-async function call(client: GraphqlClient, query: string, variables: Record<string, unknown>): Promise<Outcome> {
-  const started = performance.now();
-  let refused = 0;
-  for (;;) {
-    const reply = await client.post(query, variables);
-    if (reply.status === 503) {
-      refused++;
-      await sleep(Math.max(0.05, reply.retryAfter ?? 1) * 1000);
-      continue;
-    }
-    const ok = reply.status === 200 && !reply.body?.errors?.length;
-    const turnId = (reply.body?.data?.addTurn?.turn?.id as number | undefined) ?? null;
-    const error = ok ? null : `HTTP ${reply.status}: ${reply.body?.errors?.[0]?.message ?? 'no GraphQL answer'}`;
-    if (error) firstError ??= error;
-    return { ms: performance.now() - started, ok, turnId, refused, error };
-  }
-}
 
 /** Sentences with names and places in them, so the NER job has names to find. */
 function turnText(text: ReturnType<typeof build>, random: () => number) {
@@ -72,17 +42,6 @@ function turnText(text: ReturnType<typeof build>, random: () => number) {
 }
 
 type Sample = { second: number; acked: number; refused: number; backlog: number; nerBacklog: number; lagSeconds: number; deferred: number; rssMB: number | null };
-
-type Stat = { p50: number; p95: number; p99: number };
-const stat = (values: number[]): Stat => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2), p99: round(percentile(values, 99), 2) });
-
-type Context = {
-  server: Server;
-  client: GraphqlClient;
-  reader: BacklogReader;
-  nextTurn: (client: number) => { input: Record<string, unknown>; userId: string };
-  acked: number[];
-};
 
 /** W writers at `rate` turns/s in total for `seconds`, sampled every second; then the drain. */
 async function sustainedWrites(ctx: Context, writers: number, rate: number, seconds: number, drainTimeoutSeconds: number) {
@@ -167,113 +126,6 @@ async function sustainedWrites(ctx: Context, writers: number, rate: number, seco
   };
 }
 
-/** `clients` closed-loop clients doing `op` for `seconds`: throughput and latency. */
-async function closedLoop(ctx: Context, op: 'search' | 'addTurn', clients: number, seconds: number, queries: string[]) {
-  const latencies: number[] = [];
-  let refused = 0;
-  let failed = 0;
-  const started = performance.now();
-  const end = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: clients }, async (_, c) => {
-      for (let i = 0; performance.now() < end; i++) {
-        const outcome =
-          op === 'search'
-            ? await call(ctx.client, SEARCH, { query: queries[(i * clients + c) % queries.length], userId: userName(c % 16, 16) })
-            : await call(ctx.client, ADD_TURN, ctx.nextTurn(c));
-        refused += outcome.refused;
-        if (!outcome.ok) failed++;
-        else latencies.push(outcome.ms);
-        if (outcome.turnId !== null) ctx.acked.push(outcome.turnId);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  const memory = memoryOf(ctx.server.pid);
-  return { op, clients, answered: latencies.length, requestsPerSecond: round(latencies.length / elapsed, 1), latencyMs: stat(latencies), refused, failed, backlogAfter: ctx.reader.read().backlog, rssMB: memory?.rssMB ?? null, peakMB: memory?.peakMB ?? null };
-}
-
-const READ_WORKERS = '{ stats { readWorkers { ready served inProcess } } }';
-
-type WorkerCounts = { ready: number; served: number; inProcess: number } | null;
-
-async function workerCounts(client: GraphqlClient): Promise<WorkerCounts> {
-  return ((await client.post(READ_WORKERS, {})).body?.data?.stats?.readWorkers as WorkerCounts) ?? null;
-}
-
-/**
- * A server with `workers` read workers on `path`, started (workers up) and warmed up; `measure`
- * gives, for `n` closed-loop clients searching, requests/s, latency, the share the workers
- * answered, the server's CPU per search (all threads) and its memory.
- */
-async function readServer(path: string, env: Record<string, string>, nodeArgs: string[], workers: number, maxClients: number, queries: string[]) {
-  const server = await startServer(path, { ...env, SM_CONFIG__SERVER__READ_WORKERS: String(workers) }, nodeArgs);
-  const client = graphqlClient(server.url, maxClients);
-  const reader = backlogReader(path);
-  const ctx: Context = { server, client, reader, acked: [], nextTurn: () => ({ input: {}, userId: '' }) };
-  const close = async () => {
-    reader.close();
-    client.close();
-    await server.stop();
-  };
-  // Reads at once start the workers (a lone one runs on the main thread), which end after 30 s without any.
-  const ready = async () => {
-    for (const until = performance.now() + 60_000; workers > 0 && ((await workerCounts(client))?.ready ?? 0) < workers; ) {
-      if (performance.now() > until) throw new Error(`${workers} read workers not ready in 60 s`);
-      await Promise.all([0, 1].map((i) => call(client, SEARCH, { query: queries[i], userId: userName(i, 16) })));
-      await sleep(100);
-    }
-  };
-  try {
-    await ready();
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  // With the workers loaded, before any search has warmed a cache.
-  const startedMB = memoryOf(server.pid)?.rssMB ?? null;
-  for (let i = 0; i < 100; i++) await call(client, SEARCH, { query: queries[i % queries.length], userId: userName(i % 16, 16) });
-  return {
-    workers,
-    startedMB,
-    close,
-    async measure(n: number, seconds: number) {
-      await ready();
-      const before = { counts: await workerCounts(client), cpu: cpuOf(server.pid) };
-      const row = await closedLoop(ctx, 'search', n, seconds, queries);
-      const after = { counts: await workerCounts(client), cpu: cpuOf(server.pid) };
-      return {
-        ...row,
-        workers,
-        byWorkers: before.counts && after.counts ? after.counts.served - before.counts.served : 0,
-        inProcess: before.counts && after.counts ? after.counts.inProcess - before.counts.inProcess : row.answered,
-        cpuMsPerSearch: before.cpu && after.cpu && row.answered > 0 ? round(((after.cpu.all - before.cpu.all) * 1000) / row.answered, 2) : null,
-      };
-    },
-  };
-}
-
-/**
- * Search with read workers off, then on, each server on its own copy of the file (never two
- * writers on one), both up at once: the phases alternate per client count (off first, then on
- * first, ...), so the machine's load drifting over the run weighs on both alike.
- */
-async function readComparison(path: string, env: Record<string, string>, nodeArgs: string[], workers: number, clients: number[], seconds: number, queries: string[]) {
-  const servers: Awaited<ReturnType<typeof readServer>>[] = [];
-  try {
-    for (const [k, n] of [0, workers].entries()) {
-      const copy = `${path}.reads-${k}.db`;
-      copyFileSync(path, copy);
-      servers.push(await readServer(copy, env, nodeArgs, n, Math.max(...clients), queries));
-    }
-    const rows: Awaited<ReturnType<(typeof servers)[number]['measure']>>[][] = [[], []];
-    for (const [i, n] of clients.entries()) for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) rows[k]!.push(await servers[k]!.measure(n, seconds));
-    return servers.map((server, k) => ({ workers: server.workers, startedMB: server.startedMB, rows: rows[k]! }));
-  } finally {
-    for (const server of servers) await server.close();
-  }
-}
-
 export type LoadOptions = {
   size: number;
   rate: number;
@@ -321,7 +173,7 @@ export async function benchLoad(options: LoadOptions) {
   const readMachine = { cores: availableParallelism(), loadAverageAtStart: loadAtStart, loadAverage: loadavg().map((n) => round(n, 2)) };
   if (options.readsOnly) {
     rmSync(dir, { recursive: true, force: true });
-    return { machine: readMachine, server: bundle ? 'sm serve (bundle)' : 'sm serve (tsx)', size: options.size, reads, firstError };
+    return { machine: readMachine, server: bundle ? 'sm serve (bundle)' : 'sm serve (tsx)', size: options.size, reads, firstError: firstFailure() };
   }
   const server = await startServer(path, env, options.nodeArgs ?? []);
   const client = graphqlClient(server.url, Math.max(options.writers, ...options.clients));
@@ -366,7 +218,7 @@ export async function benchLoad(options: LoadOptions) {
       sustained,
       closedLoop: closed,
       acknowledged: { turns: ctx.acked.length, inFile: stored, lost: ctx.acked.length - stored },
-      firstError,
+      firstError: firstFailure(),
     };
   } finally {
     reader.close();
@@ -377,29 +229,8 @@ export async function benchLoad(options: LoadOptions) {
 }
 
 type Result = Awaited<ReturnType<typeof benchLoad>>;
-type Reads = Result['reads'];
 
 const three = (x: Stat) => `${x.p50} / ${x.p95} / ${x.p99}`;
-
-function formatReads(reads: Reads, machine: { cores: number; loadAverageAtStart: number[]; loadAverage: number[] }): string[] {
-  const [off, on] = reads;
-  const ratio = (i: number) => (off!.rows[i]!.requestsPerSecond > 0 ? round(on!.rows[i]!.requestsPerSecond / off!.rows[i]!.requestsPerSecond, 2) : '–');
-  return [
-    `Search with read workers off and on (${machine.cores} cores; load average ${machine.loadAverageAtStart.join(' ')} at start, ${machine.loadAverage.join(' ')} after; the clients share the machine):`,
-    '',
-    '| read workers | clients | requests/s | p50 / p95 / p99 ms | answered by workers / in-process | server CPU ms / search | RSS MB after (peak) |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...reads.flatMap((phase) =>
-      phase.rows.map((c) => `| ${phase.workers} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.byWorkers} / ${c.inProcess} | ${c.cpuMsPerSearch ?? '–'} | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`),
-    ),
-    '',
-    `| clients | off: requests/s, p95 ms | on (${on!.workers} workers): requests/s, p95 ms | requests/s on / off |`,
-    '| --- | --- | --- | --- |',
-    ...off!.rows.map((c, i) => `| ${c.clients} | ${c.requestsPerSecond}, ${c.latencyMs.p95} | ${on!.rows[i]!.requestsPerSecond}, ${on!.rows[i]!.latencyMs.p95} | ${ratio(i)} |`),
-    '',
-    `RSS once up, before the searches: ${reads.map((p) => `${p.startedMB ?? '–'} MB with ${p.workers} workers`).join(', ')}`,
-  ];
-}
 
 export function formatLoad(result: Result): string {
   if (!result.sustained) return [...formatReads(result.reads, result.machine), ...(result.firstError ? [`first failure: ${result.firstError}`] : [])].join('\n');

@@ -1,5 +1,5 @@
 // The Hamming scan in JS, for indexes too small for WebAssembly memory of their own (and where
-// WebAssembly SIMD is missing): each row's distance to the query into `dist`, counted in
+// WebAssembly is missing): each row's distance to the query into `dist`, counted in
 // `histogram`. Popcount is SWAR (pairs, nibbles, then the bytes summed by one multiply). Four
 // words a step, for codes of a multiple of 128 bits (256-d, 1536-d, 100-d padded), measured
 // ~25% faster than one at a time (100k 256-d codes: ~2.0 against ~2.6 ms, loaded 2-core machine).
