@@ -148,6 +148,7 @@ describe('without a token (loopback)', () => {
       body: JSON.stringify({ query: '{ stats { turns } }', variables: { padding } }),
     });
     expect(graphql.status).toBe(413);
+    expect((await graphql.json()).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
     const rest = await fetch(`${server.base}/turns`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -155,5 +156,35 @@ describe('without a token (loopback)', () => {
     });
     expect(rest.status).toBe(413);
     expect((await server.client().stats()).stats.turns).toBe(0);
+  });
+
+  it('counts a body sent without Content-Length (chunked) as it streams in', async () => {
+    const port = Number(new URL(server.base).port);
+    const chunked = (parts: string[]) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        );
+        req.on('error', reject);
+        for (const part of parts) req.write(part);
+        req.end();
+      });
+    const turn = (text: string) => JSON.stringify({ query: 'mutation($text: String!) { addTurn(input: { sessionId: "c", role: USER, text: $text }) { turn { id } } }', variables: { text } });
+    const small = turn('I live in Porto');
+    const fine = await chunked([small.slice(0, 20), small.slice(20)]);
+    expect(fine.status).toBe(200);
+    expect(JSON.parse(fine.body).data.addTurn.turn.id).toBeGreaterThan(0);
+    // Over the limit in pieces none of which is: refused, and nothing of it stored.
+    const big = turn('x'.repeat(MAX_BODY_BYTES));
+    const pieces = Array.from({ length: Math.ceil(big.length / 65536) }, (_, i) => big.slice(i * 65536, (i + 1) * 65536));
+    const refused = await chunked(pieces);
+    expect(refused.status).toBe(413);
+    expect(JSON.parse(refused.body).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
+    expect((await server.client().stats()).stats.turns).toBe(1);
   });
 });

@@ -11,6 +11,7 @@ import type { Store } from '../core/store.ts';
 import { liveTokenIds, type Access } from '../core/tokens.ts';
 import { readinessCheck } from './readiness.ts';
 import { accessOf, bearer, browserRefusal, rememberAccess, resolveAccess } from './auth.ts';
+import { bodyLimit } from './body-limit.ts';
 import { dataRoutes } from './data-routes.ts';
 import { errorCodes } from './error-codes.ts';
 import { graphiqlRoute } from './graphiql.ts';
@@ -149,7 +150,8 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
     landingPage: false,
     // Same-origin only: the API is for local programs, not for web pages on other sites.
     cors: false,
-    maxRequestBodySize: MAX_BODY_BYTES,
+    // bodyLimit (below) instead: the same limit, without streaming every body through a counter.
+    maxRequestBodySize: false,
     logging: yogaLogger(log),
     maskedErrors: {
       maskError(error, message, isDev) {
@@ -158,6 +160,7 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
       },
     },
     plugins: [
+      bodyLimit(MAX_BODY_BYTES),
       readinessCheck(store),
       // Pages need no token: the inspector at / and GraphiQL at /graphql get their data through
       // /graphql with the token a person types.
