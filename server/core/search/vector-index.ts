@@ -93,9 +93,8 @@ const distancesAt = (index: Index) => CODES_AT + index.ids.length * index.words 
 const collectedAt = (index: Index) => distancesAt(index) + index.ids.length * 2 + 3 & ~3;
 
 /** The byte offset of room for `m` collected slots past the distances, the memory grown for them if needed. */
-function collectRoom(index: Index & { wasm: NonNullable<Index['wasm']> }, m: number): number {
+function collectRoom(index: Index, memory: WebAssembly.Memory, m: number): number {
   const at = collectedAt(index);
-  const { memory } = index.wasm;
   const short = at + m * 4 - memory.buffer.byteLength;
   if (short > 0) {
     memory.grow(Math.ceil(short / PAGE));
@@ -290,7 +289,7 @@ export async function hammingNearest(store: Store, table: VectorTable, userId: s
   const order = new Float64Array(m);
   if (index.wasm) {
     // In place of the histogram, which is read no more; the pass over the distances in WebAssembly.
-    const out = collectRoom(index as Index & { wasm: NonNullable<Index['wasm']> }, m);
+    const out = collectRoom(index, index.wasm.memory, m);
     const { buffer } = index.wasm.memory;
     const start = new Uint32Array(buffer, HISTOGRAM_AT, cut + 2);
     for (let d = 0, offset = 0; d <= cut; d++) {
