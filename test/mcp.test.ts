@@ -268,6 +268,21 @@ describe('/mcp on the service', () => {
     await admin.close();
   });
 
+  it('every request lists the same tools with their full schemas (the first answer is kept for the process)', async () => {
+    const lists = [];
+    for (const query of ['?user_id=alice', '?user_id=alice', '?user_id=dave']) {
+      const client = await connect(ADMIN, query);
+      lists.push((await client.listTools()).tools);
+      await client.close();
+    }
+    expect(lists[1]).toEqual(lists[0]);
+    expect(lists[2]).toEqual(lists[0]);
+    expect(lists[0]!.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+    const search = lists[0]!.find((t) => t.name === 'search_memory')!;
+    expect(Object.keys(search.inputSchema.properties ?? {})).toContain('query');
+    expect(search.outputSchema?.type).toBe('object');
+  });
+
   it('without a token, or naming another user with a user token, the endpoint refuses', async () => {
     const none = await connect(null).then(() => 'connected', (e: Error) => e.message);
     expect(none).toMatch(/401|token/i);

@@ -2,6 +2,8 @@
 // a prompt that tells an agent when to call which tool, over one space's client. `sm mcp` serves
 // it over stdio; the service at /mcp over Streamable HTTP (http.ts).
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Sdk } from '../../client/src/generated/sdk.ts';
 import { executeTool, TOOLS } from '../../client/src/tools.ts';
 import { VERSION } from '../core/version.ts';
@@ -19,8 +21,31 @@ Never invent memories: say so when memory has nothing.`;
 
 const text = (uri: string, body: string, mimeType = 'text/markdown') => ({ contents: [{ uri, mimeType, text: body }] });
 
+// The service's /mcp is stateless: every request makes a server (mcp-route.ts). Two things the SDK
+// does for each server are the same every time, and were most of a request's CPU (8.4 ms of server
+// CPU a search_memory call, 9.3 ms a tools/list): a new Ajv instance (it validates elicitation
+// answers, which these tools never ask for), and tools/list's conversion of every tool's zod
+// schemas to JSON Schema. So one validator serves every server, and the first tools/list answer
+// (the tools are fixed: TOOLS) is kept for the process.
+let validator: AjvJsonSchemaValidator | undefined;
+let toolList: Promise<unknown> | undefined;
+
+/** Has `server` answer tools/list from the process's kept answer, made by the SDK's own handler the first time. */
+function keepToolList(server: McpServer) {
+  const inner = server.server;
+  const set = inner.setRequestHandler.bind(inner);
+  inner.setRequestHandler = ((schema: unknown, handler: (...args: unknown[]) => unknown) =>
+    set(
+      schema as never,
+      (schema === ListToolsRequestSchema
+        ? (...args: unknown[]) => (toolList ??= Promise.resolve(handler(...args)).catch((error: unknown) => ((toolList = undefined), Promise.reject(error))))
+        : handler) as never,
+    )) as typeof inner.setRequestHandler;
+}
+
 export function createMcpServer(sdk: Sdk): McpServer {
-  const server = new McpServer({ name: 'symbiosis-memory', version: VERSION }, { instructions: USE_MEMORY });
+  const server = new McpServer({ name: 'symbiosis-memory', version: VERSION }, { instructions: USE_MEMORY, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) });
+  keepToolList(server);
 
   for (const definition of TOOLS) {
     server.registerTool(
