@@ -257,9 +257,23 @@ async function bestFact(sdk: Sdk, query: string | undefined): Promise<number> {
 
 export const toolNamed = (name: string) => TOOLS.find((t) => t.name === name);
 
+// A tool's schemas as zod objects, made once per tool: zod compiles an object schema's parser on
+// its first use, so an object made for every call paid that compile on every call.
+const objects = new WeakMap<ToolDefinition, { input: z.ZodObject; strictInput: z.ZodObject; output: z.ZodObject }>();
+
+/** `definition`'s input (as given, and strict: no unknown keys) and output as zod objects. */
+export function toolSchemas(definition: ToolDefinition) {
+  let made = objects.get(definition);
+  if (!made) {
+    const input = z.object(definition.input);
+    objects.set(definition, (made = { input, strictInput: input.strict(), output: z.object(definition.output) }));
+  }
+  return made;
+}
+
 /** Checks a tool call's arguments against its input schema; a ToolError names the first problem. */
 export function parseToolArguments(definition: ToolDefinition, args: unknown): Record<string, unknown> {
-  const parsed = z.object(definition.input).strict().safeParse(args ?? {});
+  const parsed = toolSchemas(definition).strictInput.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   throw new ToolError(`${definition.name}: ${issue.path.join('.') || 'arguments'}: ${issue.message}`);
@@ -268,7 +282,7 @@ export function parseToolArguments(definition: ToolDefinition, args: unknown): R
 /** Function-calling definitions of the tools, in OpenAI's or Anthropic's format. */
 export function toolDefinitions(format: 'openai' | 'anthropic') {
   return TOOLS.map((t) => {
-    const parameters = z.toJSONSchema(z.object(t.input).strict(), { target: 'draft-7' });
+    const parameters = z.toJSONSchema(toolSchemas(t).strictInput, { target: 'draft-7' });
     delete (parameters as { $schema?: string }).$schema;
     return format === 'openai'
       ? { type: 'function' as const, function: { name: t.name, description: t.description, parameters } }

@@ -5,7 +5,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Sdk } from '../../client/src/generated/sdk.ts';
-import { executeTool, TOOLS } from '../../client/src/tools.ts';
+import { executeTool, TOOLS, toolSchemas } from '../../client/src/tools.ts';
 import { VERSION } from '../core/version.ts';
 
 
@@ -50,7 +50,8 @@ export function createMcpServer(sdk: Sdk): McpServer {
   for (const definition of TOOLS) {
     server.registerTool(
       definition.name,
-      { title: definition.title, description: definition.description, inputSchema: definition.input, outputSchema: definition.output, annotations: definition.annotations },
+      // Zod objects made once per tool: given the raw shapes, the SDK made new ones for every server.
+      { title: definition.title, description: definition.description, inputSchema: toolSchemas(definition).input, outputSchema: toolSchemas(definition).output, annotations: definition.annotations },
       async (args: Record<string, unknown>) => {
         const result = await executeTool(sdk, definition.name, args);
         return result.isError
