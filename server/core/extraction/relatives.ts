@@ -29,6 +29,15 @@ const isAnimal = (relation: string) => ANIMALS.includes(relation.toLowerCase());
 const cleanName = (name: string) => name.replace(/['’]s$/, '').trim();
 const validName = (name: string) => name.length >= 2 && !NOT_A_NAME.test(name) && !NOT_A_NAME.test(name.split(/\s+/)[0]!);
 
+// Built once (matchAll works on a copy, so the global flag's position never carries over).
+const NAMED_RELATIVES = [
+  new RegExp(String.raw`\b(?:[Mm]y|[Oo]ur)\s+${REL_ADJ}${REL}(?:'s name is|\s+is (?:called|named))\s+${NAME}`, 'gu'),
+  new RegExp(String.raw`\b(?:[Aa]n?|[Mm]y|[Oo]ur)\s+${REL_ADJ}${REL}\s+(?:named|called)\s+${NAME}`, 'gu'),
+  new RegExp(String.raw`\b(?:[Mm]y|[Oo]ur)\s+${REL_ADJ}${REL},?\s+${NAME}`, 'gu'),
+];
+/** "Maria is my sister", "Maria, my sister,": the name first. */
+const NAME_THEN_RELATION = new RegExp(String.raw`${NAME}(?:,\s+(?:my|our)\s+${REL_ADJ}${REL}(?:,|$)|\s+is\s+(?:my|our)\s+${REL_ADJ}${REL}\b)`, 'gu');
+
 /** Every named relative, friend or pet the clause names, with the relation ("my sister Maria", "Maria is my sister", "a dog named Rex"). */
 export function relatedIn(clause: string, subject: string): RelatedEntity[] {
   const out: RelatedEntity[] = [];
@@ -38,14 +47,8 @@ export function relatedIn(clause: string, subject: string): RelatedEntity[] {
     if (!validName(clean) || out.some((r) => r.name === clean)) return;
     out.push({ name: clean, type: isAnimal(relation) ? 'other' : 'person', relation: relation.toLowerCase(), of: subject });
   };
-  const patterns = [
-    new RegExp(String.raw`\b(?:[Mm]y|[Oo]ur)\s+${REL_ADJ}${REL}(?:'s name is|\s+is (?:called|named))\s+${NAME}`, 'gu'),
-    new RegExp(String.raw`\b(?:[Aa]n?|[Mm]y|[Oo]ur)\s+${REL_ADJ}${REL}\s+(?:named|called)\s+${NAME}`, 'gu'),
-    new RegExp(String.raw`\b(?:[Mm]y|[Oo]ur)\s+${REL_ADJ}${REL},?\s+${NAME}`, 'gu'),
-  ];
-  for (const re of patterns) for (const m of clause.matchAll(re)) add(m[2]!, m[1]!);
-  // "Maria is my sister", "Maria, my sister,": the name first.
-  for (const m of clause.matchAll(new RegExp(String.raw`${NAME}(?:,\s+(?:my|our)\s+${REL_ADJ}${REL}(?:,|$)|\s+is\s+(?:my|our)\s+${REL_ADJ}${REL}\b)`, 'gu'))) {
+  for (const re of NAMED_RELATIVES) for (const m of clause.matchAll(re)) add(m[2]!, m[1]!);
+  for (const m of clause.matchAll(NAME_THEN_RELATION)) {
     if (!/ly$/.test(m[1]!)) add(m[1]!, (m[2] ?? m[3])!);
   }
   return out;
