@@ -45,7 +45,7 @@ export function decayRateFor(store: Store, kind: MemoryKind, layer: MemoryLayer)
   return layer === 'long' ? store.config.decay.long_rate : store.config.decay.rate;
 }
 
-const memoryRows = rowCodec(memories);
+export const memoryRows = rowCodec(memories);
 
 // Raw statements of the write path, their text built once (the port caches statements by text).
 const MEMORY_BY_ID = `select ${memoryRows.columns} from memories where id = ?`;

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { memories, memoryRelations } from '../../drizzle/schema.ts';
 import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES } from '../../drizzle/vocabulary.ts';
 import { MEMORY_SORTS } from './vocabulary.ts';
-import type { MemoryRow } from './memories.ts';
-import type { Space } from './space.ts';
-import { prepared, type Store } from './store.ts';
+import { memoryRows, type MemoryRow } from './memories.ts';
+import { DEFAULT_SPACE, spaceClause, type Space } from './space.ts';
+import type { SqlParam, Store } from './store.ts';
 import { indexTokens } from './text.ts';
 import { textIndexOf } from './search/text-index.ts';
 import { parseInput } from './validation.ts';
@@ -79,23 +79,13 @@ export async function listMemories(store: Store, space: Space, input: ListMemori
   return { rows, total };
 }
 
+// Read backwards in index order (memories_status_layer_score). Raw rows (rows.ts): context reads
+// two pages of these for every request, and drizzle's mapping of each row cost more than the read.
+const TOP_MEMORIES = `select ${memoryRows.columns} from memories m where m.status = 'active' and m.layer = ? and ${spaceClause(DEFAULT_SPACE, 'm').sql}
+  order by m.score desc, m.id desc limit ?`;
+
 /** A space's top memories of a layer by stored score (refreshed on write and by GC), ties newest first. */
 export async function topMemories(store: Store, space: Space, layer: (typeof MEMORY_LAYERS)[number], limit: number): Promise<MemoryRow[]> {
-  // Read backwards in index order (memories_status_layer_score); prepared once, as context runs it twice.
-  return prepared(store, 'memory.top', (db) =>
-    db
-      .select()
-      .from(memories)
-      .where(
-        and(
-          eq(memories.userId, sql.placeholder('userId')),
-          eq(memories.status, 'active'),
-          eq(memories.layer, sql.placeholder('layer')),
-          sql`(cast(${sql.placeholder('agentId')} as text) is null or ${memories.agentId} is null or ${memories.agentId} = ${sql.placeholder('agentId')})`,
-        ),
-      )
-      .orderBy(desc(memories.score), desc(memories.id))
-      .limit(sql.placeholder('limit'))
-      .prepare(),
-  ).all({ userId: space.userId, agentId: space.agentId, layer, limit });
+  const rows = await store.sql.values(TOP_MEMORIES, [layer, ...(spaceClause(space, 'm').params as SqlParam[]), limit]);
+  return rows.map((raw) => memoryRows.decode(raw));
 }
