@@ -1,6 +1,6 @@
 // Turns are the episodic layer (D1). The short-term context is the last N turns of a session;
 // older turns leave the window but stay searchable history.
-import { and, desc, eq, inArray, isNull, or } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { turns } from '../../drizzle/schema.ts';
 import { ROLES } from '../../drizzle/vocabulary.ts';
@@ -9,8 +9,8 @@ import { decodeEntity, entityColumnCount, SPEAKER_ENTITY, type EntityRow } from 
 import { entityKey, EntityType } from './ner/types.ts';
 import { rowCodec } from './rows.ts';
 import { ensureSession } from './sessions.ts';
-import { visibleIn, type Space } from './space.ts';
-import { NEW_ROWS, noted, publish, write, type Store } from './store.ts';
+import { DEFAULT_SPACE, spaceClause, visibleIn, type Space } from './space.ts';
+import { NEW_ROWS, noted, publish, write, type SqlParam, type Store } from './store.ts';
 import { recordTurnDates } from './turn-dates.ts';
 import { ensureUser, userPresent } from './users.ts';
 import { parseInput } from './validation.ts';
@@ -108,21 +108,14 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
   });
 }
 
+// The window of every context: raw rows (rows.ts), the statement text the same for every space.
+const WINDOW = `select ${turnRows.columnsOf('t')} from turns t where ${spaceClause(DEFAULT_SPACE, 't').sql} and t.session_id = ?
+  order by t.at desc, t.id desc limit ?`;
+
 /** The short-term window: the last `size` turns of the session (those this space sees), oldest first. */
 export async function shortTermWindow(store: Store, space: Space, sessionId: string, size = store.config.short_term.size): Promise<TurnRow[]> {
-  const newestFirst = await store.db
-    .select()
-    .from(turns)
-    .where(
-      and(
-        eq(turns.userId, space.userId),
-        eq(turns.sessionId, sessionId),
-        space.agentId === null ? undefined : or(isNull(turns.agentId), eq(turns.agentId, space.agentId)),
-      ),
-    )
-    .orderBy(desc(turns.at), desc(turns.id))
-    .limit(size);
-  return newestFirst.reverse();
+  const newestFirst = await store.sql.values(WINDOW, [...(spaceClause(space, 't').params as SqlParam[]), sessionId, size]);
+  return newestFirst.reverse().map((raw) => turnRows.decode(raw));
 }
 
 /** A turn by id, whatever its space: for work derived from the turn itself (jobs). */
