@@ -9,7 +9,7 @@ import { DAY_MS } from './clock.ts';
 import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning } from './context-pack.ts';
 import { detectPii } from './extraction/pii.ts';
 import { topMemories } from './memory-list.ts';
-import { memoryRows, type MemoryRow } from './memories.ts';
+import { memoriesByIds, type MemoryRow } from './memories.ts';
 import { latestReflection } from './reflection.ts';
 import { search, type SearchOptions } from './search/search.ts';
 import { DEFAULT_SPACE, spaceClause, visibleIn, type Space } from './space.ts';
@@ -214,8 +214,7 @@ export async function collectCandidates(
       drawn.set(memoryId, Math.min(drawn.get(memoryId) ?? rank, rank));
     }
     const unread = [...drawn.keys()].filter((id) => !memories.has(id));
-    const rows = unread.length ? (await store.sql.values(MEMORIES_BY_ID, [JSON.stringify(unread)])).map((raw) => memoryRows.decode(raw)) : [];
-    for (const row of rows) if (visibleIn(space, row) && memoryOk(row)) memories.set(row.id, { memory: row, rank: null, projected: null, tier: 'query', supersededAt: null });
+    for (const row of (await memoriesByIds(store, unread)).values()) if (visibleIn(space, row) && memoryOk(row)) memories.set(row.id, { memory: row, rank: null, projected: null, tier: 'query', supersededAt: null });
     for (const [id, rank] of drawn) {
       const known = memories.get(id);
       if (known) known.projected = rank;
@@ -290,8 +289,6 @@ function factDates(stated: number, eventAt: number, supersededAt: number | null)
   if (supersededAt !== null) parts.push(`superseded ${day(supersededAt)}`);
   return parts.join(', ');
 }
-
-const MEMORIES_BY_ID = `select ${memoryRows.columns} from memories where id in (select value from sm_ids(?))`;
 
 // spaceClause's text is the same for every space (only its parameters differ).
 const RECENT_TURNS_SQL = `select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.role as role, t.name as name, t.text as text, t.at as at,

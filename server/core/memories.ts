@@ -1,5 +1,5 @@
 // Memories (D2): facts and reflections, saved with dedupe, reinforced (D6), archived (D3).
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   memories,
@@ -49,6 +49,7 @@ export const memoryRows = rowCodec(memories);
 
 // Raw statements of the write path, their text built once (the port caches statements by text).
 const MEMORY_BY_ID = `select ${memoryRows.columns} from memories where id = ?`;
+const MEMORIES_BY_IDS = `select ${memoryRows.columns} from memories where id in (select value from sm_ids(?))`;
 // `|| ''` keeps kind and status from being index candidates: the (user, content_key) index is the one to use.
 /** Memories `space` may change that match `where`; `tag`: a first column saying which part of a union a row is from. */
 const writableWhere = (where: string, tag = '') => `select ${tag}${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and ${where}`;
@@ -89,7 +90,8 @@ export async function memoryIn(store: Store, space: Space, id: number): Promise<
 }
 
 export async function memoriesByIds(store: Store, ids: readonly number[]): Promise<Map<number, MemoryRow>> {
-  const rows = await store.db.select().from(memories).where(inArray(memories.id, [...ids]));
+  if (ids.length === 0) return new Map();
+  const rows = (await store.sql.values(MEMORIES_BY_IDS, [JSON.stringify(ids)])).map((raw) => memoryRows.decode(raw));
   return new Map(rows.map((row) => [row.id, row]));
 }
 
