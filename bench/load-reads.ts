@@ -61,6 +61,7 @@ async function readServer(path: string, env: Record<string, string>, nodeArgs: s
         byWorkers: before.counts && after.counts ? after.counts.served - before.counts.served : 0,
         inProcess: before.counts && after.counts ? after.counts.inProcess - before.counts.inProcess : row.answered,
         cpuMsPerSearch: before.cpu && after.cpu && row.answered > 0 ? round(((after.cpu.all - before.cpu.all) * 1000) / row.answered, 2) : null,
+        mainCpuMsPerSearch: before.cpu && after.cpu && row.answered > 0 ? round(((after.cpu.main - before.cpu.main) * 1000) / row.answered, 2) : null,
       };
     },
   };
@@ -97,10 +98,10 @@ export function formatReads(reads: Reads, machine: { cores: number; loadAverageA
   return [
     `Search with read workers off and on (${machine.cores} cores; load average ${machine.loadAverageAtStart.join(' ')} at start, ${machine.loadAverage.join(' ')} after; the clients share the machine):`,
     '',
-    '| read workers | clients | requests/s | p50 / p95 / p99 ms | answered by workers / in-process | server CPU ms / search | RSS MB after (peak) |',
+    '| read workers | clients | requests/s | p50 / p95 / p99 ms | answered by workers / in-process | server CPU ms / search (main thread) | RSS MB after (peak) |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...reads.flatMap((phase) =>
-      phase.rows.map((c) => `| ${phase.workers} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.byWorkers} / ${c.inProcess} | ${c.cpuMsPerSearch ?? '–'} | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`),
+      phase.rows.map((c) => `| ${phase.workers} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.byWorkers} / ${c.inProcess} | ${c.cpuMsPerSearch ?? '–'} (${c.mainCpuMsPerSearch ?? '–'}) | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`),
     ),
     '',
     `| clients | off: requests/s, p95 ms | on (${on!.workers} workers): requests/s, p95 ms | requests/s on / off |`,
@@ -108,5 +109,11 @@ export function formatReads(reads: Reads, machine: { cores: number; loadAverageA
     ...off!.rows.map((c, i) => `| ${c.clients} | ${c.requestsPerSecond}, ${c.latencyMs.p95} | ${on!.rows[i]!.requestsPerSecond}, ${on!.rows[i]!.latencyMs.p95} | ${ratio(i)} |`),
     '',
     `RSS once up, before the searches: ${reads.map((p) => `${p.startedMB ?? '–'} MB with ${p.workers} workers`).join(', ')}`,
+    // The main thread keeps HTTP and GraphQL: its CPU per search bounds what more cores could give.
+    ...on!.rows.flatMap((c, i) =>
+      c.mainCpuMsPerSearch && off!.rows[i]!.requestsPerSecond > 0
+        ? [`at ${c.clients} clients the main thread spent ${c.mainCpuMsPerSearch} ms of CPU per search with workers on (${off!.rows[i]!.mainCpuMsPerSearch ?? '–'} off): at most ${round(1000 / c.mainCpuMsPerSearch, 0)} requests/s with a core per worker, ${round(1000 / c.mainCpuMsPerSearch / off!.rows[i]!.requestsPerSecond, 2)}x the figure with workers off`]
+        : [],
+    ),
   ];
 }

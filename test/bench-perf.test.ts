@@ -24,6 +24,10 @@ describe('bench:perf', () => {
     for (const target of result.targets) expect(['met', 'MISSED', 'needs 4+ cores']).toContain(target.verdict);
     const reads = result.targets.find((t: { point: number }) => t.point === 2);
     expect(reads.figure).toContain(`on ${result.machine.cores} cores`);
+    // The main thread's CPU per search with workers on bounds what more cores could give: reported, never a verdict.
+    for (const row of result.load.reads[1].rows) expect(row.mainCpuMsPerSearch).toBeGreaterThan(0);
+    for (const row of result.load.reads[1].rows) expect(row.mainCpuMsPerSearch).toBeLessThanOrEqual(row.cpuMsPerSearch);
+    expect(reads.figure).toMatch(/at most \d+ requests\/s with cores to spare \([\d.]+x\)/);
     if (result.machine.cores < 4) expect(reads.verdict).toBe('needs 4+ cores');
     else expect(reads.verdict).not.toBe('needs 4+ cores');
     // A verdict follows its figure: the vector targets as vectors.ts judges them, memory by its bounds.
