@@ -2,6 +2,7 @@
 // (the short-term window left out of the block), access counting, and the token budget.
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { describe, expect, it, vi } from 'vitest';
+import { holdAccessWhile, noteAccess } from '../server/core/access.ts';
 import { getContext } from '../server/core/context.ts';
 import { countTokens } from '../server/core/token-count.ts';
 import { getMemory, remember } from '../server/core/memories.ts';
@@ -50,6 +51,28 @@ describe('context with relevant facts', () => {
     if (store.sql.dialect === 'sqlite') expect((await getMemory(store, tea.id))!.accessCount).toBe(0);
     await vi.waitFor(async () => expect((await getMemory(store, tea.id))!.accessCount).toBe(1), { timeout: 10_000, interval: 5 });
     expect((await getMemory(store, tea.id))!.lastAccessedAt).not.toBeNull();
+  });
+
+  it('holds accesses while reads are under way elsewhere (read workers), then writes them together', async () => {
+    const { store } = await setup();
+    const tea = (await remember(store, DEFAULT_SPACE, { content: 'Sam drinks green tea every morning' })).memory;
+    const bike = (await remember(store, DEFAULT_SPACE, { content: 'Sam rides a red bicycle to work' })).memory;
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    let busy = true;
+    holdAccessWhile(store, () => busy, 300);
+    noteAccess(store, [tea.id]);
+    await tick();
+    noteAccess(store, [tea.id, bike.id]);
+    await tick();
+    // Past the next tick, nothing yet: the first access waits for the others.
+    expect((await getMemory(store, tea.id))!.accessCount).toBe(0);
+    await vi.waitFor(async () => expect((await getMemory(store, tea.id))!.accessCount).toBe(2), { timeout: 10_000, interval: 5 });
+    expect((await getMemory(store, bike.id))!.accessCount).toBe(1);
+    // Nothing else under way: written on the next tick again.
+    busy = false;
+    noteAccess(store, [bike.id]);
+    await vi.waitFor(async () => expect((await getMemory(store, bike.id))!.accessCount).toBe(2), { timeout: 250, interval: 5 });
+    holdAccessWhile(store, null);
   });
 
   it('packs the block to the token budget, counted whole, and refuses a budget out of range', async () => {

@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { noteAccess } from '../core/access.ts';
+import { holdAccessWhile, noteAccess } from '../core/access.ts';
 import { SmError, type ErrorCode } from '../core/errors.ts';
 import { semanticOn } from '../core/search/semantic.ts';
 import { vectorState } from '../core/search/vector-state.ts';
@@ -219,6 +219,9 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
     slot.worker.postMessage(request);
   };
 
+  // Accesses of reads answered meanwhile are written together (core/access.ts).
+  holdAccessWhile(store, () => queue.length > 0 || slots.some((s) => s?.job));
+
   return {
     run(call) {
       // The local word vectors are a table of the main thread's (hundreds of MB): not copied per worker.
@@ -255,6 +258,7 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
     stop: async () => {
       if (stopped) return;
       stopped = true;
+      holdAccessWhile(store, null);
       clearTimeout(idle);
       for (const job of queue.splice(0)) job.reject(new ReadWorkerLost('the server is stopping'));
       await Promise.all(slots.map((slot) => slot?.worker.terminate()));
