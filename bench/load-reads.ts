@@ -111,7 +111,8 @@ export function formatReads(reads: Reads, machine: { cores: number; loadAverageA
     `RSS once up, before the searches: ${reads.map((p) => `${p.startedMB ?? '–'} MB with ${p.workers} workers`).join(', ')}`,
     // The main thread keeps HTTP and GraphQL: its CPU per search bounds what more cores could give.
     ...on!.rows.flatMap((c, i) =>
-      c.mainCpuMsPerSearch && off!.rows[i]!.requestsPerSecond > 0
+      // Only where the workers answered most reads (a lone read runs on the main thread).
+      c.mainCpuMsPerSearch && c.byWorkers > c.inProcess && off!.rows[i]!.requestsPerSecond > 0
         ? [`at ${c.clients} clients the main thread spent ${c.mainCpuMsPerSearch} ms of CPU per search with workers on (${off!.rows[i]!.mainCpuMsPerSearch ?? '–'} off): at most ${round(1000 / c.mainCpuMsPerSearch, 0)} requests/s with a core per worker, ${round(1000 / c.mainCpuMsPerSearch / off!.rows[i]!.requestsPerSecond, 2)}x the figure with workers off`]
         : [],
     ),
