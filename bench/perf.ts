@@ -21,8 +21,8 @@ export type Target = { point: number; target: string; figure: string; verdict: V
  * What the main thread alone allows once workers take the searches: its CPU per search bounds the
  * requests/s however many cores the workers get (an upper bound, not a measurement of 4+ cores).
  */
-function ceilingOf(off: { requestsPerSecond: number }, on: { mainCpuMsPerSearch: number | null }): string {
-  if (!on.mainCpuMsPerSearch || off.requestsPerSecond <= 0) return '';
+function ceilingOf(off: { requestsPerSecond: number }, on: { mainCpuMsPerSearch: number | null; byWorkers: number; inProcess: number }): string {
+  if (!on.mainCpuMsPerSearch || on.byWorkers <= on.inProcess || off.requestsPerSecond <= 0) return '';
   const most = round(1000 / on.mainCpuMsPerSearch, 0);
   return `; the main thread spends ${on.mainCpuMsPerSearch} ms of CPU per search the workers answer, so at most ${most} requests/s with cores to spare (${round(most / off.requestsPerSecond, 2)}x)`;
 }

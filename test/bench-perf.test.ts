@@ -14,7 +14,7 @@ const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 describe('bench:perf', () => {
   it('measures vectors at scale and sm serve over HTTP in one run, and checks each target of issue 22', { timeout: 180_000 }, async () => {
     const small = ['--size', '2000', '--dimensions', '32', '--users', '1,20', '--samples', '10'];
-    const load = ['--load-size', '300', '--rate', '60', '--writers', '4', '--seconds', '2', '--clients', '1,2', '--phase-seconds', '1', '--idle-seconds', '0'];
+    const load = ['--load-size', '300', '--rate', '60', '--writers', '4', '--seconds', '2', '--clients', '1,4', '--phase-seconds', '1', '--idle-seconds', '0'];
     const { stdout } = await run(process.execPath, [TSX, join(ROOT, 'bench', 'perf.ts'), '--json', ...small, ...load], { env: { ...process.env, SM_LOG_LEVEL: 'error' } });
     const result = JSON.parse(stdout);
     expect(result.machine.cores).toBe(availableParallelism());
