@@ -22,14 +22,17 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const done = new Int32Array(workerData.done);
 const db = new Database(workerData.path, { fileMustExist: true });
-db.pragma('synchronous = NORMAL');
+// Both statements stay referenced (by the timer and the stop handler) for the thread's life: on
+// Node 24 a collected better-sqlite3 object can abort the process (native-handles.ts).
+const synchronous = db.prepare('pragma synchronous = NORMAL');
+synchronous.run();
 const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
 const timer = setInterval(() => {
   try { checkpoint.get(); } catch {} // busy or locked: the next pass catches up
 }, workerData.intervalMs);
 parentPort.once('message', () => {
   clearInterval(timer);
-  try { db.close(); } finally { Atomics.store(done, 0, 1); Atomics.notify(done, 0); }
+  try { db.close(); void synchronous; } finally { Atomics.store(done, 0, 1); Atomics.notify(done, 0); }
 });
 `;
 

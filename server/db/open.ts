@@ -2,7 +2,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from './native-handles.ts';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as sqliteVec from 'sqlite-vec';
@@ -125,7 +126,7 @@ export type ReadOnlyOptions = {
  * reads the latest commit (WAL), so what the writer committed is seen by the next read.
  */
 export function openReadOnlyStore(options: ReadOnlyOptions): Store {
-  const sqlite = new Database(options.path, { readonly: true, fileMustExist: true });
+  const sqlite = openDatabase(options.path, { readonly: true, fileMustExist: true });
   try {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma(`cache_size = -${options.cacheKiB ?? 8192}`);
@@ -144,7 +145,7 @@ export async function openStore(options: OpenOptions = {}): Promise<Store> {
   const sources = outerConfigLayers(memory ? null : configFilePath(path), options.env ?? process.env, options.config);
   if (!memory) mkdirSync(dirname(path), { recursive: true });
 
-  const sqlite = new Database(path);
+  const sqlite = openDatabase(path);
   try {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');

@@ -1,7 +1,8 @@
 // A consistent read-only view of a store's database for long reads (an export streamed over
 // HTTP): a second connection holding one read transaction, so writes that commit meanwhile on the
 // main connection are not seen halfway (WAL keeps the snapshot) and are never blocked by it.
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from './native-handles.ts';
 import type { Store } from '../core/store.ts';
 import { queryBuilder } from '../core/query-builder.ts';
 import { sqliteSql } from './sqlite-sql.ts';
@@ -24,7 +25,7 @@ export async function openSnapshot(store: Store): Promise<Snapshot> {
   }
   const path = store.sqlite.name;
   if (store.sqlite.memory || path === '' || path === ':memory:') return { store, close: () => {} };
-  const sqlite = new Database(path, { readonly: true, fileMustExist: true });
+  const sqlite = openDatabase(path, { readonly: true, fileMustExist: true });
   try {
     sqlite.pragma('busy_timeout = 5000');
     // The snapshot is taken by the first read of this transaction and kept until close().

@@ -35,6 +35,12 @@ export function sqliteSql(sqlite: Database.Database): Sql {
     }
     return prepared;
   };
+  /**
+   * A pragma's first value, from a statement prepared once per text: Database.pragma() prepares
+   * anew on every call, and on Node 24 every statement is kept for the process's life
+   * (native-handles.ts).
+   */
+  const pragma = (text: string) => statement(firsts, `pragma ${text}`, 'pluck').get();
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(body: () => Promise<T>): Promise<T> => {
     const result = queue.then(body, body);
@@ -82,15 +88,16 @@ export function sqliteSql(sqlite: Database.Database): Sql {
       }),
     writeIfFree: (fn) =>
       serially(async () => {
-        const timeout = sqlite.pragma('busy_timeout', { simple: true }) as number;
-        sqlite.pragma('busy_timeout = 0');
+        // Prepared pragmas (see `pragma`): accesses are written this way after many reads.
+        const timeout = pragma('busy_timeout') as number;
+        pragma('busy_timeout = 0');
         try {
           sqlite.exec('begin immediate');
         } catch (error) {
           if (isBusy(error)) return undefined;
           throw error;
         } finally {
-          sqlite.pragma(`busy_timeout = ${timeout}`);
+          pragma(`busy_timeout = ${timeout}`);
         }
         return inTransaction(fn);
       }),
@@ -100,14 +107,14 @@ export function sqliteSql(sqlite: Database.Database): Sql {
       serially(async () => {
         optimizeSearchIndexes(sqlite);
         sqlite.exec('vacuum');
-        sqlite.pragma('wal_checkpoint(TRUNCATE)');
+        pragma('wal_checkpoint(TRUNCATE)');
       }),
-    // A prepared pragma: addTurn asks on every turn, and pragma() prepares it anew each time.
-    dataVersion: () => inTurn(() => statement(firsts, 'pragma data_version', 'pluck').get() as number),
+    // A prepared pragma: addTurn asks on every turn.
+    dataVersion: () => inTurn(() => pragma('data_version') as number),
     location: sqlite.name,
     check: () =>
       inTurn(() => {
-        const rows = sqlite.pragma('quick_check') as { quick_check: string }[];
+        const rows = statement(objects, 'pragma quick_check').all() as { quick_check: string }[];
         return { method: 'PRAGMA quick_check', problems: rows.map((row) => row.quick_check).filter((row) => row !== 'ok') };
       }),
     // Queued like a transaction: the merge writes, and must not land inside an open one.

@@ -8,7 +8,8 @@
 // or whose counts differ from the source's, leaves the target as it was. The source is read
 // in one read transaction (a consistent snapshot, while a server may keep writing to it).
 import { existsSync, statSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from '../db/native-handles.ts';
 import { getTableName, is } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import * as pgTables from '../../drizzle/pg-schema.ts';
@@ -81,7 +82,7 @@ function openSource(path: string) {
   if (statSync(path).isDirectory()) throw badInput(`--from: ${path} is a directory, not a SQLite database file`);
   let sqlite: Database.Database;
   try {
-    sqlite = new Database(path, { fileMustExist: true });
+    sqlite = openDatabase(path, { fileMustExist: true });
     sqlite.prepare('select count(*) from sqlite_master').get();
   } catch (error) {
     throw badInput(`--from: ${path} is not a SQLite database (${(error as Error).message})`);
