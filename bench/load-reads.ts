@@ -109,12 +109,25 @@ export function formatReads(reads: Reads, machine: { cores: number; loadAverageA
     ...off!.rows.map((c, i) => `| ${c.clients} | ${c.requestsPerSecond}, ${c.latencyMs.p95} | ${on!.rows[i]!.requestsPerSecond}, ${on!.rows[i]!.latencyMs.p95} | ${ratio(i)} |`),
     '',
     `RSS once up, before the searches: ${reads.map((p) => `${p.startedMB ?? '–'} MB with ${p.workers} workers`).join(', ')}`,
-    // The main thread keeps HTTP and GraphQL: its CPU per search bounds what more cores could give.
-    ...on!.rows.flatMap((c, i) =>
-      // Only where the workers answered most reads (a lone read runs on the main thread).
-      c.mainCpuMsPerSearch && c.byWorkers > c.inProcess && off!.rows[i]!.requestsPerSecond > 0
-        ? [`at ${c.clients} clients the main thread spent ${c.mainCpuMsPerSearch} ms of CPU per search with workers on (${off!.rows[i]!.mainCpuMsPerSearch ?? '–'} off): at most ${round(1000 / c.mainCpuMsPerSearch, 0)} requests/s with a core per worker, ${round(1000 / c.mainCpuMsPerSearch / off!.rows[i]!.requestsPerSecond, 2)}x the figure with workers off`]
-        : [],
-    ),
+    ...on!.rows.flatMap((c, i) => {
+      const ceiling = mainThreadCeiling(off!.rows[i]!, c);
+      return ceiling
+        ? [`at ${c.clients} clients the main thread spent ${c.mainCpuMsPerSearch} ms of CPU per search with workers on (${off!.rows[i]!.mainCpuMsPerSearch ?? '–'} off): at most ${ceiling.requestsPerSecond} requests/s with a core per worker, ${ceiling.ratio}x the figure with workers off`]
+        : [];
+    }),
   ];
+}
+
+export type ReadRow = Reads[number]['rows'][number];
+
+/**
+ * What the main thread alone allows once workers take the searches: it keeps HTTP and GraphQL,
+ * so its CPU per search bounds the requests/s however many cores the workers get (an upper
+ * bound, not a measurement of more cores). Null where the workers did not answer most reads (a
+ * lone read runs on the main thread).
+ */
+export function mainThreadCeiling(off: ReadRow, on: ReadRow): { requestsPerSecond: number; ratio: number } | null {
+  if (!on.mainCpuMsPerSearch || on.byWorkers <= on.inProcess || off.requestsPerSecond <= 0) return null;
+  const requestsPerSecond = round(1000 / on.mainCpuMsPerSearch, 0);
+  return { requestsPerSecond, ratio: round(requestsPerSecond / off.requestsPerSecond, 2) };
 }

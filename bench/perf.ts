@@ -9,6 +9,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchLoad, formatLoad } from './load.ts';
+import { mainThreadCeiling, type ReadRow } from './load-reads.ts';
 import { runMain } from './run-main.ts';
 import { round } from './stats.ts';
 import { benchVectors, formatVectors, targetsOf as vectorTargets, type VectorResult } from './vectors.ts';
@@ -17,14 +18,12 @@ type Load = Awaited<ReturnType<typeof benchLoad>>;
 type Verdict = 'met' | 'MISSED' | 'needs 4+ cores';
 export type Target = { point: number; target: string; figure: string; verdict: Verdict };
 
-/**
- * What the main thread alone allows once workers take the searches: its CPU per search bounds the
- * requests/s however many cores the workers get (an upper bound, not a measurement of 4+ cores).
- */
-function ceilingOf(off: { requestsPerSecond: number }, on: { mainCpuMsPerSearch: number | null; byWorkers: number; inProcess: number }): string {
-  if (!on.mainCpuMsPerSearch || on.byWorkers <= on.inProcess || off.requestsPerSecond <= 0) return '';
-  const most = round(1000 / on.mainCpuMsPerSearch, 0);
-  return `; the main thread spends ${on.mainCpuMsPerSearch} ms of CPU per search the workers answer, so at most ${most} requests/s with cores to spare (${round(most / off.requestsPerSecond, 2)}x)`;
+/** Point 2's ceiling from the main thread's CPU per worker-answered search (load-reads.ts), or nothing. */
+function ceilingOf(off: ReadRow, on: ReadRow): string {
+  const ceiling = mainThreadCeiling(off, on);
+  return ceiling
+    ? `; the main thread spends ${on.mainCpuMsPerSearch} ms of CPU per search the workers answer, so at most ${ceiling.requestsPerSecond} requests/s with cores to spare (${ceiling.ratio}x)`
+    : '';
 }
 
 /** The issue's targets. Memory: idle <= 100 MB, peak <= 200 MB; writes: the rate offered, acknowledged, nothing lost. */

@@ -48,6 +48,3 @@ export function openDatabase(path: string, options?: Database.Options): Database
   }
   return sqlite;
 }
-
-/** How many connections and statements are held for the process's lifetime (0 before Node 24). */
-export const keptHandles = () => kept.length;
