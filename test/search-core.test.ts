@@ -3,11 +3,13 @@
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { describe, expect, it } from 'vitest';
 import { SmError } from '../server/core/errors.ts';
-import { remember, updateMemory } from '../server/core/memories.ts';
+import { insertMemory, remember, updateMemory } from '../server/core/memories.ts';
 import { search } from '../server/core/search/index.ts';
 import { TINY_USER_ROWS } from '../server/core/search/bm25.ts';
 import { addTurn } from '../server/core/turns.ts';
-import type { Store } from '../server/core/store.ts';
+import { write, type Store } from '../server/core/store.ts';
+import { textIndexOf } from '../server/core/search/text-index.ts';
+import { tableRows } from '../server/core/search/term-stats.ts';
 import { conversation } from './helpers/conversation.ts';
 import { testStore } from './helpers/store.ts';
 
@@ -87,6 +89,31 @@ describe('search', () => {
         expect(hits[0]?.id, `${query} ${JSON.stringify(config)}`).toBe(met.id);
       }
     }
+  });
+
+  // Postgres reads a small user's rows one by one and a large user's through the GIN index (its
+  // `matching`): either way the newest matches of that user, and only theirs, even far back.
+  it('finds the newest matching rows of a small and of a large user, and no one else\'s', async () => {
+    const { store } = await testStore();
+    const big = { userId: 'big', agentId: null };
+    const small = { userId: 'small', agentId: null };
+    const ids = await write(store, async () => {
+      const first = await insertMemory(store, big, { content: 'Apple orchard in Normandy' });
+      for (let i = 0; i < 620; i++) await insertMemory(store, big, { content: `Filler note number ${i}` });
+      const late = await insertMemory(store, big, { content: 'Apple pie recipe' });
+      const own = await insertMemory(store, small, { content: 'Apple juice on Sundays' });
+      await insertMemory(store, small, { content: 'Nothing to see' });
+      return { first: first.id, late: late.id, own: own.id };
+    });
+    const matched = async (space: typeof big) => {
+      const source = textIndexOf(store).matching(store, space, 'memories', ['apple'], 'any', 20)!;
+      return (await store.sql.all<{ id: number }>(source.sql, source.params)).map((r) => Number(r.id)).sort((a, b) => b - a);
+    };
+    expect(await matched(big)).toEqual([ids.late, ids.first]);
+    expect(await matched(small)).toEqual([ids.own]);
+    // Once a search has counted the large user's rows, the same rows come by the shorter way.
+    expect(await tableRows(store, big, 'memories')).toBeGreaterThan(600);
+    expect(await matched(big)).toEqual([ids.late, ids.first]);
   });
 
   it('rejects bad filters with BAD_USER_INPUT', async () => {

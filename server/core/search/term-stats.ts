@@ -68,6 +68,9 @@ const USER_ROWS = { turns: 'select count(*) as n from turns where user_id = ?', 
 
 export const maxId = async (store: Store, table: TextTable) => (await store.sql.get<{ n: number | null }>(MAX_ID[table]))!.n ?? 0;
 
+/** The count tableRows last took for the user, if any, with no statement (it may be out of date). */
+export const countedRows = (store: Store, space: Space, table: TextTable): number | undefined => cachesOf(store).rows.get(`${space.userId}\u0000${table}`)?.rows;
+
 /**
  * About how many rows the user has in `table`. Counting walks the user's index range, so the
  * count is kept and taken again only once the file's largest id has grown by a tenth since.

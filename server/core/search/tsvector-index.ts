@@ -7,13 +7,35 @@
 import type { Store } from '../store.ts';
 import { everyRow, params, rankHere, TINY_USER_ROWS, type Clause, type Scored, type TextTable, type UserRow } from './bm25.ts';
 import { isStopword } from './query.ts';
-import { COMMON_DF } from './term-stats.ts';
+import { COMMON_DF, countedRows } from './term-stats.ts';
 import type { TextIndex } from './text-index-types.ts';
 
 const VECTOR = { turns: 'text_search', memories: 'content_search' } as const;
 
 /** Matches read per search, newest first: past it a word is too common to rank on anyway (term-stats.ts). */
 const MATCHED_ROWS = 5000;
+/**
+ * A user with at most this many rows has them read newest first and tested one by one (matching):
+ * the GIN index would read the postings of every user's rows holding the words instead.
+ */
+const WALKED_ROWS = 500;
+
+/**
+ * `matching`'s statement: for a user of WALKED_ROWS rows or fewer, their rows read newest first
+ * and tested; for a larger one, the GIN index. One statement for both: the count (a read of at
+ * most WALKED_ROWS + 1 of the user's index entries) gates each branch, and Postgres does not run a
+ * branch whose gate is false. The walk's query is parsed once, in a subquery: as a parameter of a
+ * generic plan, to_tsquery would run again for every row tested.
+ */
+const matchingText = (table: TextTable, limit: number) => {
+  return `with small as materialized (select count(*) <= ${WALKED_ROWS} as yes from (select 1 from ${table} where user_id = ? limit ${WALKED_ROWS + 1}) c)
+    (select id from (select id, ${VECTOR[table]} as v from ${table} where user_id = ? order by id desc limit ${WALKED_ROWS}) r
+      where (select yes from small) and r.v @@ (select to_tsquery('english', ?)) order by id desc limit ${limit})
+    union all
+    (select id from ${table} where (select not yes from small) and user_id = ? and ${VECTOR[table]} @@ to_tsquery('english', ?) order by id desc limit ${limit})`;
+};
+const MATCHING_TEXTS = new Map<string, string>();
+
 /** Rows read, newest first, for a query of stop words only (see rank). */
 const STOPWORD_ROWS = 1000;
 
@@ -61,7 +83,15 @@ export const TSVECTOR_INDEX: TextIndex = {
   matching(store, space, table, words, join, limit) {
     const query = tsQuery(words, join);
     if (!query) return null;
-    return { sql: `select id from ${table} where user_id = ? and ${VECTOR[table]} @@ to_tsquery('english', ?) order by id desc limit ${limit}`, params: [space.userId, query] };
+    // A user a search counted far past the walk goes to the GIN index without the count's cost.
+    if ((countedRows(store, space, table) ?? 0) > 2 * WALKED_ROWS) {
+      return { sql: `select id from ${table} where user_id = ? and ${VECTOR[table]} @@ to_tsquery('english', ?) order by id desc limit ${limit}`, params: [space.userId, query] };
+    }
+    const key = `${table}${limit}`;
+    let sql = MATCHING_TEXTS.get(key);
+    if (sql === undefined) MATCHING_TEXTS.set(key, (sql = matchingText(table, limit)));
+    const user = space.userId;
+    return { sql, params: [user, user, query, user, query] };
   },
 
   async count(store, space, table, term) {
