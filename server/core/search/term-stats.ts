@@ -69,7 +69,8 @@ const USER_ROWS = { turns: 'select count(*) as n from turns where user_id = ?', 
 export const maxId = async (store: Store, table: TextTable) => (await store.sql.get<{ n: number | null }>(MAX_ID[table]))!.n ?? 0;
 
 /** The count tableRows last took for the user, if any, with no statement (it may be out of date). */
-export const countedRows = (store: Store, space: Space, table: TextTable): number | undefined => cachesOf(store).rows.get(`${space.userId}\u0000${table}`)?.rows;
+const rowsKey = (space: Space, table: TextTable) => `${space.userId}\u0000${table}`;
+export const countedRows = (store: Store, space: Space, table: TextTable): number | undefined => cachesOf(store).rows.get(rowsKey(space, table))?.rows;
 
 /**
  * About how many rows the user has in `table`. Counting walks the user's index range, so the
@@ -78,7 +79,7 @@ export const countedRows = (store: Store, space: Space, table: TextTable): numbe
 export async function tableRows(store: Store, space: Space, table: TextTable): Promise<number> {
   const top = await maxId(store, table);
   const byKey = cachesOf(store).rows;
-  const key = `${space.userId}\u0000${table}`;
+  const key = rowsKey(space, table);
   const counted = byKey.get(key);
   if (counted && top <= counted.atMaxId * 1.1 + 100 && top >= counted.atMaxId) return counted.rows;
   const rows = (await store.sql.get<{ n: number }>(USER_ROWS[table], [space.userId]))!.n;
