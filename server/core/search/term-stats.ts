@@ -68,8 +68,8 @@ const USER_ROWS = { turns: 'select count(*) as n from turns where user_id = ?', 
 
 export const maxId = async (store: Store, table: TextTable) => (await store.sql.get<{ n: number | null }>(MAX_ID[table]))!.n ?? 0;
 
-/** The count tableRows last took for the user, if any, with no statement (it may be out of date). */
 const rowsKey = (space: Space, table: TextTable) => `${space.userId}\u0000${table}`;
+/** The count tableRows last took for the user, if any, with no statement (it may be out of date). */
 export const countedRows = (store: Store, space: Space, table: TextTable): number | undefined => cachesOf(store).rows.get(rowsKey(space, table))?.rows;
 
 /**
