@@ -20,21 +20,31 @@ const MATCHED_ROWS = 5000;
  */
 const WALKED_ROWS = 500;
 
+/** The user's newest rows matching the query, by the GIN index (`gate`: a condition that must hold first). */
+const byIndex = (table: TextTable, limit: number, gate = '') =>
+  `select id from ${table} where ${gate}user_id = ? and ${VECTOR[table]} @@ to_tsquery('english', ?) order by id desc limit ${limit}`;
+
 /**
- * `matching`'s statement: for a user of WALKED_ROWS rows or fewer, their rows read newest first
- * and tested; for a larger one, the GIN index. One statement for both: the count (a read of at
- * most WALKED_ROWS + 1 of the user's index entries) gates each branch, and Postgres does not run a
- * branch whose gate is false. The walk's query is parsed once, in a subquery: as a parameter of a
- * generic plan, to_tsquery would run again for every row tested.
+ * `matching`'s statement when the user may be small: for a user of WALKED_ROWS rows or fewer,
+ * their rows read newest first and tested; for a larger one, the GIN index. One statement for
+ * both: the count (a read of at most WALKED_ROWS + 1 of the user's index entries) gates each
+ * branch, and Postgres does not run a branch whose gate is false. The walk's query is parsed once,
+ * in a subquery: as a parameter of a generic plan, to_tsquery would run again for every row tested.
  */
-const matchingText = (table: TextTable, limit: number) => {
-  return `with small as materialized (select count(*) <= ${WALKED_ROWS} as yes from (select 1 from ${table} where user_id = ? limit ${WALKED_ROWS + 1}) c)
+const walkOrIndex = (table: TextTable, limit: number) =>
+  `with small as materialized (select count(*) <= ${WALKED_ROWS} as yes from (select 1 from ${table} where user_id = ? limit ${WALKED_ROWS + 1}) c)
     (select id from (select id, ${VECTOR[table]} as v from ${table} where user_id = ? order by id desc limit ${WALKED_ROWS}) r
       where (select yes from small) and r.v @@ (select to_tsquery('english', ?)) order by id desc limit ${limit})
     union all
-    (select id from ${table} where (select not yes from small) and user_id = ? and ${VECTOR[table]} @@ to_tsquery('english', ?) order by id desc limit ${limit})`;
-};
+    (${byIndex(table, limit, '(select not yes from small) and ')})`;
+/** The statements by table, limit and kind, built once (the port prepares them by their text). */
 const MATCHING_TEXTS = new Map<string, string>();
+const matchingText = (table: TextTable, limit: number, walk: boolean) => {
+  const key = `${table}${limit}${walk}`;
+  let text = MATCHING_TEXTS.get(key);
+  if (text === undefined) MATCHING_TEXTS.set(key, (text = walk ? walkOrIndex(table, limit) : byIndex(table, limit)));
+  return text;
+};
 
 /** Rows read, newest first, for a query of stop words only (see rank). */
 const STOPWORD_ROWS = 1000;
@@ -83,15 +93,10 @@ export const TSVECTOR_INDEX: TextIndex = {
   matching(store, space, table, words, join, limit) {
     const query = tsQuery(words, join);
     if (!query) return null;
-    // A user a search counted far past the walk goes to the GIN index without the count's cost.
-    if ((countedRows(store, space, table) ?? 0) > 2 * WALKED_ROWS) {
-      return { sql: `select id from ${table} where user_id = ? and ${VECTOR[table]} @@ to_tsquery('english', ?) order by id desc limit ${limit}`, params: [space.userId, query] };
-    }
-    const key = `${table}${limit}`;
-    let sql = MATCHING_TEXTS.get(key);
-    if (sql === undefined) MATCHING_TEXTS.set(key, (sql = matchingText(table, limit)));
     const user = space.userId;
-    return { sql, params: [user, user, query, user, query] };
+    // A user a search counted far past the walk goes to the GIN index without the count's cost.
+    if ((countedRows(store, space, table) ?? 0) > 2 * WALKED_ROWS) return { sql: matchingText(table, limit, false), params: [user, query] };
+    return { sql: matchingText(table, limit, true), params: [user, user, query, user, query] };
   },
 
   async count(store, space, table, term) {
