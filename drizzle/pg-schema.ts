@@ -155,6 +155,7 @@ export const memories = pgTable(
     lastAccessedAt: int('last_accessed_at'),
     validUntil: int('valid_until'),
     enrichedAt: int('enriched_at'),
+    pinned: flag('pinned').notNull().default(0),
     contentSearch: searchable('content_search', 'content'),
   },
   (t) => [

@@ -173,6 +173,8 @@ export const memories = sqliteTable(
     lastAccessedAt: integer('last_accessed_at'),
     validUntil: integer('valid_until'),
     enrichedAt: integer('enriched_at'),
+    /** Always in context, whatever the query (and never cleaned up by GC). */
+    pinned: integer('pinned', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     // topMemories: best score first, ties newest first, read backwards off the index (no temp B-tree).

@@ -1,7 +1,9 @@
 // The value lists of the tables' enum columns, apart from the table definitions: the CLI offers them
 // as choices without loading drizzle at start-up.
 export const ROLES = ['user', 'assistant'] as const;
-export const MEMORY_KINDS = ['fact', 'reflection'] as const;
+/** Instructions, preferences and profile facts are the standing memory: in every context, protected. */
+export const MEMORY_KINDS = ['fact', 'reflection', 'instruction', 'preference', 'profile'] as const;
+export const STANDING_KINDS = ['instruction', 'preference', 'profile'] as const;
 export const MEMORY_LAYERS = ['mid', 'long'] as const;
 export const MEMORY_STATUSES = ['active', 'archived'] as const;
 export const SOURCE_REASONS = ['extracted', 'merged', 'conflict', 'remembered', 'consolidated'] as const;

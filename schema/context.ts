@@ -12,13 +12,17 @@ const ContextItemReason = builder.enumType('ContextItemReason', {
   values: {
     QUERY: { value: 'query', description: 'Search found it for the query.' },
     RECENCY: { value: 'recency', description: 'Recent or salient material: the whole block without a query, else filling the space the query\'s matches left.' },
+    STANDING: {
+      value: 'standing',
+      description: 'In a standing section (an instruction, a preference or profile fact, or a pinned memory): there whatever the query, within config context.standing_share of the budget.',
+    },
   } as const,
 });
 
 const ContextItemRef = builder.objectRef<ContextItemShape>('ContextItem').implement({
-  description: 'One fact, turn or reflection in the context block.',
+  description: 'One fact, turn, reflection or standing memory in the context block.',
   fields: (t) => ({
-    kind: t.expose('kind', { type: SearchKind, description: 'Fact, reflection or turn.' }),
+    kind: t.expose('kind', { type: SearchKind, description: 'Fact, reflection or turn; in the standing sections, the memory\'s kind (INSTRUCTION, PREFERENCE, PROFILE, or any pinned kind).' }),
     id: t.exposeInt('id', { description: 'The memory id (facts, reflections: what `explain` takes) or the turn id.' }),
     text: t.exposeString('text', { description: 'The memory\'s content or the turn\'s text.' }),
     line: t.exposeString('line', { description: 'The item as written in `markdown`, with its date (and, for a turn, its speaker).' }),
@@ -42,6 +46,28 @@ const ContextItemRef = builder.objectRef<ContextItemShape>('ContextItem').implem
   }),
 });
 
+type SectionShape = ContextShape['standing']['instructions'];
+
+const ContextSectionRef = builder.objectRef<SectionShape>('ContextSection').implement({
+  description: 'A standing section of the context block, there whatever the query.',
+  fields: (t) => ({
+    title: t.exposeString('title', { description: 'Its heading in `markdown` ("Standing instructions", "About the user").' }),
+    items: t.field({ type: [ContextItemRef], description: 'What it holds, in order: pinned first, then what the query matches, then the newest and most used.', resolve: (s) => s.items }),
+    leftOut: t.exposeInt('leftOut', { description: 'How many more there are that did not fit its share of the budget (the block says so in a last line).' }),
+  }),
+});
+
+const ContextStandingRef = builder.objectRef<ContextShape['standing']>('ContextStanding').implement({
+  description:
+    'The sections that open every context block: the user\'s standing instructions, then what is known about the user (preferences, profile facts) ' +
+    'with any pinned memory, within config context.standing_share of the budget.',
+  fields: (t) => ({
+    instructions: t.field({ type: ContextSectionRef, description: 'Standing instructions (memories of kind INSTRUCTION, and pinned ones).', resolve: (s) => s.instructions }),
+    about: t.field({ type: ContextSectionRef, description: 'About the user: preferences, profile facts and other pinned memories.', resolve: (s) => s.about }),
+    tokens: t.exposeInt('tokens', { description: 'Tokens the two sections take in `markdown`.' }),
+  }),
+});
+
 const ContextRef = builder.objectRef<ContextShape>('Context').implement({
   description:
     'What to give the model before its next turn in a session: the short-term window, and `markdown`, one block of facts, turns ' +
@@ -59,10 +85,12 @@ const ContextRef = builder.objectRef<ContextShape>('Context').implement({
     }),
     markdown: t.exposeString('markdown', {
       description:
-        'The block to prepend to a system prompt: facts (each with the date it was stated; superseded ones marked), conversation excerpts ' +
+        'The block to prepend to a system prompt: first, whatever the query, "Standing instructions" and "About the user" (see `standing`); then ' +
+        'facts (each with the date it was stated; a superseded one says when it was replaced and by what), conversation excerpts ' +
         '(`[date] speaker: text`) and the weekly insight, each group in time order, within `tokenBudget`.',
     }),
-    items: t.field({ type: [ContextItemRef], description: 'What `markdown` holds, item by item, best value first.', resolve: (c) => c.items }),
+    items: t.field({ type: [ContextItemRef], description: 'What `markdown` holds, item by item: the standing sections\' items first, then the ranked ones, best value first.', resolve: (c) => c.items }),
+    standing: t.field({ type: ContextStandingRef, description: 'The standing sections that open `markdown` whatever the query.', resolve: (c) => c.standing }),
     tokenBudget: t.exposeInt('tokenBudget', { description: 'The budget the block was packed to.' }),
     tokensUsed: t.exposeInt('tokensUsed', { description: `Tokens of \`markdown\`, counted whole (${TOKENIZER}).` }),
     tokenizer: t.exposeString('tokenizer', {

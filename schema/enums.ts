@@ -14,6 +14,21 @@ export const MemoryKind = builder.enumType('MemoryKind', {
   values: {
     FACT: { value: 'fact', description: 'A fact about the user or the world, extracted or remembered.' },
     REFLECTION: { value: 'reflection', description: 'A higher-level insight drawn from many facts; long-term and protected.' },
+    INSTRUCTION: {
+      value: 'instruction',
+      description:
+        'A standing instruction the user gave the assistant for every later answer: "always include version numbers", "never use semicolons", ' +
+        '"from now on answer in French", "whenever I ask about X, show Y", "stop adding emojis". Not one: a one-off request, a question, ' +
+        '"I always forget my keys" (a habit), "never mind", what someone else says, or what the assistant tells the user. In every context block; protected from decay and GC; a later contradicting one supersedes it.',
+    },
+    PREFERENCE: {
+      value: 'preference',
+      description: 'A preference of the user ("I prefer…", "I\'d rather…", "I like / love / hate…", "my favourite…"). In every context block (within its share); protected; a contradicting one supersedes it.',
+    },
+    PROFILE: {
+      value: 'profile',
+      description: 'A fact of the user\'s profile: name, where they live, work, family, diet and allergies, languages, tools. In every context block (within its share); protected; a newer value supersedes it ("I moved to Lisbon").',
+    },
   } as const,
 });
 
@@ -67,6 +82,8 @@ export const MemoryAction = builder.enumType('MemoryAction', {
     CONFIRMED: { value: 'confirmed', description: 'Protected: full confidence, never decays.' },
     SUPERSEDED: { value: 'superseded', description: 'Replaced by a newer memory (a conflict or a correction).' },
     DELETED: { value: 'deleted', description: 'Hard-deleted (forget, GC in delete mode, purge).' },
+    PINNED: { value: 'pinned', description: 'Pinned: always in the context block (in its standing sections), exempt from GC and decay.' },
+    UNPINNED: { value: 'unpinned', description: 'No longer pinned.' },
   } as const,
 });
 

@@ -21,6 +21,7 @@ import './config.ts';
 import './doctor.ts';
 import './embeddings.ts';
 import './users.ts';
+import './profile.ts';
 import './tokens.ts';
 
 export type { Context, ChangeFeed, ConsolidationChange, MemoryChange, TurnChange } from './builder.ts';

@@ -80,7 +80,8 @@ MemoryRef.implement({
     id: t.exposeInt('id', { description: 'Stable integer id.' }),
     userId: t.exposeString('userId', { description: 'The user whose memory it is.' }),
     agentId: t.exposeString('agentId', { nullable: true, description: 'The agent whose own memory it is; null when shared by every agent of the user.' }),
-    kind: t.expose('kind', { type: MemoryKind, description: 'Fact or reflection.' }),
+    kind: t.expose('kind', { type: MemoryKind, description: 'Fact, reflection, or standing memory: an instruction, a preference, a profile fact (see MemoryKind).' }),
+    pinned: t.exposeBoolean('pinned', { description: 'Always in the context block (its standing sections), exempt from GC and decay: set by `pinMemory`, cleared by `unpinMemory`.' }),
     layer: t.expose('layer', { type: MemoryLayer, description: 'Mid-term or long-term.' }),
     status: t.expose('status', { type: MemoryStatus, description: 'Active, or archived (hidden from context and search).' }),
     content: t.exposeString('content', { description: 'The memory, as a sentence.' }),
@@ -94,7 +95,7 @@ MemoryRef.implement({
     confidence: t.exposeFloat('confidence', { description: 'Trust from 0 to 1, decayed nightly; archived below the threshold.' }),
     decayRate: t.exposeFloat('decayRate', { description: 'Daily decay rate of the confidence; 0 means protected.' }),
     protected: t.boolean({
-      description: 'True when it never decays and GC never cleans it up (confirmed facts, reflections).',
+      description: 'True when it never decays and GC never cleans it up (confirmed facts, reflections, instructions, preferences, profile facts, pinned memories).',
       resolve: (m) => isProtected(m),
     }),
     fact: t.field({

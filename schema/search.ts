@@ -20,6 +20,9 @@ export const SearchKind = builder.enumType('SearchKind', {
   values: upper(SEARCH_KINDS, {
     fact: 'A fact (a memory of kind FACT).',
     reflection: 'A reflection (a memory of kind REFLECTION).',
+    instruction: 'A standing instruction (a memory of kind INSTRUCTION).',
+    preference: 'A preference (a memory of kind PREFERENCE).',
+    profile: 'A profile fact (a memory of kind PROFILE).',
     turn: 'A turn of a conversation (the episodic history).',
   } satisfies Record<SearchKindName, string>),
 });

@@ -70,19 +70,23 @@ describe('context over GraphQL', () => {
       expect(context.tokensUsed).toBe(countTokens(context.markdown));
       expect(context.tokensUsed).toBeLessThanOrEqual(tokenBudget);
       expect(context.tokensUsed).toBeGreaterThanOrEqual(0.9 * tokenBudget);
-      expect(context.markdown).toMatch(/^## Facts\n/);
+      // The standing section opens the block (Sam's home and what he loves), then the ranked list.
+      expect(context.markdown).toMatch(/^## About the user\n- Sam moved to Porto [^\n]*\n- Sam loves walking Rex on the beach [^\n]*\n\n## Facts\n/);
       expect(context.markdown).toContain('\n\n## Conversation excerpts\n');
-      const values = context.items.map((i) => i.value);
+      expect(context.standing.about.items.map((i) => i.kind)).toEqual([SearchKind.Profile, SearchKind.Preference]);
+      const ranked = context.items.filter((i) => i.reason !== ContextItemReason.Standing);
+      expect(context.items.slice(0, context.items.length - ranked.length).map((i) => i.id)).toEqual(context.standing.about.items.map((i) => i.id));
+      const values = ranked.map((i) => i.value);
       expect(values).toEqual([...values].sort((a, b) => b - a));
       for (const item of context.items) {
         expect(context.markdown).toContain(item.line);
         expect(item.tokens).toBe(countTokens(`${item.line}\n`));
         expect(item.at).toMatch(/^\d{4}-\d{2}-\d{2}T/);
         if (item.kind === SearchKind.Turn) expect(item.line).toMatch(new RegExp(`^\\[${DAY}\\] Sam: `));
-        if (item.kind === SearchKind.Fact) expect(item.line).toMatch(new RegExp(`^- .* \\(stated ${DAY}(, about ${DAY})?(, superseded ${DAY})?\\)$`));
+        if (item.kind === SearchKind.Fact) expect(item.line).toMatch(new RegExp(`^- .* \\(stated ${DAY}(, about ${DAY})?(, (superseded ${DAY}|replaced ${DAY} by: .*))?\\)$`));
       }
       // The dog is found for the query and ranks first; the rest of the space holds other material.
-      const top = context.items[0]!;
+      const top = ranked[0]!;
       expect(top.reason).toBe(ContextItemReason.Query);
       expect(top.text).toMatch(/Rex/);
       // Each group reads in time order.
@@ -115,7 +119,8 @@ describe('context over GraphQL', () => {
     const { context } = await client.context({ sessionId: 'new-chat', query: 'Where does Sam buy coffee?', tokenBudget: 1000 });
     const replaced = context.items.find((i) => i.id === old.id)!;
     expect(replaced).toMatchObject({ kind: SearchKind.Fact, supersededAt: '2023-09-01T12:00:00.000Z' });
-    expect(replaced.line).toMatch(new RegExp(`^- Sam buys coffee at Cafe Bettina \\(stated ${DAY}, superseded 2023-09-01\\)$`));
+    // The old value says it was replaced, when and by what.
+    expect(replaced.line).toMatch(new RegExp(`^- Sam buys coffee at Cafe Bettina \\(stated ${DAY}, replaced 2023-09-01 by: Sam buys coffee at Cafe Hartmann\\)$`));
     const current = context.items.find((i) => i.text === 'Sam buys coffee at Cafe Hartmann')!;
     expect(current.supersededAt).toBeNull();
     expect(current.value).toBeGreaterThan(replaced.value);
@@ -137,7 +142,8 @@ describe('context over GraphQL', () => {
     const { context } = await client.context({ sessionId: 'evenings', query: '', tokenBudget: 500 });
     expect(context.query).toBeNull();
     expect(context.shortTerm).toHaveLength(60);
-    expect(context.items.every((i) => i.reason === ContextItemReason.Recency)).toBe(true);
+    expect(context.items.every((i) => i.reason === ContextItemReason.Recency || i.reason === ContextItemReason.Standing)).toBe(true);
+    expect(context.items.some((i) => i.reason === ContextItemReason.Recency)).toBe(true);
     const window = new Set(context.shortTerm.map((t) => t.id));
     expect(context.items.some((i) => i.kind === SearchKind.Turn && window.has(i.id))).toBe(false);
     // From another session, the newest turns come first.
@@ -210,7 +216,7 @@ describe('sm get-context', () => {
     expect(json.json).toMatchObject({ tokenBudget: 400, tokenizer: 'o200k_base' });
     expect(json.json.tokensUsed).toBeLessThanOrEqual(400);
     expect(json.json.tokensUsed).toBeGreaterThanOrEqual(360);
-    expect(json.json.items[0]).toMatchObject({ reason: 'QUERY', text: expect.stringMatching(/Rex/) });
+    expect(json.json.items.find((i: { reason: string }) => i.reason !== 'STANDING')).toMatchObject({ reason: 'QUERY', text: expect.stringMatching(/Rex/) });
     const alias = await sm(['--db', db, 'get-context', '--session', 'new', '--query', 'What is the name of my dog?', '--max-tokens', '400', '--json']);
     expect(alias.json.markdown).toBe(json.json.markdown);
     const text = await sm(['--db', db, 'get-context', '--session', 'new', '--query', 'What is the name of my dog?', '--token-budget', '400'], { NO_COLOR: '1' });

@@ -148,7 +148,7 @@ describe('extraction on addTurn (heuristic path)', () => {
   it('tags pii and keeps it out of context when configured', async () => {
     const { runtime, store } = await setup({ context: { exclude_pii: true } });
     const result = await say(runtime, 'My email is alex@example.com and I like sushi');
-    expect(result.extracted.map((e) => e.memory.tags)).toEqual([['pii'], ['preference']]);
+    expect(result.extracted.map((e) => e.memory.tags).sort()).toEqual([['pii'], ['preference']]);
     const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's1' });
     expect(context.midTerm.map((m) => m.content)).toEqual(['User likes sushi']);
     expect(context.markdown).not.toContain('example.com');
@@ -272,11 +272,15 @@ describe('reading people right on addTurn', () => {
     const peanuts = (await say(runtime, "I'm allergic to peanuts")).extracted[0]!.memory;
     expect(peanuts).toMatchObject({ importance: 1, decayRate: 0, tags: ['health', 'diet'] });
     const vegetarian = (await say(runtime, "I'm vegetarian")).extracted[0]!.memory;
+    // A preference is standing memory: protected too. A plain fact decays.
     const tea = (await say(runtime, 'I like green tea')).extracted[0]!.memory;
+    const umbrella = (await say(runtime, 'I bought a new umbrella')).extracted[0]!.memory;
+    expect([tea.kind, umbrella.kind]).toEqual(['preference', 'fact']);
     advanceDays(120);
     await runDecay(store);
     expect((await getMemory(store, peanuts.id))!.status).toBe('active');
-    expect((await getMemory(store, tea.id))!.status).toBe('archived');
+    expect((await getMemory(store, tea.id))!.status).toBe('active');
+    expect((await getMemory(store, umbrella.id))!.status).toBe('archived');
     const vegan = await say(runtime, "I'm vegan now");
     expect(vegan.extracted.map((e) => [e.action, e.memory.content])).toEqual([
       ['created', 'User is vegan'],

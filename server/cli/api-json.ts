@@ -19,6 +19,7 @@ export const memoryJson = (m: MemoryRow): MemoryFieldsFragment => ({
   userId: m.userId,
   agentId: m.agentId,
   kind: apiEnum(m.kind),
+  pinned: m.pinned,
   layer: apiEnum(m.layer),
   status: apiEnum(m.status),
   content: m.content,

@@ -13,6 +13,7 @@ import { SIGNALS } from '../core/search/index.ts';
 import { getStats } from '../core/stats.ts';
 import { ADMIN, spaceFor } from '../core/tokens.ts';
 import { contextWithRuntime, searchWithRuntime } from '../services/embed.ts';
+import type { ContextItem } from '../core/context.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { apiEnum, iso, isoOrNull, memoryJson, turnJson } from './api-json.ts';
 
@@ -97,20 +98,12 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
           tokensUsed: c.tokensUsed,
           tokenizer: c.tokenizer,
           shortTerm: c.shortTerm.map(turnJson),
-          items: c.items.map((i) => ({
-            kind: apiEnum(i.kind),
-            id: i.id,
-            text: i.text,
-            line: i.line,
-            at: iso(i.at),
-            eventAt: isoOrNull(i.eventAt),
-            supersededAt: isoOrNull(i.supersededAt),
-            tokens: i.tokens,
-            value: i.value,
-            reason: apiEnum(i.reason),
-            sessionId: i.sessionId,
-            sourceTurnIds: i.sourceTurnIds,
-          })),
+          items: c.items.map(contextItemJson),
+          standing: {
+            tokens: c.standing.tokens,
+            instructions: { title: c.standing.instructions.title, leftOut: c.standing.instructions.leftOut, items: c.standing.instructions.items.map(contextItemJson) },
+            about: { title: c.standing.about.title, leftOut: c.standing.about.leftOut, items: c.standing.about.items.map(contextItemJson) },
+          },
           relevant: c.relevant.map(memoryJson),
           reflection: c.reflection && memoryJson(c.reflection),
           markdown: c.markdown,
@@ -167,3 +160,19 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
     },
   };
 }
+
+/** A context item as the API writes it (the ContextItemFields fragment). */
+const contextItemJson = (i: ContextItem) => ({
+  kind: apiEnum(i.kind),
+  id: i.id,
+  text: i.text,
+  line: i.line,
+  at: iso(i.at),
+  eventAt: isoOrNull(i.eventAt),
+  supersededAt: isoOrNull(i.supersededAt),
+  tokens: i.tokens,
+  value: i.value,
+  reason: apiEnum(i.reason),
+  sessionId: i.sessionId,
+  sourceTurnIds: i.sourceTurnIds,
+});

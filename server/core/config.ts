@@ -136,6 +136,8 @@ export const configSchema = z.strictObject({
   context: section({
     /** Tokens (o200k_base) of the context block when a request names no budget. */
     token_budget: z.number().int().min(50).max(32_000).default(1_000),
+    /** At most this share of the budget opens the block with standing instructions, the user's profile and pinned memories. */
+    standing_share: z.number().min(0).max(1).default(0.35),
     /** Deprecated, no longer used: context is packed to a token budget (kept so stored configs still load). */
     k: positiveInt.default(20),
     /** Deprecated, no longer used (as `k`). */

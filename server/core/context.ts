@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { noteAccess } from './access.ts';
 import { DAY_MS } from './clock.ts';
 import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning } from './context-pack.ts';
+import { standingBlock, type StandingSection } from './context-standing.ts';
+import { STANDING_KINDS } from '../../drizzle/vocabulary.ts';
 import { detectPii } from './extraction/pii.ts';
 import { topMemories } from './memory-list.ts';
 import { memoriesByIds, type MemoryRow } from './memories.ts';
@@ -44,7 +46,8 @@ export const contextSchema = z
 export type ContextInput = z.input<typeof contextSchema>;
 
 export type ContextItem = {
-  kind: Candidate['kind'];
+  /** Fact, reflection or turn; in the standing sections, the memory's own kind. */
+  kind: Candidate['kind'] | MemoryRow['kind'];
   /** The memory id (facts, reflections: what `explain` takes) or the turn id. */
   id: number;
   /** The memory's content or the turn's text. */
@@ -61,8 +64,8 @@ export type ContextItem = {
   tokens: number;
   /** Value for the query that won its place (relative; higher is better). */
   value: number;
-  /** `query` when search found it for the query; `recency` when it is there as recent or salient material (all of a block without a query). */
-  reason: 'query' | 'recency';
+  /** `query` when search found it for the query; `recency` when it is there as recent or salient material (all of a block without a query); `standing` in the standing sections. */
+  reason: 'query' | 'recency' | 'standing';
   sessionId: string | null;
   memory: MemoryRow | null;
   turn: TurnRow | null;
@@ -78,8 +81,10 @@ export type Context = {
   /** Tokens of `markdown`, counted whole. */
   tokensUsed: number;
   tokenizer: string;
-  /** What the block holds, best value first. */
+  /** What the block holds: the standing sections' items first, then the ranked ones, best value first. */
   items: ContextItem[];
+  /** The sections that open the block whatever the query: standing instructions, and what is known about the user (with pinned memories). */
+  standing: { instructions: ContextSectionOf<ContextItem>; about: ContextSectionOf<ContextItem>; tokens: number };
   shortTerm: TurnRow[];
   /** Facts in the block, by layer (best first). */
   midTerm: MemoryRow[];
@@ -90,6 +95,8 @@ export type Context = {
   reflection: MemoryRow | null;
   markdown: string;
 };
+
+export type ContextSectionOf<T> = Omit<StandingSection, 'items'> & { items: T[] };
 
 export type ContextOptions = Pick<SearchOptions, 'queryVector'> & { tuning?: Partial<PackTuning> };
 
@@ -123,11 +130,30 @@ export async function getContext(store: Store, space: Space, input: ContextInput
   const shortTerm = await shortTermWindow(store, space, parsed.sessionId);
   const query = await contextQueryText(parsed.query, () => latestUserText(shortTerm));
   const window = new Set(shortTerm.map((t) => t.id));
-  const sources = await collectCandidates(store, space, { query, tokenBudget, window }, options);
+  const hidePii = store.config.context.exclude_pii;
+  const standing = await standingBlock(store, space, { query, tokenBudget, share: store.config.context.standing_share, hidden: (m) => hidePii && m.tags.includes('pii') });
+  const sources = (await collectCandidates(store, space, { query, tokenBudget, window }, options)).filter((s) => !(s.memory && standing.ids.has(s.memory.id)));
   const tuning = { ...DEFAULT_PACK_TUNING, ...options.tuning };
-  const packed = pack(sources.map((s) => s.candidate), tokenBudget, tuning, window);
+  // The ranked list fills what the standing sections leave (and the blank line between them).
+  let rest = tokenBudget - standing.tokens - (standing.tokens > 0 ? 1 : 0);
+  let packed = pack(sources.map((s) => s.candidate), Math.max(0, rest), tuning, window);
+  let markdown = [standing.markdown, packed.markdown].filter(Boolean).join('\n\n');
+  while (countTokens(markdown) > tokenBudget && rest > 0) {
+    rest -= countTokens(markdown) - tokenBudget;
+    packed = pack(sources.map((s) => s.candidate), Math.max(0, rest), tuning, window);
+    markdown = [standing.markdown, packed.markdown].filter(Boolean).join('\n\n');
+  }
   const byKey = new Map(sources.map((s) => [`${s.candidate.kind}${s.candidate.id}`, s]));
-  const items: ContextItem[] = packed.items.map(({ candidate, tokens, value }) => {
+  const standingItem = (i: (typeof standing.instructions.items)[number]): ContextItem => ({
+    kind: i.memory.kind, id: i.memory.id, text: i.memory.content, line: i.line, at: i.at, eventAt: i.memory.eventAt, supersededAt: null, tokens: i.tokens,
+    value: 1, reason: 'standing', sessionId: i.memory.sessionId, memory: i.memory, turn: null, sourceTurnIds: i.sourceTurnIds,
+  });
+  const sections = {
+    instructions: { ...standing.instructions, items: standing.instructions.items.map(standingItem) },
+    about: { ...standing.about, items: standing.about.items.map(standingItem) },
+    tokens: standing.tokens,
+  };
+  const ranked: ContextItem[] = packed.items.map(({ candidate, tokens, value }) => {
     const source = byKey.get(`${candidate.kind}${candidate.id}`)!;
     return {
       kind: candidate.kind,
@@ -146,22 +172,24 @@ export async function getContext(store: Store, space: Space, input: ContextInput
       sourceTurnIds: candidate.sourceTurnIds,
     };
   });
-  const facts = items.flatMap((i) => (i.kind === 'fact' && i.memory ? [i.memory] : []));
+  const items = [...sections.instructions.items, ...sections.about.items, ...ranked];
+  const facts = items.flatMap((i) => (i.kind !== 'turn' && i.kind !== 'reflection' && i.memory ? [i.memory] : []));
   // What the block hands out counts as accessed (D6), written just after this read.
   noteAccess(store, items.flatMap((i) => (i.memory && i.memory.status === 'active' ? [i.memory.id] : [])));
   return {
     sessionId: parsed.sessionId,
     query,
     tokenBudget,
-    tokensUsed: packed.tokensUsed,
+    tokensUsed: countTokens(markdown),
     tokenizer: TOKENIZER,
     items,
+    standing: sections,
     shortTerm,
     midTerm: facts.filter((m) => m.layer === 'mid' && m.status === 'active'),
     longTerm: facts.filter((m) => m.layer === 'long' && m.status === 'active'),
     relevant: facts,
     reflection: (await latestReflection(store, space)) ?? null,
-    markdown: packed.markdown,
+    markdown,
   };
 }
 
@@ -191,14 +219,15 @@ export async function collectCandidates(
     // turns (ranked by the turn ranker), then facts and reflections.
     const turnHits = (await search(store, space, { query, kinds: ['turn'], limit: clamp(Math.ceil(tokenBudget / 15), 30, SEARCH_LIMIT) }, options)).hits;
     turnHits.forEach((hit, i) => hit.turn && turnOk(hit.turn) && turns.set(hit.id, { turn: hit.turn, rank: i + 1, tier: 'query' }));
-    const memoryHits = (await search(store, space, { query, kinds: ['fact', 'reflection'], limit: clamp(Math.ceil(tokenBudget / 40), 15, 100) }, options)).hits;
+    // Standing memories compete here too: those the standing sections had no room for.
+    const memoryHits = (await search(store, space, { query, kinds: ['fact', 'reflection', ...STANDING_KINDS], limit: clamp(Math.ceil(tokenBudget / 40), 15, 100) }, options)).hits;
     const rankOf = { fact: 0, reflection: 0 };
     for (const hit of memoryHits) {
-      if (hit.memory && memoryOk(hit.memory)) memories.set(hit.id, { memory: hit.memory, rank: ++rankOf[hit.memory.kind], projected: null, tier: 'query', supersededAt: null });
+      if (hit.memory && memoryOk(hit.memory)) memories.set(hit.id, { memory: hit.memory, rank: ++rankOf[candidateKind(hit.memory)], projected: null, tier: 'query', supersededAt: null });
     }
     // History: facts a newer one replaced, when the query names them, ranked among themselves
     // (their value is the superseded weight times a current fact's of the same rank).
-    const archived = (await search(store, space, { query, kinds: ['fact'], status: 'archived', limit: SUPERSEDED_LIMIT })).hits;
+    const archived = (await search(store, space, { query, kinds: ['fact', ...STANDING_KINDS], status: 'archived', limit: SUPERSEDED_LIMIT })).hits;
     const replaced = await supersededOn(store, archived.map((h) => h.id));
     let replacedRank = 0;
     for (const hit of archived) {
@@ -228,19 +257,21 @@ export async function collectCandidates(
 
   const ids = [...memories.keys()];
   const provenance = await sourcesOf(store, ids);
+  const replacements = await replacedBy(store, [...memories].filter(([, m]) => m.supersededAt !== null).map(([id]) => id));
   for (const [id, m] of memories) {
     const source = provenance.get(id);
     const memory = m.memory;
     // The date a fact was stated: its first source turn's; a fact remembered explicitly, when it was saved.
     const stated = source?.firstAt ?? memory.createdAt;
     const supersededAt = m.supersededAt;
-    const line = memory.kind === 'reflection' ? `[${day(memory.createdAt)}] ${oneLine(memory.content)}` : `- ${oneLine(memory.content)} (${factDates(stated, memory.eventAt, supersededAt)})`;
+    const by = supersededAt === null ? null : (replacements.get(id) ?? null);
+    const line = memory.kind === 'reflection' ? `[${day(memory.createdAt)}] ${oneLine(memory.content)}` : `- ${oneLine(memory.content)} (${factDates(stated, memory.eventAt, supersededAt, by)})`;
     out.set(`m${id}`, {
       candidate: {
-        kind: memory.kind, id, line, at: memory.kind === 'reflection' ? memory.createdAt : stated, rank: m.rank, projected: m.projected, tier: m.tier, superseded: supersededAt !== null,
+        kind: candidateKind(memory), id, line, at: memory.kind === 'reflection' ? memory.createdAt : stated, rank: m.rank, projected: m.projected, tier: m.tier, superseded: supersededAt !== null,
         sourceTurnIds: source?.turnIds ?? [],
       },
-      memory, turn: null, eventAt: memory.kind === 'fact' ? memory.eventAt : null, supersededAt,
+      memory, turn: null, eventAt: memory.kind === 'reflection' ? null : memory.eventAt, supersededAt,
     });
   }
   for (const [id, t] of turns) {
@@ -282,12 +313,32 @@ async function addFill(
 
 const clamp = (n: number, low: number, high: number) => Math.max(low, Math.min(high, n));
 
-/** "stated 2023-05-08", with the day it is about when another ("about 2023-05-07"), and when it was superseded. */
-function factDates(stated: number, eventAt: number, supersededAt: number | null): string {
+/** The ranked list's kinds: standing memories found for the query rank as facts. */
+const candidateKind = (m: MemoryRow): 'fact' | 'reflection' => (m.kind === 'reflection' ? 'reflection' : 'fact');
+
+/** Longest replacement quoted in a superseded fact's line. */
+const REPLACEMENT_CHARS = 160;
+
+/** "stated 2023-05-08", with the day it is about when another ("about 2023-05-07"), and when it was replaced and by what. */
+function factDates(stated: number, eventAt: number, supersededAt: number | null, by: string | null = null): string {
   const parts = [`stated ${day(stated)}`];
   if (Math.abs(eventAt - stated) >= DAY_MS && day(eventAt) !== day(stated)) parts.push(`about ${day(eventAt)}`);
-  if (supersededAt !== null) parts.push(`superseded ${day(supersededAt)}`);
+  if (supersededAt !== null) {
+    const quoted = by === null ? '' : oneLine(by).length > REPLACEMENT_CHARS ? `${oneLine(by).slice(0, REPLACEMENT_CHARS)}…` : oneLine(by);
+    parts.push(by === null ? `superseded ${day(supersededAt)}` : `replaced ${day(supersededAt)} by: ${quoted}`);
+  }
   return parts.join(', ');
+}
+
+/** For superseded memories: the content of the newest memory that replaced each. */
+async function replacedBy(store: Store, memoryIds: number[]): Promise<Map<number, string>> {
+  if (memoryIds.length === 0) return new Map();
+  const rows = await store.sql.all<{ id: number; content: string }>(
+    `select r.to_id as id, n.content as content from memory_relations r join memories n on n.id = r.from_id
+     where r.kind = 'supersedes' and r.to_id in (select value from sm_ids(?)) order by n.event_at, n.id`,
+    [JSON.stringify(memoryIds)],
+  );
+  return new Map(rows.map((r) => [r.id, r.content]));
 }
 
 // spaceClause's text is the same for every space (only its parameters differ).

@@ -31,7 +31,7 @@ export async function runDecay(store: Store, space: Space | null = null): Promis
     const facts = await store.db
       .select()
       .from(memories)
-      .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active'), eq(memories.kind, 'fact'), gt(memories.decayRate, 0)));
+      .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active'), eq(memories.kind, 'fact'), eq(memories.pinned, false), gt(memories.decayRate, 0)));
     const report: DecayReport = { at: now, scanned: facts.length, updated: 0, archived: 0, threshold };
     for (const fact of facts) {
       const confidence = currentConfidence(fact, now);

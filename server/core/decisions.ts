@@ -15,6 +15,8 @@ export const Decision = {
   Confirmed: 'confirmed',
   Superseded: 'superseded',
   Deleted: 'deleted',
+  Pinned: 'pinned',
+  Unpinned: 'unpinned',
 } as const;
 export type Decision = (typeof Decision)[keyof typeof Decision];
 

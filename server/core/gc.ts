@@ -36,8 +36,8 @@ export type GcReport = {
   averageAgeDays: number;
 };
 
-/** Protected memories (decay_rate 0: confirmed facts, reflections) are never cleaned up. */
-export const isProtected = (memory: Pick<MemoryRow, 'decayRate'>) => memory.decayRate === 0;
+/** Protected memories (decay_rate 0: confirmed facts, reflections, standing memory; and pinned ones) are never cleaned up. */
+export const isProtected = (memory: Pick<MemoryRow, 'decayRate'> & Partial<Pick<MemoryRow, 'pinned'>>) => memory.decayRate === 0 || memory.pinned === true;
 
 export function isPromotable(memory: MemoryRow, now: number, mid: Config['mid']) {
   return (

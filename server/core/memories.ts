@@ -41,7 +41,8 @@ export type MemorySource = { turnId: number; reason: SourceReason; rule?: string
 export type SaveResult = { action: 'created' | 'merged'; memory: MemoryRow };
 
 export function decayRateFor(store: Store, kind: MemoryKind, layer: MemoryLayer) {
-  if (kind === 'reflection') return 0;
+  // Reflections and standing memory (instructions, preferences, profile facts) are protected.
+  if (kind !== 'fact') return 0;
   return layer === 'long' ? store.config.decay.long_rate : store.config.decay.rate;
 }
 
@@ -289,7 +290,9 @@ export async function correctMemory(store: Store, space: Space, id: number, cont
       fact: old.subject && old.slot ? { subject: old.subject, slot: old.slot, value: text, polarity: 1 } : undefined,
     });
     await supersede(store, old.id, memory.id, { reason: 'corrected' });
-    return { old: (await getMemory(store, id))!, memory };
+    // A pinned memory stays pinned in its new wording; standing memory stays protected (its kind's rate).
+    if (old.pinned) await store.sql.run('update memories set pinned = 1 where id = ?', [memory.id]);
+    return { old: (await getMemory(store, id))!, memory: old.pinned ? (await getMemory(store, memory.id))! : memory };
   });
 }
 

@@ -8,15 +8,24 @@ import type { TurnRow } from '../turns.ts';
 import { entityKey, EntityType } from '../ner/types.ts';
 import { describeEntity, linkEntities } from '../entities.ts';
 import { mentionsOf } from '../turn-dates.ts';
+import { normalizeText } from '../text.ts';
 import { extractFacts, type RelatedEntity } from './heuristics.ts';
 import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
+import { saveStanding, standingFact } from './save-standing.ts';
+import { recogniseStanding, standingKindOfSlot, type StandingCandidate } from './standing.ts';
 
 /** Facts are about the speaker: the turn's name, or "User" when it has none. */
 export const subjectOf = (turn: Pick<TurnRow, 'name'>) => turn.name ?? 'User';
 
 export async function extractHeuristically(store: Store, turn: TurnRow): Promise<Extracted[]> {
   const subject = subjectOf(turn);
-  const facts = extractFacts(turn.text, subject, turn.at, { mentions: mentionsOf(store, turn) });
+  // Standing memory first, before the fact rules and their filters: a fact said by a clause
+  // that is already an instruction, preference or profile fact is that one, not a second memory.
+  const all = extractFacts(turn.text, subject, turn.at, { mentions: mentionsOf(store, turn) });
+  // The fact rules say a name, a home, a job or a diet best (with dates, exclusivity, health tags): those stay theirs.
+  const profiled = all.filter((f) => standingKindOf(f.slot) === 'profile');
+  const standing = (turn.role === 'user' ? recogniseStanding(turn.text, subject) : []).filter((s) => s.kind !== 'profile' || !profiled.some((f) => saidAsStanding(f, [s])));
+  const facts = all.filter((f) => !saidAsStanding(f, standing));
   const candidates = facts.map((f) => ({
     content: f.content,
     tags: f.tags,
@@ -30,10 +39,28 @@ export async function extractHeuristically(store: Store, turn: TurnRow): Promise
     fact: { subject: f.subject, slot: f.slot, value: f.value, polarity: f.polarity },
   }));
   const space = spaceOfRow(turn);
-  const extracted = await saveFacts(store, space, candidates, turn.id);
+  // A fact of a profile or preference slot ("lives in", "likes") is standing memory too.
+  const byKind = candidates.map((c) => ({ ...c, kind: turn.role === 'user' ? (standingKindOf(c.fact.slot) ?? undefined) : undefined }));
+  const extracted = await saveStanding(store, space, [...standing.map((c) => standingFact(c, turn, subject)), ...byKind.filter((c) => c.kind).map((c) => ({ ...c, importance: 1, decayRate: 0 }))], turn.id);
+  extracted.push(...(await saveFacts(store, space, byKind.filter((c) => !c.kind), turn.id)));
   const related = facts.flatMap((f) => f.related ?? []);
   if (related.length > 0 && store.config.ner.enabled) await linkRelated(store, space, turn, related, extracted);
   return extracted;
+}
+
+const standingKindOf = standingKindOfSlot;
+
+/** Whether a heuristic fact says what a standing candidate of the same turn says already (same slot, or mostly its words). */
+function saidAsStanding(fact: { slot: string; content: string }, standing: StandingCandidate[]): boolean {
+  if (standing.length === 0) return false;
+  const words = new Set(normalizeText(fact.content).split(' ').filter((w) => w.length > 3));
+  return standing.some((s) => {
+    if (s.slot === fact.slot) return true;
+    const theirs = new Set(normalizeText(s.content).split(' '));
+    let shared = 0;
+    for (const w of words) if (theirs.has(w)) shared++;
+    return words.size > 0 && shared / words.size >= 0.6;
+  });
 }
 
 /**

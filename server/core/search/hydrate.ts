@@ -31,7 +31,7 @@ const ranksOf = (ranks: Partial<Record<Signal, number>>): SignalRanks =>
 // Named columns: on Postgres `*` would also read the tsvector the search index keeps.
 const MEMORY_ROWS = `select id, user_id, agent_id, kind, layer, status, content, content_key, subject, slot, value, polarity, session_id, hits,
   access_count, score, confidence, confidence_base, decay_rate, importance, tags, created_at, event_at, last_seen_at, last_accessed_at,
-  valid_until, enriched_at from memories where id in (select value from sm_ids(?))`;
+  valid_until, enriched_at, pinned from memories where id in (select value from sm_ids(?))`;
 const TURN_ROWS =
   'select id, user_id as userId, agent_id as agentId, session_id as sessionId, role, name, text, at, created_at as createdAt, enriched_at as enrichedAt from turns where id in (select value from sm_ids(?))';
 export const SOURCES = 'select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from sm_ids(?)) order by s.at, s.turn_id';
@@ -50,6 +50,7 @@ function toMemoryRow(r: Record<string, any>): MemoryRow {
     hits: r.hits, accessCount: r.access_count, score: r.score, confidence: r.confidence, confidenceBase: r.confidence_base,
     decayRate: r.decay_rate, importance: r.importance, tags: JSON.parse(r.tags ?? '[]'), createdAt: r.created_at,
     eventAt: r.event_at, lastSeenAt: r.last_seen_at, lastAccessedAt: r.last_accessed_at, validUntil: r.valid_until, enrichedAt: r.enriched_at,
+    pinned: Boolean(r.pinned),
   };
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE `memories` ADD `pinned` integer DEFAULT false NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE "memories" ADD COLUMN "pinned" integer DEFAULT 0 NOT NULL;

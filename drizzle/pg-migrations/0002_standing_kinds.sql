@@ -1,0 +1,2 @@
+ALTER TABLE "memories" DROP CONSTRAINT "memories_kind";--> statement-breakpoint
+ALTER TABLE "memories" ADD CONSTRAINT "memories_kind" CHECK (kind in ('fact', 'reflection', 'instruction', 'preference', 'profile'));

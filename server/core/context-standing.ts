@@ -1,0 +1,117 @@
+// The standing part of a context block: what holds for every answer, whatever the query. It
+// opens the block with "Standing instructions" and "About the user" (preferences, profile facts,
+// and any pinned memory), within a share of the budget (config context.standing_share). Pinned
+// memories come first, then those the query matches, then the newest and most used; when some do
+// not fit, the section says how many were left out. The query-ranked list fills the rest.
+import { STANDING_KINDS } from '../../drizzle/vocabulary.ts';
+import { memoryRows, type MemoryRow } from './memories.ts';
+import { search } from './search/search.ts';
+import { DEFAULT_SPACE, spaceClause, type Space } from './space.ts';
+import type { SqlParam, Store } from './store.ts';
+import { countTokens } from './token-count.ts';
+
+export type StandingItem = { memory: MemoryRow; line: string; tokens: number; at: number; sourceTurnIds: number[] };
+
+export type StandingSection = {
+  title: string;
+  items: StandingItem[];
+  /** Memories of the section that did not fit its share of the budget. */
+  leftOut: number;
+};
+
+export type StandingBlock = { instructions: StandingSection; about: StandingSection; markdown: string; tokens: number; ids: Set<number> };
+
+export const STANDING_TITLES = { instructions: 'Standing instructions', about: 'About the user' } as const;
+
+/** How many standing memories a block looks through (pinned first, then newest and most used). */
+const READ_LIMIT = 2_000;
+/** Query matches among them that go before the newest. */
+const MATCH_LIMIT = 50;
+
+const STANDING_ROWS = `select ${memoryRows.columns} from memories m
+  where ${spaceClause(DEFAULT_SPACE, 'm').sql} and m.status = 'active' and (m.kind in (${STANDING_KINDS.map((k) => `'${k}'`).join(', ')}) or m.pinned = 1)
+  order by m.pinned desc, max(m.last_seen_at, coalesce(m.last_accessed_at, 0)) desc, m.access_count desc, m.id desc limit ${READ_LIMIT}`;
+const STANDING_ROWS_PG = STANDING_ROWS.replace('max(m.last_seen_at, coalesce(m.last_accessed_at, 0))', 'greatest(m.last_seen_at, coalesce(m.last_accessed_at, 0))');
+
+const SOURCES = `select s.memory_id as memoryId, s.turn_id as turnId, t.at as at from memory_sources s join turns t on t.id = s.turn_id
+  where s.memory_id in (select value from sm_ids(?)) order by t.at, t.id`;
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
+
+async function standingRows(store: Store, space: Space): Promise<MemoryRow[]> {
+  const sql = store.sql.dialect === 'postgres' ? STANDING_ROWS_PG : STANDING_ROWS;
+  return (await store.sql.values(sql, spaceClause(space, 'm').params as SqlParam[])).map((raw) => memoryRows.decode(raw));
+}
+
+/** The order within a section: pinned, then what the query matches (best first), then as read (newest, most used). */
+function ordered(rows: MemoryRow[], matchRank: Map<number, number>): MemoryRow[] {
+  const position = new Map(rows.map((m, i) => [m.id, i]));
+  const key = (m: MemoryRow) => (m.pinned ? 0 : matchRank.has(m.id) ? 1 : 2);
+  return [...rows].sort((a, b) => key(a) - key(b) || (matchRank.get(a.id) ?? 0) - (matchRank.get(b.id) ?? 0) || position.get(a.id)! - position.get(b.id)!);
+}
+
+/**
+ * The standing sections for a block of `tokenBudget` tokens: at most `share` of it. Instructions
+ * go first; what the user's profile says takes what they leave.
+ */
+export async function standingBlock(store: Store, space: Space, args: { query: string | null; tokenBudget: number; share: number; hidden?: (m: MemoryRow) => boolean }): Promise<StandingBlock> {
+  const rows = (await standingRows(store, space)).filter((m) => !args.hidden?.(m));
+  const empty = (title: string): StandingSection => ({ title, items: [], leftOut: 0 });
+  const block: StandingBlock = { instructions: empty(STANDING_TITLES.instructions), about: empty(STANDING_TITLES.about), markdown: '', tokens: 0, ids: new Set() };
+  const room = Math.floor(args.tokenBudget * args.share);
+  if (rows.length === 0 || room <= 0) return block;
+  const matchRank = new Map<number, number>();
+  if (args.query) {
+    const hits = (await search(store, space, { query: args.query, kinds: [...STANDING_KINDS], limit: MATCH_LIMIT })).hits;
+    hits.forEach((h, i) => matchRank.set(h.id, i + 1));
+  }
+  const sources = await sourcesOf(store, rows.map((m) => m.id));
+  const instructions = ordered(rows.filter((m) => m.kind === 'instruction'), matchRank);
+  const about = ordered(rows.filter((m) => m.kind !== 'instruction'), matchRank);
+  let left = room;
+  const fill = (section: StandingSection, list: MemoryRow[]) => {
+    const heading = countTokens(`## ${section.title}\n`) + 1;
+    // Room for the heading and a "left out" line is kept back before the first item.
+    const reserve = heading + countTokens('- (12345 more not shown)\n');
+    let used = 0;
+    for (const memory of list) {
+      const source = sources.get(memory.id);
+      const stated = source?.firstAt ?? memory.createdAt;
+      const line = `- ${oneLine(memory.content)} (${memory.pinned ? 'pinned, ' : ''}stated ${day(stated)})`;
+      // Clearly too long for what is left: skipped without counting (a user may have hundreds).
+      const tokens = line.length * 0.2 > left - used - reserve ? Infinity : countTokens(`${line}\n`);
+      if (used + tokens + reserve > left) {
+        section.leftOut++;
+        continue;
+      }
+      used += tokens;
+      section.items.push({ memory, line, tokens, at: stated, sourceTurnIds: source?.turnIds ?? [] });
+      block.ids.add(memory.id);
+    }
+    if (section.items.length > 0 || section.leftOut > 0) left -= used + reserve;
+  };
+  fill(block.instructions, instructions);
+  fill(block.about, about);
+  block.markdown = [render(block.instructions, 'standing instructions'), render(block.about, 'more about the user')].filter(Boolean).join('\n\n');
+  block.tokens = block.markdown ? countTokens(block.markdown) : 0;
+  return block;
+}
+
+function render(section: StandingSection, what: string): string {
+  if (section.items.length === 0 && section.leftOut === 0) return '';
+  const lines = [`## ${section.title}`, ...section.items.map((i) => i.line)];
+  if (section.leftOut > 0) lines.push(`- (${section.leftOut} more ${what} not shown)`);
+  return lines.join('\n');
+}
+
+async function sourcesOf(store: Store, memoryIds: number[]): Promise<Map<number, { turnIds: number[]; firstAt: number }>> {
+  const out = new Map<number, { turnIds: number[]; firstAt: number }>();
+  if (memoryIds.length === 0) return out;
+  for (const row of await store.sql.all<{ memoryId: number; turnId: number; at: number }>(SOURCES, [JSON.stringify(memoryIds)])) {
+    const entry = out.get(row.memoryId);
+    if (entry) entry.turnIds.push(row.turnId);
+    else out.set(row.memoryId, { turnIds: [row.turnId], firstAt: row.at });
+  }
+  return out;
+}
