@@ -8,7 +8,11 @@ import { CLI_DOC, withReference } from '../scripts/cli-docs.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(path, 'utf8');
-const DOCS = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))];
+/** README.md, docs/*.md and every folder's README.md. */
+const DOCS = readdirSync(ROOT, { withFileTypes: true, recursive: true })
+  .filter((e) => e.isFile() && e.name.endsWith('.md') && !/node_modules|dist|\.git/.test(e.parentPath))
+  .map((e) => join(e.parentPath, e.name))
+  .filter((file) => file.endsWith('README.md') || relative(ROOT, file).startsWith('docs/'));
 
 /** The anchors a page offers: GitHub's slug of each heading, and explicit `<a id="…">`. */
 function anchors(markdown: string): Set<string> {
@@ -68,7 +72,7 @@ describe('docs', () => {
     expect(missing).toEqual([]);
   });
 
-  it('every relative link in README.md and docs/*.md resolves, anchors included', () => {
+  it('every relative link in README.md, docs/*.md and the folder READMEs resolves, anchors included', () => {
     const broken = DOCS.flatMap((file) => links(read(file)).map((target) => brokenLink(file, target))).filter(Boolean);
     expect(broken).toEqual([]);
   });
