@@ -33,7 +33,7 @@ function covered(items: { kind: string; id: number; sourceTurnIds: number[] }[])
   const out = new Set<number>();
   for (const item of items) {
     if (item.kind === 'turn') out.add(item.id);
-    else if (item.kind === 'fact') for (const id of item.sourceTurnIds) out.add(id);
+    else for (const id of item.sourceTurnIds) out.add(id); // a memory (fact, standing memory): its source turns
   }
   return out;
 }

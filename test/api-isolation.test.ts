@@ -55,7 +55,8 @@ describe('isolation between users, over every field of the schema', () => {
     JSON.stringify(
       await post(
         `{ memories(userId: "${B}", status: ARCHIVED, first: 100) { totalCount edges { node { id content status } } }
-           active: memories(userId: "${B}", first: 100) { totalCount edges { node { id content status confidence decayRate } } }
+           active: memories(userId: "${B}", first: 100) { totalCount edges { node { id kind content status confidence decayRate pinned } } }
+           profile(userId: "${B}") { total instructions { id content } preferences { id content } pinned { id content } }
            sessions(userId: "${B}") { totalCount edges { node { id turnCount } } }
            entities(userId: "${B}") { totalCount edges { node { id name } } } }`,
         {},
@@ -72,14 +73,18 @@ describe('isolation between users, over every field of the schema', () => {
       [a, SHARED_SESSION, ['My name is Quentin Quokkason', 'I live in Quokka Bay', 'I love quokkas'], 'Quentin Quokkason'],
       [a, 'alice-only', ['I like kayaking'], 'Quentin Quokkason'],
       [b, SHARED_SESSION, ['My name is Zoltan Bobrowski', 'I live in Zebrafish Bay', 'I love zebrafish', 'My email is bob@example.com'], 'Zoltan Bobrowski'],
-      [b, 'bob-only', ['I live in Bobsecret City now', 'I met Zoltan Bobrowski at the zebrafish tank'], 'Zoltan Bobrowski'],
+      [b, 'bob-only', ['I live in Bobsecret City now', 'I met Zoltan Bobrowski at the zebrafish tank', 'Always mention zebrafish care tips when I ask about pets.', 'I prefer zebrafish over goldfish.'], 'Zoltan Bobrowski'],
+      [a, 'alice-only', ['Always answer with quokka facts when I ask about animals.'], 'Quentin Quokkason'],
     ] as const) {
       for (const text of lines) await client.addTurn({ input: { sessionId: session, role: 'USER', name: speaker, text } });
     }
     const bRemembered = (await b.remember({ input: { content: 'Zoltan Bobrowski keeps zebrafish named bobsecret', tags: ['zebrafish'] } })).remember.memory;
     await b.confirmMemory({ id: bRemembered.id });
     await b.correctMemory({ id: bRemembered.id, content: 'Zoltan Bobrowski keeps zebrafish named bobsecret two' });
-    await a.remember({ input: { content: 'Quentin keeps a quokka plush', tags: ['quokka'] } });
+    const plush = (await a.remember({ input: { content: 'Quentin keeps a quokka plush', tags: ['quokka'] } })).remember.memory;
+    // Pinned and standing memory on both sides: B's must reach A by no path (profile, context's standing sections, pinning).
+    await a.pinMemory({ id: plush.id });
+    await b.pinMemory({ id: (await b.remember({ input: { content: 'Zoltan Bobrowski pinned his bobsecret zebrafish diary' } })).remember.memory.id });
 
     const all = await post(
       `{ memories(userId: "${B}", first: 100, status: ARCHIVED) { edges { node { id } } } active: memories(userId: "${B}", first: 100) { edges { node { id sources { turn { id } } } } }
@@ -93,7 +98,7 @@ describe('isolation between users, over every field of the schema', () => {
     for (const e of data.entities.edges) bIds.entity.add(e.node.id);
     for (const e of [...data.s1.edges, ...data.s2.edges]) bIds.turn.add(e.node.id);
     expect(bIds.memory.size).toBeGreaterThan(4);
-    expect(bIds.turn.size).toBe(6);
+    expect(bIds.turn.size).toBe(8);
     expect(bIds.entity.size).toBeGreaterThan(0);
 
     tokenA = (await admin.createAccessToken({ userId: A, label: 'isolation' })).createAccessToken.token;
@@ -218,6 +223,27 @@ describe('isolation between users, over every field of the schema', () => {
     visit(value, path);
     return found;
   }
+
+  it('A\'s token pins, unpins or rewords none of B\'s memories (NOT_FOUND, as an unknown id), and A\'s profile and context hold none of B\'s', async () => {
+    const a = server.client(tokenA);
+    const ids = [...bIds.memory];
+    expect(ids.length).toBeGreaterThan(4);
+    for (const id of ids) {
+      for (const attempt of [a.pinMemory({ id }), a.unpinMemory({ id }), a.editInstruction({ id, content: 'a quokka note' })]) {
+        const error = await attempt.then(() => null, (e: { code?: string }) => e);
+        expect(error?.code, `memory ${id}`).toBe('NOT_FOUND');
+      }
+    }
+    const unknown = await a.pinMemory({ id: 987_654 }).then(() => null, (e: { code?: string; message: string }) => e);
+    expect(unknown?.code).toBe('NOT_FOUND');
+    const { profile } = await a.profile();
+    expect(profile.instructions.map((m) => m.content)).toEqual(['Always answer with quokka facts when I ask about animals.']);
+    expect(profile.pinned.map((m) => m.content)).toEqual(['Quentin keeps a quokka plush']);
+    const { context } = await a.context({ sessionId: 'alice-only', query: 'pets and animals', tokenBudget: 2000 });
+    expect(context.standing.instructions.items.map((i) => i.text)).toEqual(['Always answer with quokka facts when I ask about animals.']);
+    expect(leaks({ profile, context })).toEqual([]);
+    expect(await snapshotOfB()).toBe(bSnapshot);
+  });
 
   it('queries and mutations with A\'s token never return B\'s data, and naming B is FORBIDDEN', { timeout: 60_000 }, async () => {
     const queries = operations('query', schema.getQueryType());

@@ -15,7 +15,7 @@ import { startServer, type TestServer } from './helpers/api-server.ts';
 import { sm } from './helpers/sm-cli.ts';
 
 const SM = fileURLToPath(new URL('../bin/sm.js', import.meta.url));
-const TOOL_NAMES = ['add_turn', 'confirm_fact', 'correct_fact', 'forget', 'get_context', 'get_entity_info', 'memory_stats', 'remember_fact', 'search_memory'];
+const TOOL_NAMES = ['add_turn', 'confirm_fact', 'correct_fact', 'forget', 'get_context', 'get_entity_info', 'get_profile', 'memory_stats', 'remember_fact', 'search_memory'];
 
 type Called = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: any };
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as Called;
@@ -44,6 +44,8 @@ describe('sm mcp over stdio', () => {
     expect(hints.add_turn).toMatchObject({ readOnlyHint: false, idempotentHint: false });
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((r) => r.uriTemplate).sort()).toEqual(['memory://context/{session}', 'memory://entities/{name}', 'memory://memories/{id}']);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(['memory://profile']);
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(['use-memory']);
     const prompt = await client.getPrompt({ name: 'use-memory' });
@@ -112,6 +114,24 @@ describe('sm mcp over stdio', () => {
     // All of it in alice's space, none in default.
     const users = await sm(['--db', db, 'users', '--json']);
     expect(users.json.users.map((u: any) => u.id)).toEqual(['alice']);
+  });
+
+  it('get_profile and memory://profile show the standing instructions, preferences and profile; get_context opens with them', async () => {
+    await call(client, 'add_turn', { session_id: 'chat-2', role: 'user', text: 'Always include version numbers when I ask about libraries.' });
+    await call(client, 'add_turn', { session_id: 'chat-2', role: 'user', text: "I'm vegetarian, and I prefer short answers." });
+    // What the assistant says is not the user's instruction.
+    await call(client, 'add_turn', { session_id: 'chat-2', role: 'assistant', text: 'Always back up your database before a migration.' });
+    const profile = await call(client, 'get_profile');
+    expect(profile.isError).toBeFalsy();
+    expect(profile.structuredContent.instructions.map((m: any) => m.content)).toEqual(['Always include version numbers when I ask about libraries.']);
+    expect(profile.structuredContent.preferences.map((m: any) => m.content)).toContain('User prefers short answers');
+    expect(profile.structuredContent.profile.map((m: any) => m.content)).toContain('User is vegetarian');
+    expect(textOf(profile)).toMatch(/^## Standing instructions\n- Always include version numbers when I ask about libraries\. \(memory \d+\)/);
+    const resource = await client.readResource({ uri: 'memory://profile' });
+    expect((resource.contents[0] as { text: string }).text).toBe(textOf(profile));
+    const context = await call(client, 'get_context', { query: 'Which libraries does the project use?', token_budget: 500 });
+    expect(context.structuredContent.markdown).toMatch(/^## Standing instructions\n- Always include version numbers when I ask about libraries\. /);
+    expect((await call(client, 'get_profile', { limit: 0 })).isError).toBe(true);
   });
 
   it('bad calls: an unknown tool or arguments off the schema are errors that write nothing; an unknown id is a result the model reads', async () => {

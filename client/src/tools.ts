@@ -29,7 +29,14 @@ const memoryOut = (m: { id: number; content: string; status: string }) => ({ id:
 /** A domain failure the model should read (unknown id, nothing matched): the tool's result, not a protocol error. */
 export class ToolError extends Error {}
 
-const KINDS = { fact: SearchKind.Fact, reflection: SearchKind.Reflection, turn: SearchKind.Turn } as const;
+const KINDS = {
+  fact: SearchKind.Fact,
+  reflection: SearchKind.Reflection,
+  instruction: SearchKind.Instruction,
+  preference: SearchKind.Preference,
+  profile: SearchKind.Profile,
+  turn: SearchKind.Turn,
+} as const;
 
 export const TOOLS: ToolDefinition[] = [
   tool({
@@ -42,7 +49,7 @@ export const TOOLS: ToolDefinition[] = [
     input: {
       query: z.string().min(1).max(20_000).describe('What to look for, in plain words.'),
       limit: z.number().int().min(1).max(50).optional().describe('How many results (default 10).'),
-      kinds: z.array(z.enum(['fact', 'reflection', 'turn'])).min(1).optional().describe('Only these kinds (all by default).'),
+      kinds: z.array(z.enum(['fact', 'reflection', 'instruction', 'preference', 'profile', 'turn'])).min(1).optional().describe('Only these kinds (all by default): standing instructions, preferences and profile facts are kinds of their own.'),
       since: time.optional().describe('Only what happened at or after this time.'),
       until: time.optional().describe('Only what happened at or before this time.'),
     },
@@ -69,7 +76,8 @@ export const TOOLS: ToolDefinition[] = [
     name: 'get_context',
     title: 'Get context',
     description:
-      'The memory to keep in mind for the next reply, as a markdown block: the facts, past conversation excerpts and weekly insight most ' +
+      'The memory to keep in mind for the next reply, as a markdown block: first the user\'s standing instructions and what is known about them ' +
+      '(whatever the query), then the facts, past conversation excerpts and weekly insight most ' +
       'relevant to the query, each dated, packed into the token budget. Call it at the start of a conversation or topic, with what the ' +
       'user is asking about as the query.',
     input: {
@@ -85,6 +93,41 @@ export const TOOLS: ToolDefinition[] = [
       return {
         text: context.markdown || 'Memory holds nothing relevant yet.',
         structured: { markdown: context.markdown, facts: count('FACT'), turns: count('TURN'), tokens_used: context.tokensUsed },
+      };
+    },
+  }),
+  tool({
+    name: 'get_profile',
+    title: 'Get the user\'s profile',
+    description:
+      'What holds for every reply to this user: their standing instructions ("always include version numbers when I ask about libraries", ' +
+      '"never use semicolons"), preferences, profile facts (name, home, work, family, diet and allergies, languages, tools) and pinned memories. ' +
+      'Follow the instructions in every answer. get_context already opens with them; call this to see them all.',
+    input: { limit: z.number().int().min(1).max(500).optional().describe('At most this many of each kind (default 500).') },
+    output: {
+      instructions: z.array(z.object(memoryShape)),
+      preferences: z.array(z.object(memoryShape)),
+      profile: z.array(z.object(memoryShape)),
+      pinned: z.array(z.object(memoryShape)),
+    },
+    annotations: reads,
+    async run(sdk, args) {
+      const { profile } = await sdk.profile({ limit: args.limit });
+      const part = (title: string, rows: { id: number; content: string }[]) => (rows.length ? [`## ${title}`, ...rows.map((m) => `- ${m.content} (memory ${m.id})`)] : []);
+      const lines = [
+        ...part('Standing instructions', profile.instructions),
+        ...part('Preferences', profile.preferences),
+        ...part('Profile', profile.profile),
+        ...part('Pinned', profile.pinned),
+      ];
+      return {
+        text: lines.length ? lines.join('\n') : 'Memory holds no standing instructions, preferences or profile facts for this user yet.',
+        structured: {
+          instructions: profile.instructions.map(memoryOut),
+          preferences: profile.preferences.map(memoryOut),
+          profile: profile.profile.map(memoryOut),
+          pinned: profile.pinned.map(memoryOut),
+        },
       };
     },
   }),
@@ -250,7 +293,7 @@ export const TOOLS: ToolDefinition[] = [
 /** The best matching active fact for `query`, or a ToolError the model can read. */
 async function bestFact(sdk: Sdk, query: string | undefined): Promise<number> {
   if (!query) throw new ToolError('Give the memory id, or a query naming the fact.');
-  const { search } = await sdk.search({ query, kinds: [SearchKind.Fact], limit: 1 });
+  const { search } = await sdk.search({ query, kinds: [SearchKind.Fact, SearchKind.Instruction, SearchKind.Preference, SearchKind.Profile], limit: 1 });
   if (!search[0]) throw new ToolError(`No fact matches "${query}".`);
   return search[0].id;
 }

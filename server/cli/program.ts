@@ -7,6 +7,7 @@ import { registerEntityCommands } from './commands/entities.ts';
 import { registerMaintenanceCommands } from './commands/maintenance.ts';
 import { registerMcpCommands } from './commands/mcp.ts';
 import { registerMemoryCommands } from './commands/memories.ts';
+import { registerProfileCommands } from './commands/profile.ts';
 import { registerMigrateCommand } from './commands/migrate.ts';
 import { registerSearchCommands } from './commands/search.ts';
 import { registerServeCommand } from './commands/serve.ts';
@@ -48,6 +49,7 @@ usage or bad input.`,
   const globals = () => program.opts<GlobalOptions>();
   registerTurnCommands(program, globals);
   registerMemoryCommands(program, globals);
+  registerProfileCommands(program, globals);
   registerSearchCommands(program, globals);
   registerSessionCommands(program, globals);
   registerEntityCommands(program, globals);

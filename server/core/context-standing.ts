@@ -25,6 +25,8 @@ export const STANDING_TITLES = { instructions: 'Standing instructions', about: '
 
 /** How many standing memories a block looks through (pinned first, then newest and most used). */
 const READ_LIMIT = 2_000;
+/** The part of the standing room that preferences and profile facts the query does not match may take. */
+const UNMATCHED_ABOUT = 0.4;
 /** Query matches among them that go before the newest. */
 const MATCH_LIMIT = 50;
 
@@ -69,19 +71,20 @@ export async function standingBlock(store: Store, space: Space, args: { query: s
   const sources = await sourcesOf(store, rows.map((m) => m.id));
   const instructions = ordered(rows.filter((m) => m.kind === 'instruction'), matchRank);
   const about = ordered(rows.filter((m) => m.kind !== 'instruction'), matchRank);
+  // Pinned memories first (both sections), then the rest: instructions before what is known about the user.
   let left = room;
-  const fill = (section: StandingSection, list: MemoryRow[]) => {
-    const heading = countTokens(`## ${section.title}\n`) + 1;
-    // Room for the heading and a "left out" line is kept back before the first item.
-    const reserve = heading + countTokens('- (12345 more not shown)\n');
+  const charged = new Set<StandingSection>();
+  const fill = (section: StandingSection, list: MemoryRow[], what: string, cap = Infinity) => {
+    // Room for the heading (and the blank line before it) and a "left out" line, kept back with the section's first item.
+    const reserve = charged.has(section) ? 0 : countTokens(`## ${section.title}\n`) + 2 + countTokens(leftOutLine(12_345, what));
     let used = 0;
     for (const memory of list) {
       const source = sources.get(memory.id);
       const stated = source?.firstAt ?? memory.createdAt;
       const line = `- ${oneLine(memory.content)} (${memory.pinned ? 'pinned, ' : ''}stated ${day(stated)})`;
       // Clearly too long for what is left: skipped without counting (a user may have hundreds).
-      const tokens = line.length * 0.2 > left - used - reserve ? Infinity : countTokens(`${line}\n`);
-      if (used + tokens + reserve > left) {
+      const tokens = line.length * 0.2 > Math.min(left, cap) - used - reserve ? Infinity : countTokens(`${line}\n`);
+      if (used + tokens + reserve > Math.min(left, cap)) {
         section.leftOut++;
         continue;
       }
@@ -89,19 +92,42 @@ export async function standingBlock(store: Store, space: Space, args: { query: s
       section.items.push({ memory, line, tokens, at: stated, sourceTurnIds: source?.turnIds ?? [] });
       block.ids.add(memory.id);
     }
-    if (section.items.length > 0 || section.leftOut > 0) left -= used + reserve;
+    if (used > 0 || (list.length > 0 && !charged.has(section))) {
+      left -= used + reserve;
+      charged.add(section);
+    }
   };
-  fill(block.instructions, instructions);
-  fill(block.about, about);
-  block.markdown = [render(block.instructions, 'standing instructions'), render(block.about, 'more about the user')].filter(Boolean).join('\n\n');
-  block.tokens = block.markdown ? countTokens(block.markdown) : 0;
+  fill(block.instructions, instructions.filter((m) => m.pinned), WHAT.instructions);
+  fill(block.about, about.filter((m) => m.pinned), WHAT.about);
+  fill(block.instructions, instructions.filter((m) => !m.pinned), WHAT.instructions);
+  // What the user prefers or is: what the query matches, then the newest in a smaller part of the
+  // room (a chatty user states dozens of likes; most say nothing to this question).
+  fill(block.about, about.filter((m) => !m.pinned && matchRank.has(m.id)), WHAT.about);
+  fill(block.about, about.filter((m) => !m.pinned && !matchRank.has(m.id)), WHAT.about, Math.floor(room * UNMATCHED_ABOUT));
+  const write = () => {
+    block.markdown = [render(block.instructions, WHAT.instructions), render(block.about, WHAT.about)].filter(Boolean).join('\n\n');
+    block.tokens = block.markdown ? countTokens(block.markdown) : 0;
+  };
+  write();
+  // Lines counted one by one can differ from the block counted whole: the last ones give way.
+  while (block.tokens > room) {
+    const section = block.about.items.length > 0 ? block.about : block.instructions;
+    const dropped = section.items.pop();
+    if (!dropped) break;
+    section.leftOut++;
+    block.ids.delete(dropped.memory.id);
+    write();
+  }
   return block;
 }
+
+const WHAT = { instructions: 'standing instructions', about: 'more about the user' } as const;
+const leftOutLine = (n: number, what: string) => `- (${n} more ${what} not shown)`;
 
 function render(section: StandingSection, what: string): string {
   if (section.items.length === 0 && section.leftOut === 0) return '';
   const lines = [`## ${section.title}`, ...section.items.map((i) => i.line)];
-  if (section.leftOut > 0) lines.push(`- (${section.leftOut} more ${what} not shown)`);
+  if (section.leftOut > 0) lines.push(leftOutLine(section.leftOut, what));
   return lines.join('\n');
 }
 

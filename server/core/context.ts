@@ -96,6 +96,9 @@ export type Context = {
   markdown: string;
 };
 
+/** Half the characters of a source turn short enough to say nothing more than its standing item. */
+const MAX_RESTATED = 200;
+
 export type ContextSectionOf<T> = Omit<StandingSection, 'items'> & { items: T[] };
 
 export type ContextOptions = Pick<SearchOptions, 'queryVector'> & { tuning?: Partial<PackTuning> };
@@ -132,7 +135,11 @@ export async function getContext(store: Store, space: Space, input: ContextInput
   const window = new Set(shortTerm.map((t) => t.id));
   const hidePii = store.config.context.exclude_pii;
   const standing = await standingBlock(store, space, { query, tokenBudget, share: store.config.context.standing_share, hidden: (m) => hidePii && m.tags.includes('pii') });
-  const sources = (await collectCandidates(store, space, { query, tokenBudget, window }, options)).filter((s) => !(s.memory && standing.ids.has(s.memory.id)));
+  // What the standing sections say is not said again: their memories, and their short source turns (the same words).
+  const said = new Set([...standing.instructions.items, ...standing.about.items].flatMap((i) => i.sourceTurnIds));
+  const sources = (await collectCandidates(store, space, { query, tokenBudget, window }, options)).filter(
+    (s) => !(s.memory && standing.ids.has(s.memory.id)) && !(s.turn && said.has(s.turn.id) && s.turn.text.length <= 2 * MAX_RESTATED),
+  );
   const tuning = { ...DEFAULT_PACK_TUNING, ...options.tuning };
   // The ranked list fills what the standing sections leave (and the blank line between them).
   let rest = tokenBudget - standing.tokens - (standing.tokens > 0 ? 1 : 0);

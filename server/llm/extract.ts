@@ -6,11 +6,20 @@ import type { Llm } from './client.ts';
 
 const SYSTEM_PROMPT = `You maintain the long-term memory of an assistant. From the user's message, extract durable facts
 about the speaker (identity, preferences, plans, relationships, events with their time) as short standalone
-sentences that name the speaker ("Alex likes JRPGs"). Answer with ONLY a JSON array, no prose:
-[{"action":"create","content":"...","importance":0 or 1,"tags":["..."]},
+sentences that name the speaker ("Alex likes JRPGs"). Give each new memory its kind:
+- "instruction": the user tells the assistant how to answer from now on ("Always include version numbers when I ask
+  about libraries", "Never use semicolons", "From now on answer in French", "Stop adding emojis"); keep the user's own words.
+  Not an instruction: a one-off request or question, a habit ("I always forget my keys"), "never mind", what someone
+  else says, anything the assistant says.
+- "preference": what the user prefers, likes or dislikes ("Alex prefers minimal dependencies").
+- "profile": the user's name, home, work, family, diet and allergies, languages, tools.
+- "fact": anything else worth keeping.
+Answer with ONLY a JSON array, no prose:
+[{"action":"create","kind":"fact"|"instruction"|"preference"|"profile","content":"...","importance":0 or 1,"tags":["..."]},
  {"action":"merge","id":<existing id>,"content":"..."},
  {"action":"archive","id":<existing id>,"content":"why it is obsolete"}]
-Use "merge" when a fact restates an existing memory, "archive" when the message makes an existing memory false.
+Use "merge" when a fact restates an existing memory, "archive" when the message makes an existing memory false
+(a new instruction that contradicts an old one archives the old one).
 Answer [] when there is nothing worth remembering.`;
 
 export class InvalidLlmOutput extends Error {
@@ -49,8 +58,10 @@ export async function llmExtract(llm: Llm, input: { speaker: string; text: strin
 
 const PAGE_PROMPT = `You consolidate a finished conversation into long-term memory. Extract durable facts about
 the speakers (identity, preferences, plans, relationships, events with their dates) as short standalone
-sentences naming the speaker. Answer with ONLY a JSON array:
-[{"action":"create","turnId":<id of the turn it comes from>,"content":"...","importance":0 or 1,"tags":["..."]},
+sentences naming the speaker; kind "instruction" for what a user tells the assistant to do in every later answer
+(in their own words), "preference" for what they prefer, "profile" for name, home, work, family, diet, languages,
+tools, else "fact". Answer with ONLY a JSON array:
+[{"action":"create","turnId":<id of the turn it comes from>,"kind":"fact"|"instruction"|"preference"|"profile","content":"...","importance":0 or 1,"tags":["..."]},
  {"action":"merge","id":<existing memory id>,"turnId":<id>,"content":"..."},
  {"action":"archive","id":<existing memory id>,"turnId":<id>,"content":"why it is obsolete"}]
 Answer [] when nothing is worth remembering.`;

@@ -10,7 +10,7 @@ import { VERSION } from '../core/version.ts';
 
 
 const USE_MEMORY = `You have long-term memory about the user through these tools.
-- At the start of a conversation or a new topic, call get_context with what the user is asking about.
+- At the start of a conversation or a new topic, call get_context with what the user is asking about; it opens with the user's standing instructions and profile: follow the instructions in every answer (get_profile lists them all).
 - Before answering anything that depends on the past (preferences, people, places, plans, dates), call search_memory.
 - When the user tells you something worth keeping, call remember_fact with a short third-person sentence; importance 1 for health, safety and strong preferences.
 - When a remembered fact turns out wrong or outdated, call correct_fact (history is kept); when the user affirms one, confirm_fact.
@@ -68,6 +68,16 @@ export function createMcpServer(sdk: Sdk): McpServer {
     async (uri, { session }) => {
       const { context } = await sdk.context({ sessionId: decodeURIComponent(String(session)) });
       return text(uri.href, context.markdown || '(memory holds nothing relevant yet)');
+    },
+  );
+  server.registerResource(
+    'profile',
+    'memory://profile',
+    { title: 'The user\'s profile', description: 'Standing instructions, preferences, profile facts and pinned memories: what holds for every reply (markdown).', mimeType: 'text/markdown' },
+    async (uri) => {
+      const result = await executeTool(sdk, 'get_profile', {});
+      if (result.isError) throw new Error(result.text);
+      return text(uri.href, result.text);
     },
   );
   server.registerResource(

@@ -12,7 +12,7 @@ import { normalizeText } from '../text.ts';
 import { extractFacts, type RelatedEntity } from './heuristics.ts';
 import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
 import { saveStanding, standingFact } from './save-standing.ts';
-import { recogniseStanding, standingKindOfSlot, type StandingCandidate } from './standing.ts';
+import { instructionPolarity, instructionSlot, recogniseStanding, standingKindOfSlot, type StandingCandidate } from './standing.ts';
 
 /** Facts are about the speaker: the turn's name, or "User" when it has none. */
 export const subjectOf = (turn: Pick<TurnRow, 'name'>) => turn.name ?? 'User';
@@ -90,6 +90,8 @@ export const llmActionSchema = z.discriminatedUnion('action', [
     content: z.string().trim().min(1).max(2000),
     importance: z.number().min(0).max(1).optional(),
     tags: z.array(z.string().trim().min(1).max(64)).max(16).optional(),
+    /** Standing memory the model recognised: an instruction for every answer, a preference, a profile fact. */
+    kind: z.enum(['fact', 'instruction', 'preference', 'profile']).optional(),
     /** Consolidation: the turn the fact comes from. */
     turnId: turnRef,
   }),
@@ -122,9 +124,14 @@ export async function applyLlmActions(store: Store, space: Space, actions: LlmAc
       continue;
     }
     const group = toSave.get(turn) ?? [];
+    const kind = action.action === 'create' && action.kind && action.kind !== 'fact' ? action.kind : undefined;
     group.push({
       content: action.content,
-      importance: action.action === 'create' ? action.importance : undefined,
+      // Standing memory is protected and important, whoever recognised it.
+      ...(kind ? { kind, decayRate: 0 } : {}),
+      // An instruction carries its topic and polarity, so that a later contradicting one supersedes it.
+      ...(kind === 'instruction' ? { fact: { subject: turn ? subjectOf(turn) : 'User', slot: instructionSlot(action.content), value: action.content, polarity: instructionPolarity(action.content) } } : {}),
+      importance: kind ? 1 : action.action === 'create' ? action.importance : undefined,
       tags: action.action === 'create' ? action.tags : undefined,
       sessionId: turn?.sessionId ?? turns[0]?.sessionId ?? null,
       eventAt: turn?.at,
@@ -134,7 +141,10 @@ export async function applyLlmActions(store: Store, space: Space, actions: LlmAc
     toSave.set(turn, group);
   }
   // New facts first, so an archive naming old content cannot hit the fact that replaces it.
-  for (const [turn, facts] of toSave) results.push(...(await saveFacts(store, space, facts, turn?.id ?? null)));
+  for (const [turn, facts] of toSave) {
+    results.push(...(await saveStanding(store, space, facts.filter((f) => f.kind), turn?.id ?? null)));
+    results.push(...(await saveFacts(store, space, facts.filter((f) => !f.kind), turn?.id ?? null)));
+  }
   for (const { target, turn } of toArchive) results.push(...(await archiveFacts(store, space, [target], turn?.id ?? null)));
   return results;
 }

@@ -195,7 +195,7 @@ export async function archiveFacts(store: Store, space: Space, targets: { id?: n
 
 /** How many of the text index's best matches relatedFacts looks through for its facts. */
 const RELATED_CANDIDATES = 50;
-const RELATED_FACTS = `select m.id from memories m where m.id in (select value from sm_ids(?)) and ${writableSql('m')} and m.status = 'active' and m.kind = 'fact'`;
+const RELATED_FACTS = `select m.id from memories m where m.id in (select value from sm_ids(?)) and ${writableSql('m')} and m.status = 'active' and m.kind <> 'reflection'`;
 
 /**
  * The space's active facts sharing words with `text`, best first (FTS5's rank; newest first on

@@ -306,8 +306,13 @@ export function recogniseStanding(text: string, subject = 'User'): StandingCandi
 
 const ANSWER_LANGUAGE = new RegExp(String.raw`\b(?:answer|reply|respond|write|speak|talk)(?: to me)? (?:only )?in (?:${LANGUAGES.split(' ').join('|')})\b`, 'i');
 
+/** Whether an instruction says what not to do ("never…", "stop…", "don't…"): -1, else 1. */
+export function instructionPolarity(content: string): 1 | -1 {
+  return /^(?:\W*(?:actually|please|so|ok|okay|and|also|from now on|going forward)\W+)*(?:never|don't|do not|stop|no more|quit|avoid)\b/i.test(content) ? -1 : 1;
+}
+
 /** An instruction's slot: the language answers are in (one at a time), else its topic words. */
-function instructionSlot(content: string): string {
+export function instructionSlot(content: string): string {
   if (ANSWER_LANGUAGE.test(content)) return 'instruction:language';
   return `instruction:${[...instructionTopic(content)].sort().join(' ')}`;
 }

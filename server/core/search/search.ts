@@ -2,6 +2,7 @@
 // turns, entities and (when a query vector is given) vector KNN over memories, fused with RRF
 // (k = 60). Vectors of turns, an embedding model's or the local word vectors (semantic.ts), are
 // not a fused list: they are a turn-ranker feature.
+import { STANDING_KINDS } from '../../../drizzle/vocabulary.ts';
 import { parseInput } from '../validation.ts';
 import type { MemoryRow } from '../memories.ts';
 import { visibleIn, type Space } from '../space.ts';
@@ -95,7 +96,7 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
   const tClauses = turnClauses(space, filter);
   // "the week before her trip": the trip's date, from the turn that best tells of it, makes the window.
   const query = analyzed.anchor && filter.kinds.includes('turn') && tuning.turns.weights.talksOfDate > 0 ? { ...analyzed, window: await anchorWindow(store, space, analyzed, tClauses) } : analyzed;
-  const mClauses = memoryKinds.length > 0 || wantTurns ? memoryClauses(space, filter, memoryKinds.length > 0 ? memoryKinds : ['fact']) : [];
+  const mClauses = memoryKinds.length > 0 || wantTurns ? memoryClauses(space, filter, memoryKinds.length > 0 ? memoryKinds : ['fact', ...STANDING_KINDS]) : [];
   // Memory text names its subject ("Caroline went…"), so memories are searched with the names too.
   const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
   // Turns use facts and entities only as ranker features: with a weight of 0, a turn search skips them.
