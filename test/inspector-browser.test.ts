@@ -91,12 +91,66 @@ describe('inspector', () => {
       await client.addTurn({ input: { sessionId: 'phone', role: Role.User, text: 'My sister Maria lives in Lisbon with Tom, and I work at Acme as a data engineer.' } });
       await client.runJobs();
       const { memories } = await client.memories({ first: 1 });
-      for (const hash of ['#/memories', `#/memory/${memories.edges[0]!.node.id}`, '#/sessions', '#/sessions/phone', '#/search?q=Maria', '#/entities', '#/timeline', '#/system']) {
+      for (const hash of ['#/memories', '#/profile', `#/memory/${memories.edges[0]!.node.id}`, '#/sessions', '#/sessions/phone', '#/search?q=Maria', '#/entities', '#/timeline', '#/system']) {
         await page.goto(`${server.base}/${hash}`);
         await page.locator('main h1').first().waitFor();
         await page.waitForLoadState('networkidle');
         expect(await overflowsSideways(page), hash).toBe(false);
       }
+      expect(blocked).toEqual([]);
+      expect(cspViolations(problems)).toEqual([]);
+    } finally {
+      await context.close();
+      await server.close();
+    }
+  });
+
+  it('opens on the user with the latest activity; the Profile page lists standing memory, edits an instruction and unpins by keyboard', async () => {
+    const server = await startServer({ config: HEURISTIC });
+    const client = server.client();
+    await client.forUser('dana').addTurn({ input: { sessionId: 'd1', role: Role.User, text: 'I live in Oslo.', at: '2024-01-01T10:00:00.000Z' } });
+    const erin = client.forUser('erin');
+    await erin.addTurn({ input: { sessionId: 'e1', role: Role.User, text: 'Always include version numbers when I ask about libraries.' } });
+    await erin.addTurn({ input: { sessionId: 'e1', role: Role.User, text: "I'm vegetarian and I prefer short answers." } });
+    await erin.addTurn({ input: { sessionId: 'e1', role: Role.User, text: 'I went to the harbour with Rui last Sunday.' } });
+    const harbour = (await erin.search({ query: 'harbour Rui', kinds: ['FACT' as never] })).search[0]!;
+    await erin.pinMemory({ id: harbour.id });
+    const { page, blocked, problems, context } = await openPage(await browser());
+    try {
+      await page.goto(`${server.base}/`);
+      // Nobody picked: erin's turns are the newest, so the page opens on erin, not an empty 'default'.
+      await expect(page.getByLabel('User').inputValue()).resolves.toBe('erin');
+      await page.getByRole('link', { name: 'Profile' }).click();
+      await page.getByRole('heading', { name: 'Profile of erin' }).waitFor();
+      const instructions = page.getByRole('list', { name: 'Standing instructions' });
+      await instructions.getByText('Always include version numbers when I ask about libraries.').waitFor();
+      await page.getByRole('list', { name: 'Preferences' }).getByText('User prefers short answers').waitFor();
+      await page.getByRole('list', { name: 'Profile' }).getByText('User is vegetarian').waitFor();
+      const pinned = page.getByRole('list', { name: 'Pinned' });
+      await pinned.getByText('User went to the harbour with Rui').waitFor();
+
+      // Edit the instruction by keyboard: the new wording replaces it, the old one is kept as history.
+      expect(await tabTo(page, (e) => e.tag === 'button' && e.text === 'Edit…')).toBe(true);
+      await page.keyboard.press('Enter');
+      const box = instructions.getByRole('textbox');
+      await box.fill('Always include version numbers and release dates when I ask about libraries.');
+      expect(await tabTo(page, (e) => e.tag === 'button' && e.text === 'Save')).toBe(true);
+      await page.keyboard.press('Enter');
+      await instructions.getByText('Always include version numbers and release dates when I ask about libraries.').waitFor();
+      await expect(instructions.getByText('Always include version numbers when I ask about libraries.').count()).resolves.toBe(0);
+
+      // Unpin by keyboard: the pinned list empties.
+      expect(await tabTo(page, (e) => e.tag === 'button' && e.text === 'Unpin')).toBe(true);
+      await page.keyboard.press('Enter');
+      await pinned.waitFor({ state: 'detached' });
+      await page.getByText('Nothing else is pinned').waitFor();
+
+      const db = server.store.sqlite;
+      expect(db.prepare("select content, status from memories where user_id = 'erin' and kind = 'instruction' order by id").all()).toEqual([
+        { content: 'Always include version numbers when I ask about libraries.', status: 'archived' },
+        { content: 'Always include version numbers and release dates when I ask about libraries.', status: 'active' },
+      ]);
+      expect(db.prepare('select pinned from memories where id = ?').get(harbour.id)).toEqual({ pinned: 0 });
       expect(blocked).toEqual([]);
       expect(cspViolations(problems)).toEqual([]);
     } finally {

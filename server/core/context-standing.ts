@@ -5,10 +5,11 @@
 // not fit, the section says how many were left out. The query-ranked list fills the rest.
 import { STANDING_KINDS } from '../../drizzle/vocabulary.ts';
 import { memoryRows, type MemoryRow } from './memories.ts';
-import { search } from './search/search.ts';
+import { isStopword } from './search/query.ts';
 import { DEFAULT_SPACE, spaceClause, type Space } from './space.ts';
 import type { SqlParam, Store } from './store.ts';
 import { countTokens } from './token-count.ts';
+import { tokens } from './text.ts';
 
 export type StandingItem = { memory: MemoryRow; line: string; tokens: number; at: number; sourceTurnIds: number[] };
 
@@ -25,10 +26,8 @@ export const STANDING_TITLES = { instructions: 'Standing instructions', about: '
 
 /** How many standing memories a block looks through (pinned first, then newest and most used). */
 const READ_LIMIT = 2_000;
-/** The part of the standing room that preferences and profile facts the query does not match may take. */
-const UNMATCHED_ABOUT = 0.4;
-/** Query matches among them that go before the newest. */
-const MATCH_LIMIT = 50;
+/** The share of the budget that preferences and profile facts the query does not match may take. */
+const UNMATCHED_ABOUT = 0.15;
 
 const STANDING_ROWS = `select ${memoryRows.columns} from memories m
   where ${spaceClause(DEFAULT_SPACE, 'm').sql} and m.status = 'active' and (m.kind in (${STANDING_KINDS.map((k) => `'${k}'`).join(', ')}) or m.pinned = 1)
@@ -63,11 +62,7 @@ export async function standingBlock(store: Store, space: Space, args: { query: s
   const block: StandingBlock = { instructions: empty(STANDING_TITLES.instructions), about: empty(STANDING_TITLES.about), markdown: '', tokens: 0, ids: new Set() };
   const room = Math.floor(args.tokenBudget * args.share);
   if (rows.length === 0 || room <= 0) return block;
-  const matchRank = new Map<number, number>();
-  if (args.query) {
-    const hits = (await search(store, space, { query: args.query, kinds: [...STANDING_KINDS], limit: MATCH_LIMIT })).hits;
-    hits.forEach((h, i) => matchRank.set(h.id, i + 1));
-  }
+  const matchRank = args.query ? matchesOf(rows, args.query) : new Map<number, number>();
   const sources = await sourcesOf(store, rows.map((m) => m.id));
   const instructions = ordered(rows.filter((m) => m.kind === 'instruction'), matchRank);
   const about = ordered(rows.filter((m) => m.kind !== 'instruction'), matchRank);
@@ -103,7 +98,7 @@ export async function standingBlock(store: Store, space: Space, args: { query: s
   // What the user prefers or is: what the query matches, then the newest in a smaller part of the
   // room (a chatty user states dozens of likes; most say nothing to this question).
   fill(block.about, about.filter((m) => !m.pinned && matchRank.has(m.id)), WHAT.about);
-  fill(block.about, about.filter((m) => !m.pinned && !matchRank.has(m.id)), WHAT.about, Math.floor(room * UNMATCHED_ABOUT));
+  fill(block.about, about.filter((m) => !m.pinned && !matchRank.has(m.id)), WHAT.about, Math.floor(args.tokenBudget * UNMATCHED_ABOUT));
   const write = () => {
     block.markdown = [render(block.instructions, WHAT.instructions), render(block.about, WHAT.about)].filter(Boolean).join('\n\n');
     block.tokens = block.markdown ? countTokens(block.markdown) : 0;
@@ -129,6 +124,27 @@ function render(section: StandingSection, what: string): string {
   const lines = [`## ${section.title}`, ...section.items.map((i) => i.line)];
   if (section.leftOut > 0) lines.push(leftOutLine(section.leftOut, what));
   return lines.join('\n');
+}
+
+const stem = (word: string) => (word.length > 4 ? word.replace(/(?:ations?|ing|ies|es|s|ed|ly)$/, '') : word);
+const contentWords = (text: string) => new Set(tokens(text).filter((w) => w.length > 2 && !isStopword(w)).map(stem));
+
+/**
+ * What the query is about among the standing memories: each memory's words shared with the
+ * query, the names of whom it is about left out ("Caroline" in every one of Caroline's), most
+ * shared first (1-based ranks).
+ */
+function matchesOf(rows: MemoryRow[], query: string): Map<number, number> {
+  const asked = contentWords(query);
+  const scored: { id: number; shared: number }[] = [];
+  for (const m of rows) {
+    const who = contentWords(`${m.subject ?? ''} user`);
+    let shared = 0;
+    for (const w of contentWords(m.content)) if (asked.has(w) && !who.has(w)) shared++;
+    if (shared > 0) scored.push({ id: m.id, shared });
+  }
+  scored.sort((a, b) => b.shared - a.shared);
+  return new Map(scored.map((s, i) => [s.id, i + 1]));
 }
 
 async function sourcesOf(store: Store, memoryIds: number[]): Promise<Map<number, { turnIds: number[]; firstAt: number }>> {

@@ -10,6 +10,7 @@ import { ErrorBox, Loading } from './ui.tsx';
 import { EntitiesView } from './views/entities.tsx';
 import { MemoriesView } from './views/memories.tsx';
 import { MemoryView } from './views/memory.tsx';
+import { ProfileView } from './views/profile.tsx';
 import { SearchView } from './views/search.tsx';
 import { SessionsView } from './views/sessions.tsx';
 import { SystemView } from './views/system.tsx';
@@ -19,6 +20,7 @@ const MAX_EVENTS = 500;
 
 const NAV: [string, string][] = [
   ['memories', 'Memories'],
+  ['profile', 'Profile'],
   ['sessions', 'Sessions'],
   ['search', 'Search'],
   ['entities', 'Entities'],
@@ -49,6 +51,8 @@ function View({ route, live }: { route: Route; live: LiveState }) {
       return <SessionsView sessionId={id ?? null} />;
     case 'search':
       return <SearchView route={route} />;
+    case 'profile':
+      return <ProfileView />;
     case 'entities':
       return <EntitiesView entityId={id ? Number(id) : null} />;
     case 'timeline':
@@ -84,6 +88,19 @@ function UserPicker({ client, user, onPick }: { client: SymbiosisClient; user: s
   );
 }
 
+/** The user whose latest turn or memory is the newest (pages of 100, up to 2,000 users), or null when there is none. */
+async function latestActiveUser(client: SymbiosisClient): Promise<string | null> {
+  let best: { id: string; at: string } | null = null;
+  let after: string | undefined;
+  for (let page = 0; page < 20; page++) {
+    const { users } = await client.users({ first: 100, after });
+    for (const { node } of users.edges) if (node.lastActiveAt && (!best || node.lastActiveAt > best.at)) best = { id: node.id, at: node.lastActiveAt };
+    if (!users.pageInfo.hasNextPage || !users.pageInfo.endCursor) break;
+    after = users.pageInfo.endCursor;
+  }
+  return best?.id ?? null;
+}
+
 export function App() {
   const route = useRoute();
   const [token, setToken] = useState<string | null>(storedToken);
@@ -92,6 +109,8 @@ export function App() {
   const [bootError, setBootError] = useState<ShownError | null>(null);
   const [prompt, setPrompt] = useState<string | null>(null);
   const [picked, setPicked] = useState<string>(() => storedUser() ?? 'default');
+  // Nobody picked yet: the admin lands on the user with the latest activity, not an empty 'default'.
+  const [landed, setLanded] = useState(() => storedUser() !== null);
   const [live, setLive] = useState<LiveState>({ status: 'connecting', error: null, events: [] });
   const [liveTick, setLiveTick] = useState(0);
   const [boot, setBoot] = useState(0);
@@ -125,6 +144,22 @@ export function App() {
       void client.dispose();
     };
   }, [client, boot]);
+
+  useEffect(() => {
+    if (!viewer?.admin || landed) return;
+    let cancelled = false;
+    latestActiveUser(client).then(
+      (id) => {
+        if (cancelled) return;
+        if (id) setPicked(id);
+        setLanded(true);
+      },
+      () => !cancelled && setLanded(true),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [client, viewer, landed]);
 
   const user = viewer ? (viewer.admin ? picked : (viewer.userId ?? 'default')) : picked;
   const bound = useMemo(() => (viewer?.admin ? client.forUser(picked) : client), [client, viewer, picked]);
@@ -169,7 +204,8 @@ export function App() {
     [askForToken],
   );
 
-  const api: Api | null = useMemo(() => (viewer ? { client: bound, viewer, user, report, liveTick } : null), [bound, viewer, user, report, liveTick]);
+  // The admin's first view waits for the landing user, so it never flashes an empty 'default'.
+  const api: Api | null = useMemo(() => (viewer && (landed || !viewer.admin) ? { client: bound, viewer, user, report, liveTick } : null), [bound, viewer, user, report, liveTick, landed]);
 
   const saveToken = (value: string) => {
     storeToken(value);
@@ -186,6 +222,7 @@ export function App() {
   const pick = (next: string) => {
     storeUser(next);
     setPicked(next);
+    setLanded(true);
   };
 
   const section = route.path[0] ?? 'memories';
@@ -208,7 +245,7 @@ export function App() {
           ))}
         </nav>
         <div class="tools">
-          {viewer?.admin && <UserPicker client={client} user={picked} onPick={pick} />}
+          {viewer?.admin && landed && <UserPicker client={client} user={picked} onPick={pick} />}
           {viewer && !viewer.admin && (
             <span class="space" title="the space this token reaches">
               {viewer.userId}
