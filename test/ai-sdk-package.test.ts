@@ -1,10 +1,10 @@
-// The AI SDK package as a user gets it: `npm pack` in ai-sdk/ (its prepack builds the typed client
-// and then itself, ESM and CommonJS, with the root's TypeScript) and in client/, both tarballs
-// installed with `ai` into an empty project, where an ES module and a CommonJS script run a
+// The AI SDK package as a user gets it: `npm pack` in ai-sdk/ (its prepack builds the typed client's
+// declarations and then itself, ESM and CommonJS, with the root's TypeScript) and the typed client's
+// tarball, both installed with `ai` into an empty project, where an ES module and a CommonJS script run a
 // two-turn conversation through `withMemory` against a real `sm serve`, and a TypeScript file
 // using the package type-checks against the installed declarations.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_mo
 
 type Packed = { filename: string; files: { path: string }[] };
 async function pack(dir: string, destination: string, ...flags: string[]): Promise<Packed> {
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', destination, ...flags], join(ROOT, dir));
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', destination, ...flags], dir);
   expect(packed.code, packed.stderr).toBe(0);
   return (JSON.parse(packed.stdout) as Packed[])[0]!;
 }
@@ -77,9 +77,14 @@ let sm: SymbiosisClient;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sm-ai-sdk-package-'));
-  // ai-sdk's prepack builds the client too; the client's own prepack would only build it again.
-  packed = await pack('ai-sdk', work);
-  const client = await pack('client', work, '--ignore-scripts');
+  packed = await pack(join(ROOT, 'ai-sdk'), work);
+  // The client's tarball from a copy with the build ai-sdk's prepack just made (client/build.mjs
+  // into ai-sdk/.client) as its dist: packing client/ itself would rebuild client/dist while
+  // test/client-package.test.ts may be packing it.
+  const stage = join(work, 'client');
+  for (const file of ['package.json', 'README.md', 'operations']) cpSync(join(ROOT, 'client', file), join(stage, file), { recursive: true });
+  cpSync(join(ROOT, 'ai-sdk/.client'), join(stage, 'dist'), { recursive: true });
+  const client = await pack(stage, work, '--ignore-scripts');
   project = join(work, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'ai-sdk-consumer', private: true, version: '1.0.0' }));
@@ -103,7 +108,8 @@ describe('ai-sdk package', () => {
     for (const file of ['dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'README.md', 'package.json']) {
       expect(files).toContain(file);
     }
-    expect(files.filter((f) => f.startsWith('src/') || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
+    expect(files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json')).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(ROOT, 'ai-sdk/package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
     expect(manifest.peerDependencies.ai).toBe(`^${versionOf('ai').split('.')[0]}.0.0`);
   });
