@@ -94,7 +94,11 @@ export type Context = {
   markdown: string;
 };
 
-export type ContextOptions = Pick<SearchOptions, 'queryVector'> & { tuning?: Partial<PackTuning> };
+export type ContextOptions = Pick<SearchOptions, 'queryVector'> & {
+  tuning?: Partial<PackTuning>;
+  /** false: no timeline whatever the query (the benchmark's same-run comparison). */
+  timeline?: boolean;
+};
 
 /** At most this many turns from search (its own limit). */
 const SEARCH_LIMIT = 200;
@@ -128,7 +132,7 @@ export async function getContext(store: Store, space: Space, input: ContextInput
   const window = new Set(shortTerm.map((t) => t.id));
   const sources = await collectCandidates(store, space, { query, tokenBudget, window }, options);
   const tuning = { ...DEFAULT_PACK_TUNING, ...options.tuning };
-  const timeline = await timelineFor(store, space, { query, tokenBudget }, options);
+  const timeline = await timelineFor(store, space, { query: options.timeline === false ? null : query, tokenBudget }, options);
   const packed = timeline.pack((rest, shown) => pack(sources.map((s) => s.candidate).filter((c) => c.kind !== 'turn' || !shown.has(c.id)), rest, tuning, new Set([...window, ...shown])));
   const byKey = new Map(sources.map((s) => [`${s.candidate.kind}${s.candidate.id}`, s]));
   const items: ContextItem[] = packed.items.map(({ candidate, tokens, value }) => {
