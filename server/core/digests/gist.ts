@@ -14,14 +14,16 @@ const DECIDES = /\b(?:i need|i want|i'd like|i would like|i'm trying|i am trying
 
 const FENCED = /```[\s\S]*?(?:```|$)/g;
 
-/** The text without code blocks and with whitespace on one line. */
+/** The text without code blocks (a block ends a sentence) and with spaces on one line. */
 export function prose(text: string): string {
-  return text.replace(FENCED, ' . ').replace(/`([^`\n]{1,60})`/g, '$1').replace(/\s+/g, ' ').trim();
+  return text.replace(FENCED, '\n\n').replace(/`([^`\n]{1,60})`/g, '$1').replace(/[^\S\n]+/g, ' ').trim();
 }
 
-/** Sentences with words in them; one that only introduces a code block ("Here's my code:") is left out. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** Sentences with words in them, each on one line; one that only introduces a code block ("Here's my code:") is left out. */
 function sentences(text: string): string[] {
-  return [...segmenter.segment(text)].map((s) => s.segment.trim()).filter((s) => /[A-Za-z0-9]/.test(s) && !/:$/.test(s));
+  return [...segmenter.segment(text)].map((s) => oneLine(s.segment)).filter((s) => /[A-Za-z0-9]/.test(s) && !/:$/.test(s));
 }
 
 /** Words of four letters or more that are not the request's own ("help", "that", "with"). */
@@ -29,7 +31,7 @@ const HOLLOW = new Set('help with that this please could would should what about
 const contentWords = (sentence: string) => (sentence.toLowerCase().match(/[a-z0-9][a-z0-9.'-]{3,}/g) ?? []).filter((w) => !HOLLOW.has(w)).length;
 
 /** Words that open a request without saying what it is about ("I'm trying to", "can you help me"). */
-const PREAMBLE = /^(?:(?:so|hmm+|ok(?:ay)?|well|also|and|but|now|actually|basically),?\s+)*(?:(?:i'm|i am) (?:currently |also |now |still )?(?:trying|planning|looking|hoping|attempting) to |i (?:want|need|would like|'d like|wanted) (?:you )?to |(?:can|could|would) you (?:please )?(?:help me (?:with |to )?|show me how to |explain |tell me )?|help me (?:to )?|please )/i;
+const PREAMBLE = /^(?:(?:so|hmm+|ok(?:ay)?|well|also|and|but|now|actually|basically),?\s+)*(?:(?:i'm|i am) (?:currently |also |now |still )?(?:trying|planning|looking|hoping|attempting) to |i (?:want|need|would like|'d like|wanted) (?:you )?to |(?:can|could|would) you (?:please )?(?:help me (?:with |to )?|show me how to )?|help me (?:to )?|please )/i;
 
 /** A request without its opening words, first letter kept as written. */
 export const withoutPreamble = (sentence: string) => {
@@ -56,19 +58,19 @@ export function clip(text: string, max: number): string {
  */
 export function requestGist(text: string, max = 200): string {
   const said = sentences(prose(text)).filter((s) => !PLEASANTRY.test(s));
-  if (said.length === 0) return clip(prose(text), max);
+  if (said.length === 0) return clip(oneLine(prose(text)), max);
   const asks = said.findIndex((s) => ASKS.test(s));
   const at = asks >= 0 ? asks : said.findIndex((s) => DECIDES.test(s));
   if (at < 0) return clip(said[0]!, max);
   const ask = withoutPreamble(said[at]!);
   const before = at > 0 ? withoutPreamble(said[at - 1]!) : '';
   // "Can you help me with that?" says what only with the sentence before it.
-  if (before && contentWords(ask) < 3) return clip(`${before} ${ask}`, max);
+  if (before && contentWords(ask) < 2) return clip(`${before} ${ask}`, max);
   return clip(before && before.length + ask.length + 1 <= max ? `${before} ${ask}` : ask, max);
 }
 
 /** What an answer says first, at most `max` characters, without its opener. */
 export function answerGist(text: string, max = 140): string {
   const said = sentences(prose(text)).map((s) => s.replace(OPENER, '').trim()).filter((s) => s.length > 0 && !PLEASANTRY.test(s));
-  return clip(said[0] ?? prose(text), max);
+  return clip(said[0] ?? oneLine(prose(text)), max);
 }

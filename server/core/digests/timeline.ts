@@ -61,6 +61,27 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const timelineLine = (entry: { text: string }) => `- ${entry.text}`;
 const dayHeading = (at: number) => `### ${day(at)}`;
 
+/**
+ * Whether a line is one a timeline writes: its heading, a day's heading, or an exchange
+ * ("- request → answer"). Text the service produced, sent back in a turn, is not learnt from again.
+ */
+export function isTimelineLine(line: string): boolean {
+  const text = line.trim();
+  return text === TIMELINE_HEADING || /^### \d{4}-\d{2}-\d{2}$/.test(text) || /^- .+ → .+/.test(text);
+}
+
+/** `text` without the timeline blocks in it: from a timeline heading to the next heading of its level or above. */
+export function withoutTimeline(text: string): string {
+  const out: string[] = [];
+  let inside = false;
+  for (const line of text.split('\n')) {
+    if (line.trim() === TIMELINE_HEADING) inside = true;
+    else if (inside && /^#{1,2} /.test(line.trim())) inside = false;
+    if (!inside) out.push(line);
+  }
+  return out.join('\n');
+}
+
 /** Words that ask for the timeline rather than say what it is about: left out of its search. */
 const ASKING = new RegExp(
   String.raw`\b(?:can you|could you|please|give me|provide|list|walk me through|tell me|the order in which|in (?:what|which|the) order|in order|order|brought up|different|aspects?|throughout|across|over time|so far|our|conversations?|discussions?|sessions?|chats?|comprehensive|detailed|thorough|clear|summar(?:y|ies|i[sz]e)|recap|overview|timeline|mention(?: only)?(?: and only)?(?: \w+)? items?(?: in order)?|mention|only|items?)\b`,
