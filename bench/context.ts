@@ -1,12 +1,13 @@
-// Context benchmark: does the block that reaches the model hold the evidence? Each LoCoMo
-// conversation goes in as bench:locomo loads it; then, for every question (adversarial category
-// 5 skipped), context is built with the question as the query in a fresh session, at each token
+// Context benchmark: does the block that reaches the model hold the evidence? Each LoCoMo or BEAM
+// conversation goes in as bench:locomo loads it; then, for every question with evidence (LoCoMo's
+// adversarial category 5 and BEAM's abstention questions have none and are not asked), context is built with the question as the query in a fresh session, at each token
 // budget. Evidence-in-context: an evidence turn is in when the block holds the turn's line (its
 // text) or a fact whose provenance is that turn. Reported as recall (the share of a question's
 // evidence turns in the block, averaged, as bench:locomo's R@k) and as "any" (questions with at
-// least one in), with tokens used. The yardstick, in the same run: the top search turns
-// (search kinds: turn) packed in rank order, written and counted the same way, into the same budget.
-//   npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE...
+// least one in), with tokens used. Two yardsticks, in the same run: the top search turns (search
+// kinds: turn) and the plain BM25 baseline's top turns (bench:locomo's), each packed in rank order,
+// written and counted the same way, into the same budget. Each data set is reported on its own.
+//   npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
 // With an embedding endpoint both the block and the yardstick's search rank with the model (the
 // question embedded as a server embeds it); --fit does not take one.
 // --fit fits the packing values (server/core/context-pack.ts) by coordinate ascent and reports
@@ -17,15 +18,15 @@ import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning, type Packed
 import { countTokens, TOKENIZER } from '../server/core/token-count.ts';
 import { closeStore } from '../server/db/open.ts';
 import { contextWithRuntime } from '../server/services/embed.ts';
-import { EMBEDDING_FLAGS, EMBEDDING_USAGE, embeddingOf, loadConversation, searchLoaded, type BenchEmbedding } from './locomo.ts';
-import { loadLocomo } from './locomo-data.ts';
+import { bm25Retriever, categoryLabel, EMBEDDING_FLAGS, EMBEDDING_USAGE, embeddingOf, loadConversation, searchLoaded, textTable, type BenchEmbedding } from './locomo.ts';
+import { loadBenchData } from './bench-data.ts';
 import { runMain } from './run-main.ts';
 import { percentile, round } from './stats.ts';
 
 const SESSION = 'bench:context';
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-type Row = { system: string; budget: number; category: number; conversation: string; recall: number; any: number; tokens: number; ms: number };
+type Row = { system: string; budget: number; dataset: string; category: string; conversation: string; recall: number; any: number; tokens: number; ms: number };
 
 /** The evidence turns a set of items covers: turns themselves, and facts' source turns. */
 function covered(items: { kind: string; id: number; sourceTurnIds: number[] }[]): Set<number> {
@@ -59,17 +60,23 @@ function packedSearchTurns(hits: { id: number; line: string }[], budget: number)
   return { ids, tokens: countTokens(markdown) };
 }
 
-type Question = { conversation: string; category: number; evidence: number[]; candidates: Candidate[] };
+type Question = { conversation: string; dataset: string; category: string; evidence: number[]; candidates: Candidate[] };
 
 export async function runContextBench(files: string[], budgets: number[], options: { fit?: boolean; embedding?: BenchEmbedding } = {}) {
   const rows: Row[] = [];
   const cached: Question[] = [];
   const maxBudget = Math.max(...budgets);
-  for (const conversation of files.flatMap(loadLocomo)) {
+  for (const conversation of files.flatMap(loadBenchData)) {
     const loaded = await loadConversation(conversation, 0, options.embedding);
     const { store, space, runtime } = loaded;
+    const plain = bm25Retriever(loaded);
+    const turnsById = new Map(loaded.turns.map((t) => [t.id, t]));
     for (const q of loaded.questions) {
-      const base = { category: q.category, conversation: loaded.name };
+      const base = { dataset: loaded.dataset, category: q.category, conversation: loaded.name };
+      const plainHits = (await plain.retrieve(q.text, 200)).map((id) => {
+        const t = turnsById.get(id)!;
+        return { id, line: `[${day(t.at)}] ${t.speaker}: ${t.text.replace(/\s*\n\s*/g, ' ').trim()}` };
+      });
       // Search's turns for the yardstick, written as the block writes turns.
       const turnHits = (await searchLoaded(loaded, { query: q.text, kinds: ['turn'], limit: 200 })).hits.map((h) => ({
         id: h.id,
@@ -85,12 +92,22 @@ export async function runContextBench(files: string[], budgets: number[], option
         rows.push({ system: 'context', budget, ...base, ...score(q.evidence, covered(context.items)), tokens: context.tokensUsed, ms });
         const yard = packedSearchTurns(turnHits, budget);
         rows.push({ system: 'search turns packed', budget, ...base, ...score(q.evidence, new Set(yard.ids)), tokens: yard.tokens, ms: 0 });
+        const baseline = packedSearchTurns(plainHits, budget);
+        rows.push({ system: 'bm25 turns packed', budget, ...base, ...score(q.evidence, new Set(baseline.ids)), tokens: baseline.tokens, ms: 0 });
       }
       if (options.fit) cached.push({ ...base, evidence: q.evidence, candidates: (await collectCandidates(store, space, { query: q.text, tokenBudget: maxBudget, window: new Set() })).map((s) => s.candidate) });
     }
     await closeStore(store);
   }
-  return { tokenizer: TOKENIZER, questions: rows.length / budgets.length / 2, budgets, ...summarise(rows, budgets), ...(options.fit ? { fit: fitPacking(cached, budgets) } : {}) };
+  const datasets = [...new Set(rows.map((r) => r.dataset))];
+  return {
+    tokenizer: TOKENIZER,
+    questions: rows.length / budgets.length / 3,
+    budgets,
+    ...summarise(rows, budgets),
+    datasets: Object.fromEntries(datasets.map((d) => [d, { questions: rows.filter((r) => r.dataset === d).length / budgets.length / 3, ...summarise(rows.filter((r) => r.dataset === d), budgets) }])),
+    ...(options.fit ? { fit: fitPacking(cached, budgets) } : {}),
+  };
 }
 
 type Cell = { recall: number; any: number; tokens: number; n: number };
@@ -199,18 +216,23 @@ async function main() {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  const categories = Object.keys(result.systems[0]!.budgets[String(budgets[0])]!.byCategory);
-  const head = ['budget', 'system', 'evidence', 'any', 'tokens', ...categories.map((c) => `cat${c}`), 'p50 / p95 ms'];
-  const rows = budgets.flatMap((b) =>
-    result.systems.map((s) => {
-      const x = s.budgets[String(b)]!;
-      const latency = 'latencyMs' in x ? `${x.latencyMs!.p50} / ${x.latencyMs!.p95}` : '';
-      return [b, s.system, x.all.recall, x.all.any, x.all.tokens, ...categories.map((c) => x.byCategory[c]!.recall), latency];
-    }),
-  );
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells: unknown[]) => cells.map((c, i) => String(c).padEnd(widths[i]!)).join('  ');
-  const out = [`${result.questions} questions from ${positionals.length} file(s); tokens: ${result.tokenizer}; evidence = mean share of evidence turns in the block, any = questions with one in`, line(head), ...rows.map(line)];
+  const out = [`${result.questions} questions from ${positionals.length} path(s); tokens: ${result.tokenizer}; evidence = mean share of evidence turns in the block, any = questions with one in`];
+  for (const [name, part] of Object.entries(result.datasets)) {
+    out.push('', `## ${name}: ${part.questions} questions`);
+    const rows = budgets.flatMap((b) =>
+      part.systems.map((s) => {
+        const x = s.budgets[String(b)]!;
+        const latency = 'latencyMs' in x ? `${x.latencyMs!.p50} / ${x.latencyMs!.p95}` : '';
+        return [b, s.system, x.all.recall, x.all.any, x.all.tokens, latency];
+      }),
+    );
+    out.push(...textTable(['budget', 'system', 'evidence', 'any', 'tokens', 'p50 / p95 ms'], rows));
+    // Per category, evidence at each budget: the block, then the plain BM25 baseline packed.
+    const categories = Object.keys(part.systems[0]!.budgets[String(budgets[0])]!.byCategory);
+    const shown = part.systems.filter((s) => s.system !== 'search turns packed');
+    const head = ['category', ...shown.flatMap((s) => budgets.map((b) => `${s.system === 'context' ? 'context' : 'bm25'}@${b}`))];
+    out.push('', ...textTable(head, categories.map((c) => [categoryLabel(c), ...shown.flatMap((s) => budgets.map((b) => s.budgets[String(b)]!.byCategory[c]!.recall))])));
+  }
   if (result.fit) {
     const f = result.fit;
     const r = (x: Record<string, number>) => budgets.map((b) => x[String(b)]).join(' / ');

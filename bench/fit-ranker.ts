@@ -8,16 +8,16 @@ import { DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
 import { TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
 import { closeStore } from '../server/db/open.ts';
 import { EMBEDDING_FLAGS, EMBEDDING_USAGE, embeddingOf, loadConversation, searchLoaded, type BenchEmbedding } from './locomo.ts';
-import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
+import { loadBenchData, type BenchConversation } from './bench-data.ts';
 import { round } from './stats.ts';
 
 /** One question: the scored turns' features (row-major) and which rows are evidence. */
-type Sample = { file: string; category: number; rows: number; features: Float64Array; evidence: number[] };
+type Sample = { file: string; dataset: string; category: string; rows: number; features: Float64Array; evidence: number[] };
 
 const D = TURN_FEATURES.length;
 const GRID = [-2, -1, -0.5, -0.3, -0.1, 0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 4];
 
-async function samples(conversation: LocomoConversation, embedding?: BenchEmbedding): Promise<Sample[]> {
+async function samples(conversation: BenchConversation, embedding?: BenchEmbedding): Promise<Sample[]> {
   const loaded = await loadConversation(conversation, 0, embedding);
   const out: Sample[] = [];
   for (const question of loaded.questions) {
@@ -26,7 +26,7 @@ async function samples(conversation: LocomoConversation, embedding?: BenchEmbedd
     const ids = [...features.keys()];
     const index = new Map(ids.map((id, i) => [id, i]));
     // Evidence the candidates missed can never be ranked: -1 counts as a miss at every k.
-    out.push({ file: loaded.name, category: question.category, rows: ids.length, features: Float64Array.from(ids.flatMap((id) => features.get(id)!)), evidence: question.evidence.map((id) => index.get(id) ?? -1) });
+    out.push({ file: loaded.name, dataset: loaded.dataset, category: question.category, rows: ids.length, features: Float64Array.from(ids.flatMap((id) => features.get(id)!)), evidence: question.evidence.map((id) => index.get(id) ?? -1) });
   }
   await closeStore(loaded.store);
   return out;
@@ -98,13 +98,13 @@ const asRecord = (w: Float64Array) => Object.fromEntries(TURN_FEATURES.map((f, i
 
 export async function fitRanker(files: string[], embedding?: BenchEmbedding) {
   const all: Sample[] = [];
-  for (const conversation of files.flatMap(loadLocomo)) all.push(...(await samples(conversation, embedding)));
+  for (const conversation of files.flatMap(loadBenchData)) all.push(...(await samples(conversation, embedding)));
   const current = Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f]));
   const conversations = [];
   const pooled = [0, 0, 0];
   let pooledAny = 0;
   // Per question category (1 multi-hop, 2 temporal, 3 inference, 4 single-hop): summed recall@10 and counts, left out.
-  const byCategory = new Map<number, { sum: number; any: number; n: number }>();
+  const byCategory = new Map<string, { sum: number; any: number; n: number }>();
   for (const name of [...new Set(all.map((s) => s.file))]) {
     const held = all.filter((s) => s.file === name);
     const weights = fit(all.filter((s) => s.file !== name), current);
@@ -130,8 +130,8 @@ export async function fitRanker(files: string[], embedding?: BenchEmbedding) {
       heldOut: atK(pooled.map((x) => x / all.length)),
       /** Left out of the fit: questions with any evidence turn in the top 10. */
       heldOutAnyAt10: round(pooledAny / all.length),
-      heldOutByCategory: Object.fromEntries([...byCategory].sort((a, b) => a[0] - b[0]).map(([c, t]) => [String(c), round(t.sum / t.n)])),
-      heldOutAnyAt10ByCategory: Object.fromEntries([...byCategory].sort((a, b) => a[0] - b[0]).map(([c, t]) => [String(c), round(t.any / t.n)])),
+      heldOutByCategory: Object.fromEntries([...byCategory].sort((a, b) => a[0].localeCompare(b[0])).map(([c, t]) => [String(c), round(t.sum / t.n)])),
+      heldOutAnyAt10ByCategory: Object.fromEntries([...byCategory].sort((a, b) => a[0].localeCompare(b[0])).map(([c, t]) => [String(c), round(t.any / t.n)])),
     },
     fitted: { recall: atK(recall(fitted, all)), weights: asRecord(fitted) },
   };

@@ -1,13 +1,15 @@
-// LoCoMo retrieval benchmark. Each conversation goes in through the path users use (ingestTurn,
-// heuristic extraction, speaker names, session dates), then every question with evidence
-// (adversarial category 5 skipped) is asked; only the question text reaches the retrieval code.
+// Retrieval benchmark on LoCoMo files and BEAM chat folders (bench/bench-data.ts). Each
+// conversation goes in through the path users use (ingestTurn, heuristic extraction, roles and
+// speaker names, session dates), then every question with evidence is asked (LoCoMo's adversarial
+// category 5 and BEAM's abstention questions have none: counted apart, not asked); only the
+// question text reaches the retrieval code. Each data set is reported on its own.
 // Reports mean evidence recall@k (retrieved units are turns; a memory counts as its source
 // turns), the share of questions with any evidence turn in the top k, and search latency, next
-// to two baselines on the same data: plain FTS5 BM25 over turns and MiniSearch over turns.
+// to two baselines on the same data: plain FTS5 BM25 (porter) over "speaker: text" and MiniSearch over turns.
 // With an OpenAI-compatible embedding endpoint, the turns are embedded by the embed jobs and each
 // question through the same path a server uses (searchWithRuntime); the key is read from the
 // variable embedding.api_key_env names (OPENAI_API_KEY).
-//   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE...
+//   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
 import { DEFAULT_SPACE, type Space } from '../server/core/space.ts';
 import { build } from './scale-store.ts';
 import { rng } from './synthetic.ts';
@@ -15,7 +17,7 @@ import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
 import { search, type SearchInput, type SearchOptions } from '../server/core/search/index.ts';
-import { ftsMatchExpression } from '../server/core/text.ts';
+import { ErrorCode, type SmError } from '../server/core/errors.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime, type Runtime } from '../server/services/runtime.ts';
@@ -23,7 +25,7 @@ import { searchWithRuntime } from '../server/services/embed.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import type { Store } from '../server/core/store.ts';
-import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
+import { loadBenchData, type BenchConversation } from './bench-data.ts';
 import { percentile, round } from './stats.ts';
 
 export type Retriever = { name: string; retrieve(question: string, k: number): number[] | Promise<number[]> };
@@ -36,8 +38,19 @@ export type SystemResult = {
   latencyMs: { p50: number; p95: number };
 };
 
-type Question = { text: string; category: number; evidence: number[] };
-type Loaded = { name: string; store: Store; runtime: Runtime; space: Space; questions: Question[]; turns: { id: number; text: string }[] };
+type Question = { text: string; category: string; evidence: number[] };
+/** `unasked`: questions with no evidence turn, by category; `refused`: turns the store would not take. */
+type Loaded = {
+  name: string;
+  dataset: BenchConversation['dataset'];
+  store: Store;
+  runtime: Runtime;
+  space: Space;
+  questions: Question[];
+  unasked: Record<string, number>;
+  refused: number;
+  turns: { id: number; speaker: string; text: string; at: number }[];
+};
 /** An embedding endpoint to rank with (config embedding.endpoint, model, dimensions). */
 export type BenchEmbedding = { endpoint: string; model: string; dimensions: number };
 
@@ -69,7 +82,7 @@ export const searchLoaded = (loaded: Loaded, input: SearchInput, options: Search
  * share the file (bench/scale.ts), and the conversation is a user of its own: its searches take
  * the small-user path (space token, ranked by BM25 over its own rows) instead of the whole file's.
  */
-export async function loadConversation(conversation: LocomoConversation, crowd = 0, embedding?: BenchEmbedding): Promise<Loaded> {
+export async function loadConversation(conversation: BenchConversation, crowd = 0, embedding?: BenchEmbedding): Promise<Loaded> {
   // BENCH_SEMANTIC=1 turns the local word vectors on (embedding.local; off by default, see the README).
   const store = await openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, embedding: { local: process.env.BENCH_SEMANTIC === '1', ...embedding } } });
   const runtime = await createRuntime(store, embedding ? process.env : {});
@@ -78,41 +91,60 @@ export async function loadConversation(conversation: LocomoConversation, crowd =
   const space: Space = crowd > 0 ? { userId: 'locomo', agentId: null } : DEFAULT_SPACE;
   if (crowd > 0) build(store, crowd, rng(7));
   const turnIds = new Map<string, number>();
-  const turns: { id: number; text: string }[] = [];
+  const turns: Loaded['turns'] = [];
+  let refused = 0;
   for (const session of conversation.sessions) {
     for (const turn of session.turns) {
       const at = turn.at;
       store.clock = { now: () => at };
-      const { turn: row } = await ingestTurn(runtime, space, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at });
-      turnIds.set(turn.diaId, row.id);
-      turns.push({ id: row.id, text: row.text });
+      try {
+        const { turn: row } = await ingestTurn(runtime, space, { sessionId: `${conversation.name}:${session.index}`, role: turn.role, name: turn.name, text: turn.text, at });
+        turnIds.set(turn.id, row.id);
+        turns.push({ id: row.id, speaker: turn.name ?? turn.role, text: row.text, at: row.at });
+      } catch (error) {
+        // A turn the store refuses (too long) stays evidence that cannot be found: counted, not hidden.
+        if ((error as SmError).code !== ErrorCode.BadUserInput) throw error;
+        refused++;
+        turnIds.set(turn.id, -refused);
+      }
     }
   }
   // The server's worker runs the background jobs the writes queued (accurate NER, consolidation).
   if (process.env.BENCH_DRAIN !== '0') await drainJobs(store, jobHandlers(runtime));
   // After ingestion the clock moves on: questions are asked later, as in real use.
-  const last = Math.max(...conversation.sessions.map((s) => s.at)) + 86_400_000;
+  const last = Math.max(...conversation.sessions.map((s) => s.turns.at(-1)?.at ?? s.at)) + 86_400_000;
   store.clock = { now: () => last };
   const questions: Question[] = [];
+  const unasked: Record<string, number> = {};
   for (const q of conversation.questions) {
-    if (q.category === 5) continue;
-    // Evidence ids that name no turn (a few typos in the dataset) cannot be retrieved: dropped.
+    // Evidence ids that name no turn (a few typos in LoCoMo) cannot be retrieved: dropped.
     const evidence = [...new Set(q.evidence.map((id) => turnIds.get(id)).filter((id): id is number => id !== undefined))];
-    if (evidence.length === 0) continue;
-    questions.push({ text: q.question, category: q.category, evidence });
+    if (evidence.length === 0) unasked[q.category] = (unasked[q.category] ?? 0) + 1;
+    else questions.push({ text: q.text, category: q.category, evidence });
   }
-  return { name: conversation.name, store, runtime, space, questions, turns };
+  return { name: conversation.name, dataset: conversation.dataset, store, runtime, space, questions, unasked, refused, turns };
 }
 
-/** Plain BM25: FTS5's default tokenizer over turns, the question's words OR-ed. */
+/** The plain baseline's query: every distinct word of the question, quoted, OR-ed. */
+export const plainMatch = (question: string) => {
+  const words = [...new Set(question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+  return words.length ? words.map((w) => `"${w}"`).join(' OR ') : null;
+};
+
+/** Plain BM25: FTS5 with the porter stemmer over "speaker: text" per turn, the question's words OR-ed. */
 export function bm25Retriever(loaded: Loaded): Retriever {
   const db = loaded.store.sqlite;
-  db.exec(`create virtual table bench_bm25 using fts5(text, content='turns', content_rowid='id'); insert into bench_bm25(bench_bm25) values ('rebuild');`);
+  db.exec(`create virtual table if not exists bench_bm25 using fts5(text, tokenize='porter unicode61')`);
+  db.exec('delete from bench_bm25');
+  const insert = db.prepare('insert into bench_bm25(rowid, text) values (?, ?)');
+  db.transaction(() => {
+    for (const turn of loaded.turns) insert.run(turn.id, `${turn.speaker}: ${turn.text}`);
+  })();
   const stmt = db.prepare('select rowid as id from bench_bm25 where bench_bm25 match ? order by rank limit ?');
   return {
     name: 'bm25',
     retrieve(question, k) {
-      const match = ftsMatchExpression(question, 'any');
+      const match = plainMatch(question);
       return match ? (stmt.all(match, k) as { id: number }[]).map((r) => r.id) : [];
     },
   };
@@ -137,34 +169,38 @@ export function symbiosisRetriever(loaded: Loaded, options: SearchOptions = {}, 
 }
 
 type Tally = { sums: Map<string, Map<number, number>>; hits: Map<number, number>; counts: Map<string, number>; latencies: number[] };
+const newTally = (): Tally => ({ sums: new Map(), hits: new Map(), counts: new Map(), latencies: [] });
 
-export async function evaluate(loaded: Loaded, retriever: Retriever, ks: number[], tally: Tally) {
+export async function evaluate(loaded: Loaded, retriever: Retriever, ks: number[], tallies: Tally[]) {
   const maxK = Math.max(...ks);
   for (const q of loaded.questions) {
     const t0 = performance.now();
     const got = await retriever.retrieve(q.text, maxK);
-    tally.latencies.push(performance.now() - t0);
-    for (const group of ['all', String(q.category)]) {
-      tally.counts.set(group, (tally.counts.get(group) ?? 0) + 1);
-      const byK = tally.sums.get(group) ?? new Map<number, number>();
-      for (const k of ks) {
-        const top = new Set(got.slice(0, k));
-        const found = q.evidence.filter((id) => top.has(id)).length;
-        byK.set(k, (byK.get(k) ?? 0) + found / q.evidence.length);
-        if (group === 'all' && found > 0) tally.hits.set(k, (tally.hits.get(k) ?? 0) + 1);
+    const ms = performance.now() - t0;
+    for (const tally of tallies) {
+      tally.latencies.push(ms);
+      for (const group of ['all', q.category]) {
+        tally.counts.set(group, (tally.counts.get(group) ?? 0) + 1);
+        const byK = tally.sums.get(group) ?? new Map<number, number>();
+        for (const k of ks) {
+          const top = new Set(got.slice(0, k));
+          const found = q.evidence.filter((id) => top.has(id)).length;
+          byK.set(k, (byK.get(k) ?? 0) + found / q.evidence.length);
+          if (group === 'all' && found > 0) tally.hits.set(k, (tally.hits.get(k) ?? 0) + 1);
+        }
+        tally.sums.set(group, byK);
       }
-      tally.sums.set(group, byK);
     }
   }
 }
 
 function summarise(name: string, tally: Tally, ks: number[]): SystemResult {
-  const recallOf = (group: string) => Object.fromEntries(ks.map((k) => [String(k), round(tally.sums.get(group)!.get(k)! / tally.counts.get(group)!)]));
+  const recallOf = (group: string) => Object.fromEntries(ks.map((k) => [String(k), round((tally.sums.get(group)?.get(k) ?? 0) / Math.max(1, tally.counts.get(group) ?? 0))]));
   const categories = [...tally.counts.keys()].filter((g) => g !== 'all').sort();
   return {
     name,
     recall: recallOf('all'),
-    any: Object.fromEntries(ks.map((k) => [String(k), round((tally.hits.get(k) ?? 0) / tally.counts.get('all')!)])),
+    any: Object.fromEntries(ks.map((k) => [String(k), round((tally.hits.get(k) ?? 0) / Math.max(1, tally.counts.get('all') ?? 0))])),
     byCategory: Object.fromEntries(categories.map((c) => [c, recallOf(c)])),
     latencyMs: { p50: round(percentile(tally.latencies, 50), 2), p95: round(percentile(tally.latencies, 95), 2) },
   };
@@ -186,22 +222,67 @@ export const ABLATIONS: Record<string, SearchOptions> = {
   'no-entity': { tuning: { turns: { weights: { entity: 0 } }, weights: { entity: 0 } } },
 };
 
-export async function runBenchmark(files: string[], ks: number[], ablation = false, crowd = 0, embedding?: BenchEmbedding) {
+/** What a data set's part of a run was: questions asked, questions without evidence (not asked) by category, turns refused. */
+export type DatasetResult = { conversations: number; questions: number; unasked: Record<string, number>; refused: number; systems: SystemResult[] };
+
+export async function runBenchmark(paths: string[], ks: number[], ablation = false, crowd = 0, embedding?: BenchEmbedding) {
   // Crowded files hold other turns: the baselines (over every turn of the file) do not apply.
   const makers: { name: string; make: (l: Loaded) => Retriever }[] = [
     { name: crowd > 0 ? `symbiosis, beside ${crowd} turns of another user` : 'symbiosis', make: (l) => symbiosisRetriever(l) },
     ...(crowd > 0 ? [] : [{ name: 'bm25', make: bm25Retriever }, { name: 'minisearch', make: miniSearchRetriever }]),
   ];
   if (ablation) for (const [name, options] of Object.entries(ABLATIONS)) makers.push({ name: `symbiosis ${name}`, make: (l) => symbiosisRetriever(l, options, `symbiosis ${name}`) });
-  const tallies = new Map(makers.map((m) => [m.name, { sums: new Map(), hits: new Map(), counts: new Map(), latencies: [] } as Tally]));
+  const pooled = new Map(makers.map((m) => [m.name, newTally()]));
+  const datasets = new Map<string, { conversations: number; questions: number; unasked: Record<string, number>; refused: number; tallies: Map<string, Tally> }>();
   let questions = 0;
-  for (const conversation of files.flatMap(loadLocomo)) {
+  for (const conversation of paths.flatMap(loadBenchData)) {
     const loaded = await loadConversation(conversation, crowd, embedding);
+    const part = datasets.get(loaded.dataset) ?? { conversations: 0, questions: 0, unasked: {}, refused: 0, tallies: new Map(makers.map((m) => [m.name, newTally()])) };
+    datasets.set(loaded.dataset, part);
+    part.conversations++;
+    part.questions += loaded.questions.length;
+    part.refused += loaded.refused;
+    for (const [category, n] of Object.entries(loaded.unasked)) part.unasked[category] = (part.unasked[category] ?? 0) + n;
     questions += loaded.questions.length;
-    for (const maker of makers) await evaluate(loaded, maker.make(loaded), ks, tallies.get(maker.name)!);
+    for (const maker of makers) await evaluate(loaded, maker.make(loaded), ks, [pooled.get(maker.name)!, part.tallies.get(maker.name)!]);
     await closeStore(loaded.store);
   }
-  return { questions, systems: makers.map((m) => summarise(m.name, tallies.get(m.name)!, ks)) };
+  const systemsOf = (tallies: Map<string, Tally>) => makers.map((m) => summarise(m.name, tallies.get(m.name)!, ks));
+  return {
+    questions,
+    systems: systemsOf(pooled),
+    datasets: Object.fromEntries([...datasets].map(([name, { tallies, ...rest }]) => [name, { ...rest, systems: systemsOf(tallies) } satisfies DatasetResult])),
+  };
+}
+
+/** A text table, columns padded. */
+export function textTable(head: string[], rows: unknown[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells: unknown[]) => cells.map((c, i) => String(c).padEnd(widths[i]!)).join('  ');
+  return [line(head), ...rows.map(line)];
+}
+
+/** LoCoMo's categories are numbers: "cat1"; BEAM's abilities are names. */
+export const categoryLabel = (category: string) => (/^\d+$/.test(category) ? `cat${category}` : category);
+
+function report(name: string, part: DatasetResult, ks: number[]): string[] {
+  const kc = String(ks.includes(10) ? 10 : ks[0]);
+  const unasked = Object.entries(part.unasked).map(([c, n]) => `${categoryLabel(c)} ${n}`).join(', ');
+  const out = [`## ${name}: ${part.questions} questions from ${part.conversations} conversation(s)${unasked ? `; not asked, no evidence turn: ${unasked}` : ''}${part.refused ? `; turns refused by the store: ${part.refused}` : ''}`];
+  const head = ['system', ...ks.map((k) => `R@${k}`), `any@${kc}`, 'p50 ms', 'p95 ms'];
+  out.push(...textTable(head, part.systems.map((s) => [s.name, ...ks.map((k) => s.recall[String(k)]), s.any[kc], s.latencyMs.p50, s.latencyMs.p95])));
+  // Per category: each system's R@k side by side, then ours minus plain BM25 at the middle k.
+  const categories = [...new Set(part.systems.flatMap((s) => Object.keys(s.byCategory)))].sort();
+  const ours = part.systems[0]!;
+  const bm25 = part.systems.find((s) => s.name === 'bm25');
+  const catHead = ['category', ...part.systems.filter((s) => !s.name.startsWith('symbiosis ')).flatMap((s) => ks.map((k) => `${s.name} R@${k}`)), ...(bm25 ? [`margin R@${kc}`] : [])];
+  const catRows = categories.map((c) => [
+    categoryLabel(c),
+    ...part.systems.filter((s) => !s.name.startsWith('symbiosis ')).flatMap((s) => ks.map((k) => s.byCategory[c]?.[String(k)] ?? '')),
+    ...(bm25 ? [round((ours.byCategory[c]?.[kc] ?? 0) - (bm25.byCategory[c]?.[kc] ?? 0))] : []),
+  ]);
+  out.push('', ...textTable(catHead, catRows));
+  return out;
 }
 
 async function main() {
@@ -218,10 +299,10 @@ async function main() {
   const ks = values.k.split(',').map(Number);
   const crowd = Number(values.crowd);
   const usage = (problem: string) => {
-    process.stderr.write(`${problem}\nusage: npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--crowd TURNS] ${EMBEDDING_USAGE} FILE...\n`);
+    process.stderr.write(`${problem}\nusage: npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--crowd TURNS] ${EMBEDDING_USAGE} FILE|FOLDER...\n`);
     process.exit(2);
   };
-  if (positionals.length === 0) usage('no LoCoMo file given');
+  if (positionals.length === 0) usage('no LoCoMo file or BEAM folder given');
   if (ks.some((k) => !Number.isInteger(k) || k < 1)) usage('--k: positive integers, comma-separated');
   if (!Number.isInteger(crowd) || crowd < 0) usage('--crowd: a whole number of turns');
   const { embedding, problem } = embeddingOf(values);
@@ -231,13 +312,9 @@ async function main() {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  const categories = [...new Set(result.systems.flatMap((s) => Object.keys(s.byCategory)))].sort();
-  const kc = String(ks.includes(10) ? 10 : ks[0]);
-  const head = ['system', ...ks.map((k) => `R@${k}`), `any@${kc}`, ...categories.map((c) => `cat${c} R@${kc}`), 'p50 ms', 'p95 ms'];
-  const rows = result.systems.map((s) => [s.name, ...ks.map((k) => s.recall[String(k)]), s.any[kc], ...categories.map((c) => s.byCategory[c]?.[kc] ?? ''), s.latencyMs.p50, s.latencyMs.p95]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells: unknown[]) => cells.map((c, i) => String(c).padEnd(widths[i]!)).join('  ');
-  process.stdout.write([`${result.questions} questions from ${positionals.length} conversation(s)`, line(head), ...rows.map(line)].join('\n') + '\n');
+  const out = [`${result.questions} questions from ${positionals.length} path(s)`];
+  for (const [name, part] of Object.entries(result.datasets)) out.push('', ...report(name, part, ks));
+  process.stdout.write(out.join('\n') + '\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

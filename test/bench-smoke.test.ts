@@ -40,6 +40,24 @@ const tiny = {
   ],
 };
 
+/** A BEAM chat folder: a user and an assistant, dated by time anchors, evidence as message ids. */
+function beamChat(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sm-beam-'));
+  const m = (id: number, role: string, content: string, anchor?: string) => ({ role, id, content: `${content} ->-> 1,${id}`, ...(anchor ? { time_anchor: anchor } : {}) });
+  const code = '```python\nimport sqlite3\nconn = sqlite3.connect("budget.db")\n```';
+  writeFileSync(join(dir, 'chat.json'), JSON.stringify([
+    { batch_number: 1, turns: [[m(0, 'user', 'I am building a budget tracker in Flask, deadline March 29.', 'March-15-2024'), m(1, 'assistant', `Sure. Start with the database.\n\n${code}`)]] },
+    { batch_number: 2, turns: [[m(2, 'user', 'I switched the database from SQLite to PostgreSQL.', 'April-05-2024'), m(3, 'assistant', 'Good choice for concurrent writes.')]] },
+  ]));
+  writeFileSync(join(dir, 'probing_questions.json'), JSON.stringify({
+    abstention: [{ question: 'What is my cat called?', source_chat_ids: null }],
+    information_extraction: [{ question: 'When is the budget tracker deadline?', source_chat_ids: [0] }],
+    knowledge_update: [{ question: 'Which database does the tracker use now?', source_chat_ids: { original_info: [0], updated_info: [2] } }],
+    event_ordering: [{ question: 'In what order did I set up the database?', source_chat_ids: [1, [2, 2]] }],
+  }));
+  return dir;
+}
+
 /** A conversation file as split out per conversation, or (`array`) the data set's own array of them. */
 function conversation(name = 'conv-tiny', array = false): string {
   const file = join(mkdtempSync(join(tmpdir(), 'sm-bench-')), `${name}.json`);
@@ -62,6 +80,30 @@ describe('benchmarks', () => {
     }
     expect(result.systems[0].recall['5']).toBe(1);
     expect(result.systems[0].any['5']).toBe(1);
+  });
+
+  it('bench:locomo reads a BEAM chat folder beside a LoCoMo file and reports each data set on its own, beside plain BM25', { timeout: 120_000 }, async () => {
+    const result = await bench('locomo.ts', '--k', '1,5', beamChat(), conversation());
+    expect(Object.keys(result.datasets).sort()).toEqual(['beam', 'locomo']);
+    const beam = result.datasets.beam;
+    // Abstention has no evidence turn: counted, not asked.
+    expect(beam).toMatchObject({ conversations: 1, questions: 3, unasked: { abstention: 1 }, refused: 0 });
+    expect(result.datasets.locomo.questions).toBe(4);
+    expect(beam.systems.map((s: { name: string }) => s.name)).toEqual(['symbiosis', 'bm25', 'minisearch']);
+    for (const system of beam.systems) expect(Object.keys(system.byCategory).sort()).toEqual(['event_ordering', 'information_extraction', 'knowledge_update']);
+    // Four turns: everything is in the top 5, for ours and the baseline.
+    for (const system of beam.systems.slice(0, 2)) expect(system.recall['5']).toBe(1);
+    expect(result.questions).toBe(7);
+  });
+
+  it('bench:context reads a BEAM chat folder: evidence in the block per ability, beside plain BM25 packed', { timeout: 120_000 }, async () => {
+    const result = await bench('context.ts', '--budgets', '2000', beamChat());
+    expect(result.datasets.beam.questions).toBe(3);
+    const [context, , plain] = result.datasets.beam.systems;
+    expect(plain.system).toBe('bm25 turns packed');
+    expect(Object.keys(context.budgets['2000'].byCategory).sort()).toEqual(['event_ordering', 'information_extraction', 'knowledge_update']);
+    expect(context.budgets['2000'].all.recall).toBe(1);
+    expect(plain.budgets['2000'].all.recall).toBe(1);
   });
 
   it('bench:locomo --crowd puts the conversation beside another user\'s turns and still finds its evidence', { timeout: 120_000 }, async () => {
@@ -138,7 +180,7 @@ describe('benchmarks', () => {
   it('bench:context reports evidence-in-context and tokens per budget and category, beside packed search turns', { timeout: 120_000 }, async () => {
     const result = await bench('context.ts', '--budgets', '50,2000', conversation());
     expect(result).toMatchObject({ questions: 4, budgets: [50, 2000], tokenizer: 'o200k_base' });
-    expect(result.systems.map((s: { system: string }) => s.system)).toEqual(['context', 'search turns packed']);
+    expect(result.systems.map((s: { system: string }) => s.system)).toEqual(['context', 'search turns packed', 'bm25 turns packed']);
     for (const system of result.systems) {
       for (const budget of ['50', '2000']) {
         const { all, byCategory, byConversation } = system.budgets[budget];

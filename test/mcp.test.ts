@@ -137,9 +137,8 @@ describe('sm mcp over stdio', () => {
   });
 });
 
-describe('the README\'s MCP configurations, as written', () => {
-  const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
-  const section = readme.slice(readme.indexOf('## Tools for agents'), readme.indexOf('## How memory behaves'));
+describe('the MCP configurations of docs/mcp.md, as written', () => {
+  const section = readFileSync(fileURLToPath(new URL('../docs/mcp.md', import.meta.url)), 'utf8');
   const configs = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!).mcpServers['symbiosis-memory']);
 
   it('the stdio configuration starts a server that lists the tools', async () => {

@@ -40,7 +40,7 @@ export function registerConfigCommands(program: Command, globals: () => GlobalOp
     });
   config
     .command('set')
-    .description('store an override in the database (validated; see the README for when it applies)')
+    .description('store an override in the database (validated; llm, embedding, server, schedule and worker apply on restart)')
     .argument('<key>', 'dotted key, e.g. gc.mode')
     .argument('<value>', 'the value (JSON or plain text)')
     .addHelpText('after', '\nExamples:\n  sm config set gc.mode delete\n  sm config set mid.capacity 1000')

@@ -1,5 +1,5 @@
-// The README's "Errors and limits" section is the documented list: it must name every error code
-// the API can answer and state the limits the server enforces, with their current values.
+// The "Errors and limits" section of docs/api.md is the documented list: it must name every error
+// code the API can answer and state the limits the server enforces, with their current values.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -8,11 +8,11 @@ import { MIN_TOKEN_LENGTH } from '../server/http/auth.ts';
 import { MAX_WS_MESSAGE_BYTES } from '../server/http/ws.ts';
 import { ARMOR, MAX_BODY_BYTES } from '../server/http/yoga.ts';
 
-const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
-const section = readme.slice(readme.indexOf('## Errors and limits'), readme.indexOf('## Tools for agents'));
+const api = readFileSync(fileURLToPath(new URL('../docs/api.md', import.meta.url)), 'utf8');
+const section = api.slice(api.indexOf('## Errors and limits'));
 const row = (name: string) => section.split('\n').find((line) => line.startsWith(`| ${name}`)) ?? '';
 
-describe('README: errors and limits', () => {
+describe('docs/api.md: errors and limits', () => {
   it('lists every error code', () => {
     for (const code of Object.keys(ERROR_CODES)) expect(section, code).toContain(`| \`${code}\` |`);
   });
