@@ -10,7 +10,7 @@
 // labelled utterances (test/fixtures/fact-utterances.json by default): precision and recall of
 // "extraction keeps something" against "the utterance states a fact".
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';

@@ -5,7 +5,7 @@
 // said as fact-sentences.ts words it.
 import { DAY_MS } from '../clock.ts';
 import { capitalised, clauses, cleanValue, conjugate, contentWords, gerund, IRREGULAR_PAST, sentenceAbout, slotKey, thirdPerson } from './fact-sentences.ts';
-import { hasLatinWords, isRequestOrQuestion, lastingStatement, proseOf } from './fact-filter.ts';
+import { hasLatinWords, lastingStatement, notAClaim, proseOf } from './fact-filter.ts';
 import { HEALTH_RULES, HEALTH_WORDS } from './health-rules.ts';
 import { relatedIn, relativeFacts, type RelatedEntity } from './relatives.ts';
 import type { Built, Match, Rule } from './rule.ts';
@@ -37,7 +37,7 @@ export type FactCandidate = {
 const ADVERBS = String.raw`(?:(?:really|also|still|just|truly|totally|absolutely|actually|recently|finally|now|do|kind of|sort of|definitely|honestly)\s+)*`;
 const LIKE_VERBS = /^(like|likes|love|loves|enjoy|enjoys|adore|adores)$/i;
 const NOT_NAMES = new Set(['back', 'later', 'tomorrow', 'now', 'anytime', 'soon', 'again', 'sometime', 'whenever', 'when', 'if', 'crazy', 'old']);
-const NOT_EVENTS = new Set(['need', 'used', 'wanted', 'hoped', 'wished', 'guessed', 'supposed', 'agreed', 'wondered', 'bet', 'mean', 'meant', 'noticed', 'realized', 'realised', 'felt', 'thought', 'knew', 'had', 'got', 'did']);
+const NOT_EVENTS = new Set(['need', 'used', 'wanted', 'hoped', 'wished', 'guessed', 'supposed', 'agreed', 'wondered', 'bet', 'mean', 'meant', 'noticed', 'realized', 'realised', 'felt', 'thought', 'knew', 'had', 'got', 'did', 'tried', 'tested', 'heard', 'managed', 'noticed', 'added', 'defined', 'checked']);
 
 const RULES: Rule[] = [
   ...HEALTH_RULES,
@@ -176,7 +176,7 @@ const RULES: Rule[] = [
   },
   {
     name: 'plan.future',
-    pattern: /\bi(?:'m| am| will|'ll)\s+(?:(?:going|planning|hoping|about|gonna)\s+(?:to\s+)?)?((?:fly|flying|travel|travelling|traveling|go|going|visit|visiting|move|moving|start|starting|take|taking|head|heading|attend|attending|see|seeing|meet|meeting|run|running|have|having|get|getting|try|trying|do|doing)\b.+)/i,
+    pattern: /\bi(?:'m| am| will|'ll)\s+(?:(?:going|planning|hoping|about|gonna)\s+(?:to\s+)?)?((?:fly|flying|travel|travelling|traveling|go|going|visit|visiting|move|moving|start|starting|take|taking|head|heading|attend|attending|see|seeing|meet|meeting|run|running|have|having|get|getting|do|doing)\b.+)/i,
     build: (m, clause) => {
       const value = cleanValue(m[1]!);
       if (/^(?:do|doing|have|having|get|getting|try|trying)\s+(?:it|that|this|so|my best|well|fine|great|good|okay|ok)\b/i.test(value)) return null;
@@ -294,7 +294,8 @@ export function extractFacts(text: string, subject = 'User', at?: number, option
   for (const raw of clauses(proseOf(text))) {
     if (SKIP_CLAUSE.test(raw) || !hasLatinWords(raw)) continue;
     const clause = raw.replace(/^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway)[,!]?\s+/i, '').replace(/\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?/i, '');
-    if (isRequestOrQuestion(clause)) continue;
+    // Health and diet facts are read even when said as a need ("I need to avoid gluten").
+    if (!HEALTH_WORDS.test(clause) && notAClaim(clause)) continue;
     const related = relatedIn(clause, subject);
     const built = relativeFacts(clause, subject, (inner, who) => matchRules(inner, who, false));
     if (built.length === 0) built.push(...matchRules(clause, subject, options.statements !== false));
