@@ -1,8 +1,10 @@
 // A BEAM chat folder as a LoCoMo-shaped file, so that bench:extract loads it through the same
 // public path (`sm import --format locomo --assistant Assistant`): the user's messages as "User",
-// the assistant's as "Assistant", a session per time anchor, messages a minute apart.
+// the assistant's as "Assistant", a session per time anchor, messages a minute apart; a message
+// longer than a turn may be is cut to that length.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_TURN_TEXT } from '../server/core/turns.ts';
 import { loadBeam } from './beam-data.ts';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -22,7 +24,7 @@ export function beamAsLocomo(folder: string, dir: string): { file: string; name:
   let turns = 0;
   for (const session of chat.sessions) {
     conversation[`session_${session.index}_date_time`] = locomoDate(session.at);
-    conversation[`session_${session.index}`] = session.turns.map((t, i) => ({ speaker: t.role === 'user' ? 'User' : 'Assistant', dia_id: `D${session.index}:${i + 1}`, text: t.text }));
+    conversation[`session_${session.index}`] = session.turns.map((t, i) => ({ speaker: t.role === 'user' ? 'User' : 'Assistant', dia_id: `D${session.index}:${i + 1}`, text: t.text.slice(0, MAX_TURN_TEXT) }));
     turns += session.turns.length;
   }
   const name = chat.name.replace(/^beam:/, 'beam-');

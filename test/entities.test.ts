@@ -151,6 +151,23 @@ describe('registry resolution', () => {
     });
   });
 
+  it('a short form of one known first name is an alias ("Mel" for "Melanie"), whichever comes first; two candidates, no guess', async () => {
+    const { store } = await testStore();
+    await write(store, async () => {
+      const melanie = (await resolveEntity(store, DEFAULT_SPACE, { name: 'Melanie', type: 'person' }))!.entity;
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Mel', type: 'person' })).toMatchObject({ created: false, entity: { id: melanie.id, name: 'Melanie', aliases: ['Mel'] } });
+      // The short form first: the full name takes over the entity and keeps the short form.
+      const jon = (await resolveEntity(store, DEFAULT_SPACE, { name: 'Jon', type: 'person' }))!.entity;
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Jonathan', type: 'person' })).toMatchObject({ created: false, entity: { id: jon.id, name: 'Jonathan', aliases: ['Jon'] } });
+      // "Sam" could be Samantha or Samuel: a person of its own.
+      await resolveEntity(store, DEFAULT_SPACE, { name: 'Samantha', type: 'person' });
+      await resolveEntity(store, DEFAULT_SPACE, { name: 'Samuel', type: 'person' });
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Sam', type: 'person' })).toMatchObject({ created: true, entity: { name: 'Sam' } });
+      // Too short to be anyone's short form.
+      expect((await resolveEntity(store, DEFAULT_SPACE, { name: 'Me', type: 'person' }))!.created).toBe(true);
+    });
+  });
+
   it('counts each link once: linking the same text again changes nothing', async () => {
     const { store } = await testStore();
     const turnId = (await addTurn(store, DEFAULT_SPACE, { sessionId: 's', role: 'user', text: 'x' })).turn.id;
