@@ -260,6 +260,10 @@ function negated(verb: string, object: string, rule: string): Match | null {
 
 const SKIP_CLAUSE = /\?\s*$|^\s*(?:if|when|whether|do you|did you|have you|are you|would you|could you|what|how|why|who|where)\b|\b(?:you|your)\s+(?:like|love|have)\b/i;
 
+/** Chat drops the "I" of a past action ("Started hitting the gym last week"): it is the speaker's. */
+const SPEAKER_DROPPED = /^(?:(?:just|finally|recently|also)\s+)?(?:been|started|went|got|had|made|finished|took|joined|bought|visited|spent|signed up|moved|met|picked up|adopted|ran|won|painted|baked|volunteered|graduated|booked)\s+\w/i;
+const impliedSpeaker = (clause: string) => (SPEAKER_DROPPED.test(clause) ? `I ${clause.charAt(0).toLowerCase()}${clause.slice(1)}` : clause);
+
 /** The first rule that matches `clause`, about `subject`. */
 function matchRules(clause: string, subject: string, withFallback: boolean): Built[] {
   const health = HEALTH_WORDS.test(clause);
@@ -293,7 +297,7 @@ export function extractFacts(text: string, subject = 'User', at?: number, option
   const mentions = at === undefined ? [] : (options.mentions ?? resolveTimeMentions(text, at, options.zone));
   for (const raw of clauses(proseOf(text))) {
     if (SKIP_CLAUSE.test(raw) || !hasLatinWords(raw)) continue;
-    const clause = raw.replace(/^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway)[,!]?\s+/i, '').replace(/\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?/i, '');
+    const clause = impliedSpeaker(raw.replace(/^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway)[,!]?\s+/i, '').replace(/\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?/i, ''));
     // Health and diet facts are read even when said as a need ("I need to avoid gluten").
     if (!HEALTH_WORDS.test(clause) && notAClaim(clause)) continue;
     const related = relatedIn(clause, subject);
