@@ -40,7 +40,7 @@ async function setup(config: Record<string, unknown> = {}, path?: string) {
 describe('ingest: fast NER on the hot path, accurate NER in a durable job', () => {
   it('finds Alice Johnson, Paris, @bob, #apollo and the email, then reaches Alice from "Alice called me"', async () => {
     const { store, say, drain, entities } = await setup();
-    const first = await say('Met Alice Johnson in Paris with @bob about #apollo, mail alice@example.com');
+    const first = await say('Saw Alice Johnson in Paris with @bob about #apollo, mail alice@example.com');
     // Committed at once: regex entities and the speaker; the accurate pass is a queued job.
     expect(await entities()).toEqual(['Sam:person:1', 'alice@example.com:email:1', 'apollo:hashtag:1', 'bob:mention:1']);
     expect((await listJobs(store)).map((j) => [j.type, j.payload])).toEqual([['ner.accurate', { turnId: first.turn.id, userId: 'default' }]]);
@@ -115,12 +115,12 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
 
   it('skips NER entirely when ner.enabled is false, and queues no accurate job without an accurate provider', async () => {
     const off = await setup({ ner: { enabled: false } });
-    await off.say('Met Alice Johnson with @bob');
+    await off.say('Saw Alice Johnson with @bob');
     expect(await off.entities()).toEqual([]);
     expect(await listJobs(off.store)).toEqual([]);
 
     const regexOnly = await setup({ ner: { providers: ['regex', 'known'] } });
-    await regexOnly.say('Met Alice Johnson with @bob');
+    await regexOnly.say('Saw Alice Johnson with @bob');
     expect(await regexOnly.entities()).toEqual(['Sam:person:1', 'bob:mention:1']);
     expect(await listJobs(regexOnly.store)).toEqual([]);
   });
