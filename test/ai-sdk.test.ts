@@ -62,6 +62,11 @@ function recorder(): Logger & { lines: string[] } {
   const lines: string[] = [];
   return { lines, warn: (message) => void lines.push(message) };
 }
+/**
+ * The time limit of the calls that must reach memory: a server's first context call can take
+ * seconds on a busy machine (the default limit is 2 s); the tests of the limit set their own.
+ */
+const WARM = 30_000;
 const systemTexts = (prompt: Prompt) => prompt.filter((m) => m.role === 'system').map((m) => m.content);
 
 let dir: string;
@@ -87,7 +92,7 @@ describe('memory middleware', () => {
   it('a two-turn conversation stores both turns, and the second call carries what the first turn said', async () => {
     const logger = recorder();
     const { model, prompts } = scripted(answer('Lisbon is a lovely city for a nurse.'), answer('Your sister Maria lives in Lisbon.'));
-    const memory = withMemory(model, { url: server.url, userId: 'alex', sessionId: 'chat-1', logger });
+    const memory = withMemory(model, { url: server.url, timeoutMs: WARM, userId: 'alex', sessionId: 'chat-1', logger });
 
     const messages: ModelMessage[] = [{ role: 'user', content: 'My sister Maria lives in Lisbon and works as a nurse.' }];
     const first = await generateText({ model: memory, messages });
@@ -115,18 +120,18 @@ describe('memory middleware', () => {
 
     // A new conversation of the same user starts with what the first one said.
     const next = scripted(answer('In Lisbon.'));
-    await generateText({ model: withMemory(next.model, { url: server.url, userId: 'alex', sessionId: 'chat-2' }), prompt: 'Which city does Maria live in?' });
+    await generateText({ model: withMemory(next.model, { url: server.url, timeoutMs: WARM, userId: 'alex', sessionId: 'chat-2' }), prompt: 'Which city does Maria live in?' });
     expect(systemTexts(next.prompts[0]!).join('\n')).toMatch(/Maria lives in Lisbon/);
     // Another user's calls never see it.
     const other = scripted(answer('I do not know.'));
-    await generateText({ model: withMemory(other.model, { url: server.url, userId: 'sam', sessionId: 'chat-1' }), prompt: 'Which city does Maria live in?' });
+    await generateText({ model: withMemory(other.model, { url: server.url, timeoutMs: WARM, userId: 'sam', sessionId: 'chat-1' }), prompt: 'Which city does Maria live in?' });
     expect(systemTexts(other.prompts[0]!).join('\n')).not.toMatch(/Lisbon/);
     expect(await turnsOf('chat-1', 'sam')).toEqual(['user: Which city does Maria live in?', 'assistant: I do not know.']);
   });
 
   it('a streamed answer is recorded when the stream ends, with the context in front', async () => {
     const { model, prompts } = streaming(['The capital ', 'of Portugal ', 'is Lisbon.']);
-    const memory = withMemory(model, { url: server.url, userId: 'alex', sessionId: 'stream-1' });
+    const memory = withMemory(model, { url: server.url, timeoutMs: WARM, userId: 'alex', sessionId: 'stream-1' });
     const result = streamText({ model: memory, prompt: 'What is the capital of the country where Maria lives?' });
     let streamed = '';
     for await (const delta of result.textStream) streamed += delta;
@@ -137,7 +142,7 @@ describe('memory middleware', () => {
 
   it('a call can name its own session, user and agent in providerOptions.symbiosis', async () => {
     const { model } = scripted(answer('Noted.'));
-    const memory = withMemory(model, { url: server.url, userId: 'alex', sessionId: 'default-session' });
+    const memory = withMemory(model, { url: server.url, timeoutMs: WARM, userId: 'alex', sessionId: 'default-session' });
     await generateText({ model: memory, prompt: 'I play the cello.', providerOptions: { symbiosis: { userId: 'kim', agentId: 'tutor', sessionId: 'lesson-1' } } });
     const { turns } = await sm.turns({ sessionId: 'lesson-1', userId: 'kim', agentId: 'tutor' });
     expect(turns.edges.map((e) => [e.node.text, e.node.agentId])).toEqual([
@@ -149,8 +154,8 @@ describe('memory middleware', () => {
 
   it('a tool loop records the user message once and the final answer', async () => {
     const { model } = scripted(toolCall('search_memory', { query: 'Maria' }), answer('Maria lives in Lisbon and works as a nurse.'));
-    const memory = withMemory(model, { url: server.url, userId: 'alex', sessionId: 'loop-1' });
-    const result = await generateText({ model: memory, prompt: 'What do you know about Maria?', tools: memoryTools({ url: server.url, userId: 'alex' }), stopWhen: stepCountIs(3) });
+    const memory = withMemory(model, { url: server.url, timeoutMs: WARM, userId: 'alex', sessionId: 'loop-1' });
+    const result = await generateText({ model: memory, prompt: 'What do you know about Maria?', tools: memoryTools({ url: server.url, timeoutMs: WARM, userId: 'alex' }), stopWhen: stepCountIs(3) });
     expect(result.text).toBe('Maria lives in Lisbon and works as a nurse.');
     expect(await turnsOf('loop-1', 'alex')).toEqual(['user: What do you know about Maria?', 'assistant: Maria lives in Lisbon and works as a nurse.']);
   });
@@ -158,7 +163,7 @@ describe('memory middleware', () => {
   it('without a session it answers without memory and says so once', async () => {
     const logger = recorder();
     const { model, prompts } = scripted(answer('one'), answer('two'));
-    const memory = withMemory(model, { url: server.url, userId: 'alex', logger });
+    const memory = withMemory(model, { url: server.url, timeoutMs: WARM, userId: 'alex', logger });
     expect((await generateText({ model: memory, prompt: 'Where does Maria live?' })).text).toBe('one');
     expect((await generateText({ model: memory, prompt: 'Where does Maria live?' })).text).toBe('two');
     expect(systemTexts(prompts[0]!)).toEqual([]);
@@ -172,7 +177,7 @@ const toolOutputs = (prompt: Prompt) =>
 
 describe('memory tools', () => {
   it('the model remembers, searches and forgets, in its own user\'s memory only', async () => {
-    const tools = memoryTools({ url: server.url, userId: 'jo' });
+    const tools = memoryTools({ url: server.url, timeoutMs: WARM, userId: 'jo' });
     expect(Object.keys(tools)).toEqual(['search_memory', 'remember_fact', 'forget']);
 
     const saving = scripted(toolCall('remember_fact', { text: 'Jo is allergic to peanuts', importance: 0.9 }), answer('I will remember that.'));
@@ -190,11 +195,11 @@ describe('memory tools', () => {
     expect(toolOutputs(finding.prompts[1]!)[0]).toMatch(new RegExp(`^text: 1\\. \\[fact ${id}, \\d{4}-\\d\\d-\\d\\d\\] Jo is allergic to peanuts$`));
     // Another user's tools search another memory.
     const elsewhere = scripted(toolCall('search_memory', { query: 'peanut allergy' }), answer('Nothing.'));
-    await generateText({ model: elsewhere.model, prompt: 'What am I allergic to?', tools: memoryTools({ url: server.url, userId: 'alex' }), stopWhen: stepCountIs(3) });
+    await generateText({ model: elsewhere.model, prompt: 'What am I allergic to?', tools: memoryTools({ url: server.url, timeoutMs: WARM, userId: 'alex' }), stopWhen: stepCountIs(3) });
     expect(toolOutputs(elsewhere.prompts[1]!)).toEqual(['text: Nothing in memory matches "peanut allergy".']);
     // Nor can they forget it by its id.
     const stranger = scripted(toolCall('forget', { id }), answer('Could not.'));
-    await generateText({ model: stranger.model, prompt: 'Forget that.', tools: memoryTools({ url: server.url, userId: 'alex' }), stopWhen: stepCountIs(3) });
+    await generateText({ model: stranger.model, prompt: 'Forget that.', tools: memoryTools({ url: server.url, timeoutMs: WARM, userId: 'alex' }), stopWhen: stepCountIs(3) });
     expect(toolOutputs(stranger.prompts[1]!)).toEqual([`error-text: memory ${id} not found`]);
     expect((await sm.search({ query: 'peanuts', userId: 'jo' })).search).toHaveLength(1);
 
@@ -205,12 +210,12 @@ describe('memory tools', () => {
   });
 
   it('bad arguments from the model come back to it as a tool error; an unknown tool name is refused when the tools are made', async () => {
-    const tools = memoryTools({ url: server.url, userId: 'jo', tools: ['forget'] });
+    const tools = memoryTools({ url: server.url, timeoutMs: WARM, userId: 'jo', tools: ['forget'] });
     const { model, prompts } = scripted(toolCall('forget', { id: 1, query: 'peanuts' }), answer('Sorry.'));
     const result = await generateText({ model, prompt: 'Forget it.', tools, stopWhen: stepCountIs(3) });
     expect(result.text).toBe('Sorry.');
     expect(toolOutputs(prompts[1]!)).toEqual(['error-text: Give exactly one of id or query.']);
-    expect(() => memoryTools({ url: server.url, tools: ['search', 'forget'] })).toThrow(/no tool named search \(there are search_memory, /);
+    expect(() => memoryTools({ url: server.url, timeoutMs: WARM, tools: ['search', 'forget'] })).toThrow(/no tool named search \(there are search_memory, /);
   });
 });
 
@@ -283,7 +288,7 @@ describe('the memory service down', () => {
   it('a recording failure after the answer only warns; the context still came', async () => {
     const logger = recorder();
     const { model, prompts } = scripted(answer('In Lisbon.'));
-    const result = await generateText({ model: withMemory(model, { url: addTurnFails.url, userId: 'alex', sessionId: 'down-3', logger }), prompt: 'Where does Maria live?' });
+    const result = await generateText({ model: withMemory(model, { url: addTurnFails.url, timeoutMs: WARM, userId: 'alex', sessionId: 'down-3', logger }), prompt: 'Where does Maria live?' });
     expect(result.text).toBe('In Lisbon.');
     expect(systemTexts(prompts[0]!).join('\n')).toMatch(/Maria lives in Lisbon/);
     expect(logger.lines).toEqual(['symbiosis-memory: the turns of this call were not all recorded: HTTP 500: not a GraphQL response']);
@@ -298,5 +303,40 @@ describe('the memory service down', () => {
     expect(toolOutputs(prompts[1]!)).toEqual(['error-text: Memory is unavailable right now; answer without it.']);
     expect(logger.lines).toHaveLength(1);
     expect(logger.lines[0]).toMatch(/^symbiosis-memory: tool search_memory failed: NETWORK: cannot reach .*connection refused/);
+  });
+});
+
+describe('a token, and a bad argument', () => {
+  const TOKEN = 'ai-sdk-test-token-7c1e9a';
+  let guarded: Awaited<ReturnType<typeof smServe>>;
+  beforeAll(async () => {
+    guarded = await smServe(join(dir, 'guarded.db'), ['--no-scheduler'], { SM_API_TOKEN: TOKEN });
+  }, 60_000);
+  afterAll(() => guarded?.stop());
+
+  it('with the token, memory works; with a wrong one, the answer comes without memory and the warning says AUTH', async () => {
+    const { model } = scripted(answer('Noted.'), answer('Hello.'));
+    await generateText({ model: withMemory(model, { url: guarded.url, timeoutMs: WARM, token: TOKEN, userId: 'lee', sessionId: 'tok-1' }), prompt: 'I live in Porto.' });
+    const owner = createClient({ url: guarded.url, token: TOKEN });
+    expect((await owner.turns({ sessionId: 'tok-1', userId: 'lee' })).turns.totalCount).toBe(2);
+
+    const logger = recorder();
+    const result = await generateText({ model: withMemory(model, { url: guarded.url, timeoutMs: WARM, token: 'not-the-token', userId: 'lee', sessionId: 'tok-1', logger }), prompt: 'Where do I live?' });
+    expect(result.text).toBe('Hello.');
+    expect(logger.lines).toHaveLength(2);
+    expect(logger.lines[0]).toMatch(/^symbiosis-memory: answering without memory \(no context\): AUTH: missing, wrong or revoked token/);
+    expect(logger.lines[1]).toMatch(/^symbiosis-memory: the turns of this call were not all recorded: AUTH: missing, wrong or revoked token/);
+    expect((await owner.turns({ sessionId: 'tok-1', userId: 'lee' })).turns.totalCount).toBe(2);
+    await owner.dispose();
+  });
+
+  it('a session id addTurn refuses (over 200 characters): the answer comes, the warning names BAD_USER_INPUT', async () => {
+    const logger = recorder();
+    const { model } = scripted(answer('Hi.'));
+    const result = await generateText({ model: withMemory(model, { url: server.url, timeoutMs: WARM, userId: 'alex', sessionId: 'x'.repeat(201), logger }), prompt: 'Hello' });
+    expect(result.text).toBe('Hi.');
+    // The context query takes it (a read); addTurn refuses it.
+    expect(logger.lines).toEqual(['symbiosis-memory: the turns of this call were not all recorded: BAD_USER_INPUT: input.sessionId: Too big: expected string to have <=200 characters']);
+    expect(await turnsOf('x'.repeat(200), 'alex')).toEqual([]);
   });
 });
