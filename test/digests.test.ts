@@ -147,6 +147,12 @@ describe('the timeline in context', () => {
     const shown = new Set(entries.flatMap((e) => e.turnIds));
     expect(context.items.filter((i) => i.kind === 'turn' && shown.has(i.id))).toEqual([]);
 
+    // The block sent back in a turn teaches nothing: its lines are the service's own text, even
+    // a line that quotes a claim (here one said by someone else, so no fact of the user's has it yet).
+    const quoting = context.markdown.replace(/\n(### .*)\n/, '\n$1\n- Dana: I moved to Lisbon and I work as a nurse at the city hospital. → That is a big change\n');
+    const pasted = await ingestTurn(runtime, ME, { sessionId: 'now', role: 'user', text: `Here is what you told me:\n${quoting}` });
+    expect(pasted.extracted).toEqual([]);
+
     const plain = await getContext(t.store, ME, { sessionId: 'now', query: 'Which database does the budget tracker use?', tokenBudget: 400 });
     expect(plain.timeline.entries).toEqual([]);
     expect(plain.markdown).not.toContain(TIMELINE_HEADING);

@@ -7,8 +7,10 @@ import { search, type SearchOptions } from '../search/search.ts';
 import type { Space } from '../space.ts';
 import type { Store } from '../store.ts';
 import { linesOfTurns, turnsOfSessions, type DigestLine } from './digest-lines.ts';
+import { TIMELINE_HEADING } from './timeline-text.ts';
 
-export const TIMELINE_HEADING = '## Timeline';
+export { isTimelineLine, TIMELINE_HEADING, withoutTimeline } from './timeline-text.ts';
+
 
 export type TimelineEntry = DigestLine & {
   /** The entry as written in the block, with its date. */
@@ -60,27 +62,6 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** How an entry is written in the block (under its day's heading). */
 export const timelineLine = (entry: { text: string }) => `- ${entry.text}`;
 const dayHeading = (at: number) => `### ${day(at)}`;
-
-/**
- * Whether a line is one a timeline writes: its heading, a day's heading, or an exchange
- * ("- request → answer"). Text the service produced, sent back in a turn, is not learnt from again.
- */
-export function isTimelineLine(line: string): boolean {
-  const text = line.trim();
-  return text === TIMELINE_HEADING || /^### \d{4}-\d{2}-\d{2}$/.test(text) || /^- .+ → .+/.test(text);
-}
-
-/** `text` without the timeline blocks in it: from a timeline heading to the next heading of its level or above. */
-export function withoutTimeline(text: string): string {
-  const out: string[] = [];
-  let inside = false;
-  for (const line of text.split('\n')) {
-    if (line.trim() === TIMELINE_HEADING) inside = true;
-    else if (inside && /^#{1,2} /.test(line.trim())) inside = false;
-    if (!inside) out.push(line);
-  }
-  return out.join('\n');
-}
 
 /** Words that ask for the timeline rather than say what it is about: left out of its search. */
 const ASKING = new RegExp(
