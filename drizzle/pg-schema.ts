@@ -1,4 +1,4 @@
-// The Postgres mirror of drizzle/schema.ts (D15): the same tables, column names, keys, indexes and
+// The Postgres mirror of drizzle/schema.ts (docs/architecture.md#store-port): the same tables, column names, keys, indexes and
 // checks, so the SQL the domain writes for SQLite (drizzle's SQLite builder over schema.ts, and
 // raw SQL with `?` parameters) runs here unchanged. Migrations in drizzle/pg-migrations are
 // generated from this file by `npm run db:generate`; test/postgres-schema.test.ts checks that
@@ -106,6 +106,32 @@ export const turns = pgTable(
     index('turns_user_at').on(t.userId, t.at, t.id),
     index('turns_text_search').using('gin', t.textSearch),
     check('turns_role', inList('role', ROLES)),
+  ],
+);
+
+/**
+ * A session's model-written digest (the extractive one is drawn from the turns when read): the
+ * summary of the turns up to `through_at`; a session continued since is summarised again when
+ * it is consolidated again.
+ */
+export const sessionDigests = pgTable(
+  'session_digests',
+  {
+    userId: userId(),
+    sessionId: text('session_id').notNull(),
+    /** The agent the session's turns were said to, when one; null for shared or mixed sessions. */
+    agentId: text('agent_id'),
+    summary: text('summary').notNull(),
+    /** The model that wrote it. */
+    model: text('model').notNull(),
+    /** The turns it summarises: how many, and when the last of them was said. */
+    turnCount: int('turn_count').notNull(),
+    throughAt: int('through_at').notNull(),
+    createdAt: int('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.sessionId] }),
+    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete('cascade'),
   ],
 );
 

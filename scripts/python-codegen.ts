@@ -225,7 +225,10 @@ export function generatePython(root: string): Record<string, string> {
       operations.map((op) => methodCode(op, async)).join('\n').trimEnd(),
     );
   }
-  out.push('', '', `OPERATIONS: dict[str, Operation] = {${operations.map((op) => `${literal(op.method)}: _${op.method.toUpperCase()}`).join(', ')}}`, '');
+  out.push('', '', `OPERATIONS: dict[str, Operation] = {${operations.map((op) => `${literal(op.method)}: _${op.method.toUpperCase()}`).join(', ')}}`);
+  // What `from symbiosis_memory import *` brings: the schema's enums and TypedDicts.
+  const exported = types.filter((t) => isEnumType(t) || isInputObjectType(t) || (isObjectType(t) && !rootNames.has(t.name))).flatMap((t) => (isEnumType(t) ? [t.name, `${t.name}Value`] : [t.name]));
+  out.push('', `__all__ = [${[...exported, 'OPERATIONS'].map(literal).join(', ')}]`, '');
   const tools = { openai: toolDefinitions('openai'), anthropic: toolDefinitions('anthropic') };
   return {
     [PYTHON_FILES.generated]: out.join('\n'),

@@ -159,13 +159,13 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
   // T0 is Thursday 1 January 2026, 12:00 UTC; extractFacts reads dates in UTC unless told a zone.
   const extract = (text: string, subject = 'User') => extractFacts(text, subject, T0);
 
-  it('the issue: allergies, diets and intolerances become protected facts tagged health/diet', () => {
+  it('allergies, diets and intolerances become protected facts tagged health/diet', () => {
     expect(extract("I'm allergic to peanuts").map((f) => [f.content, f.slot, f.tags, f.protect])).toEqual([['User is allergic to peanuts', 'allergy:peanuts', ['health', 'diet'], true]]);
     expect(extract("I'm vegetarian").map((f) => [f.content, f.slot, f.exclusive, f.tags, f.protect])).toEqual([['User is vegetarian', 'diet', true, ['diet'], true]]);
     expect(extract("I can't eat gluten").map((f) => [f.content, f.tags, f.protect])).toEqual([["User can't eat gluten", ['health', 'diet'], true]]);
   });
 
-  it('the issue: "My sister Maria lives in Porto" is about Maria, the sister, and names her', () => {
+  it('"My sister Maria lives in Porto" is about Maria, the sister, and names her', () => {
     const [fact] = extract('My sister Maria lives in Porto');
     expect(fact).toMatchObject({ content: "User's sister Maria lives in Porto", subject: "User's sister Maria", slot: 'home', exclusive: true });
     expect(fact!.related).toEqual([{ name: 'Maria', type: 'person', relation: 'sister', of: 'User' }]);
@@ -218,8 +218,8 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
   it('writes third-person sentences: verbs agree, "my" at the start is the subject\'s, no "User:" labels', () => {
     expect(extract('I really love hiking with my dog').map((f) => f.content)).toEqual(['User likes hiking with their dog']);
     expect(extract('My favorite color is blue').map((f) => f.content)).toEqual(["User's favorite color is blue"]);
-    const fallback = extract('The support group has made me feel accepted and given me courage', 'Caroline').map((f) => f.content);
-    expect(fallback).toEqual(['Caroline said the support group has made them feel accepted and given them courage']);
+    const fallback = extract('We have been restoring an old boat with my dad', 'Caroline').map((f) => f.content);
+    expect(fallback).toEqual(['Caroline said they have been restoring an old boat with their dad']);
     for (const text of ['My sister Maria lives in Porto', 'Hey Caroline, since we last chatted, I have had a lot going on with my family']) {
       for (const fact of extract(text)) expect(fact.content).not.toMatch(/^User:|\bi is\b|\bUser (?:play|go|have|love)\b/);
     }

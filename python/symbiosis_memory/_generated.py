@@ -34,9 +34,10 @@ class ContextItemReason(StrEnum):
     """Why an item is in the context block."""
     QUERY = "QUERY"
     RECENCY = "RECENCY"
+    STANDING = "STANDING"
 
 
-ContextItemReasonValue = Literal["QUERY", "RECENCY"]
+ContextItemReasonValue = Literal["QUERY", "RECENCY", "STANDING"]
 
 
 class ExplanationStatus(StrEnum):
@@ -89,22 +90,27 @@ class MemoryAction(StrEnum):
     DECAYED = "DECAYED"
     DELETED = "DELETED"
     MERGED = "MERGED"
+    PINNED = "PINNED"
     PROMOTED = "PROMOTED"
     RESTORED = "RESTORED"
     SUPERSEDED = "SUPERSEDED"
+    UNPINNED = "UNPINNED"
     UPDATED = "UPDATED"
 
 
-MemoryActionValue = Literal["ARCHIVED", "CONFIRMED", "CREATED", "DECAYED", "DELETED", "MERGED", "PROMOTED", "RESTORED", "SUPERSEDED", "UPDATED"]
+MemoryActionValue = Literal["ARCHIVED", "CONFIRMED", "CREATED", "DECAYED", "DELETED", "MERGED", "PINNED", "PROMOTED", "RESTORED", "SUPERSEDED", "UNPINNED", "UPDATED"]
 
 
 class MemoryKind(StrEnum):
     """What a memory is."""
     FACT = "FACT"
+    INSTRUCTION = "INSTRUCTION"
+    PREFERENCE = "PREFERENCE"
+    PROFILE = "PROFILE"
     REFLECTION = "REFLECTION"
 
 
-MemoryKindValue = Literal["FACT", "REFLECTION"]
+MemoryKindValue = Literal["FACT", "INSTRUCTION", "PREFERENCE", "PROFILE", "REFLECTION"]
 
 
 class MemoryLayer(StrEnum):
@@ -168,11 +174,14 @@ SaveActionValue = Literal["ARCHIVED", "CREATED", "MERGED", "SUPERSEDED", "UNCHAN
 class SearchKind(StrEnum):
     """What a search hit is."""
     FACT = "FACT"
+    INSTRUCTION = "INSTRUCTION"
+    PREFERENCE = "PREFERENCE"
+    PROFILE = "PROFILE"
     REFLECTION = "REFLECTION"
     TURN = "TURN"
 
 
-SearchKindValue = Literal["FACT", "REFLECTION", "TURN"]
+SearchKindValue = Literal["FACT", "INSTRUCTION", "PREFERENCE", "PROFILE", "REFLECTION", "TURN"]
 
 
 class SearchSignalKind(StrEnum):
@@ -196,6 +205,15 @@ class SourceReason(StrEnum):
 
 
 SourceReasonValue = Literal["CONFLICT", "CONSOLIDATED", "EXTRACTED", "MERGED", "REMEMBERED"]
+
+
+class TimelineSource(StrEnum):
+    """Where a timeline entry comes from."""
+    EXTRACTIVE = "EXTRACTIVE"
+    SUMMARY = "SUMMARY"
+
+
+TimelineSourceValue = Literal["EXTRACTIVE", "SUMMARY"]
 
 
 class AddTurnInput(TypedDict, total=False):
@@ -299,13 +317,15 @@ class Context(TypedDict, total=False):
     relevant: list[Memory]
     sessionId: str
     shortTerm: list[Turn]
+    standing: ContextStanding
+    timeline: list[TimelineEntry]
     tokenBudget: int
     tokenizer: str
     tokensUsed: int
 
 
 class ContextItem(TypedDict, total=False):
-    """One fact, turn or reflection in the context block."""
+    """One fact, turn, reflection or standing memory in the context block."""
     at: str
     eventAt: str | None
     id: int
@@ -320,6 +340,20 @@ class ContextItem(TypedDict, total=False):
     tokens: int
     turn: Turn | None
     value: float
+
+
+class ContextSection(TypedDict, total=False):
+    """A standing section of the context block, there whatever the query."""
+    items: list[ContextItem]
+    leftOut: int
+    title: str
+
+
+class ContextStanding(TypedDict, total=False):
+    """The sections that open every context block: the user's standing instructions, then what is known about the user (preferences, profile facts) with any pinned memory, within config context.standing_share of the budget."""
+    about: ContextSection
+    instructions: ContextSection
+    tokens: int
 
 
 class CorrectMemoryPayload(TypedDict, total=False):
@@ -342,12 +376,25 @@ class DecayReport(TypedDict, total=False):
     updated: int
 
 
+class DigestLine(TypedDict, total=False):
+    """One exchange of a session's extractive digest."""
+    at: str
+    text: str
+    turnIds: list[int]
+
+
 class DoctorCheck(TypedDict, total=False):
     """One health check, with what it found and what to do when it failed."""
     detail: str
     hint: str | None
     name: str
     ok: bool
+
+
+class EditInstructionPayload(TypedDict, total=False):
+    """A reworded instruction: the new wording, and the old one it superseded (archived, kept as history)."""
+    memory: Memory
+    previous: Memory
 
 
 class EnrichmentReport(TypedDict, total=False):
@@ -567,6 +614,7 @@ class Memory(TypedDict, total=False):
     lastAccessedAt: str | None
     lastSeenAt: str
     layer: MemoryLayerValue
+    pinned: bool
     protected: bool
     score: float
     session: Session | None
@@ -644,6 +692,17 @@ class PageInfo(TypedDict, total=False):
     startCursor: str | None
 
 
+class Profile(TypedDict, total=False):
+    """What opens every context block for a user, whatever the query. An instruction is what the user tells the assistant to do in every later answer ("always include version numbers when I ask about libraries", "never use semicolons", "from now on answer in French", "whenever I ask about X, show Y", "stop adding emojis"); a one-off request, a question, a habit ("I always forget my keys"), "never mind", what someone else says, or what the assistant says are not. A preference is "I prefer / I'd rather / I like / I love / I hate / I can't stand / my favourite…"; a profile fact is the user's name, home, work, family, diet and allergies, languages and tools. Each is recognised when it is said (no model needed), protected from decay and GC, and superseded by a later one that contradicts it ("actually, stop including versions", "I moved to Lisbon"), the old one kept as history."""
+    agentId: str | None
+    instructions: list[Memory]
+    pinned: list[Memory]
+    preferences: list[Memory]
+    profile: list[Memory]
+    total: int
+    userId: str
+
+
 class ReadWorkerStats(TypedDict, total=False):
     """The threads that answer search and context on read-only connections to the SQLite file (`server.read_workers`), this process's since it started."""
     busy: int
@@ -719,6 +778,7 @@ class SearchSignal(TypedDict, total=False):
 class Session(TypedDict, total=False):
     """A conversation of one user: the turns that share a session id."""
     consolidatedAt: str | None
+    digest: SessionDigest | None
     firstSeenAt: str
     id: str
     lastSeenAt: str
@@ -732,6 +792,16 @@ class SessionConnection(TypedDict, total=False):
     edges: list[SessionEdge]
     pageInfo: PageInfo
     totalCount: int
+
+
+class SessionDigest(TypedDict, total=False):
+    """What happened in a session, in order: one line per exchange drawn from its turns (always current: a new turn adds its line, a forgotten turn takes its line along), and the summary a configured model wrote when the session was consolidated."""
+    lines: list[DigestLine]
+    sessionId: str
+    summarizedAt: str | None
+    summary: str | None
+    summaryModel: str | None
+    summaryTurnCount: int | None
 
 
 class SessionEdge(TypedDict, total=False):
@@ -750,6 +820,18 @@ class Stats(TypedDict, total=False):
     readWorkers: ReadWorkerStats | None
     sessions: int
     turns: int
+
+
+class TimelineEntry(TypedDict, total=False):
+    """One entry of the dated timeline a question about order, progress or a summary gets: an exchange of a session's digest."""
+    at: str
+    line: str
+    sessionId: str
+    source: TimelineSourceValue
+    text: str
+    tokens: int
+    turnIds: list[int]
+    value: float
 
 
 class Turn(TypedDict, total=False):
@@ -814,37 +896,41 @@ class Viewer(TypedDict, total=False):
 
 
 _ACCESS_TOKENS = Operation("accessTokens", "query", "accessTokens", frozenset({"userId"}), "query accessTokens($userId: String, $includeRevoked: Boolean) {\n  accessTokens(userId: $userId, includeRevoked: $includeRevoked) {\n    ...AccessTokenFields\n  }\n}\n\nfragment AccessTokenFields on AccessToken {\n  id\n  prefix\n  userId\n  agentId\n  readOnly\n  label\n  createdAt\n  revokedAt\n  lastUsedAt\n}")
-_ADD_TURN = Operation("addTurn", "mutation", "addTurn", frozenset({"userId", "agentId"}), "mutation addTurn($input: AddTurnInput!, $userId: String, $agentId: String) {\n  addTurn(input: $input, userId: $userId, agentId: $agentId) {\n    newSession\n    turn {\n      ...TurnFields\n    }\n    extracted {\n      action\n      rule\n      memory {\n        ...MemoryFields\n      }\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
+_ADD_TURN = Operation("addTurn", "mutation", "addTurn", frozenset({"userId", "agentId"}), "mutation addTurn($input: AddTurnInput!, $userId: String, $agentId: String) {\n  addTurn(input: $input, userId: $userId, agentId: $agentId) {\n    newSession\n    turn {\n      ...TurnFields\n    }\n    extracted {\n      action\n      rule\n      memory {\n        ...MemoryFields\n      }\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
 _CONFIG = Operation("config", "query", "config", frozenset(), "query config {\n  config\n}")
-_CONFIRM_MEMORY = Operation("confirmMemory", "mutation", "confirmMemory", frozenset({"userId", "agentId"}), "mutation confirmMemory($id: Int!, $userId: String, $agentId: String) {\n  confirmMemory(id: $id, userId: $userId, agentId: $agentId) {\n    ...MemoryFields\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
+_CONFIRM_MEMORY = Operation("confirmMemory", "mutation", "confirmMemory", frozenset({"userId", "agentId"}), "mutation confirmMemory($id: Int!, $userId: String, $agentId: String) {\n  confirmMemory(id: $id, userId: $userId, agentId: $agentId) {\n    ...MemoryFields\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
 _CONSOLIDATE_SESSION = Operation("consolidateSession", "mutation", "consolidateSession", frozenset({"userId", "agentId"}), "mutation consolidateSession($sessionId: String!, $userId: String, $agentId: String) {\n  consolidateSession(sessionId: $sessionId, userId: $userId, agentId: $agentId) {\n    ...ConsolidationReportFields\n  }\n}\n\nfragment ConsolidationReportFields on ConsolidationReport {\n  sessionId\n  status\n  detail\n  turns\n  pages\n  created\n  merged\n  superseded\n  unchanged\n}")
-_CONTEXT = Operation("context", "query", "context", frozenset({"userId", "agentId"}), "query context($sessionId: String!, $query: String, $tokenBudget: Int, $userId: String, $agentId: String) {\n  context(\n    sessionId: $sessionId\n    query: $query\n    tokenBudget: $tokenBudget\n    userId: $userId\n    agentId: $agentId\n  ) {\n    sessionId\n    query\n    tokenBudget\n    tokensUsed\n    tokenizer\n    shortTerm {\n      ...TurnFields\n    }\n    items {\n      kind\n      id\n      text\n      line\n      at\n      eventAt\n      supersededAt\n      tokens\n      value\n      reason\n      sessionId\n      sourceTurnIds\n    }\n    relevant {\n      ...MemoryFields\n    }\n    reflection {\n      ...MemoryFields\n    }\n    markdown\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
-_CORRECT_MEMORY = Operation("correctMemory", "mutation", "correctMemory", frozenset({"userId", "agentId"}), "mutation correctMemory($id: Int!, $content: String!, $userId: String, $agentId: String) {\n  correctMemory(id: $id, content: $content, userId: $userId, agentId: $agentId) {\n    memory {\n      ...MemoryFields\n      supersedes {\n        id\n      }\n    }\n    previous {\n      ...MemoryFields\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
+_CONTEXT = Operation("context", "query", "context", frozenset({"userId", "agentId"}), "query context($sessionId: String!, $query: String, $tokenBudget: Int, $userId: String, $agentId: String) {\n  context(\n    sessionId: $sessionId\n    query: $query\n    tokenBudget: $tokenBudget\n    userId: $userId\n    agentId: $agentId\n  ) {\n    sessionId\n    query\n    tokenBudget\n    tokensUsed\n    tokenizer\n    shortTerm {\n      ...TurnFields\n    }\n    items {\n      ...ContextItemFields\n    }\n    standing {\n      tokens\n      instructions {\n        title\n        leftOut\n        items {\n          ...ContextItemFields\n        }\n      }\n      about {\n        title\n        leftOut\n        items {\n          ...ContextItemFields\n        }\n      }\n    }\n    relevant {\n      ...MemoryFields\n    }\n    reflection {\n      ...MemoryFields\n    }\n    markdown\n  }\n}\n\nfragment ContextItemFields on ContextItem {\n  kind\n  id\n  text\n  line\n  at\n  eventAt\n  supersededAt\n  tokens\n  value\n  reason\n  sessionId\n  sourceTurnIds\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
+_CORRECT_MEMORY = Operation("correctMemory", "mutation", "correctMemory", frozenset({"userId", "agentId"}), "mutation correctMemory($id: Int!, $content: String!, $userId: String, $agentId: String) {\n  correctMemory(id: $id, content: $content, userId: $userId, agentId: $agentId) {\n    memory {\n      ...MemoryFields\n      supersedes {\n        id\n      }\n    }\n    previous {\n      ...MemoryFields\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
 _CREATE_ACCESS_TOKEN = Operation("createAccessToken", "mutation", "createAccessToken", frozenset({"userId", "agentId"}), "mutation createAccessToken($userId: String!, $agentId: String, $readOnly: Boolean, $label: String) {\n  createAccessToken(\n    userId: $userId\n    agentId: $agentId\n    readOnly: $readOnly\n    label: $label\n  ) {\n    token\n    accessToken {\n      ...AccessTokenFields\n    }\n  }\n}\n\nfragment AccessTokenFields on AccessToken {\n  id\n  prefix\n  userId\n  agentId\n  readOnly\n  label\n  createdAt\n  revokedAt\n  lastUsedAt\n}")
 _DOCTOR = Operation("doctor", "query", "doctor", frozenset(), "query doctor {\n  doctor {\n    name\n    ok\n    detail\n    hint\n  }\n}")
+_EDIT_INSTRUCTION = Operation("editInstruction", "mutation", "editInstruction", frozenset({"userId", "agentId"}), "mutation editInstruction($id: Int!, $content: String!, $userId: String, $agentId: String) {\n  editInstruction(id: $id, content: $content, userId: $userId, agentId: $agentId) {\n    memory {\n      ...MemoryFields\n    }\n    previous {\n      ...MemoryFields\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
 _ENTITIES = Operation("entities", "query", "entities", frozenset({"userId", "agentId"}), "query entities($q: String, $type: String, $first: Int, $after: String, $userId: String, $agentId: String) {\n  entities(\n    q: $q\n    type: $type\n    first: $first\n    after: $after\n    userId: $userId\n    agentId: $agentId\n  ) {\n    totalCount\n    pageInfo {\n      ...PageInfoFields\n    }\n    edges {\n      cursor\n      node {\n        ...EntityFields\n        createdAt\n        updatedAt\n      }\n    }\n  }\n}\n\nfragment EntityFields on Entity {\n  id\n  userId\n  name\n  type\n  aliases\n  summary\n  mentionCount\n}\n\nfragment PageInfoFields on PageInfo {\n  hasNextPage\n  hasPreviousPage\n  startCursor\n  endCursor\n}")
-_ENTITY = Operation("entity", "query", "entity", frozenset({"userId", "agentId"}), "query entity($id: Int, $name: String, $type: String, $first: Int, $memoriesAfter: String, $turnsAfter: String, $status: MemoryStatus, $userId: String, $agentId: String) {\n  entity(id: $id, name: $name, type: $type, userId: $userId, agentId: $agentId) {\n    ...EntityFields\n    createdAt\n    updatedAt\n    memories(first: $first, after: $memoriesAfter, status: $status) {\n      totalCount\n      pageInfo {\n        ...PageInfoFields\n      }\n      edges {\n        cursor\n        node {\n          ...MemoryFields\n        }\n      }\n    }\n    turns(first: $first, after: $turnsAfter) {\n      totalCount\n      pageInfo {\n        ...PageInfoFields\n      }\n      edges {\n        cursor\n        node {\n          ...TurnFields\n        }\n      }\n    }\n  }\n}\n\nfragment EntityFields on Entity {\n  id\n  userId\n  name\n  type\n  aliases\n  summary\n  mentionCount\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment PageInfoFields on PageInfo {\n  hasNextPage\n  hasPreviousPage\n  startCursor\n  endCursor\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
+_ENTITY = Operation("entity", "query", "entity", frozenset({"userId", "agentId"}), "query entity($id: Int, $name: String, $type: String, $first: Int, $memoriesAfter: String, $turnsAfter: String, $status: MemoryStatus, $userId: String, $agentId: String) {\n  entity(id: $id, name: $name, type: $type, userId: $userId, agentId: $agentId) {\n    ...EntityFields\n    createdAt\n    updatedAt\n    memories(first: $first, after: $memoriesAfter, status: $status) {\n      totalCount\n      pageInfo {\n        ...PageInfoFields\n      }\n      edges {\n        cursor\n        node {\n          ...MemoryFields\n        }\n      }\n    }\n    turns(first: $first, after: $turnsAfter) {\n      totalCount\n      pageInfo {\n        ...PageInfoFields\n      }\n      edges {\n        cursor\n        node {\n          ...TurnFields\n        }\n      }\n    }\n  }\n}\n\nfragment EntityFields on Entity {\n  id\n  userId\n  name\n  type\n  aliases\n  summary\n  mentionCount\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment PageInfoFields on PageInfo {\n  hasNextPage\n  hasPreviousPage\n  startCursor\n  endCursor\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
 _ENTITY_GRAPH = Operation("entityGraph", "query", "entityGraph", frozenset({"userId", "agentId"}), "query entityGraph($first: Int, $around: Int, $userId: String, $agentId: String) {\n  entityGraph(first: $first, around: $around, userId: $userId, agentId: $agentId) {\n    nodes {\n      ...EntityFields\n    }\n    links {\n      sourceId\n      targetId\n      memories\n      turns\n    }\n  }\n}\n\nfragment EntityFields on Entity {\n  id\n  userId\n  name\n  type\n  aliases\n  summary\n  mentionCount\n}")
-_EXPLAIN = Operation("explain", "query", "explain", frozenset({"userId", "agentId"}), "query explain($id: Int!, $userId: String, $agentId: String) {\n  explain(id: $id, userId: $userId, agentId: $agentId) {\n    memoryId\n    status\n    memory {\n      ...MemoryFields\n    }\n    score\n    scoreTerms {\n      frequency\n      recency\n      importance\n    }\n    hits\n    ageDays\n    daysSinceSeen\n    daysSinceAccess\n    confidence\n    decayRate\n    accessCount\n    protected\n    rules\n    sources {\n      reason\n      rule\n      at\n      turn {\n        id\n        sessionId\n        text\n      }\n    }\n    supersedes {\n      id\n      content\n    }\n    supersededBy {\n      id\n      content\n    }\n    derivedFrom {\n      id\n      content\n    }\n    decisions {\n      ...DecisionFields\n    }\n  }\n}\n\nfragment DecisionFields on MemoryDecision {\n  id\n  action\n  detail\n  at\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
+_EXPLAIN = Operation("explain", "query", "explain", frozenset({"userId", "agentId"}), "query explain($id: Int!, $userId: String, $agentId: String) {\n  explain(id: $id, userId: $userId, agentId: $agentId) {\n    memoryId\n    status\n    memory {\n      ...MemoryFields\n    }\n    score\n    scoreTerms {\n      frequency\n      recency\n      importance\n    }\n    hits\n    ageDays\n    daysSinceSeen\n    daysSinceAccess\n    confidence\n    decayRate\n    accessCount\n    protected\n    rules\n    sources {\n      reason\n      rule\n      at\n      turn {\n        id\n        sessionId\n        text\n      }\n    }\n    supersedes {\n      id\n      content\n    }\n    supersededBy {\n      id\n      content\n    }\n    derivedFrom {\n      id\n      content\n    }\n    decisions {\n      ...DecisionFields\n    }\n  }\n}\n\nfragment DecisionFields on MemoryDecision {\n  id\n  action\n  detail\n  at\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
 _FORGET = Operation("forget", "mutation", "forget", frozenset({"userId", "agentId"}), "mutation forget($id: Int, $text: String, $userId: String, $agentId: String) {\n  forget(id: $id, text: $text, userId: $userId, agentId: $agentId) {\n    deleted\n    memoryIds\n    turnIds\n  }\n}")
 _FORGET_USER = Operation("forgetUser", "mutation", "forgetUser", frozenset({"userId"}), "mutation forgetUser($userId: String!, $vacuum: Boolean) {\n  forgetUser(userId: $userId, vacuum: $vacuum) {\n    userId\n    turns\n    sessions\n    memories\n    entities\n    events\n    jobs\n    tokens\n    vectors\n    vacuumed\n  }\n}")
 _GC = Operation("gc", "mutation", "gc", frozenset({"userId", "agentId"}), "mutation gc($userId: String, $agentId: String) {\n  gc(userId: $userId, agentId: $agentId) {\n    at\n    mode\n    scored\n    promoted\n    archived\n    deleted\n    purged\n    jobsPurged\n    byReason {\n      lowScore\n      expired\n      overCapacity\n    }\n    averageScore\n    averageAgeDays\n  }\n}")
 _JOBS = Operation("jobs", "query", "jobs", frozenset(), "query jobs($status: JobStatus, $first: Int) {\n  jobs(status: $status, first: $first) {\n    id\n    type\n    status\n    attempts\n    maxAttempts\n    runAt\n    lastError\n    turnId\n    sessionId\n    createdAt\n    updatedAt\n  }\n}")
-_MEMORIES = Operation("memories", "query", "memories", frozenset({"userId", "agentId"}), "query memories($layer: MemoryLayer, $kind: MemoryKind, $status: MemoryStatus, $superseded: Boolean, $tag: String, $q: String, $sort: MemorySort, $first: Int, $after: String, $userId: String, $agentId: String) {\n  memories(\n    layer: $layer\n    kind: $kind\n    status: $status\n    superseded: $superseded\n    tag: $tag\n    q: $q\n    sort: $sort\n    first: $first\n    after: $after\n    userId: $userId\n    agentId: $agentId\n  ) {\n    totalCount\n    pageInfo {\n      ...PageInfoFields\n    }\n    edges {\n      cursor\n      node {\n        ...MemoryFields\n      }\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment PageInfoFields on PageInfo {\n  hasNextPage\n  hasPreviousPage\n  startCursor\n  endCursor\n}")
-_MEMORY = Operation("memory", "query", "memory", frozenset({"userId", "agentId"}), "query memory($id: Int!, $userId: String, $agentId: String) {\n  memory(id: $id, userId: $userId, agentId: $agentId) {\n    ...MemoryFields\n    session {\n      id\n    }\n    sources {\n      reason\n      rule\n      at\n      turn {\n        ...TurnFields\n      }\n    }\n    entities {\n      ...EntityFields\n    }\n    supersedes {\n      ...MemoryFields\n    }\n    supersededBy {\n      ...MemoryFields\n    }\n    derivedFrom {\n      id\n      content\n    }\n    decisions {\n      ...DecisionFields\n    }\n  }\n}\n\nfragment DecisionFields on MemoryDecision {\n  id\n  action\n  detail\n  at\n}\n\nfragment EntityFields on Entity {\n  id\n  userId\n  name\n  type\n  aliases\n  summary\n  mentionCount\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
+_MEMORIES = Operation("memories", "query", "memories", frozenset({"userId", "agentId"}), "query memories($layer: MemoryLayer, $kind: MemoryKind, $status: MemoryStatus, $superseded: Boolean, $tag: String, $q: String, $sort: MemorySort, $first: Int, $after: String, $userId: String, $agentId: String) {\n  memories(\n    layer: $layer\n    kind: $kind\n    status: $status\n    superseded: $superseded\n    tag: $tag\n    q: $q\n    sort: $sort\n    first: $first\n    after: $after\n    userId: $userId\n    agentId: $agentId\n  ) {\n    totalCount\n    pageInfo {\n      ...PageInfoFields\n    }\n    edges {\n      cursor\n      node {\n        ...MemoryFields\n      }\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment PageInfoFields on PageInfo {\n  hasNextPage\n  hasPreviousPage\n  startCursor\n  endCursor\n}")
+_MEMORY = Operation("memory", "query", "memory", frozenset({"userId", "agentId"}), "query memory($id: Int!, $userId: String, $agentId: String) {\n  memory(id: $id, userId: $userId, agentId: $agentId) {\n    ...MemoryFields\n    session {\n      id\n    }\n    sources {\n      reason\n      rule\n      at\n      turn {\n        ...TurnFields\n      }\n    }\n    entities {\n      ...EntityFields\n    }\n    supersedes {\n      ...MemoryFields\n    }\n    supersededBy {\n      ...MemoryFields\n    }\n    derivedFrom {\n      id\n      content\n    }\n    decisions {\n      ...DecisionFields\n    }\n  }\n}\n\nfragment DecisionFields on MemoryDecision {\n  id\n  action\n  detail\n  at\n}\n\nfragment EntityFields on Entity {\n  id\n  userId\n  name\n  type\n  aliases\n  summary\n  mentionCount\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
+_PIN_MEMORY = Operation("pinMemory", "mutation", "pinMemory", frozenset({"userId", "agentId"}), "mutation pinMemory($id: Int!, $userId: String, $agentId: String) {\n  pinMemory(id: $id, userId: $userId, agentId: $agentId) {\n    ...MemoryFields\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
+_PROFILE = Operation("profile", "query", "profile", frozenset({"userId", "agentId"}), "query profile($userId: String, $agentId: String, $limit: Int) {\n  profile(userId: $userId, agentId: $agentId, limit: $limit) {\n    userId\n    agentId\n    total\n    instructions {\n      ...MemoryFields\n    }\n    preferences {\n      ...MemoryFields\n    }\n    profile {\n      ...MemoryFields\n    }\n    pinned {\n      ...MemoryFields\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
 _REEMBED = Operation("reembed", "mutation", "reembed", frozenset(), "mutation reembed($reset: Boolean, $all: Boolean) {\n  reembed(reset: $reset, all: $all) {\n    turns\n    memories\n    storedTurns\n    storedMemories\n    dimensions\n    model\n  }\n}")
-_REMEMBER = Operation("remember", "mutation", "remember", frozenset({"userId", "agentId"}), "mutation remember($input: RememberInput!, $userId: String, $agentId: String) {\n  remember(input: $input, userId: $userId, agentId: $agentId) {\n    action\n    memory {\n      ...MemoryFields\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
+_REMEMBER = Operation("remember", "mutation", "remember", frozenset({"userId", "agentId"}), "mutation remember($input: RememberInput!, $userId: String, $agentId: String) {\n  remember(input: $input, userId: $userId, agentId: $agentId) {\n    action\n    memory {\n      ...MemoryFields\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
 _REVOKE_ACCESS_TOKEN = Operation("revokeAccessToken", "mutation", "revokeAccessToken", frozenset(), "mutation revokeAccessToken($id: Int!) {\n  revokeAccessToken(id: $id) {\n    ...AccessTokenFields\n  }\n}\n\nfragment AccessTokenFields on AccessToken {\n  id\n  prefix\n  userId\n  agentId\n  readOnly\n  label\n  createdAt\n  revokedAt\n  lastUsedAt\n}")
 _RUN_JOBS = Operation("runJobs", "mutation", "runJobs", frozenset(), "mutation runJobs {\n  runJobs {\n    ran\n    done\n    failed\n    dead\n  }\n}")
-_RUN_MAINTENANCE = Operation("runMaintenance", "mutation", "runMaintenance", frozenset({"userId", "agentId"}), "mutation runMaintenance($task: MaintenanceTask!, $userId: String, $agentId: String) {\n  runMaintenance(task: $task, userId: $userId, agentId: $agentId) {\n    task\n    startedAt\n    finishedAt\n    enrichment {\n      skipped\n      reason\n      memories\n      turns\n      links\n    }\n    consolidation {\n      sessions {\n        ...ConsolidationReportFields\n      }\n      failed {\n        sessionId\n        reason\n      }\n    }\n    decay {\n      scanned\n      updated\n      archived\n      threshold\n    }\n    reflection {\n      created\n      reason\n      path\n      reflection {\n        ...MemoryFields\n      }\n    }\n    optimization {\n      indexes\n      ms\n    }\n  }\n}\n\nfragment ConsolidationReportFields on ConsolidationReport {\n  sessionId\n  status\n  detail\n  turns\n  pages\n  created\n  merged\n  superseded\n  unchanged\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
-_SEARCH = Operation("search", "query", "search", frozenset({"userId", "agentId"}), "query search($query: String!, $kinds: [SearchKind!], $limit: Int, $excludeSessionId: String, $sessionIds: [String!], $from: DateTime, $to: DateTime, $tags: [String!], $status: MemoryStatus, $speakers: [String!], $userId: String, $agentId: String) {\n  search(\n    query: $query\n    kinds: $kinds\n    limit: $limit\n    excludeSessionId: $excludeSessionId\n    sessionIds: $sessionIds\n    from: $from\n    to: $to\n    tags: $tags\n    status: $status\n    speakers: $speakers\n    userId: $userId\n    agentId: $agentId\n  ) {\n    kind\n    id\n    text\n    sessionId\n    at\n    score\n    signals {\n      signal\n      rank\n    }\n    sourceTurnIds\n    memory {\n      ...MemoryFields\n    }\n    turn {\n      ...TurnFields\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
+_RUN_MAINTENANCE = Operation("runMaintenance", "mutation", "runMaintenance", frozenset({"userId", "agentId"}), "mutation runMaintenance($task: MaintenanceTask!, $userId: String, $agentId: String) {\n  runMaintenance(task: $task, userId: $userId, agentId: $agentId) {\n    task\n    startedAt\n    finishedAt\n    enrichment {\n      skipped\n      reason\n      memories\n      turns\n      links\n    }\n    consolidation {\n      sessions {\n        ...ConsolidationReportFields\n      }\n      failed {\n        sessionId\n        reason\n      }\n    }\n    decay {\n      scanned\n      updated\n      archived\n      threshold\n    }\n    reflection {\n      created\n      reason\n      path\n      reflection {\n        ...MemoryFields\n      }\n    }\n    optimization {\n      indexes\n      ms\n    }\n  }\n}\n\nfragment ConsolidationReportFields on ConsolidationReport {\n  sessionId\n  status\n  detail\n  turns\n  pages\n  created\n  merged\n  superseded\n  unchanged\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
+_SEARCH = Operation("search", "query", "search", frozenset({"userId", "agentId"}), "query search($query: String!, $kinds: [SearchKind!], $limit: Int, $excludeSessionId: String, $sessionIds: [String!], $from: DateTime, $to: DateTime, $tags: [String!], $status: MemoryStatus, $speakers: [String!], $userId: String, $agentId: String) {\n  search(\n    query: $query\n    kinds: $kinds\n    limit: $limit\n    excludeSessionId: $excludeSessionId\n    sessionIds: $sessionIds\n    from: $from\n    to: $to\n    tags: $tags\n    status: $status\n    speakers: $speakers\n    userId: $userId\n    agentId: $agentId\n  ) {\n    kind\n    id\n    text\n    sessionId\n    at\n    score\n    signals {\n      signal\n      rank\n    }\n    sourceTurnIds\n    memory {\n      ...MemoryFields\n    }\n    turn {\n      ...TurnFields\n    }\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
 _SESSION = Operation("session", "query", "session", frozenset({"userId", "agentId"}), "query session($id: String!, $last: Int, $userId: String, $agentId: String) {\n  session(id: $id, userId: $userId, agentId: $agentId) {\n    ...SessionFields\n    turns(last: $last) {\n      totalCount\n      pageInfo {\n        ...PageInfoFields\n      }\n      edges {\n        cursor\n        node {\n          ...TurnFields\n        }\n      }\n    }\n  }\n}\n\nfragment PageInfoFields on PageInfo {\n  hasNextPage\n  hasPreviousPage\n  startCursor\n  endCursor\n}\n\nfragment SessionFields on Session {\n  id\n  userId\n  firstSeenAt\n  lastSeenAt\n  consolidatedAt\n  turnCount\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
 _SESSIONS = Operation("sessions", "query", "sessions", frozenset({"userId", "agentId"}), "query sessions($first: Int, $after: String, $userId: String, $agentId: String) {\n  sessions(first: $first, after: $after, userId: $userId, agentId: $agentId) {\n    totalCount\n    pageInfo {\n      ...PageInfoFields\n    }\n    edges {\n      cursor\n      node {\n        ...SessionFields\n      }\n    }\n  }\n}\n\nfragment PageInfoFields on PageInfo {\n  hasNextPage\n  hasPreviousPage\n  startCursor\n  endCursor\n}\n\nfragment SessionFields on Session {\n  id\n  userId\n  firstSeenAt\n  lastSeenAt\n  consolidatedAt\n  turnCount\n}")
 _SET_CONFIG = Operation("setConfig", "mutation", "setConfig", frozenset(), "mutation setConfig($key: String!, $value: JSON!) {\n  setConfig(key: $key, value: $value)\n}")
 _STATS = Operation("stats", "query", "stats", frozenset({"userId", "agentId"}), "query stats($userId: String, $agentId: String) {\n  stats(userId: $userId, agentId: $agentId) {\n    memories {\n      total\n      active\n      archived\n      mid\n      long\n      facts\n      reflections\n    }\n    turns\n    sessions\n    entities\n    jobs {\n      pending\n      running\n      done\n      dead\n      backlog\n      lagSeconds\n      byType {\n        type\n        backlog\n        lagSeconds\n      }\n      nerDeferred\n      nerCheapMode\n    }\n    features {\n      fts\n      vec\n      semantic\n    }\n    extraction {\n      path\n      runs\n      failures\n      facts\n      averageMs\n      promptTokens\n      completionTokens\n      lastError\n    }\n  }\n}")
 _TURNS = Operation("turns", "query", "turns", frozenset({"userId", "agentId"}), "query turns($sessionId: String!, $last: Int, $before: String, $userId: String, $agentId: String) {\n  turns(\n    sessionId: $sessionId\n    last: $last\n    before: $before\n    userId: $userId\n    agentId: $agentId\n  ) {\n    totalCount\n    pageInfo {\n      ...PageInfoFields\n    }\n    edges {\n      cursor\n      node {\n        ...TurnFields\n      }\n    }\n  }\n}\n\nfragment PageInfoFields on PageInfo {\n  hasNextPage\n  hasPreviousPage\n  startCursor\n  endCursor\n}\n\nfragment TurnFields on Turn {\n  id\n  userId\n  agentId\n  sessionId\n  role\n  name\n  text\n  at\n  createdAt\n}")
+_UNPIN_MEMORY = Operation("unpinMemory", "mutation", "unpinMemory", frozenset({"userId", "agentId"}), "mutation unpinMemory($id: Int!, $userId: String, $agentId: String) {\n  unpinMemory(id: $id, userId: $userId, agentId: $agentId) {\n    ...MemoryFields\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
 _UNSET_CONFIG = Operation("unsetConfig", "mutation", "unsetConfig", frozenset(), "mutation unsetConfig($key: String!) {\n  unsetConfig(key: $key)\n}")
-_UPDATE_MEMORY = Operation("updateMemory", "mutation", "updateMemory", frozenset({"userId", "agentId"}), "mutation updateMemory($id: Int!, $input: UpdateMemoryInput!, $userId: String, $agentId: String) {\n  updateMemory(id: $id, input: $input, userId: $userId, agentId: $agentId) {\n    ...MemoryFields\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
+_UPDATE_MEMORY = Operation("updateMemory", "mutation", "updateMemory", frozenset({"userId", "agentId"}), "mutation updateMemory($id: Int!, $input: UpdateMemoryInput!, $userId: String, $agentId: String) {\n  updateMemory(id: $id, input: $input, userId: $userId, agentId: $agentId) {\n    ...MemoryFields\n  }\n}\n\nfragment MemoryFields on Memory {\n  id\n  userId\n  agentId\n  kind\n  pinned\n  layer\n  status\n  content\n  tags\n  importance\n  hits\n  accessCount\n  score\n  confidence\n  decayRate\n  protected\n  createdAt\n  eventAt\n  lastSeenAt\n  lastAccessedAt\n  validUntil\n  fact {\n    subject\n    slot\n    value\n    polarity\n  }\n}")
 _USERS = Operation("users", "query", "users", frozenset(), "query users($prefix: String, $first: Int, $after: String) {\n  users(prefix: $prefix, first: $first, after: $after) {\n    totalCount\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n    edges {\n      node {\n        id\n        createdAt\n        lastActiveAt\n        turns\n        sessions\n        memories\n        activeMemories\n        entities\n      }\n    }\n  }\n}")
 _VIEWER = Operation("viewer", "query", "viewer", frozenset(), "query viewer {\n  viewer {\n    admin\n    userId\n    agentId\n    readOnly\n  }\n}")
 
@@ -860,7 +946,7 @@ class _SyncOperations:
         return self._execute(_ACCESS_TOKENS, {"userId": user_id, "includeRevoked": include_revoked})
 
     def add_turn(self, *, role: Role | str, session_id: str, text: str, at: str | datetime | None = None, auto_extract: bool | None = None, name: str | None = None, user_id: str | None = None, agent_id: str | None = None) -> AddTurnPayload:
-        """Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn, as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics."""
+        """Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn (an assistant turn yields only decisions and user facts it restates, by heuristics), as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics."""
         return self._execute(_ADD_TURN, {"input": _present({"at": _time(at, "at"), "autoExtract": auto_extract, "name": name, "role": _enum(Role, role, "role"), "sessionId": session_id, "text": text}), "userId": user_id, "agentId": agent_id})
 
     def config(self) -> Any:
@@ -890,6 +976,10 @@ class _SyncOperations:
     def doctor(self) -> list[DoctorCheck]:
         """Checks the installation: FTS5, sqlite-vec, database integrity (PRAGMA quick_check), the LLM endpoint (a 1-token completion) and the embedding endpoint (one embedding, of the configured size) when configured, the embedding size locked in the database against the config, and pending or dead jobs. Waits for the endpoints at most their configured timeouts."""
         return self._execute(_DOCTOR, {})
+
+    def edit_instruction(self, *, id: int, content: str, user_id: str | None = None, agent_id: str | None = None) -> EditInstructionPayload:
+        """Rewords a standing instruction. The old wording is archived and superseded by the new one (history kept; a pin carries over). BAD_USER_INPUT when the memory is not an active instruction (correctMemory changes any memory); NOT_FOUND for an unknown id or another user's memory. With an `agentId`, reads see that agent's own memories plus the user's shared ones (agent null), and writes become that agent's own; without one, reads see all of the user's memories and writes are shared by every agent of the user."""
+        return self._execute(_EDIT_INSTRUCTION, {"id": id, "content": content, "userId": user_id, "agentId": agent_id})
 
     def entities(self, *, q: str | None = None, type: str | None = None, first: int | None = None, after: str | None = None, user_id: str | None = None, agent_id: str | None = None) -> EntityConnection:
         """Entities, most mentioned first, a page at a time; `q` matches inside names and aliases (case-insensitive)."""
@@ -931,6 +1021,14 @@ class _SyncOperations:
         """One memory of the space by id, whatever its status; null when there is none there (see `explain` for a deleted one)."""
         return self._execute(_MEMORY, {"id": id, "userId": user_id, "agentId": agent_id})
 
+    def pin_memory(self, *, id: int, user_id: str | None = None, agent_id: str | None = None) -> Memory:
+        """Pins a memory of any kind: it goes in every context block (its standing sections) whatever the query, and GC and decay leave it alone. NOT_FOUND for an unknown id or another user's memory; BAD_USER_INPUT for an archived one. With an `agentId`, reads see that agent's own memories plus the user's shared ones (agent null), and writes become that agent's own; without one, reads see all of the user's memories and writes are shared by every agent of the user."""
+        return self._execute(_PIN_MEMORY, {"id": id, "userId": user_id, "agentId": agent_id})
+
+    def profile(self, *, user_id: str | None = None, agent_id: str | None = None, limit: int | None = None) -> Profile:
+        """The user's standing instructions, preferences, profile facts and pinned memories (active ones). With an `agentId`, reads see that agent's own memories plus the user's shared ones (agent null), and writes become that agent's own; without one, reads see all of the user's memories and writes are shared by every agent of the user."""
+        return self._execute(_PROFILE, {"userId": user_id, "agentId": agent_id, "limit": limit})
+
     def reembed(self, *, reset: bool | None = None, all: bool | None = None) -> ReembedReport:
         """Embeds every turn and active memory that has no vector yet. `reset` drops all vectors and locks the configured model and size (after changing them). FAILED_PRECONDITION without an embedding model."""
         return self._execute(_REEMBED, {"reset": reset, "all": all})
@@ -948,7 +1046,7 @@ class _SyncOperations:
         return self._execute(_RUN_JOBS, {})
 
     def run_maintenance(self, *, task: MaintenanceTask | str, user_id: str | None = None, agent_id: str | None = None) -> MaintenanceReport:
-        """Runs a maintenance task now (the server also runs each on its schedule). ENRICH is the entity enrichment (seed 004 enrich_entities). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT run over one user (`userId`, or a user token's) or every user (the admin without `userId`); ENRICH and OPTIMIZE need the admin token."""
+        """Runs a maintenance task now (the server also runs each on its schedule). ENRICH is the entity enrichment (memories and turns with few entities re-read by the accurate pass). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT run over one user (`userId`, or a user token's) or every user (the admin without `userId`); ENRICH and OPTIMIZE need the admin token."""
         return self._execute(_RUN_MAINTENANCE, {"task": _enum(MaintenanceTask, task, "task"), "userId": user_id, "agentId": agent_id})
 
     def search(self, *, query: str, kinds: list[SearchKind | str] | None = None, limit: int | None = None, exclude_session_id: str | None = None, session_ids: list[str] | None = None, from_: str | datetime | None = None, to: str | datetime | None = None, tags: list[str] | None = None, status: MemoryStatus | str | None = None, speakers: list[str] | None = None, user_id: str | None = None, agent_id: str | None = None) -> list[SearchHit]:
@@ -974,6 +1072,10 @@ class _SyncOperations:
     def turns(self, *, session_id: str, last: int | None = None, before: str | None = None, user_id: str | None = None, agent_id: str | None = None) -> TurnConnection:
         """The history of a session, oldest first: the `last` turns before `before` (the latest ones without it). Continue backward with `before: pageInfo.startCursor`."""
         return self._execute(_TURNS, {"sessionId": session_id, "last": last, "before": before, "userId": user_id, "agentId": agent_id})
+
+    def unpin_memory(self, *, id: int, user_id: str | None = None, agent_id: str | None = None) -> Memory:
+        """Unpins a memory: it competes for the context block like any other again (an instruction, preference or profile fact still opens it). NOT_FOUND for an unknown id or another user's memory. With an `agentId`, reads see that agent's own memories plus the user's shared ones (agent null), and writes become that agent's own; without one, reads see all of the user's memories and writes are shared by every agent of the user."""
+        return self._execute(_UNPIN_MEMORY, {"id": id, "userId": user_id, "agentId": agent_id})
 
     def unset_config(self, *, key: str) -> Any:
         """Removes a key saved with `setConfig`, so config.json or the default applies again; returns the new effective configuration. Unknown keys are BAD_USER_INPUT. Keys of `llm`, `embedding`, `server`, `schedule`, `worker` apply when the server restarts; every other key (scoring, gc, mid, decay, extractor, context, ner, reflection...) applies at once."""
@@ -1003,7 +1105,7 @@ class _AsyncOperations:
         return await self._execute(_ACCESS_TOKENS, {"userId": user_id, "includeRevoked": include_revoked})
 
     async def add_turn(self, *, role: Role | str, session_id: str, text: str, at: str | datetime | None = None, auto_extract: bool | None = None, name: str | None = None, user_id: str | None = None, agent_id: str | None = None) -> AddTurnPayload:
-        """Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn, as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics."""
+        """Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn (an assistant turn yields only decisions and user facts it restates, by heuristics), as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics."""
         return await self._execute(_ADD_TURN, {"input": _present({"at": _time(at, "at"), "autoExtract": auto_extract, "name": name, "role": _enum(Role, role, "role"), "sessionId": session_id, "text": text}), "userId": user_id, "agentId": agent_id})
 
     async def config(self) -> Any:
@@ -1033,6 +1135,10 @@ class _AsyncOperations:
     async def doctor(self) -> list[DoctorCheck]:
         """Checks the installation: FTS5, sqlite-vec, database integrity (PRAGMA quick_check), the LLM endpoint (a 1-token completion) and the embedding endpoint (one embedding, of the configured size) when configured, the embedding size locked in the database against the config, and pending or dead jobs. Waits for the endpoints at most their configured timeouts."""
         return await self._execute(_DOCTOR, {})
+
+    async def edit_instruction(self, *, id: int, content: str, user_id: str | None = None, agent_id: str | None = None) -> EditInstructionPayload:
+        """Rewords a standing instruction. The old wording is archived and superseded by the new one (history kept; a pin carries over). BAD_USER_INPUT when the memory is not an active instruction (correctMemory changes any memory); NOT_FOUND for an unknown id or another user's memory. With an `agentId`, reads see that agent's own memories plus the user's shared ones (agent null), and writes become that agent's own; without one, reads see all of the user's memories and writes are shared by every agent of the user."""
+        return await self._execute(_EDIT_INSTRUCTION, {"id": id, "content": content, "userId": user_id, "agentId": agent_id})
 
     async def entities(self, *, q: str | None = None, type: str | None = None, first: int | None = None, after: str | None = None, user_id: str | None = None, agent_id: str | None = None) -> EntityConnection:
         """Entities, most mentioned first, a page at a time; `q` matches inside names and aliases (case-insensitive)."""
@@ -1074,6 +1180,14 @@ class _AsyncOperations:
         """One memory of the space by id, whatever its status; null when there is none there (see `explain` for a deleted one)."""
         return await self._execute(_MEMORY, {"id": id, "userId": user_id, "agentId": agent_id})
 
+    async def pin_memory(self, *, id: int, user_id: str | None = None, agent_id: str | None = None) -> Memory:
+        """Pins a memory of any kind: it goes in every context block (its standing sections) whatever the query, and GC and decay leave it alone. NOT_FOUND for an unknown id or another user's memory; BAD_USER_INPUT for an archived one. With an `agentId`, reads see that agent's own memories plus the user's shared ones (agent null), and writes become that agent's own; without one, reads see all of the user's memories and writes are shared by every agent of the user."""
+        return await self._execute(_PIN_MEMORY, {"id": id, "userId": user_id, "agentId": agent_id})
+
+    async def profile(self, *, user_id: str | None = None, agent_id: str | None = None, limit: int | None = None) -> Profile:
+        """The user's standing instructions, preferences, profile facts and pinned memories (active ones). With an `agentId`, reads see that agent's own memories plus the user's shared ones (agent null), and writes become that agent's own; without one, reads see all of the user's memories and writes are shared by every agent of the user."""
+        return await self._execute(_PROFILE, {"userId": user_id, "agentId": agent_id, "limit": limit})
+
     async def reembed(self, *, reset: bool | None = None, all: bool | None = None) -> ReembedReport:
         """Embeds every turn and active memory that has no vector yet. `reset` drops all vectors and locks the configured model and size (after changing them). FAILED_PRECONDITION without an embedding model."""
         return await self._execute(_REEMBED, {"reset": reset, "all": all})
@@ -1091,7 +1205,7 @@ class _AsyncOperations:
         return await self._execute(_RUN_JOBS, {})
 
     async def run_maintenance(self, *, task: MaintenanceTask | str, user_id: str | None = None, agent_id: str | None = None) -> MaintenanceReport:
-        """Runs a maintenance task now (the server also runs each on its schedule). ENRICH is the entity enrichment (seed 004 enrich_entities). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT run over one user (`userId`, or a user token's) or every user (the admin without `userId`); ENRICH and OPTIMIZE need the admin token."""
+        """Runs a maintenance task now (the server also runs each on its schedule). ENRICH is the entity enrichment (memories and turns with few entities re-read by the accurate pass). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT run over one user (`userId`, or a user token's) or every user (the admin without `userId`); ENRICH and OPTIMIZE need the admin token."""
         return await self._execute(_RUN_MAINTENANCE, {"task": _enum(MaintenanceTask, task, "task"), "userId": user_id, "agentId": agent_id})
 
     async def search(self, *, query: str, kinds: list[SearchKind | str] | None = None, limit: int | None = None, exclude_session_id: str | None = None, session_ids: list[str] | None = None, from_: str | datetime | None = None, to: str | datetime | None = None, tags: list[str] | None = None, status: MemoryStatus | str | None = None, speakers: list[str] | None = None, user_id: str | None = None, agent_id: str | None = None) -> list[SearchHit]:
@@ -1118,6 +1232,10 @@ class _AsyncOperations:
         """The history of a session, oldest first: the `last` turns before `before` (the latest ones without it). Continue backward with `before: pageInfo.startCursor`."""
         return await self._execute(_TURNS, {"sessionId": session_id, "last": last, "before": before, "userId": user_id, "agentId": agent_id})
 
+    async def unpin_memory(self, *, id: int, user_id: str | None = None, agent_id: str | None = None) -> Memory:
+        """Unpins a memory: it competes for the context block like any other again (an instruction, preference or profile fact still opens it). NOT_FOUND for an unknown id or another user's memory. With an `agentId`, reads see that agent's own memories plus the user's shared ones (agent null), and writes become that agent's own; without one, reads see all of the user's memories and writes are shared by every agent of the user."""
+        return await self._execute(_UNPIN_MEMORY, {"id": id, "userId": user_id, "agentId": agent_id})
+
     async def unset_config(self, *, key: str) -> Any:
         """Removes a key saved with `setConfig`, so config.json or the default applies again; returns the new effective configuration. Unknown keys are BAD_USER_INPUT. Keys of `llm`, `embedding`, `server`, `schedule`, `worker` apply when the server restarts; every other key (scoring, gc, mid, decay, extractor, context, ner, reflection...) applies at once."""
         return await self._execute(_UNSET_CONFIG, {"key": key})
@@ -1135,4 +1253,6 @@ class _AsyncOperations:
         return await self._execute(_VIEWER, {})
 
 
-OPERATIONS: dict[str, Operation] = {"access_tokens": _ACCESS_TOKENS, "add_turn": _ADD_TURN, "config": _CONFIG, "confirm_memory": _CONFIRM_MEMORY, "consolidate_session": _CONSOLIDATE_SESSION, "context": _CONTEXT, "correct_memory": _CORRECT_MEMORY, "create_access_token": _CREATE_ACCESS_TOKEN, "doctor": _DOCTOR, "entities": _ENTITIES, "entity": _ENTITY, "entity_graph": _ENTITY_GRAPH, "explain": _EXPLAIN, "forget": _FORGET, "forget_user": _FORGET_USER, "gc": _GC, "jobs": _JOBS, "memories": _MEMORIES, "memory": _MEMORY, "reembed": _REEMBED, "remember": _REMEMBER, "revoke_access_token": _REVOKE_ACCESS_TOKEN, "run_jobs": _RUN_JOBS, "run_maintenance": _RUN_MAINTENANCE, "search": _SEARCH, "session": _SESSION, "sessions": _SESSIONS, "set_config": _SET_CONFIG, "stats": _STATS, "turns": _TURNS, "unset_config": _UNSET_CONFIG, "update_memory": _UPDATE_MEMORY, "users": _USERS, "viewer": _VIEWER}
+OPERATIONS: dict[str, Operation] = {"access_tokens": _ACCESS_TOKENS, "add_turn": _ADD_TURN, "config": _CONFIG, "confirm_memory": _CONFIRM_MEMORY, "consolidate_session": _CONSOLIDATE_SESSION, "context": _CONTEXT, "correct_memory": _CORRECT_MEMORY, "create_access_token": _CREATE_ACCESS_TOKEN, "doctor": _DOCTOR, "edit_instruction": _EDIT_INSTRUCTION, "entities": _ENTITIES, "entity": _ENTITY, "entity_graph": _ENTITY_GRAPH, "explain": _EXPLAIN, "forget": _FORGET, "forget_user": _FORGET_USER, "gc": _GC, "jobs": _JOBS, "memories": _MEMORIES, "memory": _MEMORY, "pin_memory": _PIN_MEMORY, "profile": _PROFILE, "reembed": _REEMBED, "remember": _REMEMBER, "revoke_access_token": _REVOKE_ACCESS_TOKEN, "run_jobs": _RUN_JOBS, "run_maintenance": _RUN_MAINTENANCE, "search": _SEARCH, "session": _SESSION, "sessions": _SESSIONS, "set_config": _SET_CONFIG, "stats": _STATS, "turns": _TURNS, "unpin_memory": _UNPIN_MEMORY, "unset_config": _UNSET_CONFIG, "update_memory": _UPDATE_MEMORY, "users": _USERS, "viewer": _VIEWER}
+
+__all__ = ["AccessToken", "AddTurnInput", "AddTurnPayload", "CoMention", "ConsolidationEvent", "ConsolidationEventStatus", "ConsolidationEventStatusValue", "ConsolidationFailure", "ConsolidationReport", "ConsolidationRun", "ConsolidationStatus", "ConsolidationStatusValue", "Context", "ContextItem", "ContextItemReason", "ContextItemReasonValue", "ContextSection", "ContextStanding", "CorrectMemoryPayload", "CreatedAccessToken", "DecayReport", "DigestLine", "DoctorCheck", "EditInstructionPayload", "EnrichmentReport", "Entity", "EntityConnection", "EntityEdge", "EntityGraph", "EntityTurnConnection", "EntityTurnEdge", "Explanation", "ExplanationStatus", "ExplanationStatusValue", "ExtractionStats", "Fact", "Features", "ForgetPayload", "ForgetUserReport", "GcMode", "GcModeValue", "GcReasons", "GcReport", "Job", "JobStats", "JobStatus", "JobStatusValue", "JobTypeBacklog", "MaintenanceReport", "MaintenanceTask", "MaintenanceTaskValue", "Memory", "MemoryAction", "MemoryActionValue", "MemoryConnection", "MemoryDecision", "MemoryEdge", "MemoryEvent", "MemoryKind", "MemoryKindValue", "MemoryLayer", "MemoryLayerValue", "MemorySort", "MemorySortValue", "MemorySource", "MemoryStats", "MemoryStatus", "MemoryStatusValue", "OptimizationReport", "PageInfo", "Profile", "ReadWorkerStats", "ReembedReport", "ReflectionPath", "ReflectionPathValue", "ReflectionReport", "RememberInput", "Role", "RoleValue", "RunJobsReport", "SaveAction", "SaveActionValue", "SavedMemory", "ScoreTerms", "SearchHit", "SearchKind", "SearchKindValue", "SearchSignal", "SearchSignalKind", "SearchSignalKindValue", "Session", "SessionConnection", "SessionDigest", "SessionEdge", "SourceReason", "SourceReasonValue", "Stats", "TimelineEntry", "TimelineSource", "TimelineSourceValue", "Turn", "TurnConnection", "TurnEdge", "UpdateMemoryInput", "User", "UserConnection", "UserEdge", "Viewer", "OPERATIONS"]

@@ -113,8 +113,7 @@ class SymbiosisClient(_Base, _SyncOperations):
 
     def for_user(self, user_id: str, agent_id: str | None = None) -> SymbiosisClient:
         """The same connection, bound to one user's memory (and one agent's, when given)."""
-        bound = SymbiosisClient(self.url, token=self._token, user_id=user_id, agent_id=agent_id, retries=self.retries, http_client=self._http)
-        return bound
+        return SymbiosisClient(self.url, token=self._token, user_id=user_id, agent_id=agent_id, retries=self.retries, http_client=self._http)
 
     def _post(self, url: str, body: bytes, retries: int) -> httpx.Response:
         for attempt in range(retries + 1):
@@ -130,7 +129,8 @@ class SymbiosisClient(_Base, _SyncOperations):
                 continue
             if last or response.status_code not in RETRY_STATUS:
                 return response
-            time.sleep(retry_after(response) or backoff(attempt))
+            delay = retry_after(response)
+            time.sleep(backoff(attempt) if delay is None else delay)
         raise AssertionError("unreachable")
 
     def _execute(self, operation: Operation, variables: dict[str, Any]) -> Any:
@@ -195,7 +195,8 @@ class AsyncSymbiosisClient(_Base, _AsyncOperations):
                 continue
             if last or response.status_code not in RETRY_STATUS:
                 return response
-            await asyncio.sleep(retry_after(response) or backoff(attempt))
+            delay = retry_after(response)
+            await asyncio.sleep(backoff(attempt) if delay is None else delay)
         raise AssertionError("unreachable")
 
     async def _execute(self, operation: Operation, variables: dict[str, Any]) -> Any:

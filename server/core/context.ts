@@ -1,4 +1,4 @@
-// Context for the next model call (D16): the short-term window of the session, and one markdown
+// Context for the next model call (docs/architecture.md#context): the short-term window of the session, and one markdown
 // block packed from a single ranked list of facts, turns and reflections. Search ranks them for
 // the query (or the session's latest user turn); with neither, recency and salience do. The list
 // fills the token budget best value per token first (context-pack.ts), and every item carries
@@ -10,6 +10,7 @@ import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning } from './co
 import { standingBlock, type StandingSection } from './context-standing.ts';
 import { STANDING_KINDS } from '../../drizzle/vocabulary.ts';
 import { detectPii } from './extraction/pii.ts';
+import { timelineFor, type Timeline } from './digests/timeline.ts';
 import { topMemories } from './memory-list.ts';
 import { memoriesByIds, type MemoryRow } from './memories.ts';
 import { latestReflection } from './reflection.ts';
@@ -93,6 +94,8 @@ export type Context = {
   relevant: MemoryRow[];
   /** The latest weekly reflection, if any (in the block only when it won its place). */
   reflection: MemoryRow | null;
+  /** For a question about order, progress or a summary: the dated session digests at the top of the block. */
+  timeline: Timeline;
   markdown: string;
 };
 
@@ -101,7 +104,11 @@ const MAX_RESTATED = 200;
 
 export type ContextSectionOf<T> = Omit<StandingSection, 'items'> & { items: T[] };
 
-export type ContextOptions = Pick<SearchOptions, 'queryVector'> & { tuning?: Partial<PackTuning> };
+export type ContextOptions = Pick<SearchOptions, 'queryVector'> & {
+  tuning?: Partial<PackTuning>;
+  /** false: no timeline whatever the query (the benchmark's same-run comparison). */
+  timeline?: boolean;
+};
 
 /** At most this many turns from search (its own limit). */
 const SEARCH_LIMIT = 200;
@@ -141,15 +148,19 @@ export async function getContext(store: Store, space: Space, input: ContextInput
     (s) => !(s.memory && standing.ids.has(s.memory.id)) && !(s.turn && said.has(s.turn.id) && s.turn.text.length <= 2 * MAX_RESTATED),
   );
   const tuning = { ...DEFAULT_PACK_TUNING, ...options.tuning };
-  // The ranked list fills what the standing sections leave (and the blank line between them).
-  let rest = tokenBudget - standing.tokens - (standing.tokens > 0 ? 1 : 0);
-  let packed = pack(sources.map((s) => s.candidate), Math.max(0, rest), tuning, window);
-  let markdown = [standing.markdown, packed.markdown].filter(Boolean).join('\n\n');
-  while (countTokens(markdown) > tokenBudget && rest > 0) {
-    rest -= countTokens(markdown) - tokenBudget;
-    packed = pack(sources.map((s) => s.candidate), Math.max(0, rest), tuning, window);
-    markdown = [standing.markdown, packed.markdown].filter(Boolean).join('\n\n');
+  // The timeline and the ranked list fill what the standing sections leave (and the blank line between them).
+  const fillRest = async (rest: number) => {
+    const timeline = await timelineFor(store, space, { query: options.timeline === false ? null : query, tokenBudget: rest }, options);
+    const packed = timeline.pack((left, shown) => pack(sources.map((s) => s.candidate).filter((c) => c.kind !== 'turn' || !shown.has(c.id)), left, tuning, new Set([...window, ...shown])));
+    return { timeline, packed, markdown: [standing.markdown, packed.markdown].filter(Boolean).join('\n\n') };
+  };
+  let rest = Math.max(0, tokenBudget - standing.tokens - (standing.tokens > 0 ? 1 : 0));
+  let filled = await fillRest(rest);
+  while (countTokens(filled.markdown) > tokenBudget && rest > 0) {
+    rest = Math.max(0, rest - (countTokens(filled.markdown) - tokenBudget));
+    filled = await fillRest(rest);
   }
+  const { timeline, packed, markdown } = filled;
   const byKey = new Map(sources.map((s) => [`${s.candidate.kind}${s.candidate.id}`, s]));
   const standingItem = (i: (typeof standing.instructions.items)[number]): ContextItem => ({
     kind: i.memory.kind, id: i.memory.id, text: i.memory.content, line: i.line, at: i.at, eventAt: i.memory.eventAt, supersededAt: null, tokens: i.tokens,
@@ -181,7 +192,7 @@ export async function getContext(store: Store, space: Space, input: ContextInput
   });
   const items = [...sections.instructions.items, ...sections.about.items, ...ranked];
   const facts = items.flatMap((i) => (i.kind !== 'turn' && i.kind !== 'reflection' && i.memory ? [i.memory] : []));
-  // What the block hands out counts as accessed (D6), written just after this read.
+  // What the block hands out counts as accessed (it restarts the forgetting curve), written just after this read.
   noteAccess(store, items.flatMap((i) => (i.memory && i.memory.status === 'active' ? [i.memory.id] : [])));
   return {
     sessionId: parsed.sessionId,
@@ -196,6 +207,7 @@ export async function getContext(store: Store, space: Space, input: ContextInput
     longTerm: facts.filter((m) => m.layer === 'long' && m.status === 'active'),
     relevant: facts,
     reflection: (await latestReflection(store, space)) ?? null,
+    timeline: timeline.timeline,
     markdown,
   };
 }

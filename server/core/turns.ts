@@ -1,9 +1,12 @@
-// Turns are the episodic layer (D1). The short-term context is the last N turns of a session;
+// Turns are the episodic layer (docs/architecture.md#turns). The short-term context is the last N turns of a session;
 // older turns leave the window but stay searchable history.
 import { eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { turns } from '../../drizzle/schema.ts';
 import { ROLES } from '../../drizzle/vocabulary.ts';
+
+/** The longest text a turn may have, in characters. */
+export const MAX_TURN_TEXT = 100_000;
 import { enqueueJob, JOB_DEFAULTS, JOB_OF_TURN, jobColumnCount, jobQueued, type JobType } from './jobs.ts';
 import { decodeEntity, entityColumnCount, SPEAKER_ENTITY, type EntityRow } from './entities.ts';
 import { entityKey, EntityType } from './ner/types.ts';
@@ -24,7 +27,7 @@ export const addTurnSchema = z.object({
   sessionId: z.string().trim().min(1, 'must not be empty').max(200),
   role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }),
   name: z.string().trim().min(1).max(100).nullish(),
-  text: z.string().trim().min(1, 'must not be empty').max(100_000),
+  text: z.string().trim().min(1, 'must not be empty').max(MAX_TURN_TEXT),
   autoExtract: z.boolean().default(true),
   /** When the turn happened (epoch ms); defaults to now. Lets history be imported. */
   at: z.number().int().nonnegative().nullish(),

@@ -62,13 +62,15 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
   // The accurate-NER job, when due, goes in with the turn (one statement on Postgres).
   const nerQueued = await accurateNerJobNow(store, nerExtras(runtime));
   const { turn, newSession, extra } = await addTurn(store, space, input, async (tx, turn, options) => {
-    // A new conversation means the user's earlier ones are finished (seed 004): consolidate them.
+    // A new conversation means the user's earlier ones are finished: consolidate them.
     if (options.newSession) await queueConsolidation(tx, space, await pendingSessions(tx, space, { exclude: turn.sessionId }));
     // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
     const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime), nerQueued, options.speaker);
     // Vectors are computed by a job after the commit, never here (no network in the hot path).
     await enqueueEmbedding(tx, space, { turnIds: [turn.id] });
-    if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
+    if (!options.autoExtract || (turn.role !== 'user' && turn.role !== 'assistant')) return { extracted: [] as Extracted[], recovery: null };
+    // An assistant's turn teaches only what its heuristics recognise (decisions, restated user facts): no LLM pass.
+    if (turn.role === 'assistant') return { extracted: await heuristicPass(tx, turn, 'heuristic', turnEntities), recovery: null };
     if (mode === 'llm' && llm) {
       // Runs only if this process dies before the inline extraction below settles it.
       const recovery = await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId, fallback: true }, { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 });
