@@ -29,11 +29,12 @@ describe('context with relevant facts', () => {
     expect(context.query).toBe('I am planning a hiking trip for next summer.');
     const relevant = context.relevant.map((m) => m.id);
     expect(relevant.slice(0, earlierFacts.length).sort()).toEqual([...earlierFacts].sort());
-    // The current turn is in the short-term window, so not in the block; its earlier counterpart is.
+    // The current turn is in the short-term window, so not in the block; its earlier counterpart is,
+    // said once: as the preference that opens the block (About the user), not again as its turn.
     expect(context.items.some((i) => i.kind === 'turn' && i.id === current.turn.id)).toBe(false);
-    expect(context.items.some((i) => i.kind === 'turn' && i.id === earlier.turn.id)).toBe(true);
-    expect(context.markdown).toContain('## Facts');
-    expect(context.markdown).toMatch(/Dolomites/);
+    expect(context.standing.about.items.map((i) => [i.kind, i.sourceTurnIds])).toEqual([['preference', [earlier.turn.id]]]);
+    expect(context.items.some((i) => i.kind === 'turn' && i.id === earlier.turn.id)).toBe(false);
+    expect(context.markdown).toMatch(/^## About the user\n- Sam loves hiking in the Dolomites/);
   });
 
   it('uses an explicit query over the latest turn, and counts what it hands out as accessed', async () => {
