@@ -8,7 +8,8 @@
 // turn holds at least half of its content words) and precision (a memory is supported when at
 // least half of its content words are in an observation of one of its source turns). Then the
 // labelled utterances (test/fixtures/fact-utterances.json by default): precision and recall of
-// "extraction keeps something" against "the utterance states a fact".
+// "extraction keeps something" against "the utterance states a fact". Last, the standing-memory
+// phrasings (test/fixtures/standing-phrasings.ts): precision and recall of the kinds saved.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { runMain } from './run-main.ts';
 import { round } from './stats.ts';
 import { labelledFigures, type LabelledFigures } from './extract-labelled.ts';
 import { beamAsLocomo } from './extract-beam.ts';
+import { standingFigures } from './extract-standing.ts';
 
 const run = promisify(execFile);
 const SM = join(import.meta.dirname, '..', 'bin', 'sm.js');
@@ -164,7 +166,7 @@ export async function benchExtract(paths: string[], labelled = DEFAULT_LABELLED)
         : {}),
     };
   };
-  return { conversations, overall: { locomo: overall('locomo'), beam: overall('beam') }, labelled: await labelledFigures(labelled) };
+  return { conversations, overall: { locomo: overall('locomo'), beam: overall('beam') }, labelled: await labelledFigures(labelled), standing: await standingFigures() };
 }
 
 function table(result: Awaited<ReturnType<typeof benchExtract>>): string {
@@ -186,6 +188,15 @@ function table(result: Awaited<ReturnType<typeof benchExtract>>): string {
     'labelled: "kept" = addTurn extracted at least one memory from the utterance; precision = kept that are facts, recall = facts kept.',
   );
   if (l.wrong.length > 0) lines.push('', 'labelled utterances read wrong:', ...l.wrong.map((w) => `  ${w.fact ? 'missed' : 'kept  '} [${w.style}] ${w.text.slice(0, 100)}`));
+  const s = result.standing;
+  lines.push(
+    '',
+    'standing phrasings\tn\tprecision\trecall',
+    ...Object.entries(s.byStyle).map(([style, f]) => [style, f.n, cell(f.precision), cell(f.recall)].join('\t')),
+    ['all', s.n, cell(s.precision), cell(s.recall)].join('\t'),
+    'standing: test/fixtures/standing-phrasings.ts through addTurn; a phrasing is right when the kind it is labelled with (instruction, preference, profile) is saved, a near miss when no instruction or preference is.',
+    ...s.wrong.map((w) => `  wrong: [${w.label ?? 'near miss'} -> ${w.got.join(',') || 'nothing'}] ${w.text.slice(0, 100)}`),
+  );
   return `${lines.join('\n')}\n`;
 }
 

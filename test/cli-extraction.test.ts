@@ -68,10 +68,11 @@ describe('sm add-turn extraction', () => {
     expect(maria.json.memories.edges.map((e: any) => e.node.content)).toEqual(["User's sister Maria lives in Porto"]);
     expect((await sm(['--db', db, 'entity', 'Maria'])).stdout).toContain("User's sister");
 
-    // Four months on, decay archives what nobody used, but not the protected health and diet facts.
+    // Four months on, decay archives what nobody used (the sister's home), but not the protected health
+    // and diet facts, nor where the user lives: the user's profile is standing memory.
     expect((await sm(['--db', db, 'maintenance', 'decay'], at('2026-07-12T10:00:00Z'))).code).toBe(0);
     const active = (await sm(['--db', db, 'list', '--json'], at('2026-07-12T10:00:00Z'))).json.memories.map((m: any) => m.content).sort();
-    expect(active).toEqual(["User can't eat gluten", 'User is allergic to peanuts', 'User is vegetarian']);
+    expect(active).toEqual(["User can't eat gluten", 'User is allergic to peanuts', 'User is vegetarian', 'User moved to Lisbon in February 2026']);
   });
 
   describe('against an OpenAI-compatible server', () => {

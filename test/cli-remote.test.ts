@@ -219,7 +219,7 @@ describe('failures', () => {
     const cases: [string[], number, RegExp][] = [
       [['--db', A, 'list', '--sort', 'sideways'], 2, /'sideways' is invalid/],
       [['--db', A, 'list', '--bogus'], 2, /unknown option '--bogus'/],
-      [['--db', A, 'search', 'x', '--kinds', 'turn,bogus'], 2, /comma-separated list of fact, reflection, turn \(got 'bogus'\)/],
+      [['--db', A, 'search', 'x', '--kinds', 'turn,bogus'], 2, /comma-separated list of fact, reflection, instruction, preference, profile, turn \(got 'bogus'\)/],
       [['--db', A, 'show', '--id', '999'], 1, /memory 999 not found/],
       [['--db', A, 'entity', 'Nobody Atall'], 1, /not found/],
       [['--db', A, 'session', 'nope'], 1, /session "nope" not found/],

@@ -108,11 +108,11 @@ describe('inspector', () => {
   it('opens on the user with the latest activity; the Profile page lists standing memory, edits an instruction and unpins by keyboard', async () => {
     const server = await startServer({ config: HEURISTIC });
     const client = server.client();
-    await client.forUser('dana').addTurn({ input: { sessionId: 'd1', role: Role.User, text: 'I live in Oslo.', at: '2024-01-01T10:00:00.000Z' } });
+    await client.forUser('dana').addTurn({ input: { sessionId: 'dana-chat', role: Role.User, text: 'I live in Oslo.', at: '2024-01-01T10:00:00.000Z' } });
     const erin = client.forUser('erin');
-    await erin.addTurn({ input: { sessionId: 'e1', role: Role.User, text: 'Always include version numbers when I ask about libraries.' } });
-    await erin.addTurn({ input: { sessionId: 'e1', role: Role.User, text: "I'm vegetarian and I prefer short answers." } });
-    await erin.addTurn({ input: { sessionId: 'e1', role: Role.User, text: 'I went to the harbour with Rui last Sunday.' } });
+    await erin.addTurn({ input: { sessionId: 'erin-chat', role: Role.User, text: 'Always include version numbers when I ask about libraries.' } });
+    await erin.addTurn({ input: { sessionId: 'erin-chat', role: Role.User, text: "I'm vegetarian and I prefer short answers." } });
+    await erin.addTurn({ input: { sessionId: 'erin-chat', role: Role.User, text: 'I went to the harbour with Rui last Sunday.' } });
     const harbour = (await erin.search({ query: 'harbour Rui', kinds: ['FACT' as never] })).search[0]!;
     await erin.pinMemory({ id: harbour.id });
     const { page, blocked, problems, context } = await openPage(await browser());
