@@ -22,6 +22,8 @@ export type StemmedPassage = Passage & { stems: string[] };
 const FENCE = /```[\s\S]*?(?:```|$)/g;
 /** Sentence ends, line breaks and markdown structure: where prose may be cut. */
 const BREAK = /(?<=[.!?:])\s+|\n+/g;
+/** A markdown heading opens a passage of its own. */
+const HEADING = /^#{1,6}\s/;
 
 /** Sentence spans of a stretch of prose, offsets into the whole text, blank ones skipped. */
 function sentences(text: string, from: number, to: number, out: Passage[]) {
@@ -58,7 +60,7 @@ export function passagesOf(text: string): Passage[] {
       if (open) out.push(open);
       out.push({ start: unit.start, end: unit.end });
       open = null;
-    } else if (open && unit.end - open.start <= PASSAGE_CHARS) open.end = unit.end;
+    } else if (open && unit.end - open.start <= PASSAGE_CHARS && !HEADING.test(text.slice(unit.start, unit.end))) open.end = unit.end;
     else {
       if (open) out.push(open);
       open = { start: unit.start, end: unit.end };
