@@ -52,6 +52,9 @@ describe('long turns', () => {
     // A word from the middle of it finds it.
     const { search } = await client.search({ query: 'staging database password rotation', kinds: [SearchKind.Turn] });
     expect(search[0]?.id).toBe(addTurn.turn.id);
+    // The hit carries the passage that matched, not the turn's first characters.
+    expect(search[0]?.passage).toContain('The staging database password rotates every ninety days.');
+    expect(search[0]!.passage!.length).toBeLessThan(500);
   });
 
   it('stores a turn that is all code and finds it by an identifier in it', async () => {
