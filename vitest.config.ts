@@ -34,7 +34,11 @@ export default defineConfig({
     // Node loads graphql's CommonJS build (the package has no exports map) for yoga and Pothos;
     // Vite would hand our sources index.mjs instead: two GraphQLError classes, and expected
     // errors masked as unexpected. One copy, as in production.
-    alias: [{ find: /^graphql$/, replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)) }],
+    alias: [
+      { find: /^graphql$/, replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)) },
+      // The AI SDK package imports the typed client by its package name; in tests, its sources.
+      { find: /^@symbiosis-memory\/client$/, replacement: fileURLToPath(new URL('./client/src/index.ts', import.meta.url)) },
+    ],
   },
   test: {
     projects: [

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The `sm` executable. It runs the bundle in dist/cli (fast start, built by `npm run build:cli`,
 // which `npm install` runs) while that is newer than every source file; otherwise it runs the
-// TypeScript directly through tsx, so an edited checkout never runs stale code.
-import { readdirSync, statSync } from 'node:fs';
+// TypeScript directly through tsx, so an edited checkout never runs stale code. An installed
+// package (`npm install -g symbiosis-memory`) has the bundle and no sources: it always runs that.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 
 // A server (`sm serve`, `sm mcp`) holds V8's young generation from the first line: loading the
@@ -25,6 +26,7 @@ function newestSource() {
 }
 
 function bundleIsFresh() {
+  if (!existsSync(new URL('server', root))) return true;
   try {
     return statSync(bundle).mtimeMs >= newestSource();
   } catch {

@@ -198,6 +198,19 @@ describe('import --format locomo', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr.trim()).toBe(`sm: ${join(dir, 'absent.json')}: no such file`);
   });
+
+  it('a LoCoMo file without --format locomo is named as one, exit 2, and no store is made', async () => {
+    const sample = { sample_id: 'conv-9', conversation: { speaker_a: 'Ana', speaker_b: 'Ben', session_1_date_time: '1:56 pm on 8 May, 2023', session_1: [{ speaker: 'Ana', dia_id: 'D1:1', text: 'Hi Ben.' }] } };
+    const files = { 'one-line.json': JSON.stringify([sample]), 'pretty.json': JSON.stringify([sample], null, 2), 'single.json': JSON.stringify(sample.conversation, null, 4) };
+    for (const [name, content] of Object.entries(files)) {
+      writeFileSync(join(dir, name), content);
+      const db = join(dir, `sniff-${name}`, 'memory.db');
+      const result = await sm(['--db', db, 'import', join(dir, name)], NOW);
+      expect(result.code, name).toBe(2);
+      expect(result.stderr.trim()).toBe(`sm: ${join(dir, name)} looks like a LoCoMo file: add --format locomo`);
+      expect(existsSync(db)).toBe(false);
+    }
+  });
 });
 
 describe('failures', () => {

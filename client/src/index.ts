@@ -6,7 +6,7 @@ import { getSdk, type Requester, type Sdk } from './generated/sdk.ts';
 import { executeTool, type ToolCallResult } from './tools.ts';
 
 export * from './generated/sdk.ts';
-export { executeTool, toolDefinitions, TOOLS, type ToolCallResult, type ToolDefinition } from './tools.ts';
+export { executeTool, toolDefinitions, TOOLS, toolSchemas, type ToolCallResult, type ToolDefinition } from './tools.ts';
 
 export type ClientOptions = {
   /** The GraphQL endpoint, e.g. `http://127.0.0.1:8787/graphql` (`ws://` is derived for subscriptions). */

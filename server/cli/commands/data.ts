@@ -1,6 +1,6 @@
 // export / import: JSON Lines of every record (sessions, turns, memories of all statuses, links,
 // events, entities), and LoCoMo conversations for trying the memory on real dialogue.
-import { createReadStream, createWriteStream, openSync, readFileSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, openSync, readFileSync, readSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -47,6 +47,38 @@ async function exportTo(backend: Backend, out: NodeJS.WritableStream): Promise<n
   const reader = createInterface({ input: Readable.fromWeb(response.body as never) });
   for await (const line of reader) if (line) await write(line);
   return lines;
+}
+
+const isLocomoConversation = (value: unknown) => {
+  const data = (value as { conversation?: unknown } | null)?.conversation ?? value;
+  return typeof data === 'object' && data !== null && 'speaker_a' in data && 'session_1' in data;
+};
+
+/**
+ * Whether `file` is a LoCoMo data file rather than an export: its first line is one whole
+ * conversation (or an array of them), or a pretty-printed one that opens with LoCoMo's keys. Only
+ * the first MB is read; an unreadable file is left to the import to report.
+ */
+function looksLikeLocomo(file: string): boolean {
+  let head: string;
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(1 << 20);
+      head = buffer.toString('utf8', 0, readSync(fd, buffer, 0, buffer.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+  const first = head.split('\n', 1)[0]!;
+  try {
+    const value: unknown = JSON.parse(first);
+    return Array.isArray(value) ? isLocomoConversation(value[0]) : isLocomoConversation(value);
+  } catch {
+    return /^\s*[[{]/.test(head) && /"speaker_a"\s*:/.test(head) && /"session_1"\s*:/.test(head);
+  }
 }
 
 /** A progress bar on stderr for long imports, only where someone is watching. */
@@ -158,6 +190,8 @@ export function registerDataCommands(program: Command, globals: () => GlobalOpti
     .addHelpText('after', '\nExamples:\n  sm import backup.jsonl\n  sm import --format locomo conv-26.json')
     .action(async (file: string, opts: { format: 'jsonl' | 'locomo'; assistant?: string }) => {
       const options = globals();
+      // Checked before the store is opened: a wrong guess about the format changes nothing.
+      if (opts.format === 'jsonl' && looksLikeLocomo(file)) throw badInput(`${file} looks like a LoCoMo file: add --format locomo`);
       await withBackend(options, async (backend) => {
         const report = opts.format === 'locomo' ? await importLocomo(backend, file, opts.assistant) : await importFrom(backend, file);
         emit(options, report, () =>
