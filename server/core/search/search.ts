@@ -51,7 +51,8 @@ export type SearchOptions = {
   /** Filled with each scored turn's feature vector (TURN_FEATURES order): for fitting the ranker. */
   turnFeatures?: Map<number, number[]>;
   tuning?: {
-    turns?: { weights?: Partial<TurnTuning['weights']>; expand?: number };
+    /** `weights` apply to both kinds of conversation, `chatWeights` then to conversations with an assistant. */
+    turns?: { weights?: Partial<TurnTuning['weights']>; chatWeights?: Partial<TurnTuning['weights']>; expand?: number };
     weights?: Partial<Record<Signal, number>>;
     candidates?: number;
     memoryCandidates?: number;
@@ -65,7 +66,11 @@ const key = (kind: 'm' | 't', id: number) => `${kind}${id}`;
 function tuningOf(options: SearchOptions, vectorWeight: number): SearchTuning {
   const turnWeights = { ...DEFAULT_TUNING.turns.weights, vector: vectorWeight, ...options.tuning?.turns?.weights };
   return {
-    turns: { weights: turnWeights, expand: options.tuning?.turns?.expand ?? DEFAULT_TUNING.turns.expand },
+    turns: {
+      weights: turnWeights,
+      chatWeights: { ...DEFAULT_TUNING.turns.chatWeights, vector: vectorWeight, ...options.tuning?.turns?.weights, ...options.tuning?.turns?.chatWeights },
+      expand: options.tuning?.turns?.expand ?? DEFAULT_TUNING.turns.expand,
+    },
     weights: { ...DEFAULT_TUNING.weights, ...options.tuning?.weights },
     candidates: options.tuning?.candidates ?? DEFAULT_TUNING.candidates,
     memoryCandidates: options.tuning?.memoryCandidates ?? DEFAULT_TUNING.memoryCandidates,

@@ -1,5 +1,6 @@
 // Re-ranks lexical turn candidates with a linear model over features a conversation offers for
-// free (turn-features.ts). The weights were fitted on LoCoMo conversations by coordinate ascent
+// free (turn-features.ts). The weights (one set for conversations between named people, one for
+// a user's chats with an assistant) were fitted on LoCoMo and BEAM conversations by coordinate ascent
 // on evidence recall, and checked by leaving each conversation out in turn: `npm run bench:fit`
 // refits them and prints both, so a change here is a measured one.
 import type { Space } from '../space.ts';
@@ -16,7 +17,10 @@ import { queryModel, stem, TURN_FEATURES, turnFeatures, wordCache, type FeatureT
 export type TurnInfo = { id: number; userId: string; agentId: string | null; sessionId: string; name: string | null; at: number };
 
 export type TurnTuning = {
+  /** For conversations between named people, as LoCoMo's. */
   weights: Record<TurnFeature, number>;
+  /** For a user's conversations with an assistant (any scored turn is an assistant's), as BEAM's. */
+  chatWeights: Record<TurnFeature, number>;
   /** The best this many candidates (and pinned ones) are scored with their ±2 neighbours. */
   expand: number;
 };
@@ -27,7 +31,18 @@ export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
   semantic: 1, vector: 4, passage: 0, passageCoverage: 0, prevPassage: 0, nextPassage: 0, assistant: 0,
 };
 
-export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, expand: 40 };
+/**
+ * A user working with an assistant asks about what the user said (requests, decisions, facts about
+ * the project) more than about the assistant's long answers; passages and roles matter there.
+ * Fitted on BEAM chats and LoCoMo together with the same procedure (bench:fit), left out per conversation.
+ */
+export const CHAT_TURN_WEIGHTS: Record<TurnFeature, number> = {
+  ...DEFAULT_TURN_WEIGHTS,
+  coverage: 2, prev: 0.2, next: 2, prev2: 0.1, next2: -1, windowCoverage: 0.1, question: -0.5, timeWords: 0.2, opener: -1, onDate: -0.5,
+  bigram: 0.5, number: 0.2, dated: 0.2, prevPassage: 0.1, assistant: -1,
+};
+
+export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, chatWeights: CHAT_TURN_WEIGHTS, expand: 40 };
 
 /**
  * The ids of a turn's neighbours as a JSON array, nearest first: SQLite's json_group_array over
@@ -168,11 +183,13 @@ export async function rankTurns(
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
   const withSemantic = semantic ? { ...signals, [semantic.feature]: semantic.similarity(rows.values()) } : signals;
   const features = turnFeatures(queryModel(query, await idfFor(store, space, query)), scored, bm25, turns, withSemantic, wordCache(store), passageCache(store), passages);
-  const weights = TURN_FEATURES.map((f) => tuning.weights[f]);
+  // The weights for the kind of conversation: one with an assistant, or one between named people.
+  const profile = scored.some((t) => t.role === 'assistant') ? tuning.chatWeights : tuning.weights;
+  const weights = TURN_FEATURES.map((f) => profile[f]);
   const ranked: Scored[] = [];
   for (const [id, vector] of features) ranked.push({ id, score: vector.reduce((sum, x, i) => sum + x * weights[i]!, 0) });
   // Candidates below the scored ones keep their BM25 order (their other features are unknown).
-  for (const c of candidates) if (!features.has(c.id)) ranked.push({ id: c.id, score: tuning.weights.bm25 * bm25.get(c.id)! - 1e3 });
+  for (const c of candidates) if (!features.has(c.id)) ranked.push({ id: c.id, score: profile.bm25 * bm25.get(c.id)! - 1e3 });
   ranked.sort((a, b) => b.score - a.score || a.id - b.id);
   return { ranked, features, passages };
 }
