@@ -165,6 +165,19 @@ describe('benchmarks', () => {
     expect(Object.keys(result.fitted.weights)).toContain('windowCoverage');
   });
 
+  it('bench:fit fits BEAM chats and LoCoMo together: chat weights for the chats, each conversation left out beside plain BM25', { timeout: 120_000 }, async () => {
+    const result = await bench('fit-ranker.ts', beamChat(), beamChat(), conversation('conv-a'));
+    expect(result.conversations.map((c: { dataset: string; chat: number; questions: number }) => [c.dataset, c.chat === c.questions])).toEqual([
+      ['beam', true],
+      ['beam', true],
+      ['locomo', false],
+    ]);
+    for (const c of result.conversations) expect(c.marginAt10).toBeCloseTo(c.heldOut['10'] - c.bm25['10'], 2);
+    expect(Object.keys(result.datasets).sort()).toEqual(['beam', 'locomo']);
+    expect(Object.keys(result.datasets.beam.byCategory).sort()).toEqual(['event_ordering', 'information_extraction', 'knowledge_update']);
+    expect(Object.keys(result.fitted.chatWeights)).toContain('assistant');
+  });
+
   it('bench:fit with an embedding endpoint fits the model\'s cosine with the rest', { timeout: 120_000 }, async () => {
     const server = await startOpenAiServer(undefined, { native: 64 });
     try {
