@@ -84,7 +84,7 @@ const AddTurnInput = builder.inputType('AddTurnInput', {
     autoExtract: t.boolean({
       required: true,
       defaultValue: true,
-      description: 'Extract memories from the turn (user turns). False stores it as history only.',
+      description: 'Extract memories from the turn (facts from a user turn; decisions and restated user facts from an assistant turn). False stores it as history only.',
     }),
     at: t.field({ type: 'DateTime', description: 'When it was said, for importing history; defaults to now.' }),
   }),
@@ -110,7 +110,8 @@ builder.mutationFields((t) => ({
   addTurn: t.field({
     type: AddTurnPayload,
     description:
-      'Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn, ' +
+      'Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn ' +
+      '(an assistant turn yields only decisions and user facts it restates, by heuristics), ' +
       'as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM ' +
       'in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics.',
     args: { input: t.arg({ type: AddTurnInput, required: true, description: 'The turn.' }), ...spaceArgs(t) },

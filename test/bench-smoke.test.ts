@@ -234,11 +234,14 @@ describe('benchmarks', () => {
     expect(Object.keys(result.fit.fitted.tuning)).toContain('decay');
   });
 
-  it('bench:extract reports observation coverage and throughput', { timeout: 120_000 }, async () => {
+  it('bench:extract reports memories per turn, observation coverage and precision, and the labelled set', { timeout: 120_000 }, async () => {
     const result = await bench('extract.ts', conversation());
-    expect(result.overall).toMatchObject({ turns: 5, observations: 3 });
-    expect(result.overall.coverage).toBeGreaterThan(0.5);
-    expect(result.files[0].addTurnMs.p99).toBeGreaterThan(0);
+    expect(result.overall.locomo).toMatchObject({ turns: 5, observations: 3 });
+    expect(result.overall.locomo.coverage).toBeGreaterThan(0.5);
+    expect(result.overall.locomo.precision).toBeGreaterThanOrEqual(0.5);
+    expect(result.overall.locomo.memoriesPerTurn).toBeGreaterThan(0);
+    expect(result.labelled.n).toBeGreaterThanOrEqual(300);
+    expect(result.labelled.precision).toBeGreaterThanOrEqual(0.9);
   });
 
   it('bench:scale --users measures one user and many in the same run, with the small user in each file and alone', { timeout: 120_000 }, async () => {

@@ -40,7 +40,7 @@ async function setup(config: Record<string, unknown> = {}, path?: string) {
 describe('ingest: fast NER on the hot path, accurate NER in a durable job', () => {
   it('finds Alice Johnson, Paris, @bob, #apollo and the email, then reaches Alice from "Alice called me"', async () => {
     const { store, say, drain, entities } = await setup();
-    const first = await say('Met Alice Johnson in Paris with @bob about #apollo, mail alice@example.com');
+    const first = await say('Saw Alice Johnson in Paris with @bob about #apollo, mail alice@example.com');
     // Committed at once: regex entities and the speaker; the accurate pass is a queued job.
     expect(await entities()).toEqual(['Sam:person:1', 'alice@example.com:email:1', 'apollo:hashtag:1', 'bob:mention:1']);
     expect((await listJobs(store)).map((j) => [j.type, j.payload])).toEqual([['ner.accurate', { turnId: first.turn.id, userId: 'default' }]]);
@@ -115,12 +115,12 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
 
   it('skips NER entirely when ner.enabled is false, and queues no accurate job without an accurate provider', async () => {
     const off = await setup({ ner: { enabled: false } });
-    await off.say('Met Alice Johnson with @bob');
+    await off.say('Saw Alice Johnson with @bob');
     expect(await off.entities()).toEqual([]);
     expect(await listJobs(off.store)).toEqual([]);
 
     const regexOnly = await setup({ ner: { providers: ['regex', 'known'] } });
-    await regexOnly.say('Met Alice Johnson with @bob');
+    await regexOnly.say('Saw Alice Johnson with @bob');
     expect(await regexOnly.entities()).toEqual(['Sam:person:1', 'bob:mention:1']);
     expect(await listJobs(regexOnly.store)).toEqual([]);
   });
@@ -148,6 +148,23 @@ describe('registry resolution', () => {
       const full = (await resolveEntity(store, DEFAULT_SPACE, { name: 'Carol Danvers', type: 'person' }))!;
       expect(full).toMatchObject({ created: false, entity: { id: carol.id, name: 'Carol Danvers', nameKey: 'carol danvers', aliases: ['Carol'] } });
       expect((await resolveEntity(store, DEFAULT_SPACE, { name: "Carol's", type: 'person' }))!.entity.id).toBe(carol.id);
+    });
+  });
+
+  it('a short form of one known first name is an alias ("Mel" for "Melanie"), whichever comes first; two candidates, no guess', async () => {
+    const { store } = await testStore();
+    await write(store, async () => {
+      const melanie = (await resolveEntity(store, DEFAULT_SPACE, { name: 'Melanie', type: 'person' }))!.entity;
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Mel', type: 'person' })).toMatchObject({ created: false, entity: { id: melanie.id, name: 'Melanie', aliases: ['Mel'] } });
+      // The short form first: the full name takes over the entity and keeps the short form.
+      const jon = (await resolveEntity(store, DEFAULT_SPACE, { name: 'Jon', type: 'person' }))!.entity;
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Jonathan', type: 'person' })).toMatchObject({ created: false, entity: { id: jon.id, name: 'Jonathan', aliases: ['Jon'] } });
+      // "Sam" could be Samantha or Samuel: a person of its own.
+      await resolveEntity(store, DEFAULT_SPACE, { name: 'Samantha', type: 'person' });
+      await resolveEntity(store, DEFAULT_SPACE, { name: 'Samuel', type: 'person' });
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Sam', type: 'person' })).toMatchObject({ created: true, entity: { name: 'Sam' } });
+      // Too short to be anyone's short form.
+      expect((await resolveEntity(store, DEFAULT_SPACE, { name: 'Me', type: 'person' }))!.created).toBe(true);
     });
   });
 

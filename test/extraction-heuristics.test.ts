@@ -218,8 +218,8 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
   it('writes third-person sentences: verbs agree, "my" at the start is the subject\'s, no "User:" labels', () => {
     expect(extract('I really love hiking with my dog').map((f) => f.content)).toEqual(['User likes hiking with their dog']);
     expect(extract('My favorite color is blue').map((f) => f.content)).toEqual(["User's favorite color is blue"]);
-    const fallback = extract('The support group has made me feel accepted and given me courage', 'Caroline').map((f) => f.content);
-    expect(fallback).toEqual(['Caroline said the support group has made them feel accepted and given them courage']);
+    const fallback = extract('We have been restoring an old boat with my dad', 'Caroline').map((f) => f.content);
+    expect(fallback).toEqual(['Caroline said they have been restoring an old boat with their dad']);
     for (const text of ['My sister Maria lives in Porto', 'Hey Caroline, since we last chatted, I have had a lot going on with my family']) {
       for (const fact of extract(text)) expect(fact.content).not.toMatch(/^User:|\bi is\b|\bUser (?:play|go|have|love)\b/);
     }

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, SearchKind, type SymbiosisClient } from '../client/src/index.ts';
-import { MAX_TURN_CHARS } from '../server/core/turns.ts';
+import { MAX_TURN_TEXT } from '../server/core/turns.ts';
 import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 import { sm } from './helpers/sm-cli.ts';
 
@@ -39,10 +39,10 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('long turns', () => {
-  it(`stores a turn of ${MAX_TURN_CHARS.toLocaleString('en')} characters whole over GraphQL, and refuses one more with nothing stored`, { timeout: 60_000 }, async () => {
-    const text = longText(MAX_TURN_CHARS, 'The staging database password rotates every ninety days.');
+  it(`stores a turn of ${MAX_TURN_TEXT.toLocaleString('en')} characters whole over GraphQL, and refuses one more with nothing stored`, { timeout: 60_000 }, async () => {
+    const text = longText(MAX_TURN_TEXT, 'The staging database password rotates every ninety days.');
     const { addTurn } = await client.addTurn({ input: { sessionId: 'paste', role: Role.User, text } });
-    expect(addTurn.turn.text.length).toBe(MAX_TURN_CHARS);
+    expect(addTurn.turn.text.length).toBe(MAX_TURN_TEXT);
     expect(addTurn.turn.text).toBe(text);
     const before = await turnCount();
     const error = await failure(client.addTurn({ input: { sessionId: 'paste', role: Role.User, text: `${text}x` } }));
@@ -99,7 +99,7 @@ describe('long turns', () => {
       expect(search[0]).toMatchObject({ id: stored.structuredContent.turnId });
       expect(search[0]!.turn?.text.length).toBe(400_000);
       const before = await turnCount();
-      const refused = (await mcp.callTool({ name: 'add_turn', arguments: { session_id: 'mcp', role: 'user', text: 'x'.repeat(MAX_TURN_CHARS + 1) } })) as { isError?: boolean };
+      const refused = (await mcp.callTool({ name: 'add_turn', arguments: { session_id: 'mcp', role: 'user', text: 'x'.repeat(MAX_TURN_TEXT + 1) } })) as { isError?: boolean };
       expect(refused.isError).toBe(true);
       expect(await turnCount()).toBe(before);
     } finally {

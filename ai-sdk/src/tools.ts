@@ -9,7 +9,7 @@ import { connect, type MemoryOptions } from './connection.ts';
 /** The tools `memoryTools` gives unless told otherwise: search, remember, forget. */
 export const DEFAULT_TOOLS = ['search_memory', 'remember_fact', 'forget'] as const;
 
-/** Every tool there is, by name: the defaults, and get_context, correct_fact, confirm_fact, get_entity_info, memory_stats, add_turn. */
+/** Every tool there is, by name: the MCP server's tools (`sm tools` lists them with their descriptions). */
 export const TOOL_NAMES: readonly string[] = TOOLS.map((t) => t.name);
 
 export type MemoryToolsOptions = MemoryOptions & {

@@ -860,7 +860,7 @@ class _SyncOperations:
         return self._execute(_ACCESS_TOKENS, {"userId": user_id, "includeRevoked": include_revoked})
 
     def add_turn(self, *, role: Role | str, session_id: str, text: str, at: str | datetime | None = None, auto_extract: bool | None = None, name: str | None = None, user_id: str | None = None, agent_id: str | None = None) -> AddTurnPayload:
-        """Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn, as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics."""
+        """Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn (an assistant turn yields only decisions and user facts it restates, by heuristics), as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics."""
         return self._execute(_ADD_TURN, {"input": _present({"at": _time(at, "at"), "autoExtract": auto_extract, "name": name, "role": _enum(Role, role, "role"), "sessionId": session_id, "text": text}), "userId": user_id, "agentId": agent_id})
 
     def config(self) -> Any:
@@ -1003,7 +1003,7 @@ class _AsyncOperations:
         return await self._execute(_ACCESS_TOKENS, {"userId": user_id, "includeRevoked": include_revoked})
 
     async def add_turn(self, *, role: Role | str, session_id: str, text: str, at: str | datetime | None = None, auto_extract: bool | None = None, name: str | None = None, user_id: str | None = None, agent_id: str | None = None) -> AddTurnPayload:
-        """Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn, as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics."""
+        """Stores a turn in its session and (unless `autoExtract` is false) extracts memories from a user turn (an assistant turn yields only decisions and user facts it restates, by heuristics), as config extractor.mode says: heuristic and hybrid answer without a network call (hybrid refines with the LLM in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics."""
         return await self._execute(_ADD_TURN, {"input": _present({"at": _time(at, "at"), "autoExtract": auto_extract, "name": name, "role": _enum(Role, role, "role"), "sessionId": session_id, "text": text}), "userId": user_id, "agentId": agent_id})
 
     async def config(self) -> Any:

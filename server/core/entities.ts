@@ -89,6 +89,40 @@ export async function peopleByFirstName(store: Store, space: Space, first: strin
   ).all({ userId: space.userId, low: `${first} `, high: `${first}!` });
 }
 
+/** Names this short are too ambiguous to be anyone's short form ("Al", "Jo"). */
+const MIN_SHORT_FORM = 3;
+
+/** People whose first name starts with `prefix` and is longer: "mel" finds "Melanie" and "Melanie Smith". */
+async function peopleByPrefix(store: Store, space: Space, prefix: string): Promise<EntityRow[]> {
+  const high = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+  const range = store.sql.dialect === 'postgres' ? `name_key collate "C" > ? and name_key collate "C" < ?` : 'name_key > ? and name_key < ?';
+  const rows = await store.sql.values(`select ${entityRows.columns} from entities where user_id = ? and type = ? and ${range} limit 3`, [space.userId, EntityType.Person, `${prefix}!`, high]);
+  return rows.map((raw) => entityRows.decode(raw)).filter((e) => e.nameKey.split(' ')[0]!.length > prefix.length);
+}
+
+/**
+ * A short form of one known person ("Mel" for "Melanie") is an alias of that person, whichever
+ * came first: the short form of a known name joins it; a longer name that a known short form
+ * starts ("Melanie" after "Mel") renames that entity and keeps the short form as an alias.
+ * Two candidates: no guess.
+ */
+async function shortFormOf(store: Store, space: Space, key: string, name: string): Promise<EntityRow | null> {
+  if (key.length >= MIN_SHORT_FORM) {
+    const longer = await peopleByPrefix(store, space, key);
+    if (longer.length > 0) return longer.length === 1 ? withAlias(store, longer[0]!, name) : null;
+  }
+  const prefixes = [];
+  for (let n = MIN_SHORT_FORM; n < key.length; n++) prefixes.push(key.slice(0, n));
+  if (prefixes.length === 0) return null;
+  const rows = await store.sql.values(`select ${entityRows.columns} from entities where user_id = ? and type = ? and name_key in (${prefixes.map(() => '?').join(', ')}) limit 2`, [space.userId, EntityType.Person, ...prefixes]);
+  if (rows.length !== 1) return null;
+  const short = entityRows.decode(rows[0]!);
+  // Another person the short form may stand for: no guess.
+  if ((await peopleByPrefix(store, space, short.nameKey)).length > 0) return null;
+  const aliases = [...short.aliases.filter((a) => entityKey(a, short.type) !== key), short.name].slice(0, MAX_ALIASES);
+  return update(store, short, { name, nameKey: key, aliases });
+}
+
 async function create(store: Store, space: Space, name: string, key: string, type: string): Promise<EntityRow> {
   const now = store.clock.now();
   const entity = (await prepared(store, 'entity.insert', (db) =>
@@ -149,6 +183,8 @@ export async function resolveEntity(
     if (tokens.length === 1) {
       const people = await peopleByFirstName(store, space, key);
       if (people.length === 1) return { entity: await withAlias(store, people[0]!, mention.name), created: false };
+      const short = await shortFormOf(store, space, key, mention.name);
+      if (short) return { entity: short, created: false };
     } else {
       const firstOnly = await byKey(store, space, tokens[0]!, EntityType.Person);
       if (firstOnly && (await peopleByFirstName(store, space, tokens[0]!)).length === 0) {

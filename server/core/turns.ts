@@ -22,7 +22,7 @@ const turnRows = rowCodec(turns);
 const turnColumnCount = turnRows.columns.split(', ').length;
 
 /** A turn's text is stored whole up to this many characters (string length); longer is refused, nothing stored. */
-export const MAX_TURN_CHARS = 1_000_000;
+export const MAX_TURN_TEXT = 1_000_000;
 /** How far past the server's clock a turn may be dated (clocks of client machines drift). */
 const FUTURE_SLACK_MS = 86_400_000;
 
@@ -30,7 +30,7 @@ export const addTurnSchema = z.object({
   sessionId: z.string().trim().min(1, 'must not be empty').max(200),
   role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }),
   name: z.string().trim().min(1).max(100).nullish(),
-  text: z.string().trim().min(1, 'must not be empty').max(MAX_TURN_CHARS, `at most ${MAX_TURN_CHARS.toLocaleString('en')} characters`),
+  text: z.string().trim().min(1, 'must not be empty').max(MAX_TURN_TEXT, `at most ${MAX_TURN_TEXT.toLocaleString('en')} characters`),
   autoExtract: z.boolean().default(true),
   /** When the turn happened (epoch ms); defaults to now. Lets history be imported. */
   at: z.number().int().nonnegative().nullish(),

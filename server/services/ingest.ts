@@ -68,7 +68,9 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
     const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime), nerQueued, options.speaker);
     // Vectors are computed by a job after the commit, never here (no network in the hot path).
     await enqueueEmbedding(tx, space, { turnIds: [turn.id] });
-    if (!options.autoExtract || turn.role !== 'user') return { extracted: [] as Extracted[], recovery: null };
+    if (!options.autoExtract || (turn.role !== 'user' && turn.role !== 'assistant')) return { extracted: [] as Extracted[], recovery: null };
+    // An assistant's turn teaches only what its heuristics recognise (decisions, restated user facts): no LLM pass.
+    if (turn.role === 'assistant') return { extracted: await heuristicPass(tx, turn, 'heuristic', turnEntities), recovery: null };
     if (mode === 'llm' && llm) {
       // Runs only if this process dies before the inline extraction below settles it.
       const recovery = await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId, fallback: true }, { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 });

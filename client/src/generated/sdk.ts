@@ -7,7 +7,7 @@ import type { DocumentNode } from 'graphql';
 export type AddTurnInput = {
   /** When it was said, for importing history; defaults to now. */
   at?: string | null | undefined;
-  /** Extract memories from the turn (user turns). False stores it as history only. */
+  /** Extract memories from the turn (facts from a user turn; decisions and restated user facts from an assistant turn). False stores it as history only. */
   autoExtract?: boolean;
   /** Optional speaker name. */
   name?: string | null | undefined;

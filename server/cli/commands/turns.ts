@@ -16,7 +16,7 @@ async function readStdin(): Promise<string> {
 export function registerTurnCommands(program: Command, globals: () => GlobalOptions) {
   program
     .command('add-turn')
-    .description('store one conversation turn (and extract memories from user turns)')
+    .description('store one conversation turn (and extract memories: facts from user turns, decisions and restated facts from assistant turns)')
     .requiredOption('--session <id>', 'session id (registered on its first turn)')
     .addOption(new Option('--role <role>', 'who spoke').choices(['user', 'assistant']).makeOptionMandatory())
     .option('--name <speaker>', "speaker's name (as OpenAI's message `name`)")

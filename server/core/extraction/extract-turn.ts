@@ -8,15 +8,42 @@ import type { TurnRow } from '../turns.ts';
 import { entityKey, EntityType } from '../ner/types.ts';
 import { describeEntity, linkEntities } from '../entities.ts';
 import { mentionsOf } from '../turn-dates.ts';
-import { extractFacts, type RelatedEntity } from './heuristics.ts';
+import { normalizeText } from '../text.ts';
+import { extractAssistantFacts, extractFacts, type FactCandidate, type RelatedEntity } from './heuristics.ts';
 import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
 
 /** Facts are about the speaker: the turn's name, or "User" when it has none. */
 export const subjectOf = (turn: Pick<TurnRow, 'name'>) => turn.name ?? 'User';
 
+/** The name of the session's user, for facts an assistant's turn states about them ("User" when unnamed). */
+const SESSION_USER_NAME = "select name from turns where user_id = ? and session_id = ? and role = 'user' and id < ? order by id desc limit 1";
+
+async function assistantFacts(store: Store, turn: TurnRow): Promise<FactCandidate[]> {
+  const facts = extractAssistantFacts(turn.text, 'User', turn.at);
+  if (facts.length === 0) return facts;
+  const name = await store.sql.pluck<string | null>(SESSION_USER_NAME, [turn.userId, turn.sessionId, turn.id]);
+  return name ? extractAssistantFacts(turn.text, name, turn.at) : facts;
+}
+
+/** At most this many of a turn's clauses are looked up among the user's memories. */
+const PASTED_LOOKUPS = 32;
+
+/**
+ * The facts whose clause is, word for word, a memory the space already holds: the service's own
+ * text sent back (a memory quoted in a turn or system prompt) is not news. One indexed read.
+ */
+async function withoutPasted(store: Store, turn: TurnRow, facts: FactCandidate[]): Promise<FactCandidate[]> {
+  const keys = [...new Set(facts.map((f) => normalizeText(f.clause)).filter(Boolean))].slice(0, PASTED_LOOKUPS);
+  if (keys.length === 0) return facts;
+  const sql = `select content_key from memories where user_id = ? and content_key in (${keys.map(() => '?').join(', ')})`;
+  const known = new Set(await store.sql.values(sql, [turn.userId, ...keys]).then((rows) => rows.map((r) => String(r[0]))));
+  return known.size === 0 ? facts : facts.filter((f) => !known.has(normalizeText(f.clause)));
+}
+
 export async function extractHeuristically(store: Store, turn: TurnRow): Promise<Extracted[]> {
-  const subject = subjectOf(turn);
-  const facts = extractFacts(turn.text, subject, turn.at, { mentions: mentionsOf(store, turn) });
+  if (turn.role !== 'user' && turn.role !== 'assistant') return [];
+  const read = turn.role === 'assistant' ? await assistantFacts(store, turn) : extractFacts(turn.text, subjectOf(turn), turn.at, { mentions: mentionsOf(store, turn) });
+  const facts = await withoutPasted(store, turn, read);
   const candidates = facts.map((f) => ({
     content: f.content,
     tags: f.tags,

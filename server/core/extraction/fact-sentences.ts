@@ -148,7 +148,7 @@ export function clauses(text: string): string[] {
   return text
     .replace(/[’‘]/g, "'")
     // Sentence ends, but not after common abbreviations ("St. Mary's", "Dr. Lee").
-    .split(/(?<!\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Prof|vs|etc|approx|Mt|Ave)\.)(?<=[.!?])\s+|\n+|;\s*/)
+    .split(/(?<!\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Prof|vs|etc|approx|Mt|Ave)\.)(?<=[.!?])\s+|\n+|;\s*|\s*[-–—]+\s+(?=(?:i|i'm|i've|we|we're|we've|my|our)\b)/i)
     .flatMap((sentence) => sentence.split(/,?\s+\b(?:and|but|so|plus|also)\s+(?=(?:i|i'm|i've|i'll|my|actually|now|next)\b)/i))
     .map((c) => c.trim().replace(/[.!…]+$/, ''))
     .filter((c) => c.length > 2);

@@ -5,10 +5,12 @@
 // said as fact-sentences.ts words it.
 import { DAY_MS } from '../clock.ts';
 import { capitalised, clauses, cleanValue, conjugate, contentWords, gerund, IRREGULAR_PAST, sentenceAbout, slotKey, thirdPerson } from './fact-sentences.ts';
+import { hasLatinWords, lastingStatement, notAClaim, proseOf } from './fact-filter.ts';
 import { HEALTH_RULES, HEALTH_WORDS } from './health-rules.ts';
 import { relatedIn, relativeFacts, type RelatedEntity } from './relatives.ts';
 import type { Built, Match, Rule } from './rule.ts';
 import { resolveTimeMentions, withAbsoluteDates, type TimeMention } from './time-phrases.ts';
+import { readAssistantTurn } from './assistant-turns.ts';
 
 export type { RelatedEntity };
 
@@ -28,12 +30,14 @@ export type FactCandidate = {
   protect?: boolean;
   /** People and animals the clause names with their relation to the subject ("my sister Maria"). */
   related?: RelatedEntity[];
+  /** The clause the fact was read from, as the turn says it. */
+  clause: string;
 };
 
 const ADVERBS = String.raw`(?:(?:really|also|still|just|truly|totally|absolutely|actually|recently|finally|now|do|kind of|sort of|definitely|honestly)\s+)*`;
 const LIKE_VERBS = /^(like|likes|love|loves|enjoy|enjoys|adore|adores)$/i;
 const NOT_NAMES = new Set(['back', 'later', 'tomorrow', 'now', 'anytime', 'soon', 'again', 'sometime', 'whenever', 'when', 'if', 'crazy', 'old']);
-const NOT_EVENTS = new Set(['need', 'used', 'wanted', 'hoped', 'wished', 'guessed', 'supposed', 'agreed', 'wondered', 'bet', 'mean', 'meant', 'noticed', 'realized', 'realised', 'felt', 'thought', 'knew', 'had', 'got', 'did']);
+const NOT_EVENTS = new Set(['need', 'used', 'wanted', 'hoped', 'wished', 'guessed', 'supposed', 'agreed', 'wondered', 'bet', 'mean', 'meant', 'noticed', 'realized', 'realised', 'felt', 'thought', 'knew', 'had', 'got', 'did', 'tried', 'tested', 'heard', 'managed', 'noticed', 'added', 'defined', 'checked']);
 
 const RULES: Rule[] = [
   ...HEALTH_RULES,
@@ -172,7 +176,7 @@ const RULES: Rule[] = [
   },
   {
     name: 'plan.future',
-    pattern: /\bi(?:'m| am| will|'ll)\s+(?:(?:going|planning|hoping|about|gonna)\s+(?:to\s+)?)?((?:fly|flying|travel|travelling|traveling|go|going|visit|visiting|move|moving|start|starting|take|taking|head|heading|attend|attending|see|seeing|meet|meeting|run|running|have|having|get|getting|try|trying|do|doing)\b.+)/i,
+    pattern: /\bi(?:'m| am| will|'ll)\s+(?:(?:going|planning|hoping|about|gonna)\s+(?:to\s+)?)?((?:fly|flying|travel|travelling|traveling|go|going|visit|visiting|move|moving|start|starting|take|taking|head|heading|attend|attending|see|seeing|meet|meeting|run|running|have|having|get|getting|do|doing)\b.+)/i,
     build: (m, clause) => {
       const value = cleanValue(m[1]!);
       if (/^(?:do|doing|have|having|get|getting|try|trying)\s+(?:it|that|this|so|my best|well|fine|great|good|okay|ok)\b/i.test(value)) return null;
@@ -229,7 +233,7 @@ const RULES: Rule[] = [
     name: 'statement.first_person',
     pattern: /\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b/i,
     build: (m, clause) => {
-      if (SMALL_TALK.test(clause) || contentWords(clause) < 4) return null;
+      if (SMALL_TALK.test(clause) || !lastingStatement(clause, contentWords(clause))) return null;
       const value = clause.replace(/\s+/g, ' ').trim();
       return { slot: `said:${slotKey(value)}`, value, polarity: 1, exclusive: false, rule: 'statement.first_person', content: (s) => sentenceAbout(s, value), tags: ['statement'] };
     },
@@ -256,6 +260,10 @@ function negated(verb: string, object: string, rule: string): Match | null {
 
 const SKIP_CLAUSE = /\?\s*$|^\s*(?:if|when|whether|do you|did you|have you|are you|would you|could you|what|how|why|who|where)\b|\b(?:you|your)\s+(?:like|love|have)\b/i;
 
+/** Chat drops the "I" of a past action ("Started hitting the gym last week"): it is the speaker's. */
+const SPEAKER_DROPPED = /^(?:(?:just|finally|recently|also)\s+)?(?:been|started|went|got|had|made|finished|took|joined|bought|visited|spent|signed up|moved|met|picked up|adopted|ran|won|painted|baked|volunteered|graduated|booked)\s+\w/i;
+const impliedSpeaker = (clause: string) => (SPEAKER_DROPPED.test(clause) ? `I ${clause.charAt(0).toLowerCase()}${clause.slice(1)}` : clause);
+
 /** The first rule that matches `clause`, about `subject`. */
 function matchRules(clause: string, subject: string, withFallback: boolean): Built[] {
   const health = HEALTH_WORDS.test(clause);
@@ -276,6 +284,8 @@ export type ExtractOptions = {
   mentions?: TimeMention[];
   /** The zone the turn's dates are read in, when they are resolved here. */
   zone?: string;
+  /** Statements kept whole when no rule reads them (the fallback); off for words restated by the assistant. */
+  statements?: boolean;
 };
 
 /**
@@ -285,12 +295,14 @@ export type ExtractOptions = {
 export function extractFacts(text: string, subject = 'User', at?: number, options: ExtractOptions = {}): FactCandidate[] {
   const facts: FactCandidate[] = [];
   const mentions = at === undefined ? [] : (options.mentions ?? resolveTimeMentions(text, at, options.zone));
-  for (const raw of clauses(text)) {
-    if (SKIP_CLAUSE.test(raw)) continue;
-    const clause = raw.replace(/^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway)[,!]?\s+/i, '').replace(/\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?/i, '');
+  for (const raw of clauses(proseOf(text))) {
+    if (SKIP_CLAUSE.test(raw) || !hasLatinWords(raw)) continue;
+    const clause = impliedSpeaker(raw.replace(/^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway)[,!]?\s+/i, '').replace(/\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?/i, ''));
+    // Health and diet facts are read even when said as a need ("I need to avoid gluten").
+    if (!HEALTH_WORDS.test(clause) && notAClaim(clause)) continue;
     const related = relatedIn(clause, subject);
     const built = relativeFacts(clause, subject, (inner, who) => matchRules(inner, who, false));
-    if (built.length === 0) built.push(...matchRules(clause, subject, true));
+    if (built.length === 0) built.push(...matchRules(clause, subject, options.statements !== false));
     if (built.length === 0) continue;
     // The clause's dates, in the order they appear; the first says when its fact happened.
     const dated = mentions.filter((m) => raw.includes(m.phrase)).sort((a, b) => raw.indexOf(a.phrase) - raw.indexOf(b.phrase));
@@ -317,11 +329,28 @@ export function extractFacts(text: string, subject = 'User', at?: number, option
         rule: b.rule,
         content: content.endsWith('.') ? content.slice(0, -1) : content,
         tags: b.tags ?? [],
+        clause: raw,
         ...(eventAt === undefined ? {} : { eventAt }),
         ...(b.protect ? { protect: true } : {}),
         ...(related.length > 0 ? { related } : {}),
       });
     }
+  }
+  return facts;
+}
+
+/**
+ * Fact candidates from an assistant's turn about the user (`subject`): the user's facts it
+ * restates as settled, read by the same rules as the user's own words, and decisions taken.
+ */
+export function extractAssistantFacts(text: string, subject = 'User', at?: number): FactCandidate[] {
+  const facts: FactCandidate[] = [];
+  for (const reading of readAssistantTurn(text)) {
+    if (reading.kind === 'confirmed') {
+      facts.push(...extractFacts(reading.userWords, subject, at, { statements: false }).map((f) => ({ ...f, rule: `assistant.${f.rule}`, clause: reading.clause })));
+      continue;
+    }
+    facts.push({ subject, slot: reading.slot, value: reading.value, polarity: 1, exclusive: false, rule: 'assistant.decision', content: reading.content(subject), tags: ['decision'], clause: reading.clause });
   }
   return facts;
 }

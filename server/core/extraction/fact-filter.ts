@@ -1,0 +1,76 @@
+// What is not a memory (docs/extraction.md): a memory holds a claim about the speaker or their
+// world that stays true beyond the moment. Questions, requests to the assistant, greetings,
+// thanks, praise and advice for the listener, fragments, and text the service wrote itself are
+// not; the turn stays searchable either way. Pure functions of the text: cheap on the hot path.
+import { isTimelineLine } from '../digests/timeline-text.ts';
+
+/** A clause that asks something, or asks the assistant to do something, says nothing lasting. */
+const REQUEST =
+  /^(?:(?:so|and|but|also|now|then|ok(?:ay)?|hmm+|um+|well|hey|hi|please)[,!]?\s+)*(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|might|what|how|why|who|where|when|which|whether|any(?:one|thing)?)\b[^.!]*$|^(?:(?:so|and|but|also|now|then|ok(?:ay)?|hmm+|well)[,!]?\s+)*(?:please|help me|show me|tell me|give me|walk me|explain|let me know|make sure|remind me|suggest|provide|write|create|generate|fix|implement|add|update|refactor|debug|check)\b|\b(?:can|could|would|will) you\b|\b(?:help|assist) me\b|\bi(?:'d| would) (?:like|love|appreciate) (?:you|it if you|some help|help|your)\b|\bi (?:need|want|would like) (?:you|your|help|some help|guidance|advice|assistance|an? (?:example|explanation|walkthrough|overview))\b|\bi(?:'m| am) (?:not sure|unsure|wondering|curious|confused|stuck|having (?:some |a few |an? )?(?:trouble|issues?|problems?|difficulty|difficulties))\b|\bi (?:was|am) wondering\b|\b(?:any|some) (?:ideas|suggestions|tips|advice|thoughts)\b/i;
+
+/** Said to the listener: thanks, praise, advice, wishes ("you're doing great", "let's keep going"). */
+const TO_LISTENER = /\b(?:you|your|you're|you've|you'll|yours|yourself|ya)\b|^let'?s\b|\blet (?:me|us)\b|\bthanks?\b|\bthank you\b|\bcongrat/i;
+
+/** A reaction or a reflection of the moment, not news about the speaker. */
+const MOMENT =
+  /^(?:it|that|this|those|these|there|here|seeing|hearing|knowing|being|having|doing|nothing|everything|life|things|moments?|such|what|how|so|yeah|yes|no|wow|oh|aw+|haha|lol)\b(?!\s+(?:i|my|we|our)\s+(?:have|had|went|got|made|started|bought|adopted|moved|finished|joined|took|won|lost|built|visited)\b)|\b(?:pic|pics|photo|photos|picture|pictures|snapshot|screenshot|here's|here is|look at|check out|take a look)\b|^(?:i|we) (?:all|both)\b|\b(?:we|they) (?:can|could|should|must|need to|have to|gotta)\b|^(?:i|we)(?:'re| are| am|'m)? (?:so |really |totally |very |super |just )*(?:glad|happy|excited|sorry|thrilled|stoked|pumped|proud|blessed|lucky|grateful|thankful)\b(?! to (?:have|be|start|join|move|get|own))/i;
+
+/** What the speaker is doing for this conversation only: trying, wanting, hoping, needing to. */
+const MOMENT_INTENT = /^(?:i|we)(?:'m|'re|'ve|'d|\s+am|\s+are|\s+have|\s+would)?\s+(?:just |really |currently |still |also |now |been |actually )*(?:(?:like|love) to (?:see|know|get|have|learn|understand|add|create|implement|make sure|ask|use|try|build|improve|integrate|explore|discuss)|heard|tried to|tested|added|managed|noticed|trying to|need|needed|hope|hoping|wish|wonder|wondering|think|feel|felt|guess|mean|meant|believe|know|understand|see|bet|agree|remember|forgot|want(?:ed)? to (?:make sure|ensure|know|understand|see|check|confirm|figure|learn|avoid|improve|optimi[sz]e|handle|add|implement|get|try|ask|share|tell|say|thank|let))\b/i;
+
+/** The speaker is the clause's subject: it opens with "I"/"my"/"we", after at most a short lead ("Last Monday I…"). */
+const FIRST_PERSON_SUBJECT = /^(?:[\w'-]+,?\s+){0,3}(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our|me and)\b/i;
+
+/** A clause with at least this many words of four letters or more says something of its own. */
+const MIN_CONTENT_WORDS = 4;
+
+/** Points at something pasted with it ("this error", "like this:", "the following"): not a fact on its own. */
+const DEICTIC = /:\s*$|\b(?:this|these|that|the following|my current|the above) (?:error|errors|code|snippet|function|schema|setup|output|message|config|configuration|implementation|file|query|script|class|component|method|example|approach|issue|problem|warning|stack trace|traceback)\b|\blike (?:this|so)\b|\bas follows\b|\b(?:below|above)\s*$/i;
+
+export const isRequestOrQuestion = (clause: string) => /\?\s*$/.test(clause) || REQUEST.test(clause) || DEICTIC.test(clause);
+
+/** Not a lasting claim whatever rule reads it: a question, a request, a pointer to pasted text, an intent of the moment. */
+export const notAClaim = (clause: string) => isRequestOrQuestion(clause) || MOMENT_INTENT.test(clause);
+
+/**
+ * Whether a clause kept whole as a statement (the fallback rule, no pattern of its own) is a
+ * lasting claim: first person, about the speaker, not a reaction, a wish or words to the listener.
+ */
+export function lastingStatement(clause: string, contentWords: number): boolean {
+  if (contentWords < MIN_CONTENT_WORDS || isRequestOrQuestion(clause)) return false;
+  if (!FIRST_PERSON_SUBJECT.test(clause)) return false;
+  return !TO_LISTENER.test(clause) && !MOMENT.test(clause) && !MOMENT_INTENT.test(clause);
+}
+
+/** Lines the service writes into a context block: its headings, fact lines and dated excerpts. */
+const PRODUCED_LINE =
+  /^\s*(?:#{1,4}\s+(?:Facts|Conversation excerpts|Weekly insight|Standing instructions|Instructions|Preferences|Profile|Timeline|Session digests?|Digests?|Memories|Relevant memories|Context)\b.*|[-*]\s+.+\((?:stated|told|said) \d{4}-\d{2}-\d{2}[^)]*\)\s*|\[\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?\]\s+[^:\n]{1,60}:.*|Weekly reflection \d{4}-\d{2}-\d{2}\b.*|-\s+[^:\n]{1,40} \(\d+\): .*|-\s+".*" replaced ".*")$/i;
+
+/** Code and what looks like it: fenced blocks, and lines of symbols, keywords and indentation. */
+const FENCE = /^\s*(?:```|~~~)/;
+const CODE_LINE =
+  /^\s{2,}\S|[{};]\s*$|^\s*(?:[}\])]|\/\/|\/\*|\*\s|#include|import\s|from\s+\S+\s+import|export\s|const\s|let\s|var\s|function\s|def\s|class\s|return\b|if\s*\(|for\s*\(|while\s*\(|<\/?[a-z][\w-]*[\s>]|\$\s|>>>|\w+\s*=\s*[\w'"[{(])|=>|\)\s*\{/;
+
+/**
+ * The part of a turn that is worth reading for facts: without code (fenced or not), quoted
+ * lines, markdown tables, and the lines a context block is made of (a turn or a system prompt
+ * that pastes the service's own output back must not teach it that output again). Linear in
+ * the text's length.
+ */
+export function proseOf(text: string): string {
+  if (!/[\n`#[\]{};=|>]/.test(text)) return text;
+  const kept: string[] = [];
+  let fenced = false;
+  for (const line of text.split('\n')) {
+    if (FENCE.test(line)) {
+      fenced = !fenced;
+      continue;
+    }
+    if (fenced || PRODUCED_LINE.test(line) || isTimelineLine(line) || /^\s*(?:>|\|)/.test(line) || CODE_LINE.test(line)) continue;
+    kept.push(line.replace(/`[^`\n]*`/g, (code) => code.slice(1, -1)));
+  }
+  return kept.join('\n');
+}
+
+/** A clause in no script the rules read (Hebrew, Chinese, only emoji or symbols): no English fact in it. */
+export const hasLatinWords = (clause: string) => /[A-Za-z]/.test(clause);
