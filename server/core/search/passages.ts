@@ -1,4 +1,4 @@
-// Long turns are read by passage (docs/search.md): an assistant's answer of a few thousand
+// Long turns are read by passage (docs/memory.md#search): an assistant's answer of a few thousand
 // characters says many things, and the one a question asks about is a few sentences of it (or
 // one code block). Ranking scores the best passage of each turn, so a long turn is neither
 // favoured for holding every word somewhere nor penalised for its length, and the context quotes
