@@ -254,7 +254,7 @@ const RULES: Rule[] = [
 ];
 
 /** Tasks of the moment, not of the project: understanding, deciding, fixing this one thing. */
-const MOMENTARY_TASK = /^(?:understand|figure out|get|make sure|ensure|see|decide|find|fix|debug|solve|work out|wrap|learn how|do|think|remember|recall|plan|estimate|review|wrap my head)\b/i;
+const MOMENTARY_TASK = /^(?:figure out|get|make sure|ensure|see|find|fix|debug|solve|work out|wrap|do|think|remember|recall|wrap my head)\b/i;
 
 /** Social phrases that say nothing lasting about the speaker. */
 const SMALL_TALK =
