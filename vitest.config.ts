@@ -26,6 +26,7 @@ const CONFORMANCE: string[] = [
   'search-vector-index',
   'search-semantic',
   'jobs-batch',
+  'digests',
 ].map((name) => `test/${name}.test.ts`);
 
 export default defineConfig({

@@ -2,7 +2,10 @@
 // conversation goes in as bench:locomo loads it; then, for every question with evidence (LoCoMo's
 // adversarial category 5 and BEAM's abstention questions have none and are not asked), context is built with the question as the query in a fresh session, at each token
 // budget. Evidence-in-context: an evidence turn is in when the block holds the turn's line (its
-// text) or a fact whose provenance is that turn. Reported as recall (the share of a question's
+// text), a fact whose provenance is that turn, or a timeline line drawn from it (a line quotes a
+// request and the first words of its answer: it counts for those two turns, not its session;
+// "context, lines count requests" counts it for the request alone). "context without timeline"
+// is the same block built without one, in the same run. Reported as recall (the share of a question's
 // evidence turns in the block, averaged, as bench:locomo's R@k) and as "any" (questions with at
 // least one in), with tokens used. Two yardsticks, in the same run: the top search turns (search
 // kinds: turn) and the plain BM25 baseline's top turns (bench:locomo's), each packed in rank order,
@@ -28,13 +31,17 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 type Row = { system: string; budget: number; dataset: string; category: string; conversation: string; recall: number; any: number; tokens: number; ms: number };
 
-/** The evidence turns a set of items covers: turns themselves, and facts' source turns. */
-function covered(items: { kind: string; id: number; sourceTurnIds: number[] }[]): Set<number> {
+/**
+ * The evidence turns a set of items covers: turns themselves, facts' source turns, and the turns a
+ * timeline line quotes (its request and the answer's first words; with `requestsOnly`, the request alone).
+ */
+function covered(items: { kind: string; id: number; sourceTurnIds: number[] }[], timeline: { turnIds: number[] }[] = [], requestsOnly = false): Set<number> {
   const out = new Set<number>();
   for (const item of items) {
     if (item.kind === 'turn') out.add(item.id);
     else if (item.kind === 'fact') for (const id of item.sourceTurnIds) out.add(id);
   }
+  for (const entry of timeline) for (const id of requestsOnly ? entry.turnIds.slice(0, 1) : entry.turnIds) out.add(id);
   return out;
 }
 
@@ -88,8 +95,15 @@ export async function runContextBench(files: string[], budgets: number[], option
         const context = options.embedding ? await contextWithRuntime(runtime, space, input) : await getContext(store, space, input);
         const ms = performance.now() - t0;
         for (const item of context.items) if (!context.markdown.includes(item.line)) throw new Error(`item ${item.kind} ${item.id} is not in the markdown`);
+        for (const entry of context.timeline.entries) if (!context.markdown.includes(entry.line)) throw new Error(`timeline entry ${entry.turnIds[0]} is not in the markdown`);
         if (context.tokensUsed !== countTokens(context.markdown) || context.tokensUsed > budget) throw new Error(`tokensUsed ${context.tokensUsed} is not the block's count within ${budget}`);
-        rows.push({ system: 'context', budget, ...base, ...score(q.evidence, covered(context.items)), tokens: context.tokensUsed, ms });
+        rows.push({ system: 'context', budget, ...base, ...score(q.evidence, covered(context.items, context.timeline.entries)), tokens: context.tokensUsed, ms });
+        // The same block with its timeline lines counted for their requests only, and the block as built without a timeline.
+        rows.push({ system: 'context, lines count requests', budget, ...base, ...score(q.evidence, covered(context.items, context.timeline.entries, true)), tokens: context.tokensUsed, ms: 0 });
+        if (!options.embedding) {
+          const without = await getContext(store, space, input, { timeline: false });
+          rows.push({ system: 'context without timeline', budget, ...base, ...score(q.evidence, covered(without.items)), tokens: without.tokensUsed, ms: 0 });
+        }
         const yard = packedSearchTurns(turnHits, budget);
         rows.push({ system: 'search turns packed', budget, ...base, ...score(q.evidence, new Set(yard.ids)), tokens: yard.tokens, ms: 0 });
         const baseline = packedSearchTurns(plainHits, budget);
@@ -100,12 +114,13 @@ export async function runContextBench(files: string[], budgets: number[], option
     await closeStore(store);
   }
   const datasets = [...new Set(rows.map((r) => r.dataset))];
+  const asked = (set: Row[]) => set.filter((r) => r.system === 'context').length / budgets.length;
   return {
     tokenizer: TOKENIZER,
-    questions: rows.length / budgets.length / 3,
+    questions: asked(rows),
     budgets,
     ...summarise(rows, budgets),
-    datasets: Object.fromEntries(datasets.map((d) => [d, { questions: rows.filter((r) => r.dataset === d).length / budgets.length / 3, ...summarise(rows.filter((r) => r.dataset === d), budgets) }])),
+    datasets: Object.fromEntries(datasets.map((d) => [d, { questions: asked(rows.filter((r) => r.dataset === d)), ...summarise(rows.filter((r) => r.dataset === d), budgets) }])),
     ...(options.fit ? { fit: fitPacking(cached, budgets) } : {}),
   };
 }
@@ -227,10 +242,12 @@ async function main() {
       }),
     );
     out.push(...textTable(['budget', 'system', 'evidence', 'any', 'tokens', 'p50 / p95 ms'], rows));
-    // Per category, evidence at each budget: the block, then the plain BM25 baseline packed.
+    // Per category, evidence at each budget: the block, its timeline lines counted for their requests only,
+    // the block without a timeline, then the plain BM25 baseline packed.
     const categories = Object.keys(part.systems[0]!.budgets[String(budgets[0])]!.byCategory);
-    const shown = part.systems.filter((s) => s.system !== 'search turns packed');
-    const head = ['category', ...shown.flatMap((s) => budgets.map((b) => `${s.system === 'context' ? 'context' : 'bm25'}@${b}`))];
+    const short: Record<string, string> = { context: 'context', 'context, lines count requests': 'requests', 'context without timeline': 'without', 'bm25 turns packed': 'bm25' };
+    const shown = part.systems.filter((s) => short[s.system]);
+    const head = ['category', ...shown.flatMap((s) => budgets.map((b) => `${short[s.system]}@${b}`))];
     out.push('', ...textTable(head, categories.map((c) => [categoryLabel(c), ...shown.flatMap((s) => budgets.map((b) => s.budgets[String(b)]!.byCategory[c]!.recall))])));
   }
   if (result.fit) {

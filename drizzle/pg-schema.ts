@@ -109,6 +109,32 @@ export const turns = pgTable(
   ],
 );
 
+/**
+ * A session's model-written digest (the extractive one is drawn from the turns when read): the
+ * summary of the turns up to `through_at`; a session continued since is summarised again when
+ * it is consolidated again.
+ */
+export const sessionDigests = pgTable(
+  'session_digests',
+  {
+    userId: userId(),
+    sessionId: text('session_id').notNull(),
+    /** The agent the session's turns were said to, when one; null for shared or mixed sessions. */
+    agentId: text('agent_id'),
+    summary: text('summary').notNull(),
+    /** The model that wrote it. */
+    model: text('model').notNull(),
+    /** The turns it summarises: how many, and when the last of them was said. */
+    turnCount: int('turn_count').notNull(),
+    throughAt: int('through_at').notNull(),
+    createdAt: int('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.sessionId] }),
+    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete('cascade'),
+  ],
+);
+
 export const turnDates = pgTable(
   'turn_dates',
   {

@@ -108,6 +108,32 @@ export const turns = sqliteTable(
 );
 
 /**
+ * A session's model-written digest (the extractive one is drawn from the turns when read): the
+ * summary of the turns up to `through_at`; a session continued since is summarised again when
+ * it is consolidated again.
+ */
+export const sessionDigests = sqliteTable(
+  'session_digests',
+  {
+    userId: userId(),
+    sessionId: text('session_id').notNull(),
+    /** The agent the session's turns were said to, when one; null for shared or mixed sessions. */
+    agentId: text('agent_id'),
+    summary: text('summary').notNull(),
+    /** The model that wrote it. */
+    model: text('model').notNull(),
+    /** The turns it summarises: how many, and when the last of them was said. */
+    turnCount: integer('turn_count').notNull(),
+    throughAt: integer('through_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.sessionId] }),
+    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete('cascade'),
+  ],
+);
+
+/**
  * Time phrases of a turn ("yesterday", "last Saturday", "in May 2023") resolved against the
  * turn's own time into calendar dates (server/core/extraction/time-phrases.ts): what a turn
  * talks about, as opposed to when it was said. One row per phrase; a phrase with two readings is

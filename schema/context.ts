@@ -1,6 +1,7 @@
 // Context for the next model call: the short-term window, and one block of facts, turns and
 // reflections packed to a token budget for the query, each item with its date.
 import { MAX_TOKEN_BUDGET, MIN_TOKEN_BUDGET, TOKENIZER, type Context as ContextShape, type ContextItem as ContextItemShape } from '../server/core/context.ts';
+import type { TimelineEntry } from '../server/core/digests/timeline.ts';
 import { contextWithRuntime } from '../server/services/embed.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
@@ -42,6 +43,28 @@ const ContextItemRef = builder.objectRef<ContextItemShape>('ContextItem').implem
   }),
 });
 
+const TimelineSource = builder.enumType('TimelineSource', {
+  description: 'Where a timeline entry comes from.',
+  values: {
+    EXTRACTIVE: { value: 'extractive', description: 'Drawn from the turns: the user\'s request and the start of the answer.' },
+    SUMMARY: { value: 'summary', description: 'The summary a configured model wrote of the session.' },
+  } as const,
+});
+
+const TimelineEntryRef = builder.objectRef<TimelineEntry>('TimelineEntry').implement({
+  description: 'One entry of the dated timeline a question about order, progress or a summary gets: an exchange of a session\'s digest.',
+  fields: (t) => ({
+    sessionId: t.exposeString('sessionId', { description: 'The session it comes from.' }),
+    at: t.expose('at', { type: 'DateTime', description: 'When the request was said.' }),
+    text: t.exposeString('text', { description: 'The request (led by its speaker\'s name when the turn has one), then `→` and the start of the answer.' }),
+    line: t.exposeString('line', { description: 'The entry as written in `markdown` (under a heading of its day).' }),
+    turnIds: t.exposeIntList('turnIds', { description: 'The turns whose words it holds: the request, then the answer.' }),
+    tokens: t.exposeInt('tokens', { description: `Tokens of \`line\` (${TOKENIZER}).` }),
+    value: t.exposeFloat('value', { description: 'The value for the query that won its place (relative; higher is better).' }),
+    source: t.expose('source', { type: TimelineSource, description: 'Drawn from the turns, or a model\'s summary.' }),
+  }),
+});
+
 const ContextRef = builder.objectRef<ContextShape>('Context').implement({
   description:
     'What to give the model before its next turn in a session: the short-term window, and `markdown`, one block of facts, turns ' +
@@ -63,6 +86,13 @@ const ContextRef = builder.objectRef<ContextShape>('Context').implement({
         '(`[date] speaker: text`) and the weekly insight, each group in time order, within `tokenBudget`.',
     }),
     items: t.field({ type: [ContextItemRef], description: 'What `markdown` holds, item by item, best value first.', resolve: (c) => c.items }),
+    timeline: t.field({
+      type: [TimelineEntryRef],
+      description:
+        'For a question about order, progress or a summary ("walk me through", "in what order", "summarize", "how has X changed"): ' +
+        'the dated lines of the relevant sessions\' digests at the top of `markdown`, oldest first, within the budget. Empty otherwise.',
+      resolve: (c) => c.timeline.entries,
+    }),
     tokenBudget: t.exposeInt('tokenBudget', { description: 'The budget the block was packed to.' }),
     tokensUsed: t.exposeInt('tokensUsed', { description: `Tokens of \`markdown\`, counted whole (${TOKENIZER}).` }),
     tokenizer: t.exposeString('tokenizer', {

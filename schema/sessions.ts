@@ -9,6 +9,31 @@ import { nestedSpace, readSpace, spaceArgs } from './spaces.ts';
 import { countedConnection, MAX_PAGE, offsetPage, turnPage } from './pagination.ts';
 import { SessionRef } from './refs.ts';
 import { TurnConnection, type TurnPage } from './turns.ts';
+import type { DigestLine } from '../server/core/digests/digest-lines.ts';
+import { sessionDigest, type SessionDigest } from '../server/services/digests.ts';
+
+const DigestLineRef = builder.objectRef<DigestLine>('DigestLine').implement({
+  description: 'One exchange of a session\'s extractive digest.',
+  fields: (t) => ({
+    at: t.expose('at', { type: 'DateTime', description: 'When the request was said.' }),
+    text: t.exposeString('text', { description: 'The request or decision (led by its speaker\'s name when the turn has one), then `→` and what the answer said first.' }),
+    turnIds: t.exposeIntList('turnIds', { description: 'The turns whose words it holds: the request, then the answer when there is one.' }),
+  }),
+});
+
+const SessionDigestRef = builder.objectRef<SessionDigest>('SessionDigest').implement({
+  description:
+    'What happened in a session, in order: one line per exchange drawn from its turns (always current: a new turn adds its line, a ' +
+    'forgotten turn takes its line along), and the summary a configured model wrote when the session was consolidated.',
+  fields: (t) => ({
+    sessionId: t.exposeString('sessionId', { description: 'The session.' }),
+    lines: t.field({ type: [DigestLineRef], description: 'One line per exchange, oldest first (the turns visible to the caller).', resolve: (d) => d.lines }),
+    summary: t.string({ nullable: true, description: 'The model\'s summary; null without a model, or until its background job has run.', resolve: (d) => d.summary?.summary ?? null }),
+    summaryModel: t.string({ nullable: true, description: 'The model that wrote `summary`.', resolve: (d) => d.summary?.model ?? null }),
+    summaryTurnCount: t.int({ nullable: true, description: 'How many turns `summary` covers (the session may have more since).', resolve: (d) => d.summary?.turnCount ?? null }),
+    summarizedAt: t.field({ type: 'DateTime', nullable: true, description: 'When `summary` was written.', resolve: (d) => d.summary?.createdAt ?? null }),
+  }),
+});
 
 /** Per session (by sessionKey), batched per user: each user's session ids are its own. */
 async function perUser<T>(context: Context, sessions: SessionRow[], read: (space: Space, ids: string[]) => Promise<Map<string, T>>): Promise<Map<string, T>> {
@@ -40,6 +65,12 @@ SessionRef.implement({
         return sessions.map((s) => counts.get(sessionKey(s.userId, s.id)) ?? 0);
       },
       resolve: (session) => session,
+    }),
+    digest: t.field({
+      type: SessionDigestRef,
+      nullable: true,
+      description: 'Its digest: a line per exchange, in order, and a model\'s summary when one is configured. Null when it has no turn the caller may see.',
+      resolve: (session, _args, context) => sessionDigest(context.runtime, nestedSpace(context, session.userId), session.id),
     }),
     turns: t.loadable({
       type: TurnConnection,

@@ -219,6 +219,27 @@ describe('isolation between users, over every field of the schema', () => {
     return found;
   }
 
+  // Before the test below, whose writes with A's token may forget A's own data.
+  it('digests and timelines with A\'s token hold A\'s turns only, for a session id both users have', async () => {
+    const asked = await post(
+      `{ timeline: context(sessionId: "now", query: "Walk me through how the zebrafish and quokka things progressed, in order", tokenBudget: 800) { markdown timeline { sessionId text turnIds } }
+         mine: context(sessionId: "now", query: "Summarize everything about quokkas over time") { timeline { sessionId text } }
+         session(id: "${SHARED_SESSION}") { digest { sessionId lines { text turnIds } } } }`,
+      {},
+      tokenA,
+    );
+    expect(asked.errors).toBeUndefined();
+    const data = asked.data as any;
+    // Not vacuous: A's own sessions give A a timeline and a digest.
+    expect(data.mine.timeline.length).toBeGreaterThan(0);
+    expect(data.timeline.timeline.length).toBeGreaterThan(0);
+    expect(data.session.digest.lines.map((l: { text: string }) => l.text)).toEqual(['My name is Quentin Quokkason', 'I live in Quokka Bay', 'I love quokkas'].map((t) => `Quentin Quokkason: ${t}`));
+    expect(leaks(data, 'digests')).toEqual([]);
+    // Naming B outright is refused.
+    const refused = await post(`{ session(id: "${SHARED_SESSION}", userId: "${B}") { digest { lines { text } } } }`, {}, tokenA);
+    expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
   it('queries and mutations with A\'s token never return B\'s data, and naming B is FORBIDDEN', { timeout: 60_000 }, async () => {
     const queries = operations('query', schema.getQueryType());
     const mutations = operations('mutation', schema.getMutationType());

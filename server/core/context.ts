@@ -8,6 +8,7 @@ import { noteAccess } from './access.ts';
 import { DAY_MS } from './clock.ts';
 import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning } from './context-pack.ts';
 import { detectPii } from './extraction/pii.ts';
+import { timelineFor, type Timeline } from './digests/timeline.ts';
 import { topMemories } from './memory-list.ts';
 import { memoriesByIds, type MemoryRow } from './memories.ts';
 import { latestReflection } from './reflection.ts';
@@ -88,10 +89,16 @@ export type Context = {
   relevant: MemoryRow[];
   /** The latest weekly reflection, if any (in the block only when it won its place). */
   reflection: MemoryRow | null;
+  /** For a question about order, progress or a summary: the dated session digests at the top of the block. */
+  timeline: Timeline;
   markdown: string;
 };
 
-export type ContextOptions = Pick<SearchOptions, 'queryVector'> & { tuning?: Partial<PackTuning> };
+export type ContextOptions = Pick<SearchOptions, 'queryVector'> & {
+  tuning?: Partial<PackTuning>;
+  /** false: no timeline whatever the query (the benchmark's same-run comparison). */
+  timeline?: boolean;
+};
 
 /** At most this many turns from search (its own limit). */
 const SEARCH_LIMIT = 200;
@@ -125,7 +132,8 @@ export async function getContext(store: Store, space: Space, input: ContextInput
   const window = new Set(shortTerm.map((t) => t.id));
   const sources = await collectCandidates(store, space, { query, tokenBudget, window }, options);
   const tuning = { ...DEFAULT_PACK_TUNING, ...options.tuning };
-  const packed = pack(sources.map((s) => s.candidate), tokenBudget, tuning, window);
+  const timeline = await timelineFor(store, space, { query: options.timeline === false ? null : query, tokenBudget }, options);
+  const packed = timeline.pack((rest, shown) => pack(sources.map((s) => s.candidate).filter((c) => c.kind !== 'turn' || !shown.has(c.id)), rest, tuning, new Set([...window, ...shown])));
   const byKey = new Map(sources.map((s) => [`${s.candidate.kind}${s.candidate.id}`, s]));
   const items: ContextItem[] = packed.items.map(({ candidate, tokens, value }) => {
     const source = byKey.get(`${candidate.kind}${candidate.id}`)!;
@@ -161,6 +169,7 @@ export async function getContext(store: Store, space: Space, input: ContextInput
     longTerm: facts.filter((m) => m.layer === 'long' && m.status === 'active'),
     relevant: facts,
     reflection: (await latestReflection(store, space)) ?? null,
+    timeline: timeline.timeline,
     markdown: packed.markdown,
   };
 }

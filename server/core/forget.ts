@@ -4,6 +4,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { entities, memories, memoryEntities, memoryEvents, turnEntities, turns } from '../../drizzle/schema.ts';
 import { Decision, logDecision } from './decisions.ts';
+import { dropSummariesOfTurns, dropSummariesSaying } from './digests/summaries.ts';
 import { dropUnlinkedEntities } from './entities.ts';
 import { badInput } from './errors.ts';
 import { requireMemory } from './memories.ts';
@@ -64,6 +65,7 @@ async function deleteTurns(store: Store, ids: number[]) {
   if (ids.length === 0) return;
   const entityIds = await releaseEntities(store, turnEntities, ids);
   await deleteVectors(store, 'turns', ids);
+  await dropSummariesOfTurns(store, ids);
   await store.db.delete(turns).where(inArray(turns.id, ids)).run();
   await dropUnlinkedEntities(store, entityIds);
 }
@@ -108,6 +110,7 @@ export async function forget(store: Store, space: Space, input: ForgetInput): Pr
       .map((r) => r.id);
     await deleteMemories(store, memoryIds, 'forgotten');
     await deleteTurns(store, turnIds);
+    await dropSummariesSaying(store, space, pattern);
     return { memoryIds, turnIds };
   });
 }

@@ -20,6 +20,8 @@ export const JobType = {
   NerCatchUp: 'ner.catchup',
   /** Consolidate one finished session (queued when a new session starts, and nightly). */
   Consolidate: 'session.consolidate',
+  /** A model summary of one consolidated session, when a model is configured (its digest). */
+  Digest: 'session.digest',
   /** Embed turns and memories for vector search (payload: turnIds, memoryIds). */
   Embed: 'embed',
 } as const;

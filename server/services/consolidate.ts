@@ -11,6 +11,7 @@ import {
   turnPage,
   type ConsolidationReport,
 } from '../core/consolidation.ts';
+import { queueSessionSummary } from '../core/digests/summaries.ts';
 import { notFound } from '../core/errors.ts';
 import { applyLlmActions, subjectOf } from '../core/extraction/extract-turn.ts';
 import { relatedFacts } from '../core/extraction/save-facts.ts';
@@ -66,7 +67,11 @@ export async function consolidateSession(runtime: Runtime, space: Space, session
       tally(report, results);
     }
     report.detail = [...paths].join('+') || 'heuristic';
-    await markConsolidated(store, user, sessionId);
+    // With a model, the session's digest is also summarised, in the background (services/digests.ts).
+    await write(store, async () => {
+      await markConsolidated(store, user, sessionId);
+      if (llm) await queueSessionSummary(store, user, sessionId);
+    });
     publishConsolidation(store, user, sessionId, 'COMPLETED', { report });
     return report;
   } catch (error) {

@@ -2,6 +2,7 @@
 // world that stays true beyond the moment. Questions, requests to the assistant, greetings,
 // thanks, praise and advice for the listener, fragments, and text the service wrote itself are
 // not; the turn stays searchable either way. Pure functions of the text: cheap on the hot path.
+import { isTimelineLine } from '../digests/timeline-text.ts';
 
 /** A clause that asks something, or asks the assistant to do something, says nothing lasting. */
 const REQUEST =
@@ -68,7 +69,7 @@ export function proseOf(text: string): string {
       fenced = !fenced;
       continue;
     }
-    if (fenced || PRODUCED_LINE.test(line) || /^\s*(?:>|\|)/.test(line) || CODE_LINE.test(line)) continue;
+    if (fenced || PRODUCED_LINE.test(line) || isTimelineLine(line) || /^\s*(?:>|\|)/.test(line) || CODE_LINE.test(line)) continue;
     kept.push(line.replace(/`[^`\n]*`/g, (code) => code.slice(1, -1)));
   }
   return kept.join('\n');
