@@ -1,6 +1,6 @@
 import { defineConfig } from 'drizzle-kit';
 
-// The Postgres migrations (D15), generated from drizzle/pg-schema.ts next to the SQLite ones.
+// The Postgres migrations, generated from drizzle/pg-schema.ts next to the SQLite ones.
 // SM_MIGRATIONS_OUT lets the freshness test generate into a scratch folder and compare.
 export default defineConfig({
   dialect: 'postgresql',

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The conformance suite (D15): core behaviour through the domain functions, run on every backend
+ * The conformance suite (docs/architecture.md#store-port): core behaviour through the domain functions, run on every backend
  * with the same assertions. The rest of the suite runs on SQLite only.
  */
 const CONFORMANCE: string[] = [

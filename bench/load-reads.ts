@@ -1,4 +1,4 @@
-// The read half of bench:load (issue 22, point 2): search at 1, 4, 16... closed-loop clients
+// The read half of bench:load: search at 1, 4, 16... closed-loop clients
 // against a server with read workers off and one with them on, each on its own copy of the file.
 import { copyFileSync } from 'node:fs';
 import { backlogReader, cpuOf, graphqlClient, memoryOf, startServer, type GraphqlClient } from './load-server.ts';

@@ -83,7 +83,7 @@ export const searchLoaded = (loaded: Loaded, input: SearchInput, options: Search
  * the small-user path (space token, ranked by BM25 over its own rows) instead of the whole file's.
  */
 export async function loadConversation(conversation: BenchConversation, crowd = 0, embedding?: BenchEmbedding): Promise<Loaded> {
-  // BENCH_SEMANTIC=1 turns the local word vectors on (embedding.local; off by default, see the README).
+  // BENCH_SEMANTIC=1 turns the local word vectors on (embedding.local; off by default, see docs/memory.md#word-vectors).
   const store = await openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, embedding: { local: process.env.BENCH_SEMANTIC === '1', ...embedding } } });
   const runtime = await createRuntime(store, embedding ? process.env : {});
   // The word vectors, converted into the cache folder by the first run that finds none.

@@ -1,4 +1,4 @@
-// Issue 22's figures in one run (`npm run bench:perf`): vector KNN and search with vectors at
+// The performance targets in one run (`npm run bench:perf`): vector KNN and search with vectors at
 // scale (vectors.ts: one user holding every row, and many users), then `sm serve` over HTTP
 // (load.ts: search with read workers off and on at 1, 4 and 16 clients, 500 turns/s sustained,
 // backlog and lag, memory idle and under load, acknowledged turns checked in the file). It prints
@@ -26,7 +26,7 @@ function ceilingOf(off: ReadRow, on: ReadRow): string {
     : '';
 }
 
-/** The issue's targets. Memory: idle <= 100 MB, peak <= 200 MB; writes: the rate offered, acknowledged, nothing lost. */
+/** The targets. Memory: idle <= 100 MB, peak <= 200 MB; writes: the rate offered, acknowledged, nothing lost. */
 export function targetsOf(vectors: VectorResult[], load: Load, cores: number): Target[] {
   const out: Target[] = vectorTargets(vectors).map((t) => ({ point: 1, target: t.result, figure: t.target, verdict: t.met ? 'met' : 'MISSED' }));
   const [off, on] = load.reads;
@@ -121,7 +121,7 @@ async function main() {
     return;
   }
   const lines = [
-    `Issue 22 in one run: ${machine.cores} cores, load average ${machine.loadAverageAtStart.join(' ')} at the start, ${machine.loadAverage.join(' ')} at the end`,
+    `Performance targets in one run: ${machine.cores} cores, load average ${machine.loadAverageAtStart.join(' ')} at the start, ${machine.loadAverage.join(' ')} at the end`,
     '',
     '| point | target | figure | verdict |',
     '| --- | --- | --- | --- |',

@@ -133,7 +133,7 @@ function machineCpu(): { busy: number; total: number } {
   }
 }
 
-/** Issue 23: two nodes on one database answer >= 1.7x the reads of one. */
+/** The target: two nodes on one database answer >= 1.7x the reads of one. */
 const TWO_NODE_TARGET = 1.7;
 
 /**
@@ -219,7 +219,7 @@ export async function postgresBackend(kind: 'postgres' | 'pglite') {
       await store.sql.optimize();
       await store.sql.run('analyze');
     },
-    // Issue 23: addTurn p50 <= 3 ms, search p95 <= 20 ms (at 100k turns over 1,000 users).
+    // The targets: addTurn p50 <= 3 ms, search p95 <= 20 ms (at 100k turns over 1,000 users).
     targets: { addTurnP50Ms: 3, searchP95Ms: 20, smallUserSearchP95Ms: null },
   };
   return {

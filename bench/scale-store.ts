@@ -52,7 +52,7 @@ export type BenchBackend = {
   open(): Promise<{ store: Store; clock: { at: number }; close(): Promise<number> }>;
   build(store: Store, size: number, random: () => number, users: number, extra: { user: string; rows: number }): Promise<ReturnType<typeof makeText>>;
   settle(store: Store): Promise<void>;
-  /** The targets for this backend. */
+  /** The targets for this backend (docs/benchmarks.md). */
   targets: { addTurnP50Ms: number; searchP95Ms: number | null; smallUserSearchP95Ms: number | null };
 };
 

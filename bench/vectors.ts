@@ -179,7 +179,7 @@ type Result = VectorResult;
 const three = (s: Stat) => `${s.p50} / ${s.p95} / ${s.p99}`;
 const label = (r: Result) => `${r.size.toLocaleString('en')} turns + facts, ${r.dimensions}-d, noise ${r.noise}, ${r.users === 1 ? 'one user' : `${r.users.toLocaleString('en')} users`}`;
 
-/** The targets of issue 22: KNN p95 <= 8 ms, search with vectors p95 <= 10 ms (at 100k). */
+/** The targets: KNN p95 <= 8 ms, search with vectors p95 <= 10 ms (at 100k). */
 export const targetsOf = (results: Result[]) =>
   results.flatMap((r) => [
     { result: label(r), target: `KNN k=400 p95 ${r.knn400Ms.p95} <= 8 ms`, met: r.knn400Ms.p95 <= 8 },

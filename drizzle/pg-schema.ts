@@ -1,4 +1,4 @@
-// The Postgres mirror of drizzle/schema.ts (D15): the same tables, column names, keys, indexes and
+// The Postgres mirror of drizzle/schema.ts (docs/architecture.md#store-port): the same tables, column names, keys, indexes and
 // checks, so the SQL the domain writes for SQLite (drizzle's SQLite builder over schema.ts, and
 // raw SQL with `?` parameters) runs here unchanged. Migrations in drizzle/pg-migrations are
 // generated from this file by `npm run db:generate`; test/postgres-schema.test.ts checks that

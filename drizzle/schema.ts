@@ -1,4 +1,4 @@
-// Drizzle table definitions: the whole data model of DESIGN.md (D1-D10).
+// Drizzle table definitions: the whole data model (docs/architecture.md#data-model).
 // Migrations in drizzle/migrations are generated from this file by `npm run db:generate`.
 // The FTS5 virtual tables are created at open time (server/db/search-index.ts) because they
 // depend on what the SQLite build provides.
@@ -30,7 +30,7 @@ const inList = (column: string, values: readonly string[]) =>
   sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(', ')})`);
 
 /**
- * The memory space a row belongs to (D11): every owned row carries its user, and indexes lead
+ * The memory space a row belongs to (docs/architecture.md#spaces): every owned row carries its user, and indexes lead
  * with it so a user's reads cost what that user's data costs. Rows written before spaces
  * existed belong to `default`.
  */
@@ -43,7 +43,7 @@ export const users = sqliteTable('users', {
 });
 
 /**
- * Scoped access tokens (D12). Only a SHA-256 hash of the token is stored; the token itself is
+ * Scoped access tokens (docs/architecture.md#scope). Only a SHA-256 hash of the token is stored; the token itself is
  * shown once, when created. A token reaches one user (and one agent, when set).
  */
 export const accessTokens = sqliteTable(
@@ -83,7 +83,7 @@ export const sessions = sqliteTable(
   ],
 );
 
-/** The episodic layer (D1): every user/assistant turn, stored once, never dropped on overflow. */
+/** The episodic layer (docs/architecture.md#turns): every user/assistant turn, stored once, never dropped on overflow. */
 export const turns = sqliteTable(
   'turns',
   {
@@ -162,7 +162,7 @@ export const turnDates = sqliteTable(
   ],
 );
 
-/** Facts and reflections (D2), with salience (score) and trust (confidence) kept apart (D4). */
+/** Facts and reflections, with salience (score) and trust (confidence) kept apart (docs/architecture.md#score-and-confidence). */
 export const memories = sqliteTable(
   'memories',
   {
@@ -186,7 +186,7 @@ export const memories = sqliteTable(
     hits: integer('hits').notNull().default(0),
     accessCount: integer('access_count').notNull().default(0),
     score: real('score').notNull().default(0),
-    /** Trust now: confidence_base decayed by the time since the fact was last accessed or seen (D4). */
+    /** Trust now: confidence_base decayed by the time since the fact was last accessed or seen. */
     confidence: real('confidence').notNull().default(1),
     /** Trust right after the last access; decay starts again from here, so it never compounds. */
     confidenceBase: real('confidence_base').notNull().default(1),
@@ -215,7 +215,7 @@ export const memories = sqliteTable(
   ],
 );
 
-/** Provenance: which turns a memory came from, and why (D9). */
+/** Provenance: which turns a memory came from, and why (docs/architecture.md#provenance). */
 export const memorySources = sqliteTable(
   'memory_sources',
   {
@@ -233,7 +233,7 @@ export const memorySources = sqliteTable(
   (t) => [primaryKey({ columns: [t.memoryId, t.turnId] }), index('memory_sources_turn').on(t.turnId)],
 );
 
-/** Provenance between memories: `from` supersedes / is derived from `to` (D9). */
+/** Provenance between memories: `from` supersedes / is derived from `to`. */
 export const memoryRelations = sqliteTable(
   'memory_relations',
   {
@@ -266,7 +266,7 @@ export const memoryEvents = sqliteTable(
   (t) => [index('memory_events_memory').on(t.memoryId, t.id), index('memory_events_user').on(t.userId)],
 );
 
-/** Named entities (D8): one row per real-world thing of one user (Alice of one user is not Alice of another). */
+/** Named entities: one row per real-world thing of one user (Alice of one user is not Alice of another). */
 export const entities = sqliteTable(
   'entities',
   {
@@ -317,7 +317,7 @@ export const meta = sqliteTable('meta', {
   value: text('value', { mode: 'json' }).notNull(),
 });
 
-/** Durable background work (D10), written in the same transaction as its cause. */
+/** Durable background work (docs/architecture.md#jobs), written in the same transaction as its cause. */
 export const jobs = sqliteTable(
   'jobs',
   {

@@ -1,4 +1,4 @@
-// Session consolidation: turning a finished session's turns into facts (seed 004), on demand and
+// Session consolidation: turning a finished session's turns into facts, on demand and
 // as events (STARTED, COMPLETED with the report, FAILED with the reason).
 import type { ConsolidationReport as ConsolidationReportShape } from '../server/core/consolidation.ts';
 import { consolidateSession } from '../server/services/consolidate.ts';

@@ -30,8 +30,8 @@ export function expectedError(error: unknown): GraphQLError | null {
 }
 
 /**
- * Every error the API answers carries `extensions.code` from this list (README, "Errors and
- * limits"): ours set it where they are raised; errors from graphql-js (variable coercion,
+ * Every error the API answers carries `extensions.code` from this list (docs/api.md#errors-and-limits
+ * lists them too): ours set it where they are raised; errors from graphql-js (variable coercion,
  * validation), graphql-armor (query limits) and the transports get it from withCode.
  */
 export const ERROR_CODES = {

@@ -1,4 +1,4 @@
-// Explain (seed 003 "why"): why a memory is where it is, from its numbers and its decision log.
+// Explain (REST `GET /memories/{id}/why`): why a memory is where it is, from its numbers and its decision log.
 import { sourcesByMemory } from '../server/core/batch-reads.ts';
 import { explain, type Explanation } from '../server/core/explain.ts';
 import type { ScoreTerms as ScoreTermsShape } from '../server/core/scoring.ts';

@@ -1,4 +1,4 @@
-// Background jobs (D10): what is queued, failing or dead, and running the due ones now.
+// Background jobs (docs/architecture.md#jobs): what is queued, failing or dead, and running the due ones now.
 import { z } from 'zod';
 import { JOB_STATUSES } from '../drizzle/vocabulary.ts';
 import { JobType, listJobs, type JobRow } from '../server/core/jobs.ts';

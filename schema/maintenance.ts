@@ -131,7 +131,7 @@ builder.mutationFields((t) => ({
     type: MaintenanceReport,
     description:
       'Runs a maintenance task now (the server also runs each on its schedule). ENRICH is the entity enrichment ' +
-      '(seed 004 enrich_entities). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT ' +
+      '(memories and turns with few entities re-read by the accurate pass). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT ' +
       'run over one user (`userId`, or a user token\'s) or every user (the admin without `userId`); ENRICH and OPTIMIZE need the admin token.',
     args: { task: t.arg({ type: MaintenanceTask, required: true, description: 'The task to run.' }), ...spaceArgs(t) },
     resolve: (_root, { task, ...args }, context) => {

@@ -1,4 +1,4 @@
-// Which memory space a field works in (D12). Every root field that reads or writes a user's
+// Which memory space a field works in (docs/architecture.md#scope). Every root field that reads or writes a user's
 // data takes `userId` and `agentId`; the request's access (the token) decides what they may be.
 import { visibleIn, type Space } from '../server/core/space.ts';
 import { requireAdminAccess, spaceFor, type Access } from '../server/core/tokens.ts';

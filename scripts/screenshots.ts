@@ -1,4 +1,4 @@
-// Screenshots of the inspector and GraphiQL for the README (docs/screenshots/*.png): a server on
+// Screenshots of the inspector and GraphiQL for the docs (docs/screenshots/*.png): a server on
 // a temporary database, a few conversations sent through the typed client, then Chromium (the
 // Debian package, through playwright-core, every request outside 127.0.0.1 blocked) on each page.
 // Run: npm run docs:screenshots (builds web/ first).

@@ -93,7 +93,7 @@ describe('GraphQL API over HTTP', () => {
     const miso = context.items.find((i) => i.text === 'User owns a cat named Miso')!;
     expect(miso).toMatchObject({ kind: 'FACT', reason: 'RECENCY' });
     expect(context.relevant.map((m) => m.id)).toContain(miso.id);
-    // Retrieval counts as access (D6).
+    // Retrieval counts as access: it restarts the forgetting curve.
     expect((await client.memory({ id: miso.id })).memory?.accessCount).toBeGreaterThan(0);
   });
 

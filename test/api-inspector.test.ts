@@ -1,4 +1,4 @@
-// The API fields the inspector (web/) reads beyond the seed's: memories filtered by supersession,
+// The API fields the inspector (web/) reads beyond the basics: memories filtered by supersession,
 // the entity co-mention graph, both per space; and subscriptions that end when a tab closes.
 import { getEventListeners } from 'node:events';
 import { createPubSub } from '@graphql-yoga/subscription';

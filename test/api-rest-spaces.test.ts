@@ -1,4 +1,4 @@
-// The seed's REST routes take the memory space as `user_id` / `agent_id` (query string or JSON
+// The REST routes take the memory space as `user_id` / `agent_id` (query string or JSON
 // body); a scoped token narrows them like the GraphQL API does; export / import take `user_id`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from './helpers/api-server.ts';

@@ -1,4 +1,4 @@
-// Seed 003 REST routes over the same core services: paths, snake_case, status codes.
+// The REST routes over the same core services: paths, snake_case, status codes.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,9 +19,9 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: response.status, body: (await response.json()) as any };
 }
 
-describe('REST (seed 003)', () => {
-  it('the seed sample curl works as written', async () => {
-    // The seed's command, with only host and port swapped for the test server's.
+describe('REST', () => {
+  it('the documented curl works as written', async () => {
+    // The command of docs/api.md, with only host and port swapped for the test server's.
     const { stdout } = await promisify(execFile)('curl', [
       '-s', '-X', 'POST', `${server.base}/turns`,
       '-H', 'Content-Type: application/json',

@@ -1,5 +1,5 @@
 // bench:load keeps working: a short run against a real `sm serve` on a small file prints the
-// report it promises (its figures are for the README, not for a test on a shared machine).
+// report it promises (its figures are for docs/benchmarks.md, not for a test on a shared machine).
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';

@@ -1,4 +1,4 @@
-// bench:perf keeps working: issue 22's figures in one run, on a small file, as JSON: the machine's
+// bench:perf keeps working: the performance targets in one run, on a small file, as JSON: the machine's
 // cores, every target with its figure and verdict (reads across cores never count as met on fewer
 // than 4 cores), and each part's own results.
 import { execFile } from 'node:child_process';
@@ -12,7 +12,7 @@ const ROOT = join(import.meta.dirname, '..');
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 describe('bench:perf', () => {
-  it('measures vectors at scale and sm serve over HTTP in one run, and checks each target of issue 22', { timeout: 180_000 }, async () => {
+  it('measures vectors at scale and sm serve over HTTP in one run, and checks each target', { timeout: 180_000 }, async () => {
     const small = ['--size', '2000', '--dimensions', '32', '--users', '1,20', '--samples', '10'];
     const load = ['--load-size', '300', '--rate', '60', '--writers', '4', '--seconds', '2', '--clients', '1,4', '--phase-seconds', '1', '--idle-seconds', '0'];
     const { stdout } = await run(process.execPath, [TSX, join(ROOT, 'bench', 'perf.ts'), '--json', ...small, ...load], { env: { ...process.env, SM_LOG_LEVEL: 'error' } });

@@ -1,4 +1,4 @@
-// The extraction issue's acceptance checks through the real `sm` executable.
+// Extraction, checked through the real `sm` executable.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +40,7 @@ describe('sm add-turn extraction', () => {
     expect(twice.json.extracted).toMatchObject([{ action: 'MERGED', memory: { id: again.json.extracted[0].memory.id, hits: 1 } }]);
   });
 
-  it('reads people right (issue 17): a dated move, health and diet, a named sister', async () => {
+  it('reads people right: a dated move, health and diet, a named sister', async () => {
     const db = freshDb();
     const at = (iso: string) => ({ SM_NOW: iso, SM_CONFIG__EXTRACTOR__TIMEZONE: 'UTC' });
     const said = async (text: string, iso: string) => (await addTurn(db, text, at(iso))).json.extracted.map((e: any) => [e.action, e.memory.content, e.memory.status]);

@@ -1,4 +1,4 @@
-// The Foundation issue's acceptance checks, through the real `sm` executable on a fresh db.
+// The basics, through the real `sm` executable on a fresh db.
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

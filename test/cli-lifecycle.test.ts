@@ -1,4 +1,4 @@
-// The lifecycle issue's checks through the real `sm` executable: consolidation on a new session,
+// The memory lifecycle through the real `sm` executable: consolidation on a new session,
 // decay, confirm, and durable jobs surviving a killed process or ending dead-lettered.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';

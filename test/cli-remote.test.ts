@@ -1,4 +1,4 @@
-// The CLI issue's checks: every command prints the same JSON embedded and through --url for the
+// The CLI's remote mode: every command prints the same JSON embedded and through --url for the
 // same state; export/import round trips; wrong flags, unknown ids and an unreachable server fail
 // clearly. Two copies of one database: A is used in process, B behind `sm serve`.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

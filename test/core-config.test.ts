@@ -7,7 +7,7 @@ import { meta } from '../drizzle/schema.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 
 describe('config', () => {
-  it('has the seed 003 defaults', () => {
+  it('has the documented defaults', () => {
     const config = resolveConfig([]);
     expect(config.short_term.size).toBe(100);
     expect(config.mid).toMatchObject({ capacity: 500, promote_hits: 3, demote_age_days: 30 });

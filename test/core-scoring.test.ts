@@ -6,7 +6,7 @@ import { score, scoreTerms } from '../server/core/scoring.ts';
 const scoring = resolveConfig([]).scoring;
 const T0 = Date.UTC(2026, 0, 1);
 
-describe('score (seed 003)', () => {
+describe('score', () => {
   it('is w_freq·ln(1+hits) + w_recency·exp(−λ·age_days) + w_importance·importance', () => {
     const memory = { hits: 4, importance: 1, createdAt: T0 };
     const now = T0 + 12.5 * DAY_MS;

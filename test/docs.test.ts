@@ -46,10 +46,13 @@ function brokenLink(from: string, target: string): string | null {
   return null;
 }
 
-function sourceFiles(dir: string): string[] {
+const SOURCE_DIRS = ['server', 'schema', 'bench', 'test', 'scripts', 'web/src', 'client/src', 'client/operations', 'drizzle', 'python', 'ai-sdk/src'];
+
+/** Source and documentation text under a folder (generated code aside: it follows its sources). */
+function textFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && /\.(ts|tsx|mjs|js)$/.test(e.name) && !e.parentPath.includes('node_modules') && !e.parentPath.includes('dist'))
+    .filter((e) => e.isFile() && /\.(ts|tsx|mjs|js|md|graphql|py)$/.test(e.name) && !/node_modules|dist|generated|\.client/.test(e.parentPath))
     .map((e) => join(e.parentPath, e.name));
 }
 
@@ -82,13 +85,25 @@ describe('docs', () => {
   });
 
   it('every docs/ page a code comment points at exists, with its anchor', () => {
-    const dirs = ['server', 'schema', 'bench', 'test', 'scripts', 'web/src', 'client/src', 'drizzle'];
-    const cited = dirs.flatMap((dir) => sourceFiles(join(ROOT, dir))).flatMap((file) =>
+    const cited = SOURCE_DIRS.flatMap((dir) => textFiles(join(ROOT, dir))).flatMap((file) =>
       [...read(file).matchAll(/docs\/([\w-]+\.md)(?:#([\w-]+))?/g)].map((m) => ({ file, page: m[1]!, anchor: m[2] })),
     );
     const broken = cited
       .map(({ file, page, anchor }) => brokenLink(join(ROOT, 'README.md'), `docs/${page}${anchor ? `#${anchor}` : ''}`) && `${relative(ROOT, file)}: docs/${page}${anchor ? `#${anchor}` : ''}`)
       .filter(Boolean);
     expect(broken).toEqual([]);
+  });
+
+  it('no source or folder README cites decision labels or documents outside the repository', () => {
+    const outside = /\bD\d{1,2}\b(?![:\d])|\bseed (?:00\d|'s)|\bseeds\/|\bissue\s+#?\d+|\bissue's\b|\bthe issue\b|STACK\.md|DESIGN\.md|\.\.\/shared\//i;
+    const files = SOURCE_DIRS.flatMap((dir) => textFiles(join(ROOT, dir)));
+    const cited = files.flatMap((file) =>
+      read(file)
+        .split('\n')
+        .map((line, i) => [line, i] as const)
+        .filter(([line]) => outside.test(line))
+        .map(([line, i]) => `${relative(ROOT, file)}:${i + 1}: ${line.trim()}`),
+    );
+    expect(cited, 'say the why in the comment, or point at a page of docs/').toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// Entity enrichment (seed 004 execute_entity_enrichment) and the LLM in the accurate strategy,
+// Entity enrichment and the LLM in the accurate strategy,
 // through the real openai client against a local OpenAI-compatible server.
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -159,13 +159,13 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
   // T0 is Thursday 1 January 2026, 12:00 UTC; extractFacts reads dates in UTC unless told a zone.
   const extract = (text: string, subject = 'User') => extractFacts(text, subject, T0);
 
-  it('the issue: allergies, diets and intolerances become protected facts tagged health/diet', () => {
+  it('allergies, diets and intolerances become protected facts tagged health/diet', () => {
     expect(extract("I'm allergic to peanuts").map((f) => [f.content, f.slot, f.tags, f.protect])).toEqual([['User is allergic to peanuts', 'allergy:peanuts', ['health', 'diet'], true]]);
     expect(extract("I'm vegetarian").map((f) => [f.content, f.slot, f.exclusive, f.tags, f.protect])).toEqual([['User is vegetarian', 'diet', true, ['diet'], true]]);
     expect(extract("I can't eat gluten").map((f) => [f.content, f.tags, f.protect])).toEqual([["User can't eat gluten", ['health', 'diet'], true]]);
   });
 
-  it('the issue: "My sister Maria lives in Porto" is about Maria, the sister, and names her', () => {
+  it('"My sister Maria lives in Porto" is about Maria, the sister, and names her', () => {
     const [fact] = extract('My sister Maria lives in Porto');
     expect(fact).toMatchObject({ content: "User's sister Maria lives in Porto", subject: "User's sister Maria", slot: 'home', exclusive: true });
     expect(fact!.related).toEqual([{ name: 'Maria', type: 'person', relation: 'sister', of: 'User' }]);

@@ -1,4 +1,4 @@
-// `sm migrate --from FILE --to URL` (issue 23, point 3), through the real `sm`: a SQLite file
+// `sm migrate --from FILE --to URL` through the real `sm`: a SQLite file
 // holding turns, memories (a superseded one among them), entities and their links, jobs, tokens
 // and vectors is copied into Postgres row for row with its ids, and the Postgres store then
 // answers search, context and stats as the file does. Also: the dry run writes nothing, a target

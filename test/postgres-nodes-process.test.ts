@@ -1,4 +1,4 @@
-// Two `sm serve` processes on one Postgres database (issue 23, point 4), driven as apps drive
+// Two `sm serve` processes on one Postgres database, driven as apps drive
 // them, through the generated client: a turn added on A is found by search on B; a WebSocket
 // subscription on B hears a memory written on A; and when A is killed (kill -9) while it holds an
 // LLM extraction job, B runs that job to the end, and every turn A acknowledged before dying is

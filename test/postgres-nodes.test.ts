@@ -1,4 +1,4 @@
-// Several nodes on one Postgres database (issue 23): two stores opened on the same database are
+// Several nodes on one Postgres database: two stores opened on the same database are
 // two nodes (two pools, as two `sm serve` processes have). Jobs are claimed with SKIP LOCKED (no
 // job twice, no claim waiting for another node), a scheduled task runs on one node per
 // occurrence (advisory locks), change events cross to the other node through LISTEN/NOTIFY (on

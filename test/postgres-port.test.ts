@@ -1,4 +1,4 @@
-// The storage port on Postgres (D15), on both ways of running it: PGlite in memory and a real
+// The storage port on Postgres (docs/architecture.md#store-port), on both ways of running it: PGlite in memory and a real
 // server started from Debian's binaries (test/helpers/postgres-server.ts; missing binaries fail
 // here, they do not skip). The domain's own SQL (drizzle's SQLite builder over drizzle/schema.ts,
 // raw SQL with `?`) must run unchanged and read back as it does on SQLite; write() must keep

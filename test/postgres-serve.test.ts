@@ -1,4 +1,4 @@
-// `sm serve` on Postgres (issue 23, point 3): started with SM_DATABASE_URL on a real Postgres
+// `sm serve` on Postgres: started with SM_DATABASE_URL on a real Postgres
 // server and driven as an app drives it, through the generated client (HTTP and a WebSocket
 // subscription); the same conversation sent to `sm serve` on a SQLite file must get the same
 // answers: the same turns and facts, the same memory events, searches and context.

@@ -1,4 +1,4 @@
-// Starting on Postgres (issue 23, point 3 and its start-up faults), through the real `sm`: the
+// Starting on Postgres (and its start-up faults), through the real `sm`: the
 // environment's SM_DATABASE_URL selects Postgres for embedded commands, `sm serve`, `sm mcp`
 // and `npm start`; --db still names a SQLite file; a database out of reach is one clear line
 // naming host, port and database (never the password) and exit 1; doctor and the nightly

@@ -28,7 +28,7 @@ describe('dateWindow', () => {
     expect(window('What did they give him when they met on Aug 15th?')).toEqual(['2023-08-15', '2023-08-15']);
   });
 
-  it('reads weeks and parts of months, spans beside a date, and phrases relative to now (issue 17)', () => {
+  it('reads weeks and parts of months, spans beside a date, and phrases relative to now', () => {
     const window = (text: string) => {
       const w = dateWindow(text, now);
       return w && [day(w.from), day(w.to)];
@@ -81,7 +81,7 @@ describe('turn ranker', () => {
     expect(hits[0]!.id).toBe(dated.id);
   });
 
-  it('finds what was told later about a date: "last week", said in June, answers "the last week of May" (issue 17)', async () => {
+  it('finds what was told later about a date: "last week", said in June, answers "the last week of May"', async () => {
     const { store, say, jump } = await conversation({ extractor: { mode: 'heuristic', timezone: 'UTC' } });
     // T0 is 1 January 2026; the talk is on Wednesday 3 June 2026, and its "last week" is 25 to 31 May.
     jump(153);

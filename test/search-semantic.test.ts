@@ -1,4 +1,4 @@
-// The local word vectors (issue 17, point 3): converted once from the installed npm package into
+// The local word vectors (docs/memory.md#word-vectors): converted once from the installed npm package into
 // the cache folder, then a turn that shares no word with the question can rank, per user; the
 // turns are embedded by one catch-up job, not a job per turn; an embedding endpoint takes over;
 // and with the signal off (the default) search works as before and doctor and stats say so.

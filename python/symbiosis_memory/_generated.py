@@ -198,6 +198,15 @@ class SourceReason(StrEnum):
 SourceReasonValue = Literal["CONFLICT", "CONSOLIDATED", "EXTRACTED", "MERGED", "REMEMBERED"]
 
 
+class TimelineSource(StrEnum):
+    """Where a timeline entry comes from."""
+    EXTRACTIVE = "EXTRACTIVE"
+    SUMMARY = "SUMMARY"
+
+
+TimelineSourceValue = Literal["EXTRACTIVE", "SUMMARY"]
+
+
 class AddTurnInput(TypedDict, total=False):
     """A turn to store. The session is registered on its first turn."""
     at: str | datetime
@@ -299,6 +308,7 @@ class Context(TypedDict, total=False):
     relevant: list[Memory]
     sessionId: str
     shortTerm: list[Turn]
+    timeline: list[TimelineEntry]
     tokenBudget: int
     tokenizer: str
     tokensUsed: int
@@ -340,6 +350,13 @@ class DecayReport(TypedDict, total=False):
     scanned: int
     threshold: float
     updated: int
+
+
+class DigestLine(TypedDict, total=False):
+    """One exchange of a session's extractive digest."""
+    at: str
+    text: str
+    turnIds: list[int]
 
 
 class DoctorCheck(TypedDict, total=False):
@@ -719,6 +736,7 @@ class SearchSignal(TypedDict, total=False):
 class Session(TypedDict, total=False):
     """A conversation of one user: the turns that share a session id."""
     consolidatedAt: str | None
+    digest: SessionDigest | None
     firstSeenAt: str
     id: str
     lastSeenAt: str
@@ -732,6 +750,16 @@ class SessionConnection(TypedDict, total=False):
     edges: list[SessionEdge]
     pageInfo: PageInfo
     totalCount: int
+
+
+class SessionDigest(TypedDict, total=False):
+    """What happened in a session, in order: one line per exchange drawn from its turns (always current: a new turn adds its line, a forgotten turn takes its line along), and the summary a configured model wrote when the session was consolidated."""
+    lines: list[DigestLine]
+    sessionId: str
+    summarizedAt: str | None
+    summary: str | None
+    summaryModel: str | None
+    summaryTurnCount: int | None
 
 
 class SessionEdge(TypedDict, total=False):
@@ -750,6 +778,18 @@ class Stats(TypedDict, total=False):
     readWorkers: ReadWorkerStats | None
     sessions: int
     turns: int
+
+
+class TimelineEntry(TypedDict, total=False):
+    """One entry of the dated timeline a question about order, progress or a summary gets: an exchange of a session's digest."""
+    at: str
+    line: str
+    sessionId: str
+    source: TimelineSourceValue
+    text: str
+    tokens: int
+    turnIds: list[int]
+    value: float
 
 
 class Turn(TypedDict, total=False):
@@ -948,7 +988,7 @@ class _SyncOperations:
         return self._execute(_RUN_JOBS, {})
 
     def run_maintenance(self, *, task: MaintenanceTask | str, user_id: str | None = None, agent_id: str | None = None) -> MaintenanceReport:
-        """Runs a maintenance task now (the server also runs each on its schedule). ENRICH is the entity enrichment (seed 004 enrich_entities). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT run over one user (`userId`, or a user token's) or every user (the admin without `userId`); ENRICH and OPTIMIZE need the admin token."""
+        """Runs a maintenance task now (the server also runs each on its schedule). ENRICH is the entity enrichment (memories and turns with few entities re-read by the accurate pass). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT run over one user (`userId`, or a user token's) or every user (the admin without `userId`); ENRICH and OPTIMIZE need the admin token."""
         return self._execute(_RUN_MAINTENANCE, {"task": _enum(MaintenanceTask, task, "task"), "userId": user_id, "agentId": agent_id})
 
     def search(self, *, query: str, kinds: list[SearchKind | str] | None = None, limit: int | None = None, exclude_session_id: str | None = None, session_ids: list[str] | None = None, from_: str | datetime | None = None, to: str | datetime | None = None, tags: list[str] | None = None, status: MemoryStatus | str | None = None, speakers: list[str] | None = None, user_id: str | None = None, agent_id: str | None = None) -> list[SearchHit]:
@@ -1091,7 +1131,7 @@ class _AsyncOperations:
         return await self._execute(_RUN_JOBS, {})
 
     async def run_maintenance(self, *, task: MaintenanceTask | str, user_id: str | None = None, agent_id: str | None = None) -> MaintenanceReport:
-        """Runs a maintenance task now (the server also runs each on its schedule). ENRICH is the entity enrichment (seed 004 enrich_entities). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT run over one user (`userId`, or a user token's) or every user (the admin without `userId`); ENRICH and OPTIMIZE need the admin token."""
+        """Runs a maintenance task now (the server also runs each on its schedule). ENRICH is the entity enrichment (memories and turns with few entities re-read by the accurate pass). Tasks that call the LLM wait for it (llm.timeout_s per call). CONSOLIDATE, DECAY and REFLECT run over one user (`userId`, or a user token's) or every user (the admin without `userId`); ENRICH and OPTIMIZE need the admin token."""
         return await self._execute(_RUN_MAINTENANCE, {"task": _enum(MaintenanceTask, task, "task"), "userId": user_id, "agentId": agent_id})
 
     async def search(self, *, query: str, kinds: list[SearchKind | str] | None = None, limit: int | None = None, exclude_session_id: str | None = None, session_ids: list[str] | None = None, from_: str | datetime | None = None, to: str | datetime | None = None, tags: list[str] | None = None, status: MemoryStatus | str | None = None, speakers: list[str] | None = None, user_id: str | None = None, agent_id: str | None = None) -> list[SearchHit]:
@@ -1137,4 +1177,4 @@ class _AsyncOperations:
 
 OPERATIONS: dict[str, Operation] = {"access_tokens": _ACCESS_TOKENS, "add_turn": _ADD_TURN, "config": _CONFIG, "confirm_memory": _CONFIRM_MEMORY, "consolidate_session": _CONSOLIDATE_SESSION, "context": _CONTEXT, "correct_memory": _CORRECT_MEMORY, "create_access_token": _CREATE_ACCESS_TOKEN, "doctor": _DOCTOR, "entities": _ENTITIES, "entity": _ENTITY, "entity_graph": _ENTITY_GRAPH, "explain": _EXPLAIN, "forget": _FORGET, "forget_user": _FORGET_USER, "gc": _GC, "jobs": _JOBS, "memories": _MEMORIES, "memory": _MEMORY, "reembed": _REEMBED, "remember": _REMEMBER, "revoke_access_token": _REVOKE_ACCESS_TOKEN, "run_jobs": _RUN_JOBS, "run_maintenance": _RUN_MAINTENANCE, "search": _SEARCH, "session": _SESSION, "sessions": _SESSIONS, "set_config": _SET_CONFIG, "stats": _STATS, "turns": _TURNS, "unset_config": _UNSET_CONFIG, "update_memory": _UPDATE_MEMORY, "users": _USERS, "viewer": _VIEWER}
 
-__all__ = ["AccessToken", "AddTurnInput", "AddTurnPayload", "CoMention", "ConsolidationEvent", "ConsolidationEventStatus", "ConsolidationEventStatusValue", "ConsolidationFailure", "ConsolidationReport", "ConsolidationRun", "ConsolidationStatus", "ConsolidationStatusValue", "Context", "ContextItem", "ContextItemReason", "ContextItemReasonValue", "CorrectMemoryPayload", "CreatedAccessToken", "DecayReport", "DoctorCheck", "EnrichmentReport", "Entity", "EntityConnection", "EntityEdge", "EntityGraph", "EntityTurnConnection", "EntityTurnEdge", "Explanation", "ExplanationStatus", "ExplanationStatusValue", "ExtractionStats", "Fact", "Features", "ForgetPayload", "ForgetUserReport", "GcMode", "GcModeValue", "GcReasons", "GcReport", "Job", "JobStats", "JobStatus", "JobStatusValue", "JobTypeBacklog", "MaintenanceReport", "MaintenanceTask", "MaintenanceTaskValue", "Memory", "MemoryAction", "MemoryActionValue", "MemoryConnection", "MemoryDecision", "MemoryEdge", "MemoryEvent", "MemoryKind", "MemoryKindValue", "MemoryLayer", "MemoryLayerValue", "MemorySort", "MemorySortValue", "MemorySource", "MemoryStats", "MemoryStatus", "MemoryStatusValue", "OptimizationReport", "PageInfo", "ReadWorkerStats", "ReembedReport", "ReflectionPath", "ReflectionPathValue", "ReflectionReport", "RememberInput", "Role", "RoleValue", "RunJobsReport", "SaveAction", "SaveActionValue", "SavedMemory", "ScoreTerms", "SearchHit", "SearchKind", "SearchKindValue", "SearchSignal", "SearchSignalKind", "SearchSignalKindValue", "Session", "SessionConnection", "SessionEdge", "SourceReason", "SourceReasonValue", "Stats", "Turn", "TurnConnection", "TurnEdge", "UpdateMemoryInput", "User", "UserConnection", "UserEdge", "Viewer", "OPERATIONS"]
+__all__ = ["AccessToken", "AddTurnInput", "AddTurnPayload", "CoMention", "ConsolidationEvent", "ConsolidationEventStatus", "ConsolidationEventStatusValue", "ConsolidationFailure", "ConsolidationReport", "ConsolidationRun", "ConsolidationStatus", "ConsolidationStatusValue", "Context", "ContextItem", "ContextItemReason", "ContextItemReasonValue", "CorrectMemoryPayload", "CreatedAccessToken", "DecayReport", "DigestLine", "DoctorCheck", "EnrichmentReport", "Entity", "EntityConnection", "EntityEdge", "EntityGraph", "EntityTurnConnection", "EntityTurnEdge", "Explanation", "ExplanationStatus", "ExplanationStatusValue", "ExtractionStats", "Fact", "Features", "ForgetPayload", "ForgetUserReport", "GcMode", "GcModeValue", "GcReasons", "GcReport", "Job", "JobStats", "JobStatus", "JobStatusValue", "JobTypeBacklog", "MaintenanceReport", "MaintenanceTask", "MaintenanceTaskValue", "Memory", "MemoryAction", "MemoryActionValue", "MemoryConnection", "MemoryDecision", "MemoryEdge", "MemoryEvent", "MemoryKind", "MemoryKindValue", "MemoryLayer", "MemoryLayerValue", "MemorySort", "MemorySortValue", "MemorySource", "MemoryStats", "MemoryStatus", "MemoryStatusValue", "OptimizationReport", "PageInfo", "ReadWorkerStats", "ReembedReport", "ReflectionPath", "ReflectionPathValue", "ReflectionReport", "RememberInput", "Role", "RoleValue", "RunJobsReport", "SaveAction", "SaveActionValue", "SavedMemory", "ScoreTerms", "SearchHit", "SearchKind", "SearchKindValue", "SearchSignal", "SearchSignalKind", "SearchSignalKindValue", "Session", "SessionConnection", "SessionDigest", "SessionEdge", "SourceReason", "SourceReasonValue", "Stats", "TimelineEntry", "TimelineSource", "TimelineSourceValue", "Turn", "TurnConnection", "TurnEdge", "UpdateMemoryInput", "User", "UserConnection", "UserEdge", "Viewer", "OPERATIONS"]

@@ -1,4 +1,4 @@
-// Retrieval counts as access (D6): access_count + 1, last_accessed_at, and the forgetting curve
+// Retrieval counts as access (docs/architecture.md#reinforcement): access_count + 1, last_accessed_at, and the forgetting curve
 // restarts. It is recorded just after the read, not inside it: a read must neither pay for a
 // write nor wait for the write lock (another process, an `sm` command on the same file, may hold
 // it for seconds). Accesses are batched per store and written on the next tick without waiting

@@ -1,4 +1,4 @@
-// The clock is injected everywhere (D7) so tests, imports and simulations can set time.
+// The clock is injected everywhere so tests, imports and simulations can set time.
 export type Clock = { now(): number };
 
 export const systemClock: Clock = { now: () => Date.now() };

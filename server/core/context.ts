@@ -1,4 +1,4 @@
-// Context for the next model call (D16): the short-term window of the session, and one markdown
+// Context for the next model call (docs/architecture.md#context): the short-term window of the session, and one markdown
 // block packed from a single ranked list of facts, turns and reflections. Search ranks them for
 // the query (or the session's latest user turn); with neither, recency and salience do. The list
 // fills the token budget best value per token first (context-pack.ts), and every item carries
@@ -155,7 +155,7 @@ export async function getContext(store: Store, space: Space, input: ContextInput
     };
   });
   const facts = items.flatMap((i) => (i.kind === 'fact' && i.memory ? [i.memory] : []));
-  // What the block hands out counts as accessed (D6), written just after this read.
+  // What the block hands out counts as accessed (it restarts the forgetting curve), written just after this read.
   noteAccess(store, items.flatMap((i) => (i.memory && i.memory.status === 'active' ? [i.memory.id] : [])));
   return {
     sessionId: parsed.sessionId,

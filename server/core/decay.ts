@@ -1,4 +1,4 @@
-// Ebbinghaus decay (seed 004, D4): confidence = base × exp(−decay_rate × days since the fact was
+// Ebbinghaus decay (docs/architecture.md#score-and-confidence): confidence = base × exp(−decay_rate × days since the fact was
 // last accessed or seen). It is a function of that time alone, so running nightly for 20 days
 // and running once on day 20 agree; an access restores the base, so a used fact never fades away.
 import { and, eq, gt } from 'drizzle-orm';

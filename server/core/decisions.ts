@@ -1,4 +1,4 @@
-// The append-only decision log (D9) that `explain` reads and subscriptions publish.
+// The append-only decision log (docs/architecture.md#provenance) that `explain` reads and subscriptions publish.
 import { desc, eq, inArray } from 'drizzle-orm';
 import { memories, memoryEvents } from '../../drizzle/schema.ts';
 import { groupBy } from './group-by.ts';

@@ -1,4 +1,4 @@
-// The entity registry (D8, seed 004 create_or_get_entity): one row per real-world thing.
+// The entity registry (docs/architecture.md#entities): one row per real-world thing.
 // A mention resolves by canonical name + type, then by alias, then (people only) by first
 // name; otherwise it creates the entity. Links to turns and memories live in junction tables;
 // mention_count is the number of those links, so it moves only when a link is added or removed.

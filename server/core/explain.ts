@@ -1,4 +1,4 @@
-// Explain (seed 003 `why`): why a memory is where it is, from its numbers and its decision log.
+// Explain (REST `why`): why a memory is where it is, from its numbers and its decision log.
 import { eq, or } from 'drizzle-orm';
 import { memoryRelations, memorySources } from '../../drizzle/schema.ts';
 import { daysBetween } from './clock.ts';

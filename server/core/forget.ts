@@ -1,4 +1,4 @@
-// Forget is a hard delete (D3, privacy): the row, its FTS entry (trigger), vectors, links,
+// Forget is a hard delete, for privacy (docs/architecture.md#removal): the row, its FTS entry (trigger), vectors, links,
 // junction rows and the text-bearing log entries go. One `deleted` entry without text remains.
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';

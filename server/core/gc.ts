@@ -1,4 +1,4 @@
-// The GC pass (seed 003): rescore, promote mid->long, clean up mid, optionally purge archived rows.
+// The GC pass: rescore, promote mid->long, clean up mid, optionally purge archived rows.
 import { and, eq, isNotNull, lt } from 'drizzle-orm';
 import { memories } from '../../drizzle/schema.ts';
 import { DAY_MS, daysBetween } from './clock.ts';

@@ -1,4 +1,4 @@
-// Durable background work (D10): a job row is written in the same transaction as the data
+// Durable background work (docs/architecture.md#jobs): a job row is written in the same transaction as the data
 // that caused it; workers claim jobs with a lease, so a job whose process died runs again.
 import { and, asc, count, eq, inArray, lte, or, sql } from 'drizzle-orm';
 import { jobs, type JobStatus } from '../../drizzle/schema.ts';

@@ -1,4 +1,4 @@
-// Memories (D2): facts and reflections, saved with dedupe, reinforced (D6), archived (D3).
+// Memories: facts and reflections, saved with dedupe, reinforced, archived (docs/architecture.md#memories).
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import {
@@ -109,7 +109,7 @@ export async function linkSource(store: Store, memoryId: number, source: MemoryS
   await store.sql.run(LINK_SOURCE, [memoryId, source.turnId, source.reason, source.rule ?? null, store.clock.now()]);
 }
 
-/** Reinforces an existing memory (D6): one more hit, seen now, tags and importance folded in. */
+/** Reinforces an existing memory (docs/architecture.md#reinforcement): one more hit, seen now, tags and importance folded in. */
 export async function reinforce(store: Store, existing: MemoryRow, candidate: MemoryCandidate, source?: MemorySource): Promise<MemoryRow> {
   const now = store.clock.now();
   const hits = existing.hits + 1;
@@ -125,7 +125,7 @@ export async function reinforce(store: Store, existing: MemoryRow, candidate: Me
         tags: sql`${sql.placeholder('tags')}`,
         lastSeenAt: sql`${sql.placeholder('now')}`,
         score: sql`${sql.placeholder('score')}`,
-        // Seen again: the forgetting curve restarts (D6).
+        // Seen again: the forgetting curve restarts.
         confidence: sql`${memories.confidenceBase}`,
       })
       .where(eq(memories.id, sql.placeholder('id')))
@@ -208,7 +208,7 @@ export async function remember(store: Store, space: Space, input: RememberInput)
   });
 }
 
-/** Archives (D3): hidden from search and context, kept for explain and history. */
+/** Archives (docs/architecture.md#removal): hidden from search and context, kept for explain and history. */
 export async function archiveMemory(store: Store, id: number, detail: Record<string, unknown>) {
   const now = store.clock.now();
   await store.db.update(memories).set({ status: 'archived', validUntil: now }).where(eq(memories.id, id)).run();
@@ -263,7 +263,7 @@ export async function updateMemory(store: Store, space: Space, id: number, input
   });
 }
 
-/** Protects a memory (seed 004 confirm_fact): never decays, full confidence. */
+/** Protects a memory (`confirm`): never decays, full confidence. */
 export async function confirmMemory(store: Store, space: Space, id: number): Promise<MemoryRow> {
   return write(store, async () => {
     await requireMemory(store, space, id);
@@ -273,7 +273,7 @@ export async function confirmMemory(store: Store, space: Space, id: number): Pro
   });
 }
 
-/** Replaces a fact (seed 004 correct_fact): the old one is archived and superseded by the new one. */
+/** Replaces a fact (`correct`): the old one is archived and superseded by the new one. */
 export async function correctMemory(store: Store, space: Space, id: number, content: string): Promise<{ old: MemoryRow; memory: MemoryRow }> {
   const text = parseInput(contentSchema, content);
   return write(store, async () => {

@@ -1,4 +1,4 @@
-// Weekly reflection (seed 004): at most once per interval and only when enough facts arrived;
+// Weekly reflection: at most once per interval and only when enough facts arrived;
 // saved as a protected long-term memory tagged `weekly`, derived_from its source facts.
 import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import { entities, memories, memoryEntities, memoryRelations } from '../../drizzle/schema.ts';

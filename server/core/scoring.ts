@@ -1,4 +1,4 @@
-// Salience (D4, seed 003): score = w_freq·ln(1+hits) + w_recency·exp(−λ·age_days) + w_importance·importance.
+// Salience (docs/architecture.md#score-and-confidence): score = w_freq·ln(1+hits) + w_recency·exp(−λ·age_days) + w_importance·importance.
 import { daysBetween } from './clock.ts';
 import type { Config } from './config.ts';
 

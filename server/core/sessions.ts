@@ -1,4 +1,4 @@
-// Sessions: registered on their first turn (seed 004 sessions_consolidations).
+// Sessions: registered on their first turn, with their consolidation state.
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { sessions } from '../../drizzle/schema.ts';
 import type { Space } from './space.ts';

@@ -1,4 +1,4 @@
-// Memory spaces (D11, D12): every owned row belongs to one user, and optionally to one agent of
+// Memory spaces (docs/architecture.md#spaces, #scope): every owned row belongs to one user, and optionally to one agent of
 // that user. The space is resolved once per request (from the token and the arguments) and
 // passed to every domain function right after the store, so a path that forgets it does not compile.
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 // The handle every domain function takes first: the storage port with its config and clock.
-// The domain reaches the database only through it (D15), and only asynchronously, so a
+// The domain reaches the database only through it (docs/architecture.md#store-port), and only asynchronously, so a
 // networked database (Postgres) fits behind it as well as the embedded SQLite file.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';

@@ -1,4 +1,4 @@
-// Scoped access tokens (D12). The admin token (SM_API_TOKEN) creates tokens that reach one user
+// Scoped access tokens (docs/architecture.md#scope). The admin token (SM_API_TOKEN) creates tokens that reach one user
 // (and one agent, when set), optionally read-only. A token is shown once; only its SHA-256 hash
 // is stored, so neither the database nor a log ever holds a usable token.
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Turns are the episodic layer (D1). The short-term context is the last N turns of a session;
+// Turns are the episodic layer (docs/architecture.md#turns). The short-term context is the last N turns of a session;
 // older turns leave the window but stay searchable history.
 import { eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';

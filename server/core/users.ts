@@ -1,4 +1,4 @@
-// Users are first-class (D11): registered on their first write, listed with what they own, and
+// Users are first-class (docs/architecture.md#spaces): registered on their first write, listed with what they own, and
 // erasable in one transaction (forgetUser) down to the last index entry.
 import { z } from 'zod';
 import { userIdSchema } from './space.ts';

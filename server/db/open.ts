@@ -52,7 +52,7 @@ export function migrated(sqlite: Database.Database): boolean {
 }
 
 /**
- * Migrations rebuild tables (new keys, D11). The migrator runs them in one transaction, where
+ * Migrations rebuild tables (new keys: every owned row leads with its user). The migrator runs them in one transaction, where
  * `PRAGMA foreign_keys` is ignored: with keys on, dropping the old sessions table would cascade
  * into turns. So keys are off around the migration and checked once after it.
  */

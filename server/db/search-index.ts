@@ -2,7 +2,7 @@
 // Created at open time (idempotently) rather than in a drizzle migration so that a SQLite build
 // without FTS5 still opens: search then falls back to LIKE.
 //
-// Each row also indexes its user as one token (column `space`, D11), and every query ANDs it in:
+// Each row also indexes its user as one token (column `space`, so a match never reads another user's rows), and every query ANDs it in:
 // a match never reads, ranks or counts other users' rows, so a small user's search costs what
 // that user's data costs. The token is the user id in hex between two letters: one token whatever
 // the id's punctuation, and untouched by the porter stemmer. The rank gives that column no weight.

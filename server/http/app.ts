@@ -1,5 +1,5 @@
 // The host: one node:http server with GraphQL over HTTP (yoga, GraphiQL), graphql-ws on the same
-// port and path, the seed REST routes and /health. The CLI's `sm serve` and server/main.ts use it.
+// port and path, the REST routes and /health. The CLI's `sm serve` and server/main.ts use it.
 import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';

@@ -1,4 +1,4 @@
-// The seed 003 REST shapes: snake_case fields, ISO-8601 timestamps.
+// The REST shapes: snake_case fields, ISO-8601 timestamps (docs/api.md#rest).
 import type { Context } from '../core/context.ts';
 import type { Explanation } from '../core/explain.ts';
 import type { GcReport } from '../core/gc.ts';

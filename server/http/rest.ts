@@ -1,4 +1,4 @@
-// Seed 003 REST routes: a thin layer over the same core functions the GraphQL API calls.
+// The REST routes (docs/api.md#rest): a thin layer over the same core functions the GraphQL API calls.
 import type { Logger } from 'pino';
 import type { Plugin } from 'graphql-yoga';
 import { parseTime } from '../core/clock.ts';
@@ -31,7 +31,7 @@ type Route = { method: string; path: RegExp; run: (call: Call) => Reply | Promis
 
 const STATUS: Record<string, number> = { [ErrorCode.BadUserInput]: 400, [ErrorCode.NotFound]: 404, [ErrorCode.Conflict]: 409, [ErrorCode.Forbidden]: 403, [ErrorCode.Unavailable]: 503, [ErrorCode.DatabaseUnavailable]: 503 };
 
-/** `user_id` and `agent_id` as the seed's snake_case names them; anything but a string is refused. */
+/** `user_id` and `agent_id` in the REST routes' snake_case; anything but a string is refused. */
 function namedSpace(source: Body | URLSearchParams): { userId?: string; agentId?: string } {
   const get = (key: string) => (source instanceof URLSearchParams ? (source.get(key) ?? undefined) : source[key]);
   const pick = (key: string) => {
@@ -228,7 +228,7 @@ export function restRoutes(options: { runtime: Runtime; log: Logger; bodyLimit: 
           params: match.found!.slice(1),
           query: url.searchParams,
           body: () => readJsonObject(request, bodyLimit),
-          // A body's user_id wins over the query string's (the seed's POST routes take JSON).
+          // A body's user_id wins over the query string's (the POST routes take JSON).
           space: (mode, body) => spaceFor(access, { ...namedSpace(url.searchParams), ...withoutUndefined(body ? namedSpace(body) : {}) }, mode),
         });
         endResponse(json(reply.status, reply.body));

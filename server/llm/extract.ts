@@ -1,4 +1,4 @@
-// LLM extraction: the turn plus related memories go in; the seed 003 action array comes out,
+// LLM extraction: the turn plus related memories go in; a JSON array of actions comes out,
 // validated with zod. Anything else is a failure (the caller falls back or retries), never a crash.
 import { llmActionsSchema, type LlmAction } from '../core/extraction/extract-turn.ts';
 import type { MemoryRow } from '../core/memories.ts';

@@ -1,4 +1,4 @@
-// The MCP server (D13): the memory tools of the typed client, resources to read memory by URI, and
+// The MCP server (docs/architecture.md#adapters): the memory tools of the typed client, resources to read memory by URI, and
 // a prompt that tells an agent when to call which tool, over one space's client. `sm mcp` serves
 // it over stdio; the service at /mcp over Streamable HTTP (http.ts).
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';

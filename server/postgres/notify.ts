@@ -1,4 +1,4 @@
-// Change events across nodes (issue 23): a write's events go to the other nodes sharing the
+// Change events across nodes (several servers on one database): a write's events go to the other nodes sharing the
 // database through NOTIFY, sent inside the write's transaction, so Postgres delivers them when it
 // commits and never for a rollback; each node LISTENs on one channel and hands what it hears to
 // its listeners (and so to its GraphQL subscribers, filtered per user as its own events are).

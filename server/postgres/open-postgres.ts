@@ -1,4 +1,4 @@
-// Opening a store on Postgres (D15): a server (`postgres://…`, a `pg` Pool) or PGlite, the
+// Opening a store on Postgres (docs/architecture.md#store-port): a server (`postgres://…`, a `pg` Pool) or PGlite, the
 // embedded build (`pglite:` in memory, `pglite:/some/dir` on disk). Then the same steps as a
 // SQLite file: the extensions there are, the migrations (drizzle/pg-migrations), the triggers
 // the migrations cannot express, and the layered config.

@@ -1,4 +1,4 @@
-// The storage port on Postgres (D15): a `pg` Pool (a server) or a PGlite instance (embedded,
+// The storage port on Postgres (docs/architecture.md#store-port): a `pg` Pool (a server) or a PGlite instance (embedded,
 // one connection), reached through connections.ts. The domain's SQL arrives in the spelling
 // SQLite and Postgres share, with `?` parameters (sql-text.ts rewrites it), and its results read
 // as SQLite's do (connections.ts's type parsers).

@@ -1,4 +1,4 @@
-// SQL functions the domain calls under the same name on both backends (D15), where SQLite and
+// SQL functions the domain calls under the same name on both backends (docs/architecture.md#store-port), where SQLite and
 // Postgres share no spelling of a construct. SQLite's are JavaScript, registered on the
 // connection in server/db/open.ts; these are their Postgres twins, created at open time like the
 // row-numbering triggers (drizzle-kit's migrations have no notion of functions).

@@ -1,4 +1,4 @@
-// The domain writes one SQL for both backends, in SQLite's spelling of what they share (D15).
+// The domain writes one SQL for both backends, in SQLite's spelling of what they share.
 // Two things in that spelling read differently on Postgres, and this file rewrites them:
 //  - positional `?` parameters become `$1…$n` (`?NNN` becomes `$NNN`);
 //  - unquoted mixed-case identifiers (`user_id as userId`) are quoted: SQLite keeps an alias as

@@ -1,4 +1,4 @@
-// Consolidating a finished session (seed 004): idempotent, pages of 30 turns, LLM extraction when
+// Consolidating a finished session: idempotent, pages of 30 turns, LLM extraction when
 // configured (a failing page falls back to heuristics), two-level dedupe and conflicts through
 // saveFacts, then the session is marked. STARTED / COMPLETED / FAILED go out as change events.
 import {

@@ -65,7 +65,7 @@ function ftsCheck(store: Store): DoctorCheck {
 async function pgvectorCheck(store: Store): Promise<DoctorCheck> {
   if (store.features.vec) {
     const version = await store.sql.pluck<string>("select extversion from pg_extension where extname = 'vector'");
-    // No HNSW index, by decision (README, Postgres): said here so an operator does not go looking for one.
+    // No HNSW index, by decision (docs/postgres.md#what-differs-from-sqlite): said here so an operator does not go looking for one.
     return check('pgvector', true, `pgvector ${version ?? '(version unknown)'} present: vectors reranked in SQL; no HNSW index (a user's nearest come from their sign bits in memory, reranked exactly)`);
   }
   return check(

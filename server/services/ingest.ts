@@ -62,7 +62,7 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
   // The accurate-NER job, when due, goes in with the turn (one statement on Postgres).
   const nerQueued = await accurateNerJobNow(store, nerExtras(runtime));
   const { turn, newSession, extra } = await addTurn(store, space, input, async (tx, turn, options) => {
-    // A new conversation means the user's earlier ones are finished (seed 004): consolidate them.
+    // A new conversation means the user's earlier ones are finished: consolidate them.
     if (options.newSession) await queueConsolidation(tx, space, await pendingSessions(tx, space, { exclude: turn.sessionId }));
     // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
     const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime), nerQueued, options.speaker);

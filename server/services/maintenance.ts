@@ -1,4 +1,4 @@
-// The maintenance tasks (seed 004 memory_maintenance + memory_reflection, and merging the
+// The maintenance tasks (enrichment, consolidation catch-up, decay, weekly reflection, and merging the
 // full-text search indexes). The scheduler runs them nightly; the API (`runMaintenance`) and CLI (`sm maintenance TASK`) run them on demand.
 import { pendingSessions, pendingSessionsOfAll, type ConsolidationReport } from '../core/consolidation.ts';
 import type { Space } from '../core/space.ts';

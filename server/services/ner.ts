@@ -45,7 +45,7 @@ export const nerJobHandlers = (runtime: Runtime): JobHandlers => ({
   },
 });
 
-/** Seed 004 execute_entity_enrichment, with this runtime's providers. */
+/** Entity enrichment (nightly and on demand), with this runtime's providers. */
 export function enrichEntities(runtime: Runtime, options: EnrichmentOptions = {}): Promise<EnrichmentReport> {
   return runEnrichment(runtime.store, nerExtras(runtime), options);
 }

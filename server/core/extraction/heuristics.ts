@@ -1,4 +1,4 @@
-// Optimistic heuristic extraction (seed 003): first-person statements become structured facts
+// Optimistic heuristic extraction: first-person statements become structured facts
 // (subject, slot, value, polarity) rendered as standalone sentences. No network, microseconds.
 // The rules run in order, the first match wins: health and diet first (health-rules.ts), then
 // these; a clause about a relative is read by relatives.ts with the same rules, and every fact is

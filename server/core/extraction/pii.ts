@@ -1,4 +1,4 @@
-// Basic PII detectors (seed 003): memories that carry an email, a phone number or a street
+// Basic PII detectors: memories that carry an email, a phone number or a street
 // address are tagged `pii`, which config can keep out of context.
 const DETECTORS = {
   email: /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/,

@@ -1,4 +1,4 @@
-// Extraction counters per path (seed 003 metrics), kept in the meta table so they survive restarts.
+// Extraction counters per path (heuristic, LLM, fallback), kept in the meta table so they survive restarts.
 import { eq } from 'drizzle-orm';
 import { meta } from '../../../drizzle/schema.ts';
 import { prepared, type Store } from '../store.ts';

@@ -1,4 +1,4 @@
-// Entity enrichment (seed 004 execute_entity_enrichment, nightly at 02:00 and on demand):
+// Entity enrichment (nightly at 02:00 and on demand):
 // memories and turns that no accurate pass has seen (enriched_at unset) and that link few
 // entities are re-read with the `accurate` strategy, linked, and stamped.
 import { z } from 'zod';

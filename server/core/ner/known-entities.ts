@@ -131,7 +131,7 @@ function wordsOf(text: string): Word[] {
 /** Two words belong to one name when only a space, hyphen, apostrophe or period separates them. */
 const joined = (text: string, a: Word, b: Word) => b.start - a.end <= 2 && /^[\s.'’-]+$/.test(text.slice(a.end, b.start));
 
-/** Per user: a user's names never link another user's turns (D11). */
+/** Per user: a user's names never link another user's turns (docs/architecture.md#spaces). */
 type UserIndex = { index: NameIndex; dirty: Set<number> };
 /** `forgotten` counts users erased: an index read while one was must not be kept. */
 type StoreIndex = { users: Map<string, UserIndex>; version: number; checkedIn: object | undefined; forgotten: number };

@@ -52,7 +52,7 @@ export async function accurateProviders(store: Store, space: Space, extras: NerE
 }
 
 /**
- * Whether `accurate` adds anything over `fast` (seed 004 accurate_ner_available). Enrichment
+ * Whether `accurate` adds anything over `fast`. Enrichment
  * and the per-turn accurate job are skipped, with this reason, when it does not.
  */
 export function accurateNerAvailability(config: Config, extras: NerExtras = {}): { available: true } | { available: false; reason: string } {

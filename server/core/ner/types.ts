@@ -1,4 +1,4 @@
-// Named-entity recognition (seed 004 `ner`): what providers return, and how a surface form
+// Named-entity recognition: what providers return, and how a surface form
 // becomes an entity's display name and lookup key.
 import { normalizeText } from '../text.ts';
 

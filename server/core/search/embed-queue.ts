@@ -1,4 +1,4 @@
-// Embedding is durable background work (D10): the write that creates a turn or memory queues a
+// Embedding is durable background work (docs/architecture.md#jobs): the write that creates a turn or memory queues a
 // job in its own transaction, and the worker embeds after the commit. Nothing is queued while
 // vectors are off, so stores without an embedding model pay nothing.
 //

@@ -1,4 +1,4 @@
-// The entity signal (seed 004): entities named in the query, matched by canonical name or alias,
+// The entity signal: entities named in the query, matched by canonical name or alias,
 // give the memories and turns linked to them. Reads the registry tables directly.
 import type { Space } from '../space.ts';
 import type { Store } from '../store.ts';
@@ -26,7 +26,7 @@ const BY_ALIAS = `
     select 1 from sm_texts(e.aliases) a, sm_texts(?) k where sm_normalize(a.value) = k.value
   ) limit 50`;
 
-/** The user's entities the query names (the registry is per user, D11). */
+/** The user's entities the query names (the registry is per user). */
 export async function entitiesInQuery(store: Store, space: Space, text: string, exclude: Set<string> = new Set()): Promise<EntityMatch[]> {
   const keys = grams(text).filter((k) => !exclude.has(k));
   if (keys.length === 0) return [];

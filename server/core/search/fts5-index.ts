@@ -1,6 +1,6 @@
 // SQLite's text index: FTS5 over turns and memories (server/db/search-index.ts). The MATCH always
-// runs alone in a subquery with its own LIMIT, and filters join afterwards (the FTS5 planner trap
-// in STACK.md); CROSS JOIN pins that order, else the planner scans the filtered table by its
+// runs alone in a subquery with its own LIMIT, and filters join afterwards: given both in one
+// query, SQLite's planner drives from the filtered table. CROSS JOIN pins that order, else the planner scans the filtered table by its
 // index and probes the FTS results. Terms are quoted: no user text is FTS5 syntax.
 import { scopedMatch, type Space } from '../space.ts';
 import type { Store } from '../store.ts';

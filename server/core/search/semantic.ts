@@ -2,7 +2,7 @@
 // It is not a list fused by rank: the similarity is a feature of the turn ranker, weighed with the
 // lexical ones (fitted like them, bench:fit), and the user's nearest turns by stored vector join
 // the scored candidates, so a turn that shares no word with the query can still rank. On LoCoMo
-// RRF-style fusion of a semantic list lost recall where a weighted sum gained (issue 17).
+// RRF-style fusion of a semantic list lost recall where a weighted sum gained (docs/benchmarks.md).
 //
 // The table is set per store by the runtime (../../services/semantic.ts) when the word vectors are
 // available and no embedding endpoint is configured; without it search runs as before.

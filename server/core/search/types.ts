@@ -31,7 +31,7 @@ export const searchSchema = z
     to: time.nullish(),
     /** Memories carrying every one of these tags. Turns carry no tags, so tags leave turns out. */
     tags: tagsSchema.nullish(),
-    /** Memory status; active by default (archived rows are hidden from search, D3). */
+    /** Memory status; active by default (archived rows are hidden from search). */
     status: z.enum(MEMORY_STATUSES).default('active'),
     /** Turns by these speakers only (turns.name, case-insensitive). */
     speakers: z.array(z.string().trim().min(1)).max(100).nullish(),
