@@ -20,6 +20,7 @@ const CONFORMANCE: string[] = [
   'extraction-llm',
   'ner-pipeline',
   'search-core',
+  'search-passages',
   'search-context',
   'search-ranker',
   'search-vectors',

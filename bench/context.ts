@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { collectCandidates, getContext } from '../server/core/context.ts';
 import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning, type Packed } from '../server/core/context-pack.ts';
 import { countTokens, TOKENIZER } from '../server/core/token-count.ts';
+import { quoteOf } from '../server/core/search/passages.ts';
 import { closeStore } from '../server/db/open.ts';
 import { contextWithRuntime } from '../server/services/embed.ts';
 import { bm25Retriever, categoryLabel, EMBEDDING_FLAGS, EMBEDDING_USAGE, embeddingOf, loadConversation, searchLoaded, textTable, type BenchEmbedding } from './locomo.ts';
@@ -87,7 +88,7 @@ export async function runContextBench(files: string[], budgets: number[], option
       // Search's turns for the yardstick, written as the block writes turns.
       const turnHits = (await searchLoaded(loaded, { query: q.text, kinds: ['turn'], limit: 200 })).hits.map((h) => ({
         id: h.id,
-        line: `[${day(h.turn!.at)}] ${h.turn!.name ?? h.turn!.role}: ${h.turn!.text.replace(/\s*\n\s*/g, ' ').trim()}`,
+        line: `[${day(h.turn!.at)}] ${h.turn!.name ?? h.turn!.role}: ${quoteOf(h.turn!.text, h.passage).replace(/\s*\n\s*/g, ' ').trim()}`,
       }));
       for (const budget of budgets) {
         const t0 = performance.now();

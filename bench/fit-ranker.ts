@@ -1,32 +1,49 @@
-// Fits the turn ranker's weights (server/core/search/turn-ranker.ts) on LoCoMo conversations by
-// coordinate ascent on evidence recall (@10, plus a quarter each of @5 and @20), and reports how
-// the fit does on each conversation when that conversation is left out of the fitting.
-//   npm run bench:fit -- [--json] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE FILE...
-import { runMain } from './run-main.ts';
+// Fits the turn ranker's weights (server/core/search/turn-ranker.ts) on LoCoMo files and BEAM chat
+// folders together by coordinate ascent on evidence recall (@10, plus a quarter each of @5 and
+// @20), each data set weighing the same whatever its number of questions, and reports how the fit
+// does on each conversation when that conversation is left out of the fitting, next to the plain
+// BM25 baseline of the same run (bench:locomo's) and the margin between them. The ranker has two
+// sets of weights, chosen by what it sees: questions whose scored turns include an assistant's
+// (a user's chat with an assistant) take `chatWeights`, the others `weights`; each is fitted on the
+// questions that take it.
+//   npm run bench:fit -- [--json] [--cache FILE] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
+// --cache keeps the features of every question in FILE (made when absent, read when present):
+// refits without loading the conversations again. Delete it after changing the features.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
+import { CHAT_TURN_WEIGHTS, DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
 import { TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
 import { closeStore } from '../server/db/open.ts';
-import { EMBEDDING_FLAGS, EMBEDDING_USAGE, embeddingOf, loadConversation, searchLoaded, type BenchEmbedding } from './locomo.ts';
 import { loadBenchData, type BenchConversation } from './bench-data.ts';
+import { bm25Retriever, categoryLabel, EMBEDDING_FLAGS, EMBEDDING_USAGE, embeddingOf, loadConversation, searchLoaded, textTable, type BenchEmbedding } from './locomo.ts';
+import { runMain } from './run-main.ts';
 import { round } from './stats.ts';
 
-/** One question: the scored turns' features (row-major) and which rows are evidence. */
-type Sample = { file: string; dataset: string; category: string; rows: number; features: Float64Array; evidence: number[] };
+/**
+ * One question: the scored turns' features (row-major), which rows are evidence, and the plain
+ * BM25 baseline's recall at 5, 10 and 20 for it.
+ */
+type Sample = { file: string; dataset: string; category: string; rows: number; features: number[]; evidence: number[]; bm25: number[] };
 
 const D = TURN_FEATURES.length;
-const GRID = [-2, -1, -0.5, -0.3, -0.1, 0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 4];
+// Weights stay within ±2 of BM25's 1: wider steps fitted the few BEAM chats more closely and did
+// worse on the one left out (R@10 0.514 against 0.520).
+const GRID = [-1, -0.5, -0.3, -0.1, 0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2];
+const KS = [5, 10, 20] as const;
 
 async function samples(conversation: BenchConversation, embedding?: BenchEmbedding): Promise<Sample[]> {
   const loaded = await loadConversation(conversation, 0, embedding);
+  const plain = bm25Retriever(loaded);
   const out: Sample[] = [];
   for (const question of loaded.questions) {
     const features = new Map<number, number[]>();
     await searchLoaded(loaded, { query: question.text, kinds: ['turn'], limit: 1 }, { turnFeatures: features });
     const ids = [...features.keys()];
     const index = new Map(ids.map((id, i) => [id, i]));
+    const got = await plain.retrieve(question.text, 20);
+    const bm25 = KS.map((k) => question.evidence.filter((id) => got.slice(0, k).includes(id)).length / question.evidence.length);
     // Evidence the candidates missed can never be ranked: -1 counts as a miss at every k.
-    out.push({ file: loaded.name, dataset: loaded.dataset, category: question.category, rows: ids.length, features: Float64Array.from(ids.flatMap((id) => features.get(id)!)), evidence: question.evidence.map((id) => index.get(id) ?? -1) });
+    out.push({ file: loaded.name, dataset: loaded.dataset, category: question.category, rows: ids.length, features: ids.flatMap((id) => features.get(id)!), evidence: question.evidence.map((id) => index.get(id) ?? -1), bm25 });
   }
   await closeStore(loaded.store);
   return out;
@@ -55,13 +72,16 @@ function found(score: Float64Array, s: Sample, k: number): number {
   return hit;
 }
 
-/** Mean recall at 5, 10 and 20 of the ranking `weights` give. */
-export function recall(weights: Float64Array, set: Sample[]): [number, number, number] {
+/** Recall at 5, 10 and 20 of each sample under `weights`. */
+const recalls = (weights: Float64Array, s: Sample) => {
+  const score = scored(weights, s);
+  return KS.map((k) => (s.evidence.length ? found(score, s, k) / s.evidence.length : 0));
+};
+
+/** Mean recall at 5, 10 and 20 of the ranking `weights` give (or of the baseline, `weights` null). */
+export function recall(weights: Float64Array | null, set: Sample[]): [number, number, number] {
   const sums = [0, 0, 0];
-  for (const s of set) {
-    const score = scored(weights, s);
-    [5, 10, 20].forEach((k, j) => (sums[j]! += s.evidence.length ? found(score, s, k) / s.evidence.length : 0));
-  }
+  for (const s of set) (weights ? recalls(weights, s) : s.bm25).forEach((x, j) => (sums[j]! += x));
   return sums.map((x) => x / Math.max(1, set.length)) as [number, number, number];
 }
 
@@ -70,19 +90,31 @@ export function anyAt10(weights: Float64Array, set: Sample[]): number {
   return set.filter((s) => found(scored(weights, s), s, 10) > 0).length / Math.max(1, set.length);
 }
 
-const objective = (r: number[]) => r[1]! + 0.25 * (r[0]! + r[2]!);
+/** Recall@10 plus a quarter each of @5 and @20, each data set's questions weighing 1 in all. */
+function objective(weights: Float64Array, set: Sample[], share: Map<string, number>): number {
+  let sum = 0;
+  for (const s of set) {
+    const r = recalls(weights, s);
+    sum += (r[1]! + 0.25 * (r[0]! + r[2]!)) * share.get(s.dataset)!;
+  }
+  return sum;
+}
 
-export function fit(set: Sample[], start: Float64Array): Float64Array {
+export function fit(set: Sample[], start: Float64Array, frozen: ReadonlySet<number> = new Set()): Float64Array {
+  const counts = new Map<string, number>();
+  for (const s of set) counts.set(s.dataset, (counts.get(s.dataset) ?? 0) + 1);
+  const share = new Map([...counts].map(([d, n]) => [d, 1 / n]));
   const w = Float64Array.from(start);
-  let best = objective(recall(w, set));
-  for (let round = 0; round < 5; round++) {
+  let best = objective(w, set, share);
+  for (let pass = 0; pass < 4; pass++) {
     let improved = false;
     // bm25 stays 1: it sets the scale the other weights are read against.
     for (let k = 1; k < D; k++) {
+      if (frozen.has(k)) continue;
       let bestValue = w[k]!;
       for (const value of GRID) {
         w[k] = value;
-        const o = objective(recall(w, set));
+        const o = objective(w, set, share);
         if (o > best + 1e-9) (best = o), (bestValue = value), (improved = true);
       }
       w[k] = bestValue;
@@ -92,72 +124,98 @@ export function fit(set: Sample[], start: Float64Array): Float64Array {
   return w;
 }
 
-const fmt = (r: number[]) => r.map((x) => x.toFixed(3)).join(' / ');
 const atK = (r: number[]) => ({ '5': round(r[0]!), '10': round(r[1]!), '20': round(r[2]!) });
 const asRecord = (w: Float64Array) => Object.fromEntries(TURN_FEATURES.map((f, i) => [f, w[i]])) as Record<TurnFeature, number>;
 
-export async function fitRanker(files: string[], embedding?: BenchEmbedding) {
-  const all: Sample[] = [];
-  for (const conversation of files.flatMap(loadBenchData)) all.push(...(await samples(conversation, embedding)));
-  const current = Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f]));
+function loadSamples(files: string[], cache: string | undefined, embedding?: BenchEmbedding): Promise<Sample[]> | Sample[] {
+  if (cache && existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as Sample[];
+  return (async () => {
+    const all: Sample[] = [];
+    for (const conversation of files.flatMap(loadBenchData)) all.push(...(await samples(conversation, embedding)));
+    if (cache) writeFileSync(cache, JSON.stringify(all));
+    return all;
+  })();
+}
+
+const ASSISTANT = TURN_FEATURES.indexOf('assistant');
+/** Whether the ranker weighs the question with chatWeights: one of its scored turns is an assistant's. */
+const isChat = (s: Sample) => {
+  for (let r = 0; r < s.rows; r++) if (s.features[r * D + ASSISTANT] === 1) return true;
+  return false;
+};
+/** Features the fit leaves alone: those no question has a value for (a model's cosine without a model), and in chats the facts and entities, whose lists search computes only for a nonzero turn weight. */
+function frozenOf(set: Sample[], chat: boolean): Set<number> {
+  const unused = TURN_FEATURES.map((_, k) => k).filter((k) => set.every((s) => { for (let r = 0; r < s.rows; r++) if (s.features[r * D + k] !== 0) return false; return true; }));
+  return new Set([...unused, ...(chat ? [TURN_FEATURES.indexOf('memory'), TURN_FEATURES.indexOf('entity')] : [])]);
+}
+
+export async function fitRanker(files: string[], options: { embedding?: BenchEmbedding; cache?: string } = {}) {
+  const all = await loadSamples(files, options.cache, options.embedding);
+  const chat = new Map(all.map((s) => [s, isChat(s)]));
+  const start = { named: Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f])), chat: Float64Array.from(TURN_FEATURES.map((f) => CHAT_TURN_WEIGHTS[f])) };
+  const frozen = { named: frozenOf(all.filter((s) => !chat.get(s)), false), chat: frozenOf(all.filter((s) => chat.get(s)), true) };
+  /** Both sets fitted on `set` (each on its own questions), and a ranking of any sample by the set it takes. */
+  const fitBoth = (set: Sample[], need = { named: true, chat: true }) => {
+    const named = need.named ? fit(set.filter((s) => !chat.get(s)), start.named, frozen.named) : start.named;
+    const chats = need.chat ? fit(set.filter((s) => chat.get(s)), start.chat, frozen.chat) : start.chat;
+    return { named, chat: chats, of: (s: Sample) => (chat.get(s) ? chats : named) };
+  };
+  const currentOf = (s: Sample) => (chat.get(s) ? start.chat : start.named);
   const conversations = [];
-  const pooled = [0, 0, 0];
-  let pooledAny = 0;
-  // Per question category (1 multi-hop, 2 temporal, 3 inference, 4 single-hop): summed recall@10 and counts, left out.
-  const byCategory = new Map<string, { sum: number; any: number; n: number }>();
+  // Left out of the fit: each question's recall at 5/10/20 and any@10, for pooling by data set and category.
+  const heldOutOf = new Map<Sample, number[]>();
+  const currentOfSample = new Map<Sample, number[]>();
   for (const name of [...new Set(all.map((s) => s.file))]) {
     const held = all.filter((s) => s.file === name);
-    const weights = fit(all.filter((s) => s.file !== name), current);
-    const heldOut = recall(weights, held);
-    heldOut.forEach((x, i) => (pooled[i]! += x * held.length));
-    pooledAny += anyAt10(weights, held) * held.length;
-    for (const category of new Set(held.map((s) => s.category))) {
-      const these = held.filter((s) => s.category === category);
-      const tally = byCategory.get(category) ?? { sum: 0, any: 0, n: 0 };
-      tally.sum += recall(weights, these)[1] * these.length;
-      tally.any += anyAt10(weights, these) * these.length;
-      tally.n += these.length;
-      byCategory.set(category, tally);
-    }
-    conversations.push({ name, questions: held.length, current: atK(recall(current, held)), heldOut: atK(heldOut) });
+    const weights = fitBoth(all.filter((s) => s.file !== name), { named: held.some((s) => !chat.get(s)), chat: held.some((s) => chat.get(s)) });
+    for (const s of held) heldOutOf.set(s, [...recalls(weights.of(s), s), found(scored(weights.of(s), s), s, 10) > 0 ? 1 : 0]);
+    for (const s of held) currentOfSample.set(s, recalls(currentOf(s), s));
+    const mean = (of: Map<Sample, number[]>) => [0, 1, 2].map((j) => held.reduce((sum, s) => sum + of.get(s)![j]!, 0) / held.length);
+    const heldOut = mean(heldOutOf);
+    const bm25 = recall(null, held);
+    conversations.push({ name, dataset: held[0]!.dataset, questions: held.length, chat: held.filter((s) => chat.get(s)).length, current: atK(mean(currentOfSample)), heldOut: atK(heldOut), bm25: atK(bm25), marginAt10: round(heldOut[1]! - bm25[1]) });
   }
-  const fitted = fit(all, current);
-  return {
-    conversations,
-    all: {
-      questions: all.length,
-      current: atK(recall(current, all)),
-      heldOut: atK(pooled.map((x) => x / all.length)),
-      /** Left out of the fit: questions with any evidence turn in the top 10. */
-      heldOutAnyAt10: round(pooledAny / all.length),
-      heldOutByCategory: Object.fromEntries([...byCategory].sort((a, b) => a[0].localeCompare(b[0])).map(([c, t]) => [String(c), round(t.sum / t.n)])),
-      heldOutAnyAt10ByCategory: Object.fromEntries([...byCategory].sort((a, b) => a[0].localeCompare(b[0])).map(([c, t]) => [String(c), round(t.any / t.n)])),
-    },
-    fitted: { recall: atK(recall(fitted, all)), weights: asRecord(fitted) },
-  };
+  const meanOf = (set: Sample[], of: Map<Sample, number[]>, j: number) => set.reduce((sum, s) => sum + of.get(s)![j]!, 0) / Math.max(1, set.length);
+  const pooled = (set: Sample[]) => ({
+    questions: set.length,
+    current: atK([0, 1, 2].map((j) => meanOf(set, currentOfSample, j))),
+    heldOut: atK([0, 1, 2].map((j) => meanOf(set, heldOutOf, j))),
+    heldOutAnyAt10: round(meanOf(set, heldOutOf, 3)),
+    bm25: atK(recall(null, set)),
+  });
+  const datasets = Object.fromEntries(
+    [...new Set(all.map((s) => s.dataset))].map((d) => {
+      const mine = all.filter((s) => s.dataset === d);
+      const categories = [...new Set(mine.map((s) => s.category))].sort();
+      return [d, { ...pooled(mine), byCategory: Object.fromEntries(categories.map((c) => [c, pooled(mine.filter((s) => s.category === c))])) }];
+    }),
+  );
+  const fitted = fitBoth(all);
+  const fittedRecall = [0, 1, 2].map((j) => all.reduce((sum, s) => sum + recalls(fitted.of(s), s)[j]!, 0) / all.length);
+  return { conversations, datasets, all: pooled(all), fitted: { recall: atK(fittedRecall), weights: asRecord(fitted.named), chatWeights: asRecord(fitted.chat) } };
 }
 
 async function main() {
-  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false }, ...EMBEDDING_FLAGS }, allowPositionals: true });
+  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false }, cache: { type: 'string' }, ...EMBEDDING_FLAGS }, allowPositionals: true });
   const { embedding, problem } = embeddingOf(values);
-  if (positionals.length < 2 || problem) {
-    process.stderr.write(`${problem ? `${problem}\n` : ''}usage: npm run bench:fit -- [--json] ${EMBEDDING_USAGE} FILE FILE...  (two or more LoCoMo conversations)\n`);
+  if ((positionals.length < 2 && !(values.cache && existsSync(values.cache))) || problem) {
+    process.stderr.write(`${problem ? `${problem}\n` : ''}usage: npm run bench:fit -- [--json] [--cache FILE] ${EMBEDDING_USAGE} FILE|FOLDER...  (two or more conversations)\n`);
     process.exit(2);
   }
-  const result = await fitRanker(positionals, embedding);
+  const result = await fitRanker(positionals, { embedding, cache: values.cache });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  const r = (x: Record<string, number>) => fmt([x['5']!, x['10']!, x['20']!]);
-  const lines = ['conversation  current R@5/10/20     left out of the fit R@5/10/20'];
-  for (const c of result.conversations) lines.push(`${c.name.padEnd(12)}  ${r(c.current)}   ${r(c.heldOut)}`);
-  lines.push(`${'all'.padEnd(12)}  ${r(result.all.current)}   ${r(result.all.heldOut)}`);
-  lines.push(
-    `left out of the fit, questions with an evidence turn in the top 10: ${result.all.heldOutAnyAt10.toFixed(3)} (${Object.entries(result.all.heldOutAnyAt10ByCategory).map(([c, x]) => `cat${c} ${x.toFixed(3)}`).join(', ')})`,
-  );
-  lines.push(`left out of the fit, R@10 by category: ${Object.entries(result.all.heldOutByCategory).map(([c, x]) => `cat${c} ${x.toFixed(3)}`).join(', ')}`);
-  lines.push(`fitted on all: ${r(result.fitted.recall)}`, JSON.stringify(result.fitted.weights));
+  const r = (x: Record<string, number>) => `${x['5']} / ${x['10']} / ${x['20']}`;
+  const lines = ['R@5 / 10 / 20; left out = weights fitted on the other conversations; margin = left out minus plain BM25, at 10', ''];
+  lines.push(...textTable(['conversation', 'chat questions', 'current', 'left out', 'plain bm25', 'margin'], result.conversations.map((c) => [c.name, `${c.chat} of ${c.questions}`, r(c.current), r(c.heldOut), r(c.bm25), c.marginAt10])));
+  for (const [name, d] of Object.entries(result.datasets)) {
+    lines.push('', `## ${name}: ${d.questions} questions; left out, any evidence turn in the top 10: ${d.heldOutAnyAt10}`);
+    const row = (label: string, x: typeof d) => [label, x.questions, r(x.current), r(x.heldOut), r(x.bm25), round(x.heldOut['10'] - x.bm25['10'])];
+    lines.push(...textTable(['category', 'questions', 'current', 'left out', 'plain bm25', 'margin'], [row('all', d), ...Object.entries(d.byCategory).map(([c, x]) => row(categoryLabel(c), x as typeof d))]));
+  }
+  lines.push('', `fitted on all: ${r(result.fitted.recall)}`, `weights: ${JSON.stringify(result.fitted.weights)}`, `chatWeights: ${JSON.stringify(result.fitted.chatWeights)}`);
   process.stdout.write(lines.join('\n') + '\n');
 }
 

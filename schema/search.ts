@@ -64,6 +64,11 @@ export const SearchHit = builder.objectRef<SearchHitShape>('SearchHit').implemen
         SIGNALS.flatMap((signal) => (h.ranks[signal] === null ? [] : [{ signal, rank: h.ranks[signal]! }])).sort((a, b) => a.rank - b.rank),
     }),
     sourceTurnIds: t.exposeIntList('sourceTurnIds', { description: 'For a memory: the turns it came from, oldest first (empty for a turn).' }),
+    passage: t.string({
+      nullable: true,
+      description: 'For a turn over 800 characters: the passage of its text that ranked it (a few sentences, or a code block whole), as the context quotes it. Null otherwise.',
+      resolve: (h) => h.passage ?? null,
+    }),
   }),
 });
 

@@ -99,8 +99,8 @@ describe('benchmarks', () => {
   it('bench:context reads a BEAM chat folder: evidence in the block per ability, beside plain BM25 packed', { timeout: 120_000 }, async () => {
     const result = await bench('context.ts', '--budgets', '2000', beamChat());
     expect(result.datasets.beam.questions).toBe(3);
-    const [context, , plain] = result.datasets.beam.systems;
-    expect(plain.system).toBe('bm25 turns packed');
+    const named = (name: string) => result.datasets.beam.systems.find((s: { system: string }) => s.system === name);
+    const [context, plain] = [named('context'), named('bm25 turns packed')];
     expect(Object.keys(context.budgets['2000'].byCategory).sort()).toEqual(['event_ordering', 'information_extraction', 'knowledge_update']);
     expect(context.budgets['2000'].all.recall).toBe(1);
     expect(plain.budgets['2000'].all.recall).toBe(1);
@@ -165,6 +165,19 @@ describe('benchmarks', () => {
     expect(Object.keys(result.fitted.weights)).toContain('windowCoverage');
   });
 
+  it('bench:fit fits BEAM chats and LoCoMo together: chat weights for the chats, each conversation left out beside plain BM25', { timeout: 120_000 }, async () => {
+    const result = await bench('fit-ranker.ts', beamChat(), beamChat(), conversation('conv-a'));
+    expect(result.conversations.map((c: { dataset: string; chat: number; questions: number }) => [c.dataset, c.chat === c.questions])).toEqual([
+      ['beam', true],
+      ['beam', true],
+      ['locomo', false],
+    ]);
+    for (const c of result.conversations) expect(c.marginAt10).toBeCloseTo(c.heldOut['10'] - c.bm25['10'], 2);
+    expect(Object.keys(result.datasets).sort()).toEqual(['beam', 'locomo']);
+    expect(Object.keys(result.datasets.beam.byCategory).sort()).toEqual(['event_ordering', 'information_extraction', 'knowledge_update']);
+    expect(Object.keys(result.fitted.chatWeights)).toContain('assistant');
+  });
+
   it('bench:fit with an embedding endpoint fits the model\'s cosine with the rest', { timeout: 120_000 }, async () => {
     const server = await startOpenAiServer(undefined, { native: 64 });
     try {
@@ -180,7 +193,7 @@ describe('benchmarks', () => {
   it('bench:context reports evidence-in-context and tokens per budget and category, beside packed search turns', { timeout: 120_000 }, async () => {
     const result = await bench('context.ts', '--budgets', '50,2000', conversation());
     expect(result).toMatchObject({ questions: 4, budgets: [50, 2000], tokenizer: 'o200k_base' });
-    expect(result.systems.map((s: { system: string }) => s.system)).toEqual(['context', 'search turns packed', 'bm25 turns packed']);
+    expect(result.systems.map((s: { system: string }) => s.system)).toEqual(['context', 'context, lines count requests', 'context without timeline', 'search turns packed', 'bm25 turns packed']);
     for (const system of result.systems) {
       for (const budget of ['50', '2000']) {
         const { all, byCategory, byConversation } = system.budgets[budget];

@@ -7,6 +7,7 @@ import { ERROR_CODES } from '../schema/errors.ts';
 import { MIN_TOKEN_LENGTH } from '../server/http/auth.ts';
 import { MAX_WS_MESSAGE_BYTES } from '../server/http/ws.ts';
 import { ARMOR, MAX_BODY_BYTES } from '../server/http/yoga.ts';
+import { MAX_TURN_TEXT } from '../server/core/turns.ts';
 
 const api = readFileSync(fileURLToPath(new URL('../docs/api.md', import.meta.url)), 'utf8');
 const section = api.slice(api.indexOf('## Errors and limits'));
@@ -21,6 +22,7 @@ describe('docs/api.md: errors and limits', () => {
     const n = (value: number) => value.toLocaleString('en-US');
     expect(row('request body')).toContain(`${MAX_BODY_BYTES / 1_000_000} MB`);
     expect(row('WebSocket message')).toContain(`${MAX_WS_MESSAGE_BYTES / 1_000_000} MB`);
+    expect(row("a turn's text")).toContain(`${n(MAX_TURN_TEXT)} characters`);
     expect(row('query depth')).toContain(`| ${ARMOR.maxDepth.n} |`);
     expect(row('aliases')).toContain(`| ${ARMOR.maxAliases.n} |`);
     expect(row('query cost')).toContain(n(ARMOR.costLimit.maxCost));

@@ -52,6 +52,17 @@ describe('a memory is a lasting claim, not an utterance', () => {
     expect(search.map((h) => h.turn?.text)).toContain(noise[3]);
   });
 
+  it('drops the request and keeps the preference said beside it in the same turn', async () => {
+    const userId = freshUser();
+    const turn = await say(userId, 'Can you help me set up the linter for my API? I prefer TypeScript over JavaScript, and I work at Acme.');
+    // Standing memory may word the preference its own way: one memory each, none for the request.
+    const contents = turn.extracted.map((e) => e.memory.content);
+    expect(contents).toHaveLength(2);
+    expect(contents.filter((c) => /TypeScript/.test(c))).toHaveLength(1);
+    expect(contents.filter((c) => /Acme/.test(c))).toHaveLength(1);
+    expect(contents.filter((c) => /linter|help/i.test(c))).toEqual([]);
+  });
+
   it('reads an assistant turn only for a decision or a user fact it restates as settled, about the session user', async () => {
     const userId = freshUser();
     await say(userId, 'Which database should I use for my budget tracker?', { name: 'Craig' });

@@ -275,7 +275,7 @@ export const TOOLS: ToolDefinition[] = [
     input: {
       session_id: z.string().min(1).max(200).describe('The conversation it belongs to.'),
       role: z.enum(['user', 'assistant']).describe('Who said it.'),
-      text: z.string().min(1).max(100_000).describe('What was said.'),
+      text: z.string().min(1).max(1_000_000).describe('What was said (up to 1,000,000 characters).'),
     },
     output: { turnId: z.number().int(), extracted: z.array(z.object({ action: z.string(), id: z.number().int(), content: z.string() })) },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -77,6 +77,7 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
           kind: apiEnum(h.kind),
           id: h.id,
           text: h.text,
+          passage: h.passage ?? null,
           sessionId: h.sessionId,
           at: iso(h.at),
           score: h.score,

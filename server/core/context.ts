@@ -14,6 +14,7 @@ import { timelineFor, type Timeline } from './digests/timeline.ts';
 import { topMemories } from './memory-list.ts';
 import { memoriesByIds, type MemoryRow } from './memories.ts';
 import { latestReflection } from './reflection.ts';
+import { quoteOf } from './search/passages.ts';
 import { search, type SearchOptions } from './search/search.ts';
 import { DEFAULT_SPACE, spaceClause, visibleIn, type Space } from './space.ts';
 import type { SqlParam, Store } from './store.ts';
@@ -237,7 +238,7 @@ export async function collectCandidates(
     // Two searches, so that each kind gets its share of candidates whatever the other finds:
     // turns (ranked by the turn ranker), then facts and reflections.
     const turnHits = (await search(store, space, { query, kinds: ['turn'], limit: clamp(Math.ceil(tokenBudget / 15), 30, SEARCH_LIMIT) }, options)).hits;
-    turnHits.forEach((hit, i) => hit.turn && turnOk(hit.turn) && turns.set(hit.id, { turn: hit.turn, rank: i + 1, tier: 'query' }));
+    turnHits.forEach((hit, i) => hit.turn && turnOk(hit.turn) && turns.set(hit.id, { turn: hit.turn, rank: i + 1, tier: 'query', passage: hit.passage }));
     // Standing memories compete here too: those the standing sections had no room for.
     const memoryHits = (await search(store, space, { query, kinds: ['fact', 'reflection', ...STANDING_KINDS], limit: clamp(Math.ceil(tokenBudget / 40), 15, 100) }, options)).hits;
     const rankOf = { fact: 0, reflection: 0 };
@@ -294,7 +295,8 @@ export async function collectCandidates(
     });
   }
   for (const [id, t] of turns) {
-    const line = `[${day(t.turn.at)}] ${t.turn.name ?? t.turn.role}: ${oneLine(t.turn.text)}`;
+    // A long turn is quoted by the passage that matched (passages.ts), not whole.
+    const line = `[${day(t.turn.at)}] ${t.turn.name ?? t.turn.role}: ${oneLine(quoteOf(t.turn.text, t.passage))}`;
     out.set(`t${id}`, {
       candidate: { kind: 'turn', id, line, at: t.turn.at, rank: t.rank, projected: null, tier: t.tier, superseded: false, sourceTurnIds: [] },
       memory: null, turn: t.turn, eventAt: null, supersededAt: null,
@@ -304,7 +306,7 @@ export async function collectCandidates(
 }
 
 type Found = {
-  turns: Map<number, { turn: TurnRow; rank: number; tier: Candidate['tier'] }>;
+  turns: Map<number, { turn: TurnRow; rank: number; tier: Candidate['tier']; passage?: string }>;
   memories: Map<number, { memory: MemoryRow; rank: number | null; projected: number | null; tier: Candidate['tier']; supersededAt: number | null }>;
 };
 

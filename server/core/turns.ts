@@ -4,9 +4,6 @@ import { eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { turns } from '../../drizzle/schema.ts';
 import { ROLES } from '../../drizzle/vocabulary.ts';
-
-/** The longest text a turn may have, in characters. */
-export const MAX_TURN_TEXT = 100_000;
 import { enqueueJob, JOB_DEFAULTS, JOB_OF_TURN, jobColumnCount, jobQueued, type JobType } from './jobs.ts';
 import { decodeEntity, entityColumnCount, SPEAKER_ENTITY, type EntityRow } from './entities.ts';
 import { entityKey, EntityType } from './ner/types.ts';
@@ -23,11 +20,14 @@ export type TurnRow = typeof turns.$inferSelect;
 const turnRows = rowCodec(turns);
 const turnColumnCount = turnRows.columns.split(', ').length;
 
+/** A turn's text is stored whole up to this many characters (string length); longer is refused, nothing stored. */
+export const MAX_TURN_TEXT = 1_000_000;
+
 export const addTurnSchema = z.object({
   sessionId: z.string().trim().min(1, 'must not be empty').max(200),
   role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }),
   name: z.string().trim().min(1).max(100).nullish(),
-  text: z.string().trim().min(1, 'must not be empty').max(MAX_TURN_TEXT),
+  text: z.string().trim().min(1, 'must not be empty').max(MAX_TURN_TEXT, `at most ${MAX_TURN_TEXT.toLocaleString('en')} characters`),
   autoExtract: z.boolean().default(true),
   /** When the turn happened (epoch ms); defaults to now. Lets history be imported. */
   at: z.number().int().nonnegative().nullish(),

@@ -21,8 +21,11 @@ import { restError, restRoutes, toResponse } from './rest.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 export const HEALTH_PATH = '/health';
-/** Largest request body accepted, GraphQL and REST alike (a turn's text is at most 100 000 characters). */
-export const MAX_BODY_BYTES = 1_000_000;
+/**
+ * Largest request body accepted, GraphQL and REST alike: a turn's text is at most 1,000,000
+ * characters, which JSON-encoded in UTF-8 is up to 3 bytes each (and 2 for an escaped newline or quote).
+ */
+export const MAX_BODY_BYTES = 4_000_000;
 
 /**
  * Query limits. Depth leaves room for memories -> edges -> node -> sources -> turn -> entities -> field.

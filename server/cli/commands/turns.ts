@@ -6,6 +6,13 @@ import { count, dim, emit } from '../output.ts';
 import { integer, time, upper } from '../parse.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
+/** All of stdin as text: a turn too long for a command-line argument (the OS caps one at 128 KB). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export function registerTurnCommands(program: Command, globals: () => GlobalOptions) {
   program
     .command('add-turn')
@@ -13,7 +20,7 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
     .requiredOption('--session <id>', 'session id (registered on its first turn)')
     .addOption(new Option('--role <role>', 'who spoke').choices(['user', 'assistant']).makeOptionMandatory())
     .option('--name <speaker>', "speaker's name (as OpenAI's message `name`)")
-    .requiredOption('--text <text>', 'what was said')
+    .requiredOption('--text <text>', 'what was said; - reads it from stdin (a long turn: up to 1,000,000 characters)')
     .option('--no-extract', 'store the turn without extracting memories')
     .option('--at <time>', 'when it was said (ISO-8601 or epoch ms; default now)', time)
     .addHelpText('after', '\nExample:\n  sm add-turn --session s1 --role user --text "I like JRPGs and my name is Alex"')
@@ -21,7 +28,7 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
         const { addTurn } = await sdk.addTurn({
-          input: { sessionId: opts.session, role: upper(opts.role)!, name: opts.name, text: opts.text, autoExtract: opts.extract, at: opts.at },
+          input: { sessionId: opts.session, role: upper(opts.role)!, name: opts.name, text: opts.text === '-' ? await readStdin() : opts.text, autoExtract: opts.extract, at: opts.at },
         });
         emit(options, addTurn, () =>
           [

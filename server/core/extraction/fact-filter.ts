@@ -16,10 +16,13 @@ const MOMENT =
   /^(?:it|that|this|those|these|there|here|seeing|hearing|knowing|being|having|doing|nothing|everything|life|things|moments?|such|what|how|so|yeah|yes|no|wow|oh|aw+|haha|lol)\b(?!\s+(?:i|my|we|our)\s+(?:have|had|went|got|made|started|bought|adopted|moved|finished|joined|took|won|lost|built|visited)\b)|\b(?:pic|pics|photo|photos|picture|pictures|snapshot|screenshot|here's|here is|look at|check out|take a look)\b|^(?:i|we) (?:all|both)\b|\b(?:we|they) (?:can|could|should|must|need to|have to|gotta)\b|^(?:i|we)(?:'re| are| am|'m)? (?:so |really |totally |very |super |just )*(?:glad|happy|excited|sorry|thrilled|stoked|pumped|proud|blessed|lucky|grateful|thankful)\b(?! to (?:have|be|start|join|move|get|own))/i;
 
 /** What the speaker is doing for this conversation only: trying, wanting, hoping, needing to. */
-const MOMENT_INTENT = /^(?:i|we)(?:'m|'re|'ve|'d|\s+am|\s+are|\s+have|\s+would)?\s+(?:just |really |currently |still |also |now |been |actually )*(?:(?:like|love) to (?:see|know|get|have|learn|understand|add|create|implement|make sure|ask|use|try|build|improve|integrate|explore|discuss)|heard|tried to|tested|added|managed|noticed|trying to|need|needed|hope|hoping|wish|wonder|wondering|think|feel|felt|guess|mean|meant|believe|know|understand|see|bet|agree|remember|forgot|want(?:ed)? to (?:make sure|ensure|know|understand|see|check|confirm|figure|learn|avoid|improve|optimi[sz]e|handle|add|implement|get|try|ask|share|tell|say|thank|let))\b/i;
+const MOMENT_INTENT = /^(?:i|we)(?:'m|'re|'ve|'d|\s+am|\s+are|\s+have|\s+would)?\s+(?:just |really |currently |still |also |now |been |actually )*(?:(?:like|love) to (?:see|know|get|have|learn|understand|add|create|implement|make sure|ask|use|try|build|improve|integrate|explore|discuss)|heard|tried|tested|added|managed|noticed|need|needed|hope|hoping|wish|wonder|wondering|think|feel|felt|guess|mean|meant|believe|know|understand|see|bet|agree|remember|forgot|want(?:ed)? to (?:make sure|ensure|know|understand|see|check|confirm|figure|learn|avoid|improve|optimi[sz]e|handle|add|implement|get|try|ask|share|tell|say|thank|let))\b/i;
 
 /** The speaker is the clause's subject: it opens with "I"/"my"/"we", after at most a short lead ("Last Monday I…"). */
 const FIRST_PERSON_SUBJECT = /^(?:[\w'-]+,?\s+){0,3}(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our|me and)\b/i;
+
+/** "I'm trying to…": a task (task.current in heuristics.ts reads the lasting ones), never a statement kept whole. */
+const TRYING = /^(?:i|we)(?:'m|'re|'ve been|\s+am|\s+are|\s+have been)\s+(?:\w+\s+)?(?:trying|attempting) to\b/i;
 
 /** A clause with at least this many words of four letters or more says something of its own. */
 const MIN_CONTENT_WORDS = 4;
@@ -38,7 +41,7 @@ export const notAClaim = (clause: string) => isRequestOrQuestion(clause) || MOME
  */
 export function lastingStatement(clause: string, contentWords: number): boolean {
   if (contentWords < MIN_CONTENT_WORDS || isRequestOrQuestion(clause)) return false;
-  if (!FIRST_PERSON_SUBJECT.test(clause)) return false;
+  if (!FIRST_PERSON_SUBJECT.test(clause) || TRYING.test(clause)) return false;
   return !TO_LISTENER.test(clause) && !MOMENT.test(clause) && !MOMENT_INTENT.test(clause);
 }
 

@@ -175,6 +175,19 @@ const RULES: Rule[] = [
     },
   },
   {
+    // The task the user is on ("I'm trying to implement caching for my weather app"): a fact of their project while it lasts.
+    name: 'task.current',
+    pattern: /\bi(?:'m| am|'ve been| have been)\s+(?:currently\s+|still\s+|now\s+)?(?:trying|attempting) to\s+(.+)/i,
+    build: (m) => {
+      // Longer than most values: a task's subject often comes late ("… for my JavaScript project").
+      const words = m[1]!.split(/\s*(?:[,;:()–—?!]|\s-\s|\bbecause\b|\bbut\b|\bso that\b|\band (?=i\b))\s*/i)[0]!.replace(/[.…"]+$/, '').trim().split(/\s+/).slice(0, 16);
+      while (words.length > 0 && /^(?:for|with|to|of|in|on|at|by|and|or|the|a|an|my|using)$/i.test(words.at(-1)!)) words.pop();
+      const value = words.join(' ');
+      if (MOMENTARY_TASK.test(value) || contentWords(value) < 3) return null;
+      return { slot: `task:${slotKey(value)}`, value, polarity: 1, exclusive: false, rule: 'task.current', content: (s) => `${s} is trying to ${thirdPerson(value, s)}`, tags: ['task'] };
+    },
+  },
+  {
     name: 'plan.future',
     pattern: /\bi(?:'m| am| will|'ll)\s+(?:(?:going|planning|hoping|about|gonna)\s+(?:to\s+)?)?((?:fly|flying|travel|travelling|traveling|go|going|visit|visiting|move|moving|start|starting|take|taking|head|heading|attend|attending|see|seeing|meet|meeting|run|running|have|having|get|getting|do|doing)\b.+)/i,
     build: (m, clause) => {
@@ -239,6 +252,9 @@ const RULES: Rule[] = [
     },
   },
 ];
+
+/** Tasks of the moment, not of the project: understanding, deciding, fixing this one thing. */
+const MOMENTARY_TASK = /^(?:figure out|get|make sure|ensure|see|find|fix|debug|solve|work out|wrap|do|think|remember|recall|wrap my head)\b/i;
 
 /** Social phrases that say nothing lasting about the speaker. */
 const SMALL_TALK =

@@ -14,6 +14,7 @@ import { analyzeQuery, type AnalyzedQuery } from './query.ts';
 import { normalizeText } from '../text.ts';
 import { speakerLookup } from './speakers.ts';
 import { DEFAULT_TURN_TUNING, rankTurns, type TurnTuning } from './turn-ranker.ts';
+import type { Passage } from './passages.ts';
 import { DATE_SLACK_MS } from './turn-features.ts';
 import { SIGNALS } from '../vocabulary.ts';
 import { datesOfTurns, turnsDatedIn } from '../turn-dates.ts';
@@ -51,7 +52,8 @@ export type SearchOptions = {
   /** Filled with each scored turn's feature vector (TURN_FEATURES order): for fitting the ranker. */
   turnFeatures?: Map<number, number[]>;
   tuning?: {
-    turns?: { weights?: Partial<TurnTuning['weights']>; expand?: number };
+    /** `weights` apply to both kinds of conversation, `chatWeights` then to conversations with an assistant. */
+    turns?: { weights?: Partial<TurnTuning['weights']>; chatWeights?: Partial<TurnTuning['weights']>; expand?: number };
     weights?: Partial<Record<Signal, number>>;
     candidates?: number;
     memoryCandidates?: number;
@@ -65,7 +67,11 @@ const key = (kind: 'm' | 't', id: number) => `${kind}${id}`;
 function tuningOf(options: SearchOptions, vectorWeight: number): SearchTuning {
   const turnWeights = { ...DEFAULT_TUNING.turns.weights, vector: vectorWeight, ...options.tuning?.turns?.weights };
   return {
-    turns: { weights: turnWeights, expand: options.tuning?.turns?.expand ?? DEFAULT_TUNING.turns.expand },
+    turns: {
+      weights: turnWeights,
+      chatWeights: { ...DEFAULT_TUNING.turns.chatWeights, vector: vectorWeight, ...options.tuning?.turns?.weights, ...options.tuning?.turns?.chatWeights },
+      expand: options.tuning?.turns?.expand ?? DEFAULT_TUNING.turns.expand,
+    },
     weights: { ...DEFAULT_TUNING.weights, ...options.tuning?.weights },
     candidates: options.tuning?.candidates ?? DEFAULT_TUNING.candidates,
     memoryCandidates: options.tuning?.memoryCandidates ?? DEFAULT_TUNING.memoryCandidates,
@@ -92,6 +98,7 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
     if (ids.length > 0) lists.push({ signal, ids, weight });
   };
   if (analyzed.tokens.length === 0) return { hits: [], signals: [] };
+  let passages = new Map<number, Passage>();
 
   const tClauses = turnClauses(space, filter);
   // "the week before her trip": the trip's date, from the turn that best tells of it, makes the window.
@@ -135,8 +142,9 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
     // feature of every scored turn, and the nearest turns scored too.
     const semantic = modelVectors ? await vectorSignal(store, space, query, options.queryVector!, tuning.semanticCandidates) : await semanticSignal(store, space, query, tuning.semanticCandidates);
     if (semantic) pinned = [...new Set([...pinned, ...semantic.nearest])];
-    const { ranked, features } = await rankTurns(store, space, query, candidates, tuning.turns, turnFilter(space, filter), pinned, signals, semantic);
+    const { ranked, features, passages: found } = await rankTurns(store, space, query, candidates, tuning.turns, turnFilter(space, filter), pinned, signals, semantic);
     for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
+    passages = found;
     if (on('lexical')) push('lexical', ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)));
     if (projected.length > 0) push('memory', projected.map((t) => key('t', t.id)), tuning.weights.memory);
     if (entityTurns.length > 0) push('entity', entityTurns.map((t) => key('t', t.id)));
@@ -158,6 +166,10 @@ export async function search(store: Store, space: Space, input: SearchInput, opt
 
   const fused = rrf(lists);
   const hits = await hydrate(store, space, fused, filter, { memoryKinds, turns: wantTurns, allowTurn: turnFilter(space, filter) });
+  for (const hit of hits) {
+    const span = hit.kind === 'turn' ? passages.get(hit.id) : undefined;
+    if (span) hit.passage = hit.text.slice(span.start, span.end);
+  }
   return { hits: hits.slice(0, filter.limit), signals: SIGNALS.filter((s) => used.has(s)) };
 }
 

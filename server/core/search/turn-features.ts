@@ -5,12 +5,13 @@
 // speaks, and whether the turn says what the question asks for (a time, a number, a name).
 import { stemmer } from 'stemmer';
 import { indexTokens } from '../text.ts';
+import { bestPassage, cachedPassages, PASSAGE_MIN_CHARS, type BestPassage, type PassageCache, type Passage } from './passages.ts';
 import type { AnalyzedQuery } from './query.ts';
 
 export const TURN_FEATURES = [
   'bm25', 'coverage', 'prev', 'next', 'prev2', 'next2', 'windowCoverage', 'speaker', 'otherSpeaker',
   'question', 'timeWords', 'opener', 'onDate', 'bigram', 'number', 'name', 'memory', 'entity', 'talksOfDate', 'dated',
-  'semantic', 'vector',
+  'semantic', 'vector', 'passage', 'passageCoverage', 'prevPassage', 'nextPassage', 'assistant',
 ] as const;
 export type TurnFeature = (typeof TURN_FEATURES)[number];
 
@@ -26,6 +27,7 @@ export type SignalScores = { memory: Map<number, number>; entity: Map<number, nu
 export type FeatureTurn = {
   id: number;
   name: string | null;
+  role: string;
   at: number;
   text: string;
   prev: number | null;
@@ -111,7 +113,8 @@ export function queryModel(query: AnalyzedQuery, idfOf: (term: string) => number
 
 /**
  * Feature vectors (in TURN_FEATURES order) for `turns`. `bm25` is each turn's lexical score,
- * normalised to the best candidate's; `turnsById` also holds the neighbours' texts.
+ * normalised to the best candidate's; `turnsById` also holds the neighbours' texts. `passages`
+ * receives the best passage of each scored turn that has more than one (passages.ts).
  */
 export function turnFeatures(
   model: QueryModel,
@@ -120,6 +123,8 @@ export function turnFeatures(
   turnsById: Map<number, FeatureTurn>,
   signals: SignalScores,
   cache: WordCache = new Map(),
+  passageCache: PassageCache = new Map(),
+  passages?: Map<number, Passage>,
 ): Map<number, number[]> {
   const { terms, idf, pairs, query } = model;
   const idfSum = idf.reduce((a, b) => a + b, 0) || 1;
@@ -150,6 +155,29 @@ export function turnFeatures(
     bigrams.set(id, pairCount);
     return mask;
   };
+  // Each turn's best passage: a short turn is one passage, its words stemmed once (cachedStems).
+  const bests = new Map<number, BestPassage>();
+  const best = (id: number | null): BestPassage | undefined => {
+    if (id === null) return undefined;
+    let found = bests.get(id);
+    if (found) return found;
+    const turn = turnsById.get(id);
+    if (!turn) return undefined;
+    const stemmed = turn.text.length <= PASSAGE_MIN_CHARS ? [{ start: 0, end: turn.text.length, stems: cachedStems(cache, id, turn.text) }] : cachedPassages(passageCache, id, turn.text, stem);
+    bests.set(id, (found = bestPassage(stemmed, terms, idf)));
+    return found;
+  };
+  const maskOf = (stems: string[]) => {
+    let mask = 0;
+    for (const s of stems) {
+      const index = termIndex.get(s);
+      if (index !== undefined) mask |= 1 << index;
+    }
+    return mask;
+  };
+  let topPassage = 0;
+  for (const turn of turns) topPassage = Math.max(topPassage, best(turn.id)!.score);
+  const passageScore = (id: number | null) => (best(id)?.score ?? 0) / (topPassage || 1);
   const covered = (mask: number) => {
     let sum = 0;
     for (let i = 0; mask !== 0; i++, mask >>>= 1) if (mask & 1) sum += idf[i]!;
@@ -162,6 +190,8 @@ export function turnFeatures(
   const out = new Map<number, number[]>();
   for (const turn of turns) {
     const own = read(turn.id);
+    const mine = best(turn.id)!;
+    if (passages && mine.of > 1) passages.set(turn.id, mine.passage);
     const speaker = (turn.name ?? '').toLowerCase();
     out.set(turn.id, [
       score(turn.id),
@@ -186,6 +216,11 @@ export function turnFeatures(
       query.temporal && (turn.dates?.length ?? 0) > 0 ? 1 : 0,
       signals.semantic?.get(turn.id) ?? 0,
       signals.vector?.get(turn.id) ?? 0,
+      passageScore(turn.id),
+      mine.of > 1 ? covered(maskOf(mine.stems)) : covered(own),
+      passageScore(turn.prev),
+      passageScore(turn.next),
+      turn.role === 'assistant' ? 1 : 0,
     ]);
   }
   return out;

@@ -1,5 +1,6 @@
 // Re-ranks lexical turn candidates with a linear model over features a conversation offers for
-// free (turn-features.ts). The weights were fitted on LoCoMo conversations by coordinate ascent
+// free (turn-features.ts). The weights (one set for conversations between named people, one for
+// a user's chats with an assistant) were fitted on LoCoMo and BEAM conversations by coordinate ascent
 // on evidence recall, and checked by leaving each conversation out in turn: `npm run bench:fit`
 // refits them and prints both, so a change here is a measured one.
 import type { Space } from '../space.ts';
@@ -9,13 +10,17 @@ import type { AnalyzedQuery } from './query.ts';
 import type { Scored } from './lexical.ts';
 import type { SemanticSignal } from './semantic.ts';
 import { documentFrequency, tableRows } from './term-stats.ts';
+import { passageCache, type Passage } from './passages.ts';
 import { textIndexOf } from './text-index.ts';
 import { queryModel, stem, TURN_FEATURES, turnFeatures, wordCache, type FeatureTurn, type SignalScores, type TurnFeature } from './turn-features.ts';
 
 export type TurnInfo = { id: number; userId: string; agentId: string | null; sessionId: string; name: string | null; at: number };
 
 export type TurnTuning = {
+  /** For conversations between named people, as LoCoMo's. */
   weights: Record<TurnFeature, number>;
+  /** For a user's conversations with an assistant (any scored turn is an assistant's), as BEAM's. */
+  chatWeights: Record<TurnFeature, number>;
   /** The best this many candidates (and pinned ones) are scored with their ±2 neighbours. */
   expand: number;
 };
@@ -23,10 +28,21 @@ export type TurnTuning = {
 export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
   bm25: 1, coverage: 1.5, prev: 1.5, next: 0.75, prev2: 1, next2: 0.5, windowCoverage: 1, speaker: 1.5, otherSpeaker: -1,
   question: -0.5, timeWords: 1.5, opener: 0.5, onDate: 2, bigram: 0.1, number: 1, name: 0.3, memory: 0, entity: 0, talksOfDate: 3, dated: -0.3,
-  semantic: 1, vector: 4,
+  semantic: 1, vector: 4, passage: 0, passageCoverage: 0, prevPassage: 0, nextPassage: 0, assistant: 0,
 };
 
-export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, expand: 40 };
+/**
+ * A user working with an assistant asks about what the user said (requests, decisions, facts about
+ * the project) more than about the assistant's long answers; passages and roles matter there.
+ * Fitted on BEAM chats and LoCoMo together with the same procedure (bench:fit), left out per conversation.
+ */
+export const CHAT_TURN_WEIGHTS: Record<TurnFeature, number> = {
+  ...DEFAULT_TURN_WEIGHTS,
+  coverage: 2, prev: 0.2, next: 2, prev2: 0.1, next2: -1, windowCoverage: 0.1, question: -0.5, timeWords: 0.2, opener: -1, onDate: -0.5,
+  bigram: 0.5, number: 0.2, dated: 0.2, prevPassage: 0.1, assistant: -1,
+};
+
+export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, chatWeights: CHAT_TURN_WEIGHTS, expand: 40 };
 
 /**
  * The ids of a turn's neighbours as a JSON array, nearest first: SQLite's json_group_array over
@@ -66,7 +82,7 @@ export async function neighbourIds(store: Store, ids: number[], window: number):
   return out;
 }
 
-type TurnRead = TurnInfo & { text: string };
+type TurnRead = TurnInfo & { role: string; text: string };
 
 /**
  * Turns the ranker read lately, by id. What it reads of a turn never changes (only enriched_at
@@ -78,7 +94,7 @@ const turnCaches = new WeakMap<Store, Map<number, TurnRead>>();
 const TURN_CACHE_LIMIT = 20_000;
 
 const RANK_TURNS =
-  'select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.name as name, t.at as at, t.text as text from turns t where t.id in (select value from sm_ids(?))';
+  'select t.id as id, t.user_id as userId, t.agent_id as agentId, t.session_id as sessionId, t.name as name, t.role as role, t.at as at, t.text as text from turns t where t.id in (select value from sm_ids(?))';
 
 async function readTurns(store: Store, ids: number[]): Promise<Map<number, TurnRead>> {
   let cache = turnCaches.get(store);
@@ -132,9 +148,10 @@ export async function rankTurns(
   pinned: number[] = [],
   signals: SignalScores = { memory: new Map(), entity: new Map() },
   semantic: SemanticSignal | null = null,
-): Promise<{ ranked: Scored[]; features: Map<number, number[]> }> {
+): Promise<{ ranked: Scored[]; features: Map<number, number[]>; passages: Map<number, Passage> }> {
+  const passages = new Map<number, Passage>();
   // No word matches, but turns on the date the query names: those are still scored.
-  if (candidates.length === 0 && pinned.length === 0) return { ranked: [], features: new Map() };
+  if (candidates.length === 0 && pinned.length === 0) return { ranked: [], features: new Map(), passages };
   const max = candidates[0]?.score || 1;
   const bm25 = new Map(candidates.map((c) => [c.id, c.score / max]));
   const anchors = [...new Set([...candidates.slice(0, tuning.expand).map((c) => c.id), ...pinned])];
@@ -157,7 +174,7 @@ export async function rankTurns(
     const p = prev.get(row.id) ?? null;
     const n = next.get(row.id) ?? null;
     return {
-      id: row.id, name: row.name, at: row.at, text: row.text, prev: p, next: n,
+      id: row.id, name: row.name, role: row.role, at: row.at, text: row.text, prev: p, next: n,
       prev2: p === null ? null : prev.get(p) ?? null, next2: n === null ? null : next.get(n) ?? null, opener: openers.has(row.id),
       dates: dates.get(row.id),
     };
@@ -165,12 +182,14 @@ export async function rankTurns(
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
   const withSemantic = semantic ? { ...signals, [semantic.feature]: semantic.similarity(rows.values()) } : signals;
-  const features = turnFeatures(queryModel(query, await idfFor(store, space, query)), scored, bm25, turns, withSemantic, wordCache(store));
-  const weights = TURN_FEATURES.map((f) => tuning.weights[f]);
+  const features = turnFeatures(queryModel(query, await idfFor(store, space, query)), scored, bm25, turns, withSemantic, wordCache(store), passageCache(store), passages);
+  // The weights for the kind of conversation: one with an assistant, or one between named people.
+  const profile = scored.some((t) => t.role === 'assistant') ? tuning.chatWeights : tuning.weights;
+  const weights = TURN_FEATURES.map((f) => profile[f]);
   const ranked: Scored[] = [];
   for (const [id, vector] of features) ranked.push({ id, score: vector.reduce((sum, x, i) => sum + x * weights[i]!, 0) });
   // Candidates below the scored ones keep their BM25 order (their other features are unknown).
-  for (const c of candidates) if (!features.has(c.id)) ranked.push({ id: c.id, score: tuning.weights.bm25 * bm25.get(c.id)! - 1e3 });
+  for (const c of candidates) if (!features.has(c.id)) ranked.push({ id: c.id, score: profile.bm25 * bm25.get(c.id)! - 1e3 });
   ranked.sort((a, b) => b.score - a.score || a.id - b.id);
-  return { ranked, features };
+  return { ranked, features, passages };
 }

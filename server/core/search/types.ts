@@ -56,6 +56,8 @@ export type SearchHit = {
   turn: TurnRow | null;
   /** For a memory: the turns it was extracted from (provenance), oldest first. */
   sourceTurnIds: number[];
+  /** For a long turn: the passage of its text that ranked it (a few sentences, or a code block). */
+  passage?: string;
 };
 
 export type SearchResult = {
