@@ -93,6 +93,21 @@ def test_memories_lifecycle(sm):
     assert memory_id in [edge["node"]["id"] for edge in archived["edges"]]
 
 
+def test_profile_pins_and_instructions(sm):
+    sm.add_turn(session_id="prefs", role="user", text="Always include version numbers when I ask about libraries.")
+    sm.add_turn(session_id="prefs", role="user", text="I prefer short answers.")
+    profile = sm.profile()
+    instruction = profile["instructions"][0]
+    assert instruction["content"] == "Always include version numbers when I ask about libraries." and instruction["kind"] == "INSTRUCTION"
+    assert [m["content"] for m in profile["preferences"]] == ["User prefers short answers"]
+    assert sm.pin_memory(id=instruction["id"])["pinned"] is True
+    edited = sm.edit_instruction(id=instruction["id"], content="Always include version numbers and release dates.")
+    assert edited["previous"]["id"] == instruction["id"] and edited["memory"]["pinned"] is True
+    assert sm.unpin_memory(id=edited["memory"]["id"])["pinned"] is False
+    with pytest.raises(NotFoundError):
+        sm.pin_memory(id=987654)
+
+
 def test_entities(sm):
     sm.add_turn(session_id="family", role="user", text="My sister Maria Costa lives in Porto and works at Siemens.")
     sm.run_jobs()
