@@ -94,6 +94,7 @@ describe('gists', () => {
 describe('session digests', () => {
   it('are a line per exchange in order, follow new turns, and lose a forgotten turn\'s line', async () => {
     const t = await testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false } });
+    t.setNow(T0 + 30 * DAY_MS); // the conversation is in the past
     const runtime = await createRuntime(t.store, {});
     const ids = await converse(runtime);
     const digest = (await sessionDigest(runtime, ME, 'plan'))!;
@@ -124,9 +125,9 @@ describe('session digests', () => {
 describe('the timeline in context', () => {
   it('a question about progress gets the relevant sessions\' lines, oldest first, dated, within the budget; others get none', async () => {
     const t = await testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false } });
+    t.setNow(T0 + 30 * DAY_MS); // the conversation is in the past
     const runtime = await createRuntime(t.store, {});
     const ids = await converse(runtime);
-    t.setNow(T0 + 30 * DAY_MS);
     const context = await getContext(t.store, ME, { sessionId: 'now', query: 'Walk me through how my budget tracker progressed', tokenBudget: 400 });
     const entries = context.timeline.entries;
     expect(entries.length).toBeGreaterThanOrEqual(3);
@@ -170,6 +171,7 @@ describe('model summaries', () => {
 
   it('consolidation queues one as a job; the model writes it from the digest lines; the timeline stays extractive', async () => {
     const t = await testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false }, llm: { endpoint: llm.url, model: 'digest-model', timeout_s: 2 } });
+    t.setNow(T0 + 30 * DAY_MS); // the conversation is in the past
     const runtime = await createRuntime(t.store, {});
     await converse(runtime);
     // The page extraction gets the server's default answer ([]: nothing to learn).
@@ -192,6 +194,7 @@ describe('model summaries', () => {
 
   it('a failing endpoint fails the job, which retries; the consolidation, the turns and the extractive digest are untouched', async () => {
     const t = await testStore({ extractor: { mode: 'heuristic' }, ner: { enabled: false }, llm: { endpoint: llm.url, model: 'digest-model', timeout_s: 1 } });
+    t.setNow(T0 + 30 * DAY_MS); // the conversation is in the past
     const runtime = await createRuntime(t.store, {});
     await converse(runtime);
     llm.script({ status: 500 }, { status: 500 });

@@ -13,7 +13,6 @@ import { DEFAULT_SPACE, spaceClause, visibleIn, type Space } from './space.ts';
 import { NEW_ROWS, noted, publish, write, type SqlParam, type Store } from './store.ts';
 import { recordTurnDates } from './turn-dates.ts';
 import { ensureUser, userPresent } from './users.ts';
-import { badInput } from './errors.ts';
 import { parseInput } from './validation.ts';
 
 export type TurnRow = typeof turns.$inferSelect;
@@ -23,8 +22,6 @@ const turnColumnCount = turnRows.columns.split(', ').length;
 
 /** A turn's text is stored whole up to this many characters (string length); longer is refused, nothing stored. */
 export const MAX_TURN_TEXT = 1_000_000;
-/** How far past the server's clock a turn may be dated (clocks of client machines drift). */
-const FUTURE_SLACK_MS = 86_400_000;
 
 export const addTurnSchema = z.object({
   sessionId: z.string().trim().min(1, 'must not be empty').max(200),
@@ -76,7 +73,6 @@ function turnStatement(job: boolean, speaker: boolean): string {
  */
 export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput, afterInsert?: TurnHook<R>, turnJob?: JobType, readSpeaker = false) {
   const parsed = parseInput(addTurnSchema, input);
-  if (parsed.at != null && parsed.at > store.clock.now() + FUTURE_SLACK_MS) throw badInput(`at: ${new Date(parsed.at).toISOString()} is in the future (a turn is dated when it was said)`);
   return write(store, async () => {
     const now = store.clock.now();
     const at = parsed.at ?? now;
