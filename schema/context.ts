@@ -43,14 +43,6 @@ const ContextItemRef = builder.objectRef<ContextItemShape>('ContextItem').implem
   }),
 });
 
-const TimelineSource = builder.enumType('TimelineSource', {
-  description: 'Where a timeline entry comes from.',
-  values: {
-    EXTRACTIVE: { value: 'extractive', description: 'Drawn from the turns: the user\'s request and the start of the answer.' },
-    SUMMARY: { value: 'summary', description: 'The summary a configured model wrote of the session.' },
-  } as const,
-});
-
 const TimelineEntryRef = builder.objectRef<TimelineEntry>('TimelineEntry').implement({
   description: 'One entry of the dated timeline a question about order, progress or a summary gets: an exchange of a session\'s digest.',
   fields: (t) => ({
@@ -61,7 +53,6 @@ const TimelineEntryRef = builder.objectRef<TimelineEntry>('TimelineEntry').imple
     turnIds: t.exposeIntList('turnIds', { description: 'The turns whose words it holds: the request, then the answer.' }),
     tokens: t.exposeInt('tokens', { description: `Tokens of \`line\` (${TOKENIZER}).` }),
     value: t.exposeFloat('value', { description: 'The value for the query that won its place (relative; higher is better).' }),
-    source: t.expose('source', { type: TimelineSource, description: 'Drawn from the turns, or a model\'s summary.' }),
   }),
 });
 

@@ -198,15 +198,6 @@ class SourceReason(StrEnum):
 SourceReasonValue = Literal["CONFLICT", "CONSOLIDATED", "EXTRACTED", "MERGED", "REMEMBERED"]
 
 
-class TimelineSource(StrEnum):
-    """Where a timeline entry comes from."""
-    EXTRACTIVE = "EXTRACTIVE"
-    SUMMARY = "SUMMARY"
-
-
-TimelineSourceValue = Literal["EXTRACTIVE", "SUMMARY"]
-
-
 class AddTurnInput(TypedDict, total=False):
     """A turn to store. The session is registered on its first turn."""
     at: str | datetime
@@ -786,7 +777,6 @@ class TimelineEntry(TypedDict, total=False):
     at: str
     line: str
     sessionId: str
-    source: TimelineSourceValue
     text: str
     tokens: int
     turnIds: list[int]
@@ -1178,4 +1168,4 @@ class _AsyncOperations:
 
 OPERATIONS: dict[str, Operation] = {"access_tokens": _ACCESS_TOKENS, "add_turn": _ADD_TURN, "config": _CONFIG, "confirm_memory": _CONFIRM_MEMORY, "consolidate_session": _CONSOLIDATE_SESSION, "context": _CONTEXT, "correct_memory": _CORRECT_MEMORY, "create_access_token": _CREATE_ACCESS_TOKEN, "doctor": _DOCTOR, "entities": _ENTITIES, "entity": _ENTITY, "entity_graph": _ENTITY_GRAPH, "explain": _EXPLAIN, "forget": _FORGET, "forget_user": _FORGET_USER, "gc": _GC, "jobs": _JOBS, "memories": _MEMORIES, "memory": _MEMORY, "reembed": _REEMBED, "remember": _REMEMBER, "revoke_access_token": _REVOKE_ACCESS_TOKEN, "run_jobs": _RUN_JOBS, "run_maintenance": _RUN_MAINTENANCE, "search": _SEARCH, "session": _SESSION, "sessions": _SESSIONS, "set_config": _SET_CONFIG, "stats": _STATS, "turns": _TURNS, "unset_config": _UNSET_CONFIG, "update_memory": _UPDATE_MEMORY, "users": _USERS, "viewer": _VIEWER}
 
-__all__ = ["AccessToken", "AddTurnInput", "AddTurnPayload", "CoMention", "ConsolidationEvent", "ConsolidationEventStatus", "ConsolidationEventStatusValue", "ConsolidationFailure", "ConsolidationReport", "ConsolidationRun", "ConsolidationStatus", "ConsolidationStatusValue", "Context", "ContextItem", "ContextItemReason", "ContextItemReasonValue", "CorrectMemoryPayload", "CreatedAccessToken", "DecayReport", "DigestLine", "DoctorCheck", "EnrichmentReport", "Entity", "EntityConnection", "EntityEdge", "EntityGraph", "EntityTurnConnection", "EntityTurnEdge", "Explanation", "ExplanationStatus", "ExplanationStatusValue", "ExtractionStats", "Fact", "Features", "ForgetPayload", "ForgetUserReport", "GcMode", "GcModeValue", "GcReasons", "GcReport", "Job", "JobStats", "JobStatus", "JobStatusValue", "JobTypeBacklog", "MaintenanceReport", "MaintenanceTask", "MaintenanceTaskValue", "Memory", "MemoryAction", "MemoryActionValue", "MemoryConnection", "MemoryDecision", "MemoryEdge", "MemoryEvent", "MemoryKind", "MemoryKindValue", "MemoryLayer", "MemoryLayerValue", "MemorySort", "MemorySortValue", "MemorySource", "MemoryStats", "MemoryStatus", "MemoryStatusValue", "OptimizationReport", "PageInfo", "ReadWorkerStats", "ReembedReport", "ReflectionPath", "ReflectionPathValue", "ReflectionReport", "RememberInput", "Role", "RoleValue", "RunJobsReport", "SaveAction", "SaveActionValue", "SavedMemory", "ScoreTerms", "SearchHit", "SearchKind", "SearchKindValue", "SearchSignal", "SearchSignalKind", "SearchSignalKindValue", "Session", "SessionConnection", "SessionDigest", "SessionEdge", "SourceReason", "SourceReasonValue", "Stats", "TimelineEntry", "TimelineSource", "TimelineSourceValue", "Turn", "TurnConnection", "TurnEdge", "UpdateMemoryInput", "User", "UserConnection", "UserEdge", "Viewer", "OPERATIONS"]
+__all__ = ["AccessToken", "AddTurnInput", "AddTurnPayload", "CoMention", "ConsolidationEvent", "ConsolidationEventStatus", "ConsolidationEventStatusValue", "ConsolidationFailure", "ConsolidationReport", "ConsolidationRun", "ConsolidationStatus", "ConsolidationStatusValue", "Context", "ContextItem", "ContextItemReason", "ContextItemReasonValue", "CorrectMemoryPayload", "CreatedAccessToken", "DecayReport", "DigestLine", "DoctorCheck", "EnrichmentReport", "Entity", "EntityConnection", "EntityEdge", "EntityGraph", "EntityTurnConnection", "EntityTurnEdge", "Explanation", "ExplanationStatus", "ExplanationStatusValue", "ExtractionStats", "Fact", "Features", "ForgetPayload", "ForgetUserReport", "GcMode", "GcModeValue", "GcReasons", "GcReport", "Job", "JobStats", "JobStatus", "JobStatusValue", "JobTypeBacklog", "MaintenanceReport", "MaintenanceTask", "MaintenanceTaskValue", "Memory", "MemoryAction", "MemoryActionValue", "MemoryConnection", "MemoryDecision", "MemoryEdge", "MemoryEvent", "MemoryKind", "MemoryKindValue", "MemoryLayer", "MemoryLayerValue", "MemorySort", "MemorySortValue", "MemorySource", "MemoryStats", "MemoryStatus", "MemoryStatusValue", "OptimizationReport", "PageInfo", "ReadWorkerStats", "ReembedReport", "ReflectionPath", "ReflectionPathValue", "ReflectionReport", "RememberInput", "Role", "RoleValue", "RunJobsReport", "SaveAction", "SaveActionValue", "SavedMemory", "ScoreTerms", "SearchHit", "SearchKind", "SearchKindValue", "SearchSignal", "SearchSignalKind", "SearchSignalKindValue", "Session", "SessionConnection", "SessionDigest", "SessionEdge", "SourceReason", "SourceReasonValue", "Stats", "TimelineEntry", "Turn", "TurnConnection", "TurnEdge", "UpdateMemoryInput", "User", "UserConnection", "UserEdge", "Viewer", "OPERATIONS"]

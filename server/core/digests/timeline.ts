@@ -1,7 +1,7 @@
 // The dated timeline a question about order, progress or a summary gets in its context: the
 // lines of the sessions' digests that match the question, best value per token first within
-// their share of the budget, then written oldest first. A session with a model summary is shown
-// by its summary for the turns the summary covers.
+// their share of the budget, then written oldest first. Lines, not model summaries: a line says
+// which turns it quotes (a summary is read with the session's digest).
 import { countTokens } from '../token-count.ts';
 import { search, type SearchOptions } from '../search/search.ts';
 import type { Space } from '../space.ts';
@@ -18,8 +18,6 @@ export type TimelineEntry = DigestLine & {
   tokens: number;
   /** Value for the question that won its place (relative; higher is better). */
   value: number;
-  /** `extractive`: a line drawn from the turns; `summary`: the model's summary of the session. */
-  source: 'extractive' | 'summary';
 };
 
 export type Timeline = { entries: TimelineEntry[]; markdown: string; tokens: number };
@@ -107,7 +105,7 @@ export async function buildTimeline(store: Store, space: Space, args: { query: s
     for (const line of linesOfTurns(turns.get(sessionId) ?? [], LENGTHS)) {
       const found = line.turnIds.reduce((sum, id) => sum + (rankValue.get(id) ?? 0), 0);
       const written = timelineLine(line);
-      candidates.push({ ...line, line: written, tokens: countTokens(`${written}\n`), value: found || (UNFOUND * weight) / best, source: 'extractive' });
+      candidates.push({ ...line, line: written, tokens: countTokens(`${written}\n`), value: found || (UNFOUND * weight) / best });
     }
   }
   return fit(candidates, args.budget);
