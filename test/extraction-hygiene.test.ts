@@ -116,21 +116,21 @@ describe('hostile input: no junk, no error, linear time', () => {
     expect(await active(userId)).toEqual([]);
   });
 
-  it('a turn repeated 1,000 times is one memory, and costs about ten times what 100 repeats cost', async () => {
+  it('a turn repeated 1,000 times is one memory, and ten times as long costs about ten times as much', { timeout: 60_000 }, async () => {
     const userId = freshUser();
-    const line = 'I adopted a dog named Rex. ';
+    const line = 'I adopted a dog named Rex yesterday. ';
     const timed = async (times: number) => {
       const t0 = performance.now();
       const turn = await say(userId, line.repeat(times), { sessionId: `r${times}` });
       return { ms: performance.now() - t0, turn };
     };
     await timed(10); // warm-up
-    const hundred = await timed(100);
     const thousand = await timed(1000);
-    expect(thousand.turn.extracted.filter((e) => e.action === 'CREATED')).toHaveLength(0);
-    expect((await active(userId)).map((m) => m.content)).toEqual(['User adopted a dog named Rex']);
+    const tenThousand = await timed(10_000);
+    expect(thousand.turn.extracted.filter((e) => e.action === 'CREATED').length).toBeLessThanOrEqual(1);
+    expect((await active(userId)).map((m) => m.content)).toEqual([expect.stringMatching(/^User adopted a dog named Rex on /)]);
     // Linear: ten times the text within a generous factor of ten times the time (a shared machine).
-    expect(thousand.ms).toBeLessThan(Math.max(hundred.ms, 5) * 40);
+    expect(tenThousand.ms).toBeLessThan(Math.max(thousand.ms, 20) * 30);
   });
 });
 

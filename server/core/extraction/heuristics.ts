@@ -311,6 +311,10 @@ export type ExtractOptions = {
 export function extractFacts(text: string, subject = 'User', at?: number, options: ExtractOptions = {}): FactCandidate[] {
   const facts: FactCandidate[] = [];
   const mentions = at === undefined ? [] : (options.mentions ?? resolveTimeMentions(text, at, options.zone));
+  // Each phrase once (its first mention): a turn that repeats "yesterday" a thousand times stays linear.
+  const firstOf = new Map<string, TimeMention>();
+  for (const m of mentions) if (!firstOf.has(m.phrase)) firstOf.set(m.phrase, m);
+  const phrases = [...firstOf.values()];
   for (const raw of clauses(proseOf(text))) {
     if (SKIP_CLAUSE.test(raw) || !hasLatinWords(raw)) continue;
     const clause = impliedSpeaker(raw.replace(/^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway)[,!]?\s+/i, '').replace(/\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?/i, ''));
@@ -321,7 +325,7 @@ export function extractFacts(text: string, subject = 'User', at?: number, option
     if (built.length === 0) built.push(...matchRules(clause, subject, options.statements !== false));
     if (built.length === 0) continue;
     // The clause's dates, in the order they appear; the first says when its fact happened.
-    const dated = mentions.filter((m) => raw.includes(m.phrase)).sort((a, b) => raw.indexOf(a.phrase) - raw.indexOf(b.phrase));
+    const dated = phrases.filter((m) => raw.includes(m.phrase)).sort((a, b) => raw.indexOf(a.phrase) - raw.indexOf(b.phrase));
     const eventAt = at === undefined || dated.length === 0 ? undefined : at + dated[0]!.offsetDays * DAY_MS;
     for (const b of built) {
       const said = b.content(b.subject).replace(/\s+/g, ' ').trim();

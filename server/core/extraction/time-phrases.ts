@@ -321,7 +321,11 @@ export function resolveTimeMentions(text: string, at: number, zone = 'UTC', opti
     for (let m = re.exec(text); m; m = re.exec(text)) {
       const start = m.index;
       const end = start + m[0].length;
-      if (found.some((f) => start < f.end && f.start < end && f.length >= end - start)) continue;
+      // `found` holds disjoint phrases in text order: the ones this match overlaps are one run of it.
+      const first = firstEndingAfter(found, start);
+      let last = first;
+      while (last < found.length && found[last]!.start < end) last++;
+      if (found.slice(first, last).some((f) => f.length >= end - start)) continue;
       const sentence = sentenceAt(text, start);
       let tense = tenses.get(start);
       if (!tense) {
@@ -332,10 +336,9 @@ export function resolveTimeMentions(text: string, at: number, zone = 'UTC', opti
       }
       const days = resolve(m, { today, tense });
       if (!days || days.from > days.to) continue;
-      // A longer match replaces the shorter ones it covers.
-      for (let i = found.length - 1; i >= 0; i--) if (start < found[i]!.end && found[i]!.start < end) found.splice(i, 1);
       const point = days.point ?? (days.grain === 'day' ? days.from : Math.round((days.from + days.to) / 2));
-      found.push({
+      // A longer match replaces the shorter ones it covers.
+      found.splice(first, last - first, {
         phrase: m[0].trim(),
         start,
         end,
@@ -347,7 +350,19 @@ export function resolveTimeMentions(text: string, at: number, zone = 'UTC', opti
       });
     }
   }
-  return found.sort((a, b) => a.start - b.start).map(({ length: _, ...mention }) => mention);
+  return found.map(({ length: _, ...mention }) => mention);
+}
+
+/** The index of the first of `spans` (disjoint, in text order) that ends after `position`: a binary search, so a long turn stays linear. */
+function firstEndingAfter(spans: { end: number }[], position: number): number {
+  let low = 0;
+  let high = spans.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (spans[mid]!.end > position) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }
 
 const MONTHS_DISPLAY = MONTH_NAMES.map((m) => m[0]!.toUpperCase() + m.slice(1));
