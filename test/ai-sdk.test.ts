@@ -178,7 +178,7 @@ const toolOutputs = (prompt: Prompt) =>
 describe('memory tools', () => {
   it('the model remembers, searches and forgets, in its own user\'s memory only', async () => {
     const tools = memoryTools({ url: server.url, timeoutMs: WARM, userId: 'jo' });
-    expect(Object.keys(tools)).toEqual(['search_memory', 'remember_fact', 'forget']);
+    expect(Object.keys(tools)).toEqual(['search_memory', 'remember_fact', 'forget', 'get_profile']);
 
     const saving = scripted(toolCall('remember_fact', { text: 'Jo is allergic to peanuts', importance: 0.9 }), answer('I will remember that.'));
     const saved = await generateText({ model: saving.model, prompt: 'Remember that I am allergic to peanuts.', tools, stopWhen: stepCountIs(3) });
@@ -207,6 +207,23 @@ describe('memory tools', () => {
     await generateText({ model: forgetting.model, prompt: 'Forget my allergy.', tools, stopWhen: stepCountIs(3) });
     expect(toolOutputs(forgetting.prompts[1]!)).toEqual(['text: Deleted 1 memories and 0 turns.']);
     expect((await sm.search({ query: 'peanuts', userId: 'jo' })).search).toEqual([]);
+  });
+
+  it('get_profile gives the model the standing instructions and preferences its user stated, and another user none of them', async () => {
+    const { model } = scripted(answer('Bien sûr.'), answer('Noted.'));
+    const memory = withMemory(model, { url: server.url, timeoutMs: WARM, userId: 'rene', sessionId: 'profile-1' });
+    await generateText({ model: memory, prompt: 'From now on answer in French.' });
+    await generateText({ model: memory, prompt: 'I prefer tea to coffee.' });
+
+    const asking = scripted(toolCall('get_profile', {}), answer('Vous préférez le thé.'));
+    await generateText({ model: asking.model, prompt: 'What do you know about me?', tools: memoryTools({ url: server.url, timeoutMs: WARM, userId: 'rene' }), stopWhen: stepCountIs(3) });
+    const [profile] = toolOutputs(asking.prompts[1]!);
+    expect(profile).toMatch(/^text: ## Standing instructions\n- From now on answer in French\. \(memory \d+\)\n/);
+    expect(profile).toMatch(/\n## Preferences\n- User prefers tea to coffee \(memory \d+\)/);
+
+    const stranger = scripted(toolCall('get_profile', {}), answer('Nothing yet.'));
+    await generateText({ model: stranger.model, prompt: 'What do you know about me?', tools: memoryTools({ url: server.url, timeoutMs: WARM, userId: 'sam' }), stopWhen: stepCountIs(3) });
+    expect(toolOutputs(stranger.prompts[1]!)).toEqual(['text: Memory holds no standing instructions, preferences or profile facts for this user yet.']);
   });
 
   it('bad arguments from the model come back to it as a tool error; an unknown tool name is refused when the tools are made', async () => {

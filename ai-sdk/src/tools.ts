@@ -6,8 +6,8 @@ import { TOOLS, toolSchemas, type ToolDefinition } from '@symbiosis-memory/clien
 import { tool, type ToolSet } from 'ai';
 import { connect, type MemoryOptions } from './connection.ts';
 
-/** The tools `memoryTools` gives unless told otherwise: search, remember, forget. */
-export const DEFAULT_TOOLS = ['search_memory', 'remember_fact', 'forget'] as const;
+/** The tools `memoryTools` gives unless told otherwise: search, remember, forget, and the user's profile. */
+export const DEFAULT_TOOLS = ['search_memory', 'remember_fact', 'forget', 'get_profile'] as const;
 
 /** Every tool there is, by name: the MCP server's tools (`sm tools` lists them with their descriptions). */
 export const TOOL_NAMES: readonly string[] = TOOLS.map((t) => t.name);
