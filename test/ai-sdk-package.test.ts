@@ -111,7 +111,9 @@ describe('ai-sdk package', () => {
     expect(files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json')).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(ROOT, 'ai-sdk/package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
-    expect(manifest.peerDependencies.ai).toBe(`^${versionOf('ai').split('.')[0]}.0.0`);
+    // ai 6 and 7; the installed one among them.
+    expect(manifest.peerDependencies.ai).toBe('^6.0.0 || ^7.0.0');
+    expect(manifest.peerDependencies.ai!.split(' || ')).toContain(`^${versionOf('ai').split('.')[0]}.0.0`);
   });
 
   it.each([

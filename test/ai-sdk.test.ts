@@ -7,14 +7,20 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateText, stepCountIs, streamText, type ModelMessage } from 'ai';
-import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
+import { generateText, simulateReadableStream, stepCountIs, streamText, type ModelMessage } from 'ai';
+import * as aiTest from 'ai/test';
+import type { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryTools, withMemory, type Logger } from '../ai-sdk/src/index.ts';
 import { createClient, type SymbiosisClient } from '../client/src/index.ts';
 import { smServe } from './helpers/sm-serve.ts';
 
 type Prompt = MockLanguageModelV3['doGenerateCalls'][number]['prompt'];
+/**
+ * The AI SDK's own mock model of the major installed: ai 6 has MockLanguageModelV3, ai 7 adds
+ * MockLanguageModelV4 (its own model spec), so the same tests run against either. The types are ai 6's.
+ */
+const MockLanguageModel = ((aiTest as Record<string, unknown>).MockLanguageModelV4 ?? aiTest.MockLanguageModelV3) as typeof MockLanguageModelV3;
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
 const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] });
@@ -27,7 +33,7 @@ const toolCall = (toolName: string, input: Record<string, unknown>) => ({
 /** A model answering from a script, one response per call; `prompts` holds what each call was sent. */
 function scripted(...responses: ReturnType<typeof answer | typeof toolCall>[]) {
   const prompts: Prompt[] = [];
-  const model = new MockLanguageModelV3({
+  const model = new MockLanguageModel({
     doGenerate: async ({ prompt }) => {
       prompts.push(prompt);
       const next = responses.shift();
@@ -40,7 +46,7 @@ function scripted(...responses: ReturnType<typeof answer | typeof toolCall>[]) {
 /** A model streaming `chunks` as its answer. */
 function streaming(chunks: string[]) {
   const prompts: Prompt[] = [];
-  const model = new MockLanguageModelV3({
+  const model = new MockLanguageModel({
     doStream: async ({ prompt }) => {
       prompts.push(prompt);
       return {

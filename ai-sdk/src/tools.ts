@@ -6,6 +6,13 @@ import { TOOLS, toolSchemas, type ToolDefinition } from '@symbiosis-memory/clien
 import { tool, type ToolSet } from 'ai';
 import { connect, type MemoryOptions } from './connection.ts';
 
+/** A failed tool call as the model reads it: ai 6 sends it the message, ai 7 `String(error)`; both send the message alone. */
+class ToolError extends Error {
+  override toString(): string {
+    return this.message;
+  }
+}
+
 /** The tools `memoryTools` gives unless told otherwise: search, remember, forget, and the user's profile. */
 export const DEFAULT_TOOLS = ['search_memory', 'remember_fact', 'forget', 'get_profile'] as const;
 
@@ -38,9 +45,9 @@ export function memoryTools(options: MemoryToolsOptions): ToolSet {
           result = await memory.call(definition.name, () => client.executeTool(definition.name, input));
         } catch (error) {
           memory.warn(`tool ${definition.name} failed`, error);
-          throw new Error('Memory is unavailable right now; answer without it.', { cause: error });
+          throw new ToolError('Memory is unavailable right now; answer without it.', { cause: error });
         }
-        if (result.isError) throw new Error(result.text);
+        if (result.isError) throw new ToolError(result.text);
         return { text: result.text, structured: result.structured };
       },
       toModelOutput: ({ output }) => ({ type: 'text', value: output.text }),
