@@ -4,7 +4,7 @@
 // role; a message's time_anchor dates it and the messages after it, and opens a new session.
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { BenchConversation, BenchSession } from './bench-data.ts';
+import type { BenchConversation, BenchSession } from './bench-conversation.ts';
 
 type BeamMessage = { role?: unknown; id?: unknown; content?: unknown; time_anchor?: unknown };
 

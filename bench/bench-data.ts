@@ -4,12 +4,9 @@
 import { statSync } from 'node:fs';
 import { loadBeam } from './beam-data.ts';
 import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
+import type { BenchConversation } from './bench-conversation.ts';
 
-export type BenchTurn = { id: string; role: 'user' | 'assistant'; name?: string; text: string; at: number };
-export type BenchSession = { index: number; at: number; turns: BenchTurn[] };
-/** `category`: LoCoMo's number as text ("1".."4") or BEAM's ability; `evidence`: turn ids, none for abstention. */
-export type BenchQuestion = { text: string; category: string; evidence: string[] };
-export type BenchConversation = { name: string; dataset: 'locomo' | 'beam'; sessions: BenchSession[]; questions: BenchQuestion[] };
+export type { BenchConversation, BenchQuestion, BenchSession, BenchTurn } from './bench-conversation.ts';
 
 export function fromLocomo(conversation: LocomoConversation): BenchConversation {
   return {

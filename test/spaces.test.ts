@@ -28,8 +28,8 @@ describe('two users in one file', () => {
     await say(ALICE, 'chat-1', 'I live in Berlin and I love hiking', 'Alice');
     await say(BOB, 'chat-1', 'I live in Lisbon and I love hiking', 'Bob');
     // The same words in both spaces: two memories, not one merged across users.
-    expect(contents((await listMemories(store, ALICE)).rows)).toEqual(['Alice likes hiking', 'Alice lives in Berlin'].sort());
-    expect(contents((await listMemories(store, BOB)).rows)).toEqual(['Bob likes hiking', 'Bob lives in Lisbon'].sort());
+    expect(contents((await listMemories(store, ALICE)).rows)).toEqual(['Alice loves hiking', 'Alice lives in Berlin'].sort());
+    expect(contents((await listMemories(store, BOB)).rows)).toEqual(['Bob loves hiking', 'Bob lives in Lisbon'].sort());
     // Bob's move does not supersede Alice's home (conflicts stay inside a space).
     await say(BOB, 'chat-1', 'I live in Porto', 'Bob');
     expect(contents((await listMemories(store, BOB, { status: 'archived' })).rows)).toEqual(['Bob lives in Lisbon']);
