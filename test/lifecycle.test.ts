@@ -235,6 +235,7 @@ describe('context', () => {
     expect(context.relevant.map((m) => m.content)).toContain('Ana likes pottery');
     expect(context.midTerm.map((m) => m.content)).toContain('Ana likes pottery');
     expect(context.markdown.match(/Ana likes pottery/g)).toHaveLength(1);
-    expect(context.markdown).toMatch(/^## Facts\n(- .*\n)*- Ana likes pottery \(stated /);
+    // "likes" is a preference: standing memory, whose section ("About the user") opens the block.
+    expect(context.markdown).toMatch(/^## About the user\n(- .*\n)*- Ana likes pottery \(stated /);
   });
 });

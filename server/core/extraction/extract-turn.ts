@@ -10,6 +10,7 @@ import { describeEntity, linkEntities } from '../entities.ts';
 import { mentionsOf } from '../turn-dates.ts';
 import { normalizeText } from '../text.ts';
 import { extractAssistantFacts, extractFacts, type FactCandidate, type RelatedEntity } from './heuristics.ts';
+import { proseOf } from './fact-filter.ts';
 import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
 import { saveStanding, standingFact } from './save-standing.ts';
 import { instructionPolarity, instructionSlot, recogniseStanding, standingKindOfSlot, type StandingCandidate } from './standing.ts';
@@ -51,7 +52,7 @@ export async function extractHeuristically(store: Store, turn: TurnRow): Promise
   // by a clause that is already an instruction, preference or profile fact is that one, not a second
   // memory. The fact rules say a name, a home, a job or a diet best (dates, exclusivity, health tags): those stay theirs.
   const profiled = all.filter((f) => f.subject === subject && standingKindOf(f.slot) === 'profile');
-  const standing = (turn.role === 'user' ? recogniseStanding(turn.text, subject) : []).filter((s) => s.kind !== 'profile' || !profiled.some((f) => saidAsStanding(f, [s])));
+  const standing = (turn.role === 'user' ? recogniseStanding(proseOf(turn.text), subject) : []).filter((s) => s.kind !== 'profile' || !profiled.some((f) => saidAsStanding(f, [s])));
   const facts = all.filter((f) => !saidAsStanding(f, standing));
   const candidates = facts.map((f) => ({
     content: f.content,
