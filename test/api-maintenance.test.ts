@@ -56,7 +56,7 @@ describe('runMaintenance', () => {
 
   it('DECAY reports what it scanned', async () => {
     // A plain fact: the turns above are preferences and profile facts, protected from decay (docs/memory-kinds.md).
-    await say('d1', 'My car is a red Fiat');
+    await say('decay', 'My car is a red Fiat');
     const { runMaintenance: report } = await client.runMaintenance({ task: MaintenanceTask.Decay });
     expect(report).toMatchObject({ task: MaintenanceTask.Decay, enrichment: null, consolidation: null, reflection: null });
     expect(report.decay?.scanned).toBeGreaterThan(0);
