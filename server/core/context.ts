@@ -194,7 +194,8 @@ export async function getContext(store: Store, space: Space, input: ContextInput
   const items = [...sections.instructions.items, ...sections.about.items, ...ranked];
   const facts = items.flatMap((i) => (i.kind !== 'turn' && i.kind !== 'reflection' && i.memory ? [i.memory] : []));
   // What the block hands out counts as accessed (it restarts the forgetting curve), written just after this read.
-  noteAccess(store, items.flatMap((i) => (i.memory && i.memory.status === 'active' ? [i.memory.id] : [])));
+  // Once per memory however many sections hold it.
+  noteAccess(store, new Set(items.flatMap((i) => (i.memory && i.memory.status === 'active' ? [i.memory.id] : []))));
   return {
     sessionId: parsed.sessionId,
     query,
