@@ -51,7 +51,7 @@ export async function extractHeuristically(store: Store, turn: TurnRow): Promise
   // Standing memory (the user's own turns only) before the fact rules' output is saved: a fact said
   // by a clause that is already an instruction, preference or profile fact is that one, not a second
   // memory. The fact rules say a name, a home, a job or a diet best (dates, exclusivity, health tags): those stay theirs.
-  const profiled = all.filter((f) => f.subject === subject && standingKindOf(f.slot) === 'profile');
+  const profiled = all.filter((f) => f.subject === subject && standingKindOfSlot(f.slot) === 'profile');
   const standing = (turn.role === 'user' ? recogniseStanding(proseOf(turn.text), subject) : []).filter((s) => s.kind !== 'profile' || !profiled.some((f) => saidAsStanding(f, [s])));
   const facts = all.filter((f) => !saidAsStanding(f, standing));
   const candidates = facts.map((f) => ({
@@ -69,15 +69,13 @@ export async function extractHeuristically(store: Store, turn: TurnRow): Promise
   const space = spaceOfRow(turn);
   // A fact of a profile or preference slot ("lives in", "likes") is standing memory too.
   // Only the speaker's own: "my sister lives in Porto" is a fact about the sister, not the user's profile.
-  const byKind = candidates.map((c) => ({ ...c, kind: turn.role === 'user' && c.fact.subject === subject ? (standingKindOf(c.fact.slot) ?? undefined) : undefined }));
+  const byKind = candidates.map((c) => ({ ...c, kind: turn.role === 'user' && c.fact.subject === subject ? (standingKindOfSlot(c.fact.slot) ?? undefined) : undefined }));
   const extracted = await saveStanding(store, space, [...standing.map((c) => standingFact(c, turn, subject)), ...byKind.filter((c) => c.kind).map((c) => ({ ...c, importance: 1, decayRate: 0 }))], turn.id);
   extracted.push(...(await saveFacts(store, space, byKind.filter((c) => !c.kind), turn.id)));
   const related = facts.flatMap((f) => f.related ?? []);
   if (related.length > 0 && store.config.ner.enabled) await linkRelated(store, space, turn, related, extracted);
   return extracted;
 }
-
-const standingKindOf = standingKindOfSlot;
 
 /** Whether a heuristic fact says what a standing candidate of the same turn says already (same slot, or mostly its words). */
 function saidAsStanding(fact: { slot: string; content: string }, standing: StandingCandidate[]): boolean {
