@@ -1,7 +1,7 @@
 // The standing part of a context block: what holds for every answer, whatever the query. It
 // opens the block with "Standing instructions" and "About the user" (preferences, profile facts,
 // and any pinned memory), within a share of the budget (config context.standing_share). Pinned
-// memories come first, then those the query matches, then the newest and most used; when some do
+// memories come first, then those the query matches, then the newest stated; when some do
 // not fit, the section says how many were left out. The query-ranked list fills the rest.
 import { STANDING_KINDS } from '../../drizzle/vocabulary.ts';
 import { memoryRows, type MemoryRow } from './memories.ts';
@@ -24,15 +24,14 @@ export type StandingBlock = { instructions: StandingSection; about: StandingSect
 
 export const STANDING_TITLES = { instructions: 'Standing instructions', about: 'About the user' } as const;
 
-/** How many standing memories a block looks through (pinned first, then newest and most used). */
+/** How many standing memories a block looks through (pinned first, then the newest stated). */
 const READ_LIMIT = 2_000;
 /** The share of the budget that preferences and profile facts the query does not match may take. */
 const UNMATCHED_ABOUT = 0.15;
 
 const STANDING_ROWS = `select ${memoryRows.columns} from memories m
   where ${spaceClause(DEFAULT_SPACE, 'm').sql} and m.status = 'active' and (m.kind in (${STANDING_KINDS.map((k) => `'${k}'`).join(', ')}) or m.pinned = 1)
-  order by m.pinned desc, max(m.last_seen_at, coalesce(m.last_accessed_at, 0)) desc, m.access_count desc, m.id desc limit ${READ_LIMIT}`;
-const STANDING_ROWS_PG = STANDING_ROWS.replace('max(m.last_seen_at, coalesce(m.last_accessed_at, 0))', 'greatest(m.last_seen_at, coalesce(m.last_accessed_at, 0))');
+  order by m.pinned desc, m.event_at desc, m.id desc limit ${READ_LIMIT}`;
 
 const SOURCES = `select s.memory_id as memoryId, s.turn_id as turnId, t.at as at from memory_sources s join turns t on t.id = s.turn_id
   where s.memory_id in (select value from sm_ids(?)) order by t.at, t.id`;
@@ -41,11 +40,10 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
 async function standingRows(store: Store, space: Space): Promise<MemoryRow[]> {
-  const sql = store.sql.dialect === 'postgres' ? STANDING_ROWS_PG : STANDING_ROWS;
-  return (await store.sql.values(sql, spaceClause(space, 'm').params as SqlParam[])).map((raw) => memoryRows.decode(raw));
+  return (await store.sql.values(STANDING_ROWS, spaceClause(space, 'm').params as SqlParam[])).map((raw) => memoryRows.decode(raw));
 }
 
-/** The order within a section: pinned, then what the query matches (best first), then as read (newest, most used). */
+/** The order within a section: pinned, then what the query matches (best first), then the newest stated. */
 function ordered(rows: MemoryRow[], matchRank: Map<number, number>): MemoryRow[] {
   const position = new Map(rows.map((m, i) => [m.id, i]));
   const key = (m: MemoryRow) => (m.pinned ? 0 : matchRank.has(m.id) ? 1 : 2);
