@@ -38,17 +38,34 @@ export default defineConfig({
     alias: [
       { find: /^graphql$/, replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)) },
       // The AI SDK package imports the typed client by its package name; in tests, its sources.
-      { find: /^@symbiosis-memory\/client$/, replacement: fileURLToPath(new URL('./client/src/index.ts', import.meta.url)) },
+      {
+        find: /^@symbiosis-memory\/client$/,
+        replacement: fileURLToPath(new URL('./client/src/index.ts', import.meta.url)),
+      },
     ],
   },
   test: {
     projects: [
-      { extends: true as const, test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/global-setup.ts'] } },
+      {
+        extends: true as const,
+        test: { name: 'sqlite', include: ['test/**/*.test.ts'], globalSetup: ['test/global-setup.ts'] },
+      },
       ...(CONFORMANCE.length === 0
         ? []
         : [
-            { extends: true as const, test: { name: 'pglite', include: CONFORMANCE, env: { SM_TEST_BACKEND: 'pglite' } } },
-            { extends: true as const, test: { name: 'postgres', include: CONFORMANCE, env: { SM_TEST_BACKEND: 'postgres' }, globalSetup: ['test/postgres-setup.ts'] } },
+            {
+              extends: true as const,
+              test: { name: 'pglite', include: CONFORMANCE, env: { SM_TEST_BACKEND: 'pglite' } },
+            },
+            {
+              extends: true as const,
+              test: {
+                name: 'postgres',
+                include: CONFORMANCE,
+                env: { SM_TEST_BACKEND: 'postgres' },
+                globalSetup: ['test/postgres-setup.ts'],
+              },
+            },
           ]),
     ],
     testTimeout: 60_000,
@@ -58,6 +75,10 @@ export default defineConfig({
     // Expected failures (LLM errors, retries) log warnings; keep test output readable.
     // A data folder of the suite's own: a command run without --db never touches the real default
     // database; and a cache folder, so the word vectors are never read from or converted into the real one.
-    env: { SM_LOG_LEVEL: 'error', XDG_DATA_HOME: mkdtempSync(join(tmpdir(), 'sm-test-data-')), XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'sm-test-cache-')) },
+    env: {
+      SM_LOG_LEVEL: 'error',
+      XDG_DATA_HOME: mkdtempSync(join(tmpdir(), 'sm-test-data-')),
+      XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), 'sm-test-cache-')),
+    },
   },
 });

@@ -10,7 +10,9 @@ import { createRequire } from 'node:module';
 
 const here = new URL('.', import.meta.url);
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-execFileSync(process.execPath, [new URL('../client/build.mjs', here).pathname, new URL('.client', here).pathname], { stdio: 'inherit' });
+execFileSync(process.execPath, [new URL('../client/build.mjs', here).pathname, new URL('.client', here).pathname], {
+  stdio: 'inherit',
+});
 // A clean dist: files of an older build must not end up in the tarball.
 rmSync(new URL('dist', here), { recursive: true, force: true });
 for (const config of ['tsconfig.json', 'tsconfig.cjs.json']) {

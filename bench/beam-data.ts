@@ -8,7 +8,20 @@ import type { BenchConversation, BenchSession } from './bench-conversation.ts';
 
 type BeamMessage = { role?: unknown; id?: unknown; content?: unknown; time_anchor?: unknown };
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** "March-15-2024" as UTC epoch ms (09:00, a working morning). */
 export function parseBeamAnchor(text: string): number {
@@ -51,10 +64,11 @@ function sessionsOf(chat: unknown, name: string): BenchSession[] {
       if (typeof message.time_anchor === 'string') at = parseBeamAnchor(message.time_anchor);
       sessions.push({ index: sessions.length + 1, at, turns: [] });
     }
-    if (message.role !== 'user' && message.role !== 'assistant') throw new Error(`${name}: message ${String(message.id)} has role ${String(message.role)}`);
+    if (message.role !== 'user' && message.role !== 'assistant')
+      throw new Error(`${name}: message ${String(message.id)} has role ${String(message.role)}`);
     const text = typeof message.content === 'string' ? stripMarker(message.content) : '';
     // A minute apart, so order is kept and each message has its own time.
-    if (text) sessions.at(-1)!.turns.push({ id: String(message.id), role: message.role, text, at: at += 60_000 });
+    if (text) sessions.at(-1)!.turns.push({ id: String(message.id), role: message.role, text, at: (at += 60_000) });
   }
   return sessions.filter((s) => s.turns.length > 0);
 }
@@ -66,7 +80,8 @@ export function loadBeam(dir: string): BenchConversation {
   if (!existsSync(chatPath)) throw new Error(`${dir}: no chat.json: not a BEAM chat folder`);
   const sessions = sessionsOf(readJson(chatPath), name);
   const probing = readJson(join(dir, 'probing_questions.json'));
-  if (!probing || typeof probing !== 'object' || Array.isArray(probing)) throw new Error(`${name}: probing_questions.json is not an object of abilities`);
+  if (!probing || typeof probing !== 'object' || Array.isArray(probing))
+    throw new Error(`${name}: probing_questions.json is not an object of abilities`);
   const questions = Object.entries(probing as Record<string, unknown>).flatMap(([ability, list]) =>
     (Array.isArray(list) ? list : []).map((q: { question?: unknown; source_chat_ids?: unknown }) => ({
       text: String(q.question ?? ''),

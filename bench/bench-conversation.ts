@@ -3,5 +3,9 @@ export type BenchTurn = { id: string; role: 'user' | 'assistant'; name?: string;
 export type BenchSession = { index: number; at: number; turns: BenchTurn[] };
 /** `category`: LoCoMo's number as text ("1".."4") or BEAM's ability; `evidence`: turn ids, none for abstention. */
 export type BenchQuestion = { text: string; category: string; evidence: string[] };
-export type BenchConversation = { name: string; dataset: 'locomo' | 'beam'; sessions: BenchSession[]; questions: BenchQuestion[] };
-
+export type BenchConversation = {
+  name: string;
+  dataset: 'locomo' | 'beam';
+  sessions: BenchSession[];
+  questions: BenchQuestion[];
+};

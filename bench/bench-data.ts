@@ -12,9 +12,15 @@ export function fromLocomo(conversation: LocomoConversation): BenchConversation 
   return {
     name: conversation.name,
     dataset: 'locomo',
-    sessions: conversation.sessions.map((s) => ({ index: s.index, at: s.at, turns: s.turns.map((t) => ({ id: t.diaId, role: 'user', name: t.speaker, text: t.text, at: t.at })) })),
+    sessions: conversation.sessions.map((s) => ({
+      index: s.index,
+      at: s.at,
+      turns: s.turns.map((t) => ({ id: t.diaId, role: 'user', name: t.speaker, text: t.text, at: t.at })),
+    })),
     // Adversarial questions (category 5) ask about what was never said: not a retrieval question.
-    questions: conversation.questions.filter((q) => q.category !== 5).map((q) => ({ text: q.question, category: String(q.category), evidence: q.evidence })),
+    questions: conversation.questions
+      .filter((q) => q.category !== 5)
+      .map((q) => ({ text: q.question, category: String(q.category), evidence: q.evidence })),
   };
 }
 

@@ -46,7 +46,13 @@ export async function benchCli(size: number, runs: number) {
   const stat = (values: number[]) => ({ p50: round(percentile(values, 50), 1), p95: round(percentile(values, 95), 1) });
   const query = 'what did Caroline say about the trip';
   const [node, version, search, context, list] = wallTimes(
-    [['-e', '0'], [SM, '--version'], [SM, 'search', query], [SM, 'get-context', '--session', 's0', '--query', query], [SM, 'list', '--limit', '10']],
+    [
+      ['-e', '0'],
+      [SM, '--version'],
+      [SM, 'search', query],
+      [SM, 'get-context', '--session', 's0', '--query', query],
+      [SM, 'list', '--limit', '10'],
+    ],
     runs,
     env,
   ).map(stat);
@@ -61,11 +67,20 @@ export async function benchCli(size: number, runs: number) {
     listMs: list!,
   };
   rmSync(dir, { recursive: true, force: true });
-  return { ...result, met: { version: result.versionMs.p50 <= TARGETS.versionMs, search: result.searchMs.p50 <= TARGETS.searchMs } };
+  return {
+    ...result,
+    met: { version: result.versionMs.p50 <= TARGETS.versionMs, search: result.searchMs.p50 <= TARGETS.searchMs },
+  };
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, size: { type: 'string', default: '1000' }, runs: { type: 'string', default: '15' } } });
+  const { values } = parseArgs({
+    options: {
+      json: { type: 'boolean', default: false },
+      size: { type: 'string', default: '1000' },
+      runs: { type: 'string', default: '15' },
+    },
+  });
   const size = Number(values.size);
   const runs = Number(values.runs);
   if (!Number.isInteger(size) || size < 1 || !Number.isInteger(runs) || runs < 3) {
@@ -80,7 +95,7 @@ async function main() {
   const row = (name: string, s: { p50: number; p95: number }, target?: number, met?: boolean) =>
     `${name.padEnd(30)}${`${s.p50} / ${s.p95}`.padEnd(18)}${target ? `<= ${target} ms: ${met ? 'met' : 'MISSED'}` : ''}`;
   process.stdout.write(
-    [
+    `${[
       `${size} turns + facts, ${runs} runs each; ${result.machine.cores} cores, load average ${result.machine.loadAverage.join(' ')}`,
       `${'command (wall time)'.padEnd(30)}${'p50 / p95 ms'.padEnd(18)}target (p50)`,
       row('node -e 0', result.nodeMs),
@@ -88,7 +103,7 @@ async function main() {
       row('sm search (embedded)', result.searchMs, TARGETS.searchMs, result.met.search),
       row('sm get-context (embedded)', result.contextMs),
       row('sm list (embedded, GraphQL)', result.listMs),
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
 }
 

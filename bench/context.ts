@@ -17,12 +17,28 @@
 // each conversation packed with values fitted on the others (leave one conversation out).
 import { parseArgs } from 'node:util';
 import { collectCandidates, getContext } from '../server/core/context.ts';
-import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning, type Packed } from '../server/core/context-pack.ts';
+import {
+  DEFAULT_PACK_TUNING,
+  pack,
+  type Candidate,
+  type PackTuning,
+  type Packed,
+} from '../server/core/context-pack.ts';
 import { countTokens, TOKENIZER } from '../server/core/token-count.ts';
 import { quoteOf } from '../server/core/search/passages.ts';
 import { closeStore } from '../server/db/open.ts';
 import { contextWithRuntime } from '../server/services/embed.ts';
-import { bm25Retriever, categoryLabel, EMBEDDING_FLAGS, EMBEDDING_USAGE, embeddingOf, loadConversation, searchLoaded, textTable, type BenchEmbedding } from './locomo.ts';
+import {
+  bm25Retriever,
+  categoryLabel,
+  EMBEDDING_FLAGS,
+  EMBEDDING_USAGE,
+  embeddingOf,
+  loadConversation,
+  searchLoaded,
+  textTable,
+  type BenchEmbedding,
+} from './locomo.ts';
 import { loadBenchData } from './bench-data.ts';
 import { runMain } from './run-main.ts';
 import { percentile, round } from './stats.ts';
@@ -30,13 +46,27 @@ import { percentile, round } from './stats.ts';
 const SESSION = 'bench:context';
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-type Row = { system: string; budget: number; dataset: string; category: string; conversation: string; recall: number; any: number; tokens: number; ms: number };
+type Row = {
+  system: string;
+  budget: number;
+  dataset: string;
+  category: string;
+  conversation: string;
+  recall: number;
+  any: number;
+  tokens: number;
+  ms: number;
+};
 
 /**
  * The evidence turns a set of items covers: turns themselves, facts' source turns, and the turns a
  * timeline line quotes (its request and the answer's first words; with `requestsOnly`, the request alone).
  */
-function covered(items: { kind: string; id: number; sourceTurnIds: number[] }[], timeline: { turnIds: number[] }[] = [], requestsOnly = false): Set<number> {
+function covered(
+  items: { kind: string; id: number; sourceTurnIds: number[] }[],
+  timeline: { turnIds: number[] }[] = [],
+  requestsOnly = false,
+): Set<number> {
   const out = new Set<number>();
   for (const item of items) {
     if (item.kind === 'turn') out.add(item.id);
@@ -68,9 +98,19 @@ function packedSearchTurns(hits: { id: number; line: string }[], budget: number)
   return { ids, tokens: countTokens(markdown) };
 }
 
-type Question = { conversation: string; dataset: string; category: string; evidence: number[]; candidates: Candidate[] };
+type Question = {
+  conversation: string;
+  dataset: string;
+  category: string;
+  evidence: number[];
+  candidates: Candidate[];
+};
 
-export async function runContextBench(files: string[], budgets: number[], options: { fit?: boolean; embedding?: BenchEmbedding } = {}) {
+export async function runContextBench(
+  files: string[],
+  budgets: number[],
+  options: { fit?: boolean; embedding?: BenchEmbedding } = {},
+) {
   const rows: Row[] = [];
   const cached: Question[] = [];
   const maxBudget = Math.max(...budgets);
@@ -88,29 +128,80 @@ export async function runContextBench(files: string[], budgets: number[], option
       // Search's turns for the yardstick, written as the block writes turns.
       const turnHits = (await searchLoaded(loaded, { query: q.text, kinds: ['turn'], limit: 200 })).hits.map((h) => ({
         id: h.id,
-        line: `[${day(h.turn!.at)}] ${h.turn!.name ?? h.turn!.role}: ${quoteOf(h.turn!.text, h.passage).replace(/\s*\n\s*/g, ' ').trim()}`,
+        line: `[${day(h.turn!.at)}] ${h.turn!.name ?? h.turn!.role}: ${quoteOf(h.turn!.text, h.passage)
+          .replace(/\s*\n\s*/g, ' ')
+          .trim()}`,
       }));
       for (const budget of budgets) {
         const t0 = performance.now();
         const input = { sessionId: SESSION, query: q.text, tokenBudget: budget };
-        const context = options.embedding ? await contextWithRuntime(runtime, space, input) : await getContext(store, space, input);
+        const context = options.embedding
+          ? await contextWithRuntime(runtime, space, input)
+          : await getContext(store, space, input);
         const ms = performance.now() - t0;
-        for (const item of context.items) if (!context.markdown.includes(item.line)) throw new Error(`item ${item.kind} ${item.id} is not in the markdown`);
-        for (const entry of context.timeline.entries) if (!context.markdown.includes(entry.line)) throw new Error(`timeline entry ${entry.turnIds[0]} is not in the markdown`);
-        if (context.tokensUsed !== countTokens(context.markdown) || context.tokensUsed > budget) throw new Error(`tokensUsed ${context.tokensUsed} is not the block's count within ${budget}`);
-        rows.push({ system: 'context', budget, ...base, ...score(q.evidence, covered(context.items, context.timeline.entries)), tokens: context.tokensUsed, ms });
+        for (const item of context.items)
+          if (!context.markdown.includes(item.line))
+            throw new Error(`item ${item.kind} ${item.id} is not in the markdown`);
+        for (const entry of context.timeline.entries)
+          if (!context.markdown.includes(entry.line))
+            throw new Error(`timeline entry ${entry.turnIds[0]} is not in the markdown`);
+        if (context.tokensUsed !== countTokens(context.markdown) || context.tokensUsed > budget)
+          throw new Error(`tokensUsed ${context.tokensUsed} is not the block's count within ${budget}`);
+        rows.push({
+          system: 'context',
+          budget,
+          ...base,
+          ...score(q.evidence, covered(context.items, context.timeline.entries)),
+          tokens: context.tokensUsed,
+          ms,
+        });
         // The same block with its timeline lines counted for their requests only, and the block as built without a timeline.
-        rows.push({ system: 'context, lines count requests', budget, ...base, ...score(q.evidence, covered(context.items, context.timeline.entries, true)), tokens: context.tokensUsed, ms: 0 });
+        rows.push({
+          system: 'context, lines count requests',
+          budget,
+          ...base,
+          ...score(q.evidence, covered(context.items, context.timeline.entries, true)),
+          tokens: context.tokensUsed,
+          ms: 0,
+        });
         if (!options.embedding) {
           const without = await getContext(store, space, input, { timeline: false });
-          rows.push({ system: 'context without timeline', budget, ...base, ...score(q.evidence, covered(without.items)), tokens: without.tokensUsed, ms: 0 });
+          rows.push({
+            system: 'context without timeline',
+            budget,
+            ...base,
+            ...score(q.evidence, covered(without.items)),
+            tokens: without.tokensUsed,
+            ms: 0,
+          });
         }
         const yard = packedSearchTurns(turnHits, budget);
-        rows.push({ system: 'search turns packed', budget, ...base, ...score(q.evidence, new Set(yard.ids)), tokens: yard.tokens, ms: 0 });
+        rows.push({
+          system: 'search turns packed',
+          budget,
+          ...base,
+          ...score(q.evidence, new Set(yard.ids)),
+          tokens: yard.tokens,
+          ms: 0,
+        });
         const baseline = packedSearchTurns(plainHits, budget);
-        rows.push({ system: 'bm25 turns packed', budget, ...base, ...score(q.evidence, new Set(baseline.ids)), tokens: baseline.tokens, ms: 0 });
+        rows.push({
+          system: 'bm25 turns packed',
+          budget,
+          ...base,
+          ...score(q.evidence, new Set(baseline.ids)),
+          tokens: baseline.tokens,
+          ms: 0,
+        });
       }
-      if (options.fit) cached.push({ ...base, evidence: q.evidence, candidates: (await collectCandidates(store, space, { query: q.text, tokenBudget: maxBudget, window: new Set() })).map((s) => s.candidate) });
+      if (options.fit)
+        cached.push({
+          ...base,
+          evidence: q.evidence,
+          candidates: (
+            await collectCandidates(store, space, { query: q.text, tokenBudget: maxBudget, window: new Set() })
+          ).map((s) => s.candidate),
+        });
     }
     await closeStore(store);
   }
@@ -121,7 +212,18 @@ export async function runContextBench(files: string[], budgets: number[], option
     questions: asked(rows),
     budgets,
     ...summarise(rows, budgets),
-    datasets: Object.fromEntries(datasets.map((d) => [d, { questions: asked(rows.filter((r) => r.dataset === d)), ...summarise(rows.filter((r) => r.dataset === d), budgets) }])),
+    datasets: Object.fromEntries(
+      datasets.map((d) => [
+        d,
+        {
+          questions: asked(rows.filter((r) => r.dataset === d)),
+          ...summarise(
+            rows.filter((r) => r.dataset === d),
+            budgets,
+          ),
+        },
+      ]),
+    ),
     ...(options.fit ? { fit: fitPacking(cached, budgets) } : {}),
   };
 }
@@ -130,7 +232,12 @@ type Cell = { recall: number; any: number; tokens: number; n: number };
 
 function cell(rows: Row[]): Cell {
   const mean = (f: (r: Row) => number) => round(rows.reduce((s, r) => s + f(r), 0) / Math.max(1, rows.length));
-  return { recall: mean((r) => r.recall), any: mean((r) => r.any), tokens: Math.round(rows.reduce((s, r) => s + r.tokens, 0) / Math.max(1, rows.length)), n: rows.length };
+  return {
+    recall: mean((r) => r.recall),
+    any: mean((r) => r.any),
+    tokens: Math.round(rows.reduce((s, r) => s + r.tokens, 0) / Math.max(1, rows.length)),
+    n: rows.length,
+  };
 }
 
 function summarise(rows: Row[], budgets: number[]) {
@@ -146,9 +253,32 @@ function summarise(rows: Row[], budgets: number[]) {
           String(budget),
           {
             all: cell(mine),
-            byCategory: Object.fromEntries(categories.map((c) => [String(c), cell(mine.filter((r) => r.category === c))])),
-            byConversation: Object.fromEntries(conversations.map((c) => [c, cell(mine.filter((r) => r.conversation === c))])),
-            ...(system === 'context' ? { latencyMs: { p50: round(percentile(mine.map((r) => r.ms), 50), 2), p95: round(percentile(mine.map((r) => r.ms), 95), 2) } } : {}),
+            byCategory: Object.fromEntries(
+              categories.map((c) => [String(c), cell(mine.filter((r) => r.category === c))]),
+            ),
+            byConversation: Object.fromEntries(
+              conversations.map((c) => [c, cell(mine.filter((r) => r.conversation === c))]),
+            ),
+            ...(system === 'context'
+              ? {
+                  latencyMs: {
+                    p50: round(
+                      percentile(
+                        mine.map((r) => r.ms),
+                        50,
+                      ),
+                      2,
+                    ),
+                    p95: round(
+                      percentile(
+                        mine.map((r) => r.ms),
+                        95,
+                      ),
+                      2,
+                    ),
+                  },
+                }
+              : {}),
           },
         ];
       }),
@@ -202,29 +332,60 @@ function fit(questions: Question[], budgets: number[], start: PackTuning): PackT
 
 function fitPacking(questions: Question[], budgets: number[]) {
   const names = [...new Set(questions.map((q) => q.conversation))];
-  const perBudget = (set: Question[], tuning: PackTuning) => Object.fromEntries(budgets.map((b) => [String(b), round(recallOf(set, [b], tuning))]));
+  const perBudget = (set: Question[], tuning: PackTuning) =>
+    Object.fromEntries(budgets.map((b) => [String(b), round(recallOf(set, [b], tuning))]));
   const conversations = names.map((name) => {
     const held = questions.filter((q) => q.conversation === name);
-    const tuning = fit(questions.filter((q) => q.conversation !== name), budgets, DEFAULT_PACK_TUNING);
-    return { name, questions: held.length, current: perBudget(held, DEFAULT_PACK_TUNING), heldOut: perBudget(held, tuning), tuning };
+    const tuning = fit(
+      questions.filter((q) => q.conversation !== name),
+      budgets,
+      DEFAULT_PACK_TUNING,
+    );
+    return {
+      name,
+      questions: held.length,
+      current: perBudget(held, DEFAULT_PACK_TUNING),
+      heldOut: perBudget(held, tuning),
+      tuning,
+    };
   });
   const pooled = Object.fromEntries(
-    budgets.map((b) => [String(b), round(conversations.reduce((s, c) => s + c.heldOut[String(b)]! * c.questions, 0) / questions.length)]),
+    budgets.map((b) => [
+      String(b),
+      round(conversations.reduce((s, c) => s + c.heldOut[String(b)]! * c.questions, 0) / questions.length),
+    ]),
   );
   const fitted = fit(questions, budgets, DEFAULT_PACK_TUNING);
-  return { conversations, current: perBudget(questions, DEFAULT_PACK_TUNING), heldOut: pooled, fitted: { recall: perBudget(questions, fitted), tuning: fitted } };
+  return {
+    conversations,
+    current: perBudget(questions, DEFAULT_PACK_TUNING),
+    heldOut: pooled,
+    fitted: { recall: perBudget(questions, fitted), tuning: fitted },
+  };
 }
 
 async function main() {
   const { values, positionals } = parseArgs({
-    options: { json: { type: 'boolean', default: false }, budgets: { type: 'string', default: '500,1000,2000' }, fit: { type: 'boolean', default: false }, ...EMBEDDING_FLAGS },
+    options: {
+      json: { type: 'boolean', default: false },
+      budgets: { type: 'string', default: '500,1000,2000' },
+      fit: { type: 'boolean', default: false },
+      ...EMBEDDING_FLAGS,
+    },
     allowPositionals: true,
   });
   const budgets = values.budgets.split(',').map(Number);
   const { embedding, problem: flagProblem } = embeddingOf(values);
   const problem = flagProblem ?? (values.fit && embedding ? '--fit does not take an embedding endpoint' : '');
-  if (problem || positionals.length === 0 || budgets.some((b) => !Number.isInteger(b) || b < 50 || b > 32_000) || (values.fit && positionals.length < 2)) {
-    process.stderr.write(`${problem ? `${problem}\n` : ''}usage: npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] ${EMBEDDING_USAGE} FILE...  (--fit: two or more conversations)\n`);
+  if (
+    problem ||
+    positionals.length === 0 ||
+    budgets.some((b) => !Number.isInteger(b) || b < 50 || b > 32_000) ||
+    (values.fit && positionals.length < 2)
+  ) {
+    process.stderr.write(
+      `${problem ? `${problem}\n` : ''}usage: npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] ${EMBEDDING_USAGE} FILE...  (--fit: two or more conversations)\n`,
+    );
     process.exit(2);
   }
   const result = await runContextBench(positionals, budgets, { fit: values.fit, embedding });
@@ -232,7 +393,9 @@ async function main() {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  const out = [`${result.questions} questions from ${positionals.length} path(s); tokens: ${result.tokenizer}; evidence = mean share of evidence turns in the block, any = questions with one in`];
+  const out = [
+    `${result.questions} questions from ${positionals.length} path(s); tokens: ${result.tokenizer}; evidence = mean share of evidence turns in the block, any = questions with one in`,
+  ];
   for (const [name, part] of Object.entries(result.datasets)) {
     out.push('', `## ${name}: ${part.questions} questions`);
     const rows = budgets.flatMap((b) =>
@@ -246,20 +409,36 @@ async function main() {
     // Per category, evidence at each budget: the block, its timeline lines counted for their requests only,
     // the block without a timeline, then the plain BM25 baseline packed.
     const categories = Object.keys(part.systems[0]!.budgets[String(budgets[0])]!.byCategory);
-    const short: Record<string, string> = { context: 'context', 'context, lines count requests': 'requests', 'context without timeline': 'without', 'bm25 turns packed': 'bm25' };
+    const short: Record<string, string> = {
+      context: 'context',
+      'context, lines count requests': 'requests',
+      'context without timeline': 'without',
+      'bm25 turns packed': 'bm25',
+    };
     const shown = part.systems.filter((s) => short[s.system]);
     const head = ['category', ...shown.flatMap((s) => budgets.map((b) => `${short[s.system]}@${b}`))];
-    out.push('', ...textTable(head, categories.map((c) => [categoryLabel(c), ...shown.flatMap((s) => budgets.map((b) => s.budgets[String(b)]!.byCategory[c]!.recall))])));
+    out.push(
+      '',
+      ...textTable(
+        head,
+        categories.map((c) => [
+          categoryLabel(c),
+          ...shown.flatMap((s) => budgets.map((b) => s.budgets[String(b)]!.byCategory[c]!.recall)),
+        ]),
+      ),
+    );
   }
   if (result.fit) {
     const f = result.fit;
     const r = (x: Record<string, number>) => budgets.map((b) => x[String(b)]).join(' / ');
     out.push('', `packing values fitted, evidence at ${budgets.join(' / ')}: current values vs left out of the fit`);
     for (const c of f.conversations) out.push(`${c.name.padEnd(12)}  ${r(c.current)}   ${r(c.heldOut)}`);
-    out.push(`${'all'.padEnd(12)}  ${r(f.current)}   ${r(f.heldOut)}`, `fitted on all: ${r(f.fitted.recall)}  ${JSON.stringify(f.fitted.tuning)}`);
+    out.push(
+      `${'all'.padEnd(12)}  ${r(f.current)}   ${r(f.heldOut)}`,
+      `fitted on all: ${r(f.fitted.recall)}  ${JSON.stringify(f.fitted.tuning)}`,
+    );
   }
-  process.stdout.write(out.join('\n') + '\n');
+  process.stdout.write(`${out.join('\n')}\n`);
 }
-
 
 if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

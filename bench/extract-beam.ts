@@ -7,7 +7,20 @@ import { join } from 'node:path';
 import { MAX_TURN_TEXT } from '../server/core/turns.ts';
 import { loadBeam } from './beam-data.ts';
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** A time as LoCoMo writes session dates: "9:00 am on 15 March, 2024". */
 function locomoDate(ms: number): string {
@@ -24,7 +37,11 @@ export function beamAsLocomo(folder: string, dir: string): { file: string; name:
   let turns = 0;
   for (const session of chat.sessions) {
     conversation[`session_${session.index}_date_time`] = locomoDate(session.at);
-    conversation[`session_${session.index}`] = session.turns.map((t, i) => ({ speaker: t.role === 'user' ? 'User' : 'Assistant', dia_id: `D${session.index}:${i + 1}`, text: t.text.slice(0, MAX_TURN_TEXT) }));
+    conversation[`session_${session.index}`] = session.turns.map((t, i) => ({
+      speaker: t.role === 'user' ? 'User' : 'Assistant',
+      dia_id: `D${session.index}:${i + 1}`,
+      text: t.text.slice(0, MAX_TURN_TEXT),
+    }));
     turns += session.turns.length;
   }
   const name = chat.name.replace(/^beam:/, 'beam-');

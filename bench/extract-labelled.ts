@@ -16,10 +16,14 @@ export const labelledUtterance = z.object({
 });
 export type LabelledUtterance = z.infer<typeof labelledUtterance>;
 
-export const readLabelled = (path: string): LabelledUtterance[] => z.array(labelledUtterance).parse(JSON.parse(readFileSync(path, 'utf8')));
+export const readLabelled = (path: string): LabelledUtterance[] =>
+  z.array(labelledUtterance).parse(JSON.parse(readFileSync(path, 'utf8')));
 
 type Counts = { n: number; facts: number; kept: number; precision: number; recall: number };
-export type LabelledFigures = Counts & { byStyle: Record<string, Counts>; wrong: (LabelledUtterance & { kept: boolean })[] };
+export type LabelledFigures = Counts & {
+  byStyle: Record<string, Counts>;
+  wrong: (LabelledUtterance & { kept: boolean })[];
+};
 
 const AT = Date.UTC(2024, 2, 15, 9);
 
@@ -44,12 +48,20 @@ export async function labelledFigures(path: string): Promise<LabelledFigures> {
     for (const [i, item] of items.entries()) {
       store.clock = { now: () => AT + i };
       const space = { userId: `labelled-${i}`, agentId: null };
-      const { extracted } = await ingestTurn(runtime, space, { sessionId: 's', role: item.role, name: item.speaker, text: item.text, at: AT });
+      const { extracted } = await ingestTurn(runtime, space, {
+        sessionId: 's',
+        role: item.role,
+        name: item.speaker,
+        text: item.text,
+        at: AT,
+      });
       rows.push({ ...item, kept: extracted.length > 0 });
     }
   } finally {
     await closeStore(store);
   }
-  const byStyle = Object.fromEntries(['locomo', 'beam'].map((style) => [style, counts(rows.filter((r) => r.style === style))]));
+  const byStyle = Object.fromEntries(
+    ['locomo', 'beam'].map((style) => [style, counts(rows.filter((r) => r.style === style))]),
+  );
   return { ...counts(rows), byStyle, wrong: rows.filter((r) => r.fact !== r.kept) };
 }

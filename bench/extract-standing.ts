@@ -7,7 +7,13 @@ import { closeStore, openStore } from '../server/db/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 
-export type StandingFigures = { n: number; precision: number; recall: number; byStyle: Record<string, { n: number; precision: number; recall: number }>; wrong: { text: string; label: Labelled['label']; got: string[] }[] };
+export type StandingFigures = {
+  n: number;
+  precision: number;
+  recall: number;
+  byStyle: Record<string, { n: number; precision: number; recall: number }>;
+  wrong: { text: string; label: Labelled['label']; got: string[] }[];
+};
 
 type Tally = { tp: number; fp: number; fn: number; n: number };
 const ratio = (a: number, b: number) => (b === 0 ? 1 : a / b);
@@ -19,7 +25,11 @@ export async function standingFigures(set: Labelled[] = STANDING_PHRASINGS): Pro
   const wrong: StandingFigures['wrong'] = [];
   try {
     for (const [i, p] of set.entries()) {
-      const { extracted } = await ingestTurn(runtime, { userId: `labelled-${i}`, agentId: null }, { sessionId: 'labelled', role: 'user', text: p.text });
+      const { extracted } = await ingestTurn(
+        runtime,
+        { userId: `labelled-${i}`, agentId: null },
+        { sessionId: 'labelled', role: 'user', text: p.text },
+      );
       const kinds = new Set<string>(extracted.filter((e) => e.memory.kind !== 'fact').map((e) => e.memory.kind));
       for (const key of ['all', p.style]) {
         const t = tallies.get(key) ?? { tp: 0, fp: 0, fn: 0, n: 0 };
@@ -27,7 +37,11 @@ export async function standingFigures(set: Labelled[] = STANDING_PHRASINGS): Pro
         if (p.label && kinds.has(p.label)) t.tp++;
         else if (p.label) t.fn++;
         // A near miss taken for an instruction or preference, or a phrasing taken for another kind.
-        if ((!p.label && (kinds.has('instruction') || kinds.has('preference'))) || (p.label && !kinds.has(p.label) && kinds.size > 0)) t.fp++;
+        if (
+          (!p.label && (kinds.has('instruction') || kinds.has('preference'))) ||
+          (p.label && !kinds.has(p.label) && kinds.size > 0)
+        )
+          t.fp++;
         tallies.set(key, t);
       }
       const right = p.label ? kinds.has(p.label) : !kinds.has('instruction') && !kinds.has('preference');

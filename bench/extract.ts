@@ -29,12 +29,16 @@ const SM = join(import.meta.dirname, '..', 'bin', 'sm.js');
 const DEFAULT_LABELLED = join(import.meta.dirname, '..', 'test', 'fixtures', 'fact-utterances.json');
 
 const STOPWORDS = new Set(
-  'a an the and or but of to in on at for with from by about as is are was were be been being it its this that these those he she they them their her his him i me my we our you your who which what when where how has have had do does did so very also just really not no than then there here into over after before up out some any all can could would should will may might one'.split(' '),
+  'a an the and or but of to in on at for with from by about as is are was were be been being it its this that these those he she they them their her his him i me my we our you your who which what when where how has have had do does did so very also just really not no than then there here into over after before up out some any all can could would should will may might one'.split(
+    ' ',
+  ),
 );
 
 /** Content words, lightly stemmed, so "stories" meets "story" and "attended" meets "attend". */
 export function contentTokens(text: string): Set<string> {
-  const words = normalizeText(text).split(' ').filter((w) => w && !STOPWORDS.has(w));
+  const words = normalizeText(text)
+    .split(' ')
+    .filter((w) => w && !STOPWORDS.has(w));
   return new Set(words.map((w) => w.replace(/(?:ies|es|s|ed|ing)$/, (m) => (m === 'ies' ? 'y' : '')) || w));
 }
 
@@ -56,7 +60,13 @@ type Exported = {
 async function importAndExport(file: string, assistant?: string): Promise<Exported> {
   const dir = mkdtempSync(join(tmpdir(), 'sm-bench-extract-'));
   const db = join(dir, 'bench.db');
-  const env = { ...process.env, SM_LOG_LEVEL: 'error', SM_DB: undefined, SM_URL: undefined, SM_DATABASE_URL: undefined };
+  const env = {
+    ...process.env,
+    SM_LOG_LEVEL: 'error',
+    SM_DB: undefined,
+    SM_URL: undefined,
+    SM_DATABASE_URL: undefined,
+  };
   try {
     const args = ['--db', db, 'import', '--format', 'locomo', file, ...(assistant ? ['--assistant', assistant] : [])];
     await run(process.execPath, [SM, ...args], { env, maxBuffer: 64 << 20 });
@@ -67,8 +77,10 @@ async function importAndExport(file: string, assistant?: string): Promise<Export
       if (!line) continue;
       const r = JSON.parse(line);
       if (r.type === 'turn') exported.turns.set(r.id, { sessionId: r.sessionId, at: r.at });
-      else if (r.type === 'memory' && r.status === 'active' && r.kind !== 'reflection' && r.kind !== 'digest') exported.memories.set(r.id, { content: r.content });
-      else if (r.type === 'source') exported.sources.set(r.memoryId, [...(exported.sources.get(r.memoryId) ?? []), r.turnId]);
+      else if (r.type === 'memory' && r.status === 'active' && r.kind !== 'reflection' && r.kind !== 'digest')
+        exported.memories.set(r.id, { content: r.content });
+      else if (r.type === 'source')
+        exported.sources.set(r.memoryId, [...(exported.sources.get(r.memoryId) ?? []), r.turnId]);
     }
     return exported;
   } finally {
@@ -92,12 +104,15 @@ async function benchLocomo(file: string, conversation: LocomoConversation): Prom
   // The import names sessions "<conversation>:<index>" and dates turns a minute apart: that finds each dialogue id's turn.
   const byKey = new Map([...exported.turns].map(([id, t]) => [`${t.sessionId}@${t.at}`, id]));
   const turnOf = new Map<string, number>();
-  for (const session of conversation.sessions) for (const turn of session.turns) turnOf.set(turn.diaId, byKey.get(`${conversation.name}:${session.index}@${turn.at}`)!);
+  for (const session of conversation.sessions)
+    for (const turn of session.turns)
+      turnOf.set(turn.diaId, byKey.get(`${conversation.name}:${session.index}@${turn.at}`)!);
   const observationsOf = new Map<number, Set<string>[]>();
   for (const o of conversation.observations) {
     for (const id of o.diaIds) {
       const turnId = turnOf.get(id);
-      if (turnId !== undefined) observationsOf.set(turnId, [...(observationsOf.get(turnId) ?? []), contentTokens(o.text)]);
+      if (turnId !== undefined)
+        observationsOf.set(turnId, [...(observationsOf.get(turnId) ?? []), contentTokens(o.text)]);
     }
   }
   const memoryTokens = new Map([...exported.memories].map(([id, m]) => [id, contentTokens(m.content)]));
@@ -135,7 +150,13 @@ async function benchBeam(folder: string): Promise<ConversationFigures> {
   try {
     const { file, name, turns } = beamAsLocomo(folder, dir);
     const exported = await importAndExport(file, 'Assistant');
-    return { name, dataset: 'beam', turns, memories: exported.memories.size, memoriesPerTurn: exported.memories.size / turns };
+    return {
+      name,
+      dataset: 'beam',
+      turns,
+      memories: exported.memories.size,
+      memoriesPerTurn: exported.memories.size / turns,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -166,28 +187,62 @@ export async function benchExtract(paths: string[], labelled = DEFAULT_LABELLED)
         : {}),
     };
   };
-  return { conversations, overall: { locomo: overall('locomo'), beam: overall('beam') }, labelled: await labelledFigures(labelled), standing: await standingFigures() };
+  return {
+    conversations,
+    overall: { locomo: overall('locomo'), beam: overall('beam') },
+    labelled: await labelledFigures(labelled),
+    standing: await standingFigures(),
+  };
 }
 
 function table(result: Awaited<ReturnType<typeof benchExtract>>): string {
   const cell = (n: number | undefined) => (n === undefined ? '-' : String(round(n)));
   const lines = ['conversation\tturns\tmemories\tmemories/turn\tobservations\tcoverage\tprecision'];
-  for (const c of result.conversations) lines.push([c.name, c.turns, c.memories, cell(c.memoriesPerTurn), c.observations ?? '-', cell(c.coverage), cell(c.precision)].join('\t'));
+  for (const c of result.conversations)
+    lines.push(
+      [
+        c.name,
+        c.turns,
+        c.memories,
+        cell(c.memoriesPerTurn),
+        c.observations ?? '-',
+        cell(c.coverage),
+        cell(c.precision),
+      ].join('\t'),
+    );
   for (const [dataset, o] of Object.entries(result.overall)) {
-    if (o) lines.push([`${dataset} overall`, o.turns, o.memories, cell(o.memoriesPerTurn), o.observations ?? '-', cell(o.coverage), cell(o.precision)].join('\t'));
+    if (o)
+      lines.push(
+        [
+          `${dataset} overall`,
+          o.turns,
+          o.memories,
+          cell(o.memoriesPerTurn),
+          o.observations ?? '-',
+          cell(o.coverage),
+          cell(o.precision),
+        ].join('\t'),
+      );
   }
   const l: LabelledFigures = result.labelled;
   lines.push(
     '',
     'labelled utterances\tn\tfacts\tkept\tprecision\trecall',
-    ...Object.entries(l.byStyle).map(([style, f]) => [style, f.n, f.facts, f.kept, cell(f.precision), cell(f.recall)].join('\t')),
+    ...Object.entries(l.byStyle).map(([style, f]) =>
+      [style, f.n, f.facts, f.kept, cell(f.precision), cell(f.recall)].join('\t'),
+    ),
     ['all', l.n, l.facts, l.kept, cell(l.precision), cell(l.recall)].join('\t'),
     '',
     'coverage: observations with a memory sourced from their turn holding >= 50% of their content words;',
     'precision: memories holding >= 50% of their content words in an observation of a source turn (LoCoMo only: BEAM has no observations).',
     'labelled: "kept" = addTurn extracted at least one memory from the utterance; precision = kept that are facts, recall = facts kept.',
   );
-  if (l.wrong.length > 0) lines.push('', 'labelled utterances read wrong:', ...l.wrong.map((w) => `  ${w.fact ? 'missed' : 'kept  '} [${w.style}] ${w.text.slice(0, 100)}`));
+  if (l.wrong.length > 0)
+    lines.push(
+      '',
+      'labelled utterances read wrong:',
+      ...l.wrong.map((w) => `  ${w.fact ? 'missed' : 'kept  '} [${w.style}] ${w.text.slice(0, 100)}`),
+    );
   const s = result.standing;
   lines.push(
     '',
@@ -195,13 +250,18 @@ function table(result: Awaited<ReturnType<typeof benchExtract>>): string {
     ...Object.entries(s.byStyle).map(([style, f]) => [style, f.n, cell(f.precision), cell(f.recall)].join('\t')),
     ['all', s.n, cell(s.precision), cell(s.recall)].join('\t'),
     'standing: test/fixtures/standing-phrasings.ts through addTurn; a phrasing is right when the kind it is labelled with (instruction, preference, profile) is saved, a near miss when no instruction or preference is.',
-    ...s.wrong.map((w) => `  wrong: [${w.label ?? 'near miss'} -> ${w.got.join(',') || 'nothing'}] ${w.text.slice(0, 100)}`),
+    ...s.wrong.map(
+      (w) => `  wrong: [${w.label ?? 'near miss'} -> ${w.got.join(',') || 'nothing'}] ${w.text.slice(0, 100)}`,
+    ),
   );
   return `${lines.join('\n')}\n`;
 }
 
 async function main() {
-  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false }, labelled: { type: 'string' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    options: { json: { type: 'boolean', default: false }, labelled: { type: 'string' } },
+    allowPositionals: true,
+  });
   if (positionals.length === 0) {
     process.stderr.write('usage: npm run bench:extract -- [--json] [--labelled FILE] [LOCOMO.json | BEAM_FOLDER]...\n');
     process.exit(2);

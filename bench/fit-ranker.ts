@@ -15,7 +15,17 @@ import { CHAT_TURN_WEIGHTS, DEFAULT_TURN_WEIGHTS } from '../server/core/search/t
 import { TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
 import { closeStore } from '../server/db/open.ts';
 import { loadBenchData, type BenchConversation } from './bench-data.ts';
-import { bm25Retriever, categoryLabel, EMBEDDING_FLAGS, EMBEDDING_USAGE, embeddingOf, loadConversation, searchLoaded, textTable, type BenchEmbedding } from './locomo.ts';
+import {
+  bm25Retriever,
+  categoryLabel,
+  EMBEDDING_FLAGS,
+  EMBEDDING_USAGE,
+  embeddingOf,
+  loadConversation,
+  searchLoaded,
+  textTable,
+  type BenchEmbedding,
+} from './locomo.ts';
 import { runMain } from './run-main.ts';
 import { round } from './stats.ts';
 
@@ -23,7 +33,15 @@ import { round } from './stats.ts';
  * One question: the scored turns' features (row-major), which rows are evidence, and the plain
  * BM25 baseline's recall at 5, 10 and 20 for it.
  */
-type Sample = { file: string; dataset: string; category: string; rows: number; features: number[]; evidence: number[]; bm25: number[] };
+type Sample = {
+  file: string;
+  dataset: string;
+  category: string;
+  rows: number;
+  features: number[];
+  evidence: number[];
+  bm25: number[];
+};
 
 const D = TURN_FEATURES.length;
 // Weights stay within ±2 of BM25's 1: wider steps fitted the few BEAM chats more closely and did
@@ -41,9 +59,19 @@ async function samples(conversation: BenchConversation, embedding?: BenchEmbeddi
     const ids = [...features.keys()];
     const index = new Map(ids.map((id, i) => [id, i]));
     const got = await plain.retrieve(question.text, 20);
-    const bm25 = KS.map((k) => question.evidence.filter((id) => got.slice(0, k).includes(id)).length / question.evidence.length);
+    const bm25 = KS.map(
+      (k) => question.evidence.filter((id) => got.slice(0, k).includes(id)).length / question.evidence.length,
+    );
     // Evidence the candidates missed can never be ranked: -1 counts as a miss at every k.
-    out.push({ file: loaded.name, dataset: loaded.dataset, category: question.category, rows: ids.length, features: ids.flatMap((id) => features.get(id)!), evidence: question.evidence.map((id) => index.get(id) ?? -1), bm25 });
+    out.push({
+      file: loaded.name,
+      dataset: loaded.dataset,
+      category: question.category,
+      rows: ids.length,
+      features: ids.flatMap((id) => features.get(id)!),
+      evidence: question.evidence.map((id) => index.get(id) ?? -1),
+      bm25,
+    });
   }
   await closeStore(loaded.store);
   return out;
@@ -125,9 +153,14 @@ export function fit(set: Sample[], start: Float64Array, frozen: ReadonlySet<numb
 }
 
 const atK = (r: number[]) => ({ '5': round(r[0]!), '10': round(r[1]!), '20': round(r[2]!) });
-const asRecord = (w: Float64Array) => Object.fromEntries(TURN_FEATURES.map((f, i) => [f, w[i]])) as Record<TurnFeature, number>;
+const asRecord = (w: Float64Array) =>
+  Object.fromEntries(TURN_FEATURES.map((f, i) => [f, w[i]])) as Record<TurnFeature, number>;
 
-function loadSamples(files: string[], cache: string | undefined, embedding?: BenchEmbedding): Promise<Sample[]> | Sample[] {
+function loadSamples(
+  files: string[],
+  cache: string | undefined,
+  embedding?: BenchEmbedding,
+): Promise<Sample[]> | Sample[] {
   if (cache && existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as Sample[];
   return (async () => {
     const all: Sample[] = [];
@@ -145,19 +178,48 @@ const isChat = (s: Sample) => {
 };
 /** Features the fit leaves alone: those no question has a value for (a model's cosine without a model), and in chats the facts and entities, whose lists search computes only for a nonzero turn weight. */
 function frozenOf(set: Sample[], chat: boolean): Set<number> {
-  const unused = TURN_FEATURES.map((_, k) => k).filter((k) => set.every((s) => { for (let r = 0; r < s.rows; r++) if (s.features[r * D + k] !== 0) return false; return true; }));
+  const unused = TURN_FEATURES.map((_, k) => k).filter((k) =>
+    set.every((s) => {
+      for (let r = 0; r < s.rows; r++) if (s.features[r * D + k] !== 0) return false;
+      return true;
+    }),
+  );
   return new Set([...unused, ...(chat ? [TURN_FEATURES.indexOf('memory'), TURN_FEATURES.indexOf('entity')] : [])]);
 }
 
 export async function fitRanker(files: string[], options: { embedding?: BenchEmbedding; cache?: string } = {}) {
   const all = await loadSamples(files, options.cache, options.embedding);
   const chat = new Map(all.map((s) => [s, isChat(s)]));
-  const start = { named: Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f])), chat: Float64Array.from(TURN_FEATURES.map((f) => CHAT_TURN_WEIGHTS[f])) };
-  const frozen = { named: frozenOf(all.filter((s) => !chat.get(s)), false), chat: frozenOf(all.filter((s) => chat.get(s)), true) };
+  const start = {
+    named: Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f])),
+    chat: Float64Array.from(TURN_FEATURES.map((f) => CHAT_TURN_WEIGHTS[f])),
+  };
+  const frozen = {
+    named: frozenOf(
+      all.filter((s) => !chat.get(s)),
+      false,
+    ),
+    chat: frozenOf(
+      all.filter((s) => chat.get(s)),
+      true,
+    ),
+  };
   /** Both sets fitted on `set` (each on its own questions), and a ranking of any sample by the set it takes. */
   const fitBoth = (set: Sample[], need = { named: true, chat: true }) => {
-    const named = need.named ? fit(set.filter((s) => !chat.get(s)), start.named, frozen.named) : start.named;
-    const chats = need.chat ? fit(set.filter((s) => chat.get(s)), start.chat, frozen.chat) : start.chat;
+    const named = need.named
+      ? fit(
+          set.filter((s) => !chat.get(s)),
+          start.named,
+          frozen.named,
+        )
+      : start.named;
+    const chats = need.chat
+      ? fit(
+          set.filter((s) => chat.get(s)),
+          start.chat,
+          frozen.chat,
+        )
+      : start.chat;
     return { named, chat: chats, of: (s: Sample) => (chat.get(s) ? chats : named) };
   };
   const currentOf = (s: Sample) => (chat.get(s) ? start.chat : start.named);
@@ -167,15 +229,30 @@ export async function fitRanker(files: string[], options: { embedding?: BenchEmb
   const currentOfSample = new Map<Sample, number[]>();
   for (const name of [...new Set(all.map((s) => s.file))]) {
     const held = all.filter((s) => s.file === name);
-    const weights = fitBoth(all.filter((s) => s.file !== name), { named: held.some((s) => !chat.get(s)), chat: held.some((s) => chat.get(s)) });
-    for (const s of held) heldOutOf.set(s, [...recalls(weights.of(s), s), found(scored(weights.of(s), s), s, 10) > 0 ? 1 : 0]);
+    const weights = fitBoth(
+      all.filter((s) => s.file !== name),
+      { named: held.some((s) => !chat.get(s)), chat: held.some((s) => chat.get(s)) },
+    );
+    for (const s of held)
+      heldOutOf.set(s, [...recalls(weights.of(s), s), found(scored(weights.of(s), s), s, 10) > 0 ? 1 : 0]);
     for (const s of held) currentOfSample.set(s, recalls(currentOf(s), s));
-    const mean = (of: Map<Sample, number[]>) => [0, 1, 2].map((j) => held.reduce((sum, s) => sum + of.get(s)![j]!, 0) / held.length);
+    const mean = (of: Map<Sample, number[]>) =>
+      [0, 1, 2].map((j) => held.reduce((sum, s) => sum + of.get(s)![j]!, 0) / held.length);
     const heldOut = mean(heldOutOf);
     const bm25 = recall(null, held);
-    conversations.push({ name, dataset: held[0]!.dataset, questions: held.length, chat: held.filter((s) => chat.get(s)).length, current: atK(mean(currentOfSample)), heldOut: atK(heldOut), bm25: atK(bm25), marginAt10: round(heldOut[1]! - bm25[1]) });
+    conversations.push({
+      name,
+      dataset: held[0]!.dataset,
+      questions: held.length,
+      chat: held.filter((s) => chat.get(s)).length,
+      current: atK(mean(currentOfSample)),
+      heldOut: atK(heldOut),
+      bm25: atK(bm25),
+      marginAt10: round(heldOut[1]! - bm25[1]),
+    });
   }
-  const meanOf = (set: Sample[], of: Map<Sample, number[]>, j: number) => set.reduce((sum, s) => sum + of.get(s)![j]!, 0) / Math.max(1, set.length);
+  const meanOf = (set: Sample[], of: Map<Sample, number[]>, j: number) =>
+    set.reduce((sum, s) => sum + of.get(s)![j]!, 0) / Math.max(1, set.length);
   const pooled = (set: Sample[]) => ({
     questions: set.length,
     current: atK([0, 1, 2].map((j) => meanOf(set, currentOfSample, j))),
@@ -187,19 +264,35 @@ export async function fitRanker(files: string[], options: { embedding?: BenchEmb
     [...new Set(all.map((s) => s.dataset))].map((d) => {
       const mine = all.filter((s) => s.dataset === d);
       const categories = [...new Set(mine.map((s) => s.category))].sort();
-      return [d, { ...pooled(mine), byCategory: Object.fromEntries(categories.map((c) => [c, pooled(mine.filter((s) => s.category === c))])) }];
+      return [
+        d,
+        {
+          ...pooled(mine),
+          byCategory: Object.fromEntries(categories.map((c) => [c, pooled(mine.filter((s) => s.category === c))])),
+        },
+      ];
     }),
   );
   const fitted = fitBoth(all);
   const fittedRecall = [0, 1, 2].map((j) => all.reduce((sum, s) => sum + recalls(fitted.of(s), s)[j]!, 0) / all.length);
-  return { conversations, datasets, all: pooled(all), fitted: { recall: atK(fittedRecall), weights: asRecord(fitted.named), chatWeights: asRecord(fitted.chat) } };
+  return {
+    conversations,
+    datasets,
+    all: pooled(all),
+    fitted: { recall: atK(fittedRecall), weights: asRecord(fitted.named), chatWeights: asRecord(fitted.chat) },
+  };
 }
 
 async function main() {
-  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false }, cache: { type: 'string' }, ...EMBEDDING_FLAGS }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    options: { json: { type: 'boolean', default: false }, cache: { type: 'string' }, ...EMBEDDING_FLAGS },
+    allowPositionals: true,
+  });
   const { embedding, problem } = embeddingOf(values);
   if ((positionals.length < 2 && !(values.cache && existsSync(values.cache))) || problem) {
-    process.stderr.write(`${problem ? `${problem}\n` : ''}usage: npm run bench:fit -- [--json] [--cache FILE] ${EMBEDDING_USAGE} FILE|FOLDER...  (two or more conversations)\n`);
+    process.stderr.write(
+      `${problem ? `${problem}\n` : ''}usage: npm run bench:fit -- [--json] [--cache FILE] ${EMBEDDING_USAGE} FILE|FOLDER...  (two or more conversations)\n`,
+    );
     process.exit(2);
   }
   const result = await fitRanker(positionals, { embedding, cache: values.cache });
@@ -208,15 +301,50 @@ async function main() {
     return;
   }
   const r = (x: Record<string, number>) => `${x['5']} / ${x['10']} / ${x['20']}`;
-  const lines = ['R@5 / 10 / 20; left out = weights fitted on the other conversations; margin = left out minus plain BM25, at 10', ''];
-  lines.push(...textTable(['conversation', 'chat questions', 'current', 'left out', 'plain bm25', 'margin'], result.conversations.map((c) => [c.name, `${c.chat} of ${c.questions}`, r(c.current), r(c.heldOut), r(c.bm25), c.marginAt10])));
+  const lines = [
+    'R@5 / 10 / 20; left out = weights fitted on the other conversations; margin = left out minus plain BM25, at 10',
+    '',
+  ];
+  lines.push(
+    ...textTable(
+      ['conversation', 'chat questions', 'current', 'left out', 'plain bm25', 'margin'],
+      result.conversations.map((c) => [
+        c.name,
+        `${c.chat} of ${c.questions}`,
+        r(c.current),
+        r(c.heldOut),
+        r(c.bm25),
+        c.marginAt10,
+      ]),
+    ),
+  );
   for (const [name, d] of Object.entries(result.datasets)) {
-    lines.push('', `## ${name}: ${d.questions} questions; left out, any evidence turn in the top 10: ${d.heldOutAnyAt10}`);
-    const row = (label: string, x: typeof d) => [label, x.questions, r(x.current), r(x.heldOut), r(x.bm25), round(x.heldOut['10'] - x.bm25['10'])];
-    lines.push(...textTable(['category', 'questions', 'current', 'left out', 'plain bm25', 'margin'], [row('all', d), ...Object.entries(d.byCategory).map(([c, x]) => row(categoryLabel(c), x as typeof d))]));
+    lines.push(
+      '',
+      `## ${name}: ${d.questions} questions; left out, any evidence turn in the top 10: ${d.heldOutAnyAt10}`,
+    );
+    const row = (label: string, x: typeof d) => [
+      label,
+      x.questions,
+      r(x.current),
+      r(x.heldOut),
+      r(x.bm25),
+      round(x.heldOut['10'] - x.bm25['10']),
+    ];
+    lines.push(
+      ...textTable(
+        ['category', 'questions', 'current', 'left out', 'plain bm25', 'margin'],
+        [row('all', d), ...Object.entries(d.byCategory).map(([c, x]) => row(categoryLabel(c), x as typeof d))],
+      ),
+    );
   }
-  lines.push('', `fitted on all: ${r(result.fitted.recall)}`, `weights: ${JSON.stringify(result.fitted.weights)}`, `chatWeights: ${JSON.stringify(result.fitted.chatWeights)}`);
-  process.stdout.write(lines.join('\n') + '\n');
+  lines.push(
+    '',
+    `fitted on all: ${r(result.fitted.recall)}`,
+    `weights: ${JSON.stringify(result.fitted.weights)}`,
+    `chatWeights: ${JSON.stringify(result.fitted.chatWeights)}`,
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

@@ -7,8 +7,10 @@ import { percentile, round } from './stats.ts';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export const ADD_TURN = 'mutation($input: AddTurnInput!, $userId: String) { addTurn(input: $input, userId: $userId) { turn { id } } }';
-export const SEARCH = 'query($query: String!, $userId: String) { search(query: $query, limit: 10, userId: $userId) { kind id text score } }';
+export const ADD_TURN =
+  'mutation($input: AddTurnInput!, $userId: String) { addTurn(input: $input, userId: $userId) { turn { id } } }';
+export const SEARCH =
+  'query($query: String!, $userId: String) { search(query: $query, limit: 10, userId: $userId) { kind id text score } }';
 
 /** The first failure of the run, printed with the tables: a run whose requests fail measures nothing. */
 let firstError: string | null = null;
@@ -39,7 +41,11 @@ export async function call(client: GraphqlClient, query: string, variables: Reco
 }
 
 export type Stat = { p50: number; p95: number; p99: number };
-export const stat = (values: number[]): Stat => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2), p99: round(percentile(values, 99), 2) });
+export const stat = (values: number[]): Stat => ({
+  p50: round(percentile(values, 50), 2),
+  p95: round(percentile(values, 95), 2),
+  p99: round(percentile(values, 99), 2),
+});
 
 export type Context = {
   server: Server;
@@ -50,7 +56,13 @@ export type Context = {
 };
 
 /** `clients` closed-loop clients doing `op` for `seconds`: throughput and latency. */
-export async function closedLoop(ctx: Context, op: 'search' | 'addTurn', clients: number, seconds: number, queries: string[]) {
+export async function closedLoop(
+  ctx: Context,
+  op: 'search' | 'addTurn',
+  clients: number,
+  seconds: number,
+  queries: string[],
+) {
   const latencies: number[] = [];
   let refused = 0;
   let failed = 0;
@@ -61,7 +73,10 @@ export async function closedLoop(ctx: Context, op: 'search' | 'addTurn', clients
       for (let i = 0; performance.now() < end; i++) {
         const outcome =
           op === 'search'
-            ? await call(ctx.client, SEARCH, { query: queries[(i * clients + c) % queries.length], userId: userName(c % 16, 16) })
+            ? await call(ctx.client, SEARCH, {
+                query: queries[(i * clients + c) % queries.length],
+                userId: userName(c % 16, 16),
+              })
             : await call(ctx.client, ADD_TURN, ctx.nextTurn(c));
         refused += outcome.refused;
         if (!outcome.ok) failed++;
@@ -72,5 +87,16 @@ export async function closedLoop(ctx: Context, op: 'search' | 'addTurn', clients
   );
   const elapsed = (performance.now() - started) / 1000;
   const memory = memoryOf(ctx.server.pid);
-  return { op, clients, answered: latencies.length, requestsPerSecond: round(latencies.length / elapsed, 1), latencyMs: stat(latencies), refused, failed, backlogAfter: ctx.reader.read().backlog, rssMB: memory?.rssMB ?? null, peakMB: memory?.peakMB ?? null };
+  return {
+    op,
+    clients,
+    answered: latencies.length,
+    requestsPerSecond: round(latencies.length / elapsed, 1),
+    latencyMs: stat(latencies),
+    refused,
+    failed,
+    backlogAfter: ctx.reader.read().backlog,
+    rssMB: memory?.rssMB ?? null,
+    peakMB: memory?.peakMB ?? null,
+  };
 }

@@ -19,7 +19,14 @@ async function workerCounts(client: GraphqlClient): Promise<WorkerCounts> {
  * gives, for `n` closed-loop clients searching, requests/s, latency, the share the workers
  * answered, the server's CPU per search (all threads) and its memory.
  */
-async function readServer(path: string, env: Record<string, string>, nodeArgs: string[], workers: number, maxClients: number, queries: string[]) {
+async function readServer(
+  path: string,
+  env: Record<string, string>,
+  nodeArgs: string[],
+  workers: number,
+  maxClients: number,
+  queries: string[],
+) {
   const server = await startServer(path, { ...env, SM_CONFIG__SERVER__READ_WORKERS: String(workers) }, nodeArgs);
   const client = graphqlClient(server.url, maxClients);
   const reader = backlogReader(path);
@@ -31,7 +38,10 @@ async function readServer(path: string, env: Record<string, string>, nodeArgs: s
   };
   // Reads at once start the workers (a lone one runs on the main thread), which end after 30 s without any.
   const ready = async () => {
-    for (const until = performance.now() + 60_000; workers > 0 && ((await workerCounts(client))?.ready ?? 0) < workers; ) {
+    for (
+      const until = performance.now() + 60_000;
+      workers > 0 && ((await workerCounts(client))?.ready ?? 0) < workers;
+    ) {
       if (performance.now() > until) throw new Error(`${workers} read workers not ready in 60 s`);
       await Promise.all([0, 1].map((i) => call(client, SEARCH, { query: queries[i], userId: userName(i, 16) })));
       await sleep(100);
@@ -45,7 +55,8 @@ async function readServer(path: string, env: Record<string, string>, nodeArgs: s
   }
   // With the workers loaded, before any search has warmed a cache.
   const startedMB = memoryOf(server.pid)?.rssMB ?? null;
-  for (let i = 0; i < 100; i++) await call(client, SEARCH, { query: queries[i % queries.length], userId: userName(i % 16, 16) });
+  for (let i = 0; i < 100; i++)
+    await call(client, SEARCH, { query: queries[i % queries.length], userId: userName(i % 16, 16) });
   return {
     workers,
     startedMB,
@@ -60,8 +71,14 @@ async function readServer(path: string, env: Record<string, string>, nodeArgs: s
         workers,
         byWorkers: before.counts && after.counts ? after.counts.served - before.counts.served : 0,
         inProcess: before.counts && after.counts ? after.counts.inProcess - before.counts.inProcess : row.answered,
-        cpuMsPerSearch: before.cpu && after.cpu && row.answered > 0 ? round(((after.cpu.all - before.cpu.all) * 1000) / row.answered, 2) : null,
-        mainCpuMsPerSearch: before.cpu && after.cpu && row.answered > 0 ? round(((after.cpu.main - before.cpu.main) * 1000) / row.answered, 2) : null,
+        cpuMsPerSearch:
+          before.cpu && after.cpu && row.answered > 0
+            ? round(((after.cpu.all - before.cpu.all) * 1000) / row.answered, 2)
+            : null,
+        mainCpuMsPerSearch:
+          before.cpu && after.cpu && row.answered > 0
+            ? round(((after.cpu.main - before.cpu.main) * 1000) / row.answered, 2)
+            : null,
       };
     },
   };
@@ -72,7 +89,15 @@ async function readServer(path: string, env: Record<string, string>, nodeArgs: s
  * writers on one), both up at once: the phases alternate per client count (off first, then on
  * first, ...), so the machine's load drifting over the run weighs on both alike.
  */
-export async function readComparison(path: string, env: Record<string, string>, nodeArgs: string[], workers: number, clients: number[], seconds: number, queries: string[]) {
+export async function readComparison(
+  path: string,
+  env: Record<string, string>,
+  nodeArgs: string[],
+  workers: number,
+  clients: number[],
+  seconds: number,
+  queries: string[],
+) {
   const servers: Awaited<ReturnType<typeof readServer>>[] = [];
   try {
     for (const [k, n] of [0, workers].entries()) {
@@ -81,7 +106,8 @@ export async function readComparison(path: string, env: Record<string, string>, 
       servers.push(await readServer(copy, env, nodeArgs, n, Math.max(...clients), queries));
     }
     const rows: Awaited<ReturnType<(typeof servers)[number]['measure']>>[][] = [[], []];
-    for (const [i, n] of clients.entries()) for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) rows[k]!.push(await servers[k]!.measure(n, seconds));
+    for (const [i, n] of clients.entries())
+      for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) rows[k]!.push(await servers[k]!.measure(n, seconds));
     return servers.map((server, k) => ({ workers: server.workers, startedMB: server.startedMB, rows: rows[k]! }));
   } finally {
     for (const server of servers) await server.close();
@@ -92,27 +118,41 @@ export type Reads = Awaited<ReturnType<typeof readComparison>>;
 
 const three = (x: Stat) => `${x.p50} / ${x.p95} / ${x.p99}`;
 
-export function formatReads(reads: Reads, machine: { cores: number; loadAverageAtStart: number[]; loadAverage: number[] }): string[] {
+export function formatReads(
+  reads: Reads,
+  machine: { cores: number; loadAverageAtStart: number[]; loadAverage: number[] },
+): string[] {
   const [off, on] = reads;
-  const ratio = (i: number) => (off!.rows[i]!.requestsPerSecond > 0 ? round(on!.rows[i]!.requestsPerSecond / off!.rows[i]!.requestsPerSecond, 2) : '–');
+  const ratio = (i: number) =>
+    off!.rows[i]!.requestsPerSecond > 0
+      ? round(on!.rows[i]!.requestsPerSecond / off!.rows[i]!.requestsPerSecond, 2)
+      : '–';
   return [
     `Search with read workers off and on (${machine.cores} cores; load average ${machine.loadAverageAtStart.join(' ')} at start, ${machine.loadAverage.join(' ')} after; the clients share the machine):`,
     '',
     '| read workers | clients | requests/s | p50 / p95 / p99 ms | answered by workers / in-process | server CPU ms / search (main thread) | RSS MB after (peak) |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...reads.flatMap((phase) =>
-      phase.rows.map((c) => `| ${phase.workers} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.byWorkers} / ${c.inProcess} | ${c.cpuMsPerSearch ?? '–'} (${c.mainCpuMsPerSearch ?? '–'}) | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`),
+      phase.rows.map(
+        (c) =>
+          `| ${phase.workers} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.byWorkers} / ${c.inProcess} | ${c.cpuMsPerSearch ?? '–'} (${c.mainCpuMsPerSearch ?? '–'}) | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`,
+      ),
     ),
     '',
     `| clients | off: requests/s, p95 ms | on (${on!.workers} workers): requests/s, p95 ms | requests/s on / off |`,
     '| --- | --- | --- | --- |',
-    ...off!.rows.map((c, i) => `| ${c.clients} | ${c.requestsPerSecond}, ${c.latencyMs.p95} | ${on!.rows[i]!.requestsPerSecond}, ${on!.rows[i]!.latencyMs.p95} | ${ratio(i)} |`),
+    ...off!.rows.map(
+      (c, i) =>
+        `| ${c.clients} | ${c.requestsPerSecond}, ${c.latencyMs.p95} | ${on!.rows[i]!.requestsPerSecond}, ${on!.rows[i]!.latencyMs.p95} | ${ratio(i)} |`,
+    ),
     '',
     `RSS once up, before the searches: ${reads.map((p) => `${p.startedMB ?? '–'} MB with ${p.workers} workers`).join(', ')}`,
     ...on!.rows.flatMap((c, i) => {
       const ceiling = mainThreadCeiling(off!.rows[i]!, c);
       return ceiling
-        ? [`at ${c.clients} clients the main thread spent ${c.mainCpuMsPerSearch} ms of CPU per search with workers on (${off!.rows[i]!.mainCpuMsPerSearch ?? '–'} off): at most ${ceiling.requestsPerSecond} requests/s with a core per worker, ${ceiling.ratio}x the figure with workers off`]
+        ? [
+            `at ${c.clients} clients the main thread spent ${c.mainCpuMsPerSearch} ms of CPU per search with workers on (${off!.rows[i]!.mainCpuMsPerSearch ?? '–'} off): at most ${ceiling.requestsPerSecond} requests/s with a core per worker, ${ceiling.ratio}x the figure with workers off`,
+          ]
         : [];
     }),
   ];

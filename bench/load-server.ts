@@ -30,7 +30,10 @@ export function cpuOf(pid: number): { main: number; all: number } | null {
     return (Number(fields[11]) + Number(fields[12])) / 100;
   };
   try {
-    return { main: seconds(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')), all: seconds(readFileSync(`/proc/${pid}/stat`, 'utf8')) };
+    return {
+      main: seconds(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')),
+      all: seconds(readFileSync(`/proc/${pid}/stat`, 'utf8')),
+    };
   } catch {
     return null;
   }
@@ -42,18 +45,29 @@ export function runsBundle(): boolean {
   if (process.env.SM_NO_BUNDLE === '1' || !existsSync(bundle)) return false;
   const built = statSync(bundle).mtimeMs;
   return ['server', 'schema', 'drizzle', 'client/src'].every((dir) =>
-    readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true }).every((e) => !e.isFile() || statSync(join(e.parentPath, e.name)).mtimeMs <= built),
+    readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true }).every(
+      (e) => !e.isFile() || statSync(join(e.parentPath, e.name)).mtimeMs <= built,
+    ),
   );
 }
 
 export type Server = { url: string; pid: number; stop(): Promise<void> };
 
 /** `sm serve` on `db` (null: the database `env` names, SM_DATABASE_URL), port 0; resolves once it prints its URL. */
-export async function startServer(db: string | null, env: Record<string, string>, nodeArgs: string[], args: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeArgs, SM, ...(db === null ? [] : ['--db', db]), 'serve', '--port', '0', '--no-scheduler', ...args], {
-    env: { ...process.env, SM_LOG_LEVEL: 'error', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+export async function startServer(
+  db: string | null,
+  env: Record<string, string>,
+  nodeArgs: string[],
+  args: string[] = [],
+): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, SM, ...(db === null ? [] : ['--db', db]), 'serve', '--port', '0', '--no-scheduler', ...args],
+    {
+      env: { ...process.env, SM_LOG_LEVEL: 'error', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sm serve did not start: ${stderr}`)), 60_000);
@@ -78,7 +92,11 @@ export async function startServer(db: string | null, env: Record<string, string>
   };
 }
 
-export type Reply = { status: number; retryAfter: number | null; body: { data?: Record<string, any>; errors?: { message: string }[] } | null };
+export type Reply = {
+  status: number;
+  retryAfter: number | null;
+  body: { data?: Record<string, any>; errors?: { message: string }[] } | null;
+};
 
 /** GraphQL over keep-alive HTTP (node:http: fetch costs this process more CPU per request). */
 export function graphqlClient(url: string, sockets: number) {
@@ -88,7 +106,14 @@ export function graphqlClient(url: string, sockets: number) {
     new Promise<Reply>((resolve, reject) => {
       const body = JSON.stringify({ query, variables });
       const req = request(
-        { agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');
@@ -101,7 +126,11 @@ export function graphqlClient(url: string, sockets: number) {
             } catch {
               // a non-JSON answer (an overloaded proxy, a crash page) counts by its status
             }
-            resolve({ status: res.statusCode ?? 0, retryAfter: retry === undefined ? null : Number(retry), body: parsed });
+            resolve({
+              status: res.statusCode ?? 0,
+              retryAfter: retry === undefined ? null : Number(retry),
+              body: parsed,
+            });
           });
         },
       );
@@ -114,16 +143,32 @@ export function graphqlClient(url: string, sockets: number) {
 /** Backlog of the job queue read from the file (a reader never blocks the server's writer). */
 export function backlogReader(path: string) {
   const db = new Database(path, { readonly: true, fileMustExist: true });
-  const statement = db.prepare("select count(*) as n, min(created_at) as oldest, sum(type = 'ner.accurate') as ner from jobs where status in ('pending', 'running')");
+  const statement = db.prepare(
+    "select count(*) as n, min(created_at) as oldest, sum(type = 'ner.accurate') as ner from jobs where status in ('pending', 'running')",
+  );
   // Turns whose accurate NER was deferred (cheap mode) and not yet caught up: server/core/ner/deferral.ts.
-  const deferred = db.prepare("select count(*) from turns where id >= (select value from meta where key = 'ner.deferred_from') and enriched_at is null").pluck();
+  const deferred = db
+    .prepare(
+      "select count(*) from turns where id >= (select value from meta where key = 'ner.deferred_from') and enriched_at is null",
+    )
+    .pluck();
   return {
     read: () => {
       const row = statement.get() as { n: number; oldest: number | null; ner: number | null };
-      return { backlog: row.n, nerBacklog: row.ner ?? 0, lagSeconds: row.oldest === null ? 0 : round((Date.now() - row.oldest) / 1000, 1), deferred: deferred.get() as number };
+      return {
+        backlog: row.n,
+        nerBacklog: row.ner ?? 0,
+        lagSeconds: row.oldest === null ? 0 : round((Date.now() - row.oldest) / 1000, 1),
+        deferred: deferred.get() as number,
+      };
     },
     /** How many of `ids` are turns in the file. */
-    stored: (ids: number[]) => (db.prepare('select count(*) as n from turns where id in (select value from json_each(?))').get(JSON.stringify(ids)) as { n: number }).n,
+    stored: (ids: number[]) =>
+      (
+        db
+          .prepare('select count(*) as n from turns where id in (select value from json_each(?))')
+          .get(JSON.stringify(ids)) as { n: number }
+      ).n,
     close: () => db.close(),
   };
 }

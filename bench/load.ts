@@ -23,7 +23,17 @@ import { parseArgs } from 'node:util';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { optimizeSearchIndexes } from '../server/db/search-index.ts';
 import { readWorkerCount } from '../server/services/read-pool.ts';
-import { ADD_TURN, call, closedLoop, firstFailure, SEARCH, sleep, stat, type Context, type Stat } from './load-clients.ts';
+import {
+  ADD_TURN,
+  call,
+  closedLoop,
+  firstFailure,
+  SEARCH,
+  sleep,
+  stat,
+  type Context,
+  type Stat,
+} from './load-clients.ts';
 import { formatReads, readComparison } from './load-reads.ts';
 import { backlogReader, cpuOf, graphqlClient, memoryOf, runsBundle, startServer } from './load-server.ts';
 import { runMain } from './run-main.ts';
@@ -38,13 +48,30 @@ const PLACES = ['Lisbon', 'Paris', 'Boston', 'Kyoto', 'Berlin'];
 function turnText(text: ReturnType<typeof build>, random: () => number) {
   const name = NAMES[Math.floor(random() * NAMES.length)]!;
   const place = PLACES[Math.floor(random() * PLACES.length)]!;
-  return random() < 0.5 ? `I met ${name} in ${place} and we talked about ${text.sentence(4, 14)}` : `${name} said the ${text.word()} ${text.sentence(4, 14)} was great`;
+  return random() < 0.5
+    ? `I met ${name} in ${place} and we talked about ${text.sentence(4, 14)}`
+    : `${name} said the ${text.word()} ${text.sentence(4, 14)} was great`;
 }
 
-type Sample = { second: number; acked: number; refused: number; backlog: number; nerBacklog: number; lagSeconds: number; deferred: number; rssMB: number | null };
+type Sample = {
+  second: number;
+  acked: number;
+  refused: number;
+  backlog: number;
+  nerBacklog: number;
+  lagSeconds: number;
+  deferred: number;
+  rssMB: number | null;
+};
 
 /** W writers at `rate` turns/s in total for `seconds`, sampled every second; then the drain. */
-async function sustainedWrites(ctx: Context, writers: number, rate: number, seconds: number, drainTimeoutSeconds: number) {
+async function sustainedWrites(
+  ctx: Context,
+  writers: number,
+  rate: number,
+  seconds: number,
+  drainTimeoutSeconds: number,
+) {
   const samples: Sample[] = [];
   const latencies: number[] = [];
   let acked = 0;
@@ -102,8 +129,16 @@ async function sustainedWrites(ctx: Context, writers: number, rate: number, seco
   // CPU per acknowledged turn, the writes and all the background work they caused (to the drain):
   // unlike throughput, it hardly moves when other work shares the machine.
   const cpuMsPerTurn =
-    cpuBefore && cpuAfter ? { main: round(((cpuAfter.main - cpuBefore.main) * 1000) / acked, 2), all: round(((cpuAfter.all - cpuBefore.all) * 1000) / acked, 2) } : null;
-  const peak = samples.reduce((m, s) => ({ backlog: Math.max(m.backlog, s.backlog), lag: Math.max(m.lag, s.lagSeconds) }), { backlog: 0, lag: 0 });
+    cpuBefore && cpuAfter
+      ? {
+          main: round(((cpuAfter.main - cpuBefore.main) * 1000) / acked, 2),
+          all: round(((cpuAfter.all - cpuBefore.all) * 1000) / acked, 2),
+        }
+      : null;
+  const peak = samples.reduce(
+    (m, s) => ({ backlog: Math.max(m.backlog, s.backlog), lag: Math.max(m.lag, s.lagSeconds) }),
+    { backlog: 0, lag: 0 },
+  );
   return {
     writers,
     offeredPerSecond: rate,
@@ -159,21 +194,47 @@ export async function benchLoad(options: LoadOptions) {
   const text = build(store, options.size, random, 16);
   optimizeSearchIndexes(store.sqlite);
   await closeStore(store);
-  const queries = Array.from({ length: 500 }, () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`);
+  const queries = Array.from(
+    { length: 500 },
+    () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`,
+  );
   const bundle = runsBundle();
-  const env = Object.fromEntries(Object.entries(options.config ?? {}).map(([key, value]) => [`SM_CONFIG__${key.replaceAll('.', '__').toUpperCase()}`, value]));
+  const env = Object.fromEntries(
+    Object.entries(options.config ?? {}).map(([key, value]) => [
+      `SM_CONFIG__${key.replaceAll('.', '__').toUpperCase()}`,
+      value,
+    ]),
+  );
   const readWorkers = options.readWorkers ?? Math.max(1, readWorkerCount(undefined));
   let reads: Awaited<ReturnType<typeof readComparison>>;
   try {
-    reads = await readComparison(path, env, options.nodeArgs ?? [], readWorkers, options.clients, options.phaseSeconds, queries);
+    reads = await readComparison(
+      path,
+      env,
+      options.nodeArgs ?? [],
+      readWorkers,
+      options.clients,
+      options.phaseSeconds,
+      queries,
+    );
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const readMachine = { cores: availableParallelism(), loadAverageAtStart: loadAtStart, loadAverage: loadavg().map((n) => round(n, 2)) };
+  const readMachine = {
+    cores: availableParallelism(),
+    loadAverageAtStart: loadAtStart,
+    loadAverage: loadavg().map((n) => round(n, 2)),
+  };
   if (options.readsOnly) {
     rmSync(dir, { recursive: true, force: true });
-    return { machine: readMachine, server: bundle ? 'sm serve (bundle)' : 'sm serve (tsx)', size: options.size, reads, firstError: firstFailure() };
+    return {
+      machine: readMachine,
+      server: bundle ? 'sm serve (bundle)' : 'sm serve (tsx)',
+      size: options.size,
+      reads,
+      firstError: firstFailure(),
+    };
   }
   const server = await startServer(path, env, options.nodeArgs ?? []);
   const client = graphqlClient(server.url, Math.max(options.writers, ...options.clients));
@@ -188,7 +249,15 @@ export async function benchLoad(options: LoadOptions) {
     nextTurn: (c) => {
       const n = turnsSent.get(c) ?? 0;
       turnsSent.set(c, n + 1);
-      return { userId: userName(c % 16, 16), input: { sessionId: `load-${c}-${Math.floor(n / 10)}`, role: 'USER', name: NAMES[c % NAMES.length], text: turnText(text, random) } };
+      return {
+        userId: userName(c % 16, 16),
+        input: {
+          sessionId: `load-${c}-${Math.floor(n / 10)}`,
+          role: 'USER',
+          name: NAMES[c % NAMES.length],
+          text: turnText(text, random),
+        },
+      };
     },
   };
   try {
@@ -200,21 +269,34 @@ export async function benchLoad(options: LoadOptions) {
     for (let i = 0; i < 30; i++) await call(client, SEARCH, { query: queries[i], userId: userName(i % 16, 16) });
     const sustained = await sustainedWrites(ctx, options.writers, options.rate, options.seconds, 180);
     const closed = [];
-    for (const op of ['search', 'addTurn'] as const) for (const clients of options.clients) closed.push(await closedLoop(ctx, op, clients, options.phaseSeconds, queries));
+    for (const op of ['search', 'addTurn'] as const)
+      for (const clients of options.clients)
+        closed.push(await closedLoop(ctx, op, clients, options.phaseSeconds, queries));
     const justAfter = memoryOf(server.pid);
     // Idle means no work left: the queue drained (the last addTurn phase left a backlog), then the wait.
-    for (const until = performance.now() + 180_000; reader.read().backlog > 0 && performance.now() < until; ) await sleep(250);
+    for (const until = performance.now() + 180_000; reader.read().backlog > 0 && performance.now() < until; )
+      await sleep(250);
     await sleep(idleSeconds === 0 ? 0 : (idleSeconds + 15) * 1000);
     const after = memoryOf(server.pid);
     const stored = reader.stored(ctx.acked);
     return {
-      machine: { cores: availableParallelism(), loadAverageAtStart: loadAtStart, loadAverage: loadavg().map((n) => round(n, 2)) },
+      machine: {
+        cores: availableParallelism(),
+        loadAverageAtStart: loadAtStart,
+        loadAverage: loadavg().map((n) => round(n, 2)),
+      },
       server: bundle ? 'sm serve (bundle)' : 'sm serve (tsx)',
       size: options.size,
       reads,
       readMachine,
       idleSeconds,
-      memoryMB: { started: started?.rssMB ?? null, idle: idle?.rssMB ?? null, justAfterLoad: justAfter?.rssMB ?? null, idleAfterLoad: after?.rssMB ?? null, peak: after?.peakMB ?? null },
+      memoryMB: {
+        started: started?.rssMB ?? null,
+        idle: idle?.rssMB ?? null,
+        justAfterLoad: justAfter?.rssMB ?? null,
+        idleAfterLoad: after?.rssMB ?? null,
+        peak: after?.peakMB ?? null,
+      },
       sustained,
       closedLoop: closed,
       acknowledged: { turns: ctx.acked.length, inFile: stored, lost: ctx.acked.length - stored },
@@ -233,7 +315,11 @@ type Result = Awaited<ReturnType<typeof benchLoad>>;
 const three = (x: Stat) => `${x.p50} / ${x.p95} / ${x.p99}`;
 
 export function formatLoad(result: Result): string {
-  if (!result.sustained) return [...formatReads(result.reads, result.machine), ...(result.firstError ? [`first failure: ${result.firstError}`] : [])].join('\n');
+  if (!result.sustained)
+    return [
+      ...formatReads(result.reads, result.machine),
+      ...(result.firstError ? [`first failure: ${result.firstError}`] : []),
+    ].join('\n');
   const r = result as Required<Result>;
   const s = r.sustained;
   const every = Math.max(1, Math.ceil(s.samples.length / 15));
@@ -257,14 +343,20 @@ export function formatLoad(result: Result): string {
     '| second | turns acked | backlog (ner.accurate) | lag s | NER deferred | RSS MB |',
     '| --- | --- | --- | --- | --- | --- |',
     ...s.samples
-      .filter((x, i) => i % every === every - 1 || i === s.samples.length - 1)
-      .map((x) => `| ${x.second} | ${x.acked} | ${x.backlog} (${x.nerBacklog}) | ${x.lagSeconds} | ${x.deferred} | ${x.rssMB ?? '–'} |`),
+      .filter((_x, i) => i % every === every - 1 || i === s.samples.length - 1)
+      .map(
+        (x) =>
+          `| ${x.second} | ${x.acked} | ${x.backlog} (${x.nerBacklog}) | ${x.lagSeconds} | ${x.deferred} | ${x.rssMB ?? '–'} |`,
+      ),
     '',
     'Closed loop (each client sends its next request when the last is answered):',
     '',
     '| operation | clients | requests/s | p50 / p95 / p99 ms | 503s | failed | backlog after | RSS MB after (peak so far) |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...r.closedLoop.map((c) => `| ${c.op} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.refused} | ${c.failed} | ${c.backlogAfter} | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`),
+    ...r.closedLoop.map(
+      (c) =>
+        `| ${c.op} | ${c.clients} | ${c.requestsPerSecond} | ${three(c.latencyMs)} | ${c.refused} | ${c.failed} | ${c.backlogAfter} | ${c.rssMB ?? '–'} (${c.peakMB ?? '–'}) |`,
+    ),
     '',
     `acknowledged turns: ${r.acknowledged.turns}, in the file: ${r.acknowledged.inFile}, lost: ${r.acknowledged.lost}`,
     '',
@@ -295,9 +387,21 @@ async function main() {
   });
   const config = Object.fromEntries(values.config.map((pair) => pair.split('=', 2) as [string, string]));
   const idleSeconds = Number(values['idle-seconds']);
-  const numbers = { size: Number(values.size), rate: Number(values.rate), writers: Number(values.writers), seconds: Number(values.seconds), phaseSeconds: Number(values['phase-seconds']) };
+  const numbers = {
+    size: Number(values.size),
+    rate: Number(values.rate),
+    writers: Number(values.writers),
+    seconds: Number(values.seconds),
+    phaseSeconds: Number(values['phase-seconds']),
+  };
   const clients = values.clients.split(',').map(Number);
-  if (Object.values(numbers).some((n) => !Number.isFinite(n) || n <= 0) || clients.some((n) => !Number.isInteger(n) || n < 1) || numbers.size < 16 || values.config.some((pair) => !pair.includes('=')) || !(idleSeconds >= 0)) {
+  if (
+    Object.values(numbers).some((n) => !Number.isFinite(n) || n <= 0) ||
+    clients.some((n) => !Number.isInteger(n) || n < 1) ||
+    numbers.size < 16 ||
+    values.config.some((pair) => !pair.includes('=')) ||
+    !(idleSeconds >= 0)
+  ) {
     process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }
@@ -306,7 +410,15 @@ async function main() {
     process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }
-  const result = await benchLoad({ ...numbers, clients, config, idleSeconds, readWorkers, readsOnly: values['reads-only'], nodeArgs: values['node-args'].split(' ').filter(Boolean) });
+  const result = await benchLoad({
+    ...numbers,
+    clients,
+    config,
+    idleSeconds,
+    readWorkers,
+    readsOnly: values['reads-only'],
+    nodeArgs: values['node-args'].split(' ').filter(Boolean),
+  });
   process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${formatLoad(result)}\n`);
 }
 

@@ -63,30 +63,53 @@ export const EMBEDDING_FLAGS = {
 export const EMBEDDING_USAGE = '[--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]]';
 
 /** The endpoint the flags name (none without them), or the problem with them, naming the flag. */
-export function embeddingOf(values: { 'embedding-endpoint'?: string; 'embedding-model'?: string; 'embedding-dimensions'?: string }): { embedding?: BenchEmbedding; problem?: string } {
+export function embeddingOf(values: {
+  'embedding-endpoint'?: string;
+  'embedding-model'?: string;
+  'embedding-dimensions'?: string;
+}): { embedding?: BenchEmbedding; problem?: string } {
   const endpoint = values['embedding-endpoint'];
   const model = values['embedding-model'];
   const dimensions = Number(values['embedding-dimensions'] ?? 256);
-  if (endpoint !== undefined && !URL.canParse(endpoint)) return { problem: '--embedding-endpoint: a URL (http://host:port/v1)' };
-  if ((endpoint === undefined) !== (model === undefined)) return { problem: '--embedding-endpoint and --embedding-model go together' };
-  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4096) return { problem: '--embedding-dimensions: 1 to 4096' };
+  if (endpoint !== undefined && !URL.canParse(endpoint))
+    return { problem: '--embedding-endpoint: a URL (http://host:port/v1)' };
+  if ((endpoint === undefined) !== (model === undefined))
+    return { problem: '--embedding-endpoint and --embedding-model go together' };
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4096)
+    return { problem: '--embedding-dimensions: 1 to 4096' };
   return { embedding: endpoint && model ? { endpoint, model, dimensions } : undefined };
 }
 
 /** Search as the benchmarks ask it: with an embedding model, the question embedded as a server embeds it. */
 export const searchLoaded = (loaded: Loaded, input: SearchInput, options: SearchOptions = {}) =>
-  loaded.runtime.embedder && !loaded.runtime.embedder.local ? searchWithRuntime(loaded.runtime, loaded.space, input, options) : search(loaded.store, loaded.space, input, options);
+  loaded.runtime.embedder && !loaded.runtime.embedder.local
+    ? searchWithRuntime(loaded.runtime, loaded.space, input, options)
+    : search(loaded.store, loaded.space, input, options);
 
 /**
  * One conversation in a store of its own. With `crowd`, that many synthetic turns of another user
  * share the file (bench/scale.ts), and the conversation is a user of its own: its searches take
  * the small-user path (space token, ranked by BM25 over its own rows) instead of the whole file's.
  */
-export async function loadConversation(conversation: BenchConversation, crowd = 0, embedding?: BenchEmbedding): Promise<Loaded> {
+export async function loadConversation(
+  conversation: BenchConversation,
+  crowd = 0,
+  embedding?: BenchEmbedding,
+): Promise<Loaded> {
   // BENCH_SEMANTIC=1 turns the local word vectors on (embedding.local; off by default, see docs/memory.md#word-vectors);
   // BENCH_STANDING_SHARE sets context.standing_share (the standing sections' share of the budget).
-  const share = process.env.BENCH_STANDING_SHARE ? { context: { standing_share: Number(process.env.BENCH_STANDING_SHARE) } } : {};
-  const store = await openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, embedding: { local: process.env.BENCH_SEMANTIC === '1', ...embedding }, ...share } });
+  const share = process.env.BENCH_STANDING_SHARE
+    ? { context: { standing_share: Number(process.env.BENCH_STANDING_SHARE) } }
+    : {};
+  const store = await openStore({
+    path: ':memory:',
+    env: {},
+    config: {
+      extractor: { mode: 'heuristic' },
+      embedding: { local: process.env.BENCH_SEMANTIC === '1', ...embedding },
+      ...share,
+    },
+  });
   const runtime = await createRuntime(store, embedding ? process.env : {});
   // The word vectors, converted into the cache folder by the first run that finds none.
   await runtime.semantic?.settled;
@@ -100,7 +123,13 @@ export async function loadConversation(conversation: BenchConversation, crowd = 
       const at = turn.at;
       store.clock = { now: () => at };
       try {
-        const { turn: row } = await ingestTurn(runtime, space, { sessionId: `${conversation.name}:${session.index}`, role: turn.role, name: turn.name, text: turn.text, at });
+        const { turn: row } = await ingestTurn(runtime, space, {
+          sessionId: `${conversation.name}:${session.index}`,
+          role: turn.role,
+          name: turn.name,
+          text: turn.text,
+          at,
+        });
         turnIds.set(turn.id, row.id);
         turns.push({ id: row.id, speaker: turn.name ?? turn.role, text: row.text, at: row.at });
       } catch (error) {
@@ -120,11 +149,23 @@ export async function loadConversation(conversation: BenchConversation, crowd = 
   const unasked: Record<string, number> = {};
   for (const q of conversation.questions) {
     // Evidence ids that name no turn (a few typos in LoCoMo) cannot be retrieved: dropped.
-    const evidence = [...new Set(q.evidence.map((id) => turnIds.get(id)).filter((id): id is number => id !== undefined))];
+    const evidence = [
+      ...new Set(q.evidence.map((id) => turnIds.get(id)).filter((id): id is number => id !== undefined)),
+    ];
     if (evidence.length === 0) unasked[q.category] = (unasked[q.category] ?? 0) + 1;
     else questions.push({ text: q.text, category: q.category, evidence });
   }
-  return { name: conversation.name, dataset: conversation.dataset, store, runtime, space, questions, unasked, refused, turns };
+  return {
+    name: conversation.name,
+    dataset: conversation.dataset,
+    store,
+    runtime,
+    space,
+    questions,
+    unasked,
+    refused,
+    turns,
+  };
 }
 
 /** The plain baseline's query: every distinct word of the question, quoted, OR-ed. */
@@ -155,22 +196,39 @@ export function bm25Retriever(loaded: Loaded): Retriever {
 export function miniSearchRetriever(loaded: Loaded): Retriever {
   const index = new MiniSearch<{ id: number; text: string }>({ fields: ['text'] });
   index.addAll(loaded.turns);
-  return { name: 'minisearch', retrieve: (question, k) => index.search(question).slice(0, k).map((r) => r.id as number) };
+  return {
+    name: 'minisearch',
+    retrieve: (question, k) =>
+      index
+        .search(question)
+        .slice(0, k)
+        .map((r) => r.id as number),
+  };
 }
 
 export function symbiosisRetriever(loaded: Loaded, options: SearchOptions = {}, name = 'symbiosis'): Retriever {
   return {
     name,
     async retrieve(question, k) {
-      const { hits } = await searchLoaded(loaded, { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) }, options);
+      const { hits } = await searchLoaded(
+        loaded,
+        { query: question, kinds: ['turn'], limit: Math.min(200, k * 3) },
+        options,
+      );
       const out: number[] = [];
-      for (const hit of hits) for (const id of hit.kind === 'turn' ? [hit.id] : hit.sourceTurnIds) if (!out.includes(id)) out.push(id);
+      for (const hit of hits)
+        for (const id of hit.kind === 'turn' ? [hit.id] : hit.sourceTurnIds) if (!out.includes(id)) out.push(id);
       return out.slice(0, k);
     },
   };
 }
 
-type Tally = { sums: Map<string, Map<number, number>>; hits: Map<number, number>; counts: Map<string, number>; latencies: number[] };
+type Tally = {
+  sums: Map<string, Map<number, number>>;
+  hits: Map<number, number>;
+  counts: Map<string, number>;
+  latencies: number[];
+};
 const newTally = (): Tally => ({ sums: new Map(), hits: new Map(), counts: new Map(), latencies: [] });
 
 export async function evaluate(loaded: Loaded, retriever: Retriever, ks: number[], tallies: Tally[]) {
@@ -197,19 +255,29 @@ export async function evaluate(loaded: Loaded, retriever: Retriever, ks: number[
 }
 
 function summarise(name: string, tally: Tally, ks: number[]): SystemResult {
-  const recallOf = (group: string) => Object.fromEntries(ks.map((k) => [String(k), round((tally.sums.get(group)?.get(k) ?? 0) / Math.max(1, tally.counts.get(group) ?? 0))]));
+  const recallOf = (group: string) =>
+    Object.fromEntries(
+      ks.map((k) => [
+        String(k),
+        round((tally.sums.get(group)?.get(k) ?? 0) / Math.max(1, tally.counts.get(group) ?? 0)),
+      ]),
+    );
   const categories = [...tally.counts.keys()].filter((g) => g !== 'all').sort();
   return {
     name,
     recall: recallOf('all'),
-    any: Object.fromEntries(ks.map((k) => [String(k), round((tally.hits.get(k) ?? 0) / Math.max(1, tally.counts.get('all') ?? 0))])),
+    any: Object.fromEntries(
+      ks.map((k) => [String(k), round((tally.hits.get(k) ?? 0) / Math.max(1, tally.counts.get('all') ?? 0))]),
+    ),
     byCategory: Object.fromEntries(categories.map((c) => [c, recallOf(c)])),
     latencyMs: { p50: round(percentile(tally.latencies, 50), 2), p95: round(percentile(tally.latencies, 95), 2) },
   };
 }
 
 /** Ranker features set to 0. */
-const without = (...features: string[]): SearchOptions => ({ tuning: { turns: { weights: Object.fromEntries(features.map((f) => [f, 0])) } } });
+const without = (...features: string[]): SearchOptions => ({
+  tuning: { turns: { weights: Object.fromEntries(features.map((f) => [f, 0])) } },
+});
 
 /**
  * Feature switches for the ablation: each run turns one group off. Facts have no row: they reach
@@ -225,35 +293,79 @@ export const ABLATIONS: Record<string, SearchOptions> = {
 };
 
 /** What a data set's part of a run was: questions asked, questions without evidence (not asked) by category, turns refused. */
-export type DatasetResult = { conversations: number; questions: number; unasked: Record<string, number>; refused: number; systems: SystemResult[] };
+export type DatasetResult = {
+  conversations: number;
+  questions: number;
+  unasked: Record<string, number>;
+  refused: number;
+  systems: SystemResult[];
+};
 
-export async function runBenchmark(paths: string[], ks: number[], ablation = false, crowd = 0, embedding?: BenchEmbedding) {
+export async function runBenchmark(
+  paths: string[],
+  ks: number[],
+  ablation = false,
+  crowd = 0,
+  embedding?: BenchEmbedding,
+) {
   // Crowded files hold other turns: the baselines (over every turn of the file) do not apply.
   const makers: { name: string; make: (l: Loaded) => Retriever }[] = [
-    { name: crowd > 0 ? `symbiosis, beside ${crowd} turns of another user` : 'symbiosis', make: (l) => symbiosisRetriever(l) },
-    ...(crowd > 0 ? [] : [{ name: 'bm25', make: bm25Retriever }, { name: 'minisearch', make: miniSearchRetriever }]),
+    {
+      name: crowd > 0 ? `symbiosis, beside ${crowd} turns of another user` : 'symbiosis',
+      make: (l) => symbiosisRetriever(l),
+    },
+    ...(crowd > 0
+      ? []
+      : [
+          { name: 'bm25', make: bm25Retriever },
+          { name: 'minisearch', make: miniSearchRetriever },
+        ]),
   ];
-  if (ablation) for (const [name, options] of Object.entries(ABLATIONS)) makers.push({ name: `symbiosis ${name}`, make: (l) => symbiosisRetriever(l, options, `symbiosis ${name}`) });
+  if (ablation)
+    for (const [name, options] of Object.entries(ABLATIONS))
+      makers.push({ name: `symbiosis ${name}`, make: (l) => symbiosisRetriever(l, options, `symbiosis ${name}`) });
   const pooled = new Map(makers.map((m) => [m.name, newTally()]));
-  const datasets = new Map<string, { conversations: number; questions: number; unasked: Record<string, number>; refused: number; tallies: Map<string, Tally> }>();
+  const datasets = new Map<
+    string,
+    {
+      conversations: number;
+      questions: number;
+      unasked: Record<string, number>;
+      refused: number;
+      tallies: Map<string, Tally>;
+    }
+  >();
   let questions = 0;
   for (const conversation of paths.flatMap(loadBenchData)) {
     const loaded = await loadConversation(conversation, crowd, embedding);
-    const part = datasets.get(loaded.dataset) ?? { conversations: 0, questions: 0, unasked: {}, refused: 0, tallies: new Map(makers.map((m) => [m.name, newTally()])) };
+    const part = datasets.get(loaded.dataset) ?? {
+      conversations: 0,
+      questions: 0,
+      unasked: {},
+      refused: 0,
+      tallies: new Map(makers.map((m) => [m.name, newTally()])),
+    };
     datasets.set(loaded.dataset, part);
     part.conversations++;
     part.questions += loaded.questions.length;
     part.refused += loaded.refused;
-    for (const [category, n] of Object.entries(loaded.unasked)) part.unasked[category] = (part.unasked[category] ?? 0) + n;
+    for (const [category, n] of Object.entries(loaded.unasked))
+      part.unasked[category] = (part.unasked[category] ?? 0) + n;
     questions += loaded.questions.length;
-    for (const maker of makers) await evaluate(loaded, maker.make(loaded), ks, [pooled.get(maker.name)!, part.tallies.get(maker.name)!]);
+    for (const maker of makers)
+      await evaluate(loaded, maker.make(loaded), ks, [pooled.get(maker.name)!, part.tallies.get(maker.name)!]);
     await closeStore(loaded.store);
   }
   const systemsOf = (tallies: Map<string, Tally>) => makers.map((m) => summarise(m.name, tallies.get(m.name)!, ks));
   return {
     questions,
     systems: systemsOf(pooled),
-    datasets: Object.fromEntries([...datasets].map(([name, { tallies, ...rest }]) => [name, { ...rest, systems: systemsOf(tallies) } satisfies DatasetResult])),
+    datasets: Object.fromEntries(
+      [...datasets].map(([name, { tallies, ...rest }]) => [
+        name,
+        { ...rest, systems: systemsOf(tallies) } satisfies DatasetResult,
+      ]),
+    ),
   };
 }
 
@@ -269,18 +381,39 @@ export const categoryLabel = (category: string) => (/^\d+$/.test(category) ? `ca
 
 function report(name: string, part: DatasetResult, ks: number[]): string[] {
   const kc = String(ks.includes(10) ? 10 : ks[0]);
-  const unasked = Object.entries(part.unasked).map(([c, n]) => `${categoryLabel(c)} ${n}`).join(', ');
-  const out = [`## ${name}: ${part.questions} questions from ${part.conversations} conversation(s)${unasked ? `; not asked, no evidence turn: ${unasked}` : ''}${part.refused ? `; turns refused by the store: ${part.refused}` : ''}`];
+  const unasked = Object.entries(part.unasked)
+    .map(([c, n]) => `${categoryLabel(c)} ${n}`)
+    .join(', ');
+  const out = [
+    `## ${name}: ${part.questions} questions from ${part.conversations} conversation(s)${unasked ? `; not asked, no evidence turn: ${unasked}` : ''}${part.refused ? `; turns refused by the store: ${part.refused}` : ''}`,
+  ];
   const head = ['system', ...ks.map((k) => `R@${k}`), `any@${kc}`, 'p50 ms', 'p95 ms'];
-  out.push(...textTable(head, part.systems.map((s) => [s.name, ...ks.map((k) => s.recall[String(k)]), s.any[kc], s.latencyMs.p50, s.latencyMs.p95])));
+  out.push(
+    ...textTable(
+      head,
+      part.systems.map((s) => [
+        s.name,
+        ...ks.map((k) => s.recall[String(k)]),
+        s.any[kc],
+        s.latencyMs.p50,
+        s.latencyMs.p95,
+      ]),
+    ),
+  );
   // Per category: each system's R@k side by side, then ours minus plain BM25 at the middle k.
   const categories = [...new Set(part.systems.flatMap((s) => Object.keys(s.byCategory)))].sort();
   const ours = part.systems[0]!;
   const bm25 = part.systems.find((s) => s.name === 'bm25');
-  const catHead = ['category', ...part.systems.filter((s) => !s.name.startsWith('symbiosis ')).flatMap((s) => ks.map((k) => `${s.name} R@${k}`)), ...(bm25 ? [`margin R@${kc}`] : [])];
+  const catHead = [
+    'category',
+    ...part.systems.filter((s) => !s.name.startsWith('symbiosis ')).flatMap((s) => ks.map((k) => `${s.name} R@${k}`)),
+    ...(bm25 ? [`margin R@${kc}`] : []),
+  ];
   const catRows = categories.map((c) => [
     categoryLabel(c),
-    ...part.systems.filter((s) => !s.name.startsWith('symbiosis ')).flatMap((s) => ks.map((k) => s.byCategory[c]?.[String(k)] ?? '')),
+    ...part.systems
+      .filter((s) => !s.name.startsWith('symbiosis '))
+      .flatMap((s) => ks.map((k) => s.byCategory[c]?.[String(k)] ?? '')),
     ...(bm25 ? [round((ours.byCategory[c]?.[kc] ?? 0) - (bm25.byCategory[c]?.[kc] ?? 0))] : []),
   ]);
   out.push('', ...textTable(catHead, catRows));
@@ -301,7 +434,9 @@ async function main() {
   const ks = values.k.split(',').map(Number);
   const crowd = Number(values.crowd);
   const usage = (problem: string) => {
-    process.stderr.write(`${problem}\nusage: npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--crowd TURNS] ${EMBEDDING_USAGE} FILE|FOLDER...\n`);
+    process.stderr.write(
+      `${problem}\nusage: npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--crowd TURNS] ${EMBEDDING_USAGE} FILE|FOLDER...\n`,
+    );
     process.exit(2);
   };
   if (positionals.length === 0) usage('no LoCoMo file or BEAM folder given');
@@ -316,7 +451,7 @@ async function main() {
   }
   const out = [`${result.questions} questions from ${positionals.length} path(s)`];
   for (const [name, part] of Object.entries(result.datasets)) out.push('', ...report(name, part, ks));
-  process.stdout.write(out.join('\n') + '\n');
+  process.stdout.write(`${out.join('\n')}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

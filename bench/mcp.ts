@@ -28,7 +28,10 @@ export async function benchMcp(size: number, samples: number) {
   const random = rng(11);
   const text = build(store, size, random);
   optimizeSearchIndexes(store.sqlite);
-  const queries = Array.from({ length: samples }, () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`);
+  const queries = Array.from(
+    { length: samples },
+    () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`,
+  );
   const time = async (fn: () => Promise<unknown>) => {
     const t0 = performance.now();
     await fn();
@@ -40,7 +43,13 @@ export async function benchMcp(size: number, samples: number) {
   await closeStore(store);
 
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [SM, '--db', path, 'mcp'], env: { ...process.env, SM_LOG_LEVEL: 'error' } as Record<string, string> }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [SM, '--db', path, 'mcp'],
+      env: { ...process.env, SM_LOG_LEVEL: 'error' } as Record<string, string>,
+    }),
+  );
   for (const query of queries.slice(0, 20)) await client.callTool({ name: 'search_memory', arguments: { query } });
   const overStdio: number[] = [];
   for (const query of queries) {
@@ -50,12 +59,28 @@ export async function benchMcp(size: number, samples: number) {
   }
   await client.close();
   rmSync(dir, { recursive: true, force: true });
-  const stat = (values: number[]) => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2), p99: round(percentile(values, 99), 2) });
-  return { size, samples, machine: { cores: availableParallelism(), loadAverage: loadavg().map((n) => round(n, 2)) }, searchMs: stat(inProcess), searchMemoryOverStdioMs: stat(overStdio) };
+  const stat = (values: number[]) => ({
+    p50: round(percentile(values, 50), 2),
+    p95: round(percentile(values, 95), 2),
+    p99: round(percentile(values, 99), 2),
+  });
+  return {
+    size,
+    samples,
+    machine: { cores: availableParallelism(), loadAverage: loadavg().map((n) => round(n, 2)) },
+    searchMs: stat(inProcess),
+    searchMemoryOverStdioMs: stat(overStdio),
+  };
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { json: { type: 'boolean', default: false }, size: { type: 'string', default: '10000' }, samples: { type: 'string', default: '300' } } });
+  const { values } = parseArgs({
+    options: {
+      json: { type: 'boolean', default: false },
+      size: { type: 'string', default: '10000' },
+      samples: { type: 'string', default: '300' },
+    },
+  });
   const size = Number(values.size);
   const samples = Number(values.samples);
   if (!Number.isInteger(size) || size < 1 || !Number.isInteger(samples) || samples < 20) {
@@ -67,14 +92,15 @@ async function main() {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  const row = (name: string, s: { p50: number; p95: number; p99: number }) => `${name.padEnd(34)}${s.p50} / ${s.p95} / ${s.p99}`;
+  const row = (name: string, s: { p50: number; p95: number; p99: number }) =>
+    `${name.padEnd(34)}${s.p50} / ${s.p95} / ${s.p99}`;
   process.stdout.write(
-    [
+    `${[
       `${size} turns + facts, ${samples} queries; ${result.machine.cores} cores, load average ${result.machine.loadAverage.join(' ')}`,
       `${'path'.padEnd(34)}p50 / p95 / p99 ms`,
       row('search() in process', result.searchMs),
       row('search_memory over MCP stdio', result.searchMemoryOverStdioMs),
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
 }
 

@@ -17,7 +17,11 @@ import { createRuntime } from '../server/services/runtime.ts';
 import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
 import { percentile, round } from './stats.ts';
 
-const stats = (ms: number[]) => ({ p50: round(percentile(ms, 50)), p99: round(percentile(ms, 99)), mean: round(ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)) });
+const stats = (ms: number[]) => ({
+  p50: round(percentile(ms, 50)),
+  p99: round(percentile(ms, 99)),
+  mean: round(ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)),
+});
 
 /**
  * Ingests the conversation into two stores in lockstep, NER off and on, alternating which goes
@@ -26,7 +30,11 @@ const stats = (ms: number[]) => ({ p50: round(percentile(ms, 50)), p99: round(pe
  */
 async function ingest(conversation: LocomoConversation) {
   const open = async (ner: boolean) => {
-    const store = await openStore({ path: ':memory:', env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: ner } } });
+    const store = await openStore({
+      path: ':memory:',
+      env: {},
+      config: { extractor: { mode: 'heuristic' }, ner: { enabled: ner } },
+    });
     return { store, runtime: await createRuntime(store, {}), addTurn: [] as number[] };
   };
   const off = await open(false);
@@ -39,9 +47,18 @@ async function ingest(conversation: LocomoConversation) {
       for (const side of i++ % 2 ? [on, off] : [off, on]) {
         side.store.clock = { now: () => turn.at };
         const t0 = performance.now();
-        const result = await ingestTurn(side.runtime, DEFAULT_SPACE, { sessionId: `${conversation.name}:${session.index}`, role: 'user', name: turn.speaker, text: turn.text, at: turn.at });
+        const result = await ingestTurn(side.runtime, DEFAULT_SPACE, {
+          sessionId: `${conversation.name}:${session.index}`,
+          role: 'user',
+          name: turn.speaker,
+          text: turn.text,
+          at: turn.at,
+        });
         side.addTurn.push(performance.now() - t0);
-        if (side === on) hotLinks += (await on.store.sql.get<{ n: number }>('select count(*) n from turn_entities where turn_id = ?', [result.turn.id]))!.n;
+        if (side === on)
+          hotLinks += (await on.store.sql.get<{ n: number }>('select count(*) n from turn_entities where turn_id = ?', [
+            result.turn.id,
+          ]))!.n;
       }
     }
     const t0 = performance.now();
@@ -72,7 +89,9 @@ export async function benchNer(conversation: LocomoConversation) {
     accurateFound += (await extractEntities(text, accurate)).entities.length;
     accurateMs.push(performance.now() - t0);
   }
-  const byType = await store.sql.all<{ type: string; n: number }>('select type, count(*) n from entities group by type order by n desc');
+  const byType = await store.sql.all<{ type: string; n: number }>(
+    'select type, count(*) n from entities group by type order by n desc',
+  );
   const links = (await store.sql.get<{ n: number }>('select count(*) n from turn_entities'))!.n;
   await closeStore(store);
   return {
@@ -91,7 +110,10 @@ export async function benchNer(conversation: LocomoConversation) {
 }
 
 async function main() {
-  const { values, positionals } = parseArgs({ options: { json: { type: 'boolean', default: false } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    options: { json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+  });
   if (positionals.length === 0) {
     process.stderr.write('usage: npm run bench:ner -- [--json] FILE...\n');
     process.exit(2);
@@ -107,16 +129,27 @@ async function main() {
   }
   const ms = (s: { p50: number; p99: number }) => `${s.p50} / ${s.p99}`;
   const rows = results.map((r) =>
-    [r.file, r.turns, ms(r.fastPerTurnMs), ms(r.accuratePerTurnMs), ms(r.addTurnMs.nerOff), ms(r.addTurnMs.nerOn), ms(r.accurateJobMs), r.hotPathLinks, r.turnLinks, JSON.stringify(r.entities)].join('\t'),
+    [
+      r.file,
+      r.turns,
+      ms(r.fastPerTurnMs),
+      ms(r.accuratePerTurnMs),
+      ms(r.addTurnMs.nerOff),
+      ms(r.addTurnMs.nerOn),
+      ms(r.accurateJobMs),
+      r.hotPathLinks,
+      r.turnLinks,
+      JSON.stringify(r.entities),
+    ].join('\t'),
   );
   process.stdout.write(
-    [
+    `${[
       'file\tturns\tfast ms p50/p99\taccurate ms p50/p99\taddTurn NER off\taddTurn NER on\taccurate job ms/turn\thot-path links\tall turn links\tentities by type',
       ...rows,
       '',
       'fast = regex + known names; accurate = fast + compromise (no LLM). addTurn = ingestTurn, heuristic extraction.',
       'accurate job: drained after each session (claim + NER + write + complete), mean per job over a session.',
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
 }
 

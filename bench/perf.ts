@@ -28,7 +28,12 @@ function ceilingOf(off: ReadRow, on: ReadRow): string {
 
 /** The targets. Memory: idle <= 100 MB, peak <= 200 MB; writes: the rate offered, acknowledged, nothing lost. */
 export function targetsOf(vectors: VectorResult[], load: Load, cores: number): Target[] {
-  const out: Target[] = vectorTargets(vectors).map((t) => ({ point: 1, target: t.result, figure: t.target, verdict: t.met ? 'met' : 'MISSED' }));
+  const out: Target[] = vectorTargets(vectors).map((t) => ({
+    point: 1,
+    target: t.result,
+    figure: t.target,
+    verdict: t.met ? 'met' : 'MISSED',
+  }));
   const [off, on] = load.reads;
   const most = Math.max(...off!.rows.map((r) => r.clients));
   const one = off!.rows.find((r) => r.clients === most)!;
@@ -36,7 +41,7 @@ export function targetsOf(vectors: VectorResult[], load: Load, cores: number): T
   const ratio = one.requestsPerSecond > 0 ? round(many.requestsPerSecond / one.requestsPerSecond, 2) : 0;
   out.push({
     point: 2,
-    target: `HTTP search at ${most} clients, ${on!.workers} read worker${on!.workers === 1 ? "" : "s"} against the main thread alone: >= 3x at 4+ cores`,
+    target: `HTTP search at ${most} clients, ${on!.workers} read worker${on!.workers === 1 ? '' : 's'} against the main thread alone: >= 3x at 4+ cores`,
     figure: `${one.requestsPerSecond} -> ${many.requestsPerSecond} requests/s (${ratio}x; p95 ${one.latencyMs.p95} -> ${many.latencyMs.p95} ms) on ${cores} cores${ceilingOf(one, many)}`,
     verdict: cores < 4 ? 'needs 4+ cores' : ratio >= 3 ? 'met' : 'MISSED',
   });
@@ -48,10 +53,25 @@ export function targetsOf(vectors: VectorResult[], load: Load, cores: number): T
     verdict: s.turnsPerSecond >= 0.99 * s.offeredPerSecond && s.drainSeconds !== null ? 'met' : 'MISSED',
   });
   const memory = load.memoryMB!;
-  out.push({ point: 4, target: 'RSS idle <= 100 MB', figure: `${memory.idle ?? '–'} MB`, verdict: memory.idle !== null && memory.idle <= 100 ? 'met' : 'MISSED' });
-  out.push({ point: 4, target: `RSS under the load (peak, VmHWM) <= 200 MB`, figure: `${memory.peak ?? '–'} MB`, verdict: memory.peak !== null && memory.peak <= 200 ? 'met' : 'MISSED' });
+  out.push({
+    point: 4,
+    target: 'RSS idle <= 100 MB',
+    figure: `${memory.idle ?? '–'} MB`,
+    verdict: memory.idle !== null && memory.idle <= 100 ? 'met' : 'MISSED',
+  });
+  out.push({
+    point: 4,
+    target: `RSS under the load (peak, VmHWM) <= 200 MB`,
+    figure: `${memory.peak ?? '–'} MB`,
+    verdict: memory.peak !== null && memory.peak <= 200 ? 'met' : 'MISSED',
+  });
   const acked = load.acknowledged!;
-  out.push({ point: 0, target: 'no acknowledged turn lost', figure: `${acked.turns} acknowledged, ${acked.inFile} in the file`, verdict: acked.lost === 0 ? 'met' : 'MISSED' });
+  out.push({
+    point: 0,
+    target: 'no acknowledged turn lost',
+    figure: `${acked.turns} acknowledged, ${acked.inFile} in the file`,
+    verdict: acked.lost === 0 ? 'met' : 'MISSED',
+  });
   return out;
 }
 
@@ -114,7 +134,11 @@ async function main() {
   const afterVectors = loadavg().map((x) => round(x, 2));
   // At least one read worker, whatever the cores: the comparison is what point 2 asks about.
   const load = await benchLoad({ ...loadOptions, readWorkers: Math.max(1, Math.min(4, availableParallelism() - 1)) });
-  const machine = { cores: availableParallelism(), loadAverageAtStart: loadAtStart, loadAverage: loadavg().map((x) => round(x, 2)) };
+  const machine = {
+    cores: availableParallelism(),
+    loadAverageAtStart: loadAtStart,
+    loadAverage: loadavg().map((x) => round(x, 2)),
+  };
   const targets = targetsOf(vectors, load, machine.cores);
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ machine, targets, vectors, load })}\n`);
@@ -129,7 +153,11 @@ async function main() {
     '',
     '## Vectors at scale',
     '',
-    ...formatVectors(vectors, { cores: machine.cores, loadAverageAtStart: loadAtStart, loadAverage: afterVectors }, samples),
+    ...formatVectors(
+      vectors,
+      { cores: machine.cores, loadAverageAtStart: loadAtStart, loadAverage: afterVectors },
+      samples,
+    ),
     '',
     '## sm serve over HTTP',
     '',

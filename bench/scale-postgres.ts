@@ -38,8 +38,19 @@ async function insertMany(store: Store, head: string, row: string, rows: unknown
 async function insertSessions(store: Store, sessions: SyntheticSession[]) {
   const firstSeen = new Map<string, number>();
   for (const s of sessions) if (!firstSeen.has(s.user)) firstSeen.set(s.user, s.first);
-  await insertMany(store, 'insert into users (id, created_at) values', '(?, ?)', [...firstSeen], 'on conflict (id) do nothing');
-  await insertMany(store, 'insert into sessions (user_id, id, first_seen_at, last_seen_at, consolidated_at) values', '(?, ?, ?, ?, ?)', sessions.map((s) => [s.user, s.session, s.first, s.last, s.last]));
+  await insertMany(
+    store,
+    'insert into users (id, created_at) values',
+    '(?, ?)',
+    [...firstSeen],
+    'on conflict (id) do nothing',
+  );
+  await insertMany(
+    store,
+    'insert into sessions (user_id, id, first_seen_at, last_seen_at, consolidated_at) values',
+    '(?, ?, ?, ?, ?)',
+    sessions.map((s) => [s.user, s.session, s.first, s.last, s.last]),
+  );
   const rows = sessions.flatMap((s) => s.rows.map((row) => ({ ...row, user: s.user, session: s.session })));
   const turnIds = await insertMany(
     store,
@@ -52,13 +63,36 @@ async function insertSessions(store: Store, sessions: SyntheticSession[]) {
     store,
     'insert into memories (user_id, kind, layer, status, content, content_key, session_id, hits, score, decay_rate, importance, tags, created_at, event_at, last_seen_at) values',
     "(?, 'fact', ?, 'active', ?, ?, ?, ?, ?, 0.1, ?, '[]', ?, ?, ?)",
-    rows.map((r) => [r.user, r.layer, r.content, normalizeText(r.content), r.session, r.hits, r.score, r.importance, r.at, r.at, r.at]),
+    rows.map((r) => [
+      r.user,
+      r.layer,
+      r.content,
+      normalizeText(r.content),
+      r.session,
+      r.hits,
+      r.score,
+      r.importance,
+      r.at,
+      r.at,
+      r.at,
+    ]),
     'returning id',
   );
-  await insertMany(store, 'insert into memory_sources (memory_id, turn_id, reason, at) values', "(?, ?, 'extracted', ?)", rows.map((r, i) => [memoryIds[i]!, turnIds[i]!, r.at]));
+  await insertMany(
+    store,
+    'insert into memory_sources (memory_id, turn_id, reason, at) values',
+    "(?, ?, 'extracted', ?)",
+    rows.map((r, i) => [memoryIds[i]!, turnIds[i]!, r.at]),
+  );
 }
 
-async function buildPostgres(store: Store, size: number, random: () => number, users: number, extra: { user: string; rows: number }) {
+async function buildPostgres(
+  store: Store,
+  size: number,
+  random: () => number,
+  users: number,
+  extra: { user: string; rows: number },
+) {
   const { text, sessions } = synthetic(size, random, users, extra);
   let batch: SyntheticSession[] = [];
   let rows = 0;
@@ -76,7 +110,8 @@ async function buildPostgres(store: Store, size: number, random: () => number, u
   return text;
 }
 
-const SEARCH = 'query($query: String!, $userId: String) { search(query: $query, limit: 10, userId: $userId) { kind id score } }';
+const SEARCH =
+  'query($query: String!, $userId: String) { search(query: $query, limit: 10, userId: $userId) { kind id score } }';
 
 /** `clients` closed-loop clients searching for `seconds` (after a warm-up), spread over `servers`: requests/s and latency. */
 async function searchLoad(servers: Server[], clients: number, seconds: number, users: number) {
@@ -92,7 +127,10 @@ async function searchLoad(servers: Server[], clients: number, seconds: number, u
         const client = http[c % http.length]!;
         while (performance.now() < deadline) {
           const started = performance.now();
-          const reply = await client.post(SEARCH, { query: question(text, random), userId: userName(Math.floor(random() * users), users) });
+          const reply = await client.post(SEARCH, {
+            query: question(text, random),
+            userId: userName(Math.floor(random() * users), users),
+          });
           if (reply.status === 200 && !reply.body?.errors?.length) latencies.push(performance.now() - started);
           else failed++;
         }
@@ -102,7 +140,11 @@ async function searchLoad(servers: Server[], clients: number, seconds: number, u
   };
   await run(2000); // warm-up: statements prepared, code compiled, pages cached
   // Where the CPU went: the nodes, this process (the clients), the machine (Postgres is the rest).
-  const before = { machine: machineCpu(), nodes: servers.map((server) => cpuOf(server.pid)?.all ?? 0), clients: process.cpuUsage() };
+  const before = {
+    machine: machineCpu(),
+    nodes: servers.map((server) => cpuOf(server.pid)?.all ?? 0),
+    clients: process.cpuUsage(),
+  };
   const { latencies, failed } = await run(seconds * 1000);
   const machine = machineCpu();
   const nodes = servers.reduce((sum, server, i) => sum + (cpuOf(server.pid)?.all ?? 0) - before.nodes[i]!, 0);
@@ -142,13 +184,21 @@ const TWO_NODE_TARGET = 1.7;
  * Postgres and the clients already fill the cores, a second node cannot add throughput, and the
  * ratio then says how many cores the machine has, not how the nodes scale.
  */
-export function coresFor(factor: number, one: { requestsPerSecond: number; cores: { busy: number; nodes: number; clients: number } }) {
+export function coresFor(
+  factor: number,
+  one: { requestsPerSecond: number; cores: { busy: number; nodes: number; clients: number } },
+) {
   const perRequest = (coresBusy: number) => (coresBusy * 1000) / Math.max(one.requestsPerSecond, 0.1);
   const nodeMs = perRequest(one.cores.nodes);
   const clientMs = perRequest(one.cores.clients);
   const postgresMs = perRequest(Math.max(0, one.cores.busy - one.cores.nodes - one.cores.clients));
   const cores = (factor * one.requestsPerSecond * (nodeMs + clientMs + postgresMs)) / 1000;
-  return { nodeMs: round(nodeMs, 2), postgresMs: round(postgresMs, 2), clientMs: round(clientMs, 2), cores: round(cores, 1) };
+  return {
+    nodeMs: round(nodeMs, 2),
+    postgresMs: round(postgresMs, 2),
+    clientMs: round(clientMs, 2),
+    cores: round(cores, 1),
+  };
 }
 
 /** One `sm serve` on `url`, then two on it, under the same closed-loop search load. */
@@ -163,7 +213,12 @@ async function twoNodes(url: string, options: { clients: number; seconds: number
     const ratio = round(two.requestsPerSecond / Math.max(one.requestsPerSecond, 0.1), 2);
     const cores = availableParallelism();
     const need = coresFor(TWO_NODE_TARGET, one);
-    const verdict = ratio >= TWO_NODE_TARGET ? 'met' : need.cores > cores ? `MISSED: needs ${need.cores} cores, ${cores} here` : 'MISSED';
+    const verdict =
+      ratio >= TWO_NODE_TARGET
+        ? 'met'
+        : need.cores > cores
+          ? `MISSED: needs ${need.cores} cores, ${cores} here`
+          : 'MISSED';
     return {
       one,
       two,
@@ -224,7 +279,9 @@ export async function postgresBackend(kind: 'postgres' | 'pglite') {
   };
   return {
     ...backend,
-    twoNodes: server ? (options: { clients: number; seconds: number; users: number }) => twoNodes(last!, options) : null,
+    twoNodes: server
+      ? (options: { clients: number; seconds: number; users: number }) => twoNodes(last!, options)
+      : null,
     stop: async () => server?.stop(),
   };
 }

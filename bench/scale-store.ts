@@ -9,20 +9,32 @@ import type { Store } from '../server/core/store.ts';
 import { normalizeText } from '../server/core/text.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { optimizeSearchIndexes } from '../server/db/search-index.ts';
-import { makeText, synthetic } from './synthetic.ts';
+import { type makeText, synthetic } from './synthetic.ts';
 
 /** Bulk-loads `synthetic(...)`'s rows into a SQLite store, 5k rows a transaction (the FTS triggers index as they go). */
-export function build(store: Store, size: number, random: () => number, users = 1, extra: { user: string; rows: number } | null = null) {
+export function build(
+  store: Store,
+  size: number,
+  random: () => number,
+  users = 1,
+  extra: { user: string; rows: number } | null = null,
+) {
   const { text, sessions } = synthetic(size, random, users, extra);
   const db = store.sqlite;
   // Synthetic history is already consolidated, as a store in steady state would be.
   const insertUser = db.prepare('insert or ignore into users (id, created_at) values (?, ?)');
-  const insertSession = db.prepare('insert into sessions (user_id, id, first_seen_at, last_seen_at, consolidated_at) values (?, ?, ?, ?, ?)');
-  const insertTurn = db.prepare('insert into turns (user_id, session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?, ?)');
+  const insertSession = db.prepare(
+    'insert into sessions (user_id, id, first_seen_at, last_seen_at, consolidated_at) values (?, ?, ?, ?, ?)',
+  );
+  const insertTurn = db.prepare(
+    'insert into turns (user_id, session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?, ?)',
+  );
   const insertMemory = db.prepare(
     "insert into memories (user_id, kind, layer, status, content, content_key, session_id, hits, score, decay_rate, importance, tags, created_at, event_at, last_seen_at) values (?, 'fact', ?, 'active', ?, ?, ?, ?, ?, 0.1, ?, '[]', ?, ?, ?)",
   );
-  const insertSource = db.prepare("insert into memory_sources (memory_id, turn_id, reason, at) values (?, ?, 'extracted', ?)");
+  const insertSource = db.prepare(
+    "insert into memory_sources (memory_id, turn_id, reason, at) values (?, ?, 'extracted', ?)",
+  );
   const chunk = 5000;
   let inChunk = 0;
   db.exec('begin');
@@ -30,9 +42,23 @@ export function build(store: Store, size: number, random: () => number, users = 
     insertUser.run(user, first);
     insertSession.run(user, session, first, last, last);
     for (const row of rows) {
-      const turnId = Number(insertTurn.run(user, session, 'user', row.speaker, row.text, row.at, row.at).lastInsertRowid);
+      const turnId = Number(
+        insertTurn.run(user, session, 'user', row.speaker, row.text, row.at, row.at).lastInsertRowid,
+      );
       const memoryId = Number(
-        insertMemory.run(user, row.layer, row.content, normalizeText(row.content), session, row.hits, row.score, row.importance, row.at, row.at, row.at).lastInsertRowid,
+        insertMemory.run(
+          user,
+          row.layer,
+          row.content,
+          normalizeText(row.content),
+          session,
+          row.hits,
+          row.score,
+          row.importance,
+          row.at,
+          row.at,
+          row.at,
+        ).lastInsertRowid,
       );
       insertSource.run(memoryId, turnId, row.at);
       if (++inChunk === chunk) {
@@ -50,7 +76,13 @@ export function build(store: Store, size: number, random: () => number, users = 
 export type BenchBackend = {
   name: string;
   open(): Promise<{ store: Store; clock: { at: number }; close(): Promise<number> }>;
-  build(store: Store, size: number, random: () => number, users: number, extra: { user: string; rows: number }): Promise<ReturnType<typeof makeText>>;
+  build(
+    store: Store,
+    size: number,
+    random: () => number,
+    users: number,
+    extra: { user: string; rows: number },
+  ): Promise<ReturnType<typeof makeText>>;
   settle(store: Store): Promise<void>;
   /** The targets for this backend (docs/benchmarks.md). */
   targets: { addTurnP50Ms: number; searchP95Ms: number | null; smallUserSearchP95Ms: number | null };
@@ -61,7 +93,13 @@ export async function openBenchStore() {
   const path = join(dir, 'scale.db');
   const clock = { at: Date.UTC(2025, 0, 1), now: () => clock.at };
   // Opened as the server opens it (serve.ts): checkpoints on their own thread.
-  const store = await openStore({ path, env: {}, clock, config: { extractor: { mode: 'heuristic' } }, backgroundCheckpoints: true });
+  const store = await openStore({
+    path,
+    env: {},
+    clock,
+    config: { extractor: { mode: 'heuristic' } },
+    backgroundCheckpoints: true,
+  });
   return {
     store,
     clock,
@@ -84,7 +122,6 @@ export function settle(store: Store) {
   // plans differ (one scan only showed without them), and FTS5 re-prepares its segment lookups
   // on every probe once sqlite_stat4 covers its shadow tables.
 }
-
 
 export const SQLITE: BenchBackend = {
   name: 'sqlite',

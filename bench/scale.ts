@@ -21,7 +21,6 @@ import { percentile, round } from './stats.ts';
 import { SQLITE, type BenchBackend } from './scale-store.ts';
 import { NAMES, question, rng, sessionSize, userName } from './synthetic.ts';
 
-
 const timeIt = async (fn: () => Promise<unknown>) => {
   const t0 = performance.now();
   await fn();
@@ -29,7 +28,11 @@ const timeIt = async (fn: () => Promise<unknown>) => {
 };
 
 type Stat = { p50: number; p95: number; p99: number };
-const stat = (values: number[]): Stat => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2), p99: round(percentile(values, 99), 2) });
+const stat = (values: number[]): Stat => ({
+  p50: round(percentile(values, 50), 2),
+  p95: round(percentile(values, 95), 2),
+  p99: round(percentile(values, 99), 2),
+});
 
 /** The small user every file holds: 100 turns, whatever the file's size. */
 const SMALL_USER = 'small-user';
@@ -58,16 +61,22 @@ async function measureReads(store: Store, samples: Sample[], warmup: Sample[]) {
   const searchMs: number[] = [];
   for (const { space, query } of samples) searchMs.push(await timeIt(() => search(store, space, { query, limit: 10 })));
   const contextMs: number[] = [];
-  for (const { space, query, sessionId } of samples) contextMs.push(await timeIt(() => getContext(store, space, { sessionId, query })));
+  for (const { space, query, sessionId } of samples)
+    contextMs.push(await timeIt(() => getContext(store, space, { sessionId, query })));
   // A search that finds nothing is fast for nothing.
   let hitsPer50 = 0;
-  for (const { space, query } of samples.slice(0, 50)) hitsPer50 += (await search(store, space, { query, limit: 10 })).hits.length;
+  for (const { space, query } of samples.slice(0, 50))
+    hitsPer50 += (await search(store, space, { query, limit: 10 })).hits.length;
   return { searchMs: stat(searchMs), contextMs: stat(contextMs), hitsPer50 };
 }
 
 /** Queries of the small user, on its own sessions. */
 const smallSamples = (queries: string[]): Sample[] =>
-  queries.map((query, i) => ({ space: { userId: SMALL_USER, agentId: null }, query, sessionId: `s${i % Math.min(4, sessionsOf(SMALL_ROWS))}` }));
+  queries.map((query, i) => ({
+    space: { userId: SMALL_USER, agentId: null },
+    query,
+    sessionId: `s${i % Math.min(4, sessionsOf(SMALL_ROWS))}`,
+  }));
 
 /**
  * A file of `size` turns (+ a fact each): `size - 100` spread evenly over `users` users, and the
@@ -89,7 +98,12 @@ export async function benchScale(size: number, samples: number, users = 1, backe
   // their own, before the measured sessions.
   for (let i = 0; i < WARMUP; i++) {
     clock.at += 60_000;
-    await ingestTurn(runtime, space(someone()), { sessionId: 'warmup', role: 'user', name: NAMES[i % NAMES.length]!, text: `I keep a notebook about warm-up topic number ${i} at home` });
+    await ingestTurn(runtime, space(someone()), {
+      sessionId: 'warmup',
+      role: 'user',
+      name: NAMES[i % NAMES.length]!,
+      text: `I keep a notebook about warm-up topic number ${i} at home`,
+    });
   }
   // Live sessions of LIVE_TURNS turns. One user: one after another. Many: each session a random
   // user's, all running at once (turn by turn in rotation), as users talking at the same time.
@@ -99,7 +113,12 @@ export async function benchScale(size: number, samples: number, users = 1, backe
   for (let i = 0; i < samples; i++) {
     clock.at += 60_000;
     const session = users === 1 ? Math.floor(i / LIVE_TURNS) : i % live;
-    const input = { sessionId: `live${session}`, role: 'user' as const, name: NAMES[i % NAMES.length]!, text: `I ${text.word()} ${text.sentence(6, 20)}` };
+    const input = {
+      sessionId: `live${session}`,
+      role: 'user' as const,
+      name: NAMES[i % NAMES.length]!,
+      text: `I ${text.word()} ${text.sentence(6, 20)}`,
+    };
     const where = space(liveUsers[session]!);
     const t0 = performance.now();
     await ingestTurn(runtime, where, input);
@@ -110,13 +129,21 @@ export async function benchScale(size: number, samples: number, users = 1, backe
   const sample = (): Sample => {
     const u = someone();
     const rowsOfUser = Math.floor(((u + 1) * rows) / users) - Math.floor((u * rows) / users);
-    return { space: space(u), query: question(text, random), sessionId: `s${Math.floor(random() * Math.min(4, sessionsOf(rowsOfUser)))}` };
+    return {
+      space: space(u),
+      query: question(text, random),
+      sessionId: `s${Math.floor(random() * Math.min(4, sessionsOf(rowsOfUser)))}`,
+    };
   };
   const warmup = Array.from({ length: WARMUP }, sample);
   const measured = Array.from({ length: samples }, sample);
   const reads = await measureReads(store, measured, warmup);
   // The small user, asked the same questions in the same file.
-  const small = await measureReads(store, smallSamples(measured.map((s) => s.query)), smallSamples(warmup.map((s) => s.query)));
+  const small = await measureReads(
+    store,
+    smallSamples(measured.map((s) => s.query)),
+    smallSamples(warmup.map((s) => s.query)),
+  );
   const bytes = await close();
   return {
     size,
@@ -173,17 +200,26 @@ function ratiosOf(results: Result[], alone: Awaited<ReturnType<typeof benchAlone
 function targetsOf(results: Result[], ratios: ReturnType<typeof ratiosOf>, targets: BenchBackend['targets']) {
   return results.flatMap((r, i) => {
     const x = ratios[i]!;
-    const checks: [string, boolean][] = [[`addTurn p50 ${r.addTurnMs.p50} <= ${targets.addTurnP50Ms} ms`, r.addTurnMs.p50 <= targets.addTurnP50Ms]];
-    if (targets.searchP95Ms != null) checks.push([`search p95 ${r.searchMs.p95} <= ${targets.searchP95Ms} ms`, r.searchMs.p95 <= targets.searchP95Ms]);
+    const checks: [string, boolean][] = [
+      [`addTurn p50 ${r.addTurnMs.p50} <= ${targets.addTurnP50Ms} ms`, r.addTurnMs.p50 <= targets.addTurnP50Ms],
+    ];
+    if (targets.searchP95Ms != null)
+      checks.push([`search p95 ${r.searchMs.p95} <= ${targets.searchP95Ms} ms`, r.searchMs.p95 <= targets.searchP95Ms]);
     if (targets.smallUserSearchP95Ms != null)
-      checks.push([`100-turn user search p95 ${r.smallUserSearchMs.p95} <= ${targets.smallUserSearchP95Ms} ms`, r.smallUserSearchMs.p95 <= targets.smallUserSearchP95Ms]);
-    if (x.searchP95VsOneUser != null) checks.push([`search p95 ${x.searchP95VsOneUser}x one user's <= 1`, x.searchP95VsOneUser <= 1]);
-    if (x.contextP95VsOneUser != null) checks.push([`context p95 ${x.contextP95VsOneUser}x one user's <= 1`, x.contextP95VsOneUser <= 1]);
+      checks.push([
+        `100-turn user search p95 ${r.smallUserSearchMs.p95} <= ${targets.smallUserSearchP95Ms} ms`,
+        r.smallUserSearchMs.p95 <= targets.smallUserSearchP95Ms,
+      ]);
+    if (x.searchP95VsOneUser != null)
+      checks.push([`search p95 ${x.searchP95VsOneUser}x one user's <= 1`, x.searchP95VsOneUser <= 1]);
+    if (x.contextP95VsOneUser != null)
+      checks.push([`context p95 ${x.contextP95VsOneUser}x one user's <= 1`, x.contextP95VsOneUser <= 1]);
     return checks.map(([what, met]) => ({ size: r.size, users: r.users, target: what, met }));
   });
 }
 
-const label = (size: number, users: number) => `${size.toLocaleString('en')} turns, ${users === 1 ? 'one user' : `${users.toLocaleString('en')} users`}`;
+const label = (size: number, users: number) =>
+  `${size.toLocaleString('en')} turns, ${users === 1 ? 'one user' : `${users.toLocaleString('en')} users`}`;
 const three = (s: Stat) => `${s.p50} / ${s.p95} / ${s.p99}`;
 
 async function main() {
@@ -204,8 +240,16 @@ async function main() {
   const sizes = values.sizes.split(',').map(Number);
   const samples = Number(values.samples);
   const users = Number(values.users);
-  if (sizes.some((n) => !Number.isInteger(n) || n - SMALL_ROWS < users) || !Number.isInteger(samples) || samples < 10 || !Number.isInteger(users) || users < 1) {
-    process.stderr.write(`usage: npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300] [--users 1000] (each size at least users + ${SMALL_ROWS})\n`);
+  if (
+    sizes.some((n) => !Number.isInteger(n) || n - SMALL_ROWS < users) ||
+    !Number.isInteger(samples) ||
+    samples < 10 ||
+    !Number.isInteger(users) ||
+    users < 1
+  ) {
+    process.stderr.write(
+      `usage: npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300] [--users 1000] (each size at least users + ${SMALL_ROWS})\n`,
+    );
     process.exit(2);
   }
   if (!['sqlite', 'postgres', 'pglite'].includes(values.backend)) {
@@ -213,7 +257,10 @@ async function main() {
     process.exit(2);
   }
   const loadAtStart = loadavg().map((n) => round(n, 2));
-  const postgres = values.backend === 'sqlite' ? null : await (await import('./scale-postgres.ts')).postgresBackend(values.backend as 'postgres' | 'pglite');
+  const postgres =
+    values.backend === 'sqlite'
+      ? null
+      : await (await import('./scale-postgres.ts')).postgresBackend(values.backend as 'postgres' | 'pglite');
   const backend = postgres ?? SQLITE;
   try {
     return await report(values, backend, sizes, samples, users, loadAtStart, postgres);
@@ -242,10 +289,18 @@ async function report(
   const ratios = ratiosOf(results, alone);
   const targets = targetsOf(results, ratios, backend.targets);
   // On the last store built (its database is kept until the end): one `sm serve` against two.
-  const nodes = postgres?.twoNodes ? await postgres.twoNodes({ clients: Number(values.clients), seconds: Number(values.seconds), users }) : null;
-  const machine = { cores: availableParallelism(), loadAverage: loadavg().map((n) => round(n, 2)), loadAverageAtStart: loadAtStart };
+  const nodes = postgres?.twoNodes
+    ? await postgres.twoNodes({ clients: Number(values.clients), seconds: Number(values.seconds), users })
+    : null;
+  const machine = {
+    cores: availableParallelism(),
+    loadAverage: loadavg().map((n) => round(n, 2)),
+    loadAverageAtStart: loadAtStart,
+  };
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ machine, backend: backend.name, samples, alone, results, ratios, targets, nodes })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ machine, backend: backend.name, samples, alone, results, ratios, targets, nodes })}\n`,
+    );
     return;
   }
   const table = [
@@ -264,7 +319,7 @@ async function report(
   );
   const targetLines = targets.map((t) => `${t.met ? 'met   ' : 'MISSED'}  ${label(t.size, t.users)}: ${t.target}`);
   process.stdout.write(
-    [
+    `${[
       `backend: ${backend.name}; machine: ${machine.cores} cores, load average ${loadAtStart.join(' ')} at start, ${machine.loadAverage.join(' ')} at end; ${samples} samples each, users picked at random per sample`,
       '',
       ...table,
@@ -273,7 +328,7 @@ async function report(
       '',
       ...targetLines,
       ...(nodes ? ['', ...nodes.lines] : []),
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
 }
 

@@ -35,13 +35,15 @@ export function makeText(random: () => number) {
     return vocab[lo]!;
   };
   return {
-    sentence: (min: number, max: number) => Array.from({ length: min + Math.floor(random() * (max - min)) }, pick).join(' '),
+    sentence: (min: number, max: number) =>
+      Array.from({ length: min + Math.floor(random() * (max - min)) }, pick).join(' '),
     word: pick,
   };
 }
 
 /** Rows of user `u` when `rows` rows are spread evenly over `users` users. */
-const share = (u: number, rows: number, users: number) => Math.floor(((u + 1) * rows) / users) - Math.floor((u * rows) / users);
+const share = (u: number, rows: number, users: number) =>
+  Math.floor(((u + 1) * rows) / users) - Math.floor((u * rows) / users);
 
 /** The user id of the `u`-th of `users` users: `default` when there is one. */
 export const userName = (u: number, users: number) => (users === 1 ? 'default' : `user${u}`);
@@ -51,7 +53,16 @@ export const sessionSize = (rows: number) => Math.max(1, Math.min(100, Math.ceil
 
 /** One synthetic session and its rows (a turn and the fact extracted from it each). */
 export type SyntheticSession = { user: string; session: string; first: number; last: number; rows: SyntheticRow[] };
-export type SyntheticRow = { speaker: string; text: string; at: number; content: string; layer: 'long' | 'mid'; hits: number; score: number; importance: number };
+export type SyntheticRow = {
+  speaker: string;
+  text: string;
+  at: number;
+  content: string;
+  layer: 'long' | 'mid';
+  hits: number;
+  score: number;
+  importance: number;
+};
 
 /**
  * `size` turns (with a fact each) spread evenly over `users` users, plus `extra.rows` turns of
@@ -60,13 +71,25 @@ export type SyntheticRow = { speaker: string; text: string; at: number; content:
  * shuffled order, as users talking at once would write them, so a user's rows are spread over
  * the store rather than side by side. The same rows whatever the backend loading them.
  */
-export function synthetic(size: number, random: () => number, users = 1, extra: { user: string; rows: number } | null = null) {
+export function synthetic(
+  size: number,
+  random: () => number,
+  users = 1,
+  extra: { user: string; rows: number } | null = null,
+) {
   const text = makeText(random);
   // Every session as (user, its turns), each user's in order; then the users' sessions interleaved.
-  const owners = [...Array.from({ length: users }, (_, u) => ({ id: userName(u, users), rows: share(u, size, users) })), ...(extra ? [{ id: extra.user, rows: extra.rows }] : [])];
+  const owners = [
+    ...Array.from({ length: users }, (_, u) => ({ id: userName(u, users), rows: share(u, size, users) })),
+    ...(extra ? [{ id: extra.user, rows: extra.rows }] : []),
+  ];
   const queues = owners.map((owner) => {
     const per = sessionSize(owner.rows);
-    return Array.from({ length: Math.ceil(owner.rows / per) }, (_, s) => ({ user: owner.id, session: `s${s}`, rows: Math.min(per, owner.rows - s * per) }));
+    return Array.from({ length: Math.ceil(owner.rows / per) }, (_, s) => ({
+      user: owner.id,
+      session: `s${s}`,
+      rows: Math.min(per, owner.rows - s * per),
+    }));
   });
   const slots = queues.flatMap((queue, q) => queue.map(() => q));
   // Its own generator, so the text (and bench:locomo --crowd's store) does not depend on the layout.
@@ -93,7 +116,16 @@ export function synthetic(size: number, random: () => number, users = 1, extra: 
         const speaker = r % 2 === 0 ? name : other;
         const turnText = text.sentence(8, 30);
         const content = `${speaker} ${text.sentence(4, 12)}`;
-        out.push({ speaker, text: turnText, at, content, layer: random() < 0.1 ? 'long' : 'mid', hits: Math.floor(random() * 4), score: random() * 3, importance: random() });
+        out.push({
+          speaker,
+          text: turnText,
+          at,
+          content,
+          layer: random() < 0.1 ? 'long' : 'mid',
+          hits: Math.floor(random() * 4),
+          score: random() * 3,
+          importance: random(),
+        });
       }
       yield { user, session, first, last: first + (rows - 1) * 60_000, rows: out };
     }
@@ -102,4 +134,5 @@ export function synthetic(size: number, random: () => number, users = 1, extra: 
 }
 
 /** A question about the synthetic history, as a user would ask it. */
-export const question = (text: ReturnType<typeof makeText>, random: () => number) => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`;
+export const question = (text: ReturnType<typeof makeText>, random: () => number) =>
+  `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`;

@@ -24,14 +24,19 @@ const TOPICS = 1000;
 let NOISE = 0.8;
 
 type Stat = { p50: number; p95: number; p99: number };
-const stat = (values: number[]): Stat => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2), p99: round(percentile(values, 99), 2) });
+const stat = (values: number[]): Stat => ({
+  p50: round(percentile(values, 50), 2),
+  p95: round(percentile(values, 95), 2),
+  p99: round(percentile(values, 99), 2),
+});
 const timed = async <T>(fn: () => Promise<T> | T): Promise<[T, number]> => {
   const t0 = performance.now();
   const value = await fn();
   return [value, performance.now() - t0];
 };
 
-const gaussian = (random: () => number) => () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+const gaussian = (random: () => number) => () =>
+  Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
 
 /** Clustered unit vectors: the same topic centres always, the noise from `seed` (the stored rows' and the queries' differ). */
 function vectorSource(dimensions: number, seed: number) {
@@ -58,7 +63,9 @@ async function storeVectors(store: Store, dimensions: number, seed: number): Pro
   const source = vectorSource(dimensions, seed);
   let kept: Kept | null = null;
   for (const table of ['turns', 'memories'] as VectorTable[]) {
-    const rows = await store.sql.all<{ id: number; userId: string }>(`select id, user_id as userId from ${table} order by id`);
+    const rows = await store.sql.all<{ id: number; userId: string }>(
+      `select id, user_id as userId from ${table} order by id`,
+    );
     const values = new Float32Array(table === 'turns' ? rows.length * dimensions : 0);
     const topics: number[] = [];
     const byUser = new Map<string, number[]>();
@@ -89,10 +96,14 @@ function exactTopK(kept: Kept, dimensions: number, rows: number[], query: Float3
     for (let d = 0, base = row * dimensions; d < dimensions; d++) dot += kept.values[base + d]! * query[d]!;
     return { id: kept.ids[row]!, dot };
   });
-  return scored.sort((a, b) => b.dot - a.dot || a.id - b.id).slice(0, k).map((s) => s.id);
+  return scored
+    .sort((a, b) => b.dot - a.dot || a.id - b.id)
+    .slice(0, k)
+    .map((s) => s.id);
 }
 
-const recallAt10 = (got: number[], truth: number[]) => got.slice(0, 10).filter((id) => truth.includes(id)).length / Math.min(10, truth.length || 1);
+const recallAt10 = (got: number[], truth: number[]) =>
+  got.slice(0, 10).filter((id) => truth.includes(id)).length / Math.min(10, truth.length || 1);
 const mean = (values: number[]) => round(values.reduce((a, b) => a + b, 0) / Math.max(1, values.length), 3);
 
 export async function benchVectors(size: number, dimensions: number, samples: number, users: number) {
@@ -125,7 +136,8 @@ export async function benchVectors(size: number, dimensions: number, samples: nu
     firstKnnMs.push((await timed(() => knnIds(store, s.space, 'turns', s.vector, 10)))[1]);
   }
   // Then every index is built, as in a server that has answered each user once.
-  for (let u = 0; u < users; u++) for (const table of ['turns', 'memories'] as const) await knnIds(store, spaceOf(u), table, source.near(0), 10);
+  for (let u = 0; u < users; u++)
+    for (const table of ['turns', 'memories'] as const) await knnIds(store, spaceOf(u), table, source.near(0), 10);
   for (let i = 0; i < 20; i++) {
     const s = sample();
     await knnIds(store, s.space, 'turns', s.vector, 400);
@@ -147,13 +159,24 @@ export async function benchVectors(size: number, dimensions: number, samples: nu
   // An exact scan in SQL of the user's vectors, for scale (a few samples: it is slow).
   const exactSql = 'select id from turn_vectors where user_id = ? order by vec_distance_cosine(embedding, ?) limit 10';
   const exactMs: number[] = [];
-  for (const s of measured.slice(0, 30)) exactMs.push((await timed(() => store.sql.all(exactSql, [s.space.userId, Buffer.from(s.vector.buffer)])))[1]);
+  for (const s of measured.slice(0, 30))
+    exactMs.push((await timed(() => store.sql.all(exactSql, [s.space.userId, Buffer.from(s.vector.buffer)])))[1]);
   const lexicalMs: number[] = [];
-  for (const s of measured) lexicalMs.push((await timed(() => search(store, s.space, { query: s.query, limit: 10 })))[1]);
+  for (const s of measured)
+    lexicalMs.push((await timed(() => search(store, s.space, { query: s.query, limit: 10 })))[1]);
   const hybridMs: number[] = [];
-  for (const s of measured) hybridMs.push((await timed(() => search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector })))[1]);
+  for (const s of measured)
+    hybridMs.push(
+      (await timed(() => search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector })))[1],
+    );
   let vectorHits = 0;
-  for (const s of measured.slice(0, 50)) if ((await search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector })).signals.includes('vector')) vectorHits++;
+  for (const s of measured.slice(0, 50))
+    if (
+      (await search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector })).signals.includes(
+        'vector',
+      )
+    )
+      vectorHits++;
   await close();
   return {
     size,
@@ -177,13 +200,18 @@ export async function benchVectors(size: number, dimensions: number, samples: nu
 export type VectorResult = Awaited<ReturnType<typeof benchVectors>>;
 type Result = VectorResult;
 const three = (s: Stat) => `${s.p50} / ${s.p95} / ${s.p99}`;
-const label = (r: Result) => `${r.size.toLocaleString('en')} turns + facts, ${r.dimensions}-d, noise ${r.noise}, ${r.users === 1 ? 'one user' : `${r.users.toLocaleString('en')} users`}`;
+const label = (r: Result) =>
+  `${r.size.toLocaleString('en')} turns + facts, ${r.dimensions}-d, noise ${r.noise}, ${r.users === 1 ? 'one user' : `${r.users.toLocaleString('en')} users`}`;
 
 /** The targets: KNN p95 <= 8 ms, search with vectors p95 <= 10 ms (at 100k). */
 export const targetsOf = (results: Result[]) =>
   results.flatMap((r) => [
     { result: label(r), target: `KNN k=400 p95 ${r.knn400Ms.p95} <= 8 ms`, met: r.knn400Ms.p95 <= 8 },
-    { result: label(r), target: `search with vectors p95 ${r.searchWithVectorsMs.p95} <= 10 ms`, met: r.searchWithVectorsMs.p95 <= 10 },
+    {
+      result: label(r),
+      target: `search with vectors p95 ${r.searchWithVectorsMs.p95} <= 10 ms`,
+      met: r.searchWithVectorsMs.p95 <= 10,
+    },
   ]);
 
 export async function main() {
@@ -203,14 +231,27 @@ export async function main() {
   const dimensions = Number(values.dimensions);
   const samples = Number(values.samples);
   const users = values.users.split(',').map(Number);
-  if (!Number.isInteger(size) || !Number.isInteger(dimensions) || dimensions < 1 || !Number.isInteger(samples) || samples < 10 || users.some((u) => !Number.isInteger(u) || u < 1 || u > size)) {
-    process.stderr.write('usage: npm run bench:scale -- --vectors [--json] [--size 100000] [--dimensions 256] [--samples 300] [--users 1,1000]\n');
+  if (
+    !Number.isInteger(size) ||
+    !Number.isInteger(dimensions) ||
+    dimensions < 1 ||
+    !Number.isInteger(samples) ||
+    samples < 10 ||
+    users.some((u) => !Number.isInteger(u) || u < 1 || u > size)
+  ) {
+    process.stderr.write(
+      'usage: npm run bench:scale -- --vectors [--json] [--size 100000] [--dimensions 256] [--samples 300] [--users 1,1000]\n',
+    );
     process.exit(2);
   }
   const loadAtStart = loadavg().map((n) => round(n, 2));
   const results: Result[] = [];
   for (const u of users) results.push(await benchVectors(size, dimensions, samples, u));
-  const machine = { cores: availableParallelism(), loadAverage: loadavg().map((n) => round(n, 2)), loadAverageAtStart: loadAtStart };
+  const machine = {
+    cores: availableParallelism(),
+    loadAverage: loadavg().map((n) => round(n, 2)),
+    loadAverageAtStart: loadAtStart,
+  };
   const targets = targetsOf(results);
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ machine, samples, results, targets })}\n`);
@@ -220,7 +261,11 @@ export async function main() {
 }
 
 /** The report as text: the machine, one table row per file, and the targets met or missed. */
-export function formatVectors(results: Result[], machine: { cores: number; loadAverage: number[]; loadAverageAtStart: number[] }, samples: number): string[] {
+export function formatVectors(
+  results: Result[],
+  machine: { cores: number; loadAverage: number[]; loadAverageAtStart: number[] },
+  samples: number,
+): string[] {
   return [
     `machine: ${machine.cores} cores, load average ${machine.loadAverageAtStart.join(' ')} at start, ${machine.loadAverage.join(' ')} at end; ${samples} samples each, users picked at random per sample`,
     '',

@@ -18,7 +18,10 @@ for (const [config, format] of [
   ['tsconfig.json', 'esm'],
   ['tsconfig.cjs.json', 'cjs'],
 ]) {
-  execFileSync(process.execPath, [tsc, '-p', config, '--outDir', resolve(out, format)], { cwd: here, stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-p', config, '--outDir', resolve(out, format)], {
+    cwd: here,
+    stdio: 'inherit',
+  });
 }
 // The package is "type": "module"; this marks dist/cjs/*.js as CommonJS for Node and TypeScript.
 writeFileSync(resolve(out, 'cjs/package.json'), '{ "type": "commonjs" }\n');

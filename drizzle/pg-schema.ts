@@ -29,7 +29,15 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { JOB_STATUSES, MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES, RELATION_KINDS, ROLES, SOURCE_REASONS } from './vocabulary.ts';
+import {
+  JOB_STATUSES,
+  MEMORY_KINDS,
+  MEMORY_LAYERS,
+  MEMORY_STATUSES,
+  RELATION_KINDS,
+  ROLES,
+  SOURCE_REASONS,
+} from './vocabulary.ts';
 
 const inList = (column: string, values: readonly string[]) =>
   sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(', ')})`);
@@ -43,7 +51,8 @@ const flag = (name: string) => integer(name);
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 /** The words of a text for full-text search: English stemming, like FTS5's porter tokenizer. */
-const searchable = (name: string, column: string) => tsvector(name).generatedAlwaysAs(sql.raw(`to_tsvector('english', ${column})`));
+const searchable = (name: string, column: string) =>
+  tsvector(name).generatedAlwaysAs(sql.raw(`to_tsvector('english', ${column})`));
 
 const userId = () => text('user_id').notNull().default('default');
 
@@ -101,7 +110,9 @@ export const turns = pgTable(
     textSearch: searchable('text_search', 'text'),
   },
   (t) => [
-    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete(
+      'cascade',
+    ),
     index('turns_session_at').on(t.userId, t.sessionId, t.at, t.id),
     index('turns_user_at').on(t.userId, t.at, t.id),
     index('turns_text_search').using('gin', t.textSearch),
@@ -131,7 +142,9 @@ export const sessionDigests = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.userId, t.sessionId] }),
-    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete(
+      'cascade',
+    ),
   ],
 );
 
@@ -148,7 +161,10 @@ export const turnDates = pgTable(
     dateTo: int('date_to').notNull(),
     grain: text('grain').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.turnId, t.start] }), index('turn_dates_user_from').on(t.userId, t.dateFrom, t.dateTo)],
+  (t) => [
+    primaryKey({ columns: [t.turnId, t.start] }),
+    index('turn_dates_user_from').on(t.userId, t.dateFrom, t.dateTo),
+  ],
 );
 
 export const memories = pgTable(
@@ -256,7 +272,10 @@ export const entities = pgTable(
     createdAt: int('created_at').notNull(),
     updatedAt: int('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('entities_key_type').on(t.userId, t.nameKey, t.type), index('entities_user_mentions').on(t.userId, t.mentionCount)],
+  (t) => [
+    uniqueIndex('entities_key_type').on(t.userId, t.nameKey, t.type),
+    index('entities_user_mentions').on(t.userId, t.mentionCount),
+  ],
 );
 
 export const memoryEntities = pgTable(
@@ -310,7 +329,9 @@ export const jobs = pgTable(
   (t) => [
     index('jobs_status_run_at').on(t.status, t.runAt),
     // SQLite indexes `payload ->> '$.sessionId'`; the payload is text here, so it is read as jsonb.
-    index('jobs_consolidation_session').on(t.userId, sql`(${t.payload}::jsonb ->> 'sessionId')`).where(sql`${t.type} = 'session.consolidate'`),
+    index('jobs_consolidation_session')
+      .on(t.userId, sql`(${t.payload}::jsonb ->> 'sessionId')`)
+      .where(sql`${t.type} = 'session.consolidate'`),
     index('jobs_user').on(t.userId),
     check('jobs_status', inList('status', JOB_STATUSES)),
   ],

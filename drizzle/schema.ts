@@ -15,8 +15,15 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/sqlite-core';
-import { JOB_STATUSES, MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES, RELATION_KINDS, ROLES, SOURCE_REASONS } from './vocabulary.ts';
-
+import {
+  JOB_STATUSES,
+  MEMORY_KINDS,
+  MEMORY_LAYERS,
+  MEMORY_STATUSES,
+  RELATION_KINDS,
+  ROLES,
+  SOURCE_REASONS,
+} from './vocabulary.ts';
 
 export type Role = (typeof ROLES)[number];
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
@@ -100,7 +107,9 @@ export const turns = sqliteTable(
     enrichedAt: integer('enriched_at'),
   },
   (t) => [
-    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete(
+      'cascade',
+    ),
     index('turns_session_at').on(t.userId, t.sessionId, t.at, t.id),
     index('turns_user_at').on(t.userId, t.at, t.id),
     check('turns_role', inList('role', ROLES)),
@@ -129,7 +138,9 @@ export const sessionDigests = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.userId, t.sessionId] }),
-    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete('cascade'),
+    foreignKey({ columns: [t.userId, t.sessionId], foreignColumns: [sessions.userId, sessions.id] }).onDelete(
+      'cascade',
+    ),
   ],
 );
 
@@ -284,7 +295,10 @@ export const entities = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('entities_key_type').on(t.userId, t.nameKey, t.type), index('entities_user_mentions').on(t.userId, t.mentionCount)],
+  (t) => [
+    uniqueIndex('entities_key_type').on(t.userId, t.nameKey, t.type),
+    index('entities_user_mentions').on(t.userId, t.mentionCount),
+  ],
 );
 
 export const memoryEntities = sqliteTable(
@@ -343,7 +357,9 @@ export const jobs = sqliteTable(
   (t) => [
     index('jobs_status_run_at').on(t.status, t.runAt),
     // queueConsolidation: is a job for this session already waiting? Consolidation jobs only.
-    index('jobs_consolidation_session').on(t.userId, sql`${t.payload} ->> '$.sessionId'`).where(sql`${t.type} = 'session.consolidate'`),
+    index('jobs_consolidation_session')
+      .on(t.userId, sql`${t.payload} ->> '$.sessionId'`)
+      .where(sql`${t.type} = 'session.consolidate'`),
     index('jobs_user').on(t.userId),
     check('jobs_status', inList('status', JOB_STATUSES)),
   ],

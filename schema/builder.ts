@@ -40,9 +40,14 @@ export const builder = new SchemaBuilder<{
     // Ids are plain integers (or strings for sessions); there are no global Node ids.
     nodeQueryOptions: false,
     nodesQueryOptions: false,
-    edgesFieldOptions: { nullable: { list: false, items: false }, description: 'The items of this page, each with its cursor.' },
+    edgesFieldOptions: {
+      nullable: { list: false, items: false },
+      description: 'The items of this page, each with its cursor.',
+    },
     nodeFieldOptions: { nullable: false, description: 'The item.' },
-    cursorFieldOptions: { description: 'Opaque cursor of this item: pass it as `after` (or `before`) to continue from here.' },
+    cursorFieldOptions: {
+      description: 'Opaque cursor of this item: pass it as `after` (or `before`) to continue from here.',
+    },
     pageInfoFieldOptions: { description: 'Where this page sits in the whole list.' },
     pageInfoTypeOptions: { description: 'Pagination state of a connection (Relay cursor connections).' },
     hasNextPageFieldOptions: { description: 'True when more items follow this page.' },

@@ -1,5 +1,10 @@
 // Configuration: read the effective config, change one key (persisted in the meta table).
-import { effectiveConfig, RESTART_SECTIONS, setConfigValue, unsetConfigValue } from '../server/services/config-admin.ts';
+import {
+  effectiveConfig,
+  RESTART_SECTIONS,
+  setConfigValue,
+  unsetConfigValue,
+} from '../server/services/config-admin.ts';
 import { builder } from './builder.ts';
 import { requireAdmin } from './spaces.ts';
 
@@ -35,7 +40,11 @@ builder.mutationFields((t) => ({
       `new effective configuration (as \`Query.config\`). ${APPLIES}`,
     args: {
       key: keyArg(t, 'Dotted key, e.g. `scoring.w_freq` or `extractor.mode` (a whole section takes an object).'),
-      value: t.arg({ type: 'JSON', required: true, description: 'The value, as JSON (a number, string, boolean, list or object).' }),
+      value: t.arg({
+        type: 'JSON',
+        required: true,
+        description: 'The value, as JSON (a number, string, boolean, list or object).',
+      }),
     },
     resolve: async (_root, { key, value }, context) => {
       requireAdmin(context);

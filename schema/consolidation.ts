@@ -11,7 +11,10 @@ import { SessionRef, startEventScope } from './refs.ts';
 const ConsolidationStatus = builder.enumType('ConsolidationStatus', {
   description: 'What a consolidation run did with its session.',
   values: {
-    COMPLETED: { value: 'completed', description: 'The session was read and its facts saved; it is now marked consolidated.' },
+    COMPLETED: {
+      value: 'completed',
+      description: 'The session was read and its facts saved; it is now marked consolidated.',
+    },
     SKIPPED: { value: 'skipped', description: 'Nothing to do: the session was already consolidated (see `detail`).' },
   } as const,
 });
@@ -31,14 +34,21 @@ export const ConsolidationReport = builder.objectRef<ConsolidationReportShape>('
     }),
     status: t.expose('status', { type: ConsolidationStatus, description: 'Completed, or skipped.' }),
     detail: t.exposeString('detail', {
-      description: 'Why it was skipped, or which extractor ran: `heuristic`, `llm`, or `llm+heuristic` (a failing LLM page fell back).',
+      description:
+        'Why it was skipped, or which extractor ran: `heuristic`, `llm`, or `llm+heuristic` (a failing LLM page fell back).',
     }),
     turns: t.exposeInt('turns', { description: 'Turns read.' }),
     pages: t.exposeInt('pages', { description: 'Pages of turns read.' }),
     created: t.exposeInt('created', { description: 'New facts saved.' }),
-    merged: t.exposeInt('merged', { description: 'Facts that duplicated an active memory, which was reinforced instead.' }),
-    superseded: t.exposeInt('superseded', { description: 'Older facts archived because the session contradicted them.' }),
-    unchanged: t.exposeInt('unchanged', { description: 'Facts already known from the same turn (a re-run): nothing changed.' }),
+    merged: t.exposeInt('merged', {
+      description: 'Facts that duplicated an active memory, which was reinforced instead.',
+    }),
+    superseded: t.exposeInt('superseded', {
+      description: 'Older facts archived because the session contradicted them.',
+    }),
+    unchanged: t.exposeInt('unchanged', {
+      description: 'Facts already known from the same turn (a re-run): nothing changed.',
+    }),
   }),
 });
 
@@ -47,7 +57,10 @@ const ConsolidationEventStatus = builder.enumType('ConsolidationEventStatus', {
   values: {
     STARTED: { value: 'STARTED', description: 'It started reading the session.' },
     COMPLETED: { value: 'COMPLETED', description: 'It finished; `report` says what it did.' },
-    FAILED: { value: 'FAILED', description: 'It stopped on an error (`reason`); the session stays unconsolidated and is retried later.' },
+    FAILED: {
+      value: 'FAILED',
+      description: 'It stopped on an error (`reason`); the session stays unconsolidated and is retried later.',
+    },
   } as const,
 });
 
@@ -79,7 +92,8 @@ builder.mutationFields((t) => ({
       'heuristics otherwise or when it fails). SKIPPED when already consolidated (a new turn reopens a session). ' +
       'NOT_FOUND for an unknown session. Progress is published to `consolidationEvents`.',
     args: { sessionId: t.arg.string({ required: true, description: 'The session to consolidate.' }), ...spaceArgs(t) },
-    resolve: (_root, { sessionId, ...args }, context) => consolidateSession(context.runtime, writeSpace(context, args), sessionId),
+    resolve: (_root, { sessionId, ...args }, context) =>
+      consolidateSession(context.runtime, writeSpace(context, args), sessionId),
   }),
 }));
 
@@ -96,7 +110,10 @@ builder.subscriptionFields((t) => ({
         const space = readSpace(context, args);
         return pipe(
           context.changes.subscribe('consolidation'),
-          filter((event: ConsolidationChange) => event.userId === space.userId && (!sessionId || event.sessionId === sessionId)),
+          filter(
+            (event: ConsolidationChange) =>
+              event.userId === space.userId && (!sessionId || event.sessionId === sessionId),
+          ),
         );
       }),
     resolve: (event: ConsolidationChange, _args, context) => {

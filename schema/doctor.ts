@@ -7,11 +7,17 @@ const DoctorCheck = builder.objectRef<DoctorCheckShape>('DoctorCheck').implement
   description: 'One health check, with what it found and what to do when it failed.',
   fields: (t) => ({
     name: t.exposeString('name', {
-      description: 'Which check: `fts`, `sqlite-vec`, `integrity`, `llm`, `embedding`, `embedding-lock`, `semantic` (the local word vectors) or `jobs`.',
+      description:
+        'Which check: `fts`, `sqlite-vec`, `integrity`, `llm`, `embedding`, `embedding-lock`, `semantic` (the local word vectors) or `jobs`.',
     }),
-    ok: t.exposeBoolean('ok', { description: 'True when it passed (an optional provider that is not configured passes).' }),
+    ok: t.exposeBoolean('ok', {
+      description: 'True when it passed (an optional provider that is not configured passes).',
+    }),
     detail: t.exposeString('detail', { description: 'What was found.' }),
-    hint: t.exposeString('hint', { nullable: true, description: 'What to do about a failure; null when nothing needs doing.' }),
+    hint: t.exposeString('hint', {
+      nullable: true,
+      description: 'What to do about a failure; null when nothing needs doing.',
+    }),
   }),
 });
 

@@ -8,8 +8,12 @@ const Reembed = builder.objectRef<ReembedReport>('ReembedReport').implement({
   fields: (t) => ({
     turns: t.exposeInt('turns', { description: 'Turns embedded by this pass.' }),
     memories: t.exposeInt('memories', { description: 'Active memories embedded by this pass.' }),
-    storedTurns: t.exposeInt('storedTurns', { description: 'Turns that have a vector now (this pass and earlier ones).' }),
-    storedMemories: t.exposeInt('storedMemories', { description: 'Memories that have a vector now (this pass and earlier ones).' }),
+    storedTurns: t.exposeInt('storedTurns', {
+      description: 'Turns that have a vector now (this pass and earlier ones).',
+    }),
+    storedMemories: t.exposeInt('storedMemories', {
+      description: 'Memories that have a vector now (this pass and earlier ones).',
+    }),
     dimensions: t.exposeInt('dimensions', { description: 'Vector size now locked in the database.' }),
     model: t.exposeString('model', { description: 'Embedding model now locked in the database.' }),
   }),
@@ -21,7 +25,10 @@ builder.mutationFields((t) => ({
     description:
       'Embeds every turn and active memory that has no vector yet. `reset` drops all vectors and locks the configured model and size (after changing them). FAILED_PRECONDITION without an embedding model.',
     args: {
-      reset: t.arg.boolean({ defaultValue: false, description: 'Drop every vector first and lock the configured model and dimensions.' }),
+      reset: t.arg.boolean({
+        defaultValue: false,
+        description: 'Drop every vector first and lock the configured model and dimensions.',
+      }),
       all: t.arg.boolean({ defaultValue: false, description: 'Embed rows that already have a vector too.' }),
     },
     resolve: (_root, args, context) => {

@@ -1,7 +1,16 @@
 // Entities: the people, places and things that memories and turns mention. One entity by id or
 // name, a searchable list, and the memories and turns that mention each (batched per request).
 import { z } from 'zod';
-import { entityGraph, findEntity, listEntities, memoriesByEntity, turnsByEntity, type CoMention, type EntityGraph as EntityGraphShape, type EntityRow } from '../server/core/entity-reads.ts';
+import {
+  entityGraph,
+  findEntity,
+  listEntities,
+  memoriesByEntity,
+  turnsByEntity,
+  type CoMention,
+  type EntityGraph as EntityGraphShape,
+  type EntityRow,
+} from '../server/core/entity-reads.ts';
 import { notFound } from '../server/core/errors.ts';
 import { ENTITY_TYPES, type EntityType } from '../server/core/ner/types.ts';
 import { builder } from './builder.ts';
@@ -30,27 +39,41 @@ export const EntityTurnConnection = countedConnection({
 async function pagesFor<T>(
   entities: EntityRow[],
   args: { first: number; after?: string | null },
-  read: (ids: number[], window: { limit: number; offset: number }, userId: string) => Promise<Map<number, { rows: T[]; total: number }>>,
+  read: (
+    ids: number[],
+    window: { limit: number; offset: number },
+    userId: string,
+  ) => Promise<Map<number, { rows: T[]; total: number }>>,
 ): Promise<Page<T>[]> {
   const offset = args.after ? decodeOffsetCursor(args.after) + 1 : 0;
   // first: 0 asks for the counts only; the core reads take at least one row.
   const byEntity = new Map<number, { rows: T[]; total: number }>();
   for (const [userId, group] of groupBy(entities, (e) => e.userId)) {
-    for (const [id, page] of await read(group.map((e) => e.id), { limit: Math.max(args.first, 1), offset }, userId)) byEntity.set(id, page);
+    for (const [id, page] of await read(
+      group.map((e) => e.id),
+      { limit: Math.max(args.first, 1), offset },
+      userId,
+    ))
+      byEntity.set(id, page);
   }
   // Pages cut from the rows read above: no query runs here.
-  return Promise.all(entities.map((entity) =>
-    offsetPage(args, ({ limit }) => {
-      const page = byEntity.get(entity.id) ?? { rows: [], total: 0 };
-      return { rows: page.rows.slice(0, limit), total: page.total };
-    }),
-  ));
+  return Promise.all(
+    entities.map((entity) =>
+      offsetPage(args, ({ limit }) => {
+        const page = byEntity.get(entity.id) ?? { rows: [], total: 0 };
+        return { rows: page.rows.slice(0, limit), total: page.total };
+      }),
+    ),
+  );
 }
 
 EntityRef.implement({
-  description: 'A named entity (a person, place, organisation, thing...) of one user, with its aliases and what mentions it.',
+  description:
+    'A named entity (a person, place, organisation, thing...) of one user, with its aliases and what mentions it.',
   fields: (t) => ({
-    userId: t.exposeString('userId', { description: 'The user whose registry it is in (Alice of one user is not Alice of another).' }),
+    userId: t.exposeString('userId', {
+      description: 'The user whose registry it is in (Alice of one user is not Alice of another).',
+    }),
     id: t.exposeInt('id', { description: 'Stable integer id.' }),
     name: t.exposeString('name', { description: 'Its canonical name.' }),
     type: t.exposeString('type', { description: `Its type: one of ${TYPES}.` }),
@@ -65,12 +88,22 @@ EntityRef.implement({
       // byPath: every entity at this path shares the arguments, so one statement serves them all.
       byPath: true,
       args: {
-        first: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: pageSize }),
+        first: t.arg.int({
+          required: true,
+          defaultValue: 20,
+          description: `Page size (0 to ${MAX_PAGE}).`,
+          validate: pageSize,
+        }),
         after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
         status: t.arg({ type: MemoryStatus, description: 'Only memories with this status (default ACTIVE).' }),
       },
       load: async (entities: EntityRow[], context, args) =>
-        pagesFor(entities, args, (ids, window, userId) => memoriesByEntity(context.store, nestedSpace(context, userId), ids, { ...window, status: args.status ?? 'active' })),
+        pagesFor(entities, args, (ids, window, userId) =>
+          memoriesByEntity(context.store, nestedSpace(context, userId), ids, {
+            ...window,
+            status: args.status ?? 'active',
+          }),
+        ),
       resolve: (entity) => entity,
     }),
     turns: t.loadable({
@@ -78,10 +111,18 @@ EntityRef.implement({
       description: 'The turns that mention it, most recent first, a page at a time.',
       byPath: true,
       args: {
-        first: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: pageSize }),
+        first: t.arg.int({
+          required: true,
+          defaultValue: 20,
+          description: `Page size (0 to ${MAX_PAGE}).`,
+          validate: pageSize,
+        }),
         after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
       },
-      load: async (entities: EntityRow[], context, args) => pagesFor(entities, args, (ids, window, userId) => turnsByEntity(context.store, nestedSpace(context, userId), ids, window)),
+      load: async (entities: EntityRow[], context, args) =>
+        pagesFor(entities, args, (ids, window, userId) =>
+          turnsByEntity(context.store, nestedSpace(context, userId), ids, window),
+        ),
       resolve: (entity) => entity,
     }),
   }),
@@ -108,8 +149,16 @@ const CoMentionRef = builder.objectRef<CoMention>('CoMention').implement({
 const EntityGraphRef = builder.objectRef<EntityGraphShape>('EntityGraph').implement({
   description: 'Entities and their co-mentions: a link joins two entities mentioned in the same active memory or turn.',
   fields: (t) => ({
-    nodes: t.field({ type: [EntityRef], description: 'The entities (with `around`, that entity first).', resolve: (g) => g.nodes }),
-    links: t.field({ type: [CoMentionRef], description: 'Co-mentions among the nodes, most frequent first.', resolve: (g) => g.links }),
+    nodes: t.field({
+      type: [EntityRef],
+      description: 'The entities (with `around`, that entity first).',
+      resolve: (g) => g.nodes,
+    }),
+    links: t.field({
+      type: [CoMentionRef],
+      description: 'Co-mentions among the nodes, most frequent first.',
+      resolve: (g) => g.links,
+    }),
   }),
 });
 
@@ -120,11 +169,17 @@ builder.queryFields((t) => ({
       'The co-mention graph of the space: the `first` most mentioned entities and the links among them, or (with `around`) ' +
       'one entity and the `first` entities most often mentioned with it. Empty when `around` names no entity of the space.',
     args: {
-      first: t.arg.int({ required: true, defaultValue: 30, description: 'How many entities (with `around`: how many besides it), 1 to 200.', validate: z.number().int().min(1).max(200) }),
+      first: t.arg.int({
+        required: true,
+        defaultValue: 30,
+        description: 'How many entities (with `around`: how many besides it), 1 to 200.',
+        validate: z.number().int().min(1).max(200),
+      }),
       around: t.arg.int({ description: 'An entity id: its neighbourhood instead of the most mentioned entities.' }),
       ...spaceArgs(t),
     },
-    resolve: (_root, args, context) => entityGraph(context.store, readSpace(context, args), { first: args.first, around: args.around }),
+    resolve: (_root, args, context) =>
+      entityGraph(context.store, readSpace(context, args), { first: args.first, around: args.around }),
   }),
   entity: t.field({
     type: EntityRef,
@@ -139,22 +194,34 @@ builder.queryFields((t) => ({
       ...spaceArgs(t),
     },
     resolve: async (_root, args, context) => {
-      const entity = await findEntity(context.store, readSpace(context, args), { id: args.id, name: args.name, type: asType(args.type) });
+      const entity = await findEntity(context.store, readSpace(context, args), {
+        id: args.id,
+        name: args.name,
+        type: asType(args.type),
+      });
       if (!entity) throw notFound('entity', args.id ?? args.name ?? '');
       return entity;
     },
   }),
   entities: t.field({
     type: EntityConnection,
-    description: 'Entities, most mentioned first, a page at a time; `q` matches inside names and aliases (case-insensitive).',
+    description:
+      'Entities, most mentioned first, a page at a time; `q` matches inside names and aliases (case-insensitive).',
     args: {
       q: t.arg.string({ description: 'Text to find inside names and aliases.' }),
       type: t.arg.string({ description: `Only entities of this type (${TYPES}).` }),
-      first: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: pageSize }),
+      first: t.arg.int({
+        required: true,
+        defaultValue: 20,
+        description: `Page size (0 to ${MAX_PAGE}).`,
+        validate: pageSize,
+      }),
       after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
       ...spaceArgs(t),
     },
     resolve: (_root, args, context) =>
-      offsetPage(args, (window) => listEntities(context.store, readSpace(context, args), { q: args.q, type: asType(args.type), ...window })),
+      offsetPage(args, (window) =>
+        listEntities(context.store, readSpace(context, args), { q: args.q, type: asType(args.type), ...window }),
+      ),
   }),
 }));

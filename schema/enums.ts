@@ -13,7 +13,10 @@ export const MemoryKind = builder.enumType('MemoryKind', {
   description: 'What a memory is.',
   values: {
     FACT: { value: 'fact', description: 'A fact about the user or the world, extracted or remembered.' },
-    REFLECTION: { value: 'reflection', description: 'A higher-level insight drawn from many facts; long-term and protected.' },
+    REFLECTION: {
+      value: 'reflection',
+      description: 'A higher-level insight drawn from many facts; long-term and protected.',
+    },
     INSTRUCTION: {
       value: 'instruction',
       description:
@@ -23,11 +26,13 @@ export const MemoryKind = builder.enumType('MemoryKind', {
     },
     PREFERENCE: {
       value: 'preference',
-      description: 'A preference of the user ("I prefer…", "I\'d rather…", "I like / love / hate…", "my favourite…"). In every context block (within its share); protected; a contradicting one supersedes it.',
+      description:
+        'A preference of the user ("I prefer…", "I\'d rather…", "I like / love / hate…", "my favourite…"). In every context block (within its share); protected; a contradicting one supersedes it.',
     },
     PROFILE: {
       value: 'profile',
-      description: 'A fact of the user\'s profile: name, where they live, work, family, diet and allergies, languages, tools. In every context block (within its share); protected; a newer value supersedes it ("I moved to Lisbon").',
+      description:
+        'A fact of the user\'s profile: name, where they live, work, family, diet and allergies, languages, tools. In every context block (within its share); protected; a newer value supersedes it ("I moved to Lisbon").',
     },
   } as const,
 });
@@ -36,7 +41,10 @@ export const MemoryLayer = builder.enumType('MemoryLayer', {
   description: 'Where a memory lives. (The short-term layer is the recent turns of a session, not memories.)',
   values: {
     MID: { value: 'mid', description: 'Mid-term: new memories; scored, promoted or cleaned up by GC.' },
-    LONG: { value: 'long', description: 'Long-term: promoted memories (hits >= 3, seen within 7 days) and reflections.' },
+    LONG: {
+      value: 'long',
+      description: 'Long-term: promoted memories (hits >= 3, seen within 7 days) and reflections.',
+    },
   } as const,
 });
 
@@ -56,7 +64,10 @@ export const ExplanationStatus = builder.enumType('ExplanationStatus', {
   values: {
     ACTIVE: { value: 'active', description: 'Used for context and search.' },
     ARCHIVED: { value: 'archived', description: 'Hidden from context and search, kept for history.' },
-    DELETED: { value: 'deleted', description: 'Hard-deleted (forget, GC in delete mode, purge): only its decisions remain.' },
+    DELETED: {
+      value: 'deleted',
+      description: 'Hard-deleted (forget, GC in delete mode, purge): only its decisions remain.',
+    },
   } as const,
 });
 
@@ -82,7 +93,10 @@ export const MemoryAction = builder.enumType('MemoryAction', {
     CONFIRMED: { value: 'confirmed', description: 'Protected: full confidence, never decays.' },
     SUPERSEDED: { value: 'superseded', description: 'Replaced by a newer memory (a conflict or a correction).' },
     DELETED: { value: 'deleted', description: 'Hard-deleted (forget, GC in delete mode, purge).' },
-    PINNED: { value: 'pinned', description: 'Pinned: always in the context block (in its standing sections), exempt from GC and decay.' },
+    PINNED: {
+      value: 'pinned',
+      description: 'Pinned: always in the context block (in its standing sections), exempt from GC and decay.',
+    },
     UNPINNED: { value: 'unpinned', description: 'No longer pinned.' },
   } as const,
 });
@@ -97,7 +111,10 @@ export const SaveAction = builder.enumType('SaveAction', {
       description: 'A new memory was created and a conflicting older one archived (see `Memory.supersedes`).',
     },
     ARCHIVED: { value: 'archived', description: 'An existing memory was archived: the turn said it no longer holds.' },
-    UNCHANGED: { value: 'unchanged', description: 'Already known from this very turn (a re-read, e.g. consolidation): nothing changed.' },
+    UNCHANGED: {
+      value: 'unchanged',
+      description: 'Already known from this very turn (a re-read, e.g. consolidation): nothing changed.',
+    },
   } as const,
 });
 

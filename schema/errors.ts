@@ -19,7 +19,13 @@ export function expectedError(error: unknown): GraphQLError | null {
   if (original) {
     const located = error instanceof GraphQLError ? error : undefined;
     // Past capacity: HTTP 503 with Retry-After (yoga reads `http` and leaves it out of the body).
-    const http = original.retryAfterSeconds === undefined ? {} : { retryAfter: original.retryAfterSeconds, http: { status: 503, headers: { 'retry-after': String(original.retryAfterSeconds) } } };
+    const http =
+      original.retryAfterSeconds === undefined
+        ? {}
+        : {
+            retryAfter: original.retryAfterSeconds,
+            http: { status: 503, headers: { 'retry-after': String(original.retryAfterSeconds) } },
+          };
     return new GraphQLError(original.message, {
       nodes: located?.nodes,
       path: located?.path,
@@ -45,8 +51,10 @@ export const ERROR_CODES = {
   UNAUTHENTICATED: 'missing, wrong or revoked token',
   FAILED_PRECONDITION: 'the operation needs something not configured',
   PAYLOAD_TOO_LARGE: 'the request body is over the limit',
-  UNAVAILABLE: 'past capacity (background queue full, too many requests at once): HTTP 503, retry after `extensions.retryAfter` seconds (the Retry-After header)',
-  DATABASE_UNAVAILABLE: 'the database cannot be reached now (restarting, failing over; Postgres): HTTP 503, retry after `extensions.retryAfter` seconds (the Retry-After header)',
+  UNAVAILABLE:
+    'past capacity (background queue full, too many requests at once): HTTP 503, retry after `extensions.retryAfter` seconds (the Retry-After header)',
+  DATABASE_UNAVAILABLE:
+    'the database cannot be reached now (restarting, failing over; Postgres): HTTP 503, retry after `extensions.retryAfter` seconds (the Retry-After header)',
   INTERNAL_SERVER_ERROR: 'a bug: the message is masked, the log has it',
 } as const;
 export type ApiErrorCode = keyof typeof ERROR_CODES;
@@ -55,7 +63,8 @@ export type ApiErrorCode = keyof typeof ERROR_CODES;
 function codeFor(error: GraphQLError): ApiErrorCode {
   const message = error.message;
   // graphql-armor reports its limits as syntax errors or validation errors naming the limit.
-  if (/(limit of \d+ exceeded|Max (depth|aliases|directives|tokens)|Token limit|Query Cost limit)/i.test(message)) return 'QUERY_TOO_COMPLEX';
+  if (/(limit of \d+ exceeded|Max (depth|aliases|directives|tokens)|Token limit|Query Cost limit)/i.test(message))
+    return 'QUERY_TOO_COMPLEX';
   if (message.startsWith('Syntax Error')) return 'GRAPHQL_PARSE_FAILED';
   if (/^Variable "\$/.test(message)) return 'BAD_USER_INPUT';
   if (!error.originalError) return 'GRAPHQL_VALIDATION_FAILED';
@@ -79,4 +88,3 @@ export function codedResult<T extends ExecutionResult>(result: T): T {
   if (!result.errors?.length || result.errors.every((e) => typeof e.extensions?.code === 'string')) return result;
   return { ...result, errors: result.errors.map((e) => withCode(e)) };
 }
-

@@ -35,7 +35,9 @@ const ExplanationRef = builder.objectRef<Explanation>('Explanation').implement({
     scoreTerms: t.field({ type: ScoreTerms, description: 'The terms of the score.', resolve: (e) => e.scoreTerms }),
     hits: t.exposeInt('hits', { description: 'How many times it was seen again.' }),
     ageDays: t.exposeFloat('ageDays', { description: 'Days since it was created.' }),
-    daysSinceSeen: t.exposeFloat('daysSinceSeen', { description: 'Days since it was last seen (saved or reinforced).' }),
+    daysSinceSeen: t.exposeFloat('daysSinceSeen', {
+      description: 'Days since it was last seen (saved or reinforced).',
+    }),
     daysSinceAccess: t.exposeFloat('daysSinceAccess', {
       nullable: true,
       description: 'Days since it was last retrieved; null if never.',
@@ -50,11 +52,24 @@ const ExplanationRef = builder.objectRef<Explanation>('Explanation').implement({
     sources: t.field({
       type: [MemorySource],
       description: 'The turns it came from, oldest first.',
-      resolve: async (e, _args, { store }) => (e.memory ? ((await sourcesByMemory(store, [e.memoryId])).get(e.memoryId) ?? []) : []),
+      resolve: async (e, _args, { store }) =>
+        e.memory ? ((await sourcesByMemory(store, [e.memoryId])).get(e.memoryId) ?? []) : [],
     }),
-    supersedes: t.field({ type: [MemoryRef], description: 'Older memories it replaced.', resolve: (e) => e.supersedes }),
-    supersededBy: t.field({ type: [MemoryRef], description: 'Newer memories that replaced it.', resolve: (e) => e.supersededBy }),
-    derivedFrom: t.field({ type: [MemoryRef], description: 'Memories it was derived from.', resolve: (e) => e.derivedFrom }),
+    supersedes: t.field({
+      type: [MemoryRef],
+      description: 'Older memories it replaced.',
+      resolve: (e) => e.supersedes,
+    }),
+    supersededBy: t.field({
+      type: [MemoryRef],
+      description: 'Newer memories that replaced it.',
+      resolve: (e) => e.supersededBy,
+    }),
+    derivedFrom: t.field({
+      type: [MemoryRef],
+      description: 'Memories it was derived from.',
+      resolve: (e) => e.derivedFrom,
+    }),
     decisions: t.field({
       type: [MemoryDecision],
       description: 'Its latest decisions (up to 20), newest first.',
@@ -67,7 +82,10 @@ builder.queryFields((t) => ({
   explain: t.field({
     type: ExplanationRef,
     description: 'Explains a memory, even a hard-deleted one. NOT_FOUND when the id never existed.',
-    args: { id: t.arg.int({ required: true, description: 'The memory id.', validate: memoryIdSchema }), ...spaceArgs(t) },
+    args: {
+      id: t.arg.int({ required: true, description: 'The memory id.', validate: memoryIdSchema }),
+      ...spaceArgs(t),
+    },
     resolve: (_root, args, context) => explain(context.store, readSpace(context, args), args.id),
   }),
 }));
@@ -75,7 +93,8 @@ builder.queryFields((t) => ({
 builder.objectField(MemoryRef, 'why', (t) =>
   t.field({
     type: ExplanationRef,
-    description: 'Its explanation (as `Query.explain`). Computed per memory: ask for it on a few memories, not on long lists.',
+    description:
+      'Its explanation (as `Query.explain`). Computed per memory: ask for it on a few memories, not on long lists.',
     // The memory was reachable already: it is explained in its own space.
     resolve: (m, _args, { store }) => explain(store, { userId: m.userId, agentId: m.agentId }, m.id),
   }),

@@ -29,11 +29,17 @@ const GcReport = builder.objectRef<GcReportShape>('GcReport').implement({
     promoted: t.exposeInt('promoted', { description: 'Memories promoted from mid-term to long-term.' }),
     archived: t.exposeInt('archived', { description: 'Memories archived (archive mode).' }),
     deleted: t.exposeInt('deleted', { description: 'Memories hard-deleted (delete mode).' }),
-    purged: t.exposeInt('purged', { description: 'Archived memories hard-deleted after gc.purge_archived_after_days.' }),
-    jobsPurged: t.exposeInt('jobsPurged', { description: 'Finished background jobs older than a week, removed from the queue (dead ones are kept).' }),
+    purged: t.exposeInt('purged', {
+      description: 'Archived memories hard-deleted after gc.purge_archived_after_days.',
+    }),
+    jobsPurged: t.exposeInt('jobsPurged', {
+      description: 'Finished background jobs older than a week, removed from the queue (dead ones are kept).',
+    }),
     byReason: t.field({ type: GcReasons, description: 'Cleanups by reason.', resolve: (r) => r.byReason }),
     averageScore: t.exposeFloat('averageScore', { description: 'Average score of the active memories scored.' }),
-    averageAgeDays: t.exposeFloat('averageAgeDays', { description: 'Average age in days of the active memories scored.' }),
+    averageAgeDays: t.exposeFloat('averageAgeDays', {
+      description: 'Average age in days of the active memories scored.',
+    }),
   }),
 });
 
@@ -41,8 +47,8 @@ builder.mutationFields((t) => ({
   gc: t.field({
     type: GcReport,
     description:
-      'Runs a GC pass now (it also runs on a schedule in the server): over one user\'s memories (`userId`, or a user token\'s), ' +
-      'or every user\'s (the admin without `userId`). Capacity (mid.capacity) counts per user.',
+      "Runs a GC pass now (it also runs on a schedule in the server): over one user's memories (`userId`, or a user token's), " +
+      "or every user's (the admin without `userId`). Capacity (mid.capacity) counts per user.",
     args: { ...spaceArgs(t) },
     resolve: (_root, args, context) => {
       const space = optionalSpace(context, args);

@@ -16,7 +16,9 @@ const STATUS_DESCRIPTIONS: Record<(typeof JOB_STATUSES)[number], string> = {
 
 const JobStatus = builder.enumType('JobStatus', {
   description: 'Where a background job is.',
-  values: Object.fromEntries(JOB_STATUSES.map((s) => [s.toUpperCase(), { value: s, description: STATUS_DESCRIPTIONS[s] }])) as {
+  values: Object.fromEntries(
+    JOB_STATUSES.map((s) => [s.toUpperCase(), { value: s, description: STATUS_DESCRIPTIONS[s] }]),
+  ) as {
     [K in (typeof JOB_STATUSES)[number] as Uppercase<K>]: { value: K; description: string };
   },
 });
@@ -29,15 +31,22 @@ const KNOWN_TYPES = Object.values(JobType)
 const payloadId = (job: JobRow, key: 'turnId' | 'sessionId') => job.payload[key];
 
 const Job = builder.objectRef<JobRow>('Job').implement({
-  description: 'A durable background job (LLM extraction, accurate NER, consolidation...), retried with backoff. Its payload is not exposed, only the ids it refers to.',
+  description:
+    'A durable background job (LLM extraction, accurate NER, consolidation...), retried with backoff. Its payload is not exposed, only the ids it refers to.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Stable integer id.' }),
     type: t.exposeString('type', { description: `What it does (${KNOWN_TYPES}).` }),
     status: t.expose('status', { type: JobStatus, description: 'Where it is.' }),
     attempts: t.exposeInt('attempts', { description: 'Attempts made so far.' }),
     maxAttempts: t.exposeInt('maxAttempts', { description: 'Attempts allowed before it is dead-lettered.' }),
-    runAt: t.expose('runAt', { type: 'DateTime', description: 'When it is (or was) due: a retry is due after its backoff.' }),
-    lastError: t.exposeString('lastError', { nullable: true, description: 'The error of its last failed attempt; null if none failed.' }),
+    runAt: t.expose('runAt', {
+      type: 'DateTime',
+      description: 'When it is (or was) due: a retry is due after its backoff.',
+    }),
+    lastError: t.exposeString('lastError', {
+      nullable: true,
+      description: 'The error of its last failed attempt; null if none failed.',
+    }),
     turnId: t.int({
       nullable: true,
       description: 'The turn it works on (extraction, NER), when it has one.',
@@ -55,7 +64,10 @@ const Job = builder.objectRef<JobRow>('Job').implement({
       },
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was queued.' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed (claimed, failed, finished).' }),
+    updatedAt: t.expose('updatedAt', {
+      type: 'DateTime',
+      description: 'When it last changed (claimed, failed, finished).',
+    }),
   }),
 });
 
@@ -94,7 +106,7 @@ builder.mutationFields((t) => ({
     type: RunJobsReport,
     description:
       'Runs every job that is due now, until none is left (retries scheduled later stay queued), and waits for them. ' +
-      'The server\'s worker runs them anyway; this is for catching up at once.',
+      "The server's worker runs them anyway; this is for catching up at once.",
     resolve: (_root, _args, context) => {
       requireAdmin(context);
       return drainJobs(context.runtime.store, jobHandlers(context.runtime));

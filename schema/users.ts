@@ -10,7 +10,11 @@ const User = builder.objectRef<UserRow>('User').implement({
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The user id.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When its first data was written.' }),
-    lastActiveAt: t.expose('lastActiveAt', { type: 'DateTime', nullable: true, description: 'Its latest turn or memory; null when it has neither.' }),
+    lastActiveAt: t.expose('lastActiveAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Its latest turn or memory; null when it has neither.',
+    }),
     turns: t.exposeInt('turns', { description: 'Turns stored.' }),
     sessions: t.exposeInt('sessions', { description: 'Sessions.' }),
     memories: t.exposeInt('memories', { description: 'Memories of every status.' }),
@@ -39,7 +43,9 @@ const ForgetUserReport = builder.objectRef<ForgetUserResult>('ForgetUserReport')
     jobs: t.exposeInt('jobs', { description: 'Background jobs deleted (pending, finished and dead).' }),
     tokens: t.exposeInt('tokens', { description: 'Access tokens of the user deleted.' }),
     vectors: t.exposeInt('vectors', { description: 'Stored vectors deleted.' }),
-    vacuumed: t.exposeBoolean('vacuumed', { description: 'True when the file was rewritten (VACUUM) so no freed page keeps the text.' }),
+    vacuumed: t.exposeBoolean('vacuumed', {
+      description: 'True when the file was rewritten (VACUUM) so no freed page keeps the text.',
+    }),
   }),
 });
 
@@ -49,7 +55,12 @@ builder.queryFields((t) => ({
     description: 'Every user with memory here, by id, with counts (admin token only).',
     args: {
       prefix: t.arg.string({ description: 'Only users whose id starts with this.' }),
-      first: t.arg.int({ required: true, defaultValue: 20, description: `Page size (0 to ${MAX_PAGE}).`, validate: z.number().int().min(0).max(MAX_PAGE) }),
+      first: t.arg.int({
+        required: true,
+        defaultValue: 20,
+        description: `Page size (0 to ${MAX_PAGE}).`,
+        validate: z.number().int().min(0).max(MAX_PAGE),
+      }),
       after: t.arg.string({ description: 'Cursor to continue after (`pageInfo.endCursor`).' }),
     },
     resolve: (_root, args, context) => {

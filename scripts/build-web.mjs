@@ -24,7 +24,9 @@ const clientTools = new URL('../client/src/tools.ts', import.meta.url).pathname;
 const withoutModelTools = {
   name: 'without-model-tools',
   setup(build) {
-    build.onLoad({ filter: /[\\/]client[\\/]src[\\/]tools\.ts$/ }, (args) => (args.path === clientTools ? { contents: TOOLS_STUB, loader: 'js' } : undefined));
+    build.onLoad({ filter: /[\\/]client[\\/]src[\\/]tools\.ts$/ }, (args) =>
+      args.path === clientTools ? { contents: TOOLS_STUB, loader: 'js' } : undefined,
+    );
   },
 };
 
@@ -67,7 +69,10 @@ if (watch) {
   const ctx = await context({
     ...options,
     outdir,
-    plugins: [withoutModelTools, { name: 'finish', setup: (b) => b.onEnd((result) => result.metafile && finish(outdir, result.metafile)) }],
+    plugins: [
+      withoutModelTools,
+      { name: 'finish', setup: (b) => b.onEnd((result) => result.metafile && finish(outdir, result.metafile)) },
+    ],
   });
   await ctx.watch();
   console.log(`watching ${root}src, writing ${outdir}`);
@@ -84,6 +89,7 @@ if (watch) {
   rmSync(old, { recursive: true, force: true });
   // Leftovers of an interrupted build.
   for (const name of readdirSync(root)) {
-    if (name.startsWith('.dist-') && Date.now() - statSync(root + name).mtimeMs > 600_000) rmSync(root + name, { recursive: true, force: true });
+    if (name.startsWith('.dist-') && Date.now() - statSync(root + name).mtimeMs > 600_000)
+      rmSync(root + name, { recursive: true, force: true });
   }
 }

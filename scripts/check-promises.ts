@@ -7,7 +7,11 @@ import ts from 'typescript';
 
 const root = process.cwd();
 const configPath = ts.findConfigFile(root, ts.sys.fileExists, 'tsconfig.json')!;
-const config = ts.parseJsonConfigFileContent(ts.readConfigFile(configPath, ts.sys.readFile).config, ts.sys, dirname(configPath));
+const config = ts.parseJsonConfigFileContent(
+  ts.readConfigFile(configPath, ts.sys.readFile).config,
+  ts.sys,
+  dirname(configPath),
+);
 const program = ts.createProgram(config.fileNames, config.options);
 const checker = program.getTypeChecker();
 
@@ -30,18 +34,29 @@ for (const file of program.getSourceFiles()) {
       const handled =
         ts.isCallExpression(expression) &&
         ts.isPropertyAccessExpression(expression.expression) &&
-        (expression.expression.name.text === 'catch' || (expression.expression.name.text === 'then' && expression.arguments.length === 2));
+        (expression.expression.name.text === 'catch' ||
+          (expression.expression.name.text === 'then' && expression.arguments.length === 2));
       const floating =
-        !handled && (ts.isCallExpression(expression) || ts.isNewExpression(expression)) && isPromise(checker.getTypeAtLocation(expression));
+        !handled &&
+        (ts.isCallExpression(expression) || ts.isNewExpression(expression)) &&
+        isPromise(checker.getTypeAtLocation(expression));
       if (floating) {
         const { line } = file.getLineAndCharacterOfPosition(node.getStart());
         found.push(`${relative(root, file.fileName)}:${line + 1}: ${node.getText().split('\n')[0]!.slice(0, 120)}`);
       }
     }
     // An async callback handed to forEach runs unawaited.
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'forEach') {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      node.expression.name.text === 'forEach'
+    ) {
       const callback = node.arguments[0];
-      if (callback && (ts.isArrowFunction(callback) || ts.isFunctionExpression(callback)) && callback.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword)) {
+      if (
+        callback &&
+        (ts.isArrowFunction(callback) || ts.isFunctionExpression(callback)) &&
+        callback.modifiers?.some((m) => m.kind === ts.SyntaxKind.AsyncKeyword)
+      ) {
         const { line } = file.getLineAndCharacterOfPosition(node.getStart());
         found.push(`${relative(root, file.fileName)}:${line + 1}: async callback in forEach`);
       }

@@ -15,7 +15,12 @@ function example(command: Command): string {
   let text = '';
   command.configureOutput({ writeOut: (chunk) => (text += chunk) });
   command.outputHelp();
-  return text.split('\n').find((line) => line.trim().startsWith('sm '))?.trim() ?? '';
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim().startsWith('sm '))
+      ?.trim() ?? ''
+  );
 }
 
 function rows(command: Command, prefix = ''): string[] {
@@ -23,8 +28,10 @@ function rows(command: Command, prefix = ''): string[] {
     const name = `${prefix}${sub.name()}`;
     if (sub.commands.length > 0) return rows(sub, `${name} `);
     const args = sub.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
-    const escape = (s: string) => s.replace(/\|/g, '\\|');
-    return [`| \`${name}${args ? ` ${args}` : ''}\` | ${escape(sub.description())} | \`${escape(example(sub))}\` |`];
+    const escapePipes = (s: string) => s.replace(/\|/g, '\\|');
+    return [
+      `| \`${name}${args ? ` ${args}` : ''}\` | ${escapePipes(sub.description())} | \`${escapePipes(example(sub))}\` |`,
+    ];
   });
 }
 

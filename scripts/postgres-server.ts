@@ -70,9 +70,20 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   const data = join(dir, 'data');
   const port = await freePort();
   // No fsync: a test server's data may be lost in a crash; it is thrown away anyway.
-  runAsServerUser(join(bin, 'initdb'), ['-D', data, '-U', ROLE, '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
+  runAsServerUser(join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    ROLE,
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-locale',
+    '--no-sync',
+  ]);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-  const start = () => runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', 'start']);
+  const start = () =>
+    runAsServerUser(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', 'start']);
   start();
   let running = true;
   const halt = () => {

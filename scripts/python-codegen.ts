@@ -34,9 +34,16 @@ import {
 } from 'graphql';
 import { toolDefinitions } from '../client/src/tools.ts';
 
-export const PYTHON_FILES = { generated: 'python/symbiosis_memory/_generated.py', tools: 'python/symbiosis_memory/tools.json' } as const;
+export const PYTHON_FILES = {
+  generated: 'python/symbiosis_memory/_generated.py',
+  tools: 'python/symbiosis_memory/tools.json',
+} as const;
 
-const KEYWORDS = new Set('False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(' '));
+const KEYWORDS = new Set(
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
+    ' ',
+  ),
+);
 const SCALARS: Record<string, { input: string; output: string }> = {
   Int: { input: 'int', output: 'int' },
   Float: { input: 'float', output: 'float' },
@@ -50,7 +57,9 @@ const SCALARS: Record<string, { input: string; output: string }> = {
 const snake = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 const pyName = (name: string) => (KEYWORDS.has(name) ? `${name}_` : name);
 const docstring = (text: string | null | undefined, indent: string) =>
-  text ? `${indent}"""${text.replace(/\\/g, '\\\\').replace(/"""/g, '\\"\\"\\"').replace(/\n/g, `\n${indent}`).trimEnd()}"""\n` : '';
+  text
+    ? `${indent}"""${text.replace(/\\/g, '\\\\').replace(/"""/g, '\\"\\"\\"').replace(/\n/g, `\n${indent}`).trimEnd()}"""\n`
+    : '';
 const literal = (value: string) => JSON.stringify(value);
 
 function inputType(type: GraphQLInputType): string {
@@ -63,7 +72,13 @@ function inputType(type: GraphQLInputType): string {
 
 function outputType(type: GraphQLOutputType): string {
   if (isNonNullType(type)) return outputType(type.ofType);
-  const inner = isListType(type) ? `list[${outputType(type.ofType)}]` : isScalarType(type) ? (SCALARS[type.name]?.output ?? 'Any') : isEnumType(type) ? `${type.name}Value` : type.name;
+  const inner = isListType(type)
+    ? `list[${outputType(type.ofType)}]`
+    : isScalarType(type)
+      ? (SCALARS[type.name]?.output ?? 'Any')
+      : isEnumType(type)
+        ? `${type.name}Value`
+        : type.name;
   return inner;
 }
 const nullable = (type: GraphQLOutputType) => (isNonNullType(type) ? outputType(type) : `${outputType(type)} | None`);
@@ -75,7 +90,12 @@ function enumCode(type: GraphQLEnumType): string {
 }
 
 /** A TypedDict; the functional form when a key is not a Python name. */
-function typedDict(name: string, description: string | null | undefined, fields: [string, string][], total: boolean): string {
+function typedDict(
+  name: string,
+  description: string | null | undefined,
+  fields: [string, string][],
+  total: boolean,
+): string {
   if (fields.some(([key]) => KEYWORDS.has(key))) {
     return `${name} = TypedDict(${literal(name)}, {${fields.map(([key, type]) => `${literal(key)}: ${literal(type)}`).join(', ')}}, total=${total ? 'True' : 'False'})\n`;
   }
@@ -125,9 +145,21 @@ function fragmentsUsed(selection: SelectionSetNode, fragments: Map<string, Fragm
   }
 }
 
-type Operation = { name: string; method: string; kind: string; document: string; field: GraphQLField<unknown, unknown> | null; args: Argument[]; variables: string };
+type Operation = {
+  name: string;
+  method: string;
+  kind: string;
+  document: string;
+  field: GraphQLField<unknown, unknown> | null;
+  args: Argument[];
+  variables: string;
+};
 
-function operationOf(schema: GraphQLSchema, op: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): Operation {
+function operationOf(
+  schema: GraphQLSchema,
+  op: OperationDefinitionNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+): Operation {
   const name = op.name!.value;
   const used = new Set<string>();
   fragmentsUsed(op.selectionSet, fragments, used);
@@ -143,7 +175,9 @@ function operationOf(schema: GraphQLSchema, op: OperationDefinitionNode, fragmen
     const named = getNamedType(type);
     if (wire === 'input' && isInputObjectType(named)) {
       // The input object's fields become keyword arguments of their own.
-      const inner = Object.values(named.getFields()).map((f) => argumentFor(f.name, f.type, f.defaultValue !== undefined));
+      const inner = Object.values(named.getFields()).map((f) =>
+        argumentFor(f.name, f.type, f.defaultValue !== undefined),
+      );
       args.push(...inner);
       entries.push(`"input": _present({${inner.map((a) => `${literal(a.wire)}: ${a.convert}`).join(', ')}})`);
     } else {
@@ -155,12 +189,22 @@ function operationOf(schema: GraphQLSchema, op: OperationDefinitionNode, fragmen
   const names = args.map((a) => a.python);
   const clash = names.find((n, i) => names.indexOf(n) !== i);
   if (clash) throw new Error(`${name}: two arguments named ${clash}`);
-  return { name, method: pyName(snake(name)), kind: op.operation, document, field, args, variables: `{${entries.join(', ')}}` };
+  return {
+    name,
+    method: pyName(snake(name)),
+    kind: op.operation,
+    document,
+    field,
+    args,
+    variables: `{${entries.join(', ')}}`,
+  };
 }
 
 function methodCode(op: Operation, async: boolean): string {
   const ordered = [...op.args.filter((a) => a.required), ...op.args.filter((a) => !a.required)];
-  const params = ordered.map((a) => (a.required ? `${a.python}: ${a.annotation}` : `${a.python}: ${a.annotation} | None = None`));
+  const params = ordered.map((a) =>
+    a.required ? `${a.python}: ${a.annotation}` : `${a.python}: ${a.annotation} | None = None`,
+  );
   const signature = params.length ? `self, *, ${params.join(', ')}` : 'self';
   const returns = op.field ? nullable(op.field.type) : 'dict[str, Any]';
   const description = op.field?.description ?? `The ${op.name} ${op.kind}.`;
@@ -180,7 +224,9 @@ export function generatePython(root: string): Record<string, string> {
     .sort()
     .map((name) => parse(readFileSync(join(dir, name), 'utf8')));
   const definitions = documents.flatMap((d) => d.definitions);
-  const fragments = new Map(definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+  const fragments = new Map(
+    definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
   // Subscriptions need a WebSocket, which httpx does not speak.
   const operations = definitions
     .filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.operation !== 'subscription')
@@ -190,7 +236,11 @@ export function generatePython(root: string): Record<string, string> {
   const types = Object.values(schema.getTypeMap())
     .filter((t: GraphQLNamedType) => !t.name.startsWith('__'))
     .sort((a, b) => a.name.localeCompare(b.name));
-  const rootNames = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name, schema.getSubscriptionType()?.name]);
+  const rootNames = new Set([
+    schema.getQueryType()?.name,
+    schema.getMutationType()?.name,
+    schema.getSubscriptionType()?.name,
+  ]);
   const out: string[] = [
     '# Generated by scripts/python-codegen.ts from schema/schema.graphql and client/operations:',
     '# do not edit, run `npm run codegen`.',
@@ -206,11 +256,14 @@ export function generatePython(root: string): Record<string, string> {
   ];
   for (const type of types) if (isEnumType(type)) out.push('', '', enumCode(type).trimEnd());
   for (const type of types) if (isInputObjectType(type)) out.push('', '', inputObjectCode(type).trimEnd());
-  for (const type of types) if (isObjectType(type) && !rootNames.has(type.name)) out.push('', '', objectCode(type).trimEnd());
+  for (const type of types)
+    if (isObjectType(type) && !rootNames.has(type.name)) out.push('', '', objectCode(type).trimEnd());
   out.push('', '');
   for (const op of operations) {
     const space = op.args.filter((a) => a.wire === 'userId' || a.wire === 'agentId').map((a) => literal(a.wire));
-    out.push(`_${op.method.toUpperCase()} = Operation(${literal(op.name)}, ${literal(op.kind)}, ${op.field ? literal(op.field.name) : 'None'}, ${space.length ? `frozenset({${space.join(', ')}})` : 'frozenset()'}, ${literal(op.document)})`);
+    out.push(
+      `_${op.method.toUpperCase()} = Operation(${literal(op.name)}, ${literal(op.kind)}, ${op.field ? literal(op.field.name) : 'None'}, ${space.length ? `frozenset({${space.join(', ')}})` : 'frozenset()'}, ${literal(op.document)})`,
+    );
   }
   for (const async of [false, true]) {
     out.push(
@@ -222,12 +275,21 @@ export function generatePython(root: string): Record<string, string> {
       `    ${async ? 'async ' : ''}def _execute(self, operation: Operation, variables: dict[str, Any]) -> Any:`,
       '        raise NotImplementedError',
       '',
-      operations.map((op) => methodCode(op, async)).join('\n').trimEnd(),
+      operations
+        .map((op) => methodCode(op, async))
+        .join('\n')
+        .trimEnd(),
     );
   }
-  out.push('', '', `OPERATIONS: dict[str, Operation] = {${operations.map((op) => `${literal(op.method)}: _${op.method.toUpperCase()}`).join(', ')}}`);
+  out.push(
+    '',
+    '',
+    `OPERATIONS: dict[str, Operation] = {${operations.map((op) => `${literal(op.method)}: _${op.method.toUpperCase()}`).join(', ')}}`,
+  );
   // What `from symbiosis_memory import *` brings: the schema's enums and TypedDicts.
-  const exported = types.filter((t) => isEnumType(t) || isInputObjectType(t) || (isObjectType(t) && !rootNames.has(t.name))).flatMap((t) => (isEnumType(t) ? [t.name, `${t.name}Value`] : [t.name]));
+  const exported = types
+    .filter((t) => isEnumType(t) || isInputObjectType(t) || (isObjectType(t) && !rootNames.has(t.name)))
+    .flatMap((t) => (isEnumType(t) ? [t.name, `${t.name}Value`] : [t.name]));
   out.push('', `__all__ = [${[...exported, 'OPERATIONS'].map(literal).join(', ')}]`, '');
   const tools = { openai: toolDefinitions('openai'), anthropic: toolDefinitions('anthropic') };
   return {

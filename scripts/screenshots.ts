@@ -44,7 +44,10 @@ async function main() {
   try {
     for (const [sessionId, text] of CONVERSATIONS) {
       await client.addTurn({ input: { sessionId, role: Role.User, text } });
-      if (text.startsWith('Hi!')) await client.addTurn({ input: { sessionId, role: Role.Assistant, text: 'Nice to meet you, Alex! Where are you headed?' } });
+      if (text.startsWith('Hi!'))
+        await client.addTurn({
+          input: { sessionId, role: Role.Assistant, text: 'Nice to meet you, Alex! Where are you headed?' },
+        });
     }
     await client.runJobs(); // entities from the accurate NER pass
     const { memories } = await client.memories({ q: 'Sam', first: 1 });
@@ -52,14 +55,24 @@ async function main() {
     await client.confirmMemory({ id: sam });
 
     mkdirSync(OUT, { recursive: true });
-    const shots: [string, string, { width: number; height: number }, ((page: import('playwright-core').Page) => Promise<void>)?][] = [
+    const shots: [
+      string,
+      string,
+      { width: number; height: number },
+      ((page: import('playwright-core').Page) => Promise<void>)?,
+    ][] = [
       ['memories', '#/memories', { width: 1280, height: 720 }],
       ['memory', `#/memory/${sam}`, { width: 1280, height: 900 }],
-      ['search', '#/search?q=where%20does%20Maria%20live', { width: 1280, height: 900 }, async (page) => {
-        await page.getByRole('button', { name: 'Preview context' }).click();
-        await page.locator('pre.markdown').waitFor();
-        await page.locator('pre.markdown').scrollIntoViewIfNeeded();
-      }],
+      [
+        'search',
+        '#/search?q=where%20does%20Maria%20live',
+        { width: 1280, height: 900 },
+        async (page) => {
+          await page.getByRole('button', { name: 'Preview context' }).click();
+          await page.locator('pre.markdown').waitFor();
+          await page.locator('pre.markdown').scrollIntoViewIfNeeded();
+        },
+      ],
       ['entities', '#/entities', { width: 1280, height: 720 }],
       ['phone', '#/memories', { width: 390, height: 780 }],
     ];
@@ -85,7 +98,16 @@ async function main() {
     for (const name of ['memories', 'memory', 'search', 'entities', 'phone', 'graphiql']) {
       // A third of the size at no visible cost, where pngquant is installed (apt-get install pngquant).
       try {
-        execFileSync('pngquant', ['--quality', '70-90', '--speed', '1', '--force', '--ext', '.png', join(OUT, `${name}.png`)]);
+        execFileSync('pngquant', [
+          '--quality',
+          '70-90',
+          '--speed',
+          '1',
+          '--force',
+          '--ext',
+          '.png',
+          join(OUT, `${name}.png`),
+        ]);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }

@@ -24,13 +24,19 @@ const imports = (root, module) => {
 
 /** Each Debian package, what needs it, and how to tell it is there (under `root`, / but in tests). */
 export const PREREQUISITES = [
-  { pkg: 'chromium', why: 'the inspector browser tests', present: (root) => executable(join(root, 'usr/bin/chromium')) },
+  {
+    pkg: 'chromium',
+    why: 'the inspector browser tests',
+    present: (root) => executable(join(root, 'usr/bin/chromium')),
+  },
   {
     pkg: 'postgresql',
     why: 'the Postgres tests',
     present: (root) => {
       try {
-        return readdirSync(join(root, 'usr/lib/postgresql')).some((version) => executable(join(root, 'usr/lib/postgresql', version, 'bin/initdb')));
+        return readdirSync(join(root, 'usr/lib/postgresql')).some((version) =>
+          executable(join(root, 'usr/lib/postgresql', version, 'bin/initdb')),
+        );
       } catch {
         return false;
       }
@@ -51,21 +57,45 @@ export function plan(missing, { isRoot, hasApt }) {
   if (missing.length === 0) return { action: 'none', lines: [] };
   const names = missing.map((p) => p.pkg);
   const lines = missing.map((p) => `  ${p.pkg} (for ${p.why})`);
-  if (!hasApt) return { action: 'stop', lines: ['The tests need these Debian packages, and this system has no apt-get:', ...lines, 'Install their equivalents, then run the tests again.'] };
-  if (isRoot) return { action: 'install', packages: names, lines: [`Installing what the tests need: ${names.join(', ')}`, ...lines] };
+  if (!hasApt)
+    return {
+      action: 'stop',
+      lines: [
+        'The tests need these Debian packages, and this system has no apt-get:',
+        ...lines,
+        'Install their equivalents, then run the tests again.',
+      ],
+    };
+  if (isRoot)
+    return {
+      action: 'install',
+      packages: names,
+      lines: [`Installing what the tests need: ${names.join(', ')}`, ...lines],
+    };
   return {
     action: 'stop',
-    lines: ['The tests need these Debian packages, which are not installed:', ...lines, 'Install them as root, then run the tests again:', `  sudo apt-get install -y ${names.join(' ')}`],
+    lines: [
+      'The tests need these Debian packages, which are not installed:',
+      ...lines,
+      'Install them as root, then run the tests again:',
+      `  sudo apt-get install -y ${names.join(' ')}`,
+    ],
   };
 }
 
 function main() {
-  const decided = plan(missingPrerequisites(), { isRoot: process.getuid?.() === 0, hasApt: executable('/usr/bin/apt-get') });
+  const decided = plan(missingPrerequisites(), {
+    isRoot: process.getuid?.() === 0,
+    hasApt: executable('/usr/bin/apt-get'),
+  });
   for (const line of decided.lines) console.error(line);
   if (decided.action === 'stop') process.exit(1);
   if (decided.action !== 'install') return;
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', ...decided.packages]]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', ...decided.packages],
+  ]) {
     const result = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
     if (result.status !== 0) {
       console.error(`apt-get ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);

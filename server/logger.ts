@@ -12,7 +12,15 @@ function destination(): DestinationStream {
   let stream: DestinationStream | undefined;
   return {
     write(line: string) {
-      stream ??= quiet((createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty'))({ destination: 2, sync: true, colorize: process.stderr.isTTY, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }));
+      stream ??= quiet(
+        (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty'))({
+          destination: 2,
+          sync: true,
+          colorize: process.stderr.isTTY,
+          translateTime: 'SYS:HH:MM:ss',
+          ignore: 'pid,hostname',
+        }),
+      );
       stream.write(line);
     },
   };
@@ -29,7 +37,10 @@ export const logger = pino(
   {
     level: process.env.SM_LOG_LEVEL ?? 'info',
     // Keys that could carry secrets never reach a log line.
-    redact: { paths: ['*.token', '*.apiKey', '*.api_key', '*.authorization', 'req.headers.authorization'], censor: '[redacted]' },
+    redact: {
+      paths: ['*.token', '*.apiKey', '*.api_key', '*.authorization', 'req.headers.authorization'],
+      censor: '[redacted]',
+    },
   },
   destination(),
 );

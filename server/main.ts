@@ -12,7 +12,8 @@ const { chooseStore } = await import('./postgres/configured-store.ts');
 function portFromEnv(raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`SM_PORT must be an integer from 0 to 65535, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`SM_PORT must be an integer from 0 to 65535, got ${JSON.stringify(raw)}`);
   return port;
 }
 

@@ -21,7 +21,8 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
     });
   });
 }
-const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+const versionOf = (name: string) =>
+  (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 
 type Packed = { filename: string; files: { path: string }[] };
 async function pack(dir: string, destination: string, ...flags: string[]): Promise<Packed> {
@@ -82,14 +83,30 @@ beforeAll(async () => {
   // into ai-sdk/.client) as its dist: packing client/ itself would rebuild client/dist while
   // test/client-package.test.ts may be packing it.
   const stage = join(work, 'client');
-  for (const file of ['package.json', 'README.md', 'operations']) cpSync(join(ROOT, 'client', file), join(stage, file), { recursive: true });
+  for (const file of ['package.json', 'README.md', 'operations'])
+    cpSync(join(ROOT, 'client', file), join(stage, file), { recursive: true });
   cpSync(join(ROOT, 'ai-sdk/.client'), join(stage, 'dist'), { recursive: true });
   const client = await pack(stage, work, '--ignore-scripts');
   project = join(work, 'project');
   mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'ai-sdk-consumer', private: true, version: '1.0.0' }));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'ai-sdk-consumer', private: true, version: '1.0.0' }),
+  );
   // ai and its dependencies from npm's cache (the root install put them there).
-  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, client.filename), join(work, packed.filename), `ai@${versionOf('ai')}`], project);
+  const install = await run(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      join(work, client.filename),
+      join(work, packed.filename),
+      `ai@${versionOf('ai')}`,
+    ],
+    project,
+  );
   expect(install.code, install.stderr).toBe(0);
   expect(install.stderr).toBe('');
   server = await smServe(join(work, 'memory.db'));
@@ -105,20 +122,38 @@ afterAll(async () => {
 describe('ai-sdk package', () => {
   it('packs the ESM and CommonJS builds and the README, and no sources', () => {
     const files = packed.files.map((f) => f.path);
-    for (const file of ['dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'README.md', 'package.json']) {
+    for (const file of [
+      'dist/esm/index.js',
+      'dist/esm/index.d.ts',
+      'dist/cjs/index.js',
+      'dist/cjs/index.d.ts',
+      'dist/cjs/package.json',
+      'README.md',
+      'package.json',
+    ]) {
       expect(files).toContain(file);
     }
     expect(files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json')).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'ai-sdk/package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'ai-sdk/package.json'), 'utf8')) as {
+      peerDependencies: Record<string, string>;
+    };
     // ai 6 and 7; the installed one among them.
     expect(manifest.peerDependencies.ai).toBe('^6.0.0 || ^7.0.0');
     expect(manifest.peerDependencies.ai!.split(' || ')).toContain(`^${versionOf('ai').split('.')[0]}.0.0`);
   });
 
   it.each([
-    ['ESM', 'run.mjs', `import { generateText } from 'ai';\nimport { MockLanguageModelV3 } from 'ai/test';\nimport { withMemory } from '@symbiosis-memory/ai-sdk';`],
-    ['CommonJS', 'run.cjs', `const { generateText } = require('ai');\nconst { MockLanguageModelV3 } = require('ai/test');\nconst { withMemory } = require('@symbiosis-memory/ai-sdk');`],
+    [
+      'ESM',
+      'run.mjs',
+      `import { generateText } from 'ai';\nimport { MockLanguageModelV3 } from 'ai/test';\nimport { withMemory } from '@symbiosis-memory/ai-sdk';`,
+    ],
+    [
+      'CommonJS',
+      'run.cjs',
+      `const { generateText } = require('ai');\nconst { MockLanguageModelV3 } = require('ai/test');\nconst { withMemory } = require('@symbiosis-memory/ai-sdk');`,
+    ],
   ])('as %s, two turns are stored and the second call carries the first', async (kind, file, load) => {
     writeFileSync(join(project, file), SCRIPT(load));
     const session = `pkg-${kind}`;
@@ -127,7 +162,12 @@ describe('ai-sdk package', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Tom lives in Oslo/);
     const { turns } = await sm.turns({ sessionId: session, userId: `user-${kind}` });
-    expect(turns.edges.map((e) => e.node.text)).toEqual(['My brother Tom lives in Oslo and teaches maths.', 'answer 1', 'Where does my brother live?', 'answer 2']);
+    expect(turns.edges.map((e) => e.node.text)).toEqual([
+      'My brother Tom lives in Oslo and teaches maths.',
+      'answer 1',
+      'Where does my brother live?',
+      'answer 2',
+    ]);
   });
 
   it('type-checks a TypeScript user of the package against the installed declarations', async () => {
@@ -137,9 +177,24 @@ describe('ai-sdk package', () => {
     writeFileSync(
       join(project, 'tsconfig.json'),
       // skipLibCheck: ai's own declarations need @types/node and @types/json-schema, which this bare project lacks.
-      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['consumer.ts', 'consumer.mts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ['consumer.ts', 'consumer.mts'],
+      }),
     );
-    const tsc = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], project);
+    const tsc = await run(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+      project,
+    );
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.code).toBe(0);
   });

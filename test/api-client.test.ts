@@ -11,27 +11,57 @@ const ROOT = join(import.meta.dirname, '..');
 describe('typed client', () => {
   it('generated code is up to date (npm run codegen)', async () => {
     const fresh = await generateSdk(ROOT);
-    expect(fresh === readFileSync(join(ROOT, SDK_FILE), 'utf8'), `${SDK_FILE} is stale: run npm run codegen`).toBe(true);
+    expect(fresh === readFileSync(join(ROOT, SDK_FILE), 'utf8'), `${SDK_FILE} is stale: run npm run codegen`).toBe(
+      true,
+    );
   });
 
   it('has one method per API operation, named after its root field', async () => {
     const { getSdk } = await import('../client/src/generated/sdk.ts');
     const methods = Object.keys(getSdk(() => Promise.resolve({}) as never)).sort();
     const schema = buildSchema(readFileSync(join(ROOT, 'schema/schema.graphql'), 'utf8'));
-    const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) => Object.keys(type!.getFields()));
+    const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
+      Object.keys(type!.getFields()),
+    );
     expect(methods).toEqual(roots.sort());
     expect(methods).toEqual(
       expect.arrayContaining([
-        'addTurn', 'confirmMemory', 'context', 'correctMemory', 'explain', 'forget', 'gc', 'memories', 'memory',
-        'memoryEvents', 'remember', 'session', 'sessions', 'stats', 'turnAdded', 'turns', 'updateMemory',
-        'entity', 'entities', 'consolidateSession', 'consolidationEvents', 'runMaintenance', 'jobs', 'runJobs',
-        'search', 'config', 'setConfig', 'doctor',
+        'addTurn',
+        'confirmMemory',
+        'context',
+        'correctMemory',
+        'explain',
+        'forget',
+        'gc',
+        'memories',
+        'memory',
+        'memoryEvents',
+        'remember',
+        'session',
+        'sessions',
+        'stats',
+        'turnAdded',
+        'turns',
+        'updateMemory',
+        'entity',
+        'entities',
+        'consolidateSession',
+        'consolidationEvents',
+        'runMaintenance',
+        'jobs',
+        'runJobs',
+        'search',
+        'config',
+        'setConfig',
+        'doctor',
       ]),
     );
   });
 
   it('imports nothing from the server or the schema code', () => {
-    const files = readdirSync(join(ROOT, 'client/src'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    const files = readdirSync(join(ROOT, 'client/src'), { recursive: true, withFileTypes: true }).filter((e) =>
+      e.isFile(),
+    );
     for (const file of files) {
       const text = readFileSync(join(file.parentPath, file.name), 'utf8');
       expect(text, file.name).not.toMatch(/from ['"](\.\.\/)+(server|schema|drizzle)\//);

@@ -2,7 +2,7 @@
 // layer (a bad key or value is BAD_USER_INPUT and changes nothing), persisted in the meta table,
 // applied at once outside the restart sections; unsetConfig goes back to the layers below.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SymbiosisClient } from '../client/src/index.ts';
+import type { SymbiosisClient } from '../client/src/index.ts';
 import { readMetaConfig } from '../server/db/config-layers.ts';
 import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 
@@ -17,7 +17,10 @@ type Config = Record<string, Record<string, unknown>>;
 beforeAll(async () => {
   process.env[SECRET_ENV] = SECRET;
   server = await startServer({
-    config: { extractor: { mode: 'heuristic' }, llm: { api_key_env: SECRET_ENV, endpoint: 'http://user:hunter2@127.0.0.1:9/v1' } },
+    config: {
+      extractor: { mode: 'heuristic' },
+      llm: { api_key_env: SECRET_ENV, endpoint: 'http://user:hunter2@127.0.0.1:9/v1' },
+    },
   });
   client = server.client();
 });
@@ -25,7 +28,6 @@ afterAll(async () => {
   delete process.env[SECRET_ENV];
   await server.close();
 });
-
 
 const current = async () => (await client.config()).config as Config;
 
@@ -35,7 +37,9 @@ describe('config', () => {
     expect(config.scoring).toEqual({ w_freq: 1, w_recency: 1, w_importance: 2, lambda: 0.05 });
     expect(config.extractor?.mode).toBe('heuristic');
     expect(config.llm?.api_key_env).toBe(SECRET_ENV);
-    expect(Object.keys(config)).toEqual(expect.arrayContaining(['mid', 'gc', 'decay', 'llm', 'embedding', 'server', 'schedule', 'context']));
+    expect(Object.keys(config)).toEqual(
+      expect.arrayContaining(['mid', 'gc', 'decay', 'llm', 'embedding', 'server', 'schedule', 'context']),
+    );
     const text = JSON.stringify(config);
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain('hunter2');

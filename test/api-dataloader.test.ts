@@ -15,7 +15,10 @@ let server: TestServer;
  * statement (cached or not) on the server's connection.
  */
 async function countStatements(fn: () => Promise<unknown>) {
-  const proto = Object.getPrototypeOf(server.store.sqlite.prepare('select 1')) as Record<string, (...args: unknown[]) => unknown>;
+  const proto = Object.getPrototypeOf(server.store.sqlite.prepare('select 1')) as Record<
+    string,
+    (...args: unknown[]) => unknown
+  >;
   const methods = ['run', 'get', 'all', 'iterate'] as const;
   const originals = methods.map((name) => proto[name]!);
   let count = 0;
@@ -39,11 +42,28 @@ beforeAll(async () => {
   await write(store, async () => {
     const now = store.clock.now();
     for (let i = 0; i < 50; i++) {
-      const { turn } = await addTurn(store, DEFAULT_SPACE, { sessionId: `s${i % 5}`, role: 'user', text: `Turn ${i} about Paris`, autoExtract: false });
-      const memory = await insertMemory(store, DEFAULT_SPACE, { content: `Memory ${i}` }, { turnId: turn.id, reason: 'extracted', rule: 'test' });
+      const { turn } = await addTurn(store, DEFAULT_SPACE, {
+        sessionId: `s${i % 5}`,
+        role: 'user',
+        text: `Turn ${i} about Paris`,
+        autoExtract: false,
+      });
+      const memory = await insertMemory(
+        store,
+        DEFAULT_SPACE,
+        { content: `Memory ${i}` },
+        { turnId: turn.id, reason: 'extracted', rule: 'test' },
+      );
       const entity = await store.db
         .insert(entities)
-        .values({ name: `Entity ${i}`, nameKey: `entity ${i}`, type: 'thing', createdAt: now, updatedAt: now, mentionCount: 2 })
+        .values({
+          name: `Entity ${i}`,
+          nameKey: `entity ${i}`,
+          type: 'thing',
+          createdAt: now,
+          updatedAt: now,
+          mentionCount: 2,
+        })
         .returning()
         .get();
       await store.db.insert(turnEntities).values({ turnId: turn.id, entityId: entity.id }).run();
@@ -77,7 +97,17 @@ describe('DataLoader batching', () => {
     expect(nodes).toHaveLength(50);
     for (const node of nodes) {
       const i = Number(node.content.split(' ')[1]);
-      expect(node.sources).toEqual([{ reason: 'EXTRACTED', turn: { id: expect.any(Number), text: `Turn ${i} about Paris`, session: { id: `s${i % 5}` }, entities: [{ name: `Entity ${i}`, type: 'thing' }] } }]);
+      expect(node.sources).toEqual([
+        {
+          reason: 'EXTRACTED',
+          turn: {
+            id: expect.any(Number),
+            text: `Turn ${i} about Paris`,
+            session: { id: `s${i % 5}` },
+            entities: [{ name: `Entity ${i}`, type: 'thing' }],
+          },
+        },
+      ]);
       expect(node.entities).toEqual([{ name: `Entity ${i}` }]);
     }
     expect(large).toBe(small);
@@ -86,7 +116,8 @@ describe('DataLoader batching', () => {
   });
 
   it('sessions -> turns -> entities is batched too', async () => {
-    const query = '{ sessions(first: 5) { edges { node { id turnCount turns(last: 3) { totalCount edges { node { text entities { name } } } } } } } }';
+    const query =
+      '{ sessions(first: 5) { edges { node { id turnCount turns(last: 3) { totalCount edges { node { text entities { name } } } } } } } }';
     let result: any;
     const statements = await countStatements(async () => (result = await server.graphql(query)));
     expect(result.body.errors).toBeUndefined();
@@ -114,8 +145,14 @@ describe('DataLoader batching', () => {
     expect(nodes).toHaveLength(50);
     for (const node of nodes) {
       const i = Number(node.name.split(' ')[1]);
-      expect(node.memories).toEqual({ totalCount: 1, edges: [{ node: { content: `Memory ${i}`, entities: [{ name: node.name }] } }] });
-      expect(node.turns).toEqual({ totalCount: 1, edges: [{ node: { text: `Turn ${i} about Paris`, session: { id: `s${i % 5}` } } }] });
+      expect(node.memories).toEqual({
+        totalCount: 1,
+        edges: [{ node: { content: `Memory ${i}`, entities: [{ name: node.name }] } }],
+      });
+      expect(node.turns).toEqual({
+        totalCount: 1,
+        edges: [{ node: { text: `Turn ${i} about Paris`, session: { id: `s${i % 5}` } } }],
+      });
     }
     expect(large).toBe(small);
   });

@@ -10,14 +10,19 @@ let client: SymbiosisClient;
 beforeAll(async () => {
   server = await startServer({ config: { extractor: { mode: 'heuristic' } } });
   client = server.client();
-  await client.addTurn({ input: { sessionId: 'e1', role: Role.User, text: 'My sister Alice lives in Paris. I met Alice yesterday and I like #hiking.' } });
+  await client.addTurn({
+    input: {
+      sessionId: 'e1',
+      role: Role.User,
+      text: 'My sister Alice lives in Paris. I met Alice yesterday and I like #hiking.',
+    },
+  });
   await client.addTurn({ input: { sessionId: 'e1', role: Role.Assistant, text: 'How is Alice doing in Paris?' } });
   await client.addTurn({ input: { sessionId: 'e2', role: Role.User, text: 'Alice called me about #hiking again.' } });
   // People and places come from the accurate NER pass, a background job (the test server runs no worker).
   await client.runJobs();
 });
 afterAll(() => server.close());
-
 
 describe('entities', () => {
   it('finds an entity by name (any case) with the turns and memories that mention it', async () => {
@@ -38,12 +43,14 @@ describe('entities', () => {
     expect(byId.entity).toMatchObject({ id: entity.id, name: 'Alice' });
   });
 
-  it('pages an entity\'s turns and memories with cursors', async () => {
+  it("pages an entity's turns and memories with cursors", async () => {
     const first = (await client.entity({ name: 'Alice', first: 2 })).entity.turns;
     expect(first.edges).toHaveLength(2);
     expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
     const next = (await client.entity({ name: 'Alice', first: 2, turnsAfter: first.pageInfo.endCursor })).entity.turns;
-    expect(next.edges.map((e) => e.node.text)).toEqual(['My sister Alice lives in Paris. I met Alice yesterday and I like #hiking.']);
+    expect(next.edges.map((e) => e.node.text)).toEqual([
+      'My sister Alice lives in Paris. I met Alice yesterday and I like #hiking.',
+    ]);
     expect(next.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
     const counts = (await client.entity({ name: 'Alice', first: 0 })).entity;
     expect(counts.turns).toMatchObject({ totalCount: 3, edges: [] });
@@ -81,7 +88,14 @@ describe('entities', () => {
     const memoryId = entity.memories.edges[0]!.node.id;
     const { memory } = await client.memory({ id: memoryId });
     expect(memory?.entities.map((e) => e.name)).toContain('Alice');
-    const { data } = (await server.graphql('{ turns(sessionId: "e2") { edges { node { text entities { name type } } } } }')).body;
-    expect(data.turns.edges[0].node.entities).toEqual(expect.arrayContaining([{ name: 'Alice', type: 'person' }, { name: 'hiking', type: 'hashtag' }]));
+    const { data } = (
+      await server.graphql('{ turns(sessionId: "e2") { edges { node { text entities { name type } } } } }')
+    ).body;
+    expect(data.turns.edges[0].node.entities).toEqual(
+      expect.arrayContaining([
+        { name: 'Alice', type: 'person' },
+        { name: 'hiking', type: 'hashtag' },
+      ]),
+    );
   });
 });

@@ -15,9 +15,25 @@ let target: TestServer;
 beforeAll(async () => {
   [source, target] = await Promise.all([startServer({ config: { extractor: { mode: 'heuristic' } } }), startServer()]);
   const client = source.client();
-  await client.addTurn({ input: { sessionId: 'x1', role: Role.User, text: 'My name is Ines and I live in Porto', at: '2026-01-02T10:00:00.000Z' } });
-  await client.addTurn({ input: { sessionId: 'x1', role: Role.Assistant, text: 'Hello Ines!', at: '2026-01-02T10:00:01.000Z' } });
-  await client.addTurn({ input: { sessionId: 'x2', role: Role.User, text: 'Actually my name is Inês, with the accent', at: '2026-01-03T10:00:00.000Z' } });
+  await client.addTurn({
+    input: {
+      sessionId: 'x1',
+      role: Role.User,
+      text: 'My name is Ines and I live in Porto',
+      at: '2026-01-02T10:00:00.000Z',
+    },
+  });
+  await client.addTurn({
+    input: { sessionId: 'x1', role: Role.Assistant, text: 'Hello Ines!', at: '2026-01-02T10:00:01.000Z' },
+  });
+  await client.addTurn({
+    input: {
+      sessionId: 'x2',
+      role: Role.User,
+      text: 'Actually my name is Inês, with the accent',
+      at: '2026-01-03T10:00:00.000Z',
+    },
+  });
   await client.remember({ input: { content: 'User prefers window seats', tags: ['travel'], importance: 0.7 } });
   await client.runJobs();
 });
@@ -33,18 +49,25 @@ const records = (text: string) =>
     .split('\n')
     .map((line) => JSON.parse(line) as { type: string; exportedAt?: number });
 const postImport = (server: TestServer, body: string, headers: Record<string, string> = {}) =>
-  fetch(`${server.base}/import`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', ...headers }, body });
+  fetch(`${server.base}/import`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', ...headers },
+    body,
+  });
 
 describe('export / import over HTTP', () => {
   it('GET /export streams NDJSON: the header, then every record', async () => {
     const { response, text } = await exportText(source);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
-    expect(response.headers.get('content-disposition')).toMatch(/attachment; filename="symbiosis-memory-\d{4}-\d{2}-\d{2}\.jsonl"/);
+    expect(response.headers.get('content-disposition')).toMatch(
+      /attachment; filename="symbiosis-memory-\d{4}-\d{2}-\d{2}\.jsonl"/,
+    );
     const lines = records(text);
     expect(lines[0]).toMatchObject({ type: 'header', format: 'symbiosis-memory', version: 2 });
     const types = new Set(lines.map((l) => l.type));
-    for (const type of ['session', 'turn', 'memory', 'entity', 'source', 'event', 'turn_entity']) expect(types, type).toContain(type);
+    for (const type of ['session', 'turn', 'memory', 'entity', 'source', 'event', 'turn_entity'])
+      expect(types, type).toContain(type);
     expect(lines.filter((l) => l.type === 'turn')).toHaveLength(3);
   });
 
@@ -62,11 +85,22 @@ describe('export / import over HTTP', () => {
     const strip = (t: string) => records(t).filter((r) => r.type !== 'header');
     expect(strip(again)).toEqual(strip(text));
     const { memories } = await target.client().memories({ q: 'window seats' });
-    expect(memories.edges[0]?.node).toMatchObject({ content: 'User prefers window seats', tags: ['travel'], importance: 0.7 });
+    expect(memories.edges[0]?.node).toMatchObject({
+      content: 'User prefers window seats',
+      tags: ['travel'],
+      importance: 0.7,
+    });
 
-    const second = (await (await postImport(target, text)).json()) as Record<string, { added: number; existing: number }>;
+    const second = (await (await postImport(target, text)).json()) as Record<
+      string,
+      { added: number; existing: number }
+    >;
     expect(second.turn).toEqual({ added: 0, existing: 3 });
-    expect(Object.entries(second).filter(([k]) => k !== 'lines').every(([, v]) => v.added === 0)).toBe(true);
+    expect(
+      Object.entries(second)
+        .filter(([k]) => k !== 'lines')
+        .every(([, v]) => v.added === 0),
+    ).toBe(true);
   });
 
   it('a bad file is BAD_USER_INPUT naming the line, and changes nothing', async () => {
@@ -111,7 +145,9 @@ describe('export / import over HTTP', () => {
       const ok = await exportText(guarded, { authorization: 'Bearer export-token-5b7d2e90' });
       expect(ok.response.status).toBe(200);
       expect(records(ok.text)[0]).toMatchObject({ type: 'header' });
-      const cross = await fetch(`${guarded.base}/export`, { headers: { authorization: 'Bearer export-token-5b7d2e90', origin: 'https://evil.example' } });
+      const cross = await fetch(`${guarded.base}/export`, {
+        headers: { authorization: 'Bearer export-token-5b7d2e90', origin: 'https://evil.example' },
+      });
       expect(cross.status).toBe(403);
     } finally {
       await guarded.close();
@@ -121,8 +157,17 @@ describe('export / import over HTTP', () => {
   it('an export reads one snapshot: writes committed meanwhile are not half in it', async () => {
     const snapshot = await openSnapshot(source.store);
     try {
-      await write(source.store, async () => addTurn(source.store, DEFAULT_SPACE, { sessionId: 'late', role: 'user', text: 'written during the export', autoExtract: false }));
-      const seen = snapshot.store.sqlite.prepare("select count(*) as n from turns where session_id = 'late'").get() as { n: number };
+      await write(source.store, async () =>
+        addTurn(source.store, DEFAULT_SPACE, {
+          sessionId: 'late',
+          role: 'user',
+          text: 'written during the export',
+          autoExtract: false,
+        }),
+      );
+      const seen = snapshot.store.sqlite.prepare("select count(*) as n from turns where session_id = 'late'").get() as {
+        n: number;
+      };
       expect(seen.n).toBe(0);
     } finally {
       snapshot.close();

@@ -12,12 +12,17 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-
 describe('GraphQL API over HTTP', () => {
   it('adds turns, registers the session and extracts memories', async () => {
-    const first = await client.addTurn({ input: { sessionId: 's1', role: Role.User, text: 'I like JRPGs and my name is Alex' } });
+    const first = await client.addTurn({
+      input: { sessionId: 's1', role: Role.User, text: 'I like JRPGs and my name is Alex' },
+    });
     expect(first.addTurn.newSession).toBe(true);
-    expect(first.addTurn.turn).toMatchObject({ sessionId: 's1', role: 'USER', text: 'I like JRPGs and my name is Alex' });
+    expect(first.addTurn.turn).toMatchObject({
+      sessionId: 's1',
+      role: 'USER',
+      text: 'I like JRPGs and my name is Alex',
+    });
     expect(first.addTurn.turn.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     const contents = first.addTurn.extracted.map((e) => e.memory.content.toLowerCase());
     expect(contents.some((c) => c.includes('jrpg'))).toBe(true);
@@ -31,26 +36,43 @@ describe('GraphQL API over HTTP', () => {
     expect(second.addTurn.turn.at).toBe('2026-01-01T10:00:00.000Z');
     expect(second.addTurn.extracted).toEqual([]);
 
-    const history = await client.addTurn({ input: { sessionId: 's1', role: Role.User, text: 'I love tea', autoExtract: false } });
+    const history = await client.addTurn({
+      input: { sessionId: 's1', role: Role.User, text: 'I love tea', autoExtract: false },
+    });
     expect(history.addTurn.extracted).toEqual([]);
   });
 
   it('remembers, merges duplicates and reads a memory with its sources', async () => {
-    const created = await client.remember({ input: { content: 'User owns a cat named Miso', importance: 1, tags: ['pets', 'pets'] } });
+    const created = await client.remember({
+      input: { content: 'User owns a cat named Miso', importance: 1, tags: ['pets', 'pets'] },
+    });
     expect(created.remember.action).toBe(SaveAction.Created);
-    expect(created.remember.memory).toMatchObject({ layer: 'MID', kind: 'FACT', status: 'ACTIVE', importance: 1, tags: ['pets'] });
+    expect(created.remember.memory).toMatchObject({
+      layer: 'MID',
+      kind: 'FACT',
+      status: 'ACTIVE',
+      importance: 1,
+      tags: ['pets'],
+    });
     const again = await client.remember({ input: { content: 'user owns a cat named miso!' } });
-    expect(again.remember).toMatchObject({ action: SaveAction.Merged, memory: { id: created.remember.memory.id, hits: 1 } });
+    expect(again.remember).toMatchObject({
+      action: SaveAction.Merged,
+      memory: { id: created.remember.memory.id, hits: 1 },
+    });
 
     const extracted = (await client.memories({ q: 'JRPGs' })).memories.edges[0]!.node;
     const { memory } = await client.memory({ id: extracted.id });
-    expect(memory?.sources[0]).toMatchObject({ reason: 'EXTRACTED', turn: { sessionId: 's1', text: 'I like JRPGs and my name is Alex' } });
+    expect(memory?.sources[0]).toMatchObject({
+      reason: 'EXTRACTED',
+      turn: { sessionId: 's1', text: 'I like JRPGs and my name is Alex' },
+    });
     expect(memory?.decisions[0]?.action).toBe('CREATED');
     expect((await client.memory({ id: 999_999 })).memory).toBeNull();
   });
 
   it('lists memories as a cursor connection with filters', async () => {
-    for (let i = 0; i < 5; i++) await client.remember({ input: { content: `Paging fact number ${i}`, tags: ['paging'] } });
+    for (let i = 0; i < 5; i++)
+      await client.remember({ input: { content: `Paging fact number ${i}`, tags: ['paging'] } });
     const page1 = await client.memories({ tag: 'paging', first: 2 });
     expect(page1.memories.totalCount).toBe(5);
     expect(page1.memories.edges).toHaveLength(2);
@@ -66,8 +88,9 @@ describe('GraphQL API over HTTP', () => {
     expect((await client.memories({ layer: 'LONG' })).memories.totalCount).toBe(0);
   });
 
-  it('pages a session\'s turns backward and lists sessions', async () => {
-    for (let i = 0; i < 4; i++) await client.addTurn({ input: { sessionId: 'paged', role: Role.User, text: `turn ${i}`, autoExtract: false } });
+  it("pages a session's turns backward and lists sessions", async () => {
+    for (let i = 0; i < 4; i++)
+      await client.addTurn({ input: { sessionId: 'paged', role: Role.User, text: `turn ${i}`, autoExtract: false } });
     const latest = await client.turns({ sessionId: 'paged', last: 3 });
     expect(latest.turns.edges.map((e) => e.node.text)).toEqual(['turn 1', 'turn 2', 'turn 3']);
     expect(latest.turns).toMatchObject({ totalCount: 4, pageInfo: { hasPreviousPage: true, hasNextPage: false } });
@@ -107,11 +130,21 @@ describe('GraphQL API over HTTP', () => {
 
     const corrected = await client.correctMemory({ id, content: 'User lives in Paris' });
     expect(corrected.correctMemory.previous).toMatchObject({ id, status: MemoryStatus.Archived });
-    expect(corrected.correctMemory.memory).toMatchObject({ content: 'User lives in Paris', status: 'ACTIVE', supersedes: [{ id }] });
+    expect(corrected.correctMemory.memory).toMatchObject({
+      content: 'User lives in Paris',
+      status: 'ACTIVE',
+      supersedes: [{ id }],
+    });
 
     const { explain } = await client.explain({ id });
-    expect(explain).toMatchObject({ memoryId: id, status: 'ARCHIVED', supersededBy: [{ id: corrected.correctMemory.memory.id }] });
-    expect(explain.decisions.map((d) => d.action)).toEqual(expect.arrayContaining(['CREATED', 'UPDATED', 'CONFIRMED', 'ARCHIVED', 'SUPERSEDED']));
+    expect(explain).toMatchObject({
+      memoryId: id,
+      status: 'ARCHIVED',
+      supersededBy: [{ id: corrected.correctMemory.memory.id }],
+    });
+    expect(explain.decisions.map((d) => d.action)).toEqual(
+      expect.arrayContaining(['CREATED', 'UPDATED', 'CONFIRMED', 'ARCHIVED', 'SUPERSEDED']),
+    );
     const terms = explain.scoreTerms;
     expect(terms.frequency + terms.recency + terms.importance).toBeCloseTo(explain.score, 6);
     expect(explain.rules).toContain('protected: decay_rate = 0 (never decays, exempt from cleanup)');
@@ -128,7 +161,9 @@ describe('GraphQL API over HTTP', () => {
     const { explain } = await client.explain({ id: remember.memory.id });
     expect(explain).toMatchObject({ status: 'DELETED', memory: null, decisions: [{ action: 'DELETED' }] });
 
-    await client.addTurn({ input: { sessionId: 'private', role: Role.User, text: 'My locker combination is zebra-77', autoExtract: false } });
+    await client.addTurn({
+      input: { sessionId: 'private', role: Role.User, text: 'My locker combination is zebra-77', autoExtract: false },
+    });
     await client.remember({ input: { content: 'Locker combination zebra-77' } });
     const byText = await client.forget({ text: 'zebra 77' });
     expect(byText.forget.deleted).toBe(1);
@@ -148,7 +183,10 @@ describe('GraphQL API over HTTP', () => {
     expect(stats.memories.mid + stats.memories.long).toBe(stats.memories.active);
     expect(stats.features.fts).toBe(true);
     const jobs = { pending: 0, running: 0, done: 0, dead: 0 };
-    for (const row of server.store.sqlite.prepare('select status, count(*) as n from jobs group by status').all() as { status: keyof typeof jobs; n: number }[]) {
+    for (const row of server.store.sqlite.prepare('select status, count(*) as n from jobs group by status').all() as {
+      status: keyof typeof jobs;
+      n: number;
+    }[]) {
       jobs[row.status] = row.n;
     }
     // Nothing has run them (no worker here): every pending job is due, waiting.
@@ -168,15 +206,23 @@ describe('GraphQL errors', () => {
     expect((await failure(client.memories({ first: 1000 }))).message).toMatch(/^first: /);
     expect((await failure(client.forget({ id: 1, text: 'both' }))).message).toBe('give exactly one of id or text');
     expect((await failure(client.updateMemory({ id: 1, input: {} }))).message).toMatch(/at least one of/);
-    expect((await failure(client.turns({ sessionId: 's1', before: 'garbage' }))).message).toBe('before: not a cursor of this list');
-    const date = await failure(client.addTurn({ input: { sessionId: 's1', role: Role.User, text: 'x', at: 'yesterday' } }));
+    expect((await failure(client.turns({ sessionId: 's1', before: 'garbage' }))).message).toBe(
+      'before: not a cursor of this list',
+    );
+    const date = await failure(
+      client.addTurn({ input: { sessionId: 's1', role: Role.User, text: 'x', at: 'yesterday' } }),
+    );
     expect(date.code).toBe('BAD_USER_INPUT');
     expect(date.message).toMatch(/DateTime: expected an ISO-8601 date-time/);
     expect(await counts()).toEqual(before);
   });
 
   it('missing ids carry NOT_FOUND', async () => {
-    for (const call of [client.explain({ id: 987_654 }), client.confirmMemory({ id: 987_654 }), client.correctMemory({ id: 987_654, content: 'x' })]) {
+    for (const call of [
+      client.explain({ id: 987_654 }),
+      client.confirmMemory({ id: 987_654 }),
+      client.correctMemory({ id: 987_654, content: 'x' }),
+    ]) {
       const error = await failure(call);
       expect(error).toMatchObject({ code: 'NOT_FOUND', message: 'memory 987654 not found' });
     }

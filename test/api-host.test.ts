@@ -24,7 +24,15 @@ async function slowLlm(delayMs: number, content: string) {
     calledResolve();
     setTimeout(() => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model: 'test-model', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] }));
+      res.end(
+        JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          created: 0,
+          model: 'test-model',
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+        }),
+      );
     }, delayMs);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -45,7 +53,12 @@ describe('host', () => {
       expect(page.headers.get('content-type')).toMatch(/text\/html/);
       expect(await page.text()).toContain('Symbiosis Memory');
       // GraphiQL's own introspection query stays within the query limits.
-      const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true });
+      const query = getIntrospectionQuery({
+        descriptions: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        inputValueDeprecation: true,
+      });
       const introspection = await server.graphql(query);
       expect(introspection.body.errors).toBeUndefined();
       expect(introspection.body.data.__schema.queryType.name).toBe('Query');
@@ -58,7 +71,9 @@ describe('host', () => {
     const server = await startServer();
     const client = createClient({ url: server.url, webSocketImpl: WebSocket, retryAttempts: 0 });
     const turns = client.turnAdded({ sessionId: 'bye' })[Symbol.asyncIterator]();
-    await firstEvent(turns, (i) => client.addTurn({ input: { sessionId: 'bye', role: Role.User, text: `t${i}`, autoExtract: false } }));
+    await firstEvent(turns, (i) =>
+      client.addTurn({ input: { sessionId: 'bye', role: Role.User, text: `t${i}`, autoExtract: false } }),
+    );
     const ended = turns.next().then(
       (r) => ({ done: r.done }),
       (e: { code?: number }) => ({ code: e.code }),
@@ -72,7 +87,9 @@ describe('host', () => {
 
   it('stop() lets an in-flight write finish (llm mode waiting on the LLM)', async () => {
     const llm = await slowLlm(400, JSON.stringify([{ action: 'create', content: 'User loves hiking' }]));
-    const server = await startServer({ config: { extractor: { mode: 'llm' }, llm: { endpoint: llm.url, model: 'test-model', timeout_s: 5 } } });
+    const server = await startServer({
+      config: { extractor: { mode: 'llm' }, llm: { endpoint: llm.url, model: 'test-model', timeout_s: 5 } },
+    });
     try {
       const pending = server.client().addTurn({ input: { sessionId: 'slow', role: Role.User, text: 'I love hiking' } });
       await llm.called;
@@ -81,8 +98,12 @@ describe('host', () => {
       const { addTurn } = await pending;
       await stopped;
       expect(Date.now() - started).toBeLessThan(2000); // no wait for the grace period
-      expect(addTurn.extracted.map((e) => [e.action, e.memory.content, e.rule])).toEqual([['CREATED', 'User loves hiking', 'llm']]);
-      expect(server.store.sqlite.prepare('select content from memories').all()).toEqual([{ content: 'User loves hiking' }]);
+      expect(addTurn.extracted.map((e) => [e.action, e.memory.content, e.rule])).toEqual([
+        ['CREATED', 'User loves hiking', 'llm'],
+      ]);
+      expect(server.store.sqlite.prepare('select content from memories').all()).toEqual([
+        { content: 'User loves hiking' },
+      ]);
     } finally {
       await server.close();
       await llm.close();

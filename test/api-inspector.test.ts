@@ -18,12 +18,19 @@ let client: SymbiosisClient;
 beforeAll(async () => {
   server = await startServer({ config: { extractor: { mode: 'heuristic' } } });
   client = server.client();
-  await client.addTurn({ input: { sessionId: 'g1', role: Role.User, text: 'My name is Alex. Alice lives in Paris with Bob.' } });
+  await client.addTurn({
+    input: { sessionId: 'g1', role: Role.User, text: 'My name is Alex. Alice lives in Paris with Bob.' },
+  });
   await client.addTurn({ input: { sessionId: 'g1', role: Role.User, text: 'Actually, call me Sam.' } });
-  await client.addTurn({ input: { sessionId: 'g1', role: Role.User, text: 'Alice and Bob visited Berlin with Carol.' } });
+  await client.addTurn({
+    input: { sessionId: 'g1', role: Role.User, text: 'Alice and Bob visited Berlin with Carol.' },
+  });
   await client.addTurn({ input: { sessionId: 'g2', role: Role.User, text: 'Bob moved to Lisbon.' } });
   // Another user's co-mentions never show up.
-  await client.addTurn({ userId: 'other', input: { sessionId: 'g1', role: Role.User, text: 'Alice and Bob and Dave met in Rome.' } });
+  await client.addTurn({
+    userId: 'other',
+    input: { sessionId: 'g1', role: Role.User, text: 'Alice and Bob and Dave met in Rome.' },
+  });
   await client.runJobs();
 });
 afterAll(() => server.close());
@@ -69,7 +76,10 @@ describe('entity graph', () => {
     expect(entityGraph.nodes.map((n) => n.name).sort()).toEqual(['Alice', 'Berlin', 'Bob', 'Carol']);
     expect(entityGraph.links.filter((l) => l.sourceId === entity.id || l.targetId === entity.id)).toHaveLength(3);
     const lisbon = await client.entity({ name: 'Lisbon' });
-    expect((await client.entityGraph({ around: lisbon.entity.id })).entityGraph.nodes.map((n) => n.name)).toEqual(['Lisbon', 'Bob']);
+    expect((await client.entityGraph({ around: lisbon.entity.id })).entityGraph.nodes.map((n) => n.name)).toEqual([
+      'Lisbon',
+      'Bob',
+    ]);
     // Another user's entity id reads as unknown: an empty graph.
     const dave = await client.forUser('other').entity({ name: 'Dave' });
     expect(await client.entityGraph({ around: dave.entity.id })).toEqual({ entityGraph: { nodes: [], links: [] } });
@@ -84,11 +94,18 @@ describe('entity graph', () => {
 describe('subscriptions let go at once', () => {
   // A browser tab that closes ends its subscription while it waits for an event: its listener
   // must go then, not when the next event comes (an async generator would keep it until then).
-  it.each(['subscription { memoryEvents { action } }', 'subscription { turnAdded { id } }', 'subscription { consolidationEvents { status } }'])('%s', async (query) => {
+  it.each([
+    'subscription { memoryEvents { action } }',
+    'subscription { turnAdded { id } }',
+    'subscription { consolidationEvents { status } }',
+  ])('%s', async (query) => {
     const t = await testStore({ extractor: { mode: 'heuristic' } });
     const eventTarget = new EventTarget();
-    const changes = createPubSub<{ memory: [MemoryChange]; turn: [TurnChange]; consolidation: [ConsolidationChange] }>({ eventTarget });
-    const topic = /\{ (\w+)/.exec(query)![1] === 'memoryEvents' ? 'memory' : query.includes('turnAdded') ? 'turn' : 'consolidation';
+    const changes = createPubSub<{ memory: [MemoryChange]; turn: [TurnChange]; consolidation: [ConsolidationChange] }>({
+      eventTarget,
+    });
+    const topic =
+      /\{ (\w+)/.exec(query)![1] === 'memoryEvents' ? 'memory' : query.includes('turnAdded') ? 'turn' : 'consolidation';
     const contextValue: Context = { store: t.store, runtime: await createRuntime(t.store, {}), changes, access: ADMIN };
     const stream = (await subscribe({ schema, document: parse(query), contextValue })) as AsyncGenerator;
     expect(Symbol.asyncIterator in stream).toBe(true);

@@ -32,7 +32,13 @@ const B = 'bob.b';
 const B_MARKERS = ['zebrafish', 'bobsecret', 'bobrowski', 'bob@example.com', B];
 const SHARED_SESSION = 'shared-session';
 
-type Op = { field: string; kind: 'query' | 'mutation' | 'subscription'; text: string; variables: Record<string, unknown>; aimsAtB: boolean };
+type Op = {
+  field: string;
+  kind: 'query' | 'mutation' | 'subscription';
+  text: string;
+  variables: Record<string, unknown>;
+  aimsAtB: boolean;
+};
 
 describe('isolation between users, over every field of the schema', () => {
   let server: TestServer;
@@ -47,7 +53,10 @@ describe('isolation between users, over every field of the schema', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ query, variables }),
     });
-    return (await response.json()) as { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] };
+    return (await response.json()) as {
+      data?: unknown;
+      errors?: { message: string; extensions?: { code?: string } }[];
+    };
   };
 
   /** B's data as the admin sees it: what must be unchanged after A's token tried everything. */
@@ -70,21 +79,48 @@ describe('isolation between users, over every field of the schema', () => {
     const a = admin.forUser(A);
     const b = admin.forUser(B);
     for (const [client, session, lines, speaker] of [
-      [a, SHARED_SESSION, ['My name is Quentin Quokkason', 'I live in Quokka Bay', 'I love quokkas'], 'Quentin Quokkason'],
+      [
+        a,
+        SHARED_SESSION,
+        ['My name is Quentin Quokkason', 'I live in Quokka Bay', 'I love quokkas'],
+        'Quentin Quokkason',
+      ],
       [a, 'alice-only', ['I like kayaking'], 'Quentin Quokkason'],
-      [b, SHARED_SESSION, ['My name is Zoltan Bobrowski', 'I live in Zebrafish Bay', 'I love zebrafish', 'My email is bob@example.com'], 'Zoltan Bobrowski'],
-      [b, 'bob-only', ['I live in Bobsecret City now', 'I met Zoltan Bobrowski at the zebrafish tank', 'Always mention zebrafish care tips when I ask about pets.', 'I prefer zebrafish over goldfish.'], 'Zoltan Bobrowski'],
+      [
+        b,
+        SHARED_SESSION,
+        ['My name is Zoltan Bobrowski', 'I live in Zebrafish Bay', 'I love zebrafish', 'My email is bob@example.com'],
+        'Zoltan Bobrowski',
+      ],
+      [
+        b,
+        'bob-only',
+        [
+          'I live in Bobsecret City now',
+          'I met Zoltan Bobrowski at the zebrafish tank',
+          'Always mention zebrafish care tips when I ask about pets.',
+          'I prefer zebrafish over goldfish.',
+        ],
+        'Zoltan Bobrowski',
+      ],
       [a, 'alice-only', ['Always answer with quokka facts when I ask about animals.'], 'Quentin Quokkason'],
     ] as const) {
-      for (const text of lines) await client.addTurn({ input: { sessionId: session, role: 'USER', name: speaker, text } });
+      for (const text of lines)
+        await client.addTurn({ input: { sessionId: session, role: 'USER', name: speaker, text } });
     }
-    const bRemembered = (await b.remember({ input: { content: 'Zoltan Bobrowski keeps zebrafish named bobsecret', tags: ['zebrafish'] } })).remember.memory;
+    const bRemembered = (
+      await b.remember({ input: { content: 'Zoltan Bobrowski keeps zebrafish named bobsecret', tags: ['zebrafish'] } })
+    ).remember.memory;
     await b.confirmMemory({ id: bRemembered.id });
     await b.correctMemory({ id: bRemembered.id, content: 'Zoltan Bobrowski keeps zebrafish named bobsecret two' });
-    const plush = (await a.remember({ input: { content: 'Quentin keeps a quokka plush', tags: ['quokka'] } })).remember.memory;
+    const plush = (await a.remember({ input: { content: 'Quentin keeps a quokka plush', tags: ['quokka'] } })).remember
+      .memory;
     // Pinned and standing memory on both sides: B's must reach A by no path (profile, context's standing sections, pinning).
     await a.pinMemory({ id: plush.id });
-    await b.pinMemory({ id: (await b.remember({ input: { content: 'Zoltan Bobrowski pinned his bobsecret zebrafish diary' } })).remember.memory.id });
+    await b.pinMemory({
+      id: (await b.remember({ input: { content: 'Zoltan Bobrowski pinned his bobsecret zebrafish diary' } })).remember
+        .memory.id,
+    });
 
     const all = await post(
       `{ memories(userId: "${B}", first: 100, status: ARCHIVED) { edges { node { id } } } active: memories(userId: "${B}", first: 100) { edges { node { id sources { turn { id } } } } }
@@ -120,7 +156,8 @@ describe('isolation between users, over every field of the schema', () => {
     if (isInputObjectType(named)) {
       const object: Record<string, unknown> = {};
       for (const field of Object.values(named.getFields())) {
-        if (isNonNullType(field.type) && field.defaultValue === undefined) object[field.name] = values(field.name, field.type, kind, true)[0];
+        if (isNonNullType(field.type) && field.defaultValue === undefined)
+          object[field.name] = values(field.name, field.type, kind, true)[0];
       }
       return [object];
     }
@@ -155,7 +192,8 @@ describe('isolation between users, over every field of the schema', () => {
       if (field.args.some((a) => isNonNullType(a.type) && a.defaultValue === undefined)) continue;
       const named = getNamedType(field.type);
       if (isScalarType(named) || isEnumType(named)) parts.push(field.name);
-      else if (isObjectType(named) && depth > 0 && field.name !== 'why') parts.push(`${field.name} { ${selection(named, depth - 1)} }`);
+      else if (isObjectType(named) && depth > 0 && field.name !== 'why')
+        parts.push(`${field.name} { ${selection(named, depth - 1)} }`);
     }
     return parts.join(' ');
   }
@@ -177,19 +215,35 @@ describe('isolation between users, over every field of the schema', () => {
       const declare = (a: GraphQLArgument) => `$${a.name}: ${a.type.toString()}`;
       const used = choices.filter((c) => c.options.length > 0);
       for (let v = 0; v < variants; v++) {
-        const variables = Object.fromEntries(used.map((c) => [c.arg.name, c.options[Math.min(v, c.options.length - 1)]]));
+        const variables = Object.fromEntries(
+          used.map((c) => [c.arg.name, c.options[Math.min(v, c.options.length - 1)]]),
+        );
         const head = used.length ? `(${used.map((c) => declare(c.arg)).join(', ')})` : '';
         const call = used.length ? `(${used.map((c) => `${c.arg.name}: $${c.arg.name}`).join(', ')})` : '';
-        ops.push({ field: field.name, kind, text: `${kind} op${head} { ${field.name}${call}${select} }`, variables, aimsAtB: false });
+        ops.push({
+          field: field.name,
+          kind,
+          text: `${kind} op${head} { ${field.name}${call}${select} }`,
+          variables,
+          aimsAtB: false,
+        });
       }
       // The same field naming B's user outright, its other arguments left at their defaults: a user token may not.
       const userArg = field.args.find((a) => a.name === 'userId');
       if (userArg) {
-        const required = used.filter((c) => c.arg !== userArg && isNonNullType(c.arg.type) && c.arg.defaultValue === undefined);
+        const required = used.filter(
+          (c) => c.arg !== userArg && isNonNullType(c.arg.type) && c.arg.defaultValue === undefined,
+        );
         const variables = Object.fromEntries(required.map((c) => [c.arg.name, c.options[0]]));
         const head = `(${[...required.map((c) => declare(c.arg)), declare(userArg)].join(', ')})`;
         const call = `(${[...required.map((c) => `${c.arg.name}: $${c.arg.name}`), 'userId: $userId'].join(', ')})`;
-        ops.push({ field: field.name, kind, text: `${kind} op${head} { ${field.name}${call}${select} }`, variables: { ...variables, userId: B }, aimsAtB: true });
+        ops.push({
+          field: field.name,
+          kind,
+          text: `${kind} op${head} { ${field.name}${call}${select} }`,
+          variables: { ...variables, userId: B },
+          aimsAtB: true,
+        });
       }
     }
     return { ops, unbuilt };
@@ -210,12 +264,17 @@ describe('isolation between users, over every field of the schema', () => {
         const typename = record.__typename;
         const id = record.id;
         if (typeof id === 'number') {
-          const kind = typename === 'Memory' ? 'memory' : typename === 'Turn' ? 'turn' : typename === 'Entity' ? 'entity' : null;
+          const kind =
+            typename === 'Memory' ? 'memory' : typename === 'Turn' ? 'turn' : typename === 'Entity' ? 'entity' : null;
           if (kind && bIds[kind].has(id)) found.push(`${at}: ${typename} ${id} of ${B}`);
         }
         for (const key of ['memoryId', 'turnId', 'entityId'] as const) {
           const ref = record[key];
-          if (typeof ref === 'number' && bIds[key === 'memoryId' ? 'memory' : key === 'turnId' ? 'turn' : 'entity'].has(ref)) found.push(`${at}.${key}: ${ref} of ${B}`);
+          if (
+            typeof ref === 'number' &&
+            bIds[key === 'memoryId' ? 'memory' : key === 'turnId' ? 'turn' : 'entity'].has(ref)
+          )
+            found.push(`${at}.${key}: ${ref} of ${B}`);
         }
         for (const [key, child] of Object.entries(record)) visit(child, `${at}.${key}`);
       }
@@ -224,29 +283,43 @@ describe('isolation between users, over every field of the schema', () => {
     return found;
   }
 
-  it('A\'s token pins, unpins or rewords none of B\'s memories (NOT_FOUND, as an unknown id), and A\'s profile and context hold none of B\'s', async () => {
+  it("A's token pins, unpins or rewords none of B's memories (NOT_FOUND, as an unknown id), and A's profile and context hold none of B's", async () => {
     const a = server.client(tokenA);
     const ids = [...bIds.memory];
     expect(ids.length).toBeGreaterThan(4);
     for (const id of ids) {
-      for (const attempt of [a.pinMemory({ id }), a.unpinMemory({ id }), a.editInstruction({ id, content: 'a quokka note' })]) {
-        const error = await attempt.then(() => null, (e: { code?: string }) => e);
+      for (const attempt of [
+        a.pinMemory({ id }),
+        a.unpinMemory({ id }),
+        a.editInstruction({ id, content: 'a quokka note' }),
+      ]) {
+        const error = await attempt.then(
+          () => null,
+          (e: { code?: string }) => e,
+        );
         expect(error?.code, `memory ${id}`).toBe('NOT_FOUND');
       }
     }
-    const unknown = await a.pinMemory({ id: 987_654 }).then(() => null, (e: { code?: string; message: string }) => e);
+    const unknown = await a.pinMemory({ id: 987_654 }).then(
+      () => null,
+      (e: { code?: string; message: string }) => e,
+    );
     expect(unknown?.code).toBe('NOT_FOUND');
     const { profile } = await a.profile();
-    expect(profile.instructions.map((m) => m.content)).toEqual(['Always answer with quokka facts when I ask about animals.']);
+    expect(profile.instructions.map((m) => m.content)).toEqual([
+      'Always answer with quokka facts when I ask about animals.',
+    ]);
     expect(profile.pinned.map((m) => m.content)).toEqual(['Quentin keeps a quokka plush']);
     const { context } = await a.context({ sessionId: 'alice-only', query: 'pets and animals', tokenBudget: 2000 });
-    expect(context.standing.instructions.items.map((i) => i.text)).toEqual(['Always answer with quokka facts when I ask about animals.']);
+    expect(context.standing.instructions.items.map((i) => i.text)).toEqual([
+      'Always answer with quokka facts when I ask about animals.',
+    ]);
     expect(leaks({ profile, context })).toEqual([]);
     expect(await snapshotOfB()).toBe(bSnapshot);
   });
 
   // Before the test below, whose writes with A's token may forget A's own data.
-  it('digests and timelines with A\'s token hold A\'s turns only, for a session id both users have', async () => {
+  it("digests and timelines with A's token hold A's turns only, for a session id both users have", async () => {
     const asked = await post(
       `{ timeline: context(sessionId: "now", query: "Walk me through how the zebrafish and quokka things progressed, in order", tokenBudget: 800) { markdown timeline { sessionId text turnIds } }
          mine: context(sessionId: "now", query: "Summarize everything about quokkas over time") { timeline { sessionId text } }
@@ -259,21 +332,32 @@ describe('isolation between users, over every field of the schema', () => {
     // Not vacuous: A's own sessions give A a timeline and a digest.
     expect(data.mine.timeline.length).toBeGreaterThan(0);
     expect(data.timeline.timeline.length).toBeGreaterThan(0);
-    expect(data.session.digest.lines.map((l: { text: string }) => l.text)).toEqual(['My name is Quentin Quokkason', 'I live in Quokka Bay', 'I love quokkas'].map((t) => `Quentin Quokkason: ${t}`));
+    expect(data.session.digest.lines.map((l: { text: string }) => l.text)).toEqual(
+      ['My name is Quentin Quokkason', 'I live in Quokka Bay', 'I love quokkas'].map((t) => `Quentin Quokkason: ${t}`),
+    );
     expect(leaks(data, 'digests')).toEqual([]);
     // Naming B outright is refused.
-    const refused = await post(`{ session(id: "${SHARED_SESSION}", userId: "${B}") { digest { lines { text } } } }`, {}, tokenA);
+    const refused = await post(
+      `{ session(id: "${SHARED_SESSION}", userId: "${B}") { digest { lines { text } } } }`,
+      {},
+      tokenA,
+    );
     expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });
 
-  it('queries and mutations with A\'s token never return B\'s data, and naming B is FORBIDDEN', { timeout: 60_000 }, async () => {
+  it("queries and mutations with A's token never return B's data, and naming B is FORBIDDEN", {
+    timeout: 60_000,
+  }, async () => {
     const queries = operations('query', schema.getQueryType());
     const mutations = operations('mutation', schema.getMutationType());
     const subscriptions = operations('subscription', schema.getSubscriptionType());
     // The generator must reach every root field: one it cannot build is a gap in this test.
     expect([...queries.unbuilt, ...mutations.unbuilt, ...subscriptions.unbuilt]).toEqual([]);
     const fields = new Set([...queries.ops, ...mutations.ops].map((op) => op.field));
-    expect(fields.size).toBe(Object.keys(schema.getQueryType()!.getFields()).length + Object.keys(schema.getMutationType()!.getFields()).length);
+    expect(fields.size).toBe(
+      Object.keys(schema.getQueryType()!.getFields()).length +
+        Object.keys(schema.getMutationType()!.getFields()).length,
+    );
 
     const found: string[] = [];
     let forbidden = 0;
@@ -282,15 +366,29 @@ describe('isolation between users, over every field of the schema', () => {
     for (const op of [...queries.ops, ...mutations.ops]) {
       const result = await post(op.text, op.variables, tokenA);
       const codes = (result.errors ?? []).map((e) => e.extensions?.code);
-      expect(codes.every((code) => typeof code === 'string'), `${op.field}: every error has a code ${JSON.stringify(result.errors)}`).toBe(true);
-      expect(codes, `${op.field}: nothing unexpected ${JSON.stringify(result.errors)}`).not.toContain('INTERNAL_SERVER_ERROR');
+      expect(
+        codes.every((code) => typeof code === 'string'),
+        `${op.field}: every error has a code ${JSON.stringify(result.errors)}`,
+      ).toBe(true);
+      expect(codes, `${op.field}: nothing unexpected ${JSON.stringify(result.errors)}`).not.toContain(
+        'INTERNAL_SERVER_ERROR',
+      );
       if (op.aimsAtB) {
         // Refused: FORBIDDEN, or BAD_USER_INPUT where the arguments left at their defaults are not a valid call (forget needs an id or a text).
-        expect(codes.some((code) => code === 'FORBIDDEN' || code === 'BAD_USER_INPUT'), `${op.field} with userId ${B}: ${JSON.stringify(result)}`).toBe(true);
+        expect(
+          codes.some((code) => code === 'FORBIDDEN' || code === 'BAD_USER_INPUT'),
+          `${op.field} with userId ${B}: ${JSON.stringify(result)}`,
+        ).toBe(true);
         if (codes.includes('FORBIDDEN')) forbidden++;
       }
       if (result.data && Object.values(result.data).some((v) => v !== null)) answered++;
-      found.push(...leaks(result.data, op.field), ...leaks(result.errors?.map((e) => e.extensions ?? {}), `${op.field}.errors`));
+      found.push(
+        ...leaks(result.data, op.field),
+        ...leaks(
+          result.errors?.map((e) => e.extensions ?? {}),
+          `${op.field}.errors`,
+        ),
+      );
     }
     expect(found).toEqual([]);
     expect(forbidden).toBeGreaterThan(15);
@@ -302,9 +400,14 @@ describe('isolation between users, over every field of the schema', () => {
     expect(await snapshotOfB()).toBe(bSnapshot);
   });
 
-  it('subscriptions with A\'s token carry A\'s events and never B\'s', { timeout: 30_000 }, async () => {
+  it("subscriptions with A's token carry A's events and never B's", { timeout: 30_000 }, async () => {
     const { ops } = operations('subscription', schema.getSubscriptionType());
-    const ws = createWsClient({ url: server.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { token: tokenA }, retryAttempts: 0 });
+    const ws = createWsClient({
+      url: server.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { token: tokenA },
+      retryAttempts: 0,
+    });
     const received: { field: string; payload: unknown }[] = [];
     const stops: (() => void)[] = [];
     const errors: string[] = [];
@@ -324,13 +427,20 @@ describe('isolation between users, over every field of the schema', () => {
     const admin = server.client();
     for (let i = 0; i < 3; i++) {
       // The rows B gets now are B's too: their ids must not reach A either.
-      const { addTurn } = await admin.forUser(B).addTurn({ input: { sessionId: SHARED_SESSION, role: 'USER', text: `I love zebrafish tanks number ${i}` } });
+      const { addTurn } = await admin
+        .forUser(B)
+        .addTurn({ input: { sessionId: SHARED_SESSION, role: 'USER', text: `I love zebrafish tanks number ${i}` } });
       bIds.turn.add(addTurn.turn.id);
       for (const e of addTurn.extracted) bIds.memory.add(e.memory.id);
-      bIds.memory.add((await admin.forUser(B).remember({ input: { content: `Zoltan Bobrowski bought zebrafish food ${i}` } })).remember.memory.id);
+      bIds.memory.add(
+        (await admin.forUser(B).remember({ input: { content: `Zoltan Bobrowski bought zebrafish food ${i}` } }))
+          .remember.memory.id,
+      );
       await admin.forUser(B).consolidateSession({ sessionId: 'bob-only' });
     }
-    await admin.forUser(A).addTurn({ input: { sessionId: SHARED_SESSION, role: 'USER', text: 'I love quokka photos' } });
+    await admin
+      .forUser(A)
+      .addTurn({ input: { sessionId: SHARED_SESSION, role: 'USER', text: 'I love quokka photos' } });
     await new Promise((resolve) => setTimeout(resolve, 1000));
     for (const stop of stops) stop();
     await ws.dispose();

@@ -1,7 +1,15 @@
 // Maintenance over the API: consolidating a session, every maintenance task on demand, the job
 // queue (list, run now) and its counts in stats.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsolidationStatus, JobStatus, MaintenanceTask, MemoryKind, ReflectionPath, Role, type SymbiosisClient } from '../client/src/index.ts';
+import {
+  ConsolidationStatus,
+  JobStatus,
+  MaintenanceTask,
+  MemoryKind,
+  ReflectionPath,
+  Role,
+  type SymbiosisClient,
+} from '../client/src/index.ts';
 import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 
 let server: TestServer;
@@ -13,8 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-
-const say = (sessionId: string, text: string, at?: string) => client.addTurn({ input: { sessionId, role: Role.User, text, at } });
+const say = (sessionId: string, text: string, at?: string) =>
+  client.addTurn({ input: { sessionId, role: Role.User, text, at } });
 
 describe('consolidateSession', () => {
   it('consolidates a session once, then skips it; NOT_FOUND for an unknown session', async () => {
@@ -23,7 +31,13 @@ describe('consolidateSession', () => {
     await say('c1', 'I live in Lisbon', undefined);
 
     const { consolidateSession: report } = await client.consolidateSession({ sessionId: 'c1' });
-    expect(report).toMatchObject({ sessionId: 'c1', status: ConsolidationStatus.Completed, detail: 'heuristic', turns: 3, pages: 1 });
+    expect(report).toMatchObject({
+      sessionId: 'c1',
+      status: ConsolidationStatus.Completed,
+      detail: 'heuristic',
+      turns: 3,
+      pages: 1,
+    });
     // addTurn already extracted these facts from the same turns: a re-read changes nothing.
     expect(report.created + report.merged + report.superseded + report.unchanged).toBeGreaterThanOrEqual(3);
     expect(report.unchanged).toBeGreaterThanOrEqual(3);
@@ -58,18 +72,27 @@ describe('runMaintenance', () => {
     // A plain fact: the turns above are preferences and profile facts, protected from decay (docs/memory-kinds.md).
     await say('decay', 'My car is a red Fiat');
     const { runMaintenance: report } = await client.runMaintenance({ task: MaintenanceTask.Decay });
-    expect(report).toMatchObject({ task: MaintenanceTask.Decay, enrichment: null, consolidation: null, reflection: null });
+    expect(report).toMatchObject({
+      task: MaintenanceTask.Decay,
+      enrichment: null,
+      consolidation: null,
+      reflection: null,
+    });
     expect(report.decay?.scanned).toBeGreaterThan(0);
     expect(report.decay).toMatchObject({ archived: 0, threshold: 0.05 });
   });
 
-  it('REFLECT writes a template reflection from the week\'s facts (no LLM), then waits', async () => {
+  it("REFLECT writes a template reflection from the week's facts (no LLM), then waits", async () => {
     for (const fact of ['User plays chess on Sundays', 'User is learning Portuguese', 'User runs 5 km every morning']) {
       await client.remember({ input: { content: fact } });
     }
     const { runMaintenance: report } = await client.runMaintenance({ task: MaintenanceTask.Reflect });
     expect(report).toMatchObject({ task: MaintenanceTask.Reflect, enrichment: null, consolidation: null, decay: null });
-    expect(report.reflection).toMatchObject({ created: true, path: ReflectionPath.Template, reflection: { kind: MemoryKind.Reflection, layer: 'LONG' } });
+    expect(report.reflection).toMatchObject({
+      created: true,
+      path: ReflectionPath.Template,
+      reflection: { kind: MemoryKind.Reflection, layer: 'LONG' },
+    });
     expect(report.reflection?.reason).toMatch(/new facts/);
     const second = (await client.runMaintenance({ task: MaintenanceTask.Reflect })).runMaintenance;
     expect(second.reflection).toMatchObject({ created: false, path: null, reflection: null });
@@ -95,7 +118,13 @@ describe('jobs', () => {
     const { addTurn } = await say('j1', 'Yesterday I visited Bruno Diaz in Madrid');
     const pending = (await client.jobs({ status: JobStatus.Pending })).jobs;
     const ner = pending.find((j) => j.type === 'ner.accurate' && j.turnId === addTurn.turn.id);
-    expect(ner).toMatchObject({ status: JobStatus.Pending, attempts: 0, maxAttempts: 5, lastError: null, sessionId: null });
+    expect(ner).toMatchObject({
+      status: JobStatus.Pending,
+      attempts: 0,
+      maxAttempts: 5,
+      lastError: null,
+      sessionId: null,
+    });
     expect(ner?.runAt).toMatch(/Z$/);
     const consolidation = pending.find((j) => j.type === 'session.consolidate');
     if (consolidation) expect(consolidation.sessionId).toEqual(expect.any(String));

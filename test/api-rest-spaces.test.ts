@@ -24,15 +24,25 @@ describe('REST with user_id', () => {
   };
 
   it('writes and reads in the named user only', async () => {
-    const turn = await call('POST', '/turns', { session_id: 'chat', role: 'user', text: 'I live in Oslo', user_id: 'heidi' });
+    const turn = await call('POST', '/turns', {
+      session_id: 'chat',
+      role: 'user',
+      text: 'I live in Oslo',
+      user_id: 'heidi',
+    });
     expect(turn.status).toBe(201);
-    expect((await call('POST', '/turns', { session_id: 'chat', role: 'user', text: 'I live in Quito', user_id: 'grace' })).status).toBe(201);
+    expect(
+      (await call('POST', '/turns', { session_id: 'chat', role: 'user', text: 'I live in Quito', user_id: 'grace' }))
+        .status,
+    ).toBe(201);
     const heidi = await call('GET', '/memories?user_id=heidi');
     expect(heidi.body.memories.map((m: any) => m.content)).toEqual(['User lives in Oslo']);
     const context = await call('GET', '/context?session_id=chat&user_id=heidi&query=where');
     expect(JSON.stringify(context.body)).not.toContain('Quito');
     // Grace's token: its own user by default, FORBIDDEN for another.
-    expect((await call('GET', '/memories', undefined, grace)).body.memories.map((m: any) => m.content)).toEqual(['User lives in Quito']);
+    expect((await call('GET', '/memories', undefined, grace)).body.memories.map((m: any) => m.content)).toEqual([
+      'User lives in Quito',
+    ]);
     const other = await call('GET', '/memories?user_id=heidi', undefined, grace);
     expect(other.status).toBe(403);
     expect(other.body.error.code).toBe('FORBIDDEN');
@@ -51,9 +61,14 @@ describe('REST with user_id', () => {
     const text = await response.text();
     expect(text).toContain('Quito');
     expect(text).not.toContain('Oslo');
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.filter((l) => 'userId' in l).every((l) => l.userId === 'grace')).toBe(true);
-    const denied = await fetch(`${server.base}/export?user_id=heidi`, { headers: { authorization: `Bearer ${grace}` } });
+    const denied = await fetch(`${server.base}/export?user_id=heidi`, {
+      headers: { authorization: `Bearer ${grace}` },
+    });
     expect(denied.status).toBe(403);
   });
 });

@@ -23,34 +23,60 @@ describe('REST', () => {
   it('the documented curl works as written', async () => {
     // The command of docs/api.md, with only host and port swapped for the test server's.
     const { stdout } = await promisify(execFile)('curl', [
-      '-s', '-X', 'POST', `${server.base}/turns`,
-      '-H', 'Content-Type: application/json',
-      '-d', '{"session_id":"s1","role":"user","text":"I like JRPGs and my name is Alex","auto_extract":true}',
+      '-s',
+      '-X',
+      'POST',
+      `${server.base}/turns`,
+      '-H',
+      'Content-Type: application/json',
+      '-d',
+      '{"session_id":"s1","role":"user","text":"I like JRPGs and my name is Alex","auto_extract":true}',
     ]);
     const body = JSON.parse(stdout);
     expect(body.turn_id).toBeGreaterThan(0);
     expect(body.turn).toMatchObject({ session_id: 's1', role: 'user', text: 'I like JRPGs and my name is Alex' });
     expect(body.extracted_memories.length).toBeGreaterThan(0);
-    for (const m of body.extracted_memories) expect(m).toMatchObject({ id: expect.any(Number), content: expect.any(String), action: 'created' });
+    for (const m of body.extracted_memories)
+      expect(m).toMatchObject({ id: expect.any(Number), content: expect.any(String), action: 'created' });
   });
 
   it('POST /turns validates input (400) and auto_extract=false stores history only', async () => {
-    const quiet = await call('POST', '/turns', { session_id: 's1', role: 'assistant', text: 'Noted, Alex.', auto_extract: false });
+    const quiet = await call('POST', '/turns', {
+      session_id: 's1',
+      role: 'assistant',
+      text: 'Noted, Alex.',
+      auto_extract: false,
+    });
     expect(quiet.status).toBe(201);
     expect(quiet.body.extracted_memories).toEqual([]);
     const bad = await call('POST', '/turns', { session_id: '', role: 'user', text: 'x' });
-    expect(bad).toEqual({ status: 400, body: { error: { code: 'BAD_USER_INPUT', message: 'session_id: must not be empty' } } });
-    expect((await call('POST', '/turns', { session_id: 's1', role: 'robot', text: 'x' })).body.error.message).toMatch(/^role: /);
+    expect(bad).toEqual({
+      status: 400,
+      body: { error: { code: 'BAD_USER_INPUT', message: 'session_id: must not be empty' } },
+    });
+    expect((await call('POST', '/turns', { session_id: 's1', role: 'robot', text: 'x' })).body.error.message).toMatch(
+      /^role: /,
+    );
     expect((await call('POST', '/turns', '{not json')).body.error.message).toBe('body: not valid JSON');
     expect((await call('POST', '/turns', '[1]')).status).toBe(400);
   });
 
   it('POST /memories creates (201) or merges (200); GET /memories filters and searches', async () => {
-    const created = await call('POST', '/memories', { content: 'User drinks green tea', importance: 1, tags: ['drinks'] });
+    const created = await call('POST', '/memories', {
+      content: 'User drinks green tea',
+      importance: 1,
+      tags: ['drinks'],
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ action: 'created', memory: { layer: 'mid', importance: 1, tags: ['drinks'], last_seen_at: expect.stringMatching(/Z$/) } });
+    expect(created.body).toMatchObject({
+      action: 'created',
+      memory: { layer: 'mid', importance: 1, tags: ['drinks'], last_seen_at: expect.stringMatching(/Z$/) },
+    });
     const merged = await call('POST', '/memories', { content: 'User drinks green tea.' });
-    expect(merged).toMatchObject({ status: 200, body: { action: 'merged', memory: { id: created.body.memory.id, hits: 1 } } });
+    expect(merged).toMatchObject({
+      status: 200,
+      body: { action: 'merged', memory: { id: created.body.memory.id, hits: 1 } },
+    });
     expect((await call('POST', '/memories', { content: '' })).status).toBe(400);
 
     const list = await call('GET', '/memories?layer=mid&q=&limit=50');
@@ -66,8 +92,15 @@ describe('REST', () => {
   it('GET /context returns short_term, mid_term and long_term_hint', async () => {
     const context = await call('GET', '/context?session_id=s1&k=20');
     expect(context.status).toBe(200);
-    expect(context.body.short_term.map((t: any) => t.text)).toEqual(['I like JRPGs and my name is Alex', 'Noted, Alex.']);
-    expect(context.body.short_term[0]).toMatchObject({ session_id: 's1', role: 'user', ts: expect.stringMatching(/Z$/) });
+    expect(context.body.short_term.map((t: any) => t.text)).toEqual([
+      'I like JRPGs and my name is Alex',
+      'Noted, Alex.',
+    ]);
+    expect(context.body.short_term[0]).toMatchObject({
+      session_id: 's1',
+      role: 'user',
+      ts: expect.stringMatching(/Z$/),
+    });
     expect(context.body.mid_term.length).toBeGreaterThan(0);
     expect(context.body.long_term_hint).toEqual([]);
     expect(context.body.markdown).toContain('User drinks green tea');
@@ -80,7 +113,10 @@ describe('REST', () => {
     const { body } = await call('POST', '/memories', { content: 'User plays chess' });
     const id = body.memory.id;
     const patched = await call('PATCH', `/memories/${id}`, { tags: ['games'], status: 'archived' });
-    expect(patched).toMatchObject({ status: 200, body: { id, tags: ['games'], status: 'archived', valid_until: expect.any(String) } });
+    expect(patched).toMatchObject({
+      status: 200,
+      body: { id, tags: ['games'], status: 'archived', valid_until: expect.any(String) },
+    });
     expect((await call('PATCH', `/memories/${id}`, {})).status).toBe(400);
     expect((await call('PATCH', `/memories/${id}`, { status: 'deleted' })).status).toBe(400);
     expect((await call('PATCH', '/memories/abc', { tags: [] })).status).toBe(400);
@@ -94,7 +130,13 @@ describe('REST', () => {
     const { body } = await call('POST', '/memories', { content: 'User is learning Rust', importance: 1 });
     const why = await call('GET', `/memories/${body.memory.id}/why`);
     expect(why.status).toBe(200);
-    expect(why.body).toMatchObject({ memory_id: body.memory.id, status: 'active', hits: 0, score_terms: { importance: 2 }, rules: [] });
+    expect(why.body).toMatchObject({
+      memory_id: body.memory.id,
+      status: 'active',
+      hits: 0,
+      score_terms: { importance: 2 },
+      rules: [],
+    });
     expect(why.body.age_days).toBeGreaterThanOrEqual(0);
     expect(why.body.decisions[0]).toMatchObject({ action: 'created', at: expect.stringMatching(/Z$/) });
     expect((await call('GET', '/memories/424242/why')).status).toBe(404);
@@ -103,7 +145,12 @@ describe('REST', () => {
   it('POST /gc runs a pass and returns its summary', async () => {
     const gc = await call('POST', '/gc');
     expect(gc.status).toBe(200);
-    expect(gc.body).toMatchObject({ mode: 'archive', scored: expect.any(Number), promoted: 0, by_reason: { low_score: 0, expired: 0, over_capacity: 0 } });
+    expect(gc.body).toMatchObject({
+      mode: 'archive',
+      scored: expect.any(Number),
+      promoted: 0,
+      by_reason: { low_score: 0, expired: 0, over_capacity: 0 },
+    });
   });
 
   it('wrong method is 405, unknown path is 404', async () => {

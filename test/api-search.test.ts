@@ -10,13 +10,33 @@ let client: SymbiosisClient;
 beforeAll(async () => {
   server = await startServer({ config: { extractor: { mode: 'heuristic' } } });
   client = server.client();
-  await client.addTurn({ input: { sessionId: 'pets', role: Role.User, text: 'I adopted a cat named Miso last week', at: '2026-01-05T10:00:00.000Z' } });
-  await client.addTurn({ input: { sessionId: 'pets', role: Role.Assistant, text: 'Miso is a lovely name for a cat!', at: '2026-01-05T10:00:05.000Z' } });
-  await client.addTurn({ input: { sessionId: 'work', role: Role.User, text: 'My manager Priya wants the quarterly report by Friday', at: '2026-02-01T09:00:00.000Z' } });
+  await client.addTurn({
+    input: {
+      sessionId: 'pets',
+      role: Role.User,
+      text: 'I adopted a cat named Miso last week',
+      at: '2026-01-05T10:00:00.000Z',
+    },
+  });
+  await client.addTurn({
+    input: {
+      sessionId: 'pets',
+      role: Role.Assistant,
+      text: 'Miso is a lovely name for a cat!',
+      at: '2026-01-05T10:00:05.000Z',
+    },
+  });
+  await client.addTurn({
+    input: {
+      sessionId: 'work',
+      role: Role.User,
+      text: 'My manager Priya wants the quarterly report by Friday',
+      at: '2026-02-01T09:00:00.000Z',
+    },
+  });
   await client.remember({ input: { content: 'User is allergic to peanuts', tags: ['health'] } });
 });
 afterAll(() => server.close());
-
 
 describe('search', () => {
   it('finds facts and turns, best first, with the signals that found them', async () => {
@@ -48,7 +68,14 @@ describe('search', () => {
 
     expect((await client.search({ query: 'Miso cat', excludeSessionId: 'pets' })).search).toEqual([]);
     expect((await client.search({ query: 'Miso cat', sessionIds: ['work'] })).search).toEqual([]);
-    const inTime = (await client.search({ query: 'report Priya', from: '2026-01-20T00:00:00.000Z', to: '2026-02-02T00:00:00.000Z', kinds: [SearchKind.Turn] })).search;
+    const inTime = (
+      await client.search({
+        query: 'report Priya',
+        from: '2026-01-20T00:00:00.000Z',
+        to: '2026-02-02T00:00:00.000Z',
+        kinds: [SearchKind.Turn],
+      })
+    ).search;
     expect(inTime.map((h) => h.sessionId)).toEqual(['work']);
     expect((await client.search({ query: 'report Priya', to: '2026-01-20T00:00:00.000Z' })).search).toEqual([]);
     const tagged = (await client.search({ query: 'peanuts', tags: ['health'] })).search;
@@ -59,9 +86,37 @@ describe('search', () => {
 
   it('returns a list for hostile query text, never an error', async () => {
     const hostile = [
-      '', '   ', '"', '""', "'", '*', '***', '-', '^', '(', ')', '{}', ':', 'NEAR(', 'NEAR(cat miso, 2)', 'cat AND OR NOT',
-      'miso*', '"unterminated', "') OR 1=1 --", '; drop table memories; --', 'col:miso', 'memories_fts:cat', '\\', '%_%',
-      '\u0000', '\u202e', '😀🐈', 'a'.repeat(5000), 'Miso " OR "', '{"$ne": null}', '<script>alert(1)</script>',
+      '',
+      '   ',
+      '"',
+      '""',
+      "'",
+      '*',
+      '***',
+      '-',
+      '^',
+      '(',
+      ')',
+      '{}',
+      ':',
+      'NEAR(',
+      'NEAR(cat miso, 2)',
+      'cat AND OR NOT',
+      'miso*',
+      '"unterminated',
+      "') OR 1=1 --",
+      '; drop table memories; --',
+      'col:miso',
+      'memories_fts:cat',
+      '\\',
+      '%_%',
+      '\u0000',
+      '\u202e',
+      '😀🐈',
+      'a'.repeat(5000),
+      'Miso " OR "',
+      '{"$ne": null}',
+      '<script>alert(1)</script>',
     ];
     for (const query of hostile) {
       const { search } = await client.search({ query });
@@ -74,7 +129,10 @@ describe('search', () => {
   it('bad filters are BAD_USER_INPUT naming the argument', async () => {
     expect((await failure(client.search({ query: 'cat', limit: 0 }))).message).toMatch(/^limit:/);
     expect((await failure(client.search({ query: 'cat', kinds: [] }))).message).toMatch(/^kinds:/);
-    expect((await failure(client.search({ query: 'cat', from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' }))).message).toMatch(/^from:/);
+    expect(
+      (await failure(client.search({ query: 'cat', from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' })))
+        .message,
+    ).toMatch(/^from:/);
     const long = await failure(client.search({ query: 'x'.repeat(20_001) }));
     expect(long.code).toBe('BAD_USER_INPUT');
     expect(long.message).toMatch(/^query:/);

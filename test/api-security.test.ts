@@ -15,7 +15,13 @@ const TOKEN = 'test-token-8f3a-4c2e91';
 function rawRequest(port: number, path: string, headers: Record<string, string>, body?: string) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, method: body ? 'POST' : 'GET', headers: { 'content-type': 'application/json', ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: body ? 'POST' : 'GET',
+        headers: { 'content-type': 'application/json', ...headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
@@ -36,7 +42,10 @@ describe('with a token', () => {
 
   it('HTTP refuses a missing or wrong token and accepts the right one', async () => {
     for (const token of [null, 'wrong']) {
-      const error = await server.client(token).stats().catch((e: unknown) => e);
+      const error = await server
+        .client(token)
+        .stats()
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SymbiosisClientError);
       expect(error).toMatchObject({ status: 401, code: 'AUTH', serverCode: 'UNAUTHENTICATED' });
     }
@@ -47,7 +56,9 @@ describe('with a token', () => {
     const refused = await fetch(`${server.base}/memories`);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await refused.json()).toEqual({ error: { code: 'UNAUTHENTICATED', message: expect.stringContaining('Bearer') } });
+    expect(await refused.json()).toEqual({
+      error: { code: 'UNAUTHENTICATED', message: expect.stringContaining('Bearer') },
+    });
     const accepted = await fetch(`${server.base}/memories`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(accepted.status).toBe(200);
     expect((await fetch(`${server.base}/health`)).status).toBe(200);
@@ -56,7 +67,10 @@ describe('with a token', () => {
   it('WebSocket refuses connection_init without the right token', async () => {
     for (const token of [null, 'wrong']) {
       const events = server.client(token).memoryEvents()[Symbol.asyncIterator]();
-      const error = await events.next().then(() => null, (e: unknown) => e);
+      const error = await events.next().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toMatchObject({ code: 4403, reason: 'Forbidden' });
     }
   });
@@ -69,7 +83,11 @@ describe('with a token', () => {
     await events.return?.();
 
     const { createClient: createWsClient } = await import('graphql-ws');
-    const ws = createWsClient({ url: `ws://127.0.0.1:${server.port}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${TOKEN}` } });
+    const ws = createWsClient({
+      url: `ws://127.0.0.1:${server.port}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${TOKEN}` },
+    });
     const result = await ws.iterate({ query: '{ stats { turns } }' }).next();
     expect(result.value).toEqual({ data: { stats: { turns: 0 } } });
     await ws.dispose();
@@ -81,7 +99,9 @@ describe('binding', () => {
     const store = await openStore({ path: ':memory:', env: {} });
     try {
       const logger = pino({ level: 'silent' });
-      expect(() => buildApp({ store, host: '0.0.0.0', port: 0, logger })).toThrow(/Refusing to listen on 0\.0\.0\.0 without a token/);
+      expect(() => buildApp({ store, host: '0.0.0.0', port: 0, logger })).toThrow(
+        /Refusing to listen on 0\.0\.0\.0 without a token/,
+      );
       expect(() => buildApp({ store, host: '192.168.1.20', port: 0, token: '', logger })).toThrow(/SM_API_TOKEN/);
       const app = buildApp({ store, host: '0.0.0.0', port: 0, token: TOKEN, logger, jobs: false });
       const { port } = await app.start();
@@ -111,8 +131,12 @@ describe('without a token (loopback)', () => {
     expect((await rawRequest(server.port, '/memories', { host: 'attacker.example:80' })).status).toBe(403);
     expect((await rawRequest(server.port, '/memories', { host: `localhost:${server.port}` })).status).toBe(200);
 
-    const socket = new WebSocket(`ws://127.0.0.1:${server.port}/graphql`, 'graphql-transport-ws', { origin: 'https://evil.example' });
-    const status = await new Promise((resolve) => socket.on('unexpected-response', (_req, res) => resolve(res.statusCode)));
+    const socket = new WebSocket(`ws://127.0.0.1:${server.port}/graphql`, 'graphql-transport-ws', {
+      origin: 'https://evil.example',
+    });
+    const status = await new Promise((resolve) =>
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode)),
+    );
     expect(status).toBe(403);
   });
 
@@ -136,7 +160,9 @@ describe('without a token (loopback)', () => {
     expect(typo.body.errors?.[0].message).not.toMatch(/Did you mean/);
 
     // What the typed client sends stays within the limits.
-    const nested = await server.graphql('{ memories(first: 100) { edges { node { id content sources { turn { text entities { name } } } } } } }');
+    const nested = await server.graphql(
+      '{ memories(first: 100) { edges { node { id content sources { turn { text entities { name } } } } } } }',
+    );
     expect(nested.body.errors).toBeUndefined();
   });
 
@@ -163,7 +189,13 @@ describe('without a token (loopback)', () => {
     const chunked = (parts: string[]) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = request(
-          { host: '127.0.0.1', port, path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/graphql',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+          },
           (res) => {
             let text = '';
             res.on('data', (chunk) => (text += chunk));
@@ -174,14 +206,21 @@ describe('without a token (loopback)', () => {
         for (const part of parts) req.write(part);
         req.end();
       });
-    const turn = (text: string) => JSON.stringify({ query: 'mutation($text: String!) { addTurn(input: { sessionId: "c", role: USER, text: $text }) { turn { id } } }', variables: { text } });
+    const turn = (text: string) =>
+      JSON.stringify({
+        query:
+          'mutation($text: String!) { addTurn(input: { sessionId: "c", role: USER, text: $text }) { turn { id } } }',
+        variables: { text },
+      });
     const small = turn('I live in Porto');
     const fine = await chunked([small.slice(0, 20), small.slice(20)]);
     expect(fine.status).toBe(200);
     expect(JSON.parse(fine.body).data.addTurn.turn.id).toBeGreaterThan(0);
     // Over the limit in pieces none of which is: refused, and nothing of it stored.
     const big = turn('x'.repeat(MAX_BODY_BYTES));
-    const pieces = Array.from({ length: Math.ceil(big.length / 65536) }, (_, i) => big.slice(i * 65536, (i + 1) * 65536));
+    const pieces = Array.from({ length: Math.ceil(big.length / 65536) }, (_, i) =>
+      big.slice(i * 65536, (i + 1) * 65536),
+    );
     const refused = await chunked(pieces);
     expect(refused.status).toBe(413);
     expect(JSON.parse(refused.body).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');

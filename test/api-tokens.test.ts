@@ -43,14 +43,16 @@ describe('scoped tokens (admin token configured)', () => {
     expect((await failure(alice.confirmMemory({ id: 987_654 }))).message).toBe('memory 987654 not found');
   });
 
-  it('the admin\'s forget by text acts in the user it names, and nowhere else', async () => {
+  it("the admin's forget by text acts in the user it names, and nowhere else", async () => {
     const admin = server.client();
     await admin.remember({ input: { content: 'Default user owns a harpsichord' } });
     await admin.forUser('henry').remember({ input: { content: 'Henry owns a harpsichord' } });
     const { forget } = await admin.forUser('henry').forget({ text: 'harpsichord' });
     expect(forget.memoryIds).toHaveLength(1);
     expect((await admin.forUser('henry').memories({ q: 'harpsichord' })).memories.totalCount).toBe(0);
-    expect((await admin.memories({ q: 'harpsichord' })).memories.edges.map((e) => e.node.content)).toEqual(['Default user owns a harpsichord']);
+    expect((await admin.memories({ q: 'harpsichord' })).memories.edges.map((e) => e.node.content)).toEqual([
+      'Default user owns a harpsichord',
+    ]);
     expect((await failure(admin.forget({}))).code).toBe('BAD_USER_INPUT');
   });
 
@@ -100,9 +102,16 @@ describe('scoped tokens (admin token configured)', () => {
     const carol = server.client(createAccessToken.token);
     expect((await carol.stats({})).stats.turns).toBe(0);
 
-    const ws = createWsClient({ url: server.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { token: createAccessToken.token }, retryAttempts: 0 });
+    const ws = createWsClient({
+      url: server.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { token: createAccessToken.token },
+      retryAttempts: 0,
+    });
     const events = ws.iterate({ query: 'subscription { memoryEvents { memoryId memory { content userId } } }' });
-    const first = await firstEvent(events, () => admin.forUser('carol').remember({ input: { content: `Carol note ${Math.random()}` } }));
+    const first = await firstEvent(events, () =>
+      admin.forUser('carol').remember({ input: { content: `Carol note ${Math.random()}` } }),
+    );
     expect(first.data).toMatchObject({ memoryEvents: { memory: { userId: 'carol' } } });
 
     const revokedAt = Date.now();
@@ -120,7 +129,12 @@ describe('scoped tokens (admin token configured)', () => {
     expect(Date.now() - revokedAt).toBeLessThan(1000);
     await ws.dispose();
     // A new WebSocket with it is refused too.
-    const again = createWsClient({ url: server.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { token: createAccessToken.token }, retryAttempts: 0 });
+    const again = createWsClient({
+      url: server.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { token: createAccessToken.token },
+      retryAttempts: 0,
+    });
     await expect(again.iterate({ query: '{ viewer { userId } }' }).next()).rejects.toBeTruthy();
     await again.dispose();
   });
@@ -130,7 +144,11 @@ describe('scoped tokens (admin token configured)', () => {
     const { createAccessToken } = await admin.createAccessToken({ userId: 'sse-user' });
     const response = await fetch(`${server.base}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${createAccessToken.token}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        authorization: `Bearer ${createAccessToken.token}`,
+      },
       body: JSON.stringify({ query: 'subscription { turnAdded { id userId } }' }),
     });
     expect(response.status).toBe(200);
@@ -139,7 +157,10 @@ describe('scoped tokens (admin token configured)', () => {
     const until = async (ms: number) => {
       const deadline = Date.now() + ms;
       while (Date.now() < deadline) {
-        const chunk = await Promise.race([reader.read(), new Promise<null>((resolve) => setTimeout(() => resolve(null), 100))]);
+        const chunk = await Promise.race([
+          reader.read(),
+          new Promise<null>((resolve) => setTimeout(() => resolve(null), 100)),
+        ]);
         if (chunk === null) continue;
         if (chunk.done) return 'ended';
         received += new TextDecoder().decode(chunk.value);
@@ -160,7 +181,10 @@ describe('scoped tokens (admin token configured)', () => {
 describe('scoped tokens on loopback without an admin token', () => {
   it('no token is the admin; a scoped token narrows; a token revoked from another connection closes its socket', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'debug' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
+    const logger = pino(
+      { level: 'debug' },
+      new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }),
+    );
     const server = await startServer();
     const app2Store = await openStore({ path: server.store.sqlite.name, env: {} });
     const app2 = buildApp({ store: app2Store, host: '127.0.0.1', port: 0, jobs: false, logger });
@@ -173,15 +197,20 @@ describe('scoped tokens on loopback without an admin token', () => {
       const dana = createClient({ url, token, webSocketImpl: WebSocket });
       expect((await dana.viewer()).viewer).toEqual({ admin: false, userId: 'dana', agentId: 'coach', readOnly: false });
       // Bound to agent coach: its writes are the coach's own memory, another agent is FORBIDDEN.
-      expect((await dana.remember({ input: { content: 'Dana runs on Sundays' } })).remember.memory.agentId).toBe('coach');
+      expect((await dana.remember({ input: { content: 'Dana runs on Sundays' } })).remember.memory.agentId).toBe(
+        'coach',
+      );
       expect((await failure(dana.forUser('dana', 'helper').memories({}))).code).toBe('FORBIDDEN');
       // Another agent's memory stays out of nested lists too (an entity's memories).
-      await admin.forUser('dana', 'helper').addTurn({ input: { sessionId: 'h1', role: 'USER', name: 'Dana', text: 'I live in Lisbon' } });
+      await admin
+        .forUser('dana', 'helper')
+        .addTurn({ input: { sessionId: 'h1', role: 'USER', name: 'Dana', text: 'I live in Lisbon' } });
       const nested = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({
-          query: '{ entities { edges { node { name memories { totalCount edges { node { content agentId } } } turns { totalCount edges { node { text agentId } } } } } } }',
+          query:
+            '{ entities { edges { node { name memories { totalCount edges { node { content agentId } } } turns { totalCount edges { node { text agentId } } } } } } }',
         }),
       }).then((r) => r.json() as Promise<any>);
       expect(nested.data.entities.edges.map((e: any) => e.node.name)).toContain('Dana');
@@ -190,9 +219,16 @@ describe('scoped tokens on loopback without an admin token', () => {
       expect(adminView.entity.memories.edges.map((e) => e.node.content)).toContain('Dana lives in Lisbon');
       expect((await failure(createClient({ url, token: 'smt_not-a-token' }).stats({}))).status).toBe(401);
 
-      const ws = createWsClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { token }, retryAttempts: 0 });
+      const ws = createWsClient({
+        url: url.replace(/^http/, 'ws'),
+        webSocketImpl: WebSocket,
+        connectionParams: { token },
+        retryAttempts: 0,
+      });
       const events = ws.iterate({ query: 'subscription { turnAdded { id } }' });
-      await firstEvent(events, () => admin.forUser('dana', 'coach').addTurn({ input: { sessionId: 's', role: 'USER', text: 'hello there' } }));
+      await firstEvent(events, () =>
+        admin.forUser('dana', 'coach').addTurn({ input: { sessionId: 's', role: 'USER', text: 'hello there' } }),
+      );
       const revokedAt = Date.now();
       await revokeToken(server.store, row.id); // not through app2: it only sees the database change
       const ended = await Promise.race([

@@ -40,7 +40,9 @@ const layerOf = (file: string) => {
 
 /** Every relative import (static, dynamic, type-only) of the project's source, as file -> files. */
 function importGraph(): Map<string, string[]> {
-  const files = [...LAYERS.flat()].flatMap((place) => (place.endsWith('.ts') ? [join(ROOT, place)] : sourceFiles(join(ROOT, place))));
+  const files = [...LAYERS.flat()].flatMap((place) =>
+    place.endsWith('.ts') ? [join(ROOT, place)] : sourceFiles(join(ROOT, place)),
+  );
   return new Map(
     files.map((file) => {
       const text = readFileSync(file, 'utf8');
@@ -55,10 +57,17 @@ function importGraph(): Map<string, string[]> {
 describe('architecture', () => {
   it('every source file belongs to a layer, and imports only its own layer and the ones below', () => {
     const graph = importGraph();
-    const unplaced = [...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].filter((file) => layerOf(file) < 0);
-    expect(unplaced.map((f) => relative(ROOT, f)), 'a file outside every layer: put it in the folder of its role').toEqual([]);
+    const unplaced = [...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].filter(
+      (file) => layerOf(file) < 0,
+    );
+    expect(
+      unplaced.map((f) => relative(ROOT, f)),
+      'a file outside every layer: put it in the folder of its role',
+    ).toEqual([]);
     const upward = [...graph].flatMap(([file, targets]) =>
-      targets.filter((target) => layerOf(target) > layerOf(file)).map((target) => `${relative(ROOT, file)} -> ${relative(ROOT, target)}`),
+      targets
+        .filter((target) => layerOf(target) > layerOf(file))
+        .map((target) => `${relative(ROOT, file)} -> ${relative(ROOT, target)}`),
     );
     expect(upward).toEqual([]);
   });
@@ -82,18 +91,31 @@ describe('architecture', () => {
   });
 
   it('every source folder has a README saying what lives there and what it may import', () => {
-    const folders = [...new Set([...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].map((f) => dirname(f))), join(ROOT, 'client')];
-    const missing = [...folders, join(ROOT, 'drizzle'), join(ROOT, 'bench'), join(ROOT, 'test')].filter((dir) => !existsSync(join(dir, 'README.md')) && !dir.includes('generated'));
+    const folders = [
+      ...new Set([...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].map((f) => dirname(f))),
+      join(ROOT, 'client'),
+    ];
+    const missing = [...folders, join(ROOT, 'drizzle'), join(ROOT, 'bench'), join(ROOT, 'test')].filter(
+      (dir) => !existsSync(join(dir, 'README.md')) && !dir.includes('generated'),
+    );
     expect(missing.map((d) => relative(ROOT, d))).toEqual([]);
   });
 
   it('the inspector (web/src) imports only its own files, preact and the client package', () => {
     const root = join(ROOT, 'web/src');
     const offenders = sourceFiles(root)
-      .concat(readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tsx')).map((f) => join(root, f)))
+      .concat(
+        readdirSync(root, { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith('.tsx'))
+          .map((f) => join(root, f)),
+      )
       .flatMap((file) =>
         // Import and export statements at the start of a line (JSX text may say "from").
-        [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm)]
+        [
+          ...readFileSync(file, 'utf8').matchAll(
+            /^(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^import\s*['"]([^'"]+)['"]/gm,
+          ),
+        ]
           .map((m) => (m[1] ?? m[2])!)
           .filter((target) => {
             if (!target.startsWith('.')) return !/^preact(\/|$)/.test(target);
@@ -107,15 +129,23 @@ describe('architecture', () => {
   });
 
   it('server/core imports no GraphQL, HTTP or CLI code', () => {
-    const forbidden = /from ['"](graphql|graphql-yoga|graphql-ws|@pothos\/[^'"]+|ws|commander|node:http|\.\.\/(cli|http)\/[^'"]*|\.\.\/\.\.\/schema\/[^'"]*)['"]/;
-    const offenders = sourceFiles(join(ROOT, 'server/core')).filter((file) => forbidden.test(readFileSync(file, 'utf8')));
+    const forbidden =
+      /from ['"](graphql|graphql-yoga|graphql-ws|@pothos\/[^'"]+|ws|commander|node:http|\.\.\/(cli|http)\/[^'"]*|\.\.\/\.\.\/schema\/[^'"]*)['"]/;
+    const offenders = sourceFiles(join(ROOT, 'server/core')).filter((file) =>
+      forbidden.test(readFileSync(file, 'utf8')),
+    );
     expect(offenders).toEqual([]);
   });
 
   it('opens every SQLite connection through native-handles.ts (Node 24 aborts on a collected one)', () => {
-    const opened = [...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].filter((file) => /new Database\(/.test(readFileSync(file, 'utf8')));
+    const opened = [...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].filter((file) =>
+      /new Database\(/.test(readFileSync(file, 'utf8')),
+    );
     // The checkpoint thread's script opens its own, and keeps its statements referenced itself.
-    expect(opened.map((file) => relative(ROOT, file)).sort()).toEqual(['server/db/checkpointer.ts', 'server/db/native-handles.ts']);
+    expect(opened.map((file) => relative(ROOT, file)).sort()).toEqual([
+      'server/db/checkpointer.ts',
+      'server/db/native-handles.ts',
+    ]);
   });
 
   it('drizzle migrations are up to date with drizzle/schema.ts', () => {

@@ -19,12 +19,18 @@ const ADD_TURN = 'mutation($input: AddTurnInput!) { addTurn(input: $input) { tur
 type Answer = { status: number; retryAfter: string | null; body: any };
 
 async function post(server: TestServer, path: string, body: unknown): Promise<Answer> {
-  const response = await fetch(`${server.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${server.base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() };
 }
 
-const addTurn = (server: TestServer, text: string, sessionId = 's1') => post(server, '/graphql', { query: ADD_TURN, variables: { input: { sessionId, role: 'USER', text } } });
-const storedTexts = (server: TestServer) => new Set(server.store.sqlite.prepare('select text from turns').pluck().all() as string[]);
+const addTurn = (server: TestServer, text: string, sessionId = 's1') =>
+  post(server, '/graphql', { query: ADD_TURN, variables: { input: { sessionId, role: 'USER', text } } });
+const storedTexts = (server: TestServer) =>
+  new Set(server.store.sqlite.prepare('select text from turns').pluck().all() as string[]);
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -60,7 +66,9 @@ describe('a full job queue', () => {
 
     // As the worker catches up, the client's retries go through, ten at a time: all 30 are stored.
     for (let round = 0; storedTexts(server).size < 30 && round < 5; round++) {
-      expect((await post(server, '/graphql', { query: 'mutation { runJobs { done } }' })).body.data.runJobs.done).toBeGreaterThanOrEqual(10);
+      expect(
+        (await post(server, '/graphql', { query: 'mutation { runJobs { done } }' })).body.data.runJobs.done,
+      ).toBeGreaterThanOrEqual(10);
       const missing = texts.filter((t) => !storedTexts(server).has(t));
       const retried = await Promise.all(missing.map((text) => addTurn(server, text)));
       expect(retried.filter((a) => a.status === 200)).toHaveLength(Math.min(10, missing.length));
@@ -68,8 +76,13 @@ describe('a full job queue', () => {
     expect(storedTexts(server)).toEqual(new Set(texts));
   });
 
-  it('with the worker running and 16 writers retrying after their 503s, every acknowledged turn is stored, and only those', { timeout: 60_000 }, async () => {
-    const server = await startServer({ jobs: true, config: { extractor: { mode: 'heuristic' }, worker: { max_queue: 3 } } });
+  it('with the worker running and 16 writers retrying after their 503s, every acknowledged turn is stored, and only those', {
+    timeout: 60_000,
+  }, async () => {
+    const server = await startServer({
+      jobs: true,
+      config: { extractor: { mode: 'heuristic' }, worker: { max_queue: 3 } },
+    });
     servers.push(server);
     const acked: number[] = [];
     let refusals = 0;
@@ -103,7 +116,13 @@ describe('too many requests at once', () => {
   it('answers 503 with Retry-After before reading the request; /health and the requests under way are unaffected', async () => {
     // llm mode with an LLM that takes 800 ms: each addTurn holds its place until it answers.
     const llm = await startOpenAiServer({ delayMs: 800, then: { reply: '[]' } });
-    const server = await startServer({ config: { extractor: { mode: 'llm' }, llm: { endpoint: llm.url, model: 'test-model', timeout_s: 5 }, server: { max_requests: 2 } } });
+    const server = await startServer({
+      config: {
+        extractor: { mode: 'llm' },
+        llm: { endpoint: llm.url, model: 'test-model', timeout_s: 5 },
+        server: { max_requests: 2 },
+      },
+    });
     servers.push(server);
     try {
       const slow = [addTurn(server, 'I started pottery classes'), addTurn(server, 'I adopted a cat named Miso')];
@@ -129,31 +148,53 @@ describe('too many requests at once', () => {
 });
 
 describe('backlog and lag', () => {
-  it('stats, `sm stats` and `sm doctor` show the backlog, how late it is, and accurate NER in cheap mode', { timeout: 120_000 }, async () => {
+  it('stats, `sm stats` and `sm doctor` show the backlog, how late it is, and accurate NER in cheap mode', {
+    timeout: 120_000,
+  }, async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'sm-backlog-')), 'memory.db');
     const t0 = Date.UTC(2026, 5, 1, 12);
-    const store = await openStore({ path, env: {}, clock: { now: () => t0 }, config: { extractor: { mode: 'heuristic' } } });
+    const store = await openStore({
+      path,
+      env: {},
+      clock: { now: () => t0 },
+      config: { extractor: { mode: 'heuristic' } },
+    });
     const runtime = await createRuntime(store, {});
-    for (const text of ['I met Alice in Paris', 'Bruno lives in Madrid', 'Carla works at Google']) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text });
+    for (const text of ['I met Alice in Paris', 'Bruno lives in Madrid', 'Carla works at Google'])
+      await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text });
     await closeStore(store);
 
     // 90 seconds later, nothing has run them.
     const later = { SM_NOW: new Date(t0 + 90_000).toISOString() };
     const stats = await sm(['--db', path, '--json', 'stats'], later);
     expect(stats.code, stats.stderr).toBe(0);
-    expect(stats.json.jobs).toMatchObject({ pending: 3, backlog: 3, lagSeconds: 90, byType: [{ type: 'ner.accurate', backlog: 3, lagSeconds: 90 }], nerDeferred: 0, nerCheapMode: false });
+    expect(stats.json.jobs).toMatchObject({
+      pending: 3,
+      backlog: 3,
+      lagSeconds: 90,
+      byType: [{ type: 'ner.accurate', backlog: 3, lagSeconds: 90 }],
+      nerDeferred: 0,
+      nerCheapMode: false,
+    });
     const plain = await sm(['--db', path, 'stats'], later);
     expect(plain.stdout).toContain('backlog 3, lag 90.0 s (ner.accurate 3, 90.0 s)');
 
     // Past ner.max_backlog (2 here), a new turn's accurate pass is deferred: doctor says so, and fails.
     const cheap = { ...later, SM_CONFIG__NER__MAX_BACKLOG: '2' };
-    expect((await sm(['--db', path, 'add-turn', '--session', 's1', '--role', 'user', '--text', 'Dana moved to Oslo'], cheap)).code).toBe(0);
+    expect(
+      (await sm(['--db', path, 'add-turn', '--session', 's1', '--role', 'user', '--text', 'Dana moved to Oslo'], cheap))
+        .code,
+    ).toBe(0);
     const doctor = await sm(['--db', path, '--json', 'doctor'], cheap);
     expect(doctor.code).toBe(1);
     const jobs = doctor.json.find((c: { name: string }) => c.name === 'jobs');
     expect(jobs).toMatchObject({ ok: false });
-    expect(jobs.detail).toMatch(/backlog 4, lag 90 s; accurate NER in cheap mode \(new turns get the fast pass only\), 1 turn waiting for it/);
+    expect(jobs.detail).toMatch(
+      /backlog 4, lag 90 s; accurate NER in cheap mode \(new turns get the fast pass only\), 1 turn waiting for it/,
+    );
     expect(jobs.hint).toMatch(/ner\.max_backlog = 2/);
-    expect((await sm(['--db', path, 'stats'], cheap)).stdout).toContain('ner: cheap mode (fast pass only: the accurate queue is at ner.max_backlog), 1 turn waiting for the accurate pass');
+    expect((await sm(['--db', path, 'stats'], cheap)).stdout).toContain(
+      'ner: cheap mode (fast pass only: the accurate queue is at ner.max_backlog), 1 turn waiting for the accurate pass',
+    );
   });
 });

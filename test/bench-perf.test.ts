@@ -12,10 +12,29 @@ const ROOT = join(import.meta.dirname, '..');
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 describe('bench:perf', () => {
-  it('measures vectors at scale and sm serve over HTTP in one run, and checks each target', { timeout: 180_000 }, async () => {
+  it('measures vectors at scale and sm serve over HTTP in one run, and checks each target', {
+    timeout: 180_000,
+  }, async () => {
     const small = ['--size', '2000', '--dimensions', '32', '--users', '1,20', '--samples', '10'];
-    const load = ['--load-size', '300', '--rate', '60', '--writers', '4', '--seconds', '2', '--clients', '1,4', '--phase-seconds', '1', '--idle-seconds', '0'];
-    const { stdout } = await run(process.execPath, [TSX, join(ROOT, 'bench', 'perf.ts'), '--json', ...small, ...load], { env: { ...process.env, SM_LOG_LEVEL: 'error' } });
+    const load = [
+      '--load-size',
+      '300',
+      '--rate',
+      '60',
+      '--writers',
+      '4',
+      '--seconds',
+      '2',
+      '--clients',
+      '1,4',
+      '--phase-seconds',
+      '1',
+      '--idle-seconds',
+      '0',
+    ];
+    const { stdout } = await run(process.execPath, [TSX, join(ROOT, 'bench', 'perf.ts'), '--json', ...small, ...load], {
+      env: { ...process.env, SM_LOG_LEVEL: 'error' },
+    });
     const result = JSON.parse(stdout);
     expect(result.machine.cores).toBe(availableParallelism());
     expect(result.vectors.map((r: { users: number }) => r.users)).toEqual([1, 20]);
@@ -33,7 +52,12 @@ describe('bench:perf', () => {
     // A verdict follows its figure: the vector targets as vectors.ts judges them, memory by its bounds.
     const idle = result.targets.find((t: { target: string }) => t.target === 'RSS idle <= 100 MB');
     expect(idle.verdict).toBe(result.load.memoryMB.idle <= 100 ? 'met' : 'MISSED');
-    expect(result.targets.slice(0, 4).map((t: { verdict: string }) => t.verdict === 'met')).toEqual(result.vectors.flatMap((r: { knn400Ms: { p95: number }; searchWithVectorsMs: { p95: number } }) => [r.knn400Ms.p95 <= 8, r.searchWithVectorsMs.p95 <= 10]));
+    expect(result.targets.slice(0, 4).map((t: { verdict: string }) => t.verdict === 'met')).toEqual(
+      result.vectors.flatMap((r: { knn400Ms: { p95: number }; searchWithVectorsMs: { p95: number } }) => [
+        r.knn400Ms.p95 <= 8,
+        r.searchWithVectorsMs.p95 <= 10,
+      ]),
+    );
   });
 
   it('refuses a bad flag with exit code 2, naming it', { timeout: 60_000 }, async () => {

@@ -10,17 +10,29 @@ import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), 'sm-ckpt-')), 'ckpt.db');
-const autocheckpoint = (store: Awaited<ReturnType<typeof openStore>>) => store.sqlite.pragma('wal_autocheckpoint', { simple: true });
+const autocheckpoint = (store: Awaited<ReturnType<typeof openStore>>) =>
+  store.sqlite.pragma('wal_autocheckpoint', { simple: true });
 
 describe('background checkpoints', () => {
   it('copy the WAL back on a worker thread while the main connection never checkpoints; the thread stops with the store', async () => {
     const path = tempDb();
-    const store = await openStore({ path, env: {}, config: { extractor: { mode: 'heuristic' } }, backgroundCheckpoints: true });
+    const store = await openStore({
+      path,
+      env: {},
+      config: { extractor: { mode: 'heuristic' } },
+      backgroundCheckpoints: true,
+    });
     // The main connection checkpoints only as a safety net, far past what this test writes.
     expect(autocheckpoint(store)).toBe(10_000);
     const runtime = await createRuntime(store, {});
     const fileSize = statSync(path).size;
-    for (let i = 0; i < 40; i++) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: `I visited museum number ${i} in Lisbon` });
+    for (let i = 0; i < 40; i++)
+      await ingestTurn(runtime, DEFAULT_SPACE, {
+        sessionId: 's1',
+        role: 'user',
+        name: 'Ana',
+        text: `I visited museum number ${i} in Lisbon`,
+      });
     // New pages reach the database file only through a checkpoint, and this connection runs none.
     await expect.poll(() => statSync(path).size, { timeout: 10_000, interval: 50 }).toBeGreaterThan(fileSize);
     await closeStore(store);

@@ -17,8 +17,12 @@ const freshDb = () => join(mkdtempSync(join(tmpdir(), 'sm-cli-')), 'memory.db');
 /** Every row of every table, as text: equal snapshots mean the database did not change. */
 function snapshot(path: string) {
   const db = new Database(path, { readonly: true });
-  const tables = db.prepare("select name from sqlite_master where type = 'table' and name not like '%fts%' order by name").all() as { name: string }[];
-  const dump = tables.map(({ name }) => `${name}:${JSON.stringify(db.prepare(`select * from "${name}"`).all())}`).join('\n');
+  const tables = db
+    .prepare("select name from sqlite_master where type = 'table' and name not like '%fts%' order by name")
+    .all() as { name: string }[];
+  const dump = tables
+    .map(({ name }) => `${name}:${JSON.stringify(db.prepare(`select * from "${name}"`).all())}`)
+    .join('\n');
   db.close();
   return dump;
 }
@@ -26,7 +30,10 @@ function snapshot(path: string) {
 describe('sm on a fresh database', () => {
   it('scores, merges, promotes, archives, explains and forgets as specified', async () => {
     const db = freshDb();
-    const created = await sm(['--db', db, 'remember', '--text', 'User likes JRPGs', '--importance', '1', '--json'], at(0));
+    const created = await sm(
+      ['--db', db, 'remember', '--text', 'User likes JRPGs', '--importance', '1', '--json'],
+      at(0),
+    );
     expect(created.code).toBe(0);
     expect(created.json).toMatchObject({ action: 'CREATED', memory: { id: 1, layer: 'MID', hits: 0, importance: 1 } });
 
@@ -35,7 +42,11 @@ describe('sm on a fresh database', () => {
     expect(Math.abs(why.json.score - (Math.log(1 + 0) + Math.exp(-0.05 * 10) + 2 * 1))).toBeLessThan(1e-6);
     expect(why.json).toMatchObject({ hits: 0, ageDays: 10, scoreTerms: { importance: 2 } });
 
-    for (const [day, text] of [[10, 'user likes jrpgs.'], [11, 'User LIKES JRPGs!'], [12, 'User likes JRPGs']] as const) {
+    for (const [day, text] of [
+      [10, 'user likes jrpgs.'],
+      [11, 'User LIKES JRPGs!'],
+      [12, 'User likes JRPGs'],
+    ] as const) {
       const merged = await sm(['--db', db, 'remember', '--text', text, '--json'], at(day));
       expect(merged.json).toMatchObject({ action: 'MERGED', memory: { id: 1 } });
     }
@@ -47,7 +58,9 @@ describe('sm on a fresh database', () => {
     const gc = await sm(['--db', db, 'gc', '--json'], at(13));
     expect(gc.code).toBe(0);
     expect(gc.json).toMatchObject({ scored: 2, promoted: 1, archived: 0 });
-    expect((await sm(['--db', db, 'list', '--layer', 'long', '--json'], at(13))).json.memories.map((m: any) => m.id)).toEqual([1]);
+    expect(
+      (await sm(['--db', db, 'list', '--layer', 'long', '--json'], at(13))).json.memories.map((m: any) => m.id),
+    ).toEqual([1]);
     const later = await sm(['--db', db, 'gc', '--json'], at(31));
     expect(later.json).toMatchObject({ promoted: 0, archived: 1, byReason: { lowScore: 1 } });
     const weakWhy = await sm(['--db', db, 'explain', '--id', String(weak.json.memory.id), '--json'], at(31));
@@ -78,10 +91,24 @@ describe('sm on a fresh database', () => {
   it('keeps a short-term window of 100 turns out of 105', async () => {
     const db = freshDb();
     const store = await openStore({ path: db, env: {} });
-    for (let i = 0; i < 100; i++) await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `turn ${i}`, at: T0 + i * 1000 });
+    for (let i = 0; i < 100; i++)
+      await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `turn ${i}`, at: T0 + i * 1000 });
     await closeStore(store);
     for (let i = 100; i < 105; i++) {
-      const added = await sm(['--db', db, 'add-turn', '--session', 's1', '--role', i % 2 ? 'assistant' : 'user', '--text', `turn ${i}`, '--at', String(T0 + i * 1000), '--json']);
+      const added = await sm([
+        '--db',
+        db,
+        'add-turn',
+        '--session',
+        's1',
+        '--role',
+        i % 2 ? 'assistant' : 'user',
+        '--text',
+        `turn ${i}`,
+        '--at',
+        String(T0 + i * 1000),
+        '--json',
+      ]);
       expect(added.json.turn).toMatchObject({ sessionId: 's1', text: `turn ${i}` });
     }
     const context = await sm(['--db', db, 'get-context', '--session', 's1', '--json']);
@@ -105,8 +132,16 @@ describe('sm on a fresh database', () => {
       [['forget'], {}, /exactly one of id or text/],
       [['remember', '--text', 'x', '--importance', '7'], {}, /importance/],
       [['add-turn', '--session', 's1', '--role', 'user', '--text', 'x', '--at', 'yesterday'], {}, /ISO-8601/],
-      [['remember', '--text', 'User likes coffee'], { SM_NOW: 'next tuesday' }, /SM_NOW: "next tuesday" is neither ISO-8601 nor epoch milliseconds/],
-      [['remember', '--text', 'User likes coffee'], { SM_CONFIG__GC__MODE: 'shred' }, /Invalid config gc\.mode \(from environment SM_CONFIG__GC__MODE\)/],
+      [
+        ['remember', '--text', 'User likes coffee'],
+        { SM_NOW: 'next tuesday' },
+        /SM_NOW: "next tuesday" is neither ISO-8601 nor epoch milliseconds/,
+      ],
+      [
+        ['remember', '--text', 'User likes coffee'],
+        { SM_CONFIG__GC__MODE: 'shred' },
+        /Invalid config gc\.mode \(from environment SM_CONFIG__GC__MODE\)/,
+      ],
       [['remember', '--text', 'User likes coffee'], { SM_CONFIG__SHORT_TERM__SIZE: '0' }, /short_term\.size/],
       [['frobnicate'], {}, /unknown command 'frobnicate'/],
     ];

@@ -18,7 +18,12 @@ const jobRows = (db: string) => {
   if (!existsSync(db)) return [];
   const sqlite = new Database(db, { readonly: true });
   try {
-    return sqlite.prepare("select type, status, attempts, last_error from jobs where type = 'extract.llm'").all() as { type: string; status: string; attempts: number; last_error: string | null }[];
+    return sqlite.prepare("select type, status, attempts, last_error from jobs where type = 'extract.llm'").all() as {
+      type: string;
+      status: string;
+      attempts: number;
+      last_error: string | null;
+    }[];
   } catch {
     return []; // still being created by the other process
   } finally {
@@ -33,13 +38,20 @@ describe('sm lifecycle', () => {
       sm(['--db', db, 'add-turn', '--session', session, '--role', 'user', '--text', text, '--json', ...extra], at(day));
     await say('s1', 'I like hiking', 0);
     await say('s1', 'My name is Ana and I live in Porto', 0, '--no-extract');
-    expect((await sm(['--db', db, 'session', 's1', '--json'], at(0))).json).toMatchObject({ turnCount: 2, consolidatedAt: null });
+    expect((await sm(['--db', db, 'session', 's1', '--json'], at(0))).json).toMatchObject({
+      turnCount: 2,
+      consolidatedAt: null,
+    });
 
     await say('s2', 'Good morning', 1);
     const s1 = await sm(['--db', db, 'session', 's1', '--json'], at(1));
     expect(s1.json.consolidatedAt).toBe(new Date(T0 + DAY).toISOString());
     const facts = await sm(['--db', db, 'list', '--json'], at(1));
-    expect(facts.json.memories.map((m: { content: string }) => m.content).sort()).toEqual(['User likes hiking', 'User lives in Porto', "User's name is Ana"]);
+    expect(facts.json.memories.map((m: { content: string }) => m.content).sort()).toEqual([
+      'User likes hiking',
+      'User lives in Porto',
+      "User's name is Ana",
+    ]);
 
     const again = await sm(['--db', db, 'consolidate', '--session', 's1', '--json'], at(2));
     expect(again.json).toMatchObject({ status: 'SKIPPED', created: 0 });
@@ -57,7 +69,9 @@ describe('sm lifecycle', () => {
     expect(decay.json).toMatchObject({ task: 'DECAY', decay: { archived: 1 } });
     const archived = await sm(['--db', db, 'list', '--status', 'archived', '--json'], at(31));
     expect(archived.json.memories.map((m: { id: number }) => m.id)).toEqual([idle.json.memory.id]);
-    expect((await sm(['--db', db, 'explain', '--id', String(kept.json.memory.id), '--json'], at(31))).json).toMatchObject({ status: 'ACTIVE', protected: true });
+    expect(
+      (await sm(['--db', db, 'explain', '--id', String(kept.json.memory.id), '--json'], at(31))).json,
+    ).toMatchObject({ status: 'ACTIVE', protected: true });
   });
 
   describe('jobs', () => {
@@ -65,17 +79,39 @@ describe('sm lifecycle', () => {
     beforeAll(async () => (llm = await startOpenAiServer()));
     afterAll(() => llm.close());
     const withLlm = (db: string, timeout: number) =>
-      writeFileSync(join(db, '..', 'config.json'), JSON.stringify({ extractor: { mode: 'hybrid' }, ner: { enabled: false }, llm: { endpoint: llm.url, model: 'm', timeout_s: timeout } }));
+      writeFileSync(
+        join(db, '..', 'config.json'),
+        JSON.stringify({
+          extractor: { mode: 'hybrid' },
+          ner: { enabled: false },
+          llm: { endpoint: llm.url, model: 'm', timeout_s: timeout },
+        }),
+      );
 
     it('finishes a job whose process was killed mid-run, after a restart', async () => {
       const db = freshDb();
       withLlm(db, 30);
       llm.script({ delayMs: 60_000 });
       // add-turn answers with heuristics, then runs its LLM job before exiting: kill it there.
-      const child = spawn(process.execPath, [fileURLToPath(new URL('../bin/sm.js', import.meta.url)), '--db', db, 'add-turn', '--session', 's1', '--role', 'user', '--text', 'I like tea'], {
-        env: { ...process.env, SM_LOG_LEVEL: 'error' },
-        stdio: 'ignore',
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          fileURLToPath(new URL('../bin/sm.js', import.meta.url)),
+          '--db',
+          db,
+          'add-turn',
+          '--session',
+          's1',
+          '--role',
+          'user',
+          '--text',
+          'I like tea',
+        ],
+        {
+          env: { ...process.env, SM_LOG_LEVEL: 'error' },
+          stdio: 'ignore',
+        },
+      );
       const before = llm.requests.length;
       const deadline = Date.now() + 30_000;
       // Kill it while the job is running and its LLM request is in flight.
@@ -106,7 +142,9 @@ describe('sm lifecycle', () => {
         await sm(['--db', db, 'jobs', '--run', '--json'], at(day));
       }
       const dead = await sm(['--db', db, 'jobs', '--status', 'dead', '--json']);
-      expect(dead.json).toMatchObject([{ type: 'extract.llm', status: 'DEAD', attempts: 5, lastError: expect.stringContaining('500') }]);
+      expect(dead.json).toMatchObject([
+        { type: 'extract.llm', status: 'DEAD', attempts: 5, lastError: expect.stringContaining('500') },
+      ]);
       const list = await sm(['--db', db, 'list', '--json']);
       expect(list.json.memories.map((m: { content: string }) => m.content)).toEqual(['User likes tea']);
     });

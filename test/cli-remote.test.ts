@@ -32,17 +32,26 @@ async function same(...args: string[]) {
   expect(embedded.code, `${args.join(' ')}: ${embedded.stderr}`).toBe(0);
   expect(served.code, `${args.join(' ')} --url: ${served.stderr}`).toBe(0);
   // The two sides are two files: where output names its file (doctor), A's path stands for B's.
-  expect(served.json === undefined ? undefined : JSON.parse(JSON.stringify(served.json).replaceAll(B, A)), args.join(' ')).toEqual(embedded.json);
+  expect(
+    served.json === undefined ? undefined : JSON.parse(JSON.stringify(served.json).replaceAll(B, A)),
+    args.join(' '),
+  ).toEqual(embedded.json);
   return embedded.json;
 }
 
 beforeAll(async () => {
   const say = (session: string, name: string, text: string, at: string) =>
-    sm(['--db', A, 'add-turn', '--session', session, '--role', 'user', '--name', name, '--text', text, '--at', at], NOW);
+    sm(
+      ['--db', A, 'add-turn', '--session', session, '--role', 'user', '--name', name, '--text', text, '--at', at],
+      NOW,
+    );
   await say('s1', 'Ana', 'I met Alice Johnson in Paris and my email is ana@example.com', '2026-05-01T10:00:00Z');
   await say('s1', 'Ana', 'I live in Berlin and I like pottery', '2026-05-01T10:01:00Z');
   await say('s2', 'Ana', 'I moved to Lisbon. Alice called me yesterday', '2026-05-20T09:00:00Z');
-  await sm(['--db', A, 'remember', '--text', 'Ana is allergic to peanuts', '--importance', '1', '--tags', 'health'], NOW);
+  await sm(
+    ['--db', A, 'remember', '--text', 'Ana is allergic to peanuts', '--importance', '1', '--tags', 'health'],
+    NOW,
+  );
   // Accurate entity recognition runs as a background job: let it, so entities exist.
   await sm(['--db', A, 'jobs', '--run'], NOW);
   // B is a copy of A (closed, so its WAL is checkpointed into the file).
@@ -64,14 +73,34 @@ describe('embedded and --url give the same JSON', () => {
     await same('search', 'where does Ana live');
     await same('search', 'pottery', '--kinds', 'turn', '--limit', '3');
     // Filters reach the API: only Ana's turns, and a markdown block cut to a small budget.
-    const bySpeaker = await same('search', 'Lisbon Alice', '--kinds', 'turn', '--speakers', 'Nobody', '--status', 'active');
+    const bySpeaker = await same(
+      'search',
+      'Lisbon Alice',
+      '--kinds',
+      'turn',
+      '--speakers',
+      'Nobody',
+      '--status',
+      'active',
+    );
     expect(bySpeaker).toEqual([]);
     const full = await same('get-context', '--session', 's2', '--query', 'pottery');
     const cut = await same('get-context', '--session', 's2', '--query', 'pottery', '--token-budget', '50');
     expect(cut.markdown.length).toBeLessThan(full.markdown.length);
     expect(cut.tokensUsed).toBeLessThanOrEqual(50);
     // search, get-context and stats skip GraphQL embedded (server/cli/direct-reads.ts): every filter and default.
-    await same('search', 'Alice Lisbon', '--kinds', 'fact,turn', '--sessions', 's1,s2', '--from', '2026-05-01T00:00:00Z', '--to', '2026-05-31T00:00:00Z');
+    await same(
+      'search',
+      'Alice Lisbon',
+      '--kinds',
+      'fact,turn',
+      '--sessions',
+      's1,s2',
+      '--from',
+      '2026-05-01T00:00:00Z',
+      '--to',
+      '2026-05-31T00:00:00Z',
+    );
     await same('search', 'peanuts', '--tags', 'health', '--exclude-session', 's1');
     await same('search', 'Berlin', '--status', 'archived');
     await same('search', 'Ana', '--user', 'nobody');
@@ -90,7 +119,9 @@ describe('embedded and --url give the same JSON', () => {
     await same('doctor');
   });
 
-  it('for bad input to the reads that skip GraphQL embedded: the same message and exit code', { timeout: 300_000 }, async () => {
+  it('for bad input to the reads that skip GraphQL embedded: the same message and exit code', {
+    timeout: 300_000,
+  }, async () => {
     for (const args of [
       ['search', 'x', '--limit', '0'],
       ['search', 'x', '--limit', '99999999999'],
@@ -101,12 +132,25 @@ describe('embedded and --url give the same JSON', () => {
     ]) {
       const [embedded, served] = [await local(...args), await remote(...args)];
       expect(embedded.code, args.join(' ')).toBe(2);
-      expect({ code: served.code, stderr: served.stderr }, args.join(' ')).toEqual({ code: embedded.code, stderr: embedded.stderr });
+      expect({ code: served.code, stderr: served.stderr }, args.join(' ')).toEqual({
+        code: embedded.code,
+        stderr: embedded.stderr,
+      });
     }
   });
 
   it('for every writing command, run in lockstep', { timeout: 300_000 }, async () => {
-    const turn = await same('add-turn', '--session', 's2', '--role', 'user', '--name', 'Ana', '--text', 'My favorite food is bacalhau');
+    const turn = await same(
+      'add-turn',
+      '--session',
+      's2',
+      '--role',
+      'user',
+      '--name',
+      'Ana',
+      '--text',
+      'My favorite food is bacalhau',
+    );
     const created = turn.extracted[0].memory.id;
     const remembered = await same('remember', '--text', 'Ana drinks green tea', '--tags', 'food');
     const id = String(remembered.memory.id);
@@ -129,7 +173,10 @@ describe('embedded and --url give the same JSON', () => {
 describe('export and import', () => {
   it('round-trips archived, superseded, pii-tagged and linked memories through a fresh database', async () => {
     const exported = await sm(['--db', A, 'export'], NOW);
-    const lines = exported.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const memories = lines.filter((r) => r.type === 'memory');
     expect(memories.some((m) => m.status === 'archived')).toBe(true);
     expect(memories.some((m) => m.tags.includes('pii'))).toBe(true);
@@ -185,7 +232,12 @@ describe('import --format locomo', () => {
     const db = join(dir, 'locomo', 'memory.db');
     const loaded = await sm(['--db', db, 'import', '--format', 'locomo', file, '--json'], NOW);
     expect(loaded.code, loaded.stderr).toBe(0);
-    expect(loaded.json).toMatchObject({ format: 'locomo', conversation: 'locomo10:conv-1, locomo10:conv-2', sessions: 2, turns: 4 });
+    expect(loaded.json).toMatchObject({
+      format: 'locomo',
+      conversation: 'locomo10:conv-1, locomo10:conv-2',
+      sessions: 2,
+      turns: 4,
+    });
     const session = await sm(['--db', db, 'session', 'locomo10:conv-2:1', '--json'], NOW);
     expect(session.code, session.stderr).toBe(0);
     expect(JSON.stringify(session.json)).toContain('pottery class in conv-2');
@@ -200,8 +252,20 @@ describe('import --format locomo', () => {
   });
 
   it('a LoCoMo file without --format locomo is named as one, exit 2, and no store is made', async () => {
-    const sample = { sample_id: 'conv-9', conversation: { speaker_a: 'Ana', speaker_b: 'Ben', session_1_date_time: '1:56 pm on 8 May, 2023', session_1: [{ speaker: 'Ana', dia_id: 'D1:1', text: 'Hi Ben.' }] } };
-    const files = { 'one-line.json': JSON.stringify([sample]), 'pretty.json': JSON.stringify([sample], null, 2), 'single.json': JSON.stringify(sample.conversation, null, 4) };
+    const sample = {
+      sample_id: 'conv-9',
+      conversation: {
+        speaker_a: 'Ana',
+        speaker_b: 'Ben',
+        session_1_date_time: '1:56 pm on 8 May, 2023',
+        session_1: [{ speaker: 'Ana', dia_id: 'D1:1', text: 'Hi Ben.' }],
+      },
+    };
+    const files = {
+      'one-line.json': JSON.stringify([sample]),
+      'pretty.json': JSON.stringify([sample], null, 2),
+      'single.json': JSON.stringify(sample.conversation, null, 4),
+    };
     for (const [name, content] of Object.entries(files)) {
       writeFileSync(join(dir, name), content);
       const db = join(dir, `sniff-${name}`, 'memory.db');
@@ -214,12 +278,18 @@ describe('import --format locomo', () => {
 });
 
 describe('failures', () => {
-  it('wrong flags, unknown ids and an unreachable server give a clear message and exit code', { timeout: 300_000 }, async () => {
+  it('wrong flags, unknown ids and an unreachable server give a clear message and exit code', {
+    timeout: 300_000,
+  }, async () => {
     const closed = await freePort();
     const cases: [string[], number, RegExp][] = [
       [['--db', A, 'list', '--sort', 'sideways'], 2, /'sideways' is invalid/],
       [['--db', A, 'list', '--bogus'], 2, /unknown option '--bogus'/],
-      [['--db', A, 'search', 'x', '--kinds', 'turn,bogus'], 2, /comma-separated list of fact, reflection, instruction, preference, profile, turn \(got 'bogus'\)/],
+      [
+        ['--db', A, 'search', 'x', '--kinds', 'turn,bogus'],
+        2,
+        /comma-separated list of fact, reflection, instruction, preference, profile, turn \(got 'bogus'\)/,
+      ],
       [['--db', A, 'show', '--id', '999'], 1, /memory 999 not found/],
       [['--db', A, 'entity', 'Nobody Atall'], 1, /not found/],
       [['--db', A, 'session', 'nope'], 1, /session "nope" not found/],

@@ -14,9 +14,15 @@ describe('sm with --user (embedded)', () => {
   const db = join(dir, 'memory.db');
   const run = (args: string[], env: Record<string, string> = {}) => sm(['--db', db, ...args], env);
 
-  it('keeps each user\'s memory apart; SM_USER is the same as --user', async () => {
-    expect((await run(['--user', 'alice', 'add-turn', '--session', 's1', '--role', 'user', '--text', 'I live in Berlin'])).code).toBe(0);
-    expect((await run(['add-turn', '--session', 's1', '--role', 'user', '--text', 'I live in Zanzibar'], { SM_USER: 'bob' })).code).toBe(0);
+  it("keeps each user's memory apart; SM_USER is the same as --user", async () => {
+    expect(
+      (await run(['--user', 'alice', 'add-turn', '--session', 's1', '--role', 'user', '--text', 'I live in Berlin']))
+        .code,
+    ).toBe(0);
+    expect(
+      (await run(['add-turn', '--session', 's1', '--role', 'user', '--text', 'I live in Zanzibar'], { SM_USER: 'bob' }))
+        .code,
+    ).toBe(0);
     const alice = await run(['--user', 'alice', 'list', '--json']);
     expect(alice.json.memories.map((m: any) => [m.userId, m.content])).toEqual([['alice', 'User lives in Berlin']]);
     expect((await run(['--user', 'alice', 'search', 'Zanzibar', '--json'])).json).toEqual([]);
@@ -43,10 +49,13 @@ describe('sm with --user (embedded)', () => {
     expect((await run(['users', '--json'])).json.totalCount).toBe(before);
   });
 
-  it('export --user writes that user\'s records only, import --user moves them to another user', async () => {
+  it("export --user writes that user's records only, import --user moves them to another user", async () => {
     const file = join(dir, 'alice.jsonl');
     expect((await run(['--user', 'alice', 'export', '--out', file])).code).toBe(0);
-    const records = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records[0]).toMatchObject({ type: 'header', version: 2 });
     const owned = records.filter((r) => 'userId' in r);
     expect(owned.length).toBeGreaterThan(2);

@@ -50,8 +50,13 @@ beforeAll(async () => {
   cpSync(join(ROOT, 'examples/client-node'), project, { recursive: true });
   // From npm's cache (the root install put graphql, graphql-ws, zod and ws there). ws is for the
   // subscription below: Node 20 has no global WebSocket.
-  const ws = (JSON.parse(readFileSync(join(ROOT, 'node_modules/ws/package.json'), 'utf8')) as { version: string }).version;
-  const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `ws@${ws}`], project);
+  const ws = (JSON.parse(readFileSync(join(ROOT, 'node_modules/ws/package.json'), 'utf8')) as { version: string })
+    .version;
+  const install = await run(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `ws@${ws}`],
+    project,
+  );
   expect(install.code, install.stderr).toBe(0);
   [server, guarded] = await Promise.all([startServer(), startServer({ token: TOKEN })]);
 }, 120_000);
@@ -64,14 +69,26 @@ afterAll(async () => {
 describe('client package', () => {
   it('packs the ESM and CommonJS builds, the operations and the README, and no sources', () => {
     const files = packed.files.map((f) => f.path);
-    for (const file of ['dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'README.md', 'operations/turns.graphql']) {
+    for (const file of [
+      'dist/esm/index.js',
+      'dist/esm/index.d.ts',
+      'dist/cjs/index.js',
+      'dist/cjs/index.d.ts',
+      'dist/cjs/package.json',
+      'README.md',
+      'operations/turns.graphql',
+    ]) {
       expect(files).toContain(file);
     }
-    expect(files.filter((f) => f.startsWith('src/') || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('src/') || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
   });
 
   it('resolves to dist/esm for import and dist/cjs for require, with its dependencies installed beside it', async () => {
-    const esm = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('@symbiosis-memory/client'))"], project);
+    const esm = await run(
+      process.execPath,
+      ['--input-type=module', '-e', "console.log(import.meta.resolve('@symbiosis-memory/client'))"],
+      project,
+    );
     expect(esm.stdout.trim()).toMatch(/node_modules\/@symbiosis-memory\/client\/dist\/esm\/index\.js$/);
     const script = `const { createRequire } = require('node:module');
 const entry = require.resolve('@symbiosis-memory/client');
@@ -130,20 +147,29 @@ await client.dispose();
     const refused = await run(process.execPath, ['index.cjs'], project, { SM_URL: url });
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe(`NETWORK: cannot reach ${url}: connection refused (ECONNREFUSED)`);
-    const wrong = await run(process.execPath, ['index.mjs'], project, { SM_URL: guarded.url, SM_API_TOKEN: 'not-the-token' });
+    const wrong = await run(process.execPath, ['index.mjs'], project, {
+      SM_URL: guarded.url,
+      SM_API_TOKEN: 'not-the-token',
+    });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^AUTH: missing, wrong or revoked token/);
 
     // The same, in detail, from the sources the server uses.
-    const network = await createClient({ url, retries: 0 }).stats().catch((e: unknown) => e);
+    const network = await createClient({ url, retries: 0 })
+      .stats()
+      .catch((e: unknown) => e);
     expect(network).toBeInstanceOf(SymbiosisError);
     expect(network).toMatchObject({ name: 'SymbiosisError', code: 'NETWORK', status: undefined, errors: [] });
     expect((network as Error).cause).toBeInstanceOf(TypeError);
-    const auth = await createClient({ url: guarded.url, token: 'not-the-token' }).stats().catch((e: unknown) => e);
+    const auth = await createClient({ url: guarded.url, token: 'not-the-token' })
+      .stats()
+      .catch((e: unknown) => e);
     expect(auth).toMatchObject({ code: 'AUTH', serverCode: 'UNAUTHENTICATED', status: 401 });
     // The old name still works.
     expect(auth).toBeInstanceOf(SymbiosisClientError);
-    const notFound = await createClient({ url: server.url }).explain({ id: 999_999 }).catch((e: unknown) => e);
+    const notFound = await createClient({ url: server.url })
+      .explain({ id: 999_999 })
+      .catch((e: unknown) => e);
     expect(notFound).toMatchObject({ code: 'NOT_FOUND', serverCode: 'NOT_FOUND', status: 200 });
   });
 });
@@ -165,8 +191,14 @@ describe('retries', () => {
         res.writeHead(503, { 'retry-after': name === 'stats' ? '1' : '0', 'content-type': 'text/plain' }).end('busy');
         return;
       }
-      const upstream = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(await upstream.text());
+      const upstream = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      res
+        .writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' })
+        .end(await upstream.text());
     }).listen(0, '127.0.0.1');
     await new Promise((resolve) => proxy.once('listening', resolve));
     proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/graphql`;
@@ -192,7 +224,9 @@ describe('retries', () => {
   });
 
   it('retries: 0 disables retries', async () => {
-    const error = await createClient({ url: proxyUrl, retries: 0 }).sessions().catch((e: unknown) => e);
+    const error = await createClient({ url: proxyUrl, retries: 0 })
+      .sessions()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 503 });
     expect(seen.get('sessions')).toBe(1);
   });
@@ -210,7 +244,9 @@ describe('retries', () => {
     expect(calls[1]! - calls[0]!).toBeGreaterThanOrEqual(45);
     expect(calls[2]! - calls[1]!).toBeGreaterThanOrEqual(95);
     calls.length = 0;
-    await expect(createClient({ url, fetch: counting, retries: 3 }).memories()).rejects.toMatchObject({ code: 'NETWORK' });
+    await expect(createClient({ url, fetch: counting, retries: 3 }).memories()).rejects.toMatchObject({
+      code: 'NETWORK',
+    });
     expect(calls).toHaveLength(4);
     calls.length = 0;
     await expect(createClient({ url, fetch: counting }).gc()).rejects.toMatchObject({ code: 'NETWORK' });

@@ -21,10 +21,16 @@ describe('config', () => {
   it('layers defaults < config.json < meta table < environment', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-config-'));
     const path = join(dir, 'memory.db');
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ short_term: { size: 10 }, mid: { capacity: 7 }, gc: { mode: 'delete' } }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ short_term: { size: 10 }, mid: { capacity: 7 }, gc: { mode: 'delete' } }),
+    );
     const first = await openStore({ path, env: {} });
     expect(first.config.short_term.size).toBe(10);
-    await first.db.insert(meta).values({ key: 'config', value: { mid: { capacity: 9 }, gc: { mode: 'archive' } } }).run();
+    await first.db
+      .insert(meta)
+      .values({ key: 'config', value: { mid: { capacity: 9 }, gc: { mode: 'archive' } } })
+      .run();
     await closeStore(first);
     const second = await openStore({ path, env: { SM_CONFIG__GC__MODE: 'delete', SM_CONFIG__FTS__ENABLED: 'false' } });
     expect(second.config.short_term.size).toBe(10); // file
@@ -49,7 +55,9 @@ describe('config', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-config-'));
     writeFileSync(join(dir, 'config.json'), '{ not json');
     await expect(openStore({ path: join(dir, 'memory.db'), env: {} })).rejects.toThrowError(/not valid JSON/);
-    await expect(openStore({ path: join(dir, 'other', 'memory.db'), env: { SM_CONFIG__MID__CAPACITY: '0' } })).rejects.toThrowError(/mid\.capacity/);
+    await expect(
+      openStore({ path: join(dir, 'other', 'memory.db'), env: { SM_CONFIG__MID__CAPACITY: '0' } }),
+    ).rejects.toThrowError(/mid\.capacity/);
     expect(existsSync(join(dir, 'memory.db'))).toBe(false);
     expect(existsSync(join(dir, 'other'))).toBe(false);
   });

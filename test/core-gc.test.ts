@@ -42,7 +42,10 @@ describe('gc', () => {
     const after = (await getMemory(store, memory.id))!;
     expect(after.status).toBe('archived');
     expect(after.validUntil).not.toBeNull();
-    expect((await explain(store, DEFAULT_SPACE, memory.id)).decisions[0]).toMatchObject({ action: 'archived', detail: { reason: 'low_score' } });
+    expect((await explain(store, DEFAULT_SPACE, memory.id)).decisions[0]).toMatchObject({
+      action: 'archived',
+      detail: { reason: 'low_score' },
+    });
     expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(0);
     expect((await listMemories(store, DEFAULT_SPACE, { status: 'archived' })).total).toBe(1);
   });

@@ -1,28 +1,48 @@
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { describe, expect, it, vi } from 'vitest';
-import { entities, memoryEntities, memoryEvents, memoryRelations, memorySources, turnEntities } from '../drizzle/schema.ts';
+import {
+  entities,
+  memoryEntities,
+  memoryEvents,
+  memoryRelations,
+  memorySources,
+  turnEntities,
+} from '../drizzle/schema.ts';
 import { explain } from '../server/core/explain.ts';
 import { forget } from '../server/core/forget.ts';
-import { confirmMemory, correctMemory, getMemory, linkSource, remember, updateMemory } from '../server/core/memories.ts';
+import {
+  confirmMemory,
+  correctMemory,
+  getMemory,
+  linkSource,
+  remember,
+  updateMemory,
+} from '../server/core/memories.ts';
 import { listMemories } from '../server/core/memory-list.ts';
 import { addTurn, shortTermWindow } from '../server/core/turns.ts';
 import { getContext } from '../server/core/context.ts';
 import { onChange } from '../server/core/store.ts';
 import { countRows, testStore, textIndexIds } from './helpers/store.ts';
 
-
 describe('remember and merge', () => {
   it('merges an exact duplicate after normalising case and punctuation', async () => {
     const { store, advanceDays } = await testStore();
     const first = await remember(store, DEFAULT_SPACE, { content: 'User likes JRPGs', tags: ['games'] });
     advanceDays(1);
-    const second = await remember(store, DEFAULT_SPACE, { content: '  user LIKES jrpgs!!', importance: 1, tags: ['hobby'] });
+    const second = await remember(store, DEFAULT_SPACE, {
+      content: '  user LIKES jrpgs!!',
+      importance: 1,
+      tags: ['hobby'],
+    });
     expect(first.action).toBe('created');
     expect(second).toMatchObject({ action: 'merged', memory: { id: first.memory.id, hits: 1, importance: 1 } });
     expect(second.memory.tags).toEqual(['games', 'hobby']);
     expect(second.memory.lastSeenAt).toBeGreaterThan(first.memory.lastSeenAt);
     expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(1);
-    expect((await explain(store, DEFAULT_SPACE, first.memory.id)).decisions.map((d) => d.action)).toEqual(['merged', 'created']);
+    expect((await explain(store, DEFAULT_SPACE, first.memory.id)).decisions.map((d) => d.action)).toEqual([
+      'merged',
+      'created',
+    ]);
   });
 
   it('rejects bad input and writes nothing', async () => {
@@ -58,7 +78,12 @@ describe('update, confirm, correct', () => {
     expect(await getMemory(store, memory.id)).toMatchObject({ status: 'archived' });
     await updateMemory(store, DEFAULT_SPACE, memory.id, { status: 'active' });
     expect(await getMemory(store, memory.id)).toMatchObject({ status: 'active', validUntil: null });
-    expect((await explain(store, DEFAULT_SPACE, memory.id)).decisions.map((d) => d.action)).toEqual(['restored', 'archived', 'updated', 'created']);
+    expect((await explain(store, DEFAULT_SPACE, memory.id)).decisions.map((d) => d.action)).toEqual([
+      'restored',
+      'archived',
+      'updated',
+      'created',
+    ]);
   });
 
   it('confirm protects; correct archives the old fact and supersedes it', async () => {
@@ -70,7 +95,10 @@ describe('update, confirm, correct', () => {
     expect(old.status).toBe('archived');
     expect((await explain(store, DEFAULT_SPACE, replacement.id)).supersedes).toEqual([memory.id]);
     expect((await explain(store, DEFAULT_SPACE, memory.id)).supersededBy).toEqual([replacement.id]);
-    expect((await explain(store, DEFAULT_SPACE, memory.id)).decisions[0]).toMatchObject({ action: 'superseded', detail: { by: replacement.id } });
+    expect((await explain(store, DEFAULT_SPACE, memory.id)).decisions[0]).toMatchObject({
+      action: 'superseded',
+      detail: { by: replacement.id },
+    });
   });
 });
 
@@ -80,10 +108,14 @@ describe('search paths', () => {
       const { store } = await testStore({ fts: { enabled } });
       await remember(store, DEFAULT_SPACE, { content: 'User plays the cello on Sundays' });
       await remember(store, DEFAULT_SPACE, { content: 'User dislikes jazz' });
-      expect((await listMemories(store, DEFAULT_SPACE, { q: 'CELLO sundays' })).rows.map((m) => m.content)).toEqual(['User plays the cello on Sundays']);
+      expect((await listMemories(store, DEFAULT_SPACE, { q: 'CELLO sundays' })).rows.map((m) => m.content)).toEqual([
+        'User plays the cello on Sundays',
+      ]);
       expect((await listMemories(store, DEFAULT_SPACE, { q: 'cello jazz' })).total).toBe(0);
       // Hostile text is plain words on both paths, never a syntax error.
-      expect((await listMemories(store, DEFAULT_SPACE, { q: '"jazz" OR (NEAR col:x *' })).rows.map((m) => m.content)).toEqual([]);
+      expect(
+        (await listMemories(store, DEFAULT_SPACE, { q: '"jazz" OR (NEAR col:x *' })).rows.map((m) => m.content),
+      ).toEqual([]);
       expect((await listMemories(store, DEFAULT_SPACE, { q: 'dislikes "jazz"' })).total).toBe(1);
       expect((await listMemories(store, DEFAULT_SPACE, { q: '%' })).total).toBe(0);
     }
@@ -91,7 +123,11 @@ describe('search paths', () => {
 
   it('keeps turn FTS in sync on insert and delete', async () => {
     const { store } = await testStore();
-    const { turn } = await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'Flying to Lisbon next week' });
+    const { turn } = await addTurn(store, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      text: 'Flying to Lisbon next week',
+    });
     expect(await textIndexIds(store, 'turns', 'lisbon')).toEqual([turn.id]);
     await forget(store, DEFAULT_SPACE, { text: 'lisbon' });
     expect(await textIndexIds(store, 'turns', 'lisbon')).toEqual([]);
@@ -102,12 +138,33 @@ describe('forget', () => {
   it('removes every trace: row, text index entry, links, junction rows, text-bearing log entries (the legacy vector table: core-sqlite-only)', async () => {
     // Links are made by hand below, so that every kind of row is there to be removed.
     const { store } = await testStore({ ner: { enabled: false } });
-    const { turn } = await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'My email is alex@example.com' });
-    const { memory } = await remember(store, DEFAULT_SPACE, { content: 'User email is alex@example.com', tags: ['pii'] });
+    const { turn } = await addTurn(store, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      text: 'My email is alex@example.com',
+    });
+    const { memory } = await remember(store, DEFAULT_SPACE, {
+      content: 'User email is alex@example.com',
+      tags: ['pii'],
+    });
     const other = (await remember(store, DEFAULT_SPACE, { content: 'User likes tea' })).memory;
     await linkSource(store, memory.id, { turnId: turn.id, reason: 'extracted', rule: 'identity.email' });
-    await store.db.insert(memoryRelations).values({ fromId: other.id, toId: memory.id, kind: 'derived_from', at: 0 }).run();
-    const entity = await store.db.insert(entities).values({ name: 'alex@example.com', nameKey: 'alex@example.com', type: 'email', mentionCount: 2, createdAt: 0, updatedAt: 0 }).returning().get();
+    await store.db
+      .insert(memoryRelations)
+      .values({ fromId: other.id, toId: memory.id, kind: 'derived_from', at: 0 })
+      .run();
+    const entity = await store.db
+      .insert(entities)
+      .values({
+        name: 'alex@example.com',
+        nameKey: 'alex@example.com',
+        type: 'email',
+        mentionCount: 2,
+        createdAt: 0,
+        updatedAt: 0,
+      })
+      .returning()
+      .get();
     await store.db.insert(memoryEntities).values({ memoryId: memory.id, entityId: entity.id }).run();
     await store.db.insert(turnEntities).values({ turnId: turn.id, entityId: entity.id }).run();
 
@@ -158,10 +215,20 @@ describe('turns and context', () => {
   it('orders imported turns by their own time and rejects bad turns', async () => {
     const { store } = await testStore();
     await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'later', at: Date.UTC(2024, 1, 1) });
-    await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Caroline', text: 'earlier', at: Date.UTC(2024, 0, 1) });
+    await addTurn(store, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      name: 'Caroline',
+      text: 'earlier',
+      at: Date.UTC(2024, 0, 1),
+    });
     expect((await shortTermWindow(store, DEFAULT_SPACE, 's1')).map((t) => t.text)).toEqual(['earlier', 'later']);
-    await expect(addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'bot' as 'user', text: 'x' })).rejects.toThrowError(/role/);
-    await expect(addTurn(store, DEFAULT_SPACE, { sessionId: '', role: 'user', text: 'x' })).rejects.toThrowError(/sessionId/);
+    await expect(
+      addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'bot' as 'user', text: 'x' }),
+    ).rejects.toThrowError(/role/);
+    await expect(addTurn(store, DEFAULT_SPACE, { sessionId: '', role: 'user', text: 'x' })).rejects.toThrowError(
+      /sessionId/,
+    );
     expect(await countRows(store, 'turns')).toBe(2);
   });
 
@@ -175,6 +242,8 @@ describe('turns and context', () => {
     expect(context.markdown).toContain('- User likes tea');
     expect(context.markdown).not.toContain('555');
     // Access is written just after the read, on its own (a network round trip or more on Postgres).
-    await vi.waitFor(async () => expect((await listMemories(store, DEFAULT_SPACE, { q: 'tea' })).rows[0]!.accessCount).toBe(1));
+    await vi.waitFor(async () =>
+      expect((await listMemories(store, DEFAULT_SPACE, { q: 'tea' })).rows[0]!.accessCount).toBe(1),
+    );
   });
 });

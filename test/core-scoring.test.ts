@@ -25,7 +25,9 @@ describe('score', () => {
   });
 
   it('follows configured weights', () => {
-    const custom = resolveConfig([{ source: 'test', values: { scoring: { w_freq: 2, w_recency: 0, w_importance: 1, lambda: 1 } } }]).scoring;
+    const custom = resolveConfig([
+      { source: 'test', values: { scoring: { w_freq: 2, w_recency: 0, w_importance: 1, lambda: 1 } } },
+    ]).scoring;
     expect(score({ hits: 1, importance: 1, createdAt: T0 }, T0 + DAY_MS, custom)).toBeCloseTo(2 * Math.log(2) + 1, 12);
   });
 

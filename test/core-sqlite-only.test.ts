@@ -7,7 +7,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { entities, memoryEntities, memoryEvents, memoryRelations, memorySources, turnEntities } from '../drizzle/schema.ts';
+import {
+  entities,
+  memoryEntities,
+  memoryEvents,
+  memoryRelations,
+  memorySources,
+  turnEntities,
+} from '../drizzle/schema.ts';
 import { forget } from '../server/core/forget.ts';
 import { getMemory, linkSource, remember } from '../server/core/memories.ts';
 import { listMemories } from '../server/core/memory-list.ts';
@@ -29,22 +36,48 @@ async function testStore(config: Record<string, unknown> = {}, path = ':memory:'
 }
 
 const ftsRows = (store: Awaited<ReturnType<typeof testStore>>['store'], table: string, word: string) =>
-  store.sqlite.prepare(`select rowid from ${table} where ${table} match ?`).all(`"${word}"`).map((r: any) => r.rowid);
+  store.sqlite
+    .prepare(`select rowid from ${table} where ${table} match ?`)
+    .all(`"${word}"`)
+    .map((r: any) => r.rowid);
 
 describe('forget (core-memories)', () => {
   it('removes every trace: row, FTS entry, vector, links, junction rows, text-bearing log entries', async () => {
     // Links are made by hand below, so that every kind of row is there to be removed.
     const { store } = await testStore({ ner: { enabled: false } });
     store.sqlite.exec('create virtual table vec_memories using vec0(embedding float[2])');
-    const { turn } = await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'My email is alex@example.com' });
-    const { memory } = await remember(store, DEFAULT_SPACE, { content: 'User email is alex@example.com', tags: ['pii'] });
+    const { turn } = await addTurn(store, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      text: 'My email is alex@example.com',
+    });
+    const { memory } = await remember(store, DEFAULT_SPACE, {
+      content: 'User email is alex@example.com',
+      tags: ['pii'],
+    });
     const other = (await remember(store, DEFAULT_SPACE, { content: 'User likes tea' })).memory;
     await linkSource(store, memory.id, { turnId: turn.id, reason: 'extracted', rule: 'identity.email' });
-    await store.db.insert(memoryRelations).values({ fromId: other.id, toId: memory.id, kind: 'derived_from', at: 0 }).run();
-    const entity = await store.db.insert(entities).values({ name: 'alex@example.com', nameKey: 'alex@example.com', type: 'email', mentionCount: 2, createdAt: 0, updatedAt: 0 }).returning().get();
+    await store.db
+      .insert(memoryRelations)
+      .values({ fromId: other.id, toId: memory.id, kind: 'derived_from', at: 0 })
+      .run();
+    const entity = await store.db
+      .insert(entities)
+      .values({
+        name: 'alex@example.com',
+        nameKey: 'alex@example.com',
+        type: 'email',
+        mentionCount: 2,
+        createdAt: 0,
+        updatedAt: 0,
+      })
+      .returning()
+      .get();
     await store.db.insert(memoryEntities).values({ memoryId: memory.id, entityId: entity.id }).run();
     await store.db.insert(turnEntities).values({ turnId: turn.id, entityId: entity.id }).run();
-    store.sqlite.prepare('insert into vec_memories(rowid, embedding) values (?, ?)').run(BigInt(memory.id), new Float32Array([1, 0]));
+    store.sqlite
+      .prepare('insert into vec_memories(rowid, embedding) values (?, ?)')
+      .run(BigInt(memory.id), new Float32Array([1, 0]));
 
     const result = await forget(store, DEFAULT_SPACE, { text: 'alex@example.com' });
     expect(result).toEqual({ memoryIds: [memory.id], turnIds: [turn.id] });
@@ -70,7 +103,11 @@ describe('forget (core-memories)', () => {
 describe('turn dates on disk (time-phrases)', () => {
   it('a date window is read by the (user, date_from) index', async () => {
     const { store } = await testStore();
-    const plan = store.sqlite.prepare('explain query plan select turn_id from turn_dates where user_id = ? and date_from between ? and ? and date_to >= ?').all('default', 0, 1, 0) as { detail: string }[];
+    const plan = store.sqlite
+      .prepare(
+        'explain query plan select turn_id from turn_dates where user_id = ? and date_from between ? and ? and date_to >= ?',
+      )
+      .all('default', 0, 1, 0) as { detail: string }[];
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING (?:COVERING )?INDEX turn_dates_user_from/);
     await closeStore(store);
   });
@@ -80,9 +117,11 @@ describe('turn dates on disk (time-phrases)', () => {
     copyFileSync(fileURLToPath(new URL('./fixtures/release-0.1.db', import.meta.url)), path);
     // Add old-style turns that name dates, written as the previous release would (no turn_dates table yet).
     const old = new Database(path);
-    const insert = old.prepare("insert into turns (session_id, role, text, at, created_at) values ('trip-planning', 'user', ?, ?, ?)");
+    const insert = old.prepare(
+      "insert into turns (session_id, role, text, at, created_at) values ('trip-planning', 'user', ?, ?, ?)",
+    );
     for (let i = 0; i < 25; i++) insert.run(`Turn ${i}: I went to the market yesterday`, T0 + i * DAY, T0 + i * DAY);
-    const turnCount = (old.prepare('select count(*) from turns').pluck().get() as number);
+    const turnCount = old.prepare('select count(*) from turns').pluck().get() as number;
     old.close();
 
     // Opening runs the migrations (which record which turns are left), then the backfill.
@@ -92,7 +131,9 @@ describe('turn dates on disk (time-phrases)', () => {
     expect(store.sqlite.prepare("select value from meta where key = 'turn_dates_backfill'").get()).toBeUndefined();
     expect(store.sqlite.prepare('select count(*) from turns').pluck().get()).toBe(turnCount); // nothing lost
     // Each market turn is dated the day before it was said.
-    const rows = store.sqlite.prepare("select t.at, d.date_from from turn_dates d join turns t on t.id = d.turn_id where t.text like 'Turn %'").all() as { at: number; date_from: number }[];
+    const rows = store.sqlite
+      .prepare("select t.at, d.date_from from turn_dates d join turns t on t.id = d.turn_id where t.text like 'Turn %'")
+      .all() as { at: number; date_from: number }[];
     expect(rows).toHaveLength(25);
     for (const row of rows) expect(row.date_from).toBe(Math.floor(row.at / DAY) * DAY - DAY);
     // Running it again finds nothing left to do.
@@ -100,7 +141,6 @@ describe('turn dates on disk (time-phrases)', () => {
     await closeStore(store);
   });
 });
-
 
 describe('forgetUser (spaces)', () => {
   it('leaves no text of the user anywhere in the file: every table, FTS shadow tables, vectors', async () => {
@@ -113,8 +153,12 @@ describe('forgetUser (spaces)', () => {
     await say(ALICE, 's1', 'I love tea', 'Alice');
     // A vector row too, when sqlite-vec is here: the partitioned table forgetUser must clear.
     if (store.features.vec) {
-      store.sqlite.exec('create virtual table vec_turns using vec0(user_id text partition key, embedding float[2] distance_metric=cosine)');
-      store.sqlite.prepare('insert into vec_turns(rowid, user_id, embedding) values (?, ?, ?)').run(1n, 'bob', Buffer.from(new Float32Array([1, 0]).buffer));
+      store.sqlite.exec(
+        'create virtual table vec_turns using vec0(user_id text partition key, embedding float[2] distance_metric=cosine)',
+      );
+      store.sqlite
+        .prepare('insert into vec_turns(rowid, user_id, embedding) values (?, ?, ?)')
+        .run(1n, 'bob', Buffer.from(new Float32Array([1, 0]).buffer));
     }
     const result = await forgetUser(store, { userId: 'bob', vacuum: true });
     expect(result).toMatchObject({ userId: 'bob', turns: 2, sessions: 2, vacuumed: true });
@@ -139,7 +183,8 @@ describe('forgetUser (spaces)', () => {
       for (const row of rows) {
         for (const cell of row) {
           const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : String(cell);
-          if (text.toLowerCase().includes(marker.toLowerCase()) || text.includes('Quuxville')) found.push(`${table}: ${text.slice(0, 80)}`);
+          if (text.toLowerCase().includes(marker.toLowerCase()) || text.includes('Quuxville'))
+            found.push(`${table}: ${text.slice(0, 80)}`);
           if (/\bbob\b/.test(text) && table !== 'sqlite_sequence') found.push(`${table}: ${text.slice(0, 80)}`);
         }
       }

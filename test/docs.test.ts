@@ -20,7 +20,11 @@ function anchors(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const text = markdown.replace(/```[\s\S]*?```/g, '');
   for (const [, heading] of text.matchAll(/^#{1,6}\s+(.+)$/gm)) {
-    const slug = heading!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = heading!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     found.add(n === 0 ? slug : `${slug}-${n}`);
@@ -42,17 +46,35 @@ function brokenLink(from: string, target: string): string | null {
   const file = path === '' ? from : resolve(dirname(from), decodeURI(path));
   const where = `${relative(ROOT, from)}: ${target}`;
   if (!existsSync(file)) return `${where} (no such file)`;
-  if (anchor && statSync(file).isFile() && file.endsWith('.md') && !anchors(read(file)).has(anchor)) return `${where} (no such anchor)`;
+  if (anchor && statSync(file).isFile() && file.endsWith('.md') && !anchors(read(file)).has(anchor))
+    return `${where} (no such anchor)`;
   return null;
 }
 
-const SOURCE_DIRS = ['server', 'schema', 'bench', 'test', 'scripts', 'web/src', 'client/src', 'client/operations', 'drizzle', 'python', 'ai-sdk/src'];
+const SOURCE_DIRS = [
+  'server',
+  'schema',
+  'bench',
+  'test',
+  'scripts',
+  'web/src',
+  'client/src',
+  'client/operations',
+  'drizzle',
+  'python',
+  'ai-sdk/src',
+];
 
 /** Source and documentation text under a folder (generated code aside: it follows its sources). */
 function textFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && /\.(ts|tsx|mjs|js|md|graphql|py)$/.test(e.name) && !/node_modules|dist|generated|\.client/.test(e.parentPath))
+    .filter(
+      (e) =>
+        e.isFile() &&
+        /\.(ts|tsx|mjs|js|md|graphql|py)$/.test(e.name) &&
+        !/node_modules|dist|generated|\.client/.test(e.parentPath),
+    )
     .map((e) => join(e.parentPath, e.name));
 }
 
@@ -69,7 +91,7 @@ describe('docs', () => {
       for (const [key, value] of Object.entries(values as Record<string, unknown>)) {
         const row = lines.find((line) => line.startsWith(`| \`${section}.${key}\` |`));
         const shown = typeof value === 'string' ? (value === '' ? '""' : value) : JSON.stringify(value);
-        if (!row || !row.replace(/`/g, '').includes(shown)) missing.push(`${section}.${key} (default ${shown})`);
+        if (!row?.replace(/`/g, '').includes(shown)) missing.push(`${section}.${key} (default ${shown})`);
       }
     }
     expect(missing).toEqual([]);
@@ -89,13 +111,18 @@ describe('docs', () => {
       [...read(file).matchAll(/docs\/([\w-]+\.md)(?:#([\w-]+))?/g)].map((m) => ({ file, page: m[1]!, anchor: m[2] })),
     );
     const broken = cited
-      .map(({ file, page, anchor }) => brokenLink(join(ROOT, 'README.md'), `docs/${page}${anchor ? `#${anchor}` : ''}`) && `${relative(ROOT, file)}: docs/${page}${anchor ? `#${anchor}` : ''}`)
+      .map(
+        ({ file, page, anchor }) =>
+          brokenLink(join(ROOT, 'README.md'), `docs/${page}${anchor ? `#${anchor}` : ''}`) &&
+          `${relative(ROOT, file)}: docs/${page}${anchor ? `#${anchor}` : ''}`,
+      )
       .filter(Boolean);
     expect(broken).toEqual([]);
   });
 
   it('no source or folder README cites decision labels or documents outside the repository', () => {
-    const outside = /\bD\d{1,2}\b(?![:\d])|\bseed (?:00\d|'s)|\bseeds\/|\bissue\s+#?\d+|\bissue's\b|\bthe issue\b|STACK\.md|DESIGN\.md|\.\.\/shared\//i;
+    const outside =
+      /\bD\d{1,2}\b(?![:\d])|\bseed (?:00\d|'s)|\bseeds\/|\bissue\s+#?\d+|\bissue's\b|\bthe issue\b|STACK\.md|DESIGN\.md|\.\.\/shared\//i;
     const files = SOURCE_DIRS.flatMap((dir) => textFiles(join(ROOT, dir)));
     const cited = files.flatMap((file) =>
       read(file)

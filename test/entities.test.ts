@@ -31,9 +31,13 @@ import { countRows, runOnAnotherConnection, testStore } from './helpers/store.ts
 async function setup(config: Record<string, unknown> = {}, path?: string) {
   const t = await testStore({ extractor: { mode: 'heuristic' }, ...config }, path);
   const runtime = await createRuntime(t.store, {});
-  const say = (text: string, name: string | null = 'Sam', sessionId = 's1') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name, text });
+  const say = (text: string, name: string | null = 'Sam', sessionId = 's1') =>
+    ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name, text });
   const drain = () => drainJobs(t.store, jobHandlers(runtime));
-  const entities = async () => (await listEntities(t.store, DEFAULT_SPACE, { limit: 500 })).rows.map((e) => `${e.name}:${e.type}:${e.mentionCount}`).sort();
+  const entities = async () =>
+    (await listEntities(t.store, DEFAULT_SPACE, { limit: 500 })).rows
+      .map((e) => `${e.name}:${e.type}:${e.mentionCount}`)
+      .sort();
   return { ...t, runtime, say, drain, entities };
 }
 
@@ -42,17 +46,38 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
     const { store, say, drain, entities } = await setup();
     const first = await say('Saw Alice Johnson in Paris with @bob about #apollo, mail alice@example.com');
     // Committed at once: regex entities and the speaker; the accurate pass is a queued job.
-    expect(await entities()).toEqual(['Sam:person:1', 'alice@example.com:email:1', 'apollo:hashtag:1', 'bob:mention:1']);
-    expect((await listJobs(store)).map((j) => [j.type, j.payload])).toEqual([['ner.accurate', { turnId: first.turn.id, userId: 'default' }]]);
+    expect(await entities()).toEqual([
+      'Sam:person:1',
+      'alice@example.com:email:1',
+      'apollo:hashtag:1',
+      'bob:mention:1',
+    ]);
+    expect((await listJobs(store)).map((j) => [j.type, j.payload])).toEqual([
+      ['ner.accurate', { turnId: first.turn.id, userId: 'default' }],
+    ]);
 
     expect(await drain()).toMatchObject({ ran: 1, done: 1 });
-    expect(await entities()).toEqual(['Alice Johnson:person:1', 'Paris:location:1', 'Sam:person:1', 'alice@example.com:email:1', 'apollo:hashtag:1', 'bob:mention:1']);
-    expect(await store.sql.pluck('select enriched_at from turns where id = ?', [first.turn.id])).toBe(store.clock.now());
+    expect(await entities()).toEqual([
+      'Alice Johnson:person:1',
+      'Paris:location:1',
+      'Sam:person:1',
+      'alice@example.com:email:1',
+      'apollo:hashtag:1',
+      'bob:mention:1',
+    ]);
+    expect(await store.sql.pluck('select enriched_at from turns where id = ?', [first.turn.id])).toBe(
+      store.clock.now(),
+    );
 
     // The known-names matcher links the first name on the hot path, before any job runs.
     const second = await say('Alice called me');
     const alice = (await findEntity(store, DEFAULT_SPACE, { name: 'Alice Johnson' }))!;
-    expect((await entitiesForTurns(store, [second.turn.id])).get(second.turn.id)!.map((e) => e.name).sort()).toEqual(['Alice Johnson', 'Sam']);
+    expect(
+      (await entitiesForTurns(store, [second.turn.id]))
+        .get(second.turn.id)!
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['Alice Johnson', 'Sam']);
     expect(alice).toMatchObject({ type: 'person', mentionCount: 2, aliases: ['Alice'] });
     await drain();
     expect((await findEntity(store, DEFAULT_SPACE, { id: alice.id }))!.mentionCount).toBe(2); // the accurate pass links nothing twice
@@ -71,17 +96,36 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
     expect(met.extracted).toHaveLength(1);
     // Hot path: the speaker reaches the new memory ("Sam met...") even on Sam's first turn, and
     // so does the date "yesterday" was resolved to ("Sam met Alice Johnson in Paris on 31 December 2025").
-    expect((await entitiesForMemories(store, [met.extracted[0]!.memory.id])).get(met.extracted[0]!.memory.id)!.map((e) => e.name)).toEqual(['Sam', '31 December 2025']);
+    expect(
+      (await entitiesForMemories(store, [met.extracted[0]!.memory.id]))
+        .get(met.extracted[0]!.memory.id)!
+        .map((e) => e.name),
+    ).toEqual(['Sam', '31 December 2025']);
     await drain();
 
     const alice = (await findEntity(store, DEFAULT_SPACE, { name: 'alice johnson' }))!;
     const memoryIds = [met, works].map((r) => r.extracted[0]!.memory.id);
-    expect(await turnsForEntity(store, DEFAULT_SPACE, alice.id)).toEqual({ rows: [works.turn, met.turn].map((t) => ({ ...t, enrichedAt: store.clock.now() })), total: 2 });
-    expect((await memoriesForEntity(store, DEFAULT_SPACE, alice.id)).rows.map((m) => m.id).sort()).toEqual(memoryIds.sort());
+    expect(await turnsForEntity(store, DEFAULT_SPACE, alice.id)).toEqual({
+      rows: [works.turn, met.turn].map((t) => ({ ...t, enrichedAt: store.clock.now() })),
+      total: 2,
+    });
+    expect((await memoriesForEntity(store, DEFAULT_SPACE, alice.id)).rows.map((m) => m.id).sort()).toEqual(
+      memoryIds.sort(),
+    );
     expect(alice.mentionCount).toBe(4); // two turns + two memories
     const byMemory = await entitiesForMemories(store, memoryIds);
-    expect(byMemory.get(memoryIds[0]!)!.map((e) => e.name).sort()).toEqual(['31 December 2025', 'Alice Johnson', 'Paris', 'Sam']);
-    expect(byMemory.get(memoryIds[1]!)!.map((e) => e.name).sort()).toEqual(['Alice Johnson', 'Google', 'Sam']);
+    expect(
+      byMemory
+        .get(memoryIds[0]!)!
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['31 December 2025', 'Alice Johnson', 'Paris', 'Sam']);
+    expect(
+      byMemory
+        .get(memoryIds[1]!)!
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['Alice Johnson', 'Google', 'Sam']);
     expect(await countRows(store, 'memories', 'enriched_at is null')).toBe(0);
   });
 
@@ -92,7 +136,8 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
     await say('Hi @bob');
     expect(seen.sort()).toEqual(['created:1', 'created:2', 'linked:1', 'linked:2']);
 
-    await expect(write(store, async () => {
+    await expect(
+      write(store, async () => {
         await resolveEntity(store, DEFAULT_SPACE, { name: 'Ghost Person', type: 'person' });
         throw new Error('rolled back');
       }),
@@ -107,10 +152,19 @@ describe('ingest: fast NER on the hot path, accurate NER in a durable job', () =
     const { store, say } = await setup({}, path);
     await say('Hello');
     expect((await knownNames(store, DEFAULT_SPACE)).match('Zelda Fitzgerald wrote')).toEqual([]);
-    await runOnAnotherConnection(store, path, "insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values ('Zelda Fitzgerald', 'zelda fitzgerald', 'person', '[]', 1, 0, 0)");
+    await runOnAnotherConnection(
+      store,
+      path,
+      "insert into entities (name, name_key, type, aliases, mention_count, created_at, updated_at) values ('Zelda Fitzgerald', 'zelda fitzgerald', 'person', '[]', 1, 0, 0)",
+    );
     expect((await knownNames(store, DEFAULT_SPACE)).match('Zelda wrote').map((m) => m.text)).toEqual(['Zelda']);
     const turn = await say('Zelda wrote again');
-    expect((await entitiesForTurns(store, [turn.turn.id])).get(turn.turn.id)!.map((e) => e.name).sort()).toEqual(['Sam', 'Zelda Fitzgerald']);
+    expect(
+      (await entitiesForTurns(store, [turn.turn.id]))
+        .get(turn.turn.id)!
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['Sam', 'Zelda Fitzgerald']);
   });
 
   it('skips NER entirely when ner.enabled is false, and queues no accurate job without an accurate provider', async () => {
@@ -131,13 +185,21 @@ describe('registry resolution', () => {
     const { store } = await testStore();
     await write(store, async () => {
       const alice = (await resolveEntity(store, DEFAULT_SPACE, { name: 'Alice Johnson', type: 'person' }))!.entity;
-      expect((await resolveEntity(store, DEFAULT_SPACE, { name: 'alice johnson', type: 'person' }))!.entity.id).toBe(alice.id);
-      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Alice', type: 'person' })).toMatchObject({ created: false, entity: { id: alice.id, aliases: ['Alice'] } });
+      expect((await resolveEntity(store, DEFAULT_SPACE, { name: 'alice johnson', type: 'person' }))!.entity.id).toBe(
+        alice.id,
+      );
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Alice', type: 'person' })).toMatchObject({
+        created: false,
+        entity: { id: alice.id, aliases: ['Alice'] },
+      });
       // Same name, other type: another entity (Paris the place is not Paris the person).
       expect((await resolveEntity(store, DEFAULT_SPACE, { name: 'Alice', type: 'organization' }))!.created).toBe(true);
       await resolveEntity(store, DEFAULT_SPACE, { name: 'Bob Stone', type: 'person' });
       await resolveEntity(store, DEFAULT_SPACE, { name: 'Bob Marsh', type: 'person' });
-      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Bob', type: 'person' })).toMatchObject({ created: true, entity: { name: 'Bob' } });
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Bob', type: 'person' })).toMatchObject({
+        created: true,
+        entity: { name: 'Bob' },
+      });
     });
   });
 
@@ -146,8 +208,13 @@ describe('registry resolution', () => {
     await write(store, async () => {
       const carol = (await resolveEntity(store, DEFAULT_SPACE, { name: 'Carol', type: 'person' }))!.entity;
       const full = (await resolveEntity(store, DEFAULT_SPACE, { name: 'Carol Danvers', type: 'person' }))!;
-      expect(full).toMatchObject({ created: false, entity: { id: carol.id, name: 'Carol Danvers', nameKey: 'carol danvers', aliases: ['Carol'] } });
-      expect((await resolveEntity(store, DEFAULT_SPACE, { name: "Carol's", type: 'person' }))!.entity.id).toBe(carol.id);
+      expect(full).toMatchObject({
+        created: false,
+        entity: { id: carol.id, name: 'Carol Danvers', nameKey: 'carol danvers', aliases: ['Carol'] },
+      });
+      expect((await resolveEntity(store, DEFAULT_SPACE, { name: "Carol's", type: 'person' }))!.entity.id).toBe(
+        carol.id,
+      );
     });
   });
 
@@ -155,14 +222,23 @@ describe('registry resolution', () => {
     const { store } = await testStore();
     await write(store, async () => {
       const melanie = (await resolveEntity(store, DEFAULT_SPACE, { name: 'Melanie', type: 'person' }))!.entity;
-      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Mel', type: 'person' })).toMatchObject({ created: false, entity: { id: melanie.id, name: 'Melanie', aliases: ['Mel'] } });
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Mel', type: 'person' })).toMatchObject({
+        created: false,
+        entity: { id: melanie.id, name: 'Melanie', aliases: ['Mel'] },
+      });
       // The short form first: the full name takes over the entity and keeps the short form.
       const jon = (await resolveEntity(store, DEFAULT_SPACE, { name: 'Jon', type: 'person' }))!.entity;
-      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Jonathan', type: 'person' })).toMatchObject({ created: false, entity: { id: jon.id, name: 'Jonathan', aliases: ['Jon'] } });
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Jonathan', type: 'person' })).toMatchObject({
+        created: false,
+        entity: { id: jon.id, name: 'Jonathan', aliases: ['Jon'] },
+      });
       // "Sam" could be Samantha or Samuel: a person of its own.
       await resolveEntity(store, DEFAULT_SPACE, { name: 'Samantha', type: 'person' });
       await resolveEntity(store, DEFAULT_SPACE, { name: 'Samuel', type: 'person' });
-      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Sam', type: 'person' })).toMatchObject({ created: true, entity: { name: 'Sam' } });
+      expect(await resolveEntity(store, DEFAULT_SPACE, { name: 'Sam', type: 'person' })).toMatchObject({
+        created: true,
+        entity: { name: 'Sam' },
+      });
       // Too short to be anyone's short form.
       expect((await resolveEntity(store, DEFAULT_SPACE, { name: 'Me', type: 'person' }))!.created).toBe(true);
     });
@@ -172,7 +248,11 @@ describe('registry resolution', () => {
     const { store } = await testStore();
     const turnId = (await addTurn(store, DEFAULT_SPACE, { sessionId: 's', role: 'user', text: 'x' })).turn.id;
     await write(store, async () => {
-      const mentions = [{ name: 'Zoe', type: 'person' as const }, { name: "Zoe's", type: 'person' as const }, { name: 'apollo', type: 'hashtag' as const }];
+      const mentions = [
+        { name: 'Zoe', type: 'person' as const },
+        { name: "Zoe's", type: 'person' as const },
+        { name: 'apollo', type: 'hashtag' as const },
+      ];
       const first = await linkEntities(store, DEFAULT_SPACE, { turnId }, mentions);
       expect(first.entities.map((e) => [e.name, e.mentionCount])).toEqual([
         ['Zoe', 1],
@@ -191,11 +271,19 @@ describe('registry resolution', () => {
     const sam = (await findEntity(store, DEFAULT_SPACE, { name: 'Sam' }))!;
     const texts: string[] = [];
     const sql = store.sql;
-    const seen = <F extends (text: string, ...rest: never[]) => unknown>(fn: F) => ((text: string, ...rest: never[]) => (texts.push(text), fn.call(sql, text, ...rest))) as F;
-    Object.assign(sql, { values: seen(sql.values), row: seen(sql.row), all: seen(sql.all), get: seen(sql.get), run: seen(sql.run) });
+    const seen = <F extends (text: string, ...rest: never[]) => unknown>(fn: F) =>
+      ((text: string, ...rest: never[]) => (texts.push(text), fn.call(sql, text, ...rest))) as F;
+    Object.assign(sql, {
+      values: seen(sql.values),
+      row: seen(sql.row),
+      all: seen(sql.all),
+      get: seen(sql.get),
+      run: seen(sql.run),
+    });
     const { turn } = await say('Lunch was good today', 'SAM');
     const lookups = texts.filter((t) => /from entities where user_id = \? and name_key = \?/.test(t));
-    if (store.sql.dialect === 'postgres') expect(lookups.map((t) => /^with .*insert into turns/s.test(t))).toEqual([true]);
+    if (store.sql.dialect === 'postgres')
+      expect(lookups.map((t) => /^with .*insert into turns/s.test(t))).toEqual([true]);
     else expect(lookups.length).toBeGreaterThan(0);
     expect((await entitiesForTurns(store, [turn.id])).get(turn.id)!.map((e) => e.id)).toEqual([sam.id]);
     // A speaker not known yet is created and linked, as before.
@@ -212,7 +300,10 @@ describe('reads', () => {
     await say('#zeus is separate');
     await drain();
     expect((await listEntities(store, DEFAULT_SPACE, { q: 'APOL' })).rows.map((e) => e.name)).toEqual(['apollo']);
-    expect(await listEntities(store, DEFAULT_SPACE, { type: 'mention' })).toMatchObject({ total: 1, rows: [{ name: 'bob', mentionCount: 3 }] });
+    expect(await listEntities(store, DEFAULT_SPACE, { type: 'mention' })).toMatchObject({
+      total: 1,
+      rows: [{ name: 'bob', mentionCount: 3 }],
+    });
     const page = await listEntities(store, DEFAULT_SPACE, { limit: 2, offset: 1 });
     expect(page.total).toBe(4);
     expect(page.rows.map((e) => e.name)).toEqual(['apollo', 'bob']);
@@ -221,10 +312,16 @@ describe('reads', () => {
     const zeus = (await findEntity(store, DEFAULT_SPACE, { name: 'zeus', type: 'hashtag' }))!;
     const turns = await turnsByEntity(store, DEFAULT_SPACE, [apollo.id, zeus.id, 999], { limit: 2 });
     expect(turns.get(apollo.id)!.total).toBe(3);
-    expect(turns.get(apollo.id)!.rows.map((t) => t.text)).toEqual(['Planning #apollo step 3 with @bob', 'Planning #apollo step 2 with @bob']);
+    expect(turns.get(apollo.id)!.rows.map((t) => t.text)).toEqual([
+      'Planning #apollo step 3 with @bob',
+      'Planning #apollo step 2 with @bob',
+    ]);
     expect(turns.get(zeus.id)!.rows).toHaveLength(1);
     expect(turns.has(999)).toBe(false);
-    expect(await turnsForEntity(store, DEFAULT_SPACE, apollo.id, { limit: 2, offset: 5 })).toEqual({ rows: [], total: 3 });
+    expect(await turnsForEntity(store, DEFAULT_SPACE, apollo.id, { limit: 2, offset: 5 })).toEqual({
+      rows: [],
+      total: 3,
+    });
     expect((await memoriesByEntity(store, DEFAULT_SPACE, [apollo.id])).size).toBe(0);
   });
 
@@ -238,12 +335,30 @@ describe('reads', () => {
       }
       return null;
     };
-    expect(await code(() => findEntity(store, DEFAULT_SPACE, {} as never))).toEqual(['BAD_USER_INPUT', expect.stringContaining('give an id, or a name')]);
-    expect(await code(() => findEntity(store, DEFAULT_SPACE, { name: '!!!' }))).toEqual(['BAD_USER_INPUT', expect.stringContaining('name:')]);
-    expect(await code(() => findEntity(store, DEFAULT_SPACE, { name: 'x', type: 'planet' as never }))).toEqual(['BAD_USER_INPUT', expect.stringContaining('type: must be one of')]);
-    expect(await code(() => listEntities(store, DEFAULT_SPACE, { limit: 0 }))).toEqual(['BAD_USER_INPUT', expect.stringContaining('limit')]);
-    expect(await code(() => memoriesForEntity(store, DEFAULT_SPACE, 1, { status: 'gone' as never }))).toEqual(['BAD_USER_INPUT', expect.stringContaining('status')]);
-    expect(await code(() => turnsByEntity(store, DEFAULT_SPACE, [-1]))).toEqual(['BAD_USER_INPUT', expect.stringContaining('0')]);
+    expect(await code(() => findEntity(store, DEFAULT_SPACE, {} as never))).toEqual([
+      'BAD_USER_INPUT',
+      expect.stringContaining('give an id, or a name'),
+    ]);
+    expect(await code(() => findEntity(store, DEFAULT_SPACE, { name: '!!!' }))).toEqual([
+      'BAD_USER_INPUT',
+      expect.stringContaining('name:'),
+    ]);
+    expect(await code(() => findEntity(store, DEFAULT_SPACE, { name: 'x', type: 'planet' as never }))).toEqual([
+      'BAD_USER_INPUT',
+      expect.stringContaining('type: must be one of'),
+    ]);
+    expect(await code(() => listEntities(store, DEFAULT_SPACE, { limit: 0 }))).toEqual([
+      'BAD_USER_INPUT',
+      expect.stringContaining('limit'),
+    ]);
+    expect(await code(() => memoriesForEntity(store, DEFAULT_SPACE, 1, { status: 'gone' as never }))).toEqual([
+      'BAD_USER_INPUT',
+      expect.stringContaining('status'),
+    ]);
+    expect(await code(() => turnsByEntity(store, DEFAULT_SPACE, [-1]))).toEqual([
+      'BAD_USER_INPUT',
+      expect.stringContaining('0'),
+    ]);
   });
 });
 
@@ -260,7 +375,9 @@ describe('forget and archive keep the registry consistent', () => {
     await updateMemory(store, DEFAULT_SPACE, memory.id, { status: 'archived' });
     expect((await findEntity(store, DEFAULT_SPACE, { id: alice.id }))!.mentionCount).toBe(3);
     expect((await memoriesForEntity(store, DEFAULT_SPACE, alice.id)).total).toBe(0);
-    expect((await memoriesForEntity(store, DEFAULT_SPACE, alice.id, { status: 'archived' })).rows.map((m) => m.id)).toEqual([memory.id]);
+    expect(
+      (await memoriesForEntity(store, DEFAULT_SPACE, alice.id, { status: 'archived' })).rows.map((m) => m.id),
+    ).toEqual([memory.id]);
 
     await forget(store, DEFAULT_SPACE, { id: memory.id });
     expect((await findEntity(store, DEFAULT_SPACE, { id: alice.id }))!.mentionCount).toBe(2);
@@ -300,7 +417,10 @@ describe('remember', () => {
   it('links the entities an explicit fact names at once', async () => {
     const { store } = await testStore();
     const { memory } = await remember(store, DEFAULT_SPACE, { content: 'Email alice@example.com about #apollo' });
-    const names = (await entitiesForMemories(store, [memory.id])).get(memory.id)?.map((e) => `${e.type}:${e.name}`).sort();
+    const names = (await entitiesForMemories(store, [memory.id]))
+      .get(memory.id)
+      ?.map((e) => `${e.type}:${e.name}`)
+      .sort();
     expect(names).toEqual(['email:alice@example.com', 'hashtag:apollo']);
   });
 });

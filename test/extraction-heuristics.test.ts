@@ -18,7 +18,11 @@ const facts = (text: string, subject?: string) => extractFacts(text, subject, T0
 describe('heuristic rules', () => {
   it('covers identity, preferences, state changes, places, plans and time', () => {
     expect(facts('I like JRPGs and my name is Alex')).toEqual(['User likes JRPGs', "User's name is Alex"]);
-    expect(facts("I'm 34. I'm a nurse and I work at St. Mary's")).toEqual(['User is 34 years old', 'User is a nurse', "User works at St. Mary's"]);
+    expect(facts("I'm 34. I'm a nurse and I work at St. Mary's")).toEqual([
+      'User is 34 years old',
+      'User is a nurse',
+      "User works at St. Mary's",
+    ]);
     expect(facts('My favorite color is blue')).toEqual(["User's favorite color is blue"]);
     expect(facts('I no longer like JRPGs')).toEqual(['User no longer likes JRPGs']);
     expect(facts("I don't play tennis anymore")).toEqual(['User no longer plays tennis']);
@@ -27,12 +31,20 @@ describe('heuristic rules', () => {
     expect(facts('I moved to Lisbon')).toEqual(['User moved to Lisbon']);
     expect(facts("Next week I'm flying to Lisbon")).toEqual(['User is flying to Lisbon in the week of 5 January 2026']);
     expect(facts('My birthday is March 3rd')).toEqual(["User's birthday is March 3rd"]);
-    expect(facts('I went to a support group yesterday and it was powerful.', 'Caroline')).toEqual(['Caroline went to a support group on 31 December 2025']);
+    expect(facts('I went to a support group yesterday and it was powerful.', 'Caroline')).toEqual([
+      'Caroline went to a support group on 31 December 2025',
+    ]);
   });
 
   it('names the speaker as the subject and keeps the rule and slot', () => {
     const [fact] = extractFacts('I love hiking with my dog', 'Melanie', T0);
-    expect(fact).toMatchObject({ subject: 'Melanie', slot: 'likes:hiking with my dog', polarity: 1, rule: 'preference.like', content: 'Melanie likes hiking with their dog' });
+    expect(fact).toMatchObject({
+      subject: 'Melanie',
+      slot: 'likes:hiking with my dog',
+      polarity: 1,
+      rule: 'preference.like',
+      content: 'Melanie likes hiking with their dog',
+    });
   });
 
   it('anchors relative time phrases at the turn time', () => {
@@ -81,9 +93,14 @@ describe('extraction on addTurn (heuristic path)', () => {
     expect(await getMemory(store, alex.id)).toMatchObject({ status: 'archived' });
     const samId = sam.extracted[0]!.memory.id;
     expect((await explain(store, DEFAULT_SPACE, samId)).supersedes).toEqual([alex.id]);
-    expect((await explain(store, DEFAULT_SPACE, samId)).sources).toEqual([{ turnId: sam.turn.id, reason: 'conflict', rule: 'heuristic:identity.name' }]);
+    expect((await explain(store, DEFAULT_SPACE, samId)).sources).toEqual([
+      { turnId: sam.turn.id, reason: 'conflict', rule: 'heuristic:identity.name' },
+    ]);
     expect((await explain(store, DEFAULT_SPACE, alex.id)).supersededBy).toEqual([samId]);
-    expect((await explain(store, DEFAULT_SPACE, alex.id)).decisions[0]).toMatchObject({ action: 'superseded', detail: { reason: 'conflict', by: samId } });
+    expect((await explain(store, DEFAULT_SPACE, alex.id)).decisions[0]).toMatchObject({
+      action: 'superseded',
+      detail: { reason: 'conflict', by: samId },
+    });
 
     const jrpg = first.extracted[0]!.memory;
     const negation = await say(runtime, 'I no longer like JRPGs');
@@ -93,14 +110,19 @@ describe('extraction on addTurn (heuristic path)', () => {
     const again = await say(runtime, 'I really like JRPGs');
     expect(again.extracted[0]).toMatchObject({ action: 'created' });
     const repeat = await say(runtime, 'I really like JRPGs');
-    expect(repeat.extracted).toMatchObject([{ action: 'merged', memory: { id: again.extracted[0]!.memory.id, hits: 1 } }]);
+    expect(repeat.extracted).toMatchObject([
+      { action: 'merged', memory: { id: again.extracted[0]!.memory.id, hits: 1 } },
+    ]);
   });
 
   it('moves the home slot: "I live in Berlin" then "I moved to Lisbon"', async () => {
     const { runtime, store } = await setup();
     const berlin = (await say(runtime, 'I live in Berlin')).extracted[0]!.memory;
     const lisbon = await say(runtime, 'I moved to Lisbon');
-    expect(lisbon.extracted.map((e) => [e.action, e.memory.id])).toEqual([['created', lisbon.extracted[0]!.memory.id], ['superseded', berlin.id]]);
+    expect(lisbon.extracted.map((e) => [e.action, e.memory.id])).toEqual([
+      ['created', lisbon.extracted[0]!.memory.id],
+      ['superseded', berlin.id],
+    ]);
     expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['User moved to Lisbon']);
   });
 
@@ -116,31 +138,77 @@ describe('extraction on addTurn (heuristic path)', () => {
   it.each([
     ['few', 0],
     ['many', 320],
-  ])('merges fuzzy duplicates over the Jaccard threshold and keeps distinct facts apart (a user with %s facts)', async (_, earlier) => {
-    const { runtime, store } = await setup();
-    await write(store, async () => {
-      for (let i = 0; i < earlier; i++) await insertMemory(store, DEFAULT_SPACE, { content: `Zebra quartz number ${i}`, fact: { subject: 'User', slot: `zebra ${i}`, value: 'quartz', polarity: 1 } });
-    });
-    const others = (await listMemories(store, DEFAULT_SPACE)).total;
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Caroline', text: 'I went to the LGBTQ support group in town yesterday' });
-    const near = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to the LGBTQ support group in the town' });
-    expect(near.extracted[0]!.action).toBe('merged');
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went to a pottery class' });
-    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(others + 2);
-    // The same words from someone else are their own fact, not a second sighting of Caroline's.
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Caroline', text: 'I went hiking with my sister in the Alps last weekend' });
-    const melanie = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', name: 'Melanie', text: 'I went hiking with my sister in the Alps last weekend!' });
-    expect(melanie.extracted.map((e) => [e.action, e.memory.subject])).toEqual([['created', 'Melanie']]);
-    expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(others + 4);
-    // Words the index splits at an apostrophe do not hide a duplicate from the probe.
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at the rock'n'roll night" });
-    const again = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's3', role: 'user', name: 'Caroline', text: "I met Sarah O'Brien and D'Angelo at a rock'n'roll night" });
-    expect(again.extracted.map((e) => e.action)).toEqual(['merged']);
-  });
+  ])(
+    'merges fuzzy duplicates over the Jaccard threshold and keeps distinct facts apart (a user with %s facts)',
+    async (_, earlier) => {
+      const { runtime, store } = await setup();
+      await write(store, async () => {
+        for (let i = 0; i < earlier; i++)
+          await insertMemory(store, DEFAULT_SPACE, {
+            content: `Zebra quartz number ${i}`,
+            fact: { subject: 'User', slot: `zebra ${i}`, value: 'quartz', polarity: 1 },
+          });
+      });
+      const others = (await listMemories(store, DEFAULT_SPACE)).total;
+      await ingestTurn(runtime, DEFAULT_SPACE, {
+        sessionId: 's1',
+        role: 'user',
+        name: 'Caroline',
+        text: 'I went to the LGBTQ support group in town yesterday',
+      });
+      const near = await ingestTurn(runtime, DEFAULT_SPACE, {
+        sessionId: 's2',
+        role: 'user',
+        name: 'Caroline',
+        text: 'I went to the LGBTQ support group in the town',
+      });
+      expect(near.extracted[0]!.action).toBe('merged');
+      await ingestTurn(runtime, DEFAULT_SPACE, {
+        sessionId: 's2',
+        role: 'user',
+        name: 'Caroline',
+        text: 'I went to a pottery class',
+      });
+      expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(others + 2);
+      // The same words from someone else are their own fact, not a second sighting of Caroline's.
+      await ingestTurn(runtime, DEFAULT_SPACE, {
+        sessionId: 's2',
+        role: 'user',
+        name: 'Caroline',
+        text: 'I went hiking with my sister in the Alps last weekend',
+      });
+      const melanie = await ingestTurn(runtime, DEFAULT_SPACE, {
+        sessionId: 's2',
+        role: 'user',
+        name: 'Melanie',
+        text: 'I went hiking with my sister in the Alps last weekend!',
+      });
+      expect(melanie.extracted.map((e) => [e.action, e.memory.subject])).toEqual([['created', 'Melanie']]);
+      expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(others + 4);
+      // Words the index splits at an apostrophe do not hide a duplicate from the probe.
+      await ingestTurn(runtime, DEFAULT_SPACE, {
+        sessionId: 's3',
+        role: 'user',
+        name: 'Caroline',
+        text: "I met Sarah O'Brien and D'Angelo at the rock'n'roll night",
+      });
+      const again = await ingestTurn(runtime, DEFAULT_SPACE, {
+        sessionId: 's3',
+        role: 'user',
+        name: 'Caroline',
+        text: "I met Sarah O'Brien and D'Angelo at a rock'n'roll night",
+      });
+      expect(again.extracted.map((e) => e.action)).toEqual(['merged']);
+    },
+  );
 
   it('does not mine assistant turns, nor turns sent without extraction', async () => {
     const { runtime, store } = await setup();
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'assistant', text: 'I like helping you and my name is Claude' });
+    await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'assistant',
+      text: 'I like helping you and my name is Claude',
+    });
     await say(runtime, 'I like tea', { autoExtract: false });
     expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(0);
   });
@@ -160,14 +228,25 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
   const extract = (text: string, subject = 'User') => extractFacts(text, subject, T0);
 
   it('allergies, diets and intolerances become protected facts tagged health/diet', () => {
-    expect(extract("I'm allergic to peanuts").map((f) => [f.content, f.slot, f.tags, f.protect])).toEqual([['User is allergic to peanuts', 'allergy:peanuts', ['health', 'diet'], true]]);
-    expect(extract("I'm vegetarian").map((f) => [f.content, f.slot, f.exclusive, f.tags, f.protect])).toEqual([['User is vegetarian', 'diet', true, ['diet'], true]]);
-    expect(extract("I can't eat gluten").map((f) => [f.content, f.tags, f.protect])).toEqual([["User can't eat gluten", ['health', 'diet'], true]]);
+    expect(extract("I'm allergic to peanuts").map((f) => [f.content, f.slot, f.tags, f.protect])).toEqual([
+      ['User is allergic to peanuts', 'allergy:peanuts', ['health', 'diet'], true],
+    ]);
+    expect(extract("I'm vegetarian").map((f) => [f.content, f.slot, f.exclusive, f.tags, f.protect])).toEqual([
+      ['User is vegetarian', 'diet', true, ['diet'], true],
+    ]);
+    expect(extract("I can't eat gluten").map((f) => [f.content, f.tags, f.protect])).toEqual([
+      ["User can't eat gluten", ['health', 'diet'], true],
+    ]);
   });
 
   it('"My sister Maria lives in Porto" is about Maria, the sister, and names her', () => {
     const [fact] = extract('My sister Maria lives in Porto');
-    expect(fact).toMatchObject({ content: "User's sister Maria lives in Porto", subject: "User's sister Maria", slot: 'home', exclusive: true });
+    expect(fact).toMatchObject({
+      content: "User's sister Maria lives in Porto",
+      subject: "User's sister Maria",
+      slot: 'home',
+      exclusive: true,
+    });
     expect(fact!.related).toEqual([{ name: 'Maria', type: 'person', relation: 'sister', of: 'User' }]);
   });
 
@@ -197,7 +276,10 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
     ['My husband and I got married in 2019', ['User got married in 2019']],
     ['My grandma passed away last week', ["User's grandma passed away in the week of 22 December 2025"]],
     ["Hey Sam, since we last talked, I've adopted a cat", ['User adopted a cat']],
-    ['We went hiking last Saturday and it was lovely', ['User said they went hiking on 27 December 2025 and it was lovely']],
+    [
+      'We went hiking last Saturday and it was lovely',
+      ['User said they went hiking on 27 December 2025 and it was lovely'],
+    ],
     ['My sister Maria moved to Lisbon', ["User's sister Maria moved to Lisbon"]],
   ];
   it.each(CASES)('%s', (text, expected) => {
@@ -205,7 +287,8 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
   });
 
   it('names relatives, friends and pets with their relation; an animal is not a person', () => {
-    const names = (text: string) => extract(text).flatMap((f) => (f.related ?? []).map((r) => `${r.name}:${r.relation}:${r.type}`));
+    const names = (text: string) =>
+      extract(text).flatMap((f) => (f.related ?? []).map((r) => `${r.name}:${r.relation}:${r.type}`));
     expect(names('My dog Rex is sick')).toEqual(['Rex:dog:other']);
     expect(names("My sister's name is Maria")).toEqual(['Maria:sister:person']);
     expect(names('Maria is my best friend')).toEqual(['Maria:best friend:person']);
@@ -216,12 +299,18 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
   });
 
   it('writes third-person sentences: verbs agree, "my" at the start is the subject\'s, no "User:" labels', () => {
-    expect(extract('I really love hiking with my dog').map((f) => f.content)).toEqual(['User likes hiking with their dog']);
+    expect(extract('I really love hiking with my dog').map((f) => f.content)).toEqual([
+      'User likes hiking with their dog',
+    ]);
     expect(extract('My favorite color is blue').map((f) => f.content)).toEqual(["User's favorite color is blue"]);
     const fallback = extract('We have been restoring an old boat with my dad', 'Caroline').map((f) => f.content);
     expect(fallback).toEqual(['Caroline said they have been restoring an old boat with their dad']);
-    for (const text of ['My sister Maria lives in Porto', 'Hey Caroline, since we last chatted, I have had a lot going on with my family']) {
-      for (const fact of extract(text)) expect(fact.content).not.toMatch(/^User:|\bi is\b|\bUser (?:play|go|have|love)\b/);
+    for (const text of [
+      'My sister Maria lives in Porto',
+      'Hey Caroline, since we last chatted, I have had a lot going on with my family',
+    ]) {
+      for (const fact of extract(text))
+        expect(fact.content).not.toMatch(/^User:|\bi is\b|\bUser (?:play|go|have|love)\b/);
     }
   });
 });
@@ -231,7 +320,8 @@ describe('reading people right on addTurn', () => {
     const t = await testStore({ extractor: { mode: 'heuristic', timezone: 'UTC' } });
     return { ...t, runtime: await createRuntime(t.store, {}) };
   };
-  const say = (runtime: Awaited<ReturnType<typeof setup>>['runtime'], text: string) => ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text });
+  const say = (runtime: Awaited<ReturnType<typeof setup>>['runtime'], text: string) =>
+    ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text });
 
   it('a move told later supersedes the old home even when dated last month; history is kept', async () => {
     const { runtime, store, advanceDays } = await setup();
@@ -243,23 +333,37 @@ describe('reading people right on addTurn', () => {
       ['superseded', 'User lives in Berlin', 'archived'],
     ]);
     expect((await explain(store, DEFAULT_SPACE, berlin.id)).supersededBy).toEqual([lisbon.extracted[0]!.memory.id]);
-    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['User moved to Lisbon in December 2025']);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual([
+      'User moved to Lisbon in December 2025',
+    ]);
   });
 
   it('a move dated long before the current home was stated is history, not news', async () => {
     const { runtime, store } = await setup();
     await say(runtime, 'I live in Berlin');
     const paris = await say(runtime, 'I moved to Paris in 2010');
-    expect(paris.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([['superseded', 'User moved to Paris in 2010', 'archived']]);
+    expect(paris.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([
+      ['superseded', 'User moved to Paris in 2010', 'archived'],
+    ]);
     expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['User lives in Berlin']);
   });
 
-  it('an imported history (turns dated months ago) moves house in its own time, not the import\'s', async () => {
+  it("an imported history (turns dated months ago) moves house in its own time, not the import's", async () => {
     const { runtime, store } = await setup();
     // The clock is today; the turns carry their own dates, a month apart, long before today.
     const at = (iso: string) => Date.parse(iso);
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 'a', role: 'user', text: 'I live in Lisbon now', at: at('2025-01-01T10:00:00Z') });
-    const porto = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 'b', role: 'user', text: 'I moved to Porto', at: at('2025-02-01T10:00:00Z') });
+    await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 'a',
+      role: 'user',
+      text: 'I live in Lisbon now',
+      at: at('2025-01-01T10:00:00Z'),
+    });
+    const porto = await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 'b',
+      role: 'user',
+      text: 'I moved to Porto',
+      at: at('2025-02-01T10:00:00Z'),
+    });
     expect(porto.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([
       ['created', 'User moved to Porto', 'active'],
       ['superseded', 'User lives in Lisbon now', 'archived'],
@@ -295,12 +399,17 @@ describe('reading people right on addTurn', () => {
     expect(result.extracted.map((e) => e.memory.content)).toEqual(["User's sister Maria lives in Porto"]);
     const maria = (await findEntity(store, DEFAULT_SPACE, { name: 'Maria' }))!;
     expect(maria).toMatchObject({ name: 'Maria', type: 'person', summary: "User's sister" });
-    expect((await memoriesForEntity(store, DEFAULT_SPACE, maria.id)).rows.map((m) => m.content)).toEqual(["User's sister Maria lives in Porto"]);
+    expect((await memoriesForEntity(store, DEFAULT_SPACE, maria.id)).rows.map((m) => m.content)).toEqual([
+      "User's sister Maria lives in Porto",
+    ]);
     expect(await findEntity(store, DEFAULT_SPACE, { name: 'sister Maria' })).toBeUndefined();
     // Her own move supersedes her home, not the user's.
     await say(runtime, 'I live in Berlin');
     await say(runtime, 'My sister Maria moved to Lisbon');
-    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content).sort()).toEqual(['User lives in Berlin', "User's sister Maria moved to Lisbon"]);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content).sort()).toEqual([
+      'User lives in Berlin',
+      "User's sister Maria moved to Lisbon",
+    ]);
   });
 
   it('the same event on two dates is two facts; a date on one side only still merges', async () => {
@@ -308,7 +417,9 @@ describe('reading people right on addTurn', () => {
     await say(runtime, 'I went to the climbing gym yesterday');
     advanceDays(7);
     const again = await say(runtime, 'I went to the climbing gym yesterday');
-    expect(again.extracted.map((e) => [e.action, e.memory.content])).toEqual([['created', 'User went to the climbing gym on 7 January 2026']]);
+    expect(again.extracted.map((e) => [e.action, e.memory.content])).toEqual([
+      ['created', 'User went to the climbing gym on 7 January 2026'],
+    ]);
     const undated = await say(runtime, 'I went to the climbing gym');
     expect(undated.extracted.map((e) => e.action)).toEqual(['merged']);
     expect((await listMemories(store, DEFAULT_SPACE)).total).toBe(2);

@@ -22,7 +22,10 @@ afterAll(() => server.close());
 const freshUser = () => `hygiene-${++users}`;
 
 async function say(userId: string, text: string, options: { role?: Role; name?: string; sessionId?: string } = {}) {
-  const { addTurn } = await client.addTurn({ userId, input: { sessionId: options.sessionId ?? 's1', role: options.role ?? Role.User, name: options.name, text } });
+  const { addTurn } = await client.addTurn({
+    userId,
+    input: { sessionId: options.sessionId ?? 's1', role: options.role ?? Role.User, name: options.name, text },
+  });
   return addTurn;
 }
 
@@ -46,7 +49,9 @@ describe('a memory is a lasting claim, not an utterance', () => {
     ];
     for (const text of noise) expect((await say(userId, text, { name: 'Caroline' })).extracted, text).toEqual([]);
     const fact = await say(userId, 'I adopted a rescue cat named Luna last week.', { name: 'Caroline' });
-    expect(fact.extracted.map((e) => e.memory.content)).toEqual([expect.stringMatching(/^Caroline adopted a rescue cat named Luna/)]);
+    expect(fact.extracted.map((e) => e.memory.content)).toEqual([
+      expect.stringMatching(/^Caroline adopted a rescue cat named Luna/),
+    ]);
     expect((await active(userId)).map((m) => m.content)).toHaveLength(1);
     const { search } = await client.search({ userId, query: 'Werkzeug password hashing', kinds: [SearchKind.Turn] });
     expect(search.map((h) => h.turn?.text)).toContain(noise[3]);
@@ -54,7 +59,10 @@ describe('a memory is a lasting claim, not an utterance', () => {
 
   it('drops the request and keeps the preference said beside it in the same turn', async () => {
     const userId = freshUser();
-    const turn = await say(userId, 'Can you help me set up the linter for my API? I prefer TypeScript over JavaScript, and I work at Acme.');
+    const turn = await say(
+      userId,
+      'Can you help me set up the linter for my API? I prefer TypeScript over JavaScript, and I work at Acme.',
+    );
     // Standing memory may word the preference its own way: one memory each, none for the request.
     const contents = turn.extracted.map((e) => e.memory.content);
     expect(contents).toHaveLength(2);
@@ -66,11 +74,21 @@ describe('a memory is a lasting claim, not an utterance', () => {
   it('reads an assistant turn only for a decision or a user fact it restates as settled, about the session user', async () => {
     const userId = freshUser();
     await say(userId, 'Which database should I use for my budget tracker?', { name: 'Craig' });
-    const explanation = await say(userId, 'Certainly! SQLite is lightweight, while PostgreSQL scales better. You should consider your deployment.\n\n```sql\nCREATE TABLE t (id integer);\n```', { role: Role.Assistant });
+    const explanation = await say(
+      userId,
+      'Certainly! SQLite is lightweight, while PostgreSQL scales better. You should consider your deployment.\n\n```sql\nCREATE TABLE t (id integer);\n```',
+      { role: Role.Assistant },
+    );
     expect(explanation.extracted).toEqual([]);
-    const decision = await say(userId, 'Great, so we decided to use PostgreSQL for the backend.', { role: Role.Assistant });
-    expect(decision.extracted.map((e) => e.memory.content)).toEqual(['Craig decided to use PostgreSQL for the backend']);
-    const confirmed = await say(userId, "Got it, you're allergic to peanuts. I'll keep that in mind.", { role: Role.Assistant });
+    const decision = await say(userId, 'Great, so we decided to use PostgreSQL for the backend.', {
+      role: Role.Assistant,
+    });
+    expect(decision.extracted.map((e) => e.memory.content)).toEqual([
+      'Craig decided to use PostgreSQL for the backend',
+    ]);
+    const confirmed = await say(userId, "Got it, you're allergic to peanuts. I'll keep that in mind.", {
+      role: Role.Assistant,
+    });
     expect(confirmed.extracted.map((e) => e.memory.content)).toEqual(['Craig is allergic to peanuts']);
   });
 
@@ -95,7 +113,10 @@ describe('no loops: text the service produced is not learnt again', () => {
     expect(before.length).toBeGreaterThan(0);
     const { context } = await client.context({ userId, sessionId: 's9', query: 'where does Ana live and work?' });
     expect(context.markdown).toMatch(/^## /m);
-    const pasted = await say(userId, `Here is what you know about me:\n\n${context.markdown}`, { name: 'Ana', sessionId: 's9' });
+    const pasted = await say(userId, `Here is what you know about me:\n\n${context.markdown}`, {
+      name: 'Ana',
+      sessionId: 's9',
+    });
     expect(pasted.extracted).toEqual([]);
     const quoted = await say(userId, before.map((m) => m.content).join('. '), { name: 'Ana', sessionId: 's9' });
     expect(quoted.extracted).toEqual([]);
@@ -107,8 +128,21 @@ describe('no loops: text the service produced is not learnt again', () => {
 describe('hostile input: no junk, no error, linear time', () => {
   it('a 100-line code listing, a pasted stack trace and text in other scripts make no memory', async () => {
     const userId = freshUser();
-    const code = Array.from({ length: 100 }, (_, i) => (i % 5 === 0 ? `function step${i}(input) {` : i % 5 === 4 ? '}' : `  const value${i} = input.map((x) => x * ${i}); // I love this`)).join('\n');
-    for (const text of [code, `\`\`\`python\n${code}\n\`\`\``, 'שלום, אני גר בתל אביב ואני אוהב קפה', '我住在北京，我喜欢喝茶。', '😀🎉🔥👍', '🙂 🙂 🙂']) {
+    const code = Array.from({ length: 100 }, (_, i) =>
+      i % 5 === 0
+        ? `function step${i}(input) {`
+        : i % 5 === 4
+          ? '}'
+          : `  const value${i} = input.map((x) => x * ${i}); // I love this`,
+    ).join('\n');
+    for (const text of [
+      code,
+      `\`\`\`python\n${code}\n\`\`\``,
+      'שלום, אני גר בתל אביב ואני אוהב קפה',
+      '我住在北京，我喜欢喝茶。',
+      '😀🎉🔥👍',
+      '🙂 🙂 🙂',
+    ]) {
       const turn = await say(userId, text);
       expect(turn.extracted, text.slice(0, 40)).toEqual([]);
       expect(turn.turn.text).toBe(text.trim());
@@ -116,7 +150,9 @@ describe('hostile input: no junk, no error, linear time', () => {
     expect(await active(userId)).toEqual([]);
   });
 
-  it('a turn repeated 1,000 times is one memory, and ten times as long costs about ten times as much', { timeout: 60_000 }, async () => {
+  it('a turn repeated 1,000 times is one memory, and ten times as long costs about ten times as much', {
+    timeout: 60_000,
+  }, async () => {
     const userId = freshUser();
     const line = 'I adopted a dog named Rex yesterday. ';
     const timed = async (times: number) => {
@@ -128,15 +164,26 @@ describe('hostile input: no junk, no error, linear time', () => {
     const thousand = await timed(1000);
     const tenThousand = await timed(10_000);
     expect(thousand.turn.extracted.filter((e) => e.action === 'CREATED').length).toBeLessThanOrEqual(1);
-    expect((await active(userId)).map((m) => m.content)).toEqual([expect.stringMatching(/^User adopted a dog named Rex on /)]);
+    expect((await active(userId)).map((m) => m.content)).toEqual([
+      expect.stringMatching(/^User adopted a dog named Rex on /),
+    ]);
     // Linear: ten times the text within a generous factor of ten times the time (a shared machine).
     expect(tenThousand.ms).toBeLessThan(Math.max(thousand.ms, 20) * 30);
   });
 });
 
 describe('the labelled utterances (test/fixtures/fact-utterances.json)', () => {
-  type Labelled = { style: string; role: 'user' | 'assistant'; speaker?: string; text: string; fact: boolean; reason: string };
-  const items: Labelled[] = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'fact-utterances.json'), 'utf8'));
+  type Labelled = {
+    style: string;
+    role: 'user' | 'assistant';
+    speaker?: string;
+    text: string;
+    fact: boolean;
+    reason: string;
+  };
+  const items: Labelled[] = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures', 'fact-utterances.json'), 'utf8'),
+  );
 
   it('has at least 300 utterances of both styles, each with the reason for its label', () => {
     expect(items.length).toBeGreaterThanOrEqual(300);
@@ -146,10 +193,20 @@ describe('the labelled utterances (test/fixtures/fact-utterances.json)', () => {
     expect(items.filter((i) => !i.fact).length).toBeGreaterThan(100);
   });
 
-  it('addTurn keeps a memory for facts and none for the rest: precision >= 0.9 at recall >= 0.8', { timeout: 120_000 }, async () => {
+  it('addTurn keeps a memory for facts and none for the rest: precision >= 0.9 at recall >= 0.8', {
+    timeout: 120_000,
+  }, async () => {
     const kept: boolean[] = [];
     for (const [i, item] of items.entries()) {
-      const { addTurn } = await client.addTurn({ userId: `labelled-${i}`, input: { sessionId: 's', role: item.role === 'assistant' ? Role.Assistant : Role.User, name: item.speaker, text: item.text } });
+      const { addTurn } = await client.addTurn({
+        userId: `labelled-${i}`,
+        input: {
+          sessionId: 's',
+          role: item.role === 'assistant' ? Role.Assistant : Role.User,
+          name: item.speaker,
+          text: item.text,
+        },
+      });
       kept.push(addTurn.extracted.length > 0);
     }
     const true_ = items.filter((item, i) => item.fact && kept[i]).length;

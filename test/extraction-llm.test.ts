@@ -18,10 +18,15 @@ afterAll(() => llm.close());
 
 async function setup(mode: 'llm' | 'hybrid', endpoint = llm.url) {
   // NER off: these tests count extraction jobs and LLM calls (NER has its own tests).
-  const t = await testStore({ extractor: { mode }, llm: { endpoint, model: 'test-model', timeout_s: 0.4 }, ner: { enabled: false } });
+  const t = await testStore({
+    extractor: { mode },
+    llm: { endpoint, model: 'test-model', timeout_s: 0.4 },
+    ner: { enabled: false },
+  });
   return { ...t, runtime: await createRuntime(t.store, {}) };
 }
-const say = (runtime: Awaited<ReturnType<typeof setup>>['runtime'], text: string) => ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Alex', text });
+const say = (runtime: Awaited<ReturnType<typeof setup>>['runtime'], text: string) =>
+  ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Alex', text });
 
 describe('llm mode', () => {
   it('creates and archives what the model says, and shows it the related memories', async () => {
@@ -41,12 +46,20 @@ describe('llm mode', () => {
       ['archived', 'Alex lives in Berlin'],
     ]);
     expect((await getMemory(store, berlin.id))!.status).toBe('archived');
-    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => [m.content, m.importance, m.tags])).toEqual([['Alex lives in Lisbon', 1, ['place']]]);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => [m.content, m.importance, m.tags])).toEqual([
+      ['Alex lives in Lisbon', 1, ['place']],
+    ]);
     const request = llm.requests[before]!;
     expect(request.path).toBe('/v1/chat/completions');
     expect(request.body.model).toBe('test-model');
     expect(request.body.messages[1].content).toContain(`#${berlin.id}: Alex lives in Berlin`);
-    expect((await readExtractionStats(store)).llm).toMatchObject({ runs: 1, failures: 0, facts: 2, promptTokens: 120, completionTokens: 30 });
+    expect((await readExtractionStats(store)).llm).toMatchObject({
+      runs: 1,
+      failures: 0,
+      facts: 2,
+      promptTokens: 120,
+      completionTokens: 30,
+    });
     expect(await jobCounts(store)).toMatchObject({ pending: 0, done: 1 }); // the crash-recovery job was settled
   });
 
@@ -99,7 +112,11 @@ describe('hybrid mode', () => {
     expect(result.extracted.map((e) => e.memory.content)).toEqual(['Alex likes JRPGs']);
     expect((await jobCounts(store)).pending).toBe(1);
 
-    llm.script({ reply: JSON.stringify([{ action: 'create', content: 'Alex enjoys Japanese role-playing games', tags: ['games'] }]) });
+    llm.script({
+      reply: JSON.stringify([
+        { action: 'create', content: 'Alex enjoys Japanese role-playing games', tags: ['games'] },
+      ]),
+    });
     const report = await drainJobs(store, extractionJobHandlers(runtime));
     expect(report).toEqual({ ran: 1, done: 1, failed: 0, dead: 0 });
     const augmented = (await listMemories(store, DEFAULT_SPACE, { q: 'japanese' })).rows[0]!;

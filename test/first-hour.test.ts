@@ -14,7 +14,12 @@ const ROOT = join(import.meta.dirname, '..');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const temp = (name: string) => mkdtempSync(join(tmpdir(), `sm-first-${name}-`));
 /** An environment with a data folder of its own and no database named: the default applies. */
-const fresh = (): Record<string, string | undefined> => ({ ...process.env, XDG_DATA_HOME: temp('data'), SM_LOG_LEVEL: 'error', SM_DB: undefined });
+const fresh = (): Record<string, string | undefined> => ({
+  ...process.env,
+  XDG_DATA_HOME: temp('data'),
+  SM_LOG_LEVEL: 'error',
+  SM_DB: undefined,
+});
 /** `sm` in a given working folder. */
 const smIn = (cwd: string, env: Record<string, string | undefined>, ...args: string[]) => sm(args, env, cwd);
 
@@ -22,7 +27,10 @@ describe('sm by name', () => {
   it('npm link puts sm on the PATH, and it answers from any folder', { timeout: 60_000 }, async () => {
     const prefix = temp('prefix');
     // A prefix of the test's own instead of the machine's global folder; the same command a user runs.
-    await run('npm', ['link', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: ROOT, env: { ...process.env, npm_config_prefix: prefix } });
+    await run('npm', ['link', '--no-audit', '--no-fund', '--ignore-scripts'], {
+      cwd: ROOT,
+      env: { ...process.env, npm_config_prefix: prefix },
+    });
     const bin = join(prefix, 'bin');
     expect(readdirSync(bin)).toContain('sm');
     const env = { ...fresh(), PATH: `${bin}:${process.env.PATH}` };
@@ -32,7 +40,9 @@ describe('sm by name', () => {
 });
 
 describe('one default database', () => {
-  it('lives in the user data folder whatever the working folder, is announced once, and doctor names it', { timeout: 60_000 }, async () => {
+  it('lives in the user data folder whatever the working folder, is announced once, and doctor names it', {
+    timeout: 60_000,
+  }, async () => {
     const env = fresh();
     const path = join(env.XDG_DATA_HOME!, 'symbiosis-memory', 'symbiosis.db');
     const here = temp('cwd-a');
@@ -47,17 +57,23 @@ describe('one default database', () => {
     expect(JSON.parse(elsewhere.stdout).map((h: { text: string }) => h.text)).toContain('User lives in Porto');
 
     const doctor = JSON.parse((await smIn(here, env, 'doctor', '--json')).stdout) as { name: string; detail: string }[];
-    expect(doctor.find((c) => c.name === 'database')?.detail).toMatch(new RegExp(`^${path.replaceAll('.', '\\.')}, \\d+\\.\\d MB \\(the default location\\)$`));
+    expect(doctor.find((c) => c.name === 'database')?.detail).toMatch(
+      new RegExp(`^${path.replaceAll('.', '\\.')}, \\d+\\.\\d MB \\(the default location\\)$`),
+    );
   });
 
   it('is the one npm start serves', { timeout: 60_000 }, async () => {
     const env = fresh();
     await smIn(temp('cwd'), env, 'remember', '--text', 'User plays the cello');
-    const server = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'server/main.ts')], {
-      cwd: temp('server-cwd'),
-      env: { ...env, SM_PORT: '0', SM_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const server = spawn(
+      process.execPath,
+      [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'server/main.ts')],
+      {
+        cwd: temp('server-cwd'),
+        env: { ...env, SM_PORT: '0', SM_LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       const listening = await new Promise<{ url: string; database: string }>((resolve, reject) => {
         let err = '';
@@ -90,7 +106,10 @@ describe('starting the service', () => {
     // `script` gives the command a terminal, as a person at a shell has.
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(join(ROOT, 'bin/sm.js'))} --db ${JSON.stringify(db)} serve --port 0`;
     const screen = await new Promise<string>((resolve) => {
-      const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...env, SM_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        env: { ...env, SM_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout!.on('data', (chunk) => {
         out += chunk;
@@ -108,9 +127,14 @@ describe('starting the service', () => {
     expect(screen).toMatch(/Embeddings +none: keyword and entity search/);
   });
 
-  it('prints no banner to a pipe: scripts and supervisors read one line on stderr and JSON logs', { timeout: 60_000 }, async () => {
+  it('prints no banner to a pipe: scripts and supervisors read one line on stderr and JSON logs', {
+    timeout: 60_000,
+  }, async () => {
     const db = join(temp('db'), 'memory.db');
-    const child = spawn(process.execPath, [join(ROOT, 'bin/sm.js'), '--db', db, 'serve', '--port', '0'], { env: { ...fresh(), SM_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'bin/sm.js'), '--db', db, 'serve', '--port', '0'], {
+      env: { ...fresh(), SM_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout!.on('data', (chunk) => (out += chunk));
@@ -150,10 +174,14 @@ describe('human output', () => {
     await sm(['--db', source, 'remember', '--text', 'User likes tea']);
     const file = join(dir, 'export.jsonl');
     await sm(['--db', source, 'export', '--out', file]);
-    const records = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim()).length;
+    const records = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim()).length;
     const imported = await sm(['--db', join(dir, 'b.db'), 'import', file]);
     expect(imported.stdout).toMatch(new RegExp(`^imported ${records} lines: `));
     writeFileSync(join(dir, 'one.jsonl'), `${readFileSync(file, 'utf8').split('\n')[0]}\n`);
-    expect((await sm(['--db', join(dir, 'c.db'), 'import', join(dir, 'one.jsonl')])).stdout).toMatch(/^imported 1 line: /);
+    expect((await sm(['--db', join(dir, 'c.db'), 'import', join(dir, 'one.jsonl')])).stdout).toMatch(
+      /^imported 1 line: /,
+    );
   });
 });

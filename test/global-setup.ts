@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 export default function setup() {
   for (const script of ['build-cli.mjs', 'build-web.mjs']) {
-    execFileSync(process.execPath, [fileURLToPath(new URL(`../scripts/${script}`, import.meta.url))], { stdio: 'inherit' });
+    execFileSync(process.execPath, [fileURLToPath(new URL(`../scripts/${script}`, import.meta.url))], {
+      stdio: 'inherit',
+    });
   }
 }

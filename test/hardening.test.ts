@@ -17,14 +17,20 @@ import { sm } from './helpers/sm-cli.ts';
 import { smServe } from './helpers/sm-serve.ts';
 import { testStore } from './helpers/store.ts';
 
-describe('configuration keys are the config\'s own, never the object prototype\'s', () => {
+describe("configuration keys are the config's own, never the object prototype's", () => {
   it('unsetConfig and setConfig refuse constructor, toString, __proto__', async () => {
     const { store } = await testStore();
     for (const key of ['constructor', 'toString', 'scoring.constructor', 'hasOwnProperty']) {
-      await expect(unsetConfigValue(store, key), key).rejects.toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
-      await expect(setConfigValue(store, key, 1), key).rejects.toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+      await expect(unsetConfigValue(store, key), key).rejects.toThrow(
+        expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+      );
+      await expect(setConfigValue(store, key, 1), key).rejects.toThrow(
+        expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+      );
     }
-    await expect(setConfigValue(store, '__proto__.polluted', 1)).rejects.toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT' }));
+    await expect(setConfigValue(store, '__proto__.polluted', 1)).rejects.toThrow(
+      expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+    );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     await closeStore(store);
   });
@@ -41,7 +47,9 @@ describe('configuration keys are the config\'s own, never the object prototype\'
 
   it('negative score weights and a clock before 1970 are refused', async () => {
     const { store } = await testStore();
-    await expect(setConfigValue(store, 'scoring.w_freq', -1)).rejects.toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/^scoring\.w_freq/) }));
+    await expect(setConfigValue(store, 'scoring.w_freq', -1)).rejects.toThrow(
+      expect.objectContaining({ code: 'BAD_USER_INPUT', message: expect.stringMatching(/^scoring\.w_freq/) }),
+    );
     await closeStore(store);
     const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
     const early = await sm(['--db', db, 'stats'], { SM_NOW: '-5' });
@@ -55,9 +63,13 @@ describe('the admin token', () => {
     const store = await openStore({ path: ':memory:', env: {} });
     const logger = pino({ level: 'silent' });
     for (const token of ['   ', ' '.repeat(20), 'short-token', 'has a space in it ok', ' padded-token-123456 ']) {
-      expect(() => buildApp({ store, host: '127.0.0.1', port: 0, token, logger }), JSON.stringify(token)).toThrow(/SM_API_TOKEN must be at least 16/);
+      expect(() => buildApp({ store, host: '127.0.0.1', port: 0, token, logger }), JSON.stringify(token)).toThrow(
+        /SM_API_TOKEN must be at least 16/,
+      );
     }
-    expect(() => buildApp({ store, host: '127.0.0.1', port: 0, token: 'a-good-token-0123456789', logger })).not.toThrow();
+    expect(() =>
+      buildApp({ store, host: '127.0.0.1', port: 0, token: 'a-good-token-0123456789', logger }),
+    ).not.toThrow();
     await closeStore(store);
   });
 });
@@ -76,7 +88,8 @@ describe('the CLI and its pipes', () => {
     const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
     // Megabytes of export, far more than a pipe holds: the writes after the reader left fail (EPIPE).
     const store = await openStore({ path: db, env: {} });
-    for (let i = 0; i < 2000; i++) await remember(store, DEFAULT_SPACE, { content: `a fact worth exporting, number ${i} ${'x'.repeat(1000)}` });
+    for (let i = 0; i < 2000; i++)
+      await remember(store, DEFAULT_SPACE, { content: `a fact worth exporting, number ${i} ${'x'.repeat(1000)}` });
     await closeStore(store);
     const child = spawn(process.execPath, [SM, '--db', db, 'export'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -97,7 +110,9 @@ describe('a busy port', () => {
       const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
       const result = await sm(['--db', db, 'serve', '--port', String(first.port)]);
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe(`sm: port ${first.port} on 127.0.0.1 is already in use: stop what listens there, or pick another port with --port or SM_PORT\n`);
+      expect(result.stderr).toBe(
+        `sm: port ${first.port} on 127.0.0.1 is already in use: stop what listens there, or pick another port with --port or SM_PORT\n`,
+      );
     } finally {
       await first.close();
     }
@@ -108,7 +123,10 @@ describe('shutdown with the log pipe gone', () => {
   it('sm serve whose log reader went away (2>&1 | head -2) still stops on SIGTERM within 5 s and closes the database', async () => {
     const SM = fileURLToPath(new URL('../bin/sm.js', import.meta.url));
     const db = join(mkdtempSync(join(tmpdir(), 'sm-hard-')), 'm.db');
-    const child = spawn(process.execPath, [SM, '--db', db, 'serve', '--port', '0'], { env: { ...process.env, SM_LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [SM, '--db', db, 'serve', '--port', '0'], {
+      env: { ...process.env, SM_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let seen = '';
     const url = await new Promise<string>((resolve) =>
       child.stderr.on('data', (chunk) => {
@@ -119,7 +137,11 @@ describe('shutdown with the log pipe gone', () => {
     );
     // Like `head -2`: the reader leaves, and every log line after this one meets a closed pipe.
     child.stderr.destroy();
-    await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ nope }' }) });
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ nope }' }),
+    });
     const started = Date.now();
     child.kill('SIGTERM');
     const code = await Promise.race([
@@ -138,7 +160,10 @@ describe('CLI exit codes and messages are the same embedded and with --url', () 
     const dir = mkdtempSync(join(tmpdir(), 'sm-hard-'));
     const served = await smServe(join(dir, 'served.db'), ['--no-scheduler']);
     try {
-      for (const mode of [['--db', join(dir, 'local.db')], ['--url', served.url]]) {
+      for (const mode of [
+        ['--db', join(dir, 'local.db')],
+        ['--url', served.url],
+      ]) {
         for (const [args, message] of [
           [['remember', '--text', 'x', '--importance', '5'], /^sm: --importance: /],
           [['add-turn', '--session', 's', '--role', 'user', '--text', '   '], /^sm: --text: must not be empty/],

@@ -7,7 +7,16 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildClientSchema, getIntrospectionQuery, getNamedType, isEnumType, isObjectType, isScalarType, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import {
+  buildClientSchema,
+  getIntrospectionQuery,
+  getNamedType,
+  isEnumType,
+  isObjectType,
+  isScalarType,
+  type GraphQLSchema,
+  type IntrospectionQuery,
+} from 'graphql';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../schema/errors.ts';
@@ -25,7 +34,34 @@ function rng(seed: number) {
   };
 }
 
-const NASTY = ['', ' ', '\u0000', 'ü𝕏\u202e', "'; drop table memories; --", '" OR 1=1', '(((', 'NEAR(', '*', '%_\\', '{"a":', 'x'.repeat(30_000), '\n\r\t', '__proto__', 'constructor', '-1', '1e309', 'NaN', 'null', 'true', '[]', '{}', '@@@', 'a.b:c@d', 'memory://x', '🙂'.repeat(500)];
+const NASTY = [
+  '',
+  ' ',
+  '\u0000',
+  'ü𝕏\u202e',
+  "'; drop table memories; --",
+  '" OR 1=1',
+  '(((',
+  'NEAR(',
+  '*',
+  '%_\\',
+  '{"a":',
+  'x'.repeat(30_000),
+  '\n\r\t',
+  '__proto__',
+  'constructor',
+  '-1',
+  '1e309',
+  'NaN',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '@@@',
+  'a.b:c@d',
+  'memory://x',
+  '🙂'.repeat(500),
+];
 
 describe('hostile input', () => {
   let server: TestServer;
@@ -36,13 +72,21 @@ describe('hostile input', () => {
   /** The database's content: rejected requests must leave it as it was. */
   const fingerprint = () =>
     createHash('sha256')
-      .update(JSON.stringify(['turns', 'memories', 'sessions', 'entities', 'users', 'memory_events', 'access_tokens', 'meta'].map((t) => server.store.sqlite.prepare(`select * from ${t} order by rowid`).all())))
+      .update(
+        JSON.stringify(
+          ['turns', 'memories', 'sessions', 'entities', 'users', 'memory_events', 'access_tokens', 'meta'].map((t) =>
+            server.store.sqlite.prepare(`select * from ${t} order by rowid`).all(),
+          ),
+        ),
+      )
       .digest('hex');
 
   beforeAll(async () => {
     server = await startServer();
     const client = server.client();
-    await client.addTurn({ input: { sessionId: 's1', role: 'USER', name: 'Alice', text: 'My name is Alice and I live in Berlin' } });
+    await client.addTurn({
+      input: { sessionId: 's1', role: 'USER', name: 'Alice', text: 'My name is Alice and I live in Berlin' },
+    });
     await client.remember({ input: { content: 'Alice likes tea', tags: ['drinks'] } });
     const introspection = await server.graphql(getIntrospectionQuery());
     schema = buildClientSchema(introspection.body.data as IntrospectionQuery);
@@ -55,7 +99,8 @@ describe('hostile input', () => {
       () => String(Math.floor(random() * 2 ** 31) * (random() < 0.2 ? -1 : 1)),
       () => JSON.stringify(pick(NASTY)),
       () => pick(['true', 'false', 'null', '1.5', '-0', '99999999999999999999']),
-      () => (depth < 3 ? `[${Array.from({ length: Math.floor(random() * 3) }, () => value(depth + 1)).join(', ')}]` : '[]'),
+      () =>
+        depth < 3 ? `[${Array.from({ length: Math.floor(random() * 3) }, () => value(depth + 1)).join(', ')}]` : '[]',
       () => (depth < 3 ? `{ ${pick(['content', 'text', 'sessionId', 'role', 'x'])}: ${value(depth + 1)} }` : '{}'),
       () => pick(['USER', 'ASSISTANT', 'ACTIVE', 'FACT', 'NOPE']),
       () => `${'['.repeat(400)}1${']'.repeat(400)}`,
@@ -84,14 +129,22 @@ describe('hostile input', () => {
     return { query: `${kind} { ${field.name}${args.length ? `(${args.join(', ')})` : ''}${selection} }`, variables };
   }
 
-  it('thousands of generated GraphQL requests: no 5xx, every error coded, rejected ones change nothing', { timeout: 60_000 }, async () => {
+  it('thousands of generated GraphQL requests: no 5xx, every error coded, rejected ones change nothing', {
+    timeout: 60_000,
+  }, async () => {
     const codes = new Set(Object.keys(ERROR_CODES));
     const problems: string[] = [];
     let rejected = 0;
     for (let i = 0; i < 2500; i++) {
       const { query, variables } = document();
       const method = random() < 0.15 ? 'GET' : 'POST';
-      const contentType = pick(['application/json', 'application/json', 'application/graphql-response+json', 'text/plain', 'application/x-www-form-urlencoded']);
+      const contentType = pick([
+        'application/json',
+        'application/json',
+        'application/graphql-response+json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+      ]);
       const before = fingerprint();
       let response: Response;
       if (method === 'GET') {
@@ -99,12 +152,21 @@ describe('hostile input', () => {
         if (variables !== undefined) params.set('variables', random() < 0.5 ? JSON.stringify(variables) : '{broken');
         response = await fetch(`${server.base}/graphql?${params}`, { headers: { accept: 'application/json' } });
       } else {
-        const body = random() < 0.05 ? pick(['{', 'null', '[]', '"x"', '{"query": 5}', '{"query":"{ stats { turns } }","variables":"x"}']) : JSON.stringify({ query, variables });
-        response = await fetch(`${server.base}/graphql`, { method: 'POST', headers: { 'content-type': contentType }, body });
+        const body =
+          random() < 0.05
+            ? pick(['{', 'null', '[]', '"x"', '{"query": 5}', '{"query":"{ stats { turns } }","variables":"x"}'])
+            : JSON.stringify({ query, variables });
+        response = await fetch(`${server.base}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': contentType },
+          body,
+        });
       }
       const text = await response.text();
-      if (response.status >= 500) problems.push(`${response.status} for ${method} ${query.slice(0, 120)}: ${text.slice(0, 200)}`);
-      let parsed: { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string } }[] } | null = null;
+      if (response.status >= 500)
+        problems.push(`${response.status} for ${method} ${query.slice(0, 120)}: ${text.slice(0, 200)}`);
+      let parsed: { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string } }[] } | null =
+        null;
       try {
         parsed = JSON.parse(text);
       } catch {
@@ -112,7 +174,8 @@ describe('hostile input', () => {
       }
       for (const error of parsed?.errors ?? []) {
         const code = error.extensions?.code;
-        if (!code || !codes.has(code)) problems.push(`uncoded error (${code}) for ${query.slice(0, 120)}: ${JSON.stringify(error).slice(0, 200)}`);
+        if (!code || !codes.has(code))
+          problems.push(`uncoded error (${code}) for ${query.slice(0, 120)}: ${JSON.stringify(error).slice(0, 200)}`);
       }
       const failed = !parsed?.data || Object.values(parsed.data).every((v) => v === null);
       if (failed && parsed?.errors?.length) {
@@ -128,7 +191,9 @@ describe('hostile input', () => {
     expect(rss).toBeLessThan(1.5e9);
   });
 
-  it('raw WebSocket frames of every shape: the server stays up and answers a well-formed client', { timeout: 30_000 }, async () => {
+  it('raw WebSocket frames of every shape: the server stays up and answers a well-formed client', {
+    timeout: 30_000,
+  }, async () => {
     const frames = [
       'not json',
       '{}',
@@ -144,7 +209,10 @@ describe('hostile input', () => {
       Buffer.from([0xff, 0xfe, 0x00]),
     ];
     for (let i = 0; i < 60; i++) {
-      const socket = new WebSocket(server.url.replace(/^http/, 'ws'), pick(['graphql-transport-ws', 'graphql-ws', 'nonsense']));
+      const socket = new WebSocket(
+        server.url.replace(/^http/, 'ws'),
+        pick(['graphql-transport-ws', 'graphql-ws', 'nonsense']),
+      );
       await new Promise<void>((resolve) => {
         socket.once('error', () => resolve());
         socket.once('close', () => resolve());
@@ -158,10 +226,50 @@ describe('hostile input', () => {
     expect((await server.graphql('{ stats { turns } }')).body.data.stats.turns).toBe(1);
   });
 
-  it('generated CLI argv and environment: exit 0, 1 or 2, one line on stderr, never a stack trace', { timeout: 60_000 }, async () => {
+  it('generated CLI argv and environment: exit 0, 1 or 2, one line on stderr, never a stack trace', {
+    timeout: 60_000,
+  }, async () => {
     const db = join(mkdtempSync(join(tmpdir(), 'sm-hostile-')), 'cli.db');
-    const commands = ['add-turn', 'remember', 'list', 'search', 'forget', 'explain', 'show', 'confirm', 'correct', 'get-context', 'entity', 'config', 'export', 'import', 'token', 'users', 'forget-user', 'tools', 'nope'];
-    const flags = ['--id', '--text', '--session', '--role', '--importance', '--tags', '--limit', '--kinds', '--format', '--max-tokens', '--k', '--out', '--user', '--agent', '--json', '--yes', '--bogus'];
+    const commands = [
+      'add-turn',
+      'remember',
+      'list',
+      'search',
+      'forget',
+      'explain',
+      'show',
+      'confirm',
+      'correct',
+      'get-context',
+      'entity',
+      'config',
+      'export',
+      'import',
+      'token',
+      'users',
+      'forget-user',
+      'tools',
+      'nope',
+    ];
+    const flags = [
+      '--id',
+      '--text',
+      '--session',
+      '--role',
+      '--importance',
+      '--tags',
+      '--limit',
+      '--kinds',
+      '--format',
+      '--max-tokens',
+      '--k',
+      '--out',
+      '--user',
+      '--agent',
+      '--json',
+      '--yes',
+      '--bogus',
+    ];
     const runs = [];
     for (let i = 0; i < 40; i++) {
       const argv = ['--db', db, pick(commands)];

@@ -11,7 +11,7 @@ import { insertMemory } from '../server/core/memories.ts';
 import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { write } from '../server/core/store.ts';
 import { launchBrowser, openPage, overflowsSideways, tabTo } from './helpers/browser.ts';
-import { startServer, type TestServer } from './helpers/api-server.ts';
+import { startServer } from './helpers/api-server.ts';
 
 // Launched by the first test that needs it: without Chromium every test fails (none is skipped).
 let launched: Promise<Browser> | null = null;
@@ -39,14 +39,26 @@ describe('inspector', () => {
       await waitLive(page);
 
       const client = server.client();
-      await client.addTurn({ input: { sessionId: 'chat-1', role: Role.User, text: 'My name is Alex and I live in Porto.' } });
-      await client.addTurn({ input: { sessionId: 'chat-1', role: Role.User, text: 'My email is alex@example.com, send the itinerary there.' } });
+      await client.addTurn({
+        input: { sessionId: 'chat-1', role: Role.User, text: 'My name is Alex and I live in Porto.' },
+      });
+      await client.addTurn({
+        input: {
+          sessionId: 'chat-1',
+          role: Role.User,
+          text: 'My email is alex@example.com, send the itinerary there.',
+        },
+      });
       // No reload: the memoryEvents subscription brings them.
       await memoryRow(page, 'User lives in Porto').waitFor();
       await memoryRow(page, "User's email is alex@example.com").waitFor();
-      await expect(memoryRow(page, "User's email is alex@example.com").locator('.badge-pii').textContent()).resolves.toBe('PII');
+      await expect(
+        memoryRow(page, "User's email is alex@example.com").locator('.badge-pii').textContent(),
+      ).resolves.toBe('PII');
       await expect(memoryRow(page, 'User lives in Porto').locator('.badge-pii').count()).resolves.toBe(0);
-      await expect(memoryRow(page, 'User lives in Porto').textContent()).resolves.toMatch(/mid.*active.*score.*conf.*imp/);
+      await expect(memoryRow(page, 'User lives in Porto').textContent()).resolves.toMatch(
+        /mid.*active.*score.*conf.*imp/,
+      );
 
       // Keyboard only from here: Tab to the memory, Enter opens its explanation.
       expect(await tabTo(page, (e) => e.tag === 'a' && e.text.startsWith('User lives in Porto'))).toBe(true);
@@ -88,10 +100,26 @@ describe('inspector', () => {
     const { page, blocked, problems, context } = await openPage(await browser(), { width: 390, height: 844 });
     try {
       const client = server.client();
-      await client.addTurn({ input: { sessionId: 'phone', role: Role.User, text: 'My sister Maria lives in Lisbon with Tom, and I work at Acme as a data engineer.' } });
+      await client.addTurn({
+        input: {
+          sessionId: 'phone',
+          role: Role.User,
+          text: 'My sister Maria lives in Lisbon with Tom, and I work at Acme as a data engineer.',
+        },
+      });
       await client.runJobs();
       const { memories } = await client.memories({ first: 1 });
-      for (const hash of ['#/memories', '#/profile', `#/memory/${memories.edges[0]!.node.id}`, '#/sessions', '#/sessions/phone', '#/search?q=Maria', '#/entities', '#/timeline', '#/system']) {
+      for (const hash of [
+        '#/memories',
+        '#/profile',
+        `#/memory/${memories.edges[0]!.node.id}`,
+        '#/sessions',
+        '#/sessions/phone',
+        '#/search?q=Maria',
+        '#/entities',
+        '#/timeline',
+        '#/system',
+      ]) {
         await page.goto(`${server.base}/${hash}`);
         await page.locator('main h1').first().waitFor();
         await page.waitForLoadState('networkidle');
@@ -108,11 +136,23 @@ describe('inspector', () => {
   it('opens on the user with the latest activity; the Profile page lists standing memory, edits an instruction and unpins by keyboard', async () => {
     const server = await startServer({ config: HEURISTIC });
     const client = server.client();
-    await client.forUser('dana').addTurn({ input: { sessionId: 'dana-chat', role: Role.User, text: 'I live in Oslo.', at: '2024-01-01T10:00:00.000Z' } });
+    await client.forUser('dana').addTurn({
+      input: { sessionId: 'dana-chat', role: Role.User, text: 'I live in Oslo.', at: '2024-01-01T10:00:00.000Z' },
+    });
     const erin = client.forUser('erin');
-    await erin.addTurn({ input: { sessionId: 'erin-chat', role: Role.User, text: 'Always include version numbers when I ask about libraries.' } });
-    await erin.addTurn({ input: { sessionId: 'erin-chat', role: Role.User, text: "I'm vegetarian and I prefer short answers." } });
-    await erin.addTurn({ input: { sessionId: 'erin-chat', role: Role.User, text: 'I went to the harbour with Rui last Sunday.' } });
+    await erin.addTurn({
+      input: {
+        sessionId: 'erin-chat',
+        role: Role.User,
+        text: 'Always include version numbers when I ask about libraries.',
+      },
+    });
+    await erin.addTurn({
+      input: { sessionId: 'erin-chat', role: Role.User, text: "I'm vegetarian and I prefer short answers." },
+    });
+    await erin.addTurn({
+      input: { sessionId: 'erin-chat', role: Role.User, text: 'I went to the harbour with Rui last Sunday.' },
+    });
     const harbour = (await erin.search({ query: 'harbour Rui', kinds: ['FACT' as never] })).search[0]!;
     await erin.pinMemory({ id: harbour.id });
     const { page, blocked, problems, context } = await openPage(await browser());
@@ -136,8 +176,12 @@ describe('inspector', () => {
       await box.fill('Always include version numbers and release dates when I ask about libraries.');
       expect(await tabTo(page, (e) => e.tag === 'button' && e.text === 'Save')).toBe(true);
       await page.keyboard.press('Enter');
-      await instructions.getByText('Always include version numbers and release dates when I ask about libraries.').waitFor();
-      await expect(instructions.getByText('Always include version numbers when I ask about libraries.').count()).resolves.toBe(0);
+      await instructions
+        .getByText('Always include version numbers and release dates when I ask about libraries.')
+        .waitFor();
+      await expect(
+        instructions.getByText('Always include version numbers when I ask about libraries.').count(),
+      ).resolves.toBe(0);
 
       // Unpin by keyboard: the pinned list empties.
       expect(await tabTo(page, (e) => e.tag === 'button' && e.text === 'Unpin')).toBe(true);
@@ -146,7 +190,11 @@ describe('inspector', () => {
       await page.getByText('Nothing else is pinned').waitFor();
 
       const db = server.store.sqlite;
-      expect(db.prepare("select content, status from memories where user_id = 'erin' and kind = 'instruction' order by id").all()).toEqual([
+      expect(
+        db
+          .prepare("select content, status from memories where user_id = 'erin' and kind = 'instruction' order by id")
+          .all(),
+      ).toEqual([
         { content: 'Always include version numbers when I ask about libraries.', status: 'archived' },
         { content: 'Always include version numbers and release dates when I ask about libraries.', status: 'active' },
       ]);
@@ -207,7 +255,7 @@ describe('inspector', () => {
     }
   });
 
-  it('searches with each signal\'s rank and previews the context at a budget with its token count', async () => {
+  it("searches with each signal's rank and previews the context at a budget with its token count", async () => {
     const server = await startServer({ config: HEURISTIC });
     const { page, blocked, problems, context } = await openPage(await browser());
     try {
@@ -221,10 +269,14 @@ describe('inspector', () => {
       const first = page.locator('.hits .hit').first();
       await first.waitFor();
       await expect(first.textContent()).resolves.toMatch(/Maria lives in Porto/);
-      await expect(first.locator('.signal').first().textContent()).resolves.toMatch(/^(lexical|entity|vector|memory) #\d+$/);
+      await expect(first.locator('.signal').first().textContent()).resolves.toMatch(
+        /^(lexical|entity|vector|memory) #\d+$/,
+      );
       await page.getByLabel('Budget (tokens)').fill('200');
       await page.getByRole('button', { name: 'Preview context' }).click();
-      await expect(page.locator('.summary', { hasText: 'of a budget of 200' }).textContent()).resolves.toMatch(/^\d+ tokens? of a budget of 200 \(o200k_base\)/);
+      await expect(page.locator('.summary', { hasText: 'of a budget of 200' }).textContent()).resolves.toMatch(
+        /^\d+ tokens? of a budget of 200 \(o200k_base\)/,
+      );
       await expect(page.locator('pre.markdown').textContent()).resolves.toContain('Maria lives in Porto');
       expect(blocked).toEqual([]);
       expect(cspViolations(problems)).toEqual([]);
@@ -253,12 +305,18 @@ describe('inspector', () => {
     }
   });
 
-  it('scrolls 10 000 memories smoothly: a page at a time, a few dozen rows in the DOM', { timeout: 120_000 }, async () => {
+  it('scrolls 10 000 memories smoothly: a page at a time, a few dozen rows in the DOM', {
+    timeout: 120_000,
+  }, async () => {
     const server = await startServer();
     const { store } = server;
     await write(store, async () => {
       for (let i = 0; i < 10_000; i++) {
-        await insertMemory(store, DEFAULT_SPACE, { content: `Fact number ${i} about topic ${i % 97}`, importance: (i % 10) / 10, tags: i % 50 === 0 ? ['pii'] : ['bulk'] });
+        await insertMemory(store, DEFAULT_SPACE, {
+          content: `Fact number ${i} about topic ${i % 97}`,
+          importance: (i % 10) / 10,
+          tags: i % 50 === 0 ? ['pii'] : ['bulk'],
+        });
       }
     });
     const { page, context } = await openPage(await browser());
@@ -284,7 +342,13 @@ describe('inspector', () => {
           if (atEnd) await new Promise((resolve) => setTimeout(resolve, 50)); // the next page is on its way
         }
         const sorted = [...times].sort((a, b) => a - b);
-        return { steps: times.length, slowest: sorted.at(-1)!, median: sorted[Math.floor(sorted.length / 2)]!, maxRows, loaded: list.querySelector('ul')!.offsetHeight / 68 };
+        return {
+          steps: times.length,
+          slowest: sorted.at(-1)!,
+          median: sorted[Math.floor(sorted.length / 2)]!,
+          maxRows,
+          loaded: list.querySelector('ul')!.offsetHeight / 68,
+        };
       });
       expect(loaded).toBe(10_000);
       expect(steps).toBeGreaterThan(100);
@@ -292,7 +356,10 @@ describe('inspector', () => {
       // Two frames at 60 Hz are 33 ms; a shared CI core is slower, so the bound is generous.
       expect(median).toBeLessThan(100);
       expect(slowest).toBeLessThan(1000);
-      await page.locator('a.memory-row', { hasText: /^Fact number \d+ about/ }).last().waitFor();
+      await page
+        .locator('a.memory-row', { hasText: /^Fact number \d+ about/ })
+        .last()
+        .waitFor();
     } finally {
       await context.close();
       await server.close();
@@ -301,7 +368,9 @@ describe('inspector', () => {
 });
 
 describe('GraphiQL', () => {
-  it('loads with every request outside 127.0.0.1 blocked, with the token prefilled, and runs a query and a subscription', { timeout: 90_000 }, async () => {
+  it('loads with every request outside 127.0.0.1 blocked, with the token prefilled, and runs a query and a subscription', {
+    timeout: 90_000,
+  }, async () => {
     const admin = 'graphiql-admin-token-0123456789';
     const server = await startServer({ token: admin, config: HEURISTIC });
     const { page, blocked, problems, requested, context } = await openPage(await browser());
@@ -315,7 +384,9 @@ describe('GraphiQL', () => {
       await page.getByRole('heading', { name: 'Memories' }).waitFor();
       await page.getByRole('link', { name: 'GraphiQL' }).click();
       await page.locator('.graphiql-container').first().waitFor({ timeout: 30_000 });
-      await expect.poll(() => page.locator('.graphiql-editor-tool').textContent(), { timeout: 15_000 }).toMatch(/"Authorization":\s*"Bearer\sgraphiql-admin-token/);
+      await expect
+        .poll(() => page.locator('.graphiql-editor-tool').textContent(), { timeout: 15_000 })
+        .toMatch(/"Authorization":\s*"Bearer\sgraphiql-admin-token/);
 
       await page.locator('.graphiql-execute-button').click();
       await page.getByRole('menuitem', { name: 'Overview' }).click();
@@ -327,7 +398,9 @@ describe('GraphiQL', () => {
       client = server.client();
       // The server listens a moment after GraphiQL subscribes: send turns until one shows.
       for (let i = 0; i < 40 && !/CREATED/.test((await response.textContent()) ?? ''); i++) {
-        await client.addTurn({ input: { sessionId: 'graphiql', role: Role.User, text: `I own ${i + 2} bicycles number ${i}` } });
+        await client.addTurn({
+          input: { sessionId: 'graphiql', role: Role.User, text: `I own ${i + 2} bicycles number ${i}` },
+        });
         await page.waitForTimeout(250);
       }
       await expect(response.textContent()).resolves.toMatch(/"action":\s*"CREATED"/);

@@ -26,7 +26,9 @@ const assetsOf = (html: string) => [...html.matchAll(/(?:src|href)="(\/assets\/[
  * namespaces (w3.org), JSON Schema dialects (json-schema.org, zod's), and URLs a template builds.
  */
 const externalUrls = (text: string) =>
-  [...text.matchAll(/https?:\/\/[^\s"'`)<>\\]+/g)].map((m) => m[0]).filter((url) => !/^https?:\/\/(www\.w3\.org|json-schema\.org)\/|\$\{/.test(url));
+  [...text.matchAll(/https?:\/\/[^\s"'`)<>\\]+/g)]
+    .map((m) => m[0])
+    .filter((url) => !/^https?:\/\/(www\.w3\.org|json-schema\.org)\/|\$\{/.test(url));
 
 describe('the inspector at /', () => {
   it('serves the page without a token, under a CSP that allows only this server', async () => {
@@ -45,7 +47,15 @@ describe('the inspector at /', () => {
     expect(assetsOf(html)).toHaveLength(2);
     // The API itself still wants the token.
     expect((await server.graphql('{ viewer { admin } }', {}, { authorization: '' })).status).toBe(401);
-    expect((await fetch(`${server.base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ viewer { admin } }"}' })).status).toBe(401);
+    expect(
+      (
+        await fetch(`${server.base}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"query":"{ viewer { admin } }"}',
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('serves hashed assets with their types, cached for a year, brotli or gzip when accepted', async () => {
@@ -89,7 +99,11 @@ describe('the inspector at /', () => {
       expect(externalUrls(text), asset).toEqual([]);
     }
     // Everything in dist/ was written by the last build.
-    expect(readdirSync(join(WEB_DIST, 'assets')).filter((f) => !/\.(br|gz)$/.test(f)).sort()).toEqual(assets.map((a) => a.slice('/assets/'.length)).sort());
+    expect(
+      readdirSync(join(WEB_DIST, 'assets'))
+        .filter((f) => !/\.(br|gz)$/.test(f))
+        .sort(),
+    ).toEqual(assets.map((a) => a.slice('/assets/'.length)).sort());
   });
 });
 
@@ -105,7 +119,14 @@ describe('GraphiQL at /graphql', () => {
     expect(html).toContain('<title>Symbiosis Memory</title>');
     expect(html).toContain('sessionStorage.getItem("sm.token")');
     expect(html).toContain('"headers":smTokenHeaders()');
-    for (const operation of ['query Overview', 'query Search', 'query Explain', 'mutation AddTurn', 'subscription LiveMemories']) expect(html).toContain(operation);
+    for (const operation of [
+      'query Overview',
+      'query Search',
+      'query Explain',
+      'mutation AddTurn',
+      'subscription LiveMemories',
+    ])
+      expect(html).toContain(operation);
     expect(html).toContain('"subscriptionsProtocol":"SSE"');
     // No script, style or font from a CDN: every <script> and <link> is inline.
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+rel="stylesheet"/);
@@ -114,7 +135,9 @@ describe('GraphiQL at /graphql', () => {
     const zipped = await get('/graphql', { accept: 'text/html', 'accept-encoding': 'gzip, br' });
     expect(zipped.headers.get('content-encoding')).toBe('gzip');
     expect(Number(zipped.headers.get('content-length'))).toBeLessThan(html.length / 3);
-    const raw = await fetch(`${server.base}/graphql`, { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } }).then((r) => r.text());
+    const raw = await fetch(`${server.base}/graphql`, {
+      headers: { accept: 'text/html', 'accept-encoding': 'gzip' },
+    }).then((r) => r.text());
     expect(raw).toBe(html);
     // Revalidated, not downloaded again.
     const etag = page.headers.get('etag')!;
@@ -134,7 +157,14 @@ describe('GraphiQL at /graphql', () => {
 
 describe('banner', () => {
   it('names the inspector first', () => {
-    const banner = formatBanner({ version: '0.1.0', url: 'http://127.0.0.1:8787/graphql', dbPath: '/tmp/x.db', created: false, token: false, config: resolveConfig([]) });
+    const banner = formatBanner({
+      version: '0.1.0',
+      url: 'http://127.0.0.1:8787/graphql',
+      dbPath: '/tmp/x.db',
+      created: false,
+      token: false,
+      config: resolveConfig([]),
+    });
     expect(banner.split('\n')[1]).toBe('  Inspector   http://127.0.0.1:8787/');
     expect(banner).toContain('  GraphQL     http://127.0.0.1:8787/graphql (GraphiQL in a browser)');
   });

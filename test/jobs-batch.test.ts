@@ -20,13 +20,17 @@ import { testStore } from './helpers/store.ts';
 const NAMES = ['Caroline', 'Melanie', 'John', 'Maria', 'Gina'];
 const PLACES = ['Lisbon', 'Paris', 'Boston', 'Kyoto'];
 const textOf = (i: number) =>
-  i % 2 ? `I met ${NAMES[i % NAMES.length]} in ${PLACES[i % PLACES.length]} and we talked about gardens` : `${NAMES[i % NAMES.length]} said the concert in ${PLACES[i % PLACES.length]} was great`;
+  i % 2
+    ? `I met ${NAMES[i % NAMES.length]} in ${PLACES[i % PLACES.length]} and we talked about gardens`
+    : `${NAMES[i % NAMES.length]} said the concert in ${PLACES[i % PLACES.length]} was great`;
 
 async function setup(config: Record<string, unknown> = {}) {
   const t = await testStore({ extractor: { mode: 'heuristic' }, ...config });
   const runtime = await createRuntime(t.store, {});
-  const say = (i: number, sessionId = 's1') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name: 'Sam', text: textOf(i) });
-  const enriched = async () => Number(await t.store.sql.pluck('select count(*) from turns where enriched_at is not null'));
+  const say = (i: number, sessionId = 's1') =>
+    ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name: 'Sam', text: textOf(i) });
+  const enriched = async () =>
+    Number(await t.store.sql.pluck('select count(*) from turns where enriched_at is not null'));
   return { ...t, runtime, say, enriched };
 }
 
@@ -50,7 +54,8 @@ describe('batch jobs', () => {
     expect(sizes.slice(0, 3)).toEqual([100, 100, 50]);
     expect(first).toEqual({ ran: 250, done: 150, failed: 100, dead: 0 });
     // Retried (after their backoff) one by one: 99 pass, the bad one fails again.
-    for (const job of await listJobs(store, { status: 'pending', limit: 500 })) await store.sql.run('update jobs set run_at = 0 where id = ?', [job.id]);
+    for (const job of await listJobs(store, { status: 'pending', limit: 500 }))
+      await store.sql.run('update jobs set run_at = 0 where id = ?', [job.id]);
     sizes.length = 0;
     const second = await drainJobs(store, handlers);
     expect(sizes.every((n) => n === 1)).toBe(true);
@@ -58,7 +63,7 @@ describe('batch jobs', () => {
     expect((await listJobs(store, { status: 'pending' })).map((j) => j.payload.n)).toEqual([7]);
   });
 
-  it('the server\'s worker runs the NER jobs (in its thread) while turns arrive, and every turn gets its accurate pass', async () => {
+  it("the server's worker runs the NER jobs (in its thread) while turns arrive, and every turn gets its accurate pass", async () => {
     const { store, say, enriched } = await setup();
     const worker = startWorker(store, jobHandlers(await createRuntime(store, {})), { concurrency: 2 });
     try {
@@ -69,7 +74,12 @@ describe('batch jobs', () => {
       await worker.stop();
     }
     expect(await enriched()).toBe(300);
-    expect((await getStats(store, null)).jobs).toMatchObject({ pending: 0, backlog: 0, nerDeferred: 0, nerCheapMode: false });
+    expect((await getStats(store, null)).jobs).toMatchObject({
+      pending: 0,
+      backlog: 0,
+      nerDeferred: 0,
+      nerCheapMode: false,
+    });
   });
 });
 
@@ -81,10 +91,17 @@ describe('accurate NER in batches', () => {
     const stampOf = (id: number) => store.sql.pluck('select enriched_at from turns where id = ?', [id]);
     // One turn stamped meanwhile (as by the nightly enrichment): its pass is skipped.
     await store.sql.run('update turns set enriched_at = 1 where id = ?', [turns[5]!.id]);
-    expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: turns.length, done: turns.length, failed: 0 });
+    expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({
+      ran: turns.length,
+      done: turns.length,
+      failed: 0,
+    });
     expect(await stampOf(turns[5]!.id)).toBe(1);
     const nlp = await loadCompromise();
-    const linked = await entitiesForTurns(store, turns.map((t) => t.id));
+    const linked = await entitiesForTurns(
+      store,
+      turns.map((t) => t.id),
+    );
     for (const turn of turns.filter((_, i) => i !== 5)) {
       const names = new Set(linked.get(turn.id)!.map((e) => e.name));
       // Every name compromise finds alone in the turn is linked to it (the batch parsed it in the thread, with others).
@@ -121,7 +138,9 @@ describe('the NER thread', () => {
     expect(await drained).toEqual({ ran: 10, done: 0, failed: 10, dead: 0 });
     spy.mockRestore();
     expect(await enriched()).toBe(0);
-    expect(new Set((await listJobs(store, { status: 'pending' })).map((j) => j.lastError))).toEqual(new Set([expect.stringMatching(/^NerUnavailable: the NER thread exited/)]));
+    expect(new Set((await listJobs(store, { status: 'pending' })).map((j) => j.lastError))).toEqual(
+      new Set([expect.stringMatching(/^NerUnavailable: the NER thread exited/)]),
+    );
     // Retried (after the backoff) in a new thread: every turn gets its accurate pass.
     await store.sql.run("update jobs set run_at = 0 where status = 'pending'");
     expect(await drainJobs(store, jobHandlers(runtime))).toMatchObject({ ran: 10, done: 10, failed: 0 });
@@ -145,7 +164,14 @@ describe('cheap mode', () => {
     expect((await getStats(store, null)).jobs).toMatchObject({ nerDeferred: 7, nerCheapMode: true, backlog: 6 });
     expect((await getStats(store, DEFAULT_SPACE)).jobs).toMatchObject({ nerDeferred: 7, backlog: 5 });
     // Another user's counts hold none of them (the mode itself is the file's).
-    expect((await getStats(store, { userId: 'someone-else', agentId: null })).jobs).toMatchObject({ pending: 0, backlog: 0, lagSeconds: 0, byType: [], nerDeferred: 0, nerCheapMode: true });
+    expect((await getStats(store, { userId: 'someone-else', agentId: null })).jobs).toMatchObject({
+      pending: 0,
+      backlog: 0,
+      lagSeconds: 0,
+      byType: [],
+      nerDeferred: 0,
+      nerCheapMode: true,
+    });
     // The fast pass ran on every turn: the speaker is linked at once.
     expect((await entitiesForTurns(store, [turns[11]!.id])).get(turns[11]!.id)!.map((e) => e.name)).toContain('Sam');
 

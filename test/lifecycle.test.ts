@@ -33,7 +33,12 @@ describe('sessions and consolidation', () => {
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'I like JRPGs' });
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'assistant', text: 'Nice! Which one?' });
     // Stored without extraction: consolidation is what turns it into memory.
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'My name is Alex and I live in Porto', autoExtract: false });
+    await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      text: 'My name is Alex and I live in Porto',
+      autoExtract: false,
+    });
     expect((await jobCounts(store)).pending).toBe(0);
     advanceDays(1);
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's2', role: 'user', text: 'Hello again' });
@@ -45,7 +50,11 @@ describe('sessions and consolidation', () => {
     expect(session.consolidatedAt).not.toBeNull();
     expect(session.turnCount).toBe(3);
     expect((await getSession(store, DEFAULT_SPACE, 's2'))!.consolidatedAt).toBeNull();
-    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content).sort()).toEqual(['User likes JRPGs', 'User lives in Porto', "User's name is Alex"]);
+    expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content).sort()).toEqual([
+      'User likes JRPGs',
+      'User lives in Porto',
+      "User's name is Alex",
+    ]);
     expect(events).toEqual(['STARTED:s1', 'COMPLETED:s1']);
 
     const before = JSON.stringify((await listMemories(store, DEFAULT_SPACE, { limit: 100 })).rows);
@@ -56,9 +65,23 @@ describe('sessions and consolidation', () => {
 
   it('reads turns in pages of 30 and counts facts already known from a turn as unchanged', async () => {
     const { runtime, store } = await setup();
-    for (let i = 0; i < 65; i++) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `I like hobby number ${i}`, at: 1000 + i });
+    for (let i = 0; i < 65; i++)
+      await ingestTurn(runtime, DEFAULT_SPACE, {
+        sessionId: 's1',
+        role: 'user',
+        text: `I like hobby number ${i}`,
+        at: 1000 + i,
+      });
     const report = await consolidateSession(runtime, DEFAULT_SPACE, 's1');
-    expect(report).toMatchObject({ status: 'completed', detail: 'heuristic', turns: 65, pages: 3, created: 0, merged: 0, unchanged: 65 });
+    expect(report).toMatchObject({
+      status: 'completed',
+      detail: 'heuristic',
+      turns: 65,
+      pages: 3,
+      created: 0,
+      merged: 0,
+      unchanged: 65,
+    });
     expect((await listMemories(store, DEFAULT_SPACE, { limit: 100 })).rows.every((m) => m.hits === 0)).toBe(true);
   });
 
@@ -66,7 +89,12 @@ describe('sessions and consolidation', () => {
     const { runtime, store } = await setup();
     await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'hi' });
     await consolidateSession(runtime, DEFAULT_SPACE, 's1');
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'I moved to Lisbon', autoExtract: false });
+    await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      text: 'I moved to Lisbon',
+      autoExtract: false,
+    });
     expect((await getSession(store, DEFAULT_SPACE, 's1'))!.consolidatedAt).toBeNull();
     expect((await consolidateSession(runtime, DEFAULT_SPACE, 's1')).created).toBe(1);
   });
@@ -83,9 +111,23 @@ describe('sessions and consolidation', () => {
 
   it('keeps older news as history instead of letting it replace a newer fact', async () => {
     const { runtime, store } = await setup();
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I moved to Lisbon', at: Date.UTC(2025, 5, 1) });
-    const late = await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's0', role: 'user', name: 'Ana', text: 'I live in Berlin', at: Date.UTC(2024, 0, 1) });
-    expect(late.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([['superseded', 'Ana lives in Berlin', 'archived']]);
+    await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      name: 'Ana',
+      text: 'I moved to Lisbon',
+      at: Date.UTC(2025, 5, 1),
+    });
+    const late = await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 's0',
+      role: 'user',
+      name: 'Ana',
+      text: 'I live in Berlin',
+      at: Date.UTC(2024, 0, 1),
+    });
+    expect(late.extracted.map((e) => [e.action, e.memory.content, e.memory.status])).toEqual([
+      ['superseded', 'Ana lives in Berlin', 'archived'],
+    ]);
     expect((await listMemories(store, DEFAULT_SPACE)).rows.map((m) => m.content)).toEqual(['Ana moved to Lisbon']);
   });
 
@@ -100,12 +142,30 @@ describe('sessions and consolidation', () => {
     afterAll(() => llm.close());
 
     it('extracts each page with the model, links facts to their turns, and falls back per page', async () => {
-      const t = await testStore({ extractor: { mode: 'heuristic' }, llm: { endpoint: llm.url, model: 'm', timeout_s: 1 } });
+      const t = await testStore({
+        extractor: { mode: 'heuristic' },
+        llm: { endpoint: llm.url, model: 'm', timeout_s: 1 },
+      });
       const runtime = await createRuntime(t.store, {});
       const turns = [];
-      for (let i = 0; i < 31; i++) turns.push((await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: `turn ${i}`, at: 1000 + i })).turn);
+      for (let i = 0; i < 31; i++)
+        turns.push(
+          (
+            await ingestTurn(runtime, DEFAULT_SPACE, {
+              sessionId: 's1',
+              role: 'user',
+              name: 'Ana',
+              text: `turn ${i}`,
+              at: 1000 + i,
+            })
+          ).turn,
+        );
       llm.script(
-        { reply: JSON.stringify([{ action: 'create', turnId: turns[3]!.id, content: 'Ana keeps bees', tags: ['hobby'] }]) },
+        {
+          reply: JSON.stringify([
+            { action: 'create', turnId: turns[3]!.id, content: 'Ana keeps bees', tags: ['hobby'] },
+          ]),
+        },
         { status: 500 },
       );
       const before = llm.requests.length;
@@ -114,7 +174,9 @@ describe('sessions and consolidation', () => {
       expect(llm.requests[before]!.body.messages[1].content).toContain(`[turn ${turns[0]!.id}] Ana: turn 0`);
       expect(report).toMatchObject({ pages: 2, turns: 31, created: 1, detail: 'llm+heuristic' });
       const bees = (await listMemories(t.store, DEFAULT_SPACE, { q: 'bees' })).rows[0]!;
-      expect((await explain(t.store, DEFAULT_SPACE, bees.id)).sources).toEqual([{ turnId: turns[3]!.id, reason: 'extracted', rule: 'llm' }]);
+      expect((await explain(t.store, DEFAULT_SPACE, bees.id)).sources).toEqual([
+        { turnId: turns[3]!.id, reason: 'extracted', rule: 'llm' },
+      ]);
     });
   });
 });
@@ -132,7 +194,10 @@ describe('decay', () => {
     const report = await runDecay(store);
     expect(report.archived).toBe(1);
     expect((await getMemory(store, idle.id))!.status).toBe('archived');
-    expect((await explain(store, DEFAULT_SPACE, idle.id)).decisions.map((d) => d.action).slice(0, 2)).toEqual(['archived', 'decayed']);
+    expect((await explain(store, DEFAULT_SPACE, idle.id)).decisions.map((d) => d.action).slice(0, 2)).toEqual([
+      'archived',
+      'decayed',
+    ]);
     expect(await getMemory(store, confirmed.id)).toMatchObject({ status: 'active', confidence: 1 });
   });
 
@@ -147,7 +212,10 @@ describe('decay', () => {
     }
     once.advanceDays(20);
     await runDecay(once.store);
-    expect((await getMemory(nightly.store, a.id))!.confidence).toBeCloseTo((await getMemory(once.store, b.id))!.confidence, 12);
+    expect((await getMemory(nightly.store, a.id))!.confidence).toBeCloseTo(
+      (await getMemory(once.store, b.id))!.confidence,
+      12,
+    );
     expect((await getMemory(once.store, b.id))!.confidence).toBeCloseTo(Math.exp(-0.1 * 20), 12);
   });
 
@@ -170,11 +238,29 @@ describe('reflection', () => {
     const { runtime, store, advanceDays } = await setup();
     // Plain facts: where Ana lives or what she likes is now a protected profile or preference
     // memory (docs/memory-kinds.md), which reflection does not count as a new fact.
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'My car is a red Fiat' });
+    await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      name: 'Ana',
+      text: 'My car is a red Fiat',
+    });
     const skipped = await runMaintenance(runtime, 'reflect');
-    expect(skipped).toMatchObject({ task: 'reflect', reflection: { created: false, reason: expect.stringContaining('1 new facts') } });
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'My car is a blue Toyota' });
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'I adopted a dog and I bought a new bike' });
+    expect(skipped).toMatchObject({
+      task: 'reflect',
+      reflection: { created: false, reason: expect.stringContaining('1 new facts') },
+    });
+    await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      name: 'Ana',
+      text: 'My car is a blue Toyota',
+    });
+    await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      name: 'Ana',
+      text: 'I adopted a dog and I bought a new bike',
+    });
     const done = await runMaintenance(runtime, 'reflect');
     if (done.task !== 'reflect') throw new Error('wrong task');
     const reflection = done.reflection.reflection!;
@@ -186,7 +272,12 @@ describe('reflection', () => {
     expect((await getContext(store, DEFAULT_SPACE, { sessionId: 's2' })).markdown).toContain('## Weekly insight');
 
     advanceDays(5);
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'My boss is called Tom' });
+    await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      name: 'Ana',
+      text: 'My boss is called Tom',
+    });
     expect(await reflectionReason(runtime)).toMatch(/5\.0 days old \(< 6\)/);
     advanceDays(1.5);
     const next = await runMaintenance(runtime, 'reflect');
@@ -215,7 +306,12 @@ describe('scheduler', () => {
     // Every second: the decay task archives a fact that is long past the threshold.
     const old = (await remember(store, DEFAULT_SPACE, { content: 'User once had a cold' })).memory;
     await store.sql.run('update memories set last_seen_at = 0 where id = ?', [old.id]);
-    const fast = startScheduler(maintenanceSchedule({ ...runtime, store: { ...store, config: { ...store.config, schedule: { ...store.config.schedule, decay: '* * * * * *' } } } }));
+    const fast = startScheduler(
+      maintenanceSchedule({
+        ...runtime,
+        store: { ...store, config: { ...store.config, schedule: { ...store.config.schedule, decay: '* * * * * *' } } },
+      }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     fast.stop();
     expect((await getMemory(store, old.id))!.status).toBe('archived');
@@ -230,7 +326,12 @@ describe('scheduler', () => {
 describe('context', () => {
   it('writes a memory once in the markdown, in its most important section', async () => {
     const { runtime, store } = await setup();
-    await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text: 'My name is Ana and I like pottery' });
+    await ingestTurn(runtime, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'user',
+      name: 'Ana',
+      text: 'My name is Ana and I like pottery',
+    });
     const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'what does Ana like' });
     expect(context.relevant.map((m) => m.content)).toContain('Ana likes pottery');
     expect(context.midTerm.map((m) => m.content)).toContain('Ana likes pottery');

@@ -25,7 +25,7 @@ function longText(chars: number, needle: string): string {
     const sentence = `Paragraph ${i} goes over routine details of the build number ${i}. `;
     parts.push(sentence);
     length += sentence.length;
-    if (i === 2000) (parts.push(`${needle} `), (length += needle.length + 1));
+    if (i === 2000) parts.push(`${needle} `), (length += needle.length + 1);
   }
   return parts.join('').slice(0, chars);
 }
@@ -39,7 +39,9 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('long turns', () => {
-  it(`stores a turn of ${MAX_TURN_TEXT.toLocaleString('en')} characters whole over GraphQL, and refuses one more with nothing stored`, { timeout: 60_000 }, async () => {
+  it(`stores a turn of ${MAX_TURN_TEXT.toLocaleString('en')} characters whole over GraphQL, and refuses one more with nothing stored`, {
+    timeout: 60_000,
+  }, async () => {
     const text = longText(MAX_TURN_TEXT, 'The staging database password rotates every ninety days.');
     const { addTurn } = await client.addTurn({ input: { sessionId: 'paste', role: Role.User, text } });
     expect(addTurn.turn.text.length).toBe(MAX_TURN_TEXT);
@@ -58,7 +60,8 @@ describe('long turns', () => {
   });
 
   it('stores a turn that is all code and finds it by an identifier in it', async () => {
-    const code = '```ts\nexport async function rotateSigningKeys(vault: Vault) {\n  const next = await vault.generate({ algorithm: "ed25519" });\n  return vault.promote(next);\n}\n```';
+    const code =
+      '```ts\nexport async function rotateSigningKeys(vault: Vault) {\n  const next = await vault.generate({ algorithm: "ed25519" });\n  return vault.promote(next);\n}\n```';
     const { addTurn } = await client.addTurn({ input: { sessionId: 'code', role: Role.Assistant, text: code } });
     expect(addTurn.turn.text).toBe(code);
     const { search } = await client.search({ query: 'rotateSigningKeys ed25519', kinds: [SearchKind.Turn] });
@@ -70,7 +73,10 @@ describe('long turns', () => {
     const { context } = await client.context({ sessionId: 'asking', query: '', tokenBudget: 500 });
     expect(context.tokensUsed).toBeLessThanOrEqual(500);
     const words = Array.from({ length: 5000 }, (_, i) => `word${i}`).join(' ');
-    for (const ask of [() => client.search({ query: words }), () => client.context({ sessionId: 'asking', query: words })]) {
+    for (const ask of [
+      () => client.search({ query: words }),
+      () => client.context({ sessionId: 'asking', query: words }),
+    ]) {
       const error = await failure(ask());
       expect(error.code).toBe('BAD_USER_INPUT');
       expect(error.message).toMatch(/query/);
@@ -79,23 +85,33 @@ describe('long turns', () => {
 
   it('stores a turn dated ahead of the server clock with its date (imported history), and finds it', async () => {
     const future = new Date(Date.now() + 30 * 86_400_000).toISOString();
-    const { addTurn } = await client.addTurn({ input: { sessionId: 'later', role: Role.User, text: 'We shipped the Kestrel release to production.', at: future } });
+    const { addTurn } = await client.addTurn({
+      input: { sessionId: 'later', role: Role.User, text: 'We shipped the Kestrel release to production.', at: future },
+    });
     expect(addTurn.turn.at).toBe(future);
     const { search } = await client.search({ query: 'Kestrel release', kinds: [SearchKind.Turn] });
     expect(search[0]).toMatchObject({ id: addTurn.turn.id, at: future });
   });
 
-  it('takes a long turn over MCP (add_turn) and refuses one over the limit as a tool error', { timeout: 60_000 }, async () => {
+  it('takes a long turn over MCP (add_turn) and refuses one over the limit as a tool error', {
+    timeout: 60_000,
+  }, async () => {
     const mcp = new Client({ name: 'long-turns', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.base}/mcp`)));
     try {
       const text = longText(400_000, 'Our on-call rotation switches on Tuesdays.');
-      const stored = (await mcp.callTool({ name: 'add_turn', arguments: { session_id: 'mcp', role: 'assistant', text } })) as unknown as { structuredContent: { turnId: number } };
+      const stored = (await mcp.callTool({
+        name: 'add_turn',
+        arguments: { session_id: 'mcp', role: 'assistant', text },
+      })) as unknown as { structuredContent: { turnId: number } };
       const { search } = await client.search({ query: 'on-call rotation Tuesdays', kinds: [SearchKind.Turn] });
       expect(search[0]).toMatchObject({ id: stored.structuredContent.turnId });
       expect(search[0]!.turn?.text.length).toBe(400_000);
       const before = await turnCount();
-      const refused = (await mcp.callTool({ name: 'add_turn', arguments: { session_id: 'mcp', role: 'user', text: 'x'.repeat(MAX_TURN_TEXT + 1) } })) as { isError?: boolean };
+      const refused = (await mcp.callTool({
+        name: 'add_turn',
+        arguments: { session_id: 'mcp', role: 'user', text: 'x'.repeat(MAX_TURN_TEXT + 1) },
+      })) as { isError?: boolean };
       expect(refused.isError).toBe(true);
       expect(await turnCount()).toBe(before);
     } finally {
@@ -109,7 +125,11 @@ describe('sm add-turn --text -', () => {
     const db = join(mkdtempSync(join(tmpdir(), 'sm-long-')), 'memory.db');
     const text = longText(300_000, 'The release train leaves every second Thursday.');
     const bin = fileURLToPath(new URL('../bin/sm.js', import.meta.url));
-    const child = spawn(process.execPath, [bin, '--db', db, 'add-turn', '--session', 's', '--role', 'assistant', '--text', '-', '--json'], { env: { ...process.env, SM_LOG_LEVEL: 'warn' } });
+    const child = spawn(
+      process.execPath,
+      [bin, '--db', db, 'add-turn', '--session', 's', '--role', 'assistant', '--text', '-', '--json'],
+      { env: { ...process.env, SM_LOG_LEVEL: 'warn' } },
+    );
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stdin.end(text);

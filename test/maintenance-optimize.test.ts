@@ -21,7 +21,19 @@ afterAll(() => server.close());
 
 const PEOPLE = ['Ana', 'Bruno', 'Chen', 'Dana', 'Emeka'];
 const PLACES = ['Lisbon', 'Porto', 'Berlin', 'Madrid', 'Osaka', 'Nairobi', 'Quito'];
-const THINGS = ['pottery', 'sailing', 'chess', 'bacalhau', 'green tea', 'jazz', 'hiking', 'ramen', 'painting', 'cycling', 'opera'];
+const THINGS = [
+  'pottery',
+  'sailing',
+  'chess',
+  'bacalhau',
+  'green tea',
+  'jazz',
+  'hiking',
+  'ramen',
+  'painting',
+  'cycling',
+  'opera',
+];
 const line = (i: number) =>
   `${PEOPLE[i % PEOPLE.length]} talked about ${THINGS[i % THINGS.length]} in ${PLACES[i % PLACES.length]} on day ${i}`;
 
@@ -43,10 +55,19 @@ const hits = async (kinds?: SearchKind[]) => {
 };
 
 describe('runMaintenance OPTIMIZE', () => {
-  it('merges both FTS5 indexes; the index shrinks after 200 single-turn inserts and search finds the same hits', { timeout: 60_000 }, async () => {
+  it('merges both FTS5 indexes; the index shrinks after 200 single-turn inserts and search finds the same hits', {
+    timeout: 60_000,
+  }, async () => {
     // One transaction per turn, as addTurn writes them: each adds a small segment to turns_fts.
     for (let i = 0; i < 200; i++) {
-      await client.addTurn({ input: { sessionId: `opt-${i % 4}`, role: i % 2 ? Role.Assistant : Role.User, text: line(i), autoExtract: false } });
+      await client.addTurn({
+        input: {
+          sessionId: `opt-${i % 4}`,
+          role: i % 2 ? Role.Assistant : Role.User,
+          text: line(i),
+          autoExtract: false,
+        },
+      });
     }
     for (const fact of ['Ana loves pottery in Lisbon', 'Bruno drinks green tea', 'Chen sails in Osaka']) {
       await client.remember({ input: { content: fact } });
@@ -57,7 +78,13 @@ describe('runMaintenance OPTIMIZE', () => {
     const rowsBefore = dataRows('turns_fts');
 
     const { runMaintenance: report } = await client.runMaintenance({ task: MaintenanceTask.Optimize });
-    expect(report).toMatchObject({ task: MaintenanceTask.Optimize, enrichment: null, consolidation: null, decay: null, reflection: null });
+    expect(report).toMatchObject({
+      task: MaintenanceTask.Optimize,
+      enrichment: null,
+      consolidation: null,
+      decay: null,
+      reflection: null,
+    });
     expect(report.optimization?.indexes).toEqual(['memories_fts', 'turns_fts']);
     expect(report.optimization!.ms).toBeGreaterThanOrEqual(0);
     expect(Date.parse(report.finishedAt)).toBeGreaterThanOrEqual(Date.parse(report.startedAt));
@@ -67,7 +94,9 @@ describe('runMaintenance OPTIMIZE', () => {
     integrityCheck('turns_fts');
     integrityCheck('memories_fts');
     expect(await hits([SearchKind.Turn])).toEqual(turnsBefore);
-    expect((await hits()).map((q) => q.map((h) => `${h.kind}:${h.id}`))).toEqual(allBefore.map((q) => q.map((h) => `${h.kind}:${h.id}`)));
+    expect((await hits()).map((q) => q.map((h) => `${h.kind}:${h.id}`))).toEqual(
+      allBefore.map((q) => q.map((h) => `${h.kind}:${h.id}`)),
+    );
 
     // A second run on a merged index does not grow it.
     const again = (await client.runMaintenance({ task: MaintenanceTask.Optimize })).runMaintenance;
@@ -75,7 +104,9 @@ describe('runMaintenance OPTIMIZE', () => {
     expect(dataRows('turns_fts')).toBeLessThanOrEqual(rowsAfter);
 
     // The triggers keep indexing new turns into the merged index.
-    const { addTurn } = await client.addTurn({ input: { sessionId: 'opt-new', role: Role.User, text: 'Emeka learned the theremin', autoExtract: false } });
+    const { addTurn } = await client.addTurn({
+      input: { sessionId: 'opt-new', role: Role.User, text: 'Emeka learned the theremin', autoExtract: false },
+    });
     const { search } = await client.search({ query: 'theremin', kinds: [SearchKind.Turn] });
     expect(search.map((h) => h.id)).toEqual([addTurn.turn.id]);
     integrityCheck('turns_fts');
@@ -92,7 +123,11 @@ describe('sm maintenance optimize', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^optimized memories_fts, turns_fts in \d+\.\d ms\n$/);
     const json = await sm(['--db', db, 'maintenance', 'optimize', '--json']);
-    expect(json.json).toMatchObject({ task: 'OPTIMIZE', optimization: { indexes: ['memories_fts', 'turns_fts'], ms: expect.any(Number) }, decay: null });
+    expect(json.json).toMatchObject({
+      task: 'OPTIMIZE',
+      optimization: { indexes: ['memories_fts', 'turns_fts'], ms: expect.any(Number) },
+      decay: null,
+    });
     const found = await sm(['--db', db, 'search', 'pottery', '--kinds', 'turn', '--json']);
     expect(found.json[0].text).toBe('I like pottery');
   });

@@ -20,8 +20,20 @@ function copyOfRelease() {
   return path;
 }
 
-const COUNTS = { turns: 8, sessions: 3, memories: 10, entities: 6, memory_events: 16, memory_sources: 7, memory_relations: 2, turn_entities: 12, memory_entities: 14, jobs: 10 };
-const count = (db: Database.Database, table: string) => (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+const COUNTS = {
+  turns: 8,
+  sessions: 3,
+  memories: 10,
+  entities: 6,
+  memory_events: 16,
+  memory_sources: 7,
+  memory_relations: 2,
+  turn_entities: 12,
+  memory_entities: 14,
+  jobs: 10,
+};
+const count = (db: Database.Database, table: string) =>
+  (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
 
 describe('upgrading a database of the previous release', () => {
   it('keeps every row, puts it in the default space, and checks clean', async () => {
@@ -59,14 +71,32 @@ describe('upgrading a database of the previous release', () => {
     expect(why.json).toMatchObject({ status: 'ARCHIVED', supersededBy: [{ id: 5 }] });
     const forgotten = await run(['explain', '--id', '10', '--json']);
     expect(forgotten.json.status).toBe('DELETED');
-    expect((await run(['show', '--id', '7', '--json'])).json).toMatchObject({ content: 'Dana is allergic to peanuts', protected: true, userId: 'default' });
+    expect((await run(['show', '--id', '7', '--json'])).json).toMatchObject({
+      content: 'Dana is allergic to peanuts',
+      protected: true,
+      userId: 'default',
+    });
     const maria = await run(['entity', 'Maria', '--json']);
     expect(maria.code).toBe(0);
     const session = await run(['session', 'trip-planning', '--json']);
     expect(session.json).toMatchObject({ id: 'trip-planning', userId: 'default', turnCount: 4 });
 
     // A new user may reuse the session id; the two histories stay apart.
-    expect((await run(['--user', 'zed', 'add-turn', '--session', 'trip-planning', '--role', 'user', '--text', 'I live in Oslo'])).code).toBe(0);
+    expect(
+      (
+        await run([
+          '--user',
+          'zed',
+          'add-turn',
+          '--session',
+          'trip-planning',
+          '--role',
+          'user',
+          '--text',
+          'I live in Oslo',
+        ])
+      ).code,
+    ).toBe(0);
     expect((await run(['--user', 'zed', 'session', 'trip-planning', '--json'])).json.turnCount).toBe(1);
     expect((await run(['session', 'trip-planning', '--json'])).json.turnCount).toBe(4);
     expect((await run(['--user', 'zed', 'search', 'Lisbon', '--json'])).json).toEqual([]);
@@ -82,13 +112,21 @@ describe('upgrading a database of the previous release', () => {
     }
     // The release's table shape, with one turn's vector and the locked spec.
     store.sqlite.exec('create virtual table vec_turns using vec0(embedding float[2] distance_metric=cosine)');
-    store.sqlite.prepare('insert into vec_turns(rowid, embedding) values (?, ?)').run(1n, Buffer.from(new Float32Array([1, 0]).buffer));
-    store.sqlite.prepare("insert into meta (key, value) values ('embedding', ?)").run(JSON.stringify({ dimensions: 2, model: 'm' }));
+    store.sqlite
+      .prepare('insert into vec_turns(rowid, embedding) values (?, ?)')
+      .run(1n, Buffer.from(new Float32Array([1, 0]).buffer));
+    store.sqlite
+      .prepare("insert into meta (key, value) values ('embedding', ?)")
+      .run(JSON.stringify({ dimensions: 2, model: 'm' }));
     expect((await initVectors(store, { dimensions: 2, model: 'm' })).ready).toBe(true);
-    expect(store.sqlite.prepare("select sql from sqlite_master where name = 'vec_turns'").pluck().get()).toBeUndefined();
+    expect(
+      store.sqlite.prepare("select sql from sqlite_master where name = 'vec_turns'").pluck().get(),
+    ).toBeUndefined();
     expect(store.sqlite.prepare('select id, user_id from turn_vectors').all()).toEqual([{ id: 1, user_id: 'default' }]);
     expect(await knnIds(store, DEFAULT_SPACE, 'turns', new Float32Array([1, 0]), 5)).toEqual([1]);
-    expect(await knnIds(store, { userId: 'someone-else', agentId: null }, 'turns', new Float32Array([1, 0]), 5)).toEqual([]);
+    expect(
+      await knnIds(store, { userId: 'someone-else', agentId: null }, 'turns', new Float32Array([1, 0]), 5),
+    ).toEqual([]);
     await closeStore(store);
   });
 });

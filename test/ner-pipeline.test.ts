@@ -4,7 +4,13 @@ import { DEFAULT_SPACE } from '../server/core/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compromiseEntities as entitiesOf, loadCompromise } from '../server/core/ner/compromise-provider.ts';
 import { NameIndex } from '../server/core/ner/known-entities.ts';
-import { accurateNerAvailability, accurateProviders, extractEntities, fastProviders, mergeBySpan } from '../server/core/ner/pipeline.ts';
+import {
+  accurateNerAvailability,
+  accurateProviders,
+  extractEntities,
+  fastProviders,
+  mergeBySpan,
+} from '../server/core/ner/pipeline.ts';
 import { regexEntities } from '../server/core/ner/regex-provider.ts';
 import { displayName, entityKey, type NerEntity } from '../server/core/ner/types.ts';
 import { createLlm } from '../server/llm/client.ts';
@@ -32,7 +38,8 @@ describe('names and keys', () => {
 
 describe('regex provider', () => {
   it('finds mentions, hashtags, emails, URLs and dates with their spans', () => {
-    const text = 'Ping @bob_k about #apollo-2 (see https://example.com/x?y=1). Mail alice@example.com by 2024-05-01 or May 8th, 2023; not #42.';
+    const text =
+      'Ping @bob_k about #apollo-2 (see https://example.com/x?y=1). Mail alice@example.com by 2024-05-01 or May 8th, 2023; not #42.';
     const found = regexEntities(text);
     expect(brief(mergeBySpan(found))).toEqual([
       ['mention', 'bob_k'],
@@ -74,10 +81,23 @@ describe('compromise provider', () => {
 });
 
 describe('merge by span overlap', () => {
-  const e = (type: NerEntity['type'], start: number, end: number, confidence: number, provider = 'p'): NerEntity => ({ text: '', name: `${type}${start}`, type, start, end, confidence, provider });
+  const e = (type: NerEntity['type'], start: number, end: number, confidence: number, provider = 'p'): NerEntity => ({
+    text: '',
+    name: `${type}${start}`,
+    type,
+    start,
+    end,
+    confidence,
+    provider,
+  });
 
   it('keeps the highest confidence, then the longest span, and returns text order', () => {
-    const merged = mergeBySpan([e('person', 10, 14, 0.6), e('mention', 9, 14, 0.95), e('person', 0, 13, 0.6), e('location', 20, 25, 0.6)]);
+    const merged = mergeBySpan([
+      e('person', 10, 14, 0.6),
+      e('mention', 9, 14, 0.95),
+      e('person', 0, 13, 0.6),
+      e('location', 20, 25, 0.6),
+    ]);
     expect(merged.map((m) => [m.type, m.start])).toEqual([
       ['mention', 9],
       ['location', 20],
@@ -132,12 +152,24 @@ describe('strategies', () => {
     const { store } = await testStore();
     const llm = { name: 'llm', extract: () => [] };
     expect((await fastProviders(store, DEFAULT_SPACE)).map((p) => p.name)).toEqual(['regex', 'known']);
-    expect((await accurateProviders(store, DEFAULT_SPACE, { llm })).map((p) => p.name)).toEqual(['regex', 'known', 'compromise', 'llm']);
-    expect((await accurateProviders(store, DEFAULT_SPACE)).map((p) => p.name)).toEqual(['regex', 'known', 'compromise']);
+    expect((await accurateProviders(store, DEFAULT_SPACE, { llm })).map((p) => p.name)).toEqual([
+      'regex',
+      'known',
+      'compromise',
+      'llm',
+    ]);
+    expect((await accurateProviders(store, DEFAULT_SPACE)).map((p) => p.name)).toEqual([
+      'regex',
+      'known',
+      'compromise',
+    ]);
 
     const regexOnly = (await testStore({ ner: { providers: ['regex'] } })).store;
     expect((await fastProviders(regexOnly, DEFAULT_SPACE)).map((p) => p.name)).toEqual(['regex']);
-    expect(accurateNerAvailability(regexOnly.config)).toEqual({ available: false, reason: expect.stringContaining('neither compromise nor llm') });
+    expect(accurateNerAvailability(regexOnly.config)).toEqual({
+      available: false,
+      reason: expect.stringContaining('neither compromise nor llm'),
+    });
     const llmOnly = (await testStore({ ner: { providers: ['regex', 'llm'] } })).store;
     expect(accurateNerAvailability(llmOnly.config).available).toBe(false);
     expect(accurateNerAvailability(llmOnly.config, { llm }).available).toBe(true);
@@ -159,7 +191,10 @@ describe('llm provider (real openai client, local server)', () => {
   };
 
   it('maps the JSON answer onto spans of the text and drops names the text does not contain', async () => {
-    server.script({ reply: '```json\n{"entities":[{"text":"project apollo","type":"project"},{"text":"Acme","type":"company"},{"text":"Zed","type":"person"}]}\n```' });
+    server.script({
+      reply:
+        '```json\n{"entities":[{"text":"project apollo","type":"project"},{"text":"Acme","type":"company"},{"text":"Zed","type":"person"}]}\n```',
+    });
     const text = 'We ship Project Apollo with ACME soon';
     const found = await (await provider()).extract(text);
     expect(found.map((f) => [f.type, f.text, f.start])).toEqual([
@@ -172,7 +207,7 @@ describe('llm provider (real openai client, local server)', () => {
 
   it('a failing or invalid LLM leaves the other providers’ results (fallback)', async () => {
     const text = 'Met Alice Johnson with @bob';
-    const providers = [...await accurateProviders((await testStore()).store, DEFAULT_SPACE), await provider()];
+    const providers = [...(await accurateProviders((await testStore()).store, DEFAULT_SPACE)), await provider()];
     server.script({ status: 500 });
     const failed = await extractEntities(text, providers);
     expect(brief(failed.entities)).toEqual([
@@ -184,6 +219,8 @@ describe('llm provider (real openai client, local server)', () => {
     const invalid = await extractEntities(text, providers);
     expect(invalid.entities).toHaveLength(2);
     expect(invalid.failures[0]!.error).toMatch(/not JSON/);
-    expect(() => parseLlmEntities('{"entities":[{"type":"person"}]}', text)).toThrowError(/invalid entities at entities\.0\.text/);
+    expect(() => parseLlmEntities('{"entities":[{"type":"person"}]}', text)).toThrowError(
+      /invalid entities at entities\.0\.text/,
+    );
   });
 });

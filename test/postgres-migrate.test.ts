@@ -47,7 +47,12 @@ const freshDatabase = () => server.createDatabase(`copy_${++databases}`);
 async function sourceFile(): Promise<string> {
   const path = join(temp('source'), 'memory.db');
   let now = T0;
-  const store = await openStore({ path, env: {}, clock: { now: () => now }, config: { extractor: { mode: 'heuristic' } } });
+  const store = await openStore({
+    path,
+    env: {},
+    clock: { now: () => now },
+    config: { extractor: { mode: 'heuristic' } },
+  });
   const runtime = await createRuntime(store, {});
   const say = async (space: Space, sessionId: string, name: string, text: string, days = 0) => {
     now += days * DAY + 60_000;
@@ -68,8 +73,12 @@ async function sourceFile(): Promise<string> {
   await createToken(store, { userId: 'alice', label: 'phone' });
   await initVectors(store, { dimensions: 8, model: 'test-embed' });
   const vector = (seed: number) => Float32Array.from({ length: 8 }, (_, i) => Math.sin(seed * 7 + i));
-  const turnIds = (await store.sql.all<{ id: number; userId: string }>('select id, user_id as userId from turns order by id')).map((r) => ({ id: r.id, userId: r.userId, vector: vector(r.id) }));
-  const memoryIds = (await store.sql.all<{ id: number; userId: string }>('select id, user_id as userId from memories order by id')).map((r) => ({ id: r.id, userId: r.userId, vector: vector(100 + r.id) }));
+  const turnIds = (
+    await store.sql.all<{ id: number; userId: string }>('select id, user_id as userId from turns order by id')
+  ).map((r) => ({ id: r.id, userId: r.userId, vector: vector(r.id) }));
+  const memoryIds = (
+    await store.sql.all<{ id: number; userId: string }>('select id, user_id as userId from memories order by id')
+  ).map((r) => ({ id: r.id, userId: r.userId, vector: vector(100 + r.id) }));
   await putVectors(store, 'turns', turnIds);
   await putVectors(store, 'memories', memoryIds);
   await closeStore(store);
@@ -83,22 +92,35 @@ afterAll(() => server?.stop());
 
 /** Every row of every copied table, blobs as hex, each row as JSON, sorted: the file's and the database's must be equal. */
 const listed = (columns: string[]) => columns.map((c) => `"${c}"`).join(', ');
-const canonical = (rows: unknown[][]) => rows.map((row) => JSON.stringify(row.map((v) => (Buffer.isBuffer(v) ? v.toString('hex') : v)))).sort();
+const canonical = (rows: unknown[][]) =>
+  rows.map((row) => JSON.stringify(row.map((v) => (Buffer.isBuffer(v) ? v.toString('hex') : v)))).sort();
 function fileRows(path: string) {
   const sqlite = new Database(path, { readonly: true });
   try {
-    return Object.fromEntries(copyOrder().map(({ name, columns }) => [name, canonical(sqlite.prepare(`select ${listed(columns)} from "${name}"`).raw(true).all() as unknown[][])]));
+    return Object.fromEntries(
+      copyOrder().map(({ name, columns }) => [
+        name,
+        canonical(
+          sqlite
+            .prepare(`select ${listed(columns)} from "${name}"`)
+            .raw(true)
+            .all() as unknown[][],
+        ),
+      ]),
+    );
   } finally {
     sqlite.close();
   }
 }
 async function databaseRows(store: Store) {
   const rows: Record<string, string[]> = {};
-  for (const { name, columns } of copyOrder()) rows[name] = canonical(await store.sql.values(`select ${listed(columns)} from "${name}"`));
+  for (const { name, columns } of copyOrder())
+    rows[name] = canonical(await store.sql.values(`select ${listed(columns)} from "${name}"`));
   return rows;
 }
 
-const tableCount = (json: { tables: { table: string; rows: number }[] }, table: string) => json.tables.find((t) => t.table === table)?.rows;
+const tableCount = (json: { tables: { table: string; rows: number }[] }, table: string) =>
+  json.tables.find((t) => t.table === table)?.rows;
 
 type Hit = { kind: string; id: number; text: string };
 /**
@@ -108,11 +130,15 @@ type Hit = { kind: string; id: number; text: string };
  * and whose lengths leave out stop words, so two hits matching only such a word can swap places
  * ('where does Alice live': facts 2 and 3, ranks 3 and 4).
  */
-const ranked = (hits: Hit[]) => ({ best: hits[0], hits: [...hits].sort((a, b) => a.kind.localeCompare(b.kind) || a.id - b.id) });
+const ranked = (hits: Hit[]) => ({
+  best: hits[0],
+  hits: [...hits].sort((a, b) => a.kind.localeCompare(b.kind) || a.id - b.id),
+});
 
 /** What a user asks of a store: searches, the context of a session, the stats. */
 async function answers(store: Store) {
-  const asked = async (space: Space, query: string) => (await search(store, space, { query, limit: 10 })).hits.map((h) => ({ kind: h.kind, id: h.id, text: h.text }));
+  const asked = async (space: Space, query: string) =>
+    (await search(store, space, { query, limit: 10 })).hits.map((h) => ({ kind: h.kind, id: h.id, text: h.text }));
   const context = async (space: Space, sessionId: string, query: string) => {
     const c = await getContext(store, space, { sessionId, query, tokenBudget: 500 });
     return { markdown: c.markdown, items: c.items.map((i) => [i.kind, i.id]) };
@@ -131,15 +157,37 @@ async function answers(store: Store) {
 }
 
 describe('sm migrate', () => {
-  it('copies every table row for row with its ids into a Postgres server, parents first, and moves the id sequences past them', { timeout: 120_000 }, async () => {
+  it('copies every table row for row with its ids into a Postgres server, parents first, and moves the id sequences past them', {
+    timeout: 120_000,
+  }, async () => {
     const url = await freshDatabase();
     const result = await smQuiet(['migrate', '--from', source, '--to', url, '--json']);
     expect(result.stderr).toBe(''); // no progress bar off a terminal
     expect(result.code).toBe(0);
     const report = result.json;
-    expect(report).toMatchObject({ dryRun: false, from: source, to: `host 127.0.0.1, port ${server.port}, database "copy_${databases}"`, targetRows: 0, replaced: false });
+    expect(report).toMatchObject({
+      dryRun: false,
+      from: source,
+      to: `host 127.0.0.1, port ${server.port}, database "copy_${databases}"`,
+      targetRows: 0,
+      replaced: false,
+    });
     // Every kind of row the brief names is there to be copied.
-    for (const table of ['turns', 'memories', 'memory_relations', 'entities', 'turn_entities', 'memory_entities', 'jobs', 'access_tokens', 'turn_vectors', 'memory_vectors', 'meta', 'users', 'sessions']) {
+    for (const table of [
+      'turns',
+      'memories',
+      'memory_relations',
+      'entities',
+      'turn_entities',
+      'memory_entities',
+      'jobs',
+      'access_tokens',
+      'turn_vectors',
+      'memory_vectors',
+      'meta',
+      'users',
+      'sessions',
+    ]) {
       expect(tableCount(report, table), table).toBeGreaterThan(0);
     }
     expect(report.rows).toBe(Object.values(fileRows(source)).reduce((n, rows) => n + rows.length, 0));
@@ -159,9 +207,18 @@ describe('sm migrate', () => {
       expect(superseded).toEqual([{ content: 'Alice lives in Lisbon now', status: 'archived' }]);
       // The identity sequences moved past the copied ids: the next row numbered follows them.
       for (const [table, insert] of [
-        ['turns', "insert into turns (id, user_id, session_id, role, text, at, created_at) values (null, 'alice', 'a3', 'user', 'probe', 0, 0) returning id"],
-        ['memory_events', "insert into memory_events (id, user_id, memory_id, action, at) values (null, 'alice', 1, 'probe', 0) returning id"],
-        ['access_tokens', "insert into access_tokens (id, token_hash, prefix, user_id, created_at) values (null, 'probe', 'p', 'alice', 0) returning id"],
+        [
+          'turns',
+          "insert into turns (id, user_id, session_id, role, text, at, created_at) values (null, 'alice', 'a3', 'user', 'probe', 0, 0) returning id",
+        ],
+        [
+          'memory_events',
+          "insert into memory_events (id, user_id, memory_id, action, at) values (null, 'alice', 1, 'probe', 0) returning id",
+        ],
+        [
+          'access_tokens',
+          "insert into access_tokens (id, token_hash, prefix, user_id, created_at) values (null, 'probe', 'p', 'alice', 0) returning id",
+        ],
       ] as const) {
         const highest = (await copy.sql.pluck<number>(`select max(id) from ${table}`))!;
         expect(await copy.sql.pluck<number>(insert), table).toBe(highest + 1);
@@ -175,7 +232,11 @@ describe('sm migrate', () => {
     const dir = join(temp('pglite'), 'data');
     const result = await smQuiet(['migrate', '--from', source, '--to', `pglite:${dir}`]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^copied \\d+ rows from ${source.replaceAll('.', '\\.')} to PGlite in ${dir.replaceAll('.', '\\.')} in [\\d.]+ s\\n`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^copied \\d+ rows from ${source.replaceAll('.', '\\.')} to PGlite in ${dir.replaceAll('.', '\\.')} in [\\d.]+ s\\n`,
+      ),
+    );
     expect(result.stdout).toMatch(/counts verified: every table has as many rows as in the file/);
     const copy = await openPostgresStore({ url: `pglite:${dir}`, env: {} });
     try {
@@ -185,7 +246,9 @@ describe('sm migrate', () => {
     }
   });
 
-  it('the copy answers search, context and stats as the file does (a Postgres server and PGlite)', { timeout: 120_000 }, async () => {
+  it('the copy answers search, context and stats as the file does (a Postgres server and PGlite)', {
+    timeout: 120_000,
+  }, async () => {
     const targets = [await freshDatabase(), `pglite:${join(temp('answers'), 'data')}`];
     const clock = fixedClock(NOW);
     const file = await openStore({ path: source, env: {}, clock });
@@ -199,12 +262,18 @@ describe('sm migrate', () => {
         try {
           const onCopy = await answers(copy);
           for (const key of Object.keys(onFile) as (keyof typeof onFile)[]) {
-            const [a, b] = Array.isArray(onFile[key]) ? [ranked(onCopy[key] as Hit[]), ranked(onFile[key] as Hit[])] : [onCopy[key], onFile[key]];
+            const [a, b] = Array.isArray(onFile[key])
+              ? [ranked(onCopy[key] as Hit[]), ranked(onFile[key] as Hit[])]
+              : [onCopy[key], onFile[key]];
             expect.soft(a, `${key} on ${url.split(':')[0]}`).toEqual(b);
           }
           // And it goes on from there: the next turn numbers after the copied ones.
           const highest = (await copy.sql.pluck<number>('select max(id) from turns'))!;
-          const { turn } = await ingestTurn(await createRuntime(copy, {}), ALICE, { sessionId: 'a3', role: 'user', text: 'I also bought a bicycle.' });
+          const { turn } = await ingestTurn(await createRuntime(copy, {}), ALICE, {
+            sessionId: 'a3',
+            role: 'user',
+            text: 'I also bought a bicycle.',
+          });
           expect(turn.id).toBe(highest + 1);
         } finally {
           await closeStore(copy);
@@ -223,23 +292,32 @@ describe('sm migrate', () => {
     expect(json.rows).toBe(json.tables.reduce((n: number, t: { rows: number }) => n + t.rows, 0));
     expect(tableCount(json, 'turns')).toBe(fileRows(source).turns!.length);
     const human = await smQuiet(['migrate', '--from', source, '--to', url, '--dry-run']);
-    expect(human.stdout).toMatch(/^dry run, nothing written: would copy \d+ rows from .* to host 127\.0\.0\.1, port \d+, database "copy_\d+"\n/);
+    expect(human.stdout).toMatch(
+      /^dry run, nothing written: would copy \d+ rows from .* to host 127\.0\.0\.1, port \d+, database "copy_\d+"\n/,
+    );
     expect(human.stdout).toMatch(/the target is empty: the copy would go ahead/);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      expect((await client.query("select count(*)::int as n from information_schema.tables where table_schema = 'public'")).rows[0].n).toBe(0);
+      expect(
+        (await client.query("select count(*)::int as n from information_schema.tables where table_schema = 'public'"))
+          .rows[0].n,
+      ).toBe(0);
     } finally {
       await client.end();
     }
   });
 
-  it('refuses a target that holds rows unless --replace, which empties it and copies again', { timeout: 120_000 }, async () => {
+  it('refuses a target that holds rows unless --replace, which empties it and copies again', {
+    timeout: 120_000,
+  }, async () => {
     const url = await freshDatabase();
     expect((await smQuiet(['migrate', '--from', source, '--to', url])).code).toBe(0);
     const again = await smQuiet(['migrate', '--from', source, '--to', url]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/^sm: the target \(host 127\.0\.0\.1, port \d+, database "copy_\d+"\) already holds \d+ rows: pass --replace to delete them and copy, or pick an empty database\n$/);
+    expect(again.stderr).toMatch(
+      /^sm: the target \(host 127\.0\.0\.1, port \d+, database "copy_\d+"\) already holds \d+ rows: pass --replace to delete them and copy, or pick an empty database\n$/,
+    );
     const dry = await smQuiet(['migrate', '--from', source, '--to', url, '--dry-run']);
     expect(dry.stdout).toMatch(/the target already holds \d+ rows: the copy would be refused without --replace/);
     const replaced = await smQuiet(['migrate', '--from', source, '--to', url, '--replace', '--json']);
@@ -253,21 +331,35 @@ describe('sm migrate', () => {
     }
   });
 
-  it('a table whose count differs after copying fails the copy (exit 1, naming the table) and keeps nothing', { timeout: 120_000 }, async () => {
+  it('a table whose count differs after copying fails the copy (exit 1, naming the table) and keeps nothing', {
+    timeout: 120_000,
+  }, async () => {
     const url = await freshDatabase();
     // The target's schema first (an empty store), then a trigger that silently drops one decision-log row.
     await closeStore(await openPostgresStore({ url, env: {} }));
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      await client.query(`create function drop_one() returns trigger language plpgsql as $$ begin if new.id = 2 then return null; end if; return new; end $$`);
-      await client.query('create trigger drop_one before insert on memory_events for each row execute function drop_one()');
+      await client.query(
+        `create function drop_one() returns trigger language plpgsql as $$ begin if new.id = 2 then return null; end if; return new; end $$`,
+      );
+      await client.query(
+        'create trigger drop_one before insert on memory_events for each row execute function drop_one()',
+      );
       const result = await smQuiet(['migrate', '--from', source, '--to', url]);
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/^sm: counts differ after copying: memory_events has (\d+) rows in the source and (\d+) in the target; nothing was kept\n$/);
+      expect(result.stderr).toMatch(
+        /^sm: counts differ after copying: memory_events has (\d+) rows in the source and (\d+) in the target; nothing was kept\n$/,
+      );
       const [, inFile, inTarget] = /has (\d+) rows in the source and (\d+)/.exec(result.stderr)!;
       expect(Number(inTarget)).toBe(Number(inFile) - 1);
-      expect((await client.query('select (select count(*) from turns) + (select count(*) from memories) + (select count(*) from memory_events) as n')).rows[0].n).toBe('0');
+      expect(
+        (
+          await client.query(
+            'select (select count(*) from turns) + (select count(*) from memories) + (select count(*) from memory_events) as n',
+          )
+        ).rows[0].n,
+      ).toBe('0');
     } finally {
       await client.end();
     }
@@ -275,10 +367,25 @@ describe('sm migrate', () => {
 
   it('shows a progress bar on a terminal', { timeout: 120_000 }, async () => {
     const url = await freshDatabase();
-    const command = [process.execPath, join(import.meta.dirname, '..', 'bin/sm.js'), 'migrate', '--from', source, '--to', url].map((a) => `'${a}'`).join(' ');
+    const command = [
+      process.execPath,
+      join(import.meta.dirname, '..', 'bin/sm.js'),
+      'migrate',
+      '--from',
+      source,
+      '--to',
+      url,
+    ]
+      .map((a) => `'${a}'`)
+      .join(' ');
     // `script` gives the command a terminal of its own.
     const output = await new Promise<string>((resolve) =>
-      execFile('script', ['-qec', command, '/dev/null'], { env: { ...process.env, SM_LOG_LEVEL: 'error' } }, (_error, stdout) => resolve(stdout)),
+      execFile(
+        'script',
+        ['-qec', command, '/dev/null'],
+        { env: { ...process.env, SM_LOG_LEVEL: 'error' } },
+        (_error, stdout) => resolve(stdout),
+      ),
     );
     expect(output).toMatch(/copying \[=+\] 100% (\d+)\/\1 rows/);
     expect(output).toMatch(/counts verified/);
@@ -308,11 +415,20 @@ describe('sm migrate: bad input', () => {
     const other = join(dir, 'other.db');
     new Database(other).exec('create table things (id integer primary key)');
     const cases: [string[], RegExp][] = [
-      [['--from', text, '--to', 'pglite:'], /^sm: --from: .*notes\.txt is not a SQLite database \(file is not a database\)\n$/],
+      [
+        ['--from', text, '--to', 'pglite:'],
+        /^sm: --from: .*notes\.txt is not a SQLite database \(file is not a database\)\n$/,
+      ],
       [['--from', join(dir, 'missing.db'), '--to', 'pglite:'], /^sm: --from: no such file: .*missing\.db\n$/],
       [['--from', dir, '--to', 'pglite:'], /^sm: --from: .* is a directory, not a SQLite database file\n$/],
-      [['--from', other, '--to', 'pglite:'], /^sm: --from: .*other\.db is a SQLite database, but not one of Symbiosis Memory \(it has no turns table\)\n$/],
-      [['--from', source, '--to', 'mysql://root:hunter2@db/x'], /^sm: --to: expected postgres:\/\/user:password@host:port\/database, pglite: or pglite:<directory>\n$/],
+      [
+        ['--from', other, '--to', 'pglite:'],
+        /^sm: --from: .*other\.db is a SQLite database, but not one of Symbiosis Memory \(it has no turns table\)\n$/,
+      ],
+      [
+        ['--from', source, '--to', 'mysql://root:hunter2@db/x'],
+        /^sm: --to: expected postgres:\/\/user:password@host:port\/database, pglite: or pglite:<directory>\n$/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await smQuiet(['migrate', ...args]);
@@ -327,7 +443,14 @@ describe('sm migrate: bad input', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^sm: cannot reach Postgres at host 127\.0\.0\.1, port 1, database "memories": /);
     expect(result.stderr).not.toContain('pa55word');
-    const dry = await smQuiet(['migrate', '--from', source, '--to', 'postgres://sm:pa55word@127.0.0.1:1/memories', '--dry-run']);
+    const dry = await smQuiet([
+      'migrate',
+      '--from',
+      source,
+      '--to',
+      'postgres://sm:pa55word@127.0.0.1:1/memories',
+      '--dry-run',
+    ]);
     expect(dry.code).toBe(1);
     expect(dry.stderr).toMatch(/^sm: cannot reach Postgres at host 127\.0\.0\.1, port 1, database "memories": /);
     expect(dry.stderr).not.toContain('pa55word');

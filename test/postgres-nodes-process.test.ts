@@ -26,14 +26,19 @@ const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Extraction requests about the kayak: the first (A's) hangs, holding A's job; the next (B's) is answered. */
 const kayakExtractions = () => llm.requests.filter(isKayakExtraction).length;
 const isKayakExtraction = (request: { body: any }) =>
-  request.body?.messages?.[0]?.content?.startsWith('You maintain the long-term memory') && JSON.stringify(request.body.messages.slice(1)).includes('kayak');
+  request.body?.messages?.[0]?.content?.startsWith('You maintain the long-term memory') &&
+  JSON.stringify(request.body.messages.slice(1)).includes('kayak');
 
 /** The LLM: extraction of the kayak turn as above; every other prompt (entities, consolidation) finds nothing. */
 function answer(body: any): Behaviour {
   if (isKayakExtraction({ body })) {
-    return kayakExtractions() === 1 ? { delayMs: 60_000 } : { reply: JSON.stringify([{ action: 'create', content: KAYAK_FACT, importance: 0.8 }]) };
+    return kayakExtractions() === 1
+      ? { delayMs: 60_000 }
+      : { reply: JSON.stringify([{ action: 'create', content: KAYAK_FACT, importance: 0.8 }]) };
   }
-  return { reply: String(body?.messages?.[0]?.content).startsWith('You find named entities') ? '{"entities":[]}' : '[]' };
+  return {
+    reply: String(body?.messages?.[0]?.content).startsWith('You find named entities') ? '{"entities":[]}' : '[]',
+  };
 }
 
 let postgres: PostgresServer;
@@ -74,12 +79,25 @@ afterAll(async () => {
 
 describe('two sm serve processes on one Postgres database', () => {
   it('a turn added on A is found by search on B', { timeout: 60_000 }, async () => {
-    const { addTurn } = await onA.addTurn({ input: { sessionId: 'harbour', role: Role.User, text: 'The lighthouse keeper painted the boathouse turquoise', autoExtract: false } });
+    const { addTurn } = await onA.addTurn({
+      input: {
+        sessionId: 'harbour',
+        role: Role.User,
+        text: 'The lighthouse keeper painted the boathouse turquoise',
+        autoExtract: false,
+      },
+    });
     const hits = (await onB.search({ query: 'turquoise boathouse', limit: 5 })).search;
-    expect(hits).toContainEqual(expect.objectContaining({ kind: 'TURN', id: addTurn.turn.id, text: 'The lighthouse keeper painted the boathouse turquoise' }));
+    expect(hits).toContainEqual(
+      expect.objectContaining({
+        kind: 'TURN',
+        id: addTurn.turn.id,
+        text: 'The lighthouse keeper painted the boathouse turquoise',
+      }),
+    );
   });
 
-  it("a subscription on B receives the event of a memory written on A", { timeout: 60_000 }, async () => {
+  it('a subscription on B receives the event of a memory written on A', { timeout: 60_000 }, async () => {
     const events = onB.memoryEvents({})[Symbol.asyncIterator]();
     const written: number[] = [];
     // Retried until the subscription listens (a write before that is not heard, and need not be).
@@ -93,13 +111,20 @@ describe('two sm serve processes on one Postgres database', () => {
     expect(event.memoryEvents.memory?.content).toMatch(/^Alice collects old maps, number \d+$/);
   });
 
-  it('kill -9 of A while it holds an LLM extraction job: B finishes the job, and no turn A acknowledged is lost', { timeout: 120_000 }, async () => {
+  it('kill -9 of A while it holds an LLM extraction job: B finishes the job, and no turn A acknowledged is lost', {
+    timeout: 120_000,
+  }, async () => {
     const asked = kayakExtractions;
-    const { addTurn: kayak } = await onA.addTurn({ input: { sessionId: 'boats', role: Role.User, name: 'Alice', text: 'I keep my sea kayak Zephyr at the marina' } });
+    const { addTurn: kayak } = await onA.addTurn({
+      input: { sessionId: 'boats', role: Role.User, name: 'Alice', text: 'I keep my sea kayak Zephyr at the marina' },
+    });
     const deadline = Date.now() + 20_000;
     while (asked() === 0 && Date.now() < deadline) await tick(50);
     expect(asked(), 'A asked the LLM').toBe(1);
-    const held = await database.query("select id, status, locked_by from jobs where type = 'extract.llm' and payload like $1", [`%"turnId":${kayak.turn.id}%`]);
+    const held = await database.query(
+      "select id, status, locked_by from jobs where type = 'extract.llm' and payload like $1",
+      [`%"turnId":${kayak.turn.id}%`],
+    );
     expect(held.rows).toEqual([{ id: expect.any(String), status: 'running', locked_by: `${hostname()}:${a.pid}` }]);
     const jobId = Number(held.rows[0].id);
 
@@ -109,7 +134,9 @@ describe('two sm serve processes on one Postgres database', () => {
     const writer = (async () => {
       for (let n = 0; !killed; n++) {
         try {
-          const { addTurn } = await onA.addTurn({ input: { sessionId: 'diary', role: Role.User, text: `Diary line ${n}`, autoExtract: false } });
+          const { addTurn } = await onA.addTurn({
+            input: { sessionId: 'diary', role: Role.User, text: `Diary line ${n}`, autoExtract: false },
+          });
           acknowledged.push(addTurn.turn.id);
         } catch {
           return; // A is gone: this one was never acknowledged
@@ -134,7 +161,9 @@ describe('two sm serve processes on one Postgres database', () => {
     }
     expect(job).toMatchObject({ status: 'done', locked_by: `${hostname()}:${b.pid}` });
     expect(asked()).toBe(2);
-    const facts = await database.query("select content from memories where user_id = 'alice' and content = $1", [KAYAK_FACT]);
+    const facts = await database.query("select content from memories where user_id = 'alice' and content = $1", [
+      KAYAK_FACT,
+    ]);
     expect(facts.rows).toHaveLength(1);
     const hits = (await onB.search({ query: 'kayak Zephyr marina', limit: 10 })).search.map((hit) => hit.text);
     expect(hits).toContain(KAYAK_FACT);

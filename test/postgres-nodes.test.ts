@@ -54,8 +54,45 @@ async function until(done: () => boolean, ms = 10_000, what = 'the condition') {
 
 /** A memory's deletion as decisions.ts publishes it: the row as it was rides along. */
 function deletedMemory(userId: string, memoryId: number, content: string): ChangeEvent {
-  const row = { id: memoryId, userId, agentId: null, kind: 'fact', layer: 'mid', status: 'active', content, contentKey: content.toLowerCase(), subject: null, slot: null, value: null, polarity: null, sessionId: null, hits: 0, accessCount: 0, score: 0.5, confidence: 1, confidenceBase: 1, decayRate: 0.01, importance: 0, tags: ['a'], createdAt: 1, eventAt: 1, lastSeenAt: 1, lastAccessedAt: null, validUntil: null, enrichedAt: null };
-  return { type: 'memory', action: 'deleted', memoryId, at: 1_795_000_000_123, detail: { reason: 'forgotten' }, snapshot: row as never, userId, agentId: null };
+  const row = {
+    id: memoryId,
+    userId,
+    agentId: null,
+    kind: 'fact',
+    layer: 'mid',
+    status: 'active',
+    content,
+    contentKey: content.toLowerCase(),
+    subject: null,
+    slot: null,
+    value: null,
+    polarity: null,
+    sessionId: null,
+    hits: 0,
+    accessCount: 0,
+    score: 0.5,
+    confidence: 1,
+    confidenceBase: 1,
+    decayRate: 0.01,
+    importance: 0,
+    tags: ['a'],
+    createdAt: 1,
+    eventAt: 1,
+    lastSeenAt: 1,
+    lastAccessedAt: null,
+    validUntil: null,
+    enrichedAt: null,
+  };
+  return {
+    type: 'memory',
+    action: 'deleted',
+    memoryId,
+    at: 1_795_000_000_123,
+    detail: { reason: 'forgotten' },
+    snapshot: row as never,
+    userId,
+    agentId: null,
+  };
 }
 
 describe('jobs across nodes', () => {
@@ -65,7 +102,11 @@ describe('jobs across nodes', () => {
     for (let i = 0; i < 300; i++) ids.add((await enqueueJob(a, TYPE, { i })).id);
     const claimed: Record<string, number[]> = { a: [], b: [] };
     const claimer = async (store: Store, node: 'a' | 'b') => {
-      for (let jobs = await claimJobs(store, 7, { types: [TYPE] }, node); jobs.length > 0; jobs = await claimJobs(store, 7, { types: [TYPE] }, node)) {
+      for (
+        let jobs = await claimJobs(store, 7, { types: [TYPE] }, node);
+        jobs.length > 0;
+        jobs = await claimJobs(store, 7, { types: [TYPE] }, node)
+      ) {
         claimed[node]!.push(...jobs.map((job) => job.id));
       }
     };
@@ -76,7 +117,9 @@ describe('jobs across nodes', () => {
     expect(claimed.a!.length).toBeGreaterThan(0);
     expect(claimed.b!.length).toBeGreaterThan(0);
     // Each row says which node holds it, claimed once.
-    const rows = await a.sql.all<{ lockedBy: string; n: number }>("select locked_by as lockedBy, count(*) as n from jobs where status = 'running' and attempts = 1 group by locked_by order by locked_by");
+    const rows = await a.sql.all<{ lockedBy: string; n: number }>(
+      "select locked_by as lockedBy, count(*) as n from jobs where status = 'running' and attempts = 1 group by locked_by order by locked_by",
+    );
     expect(rows).toEqual([
       { lockedBy: 'a', n: claimed.a!.length },
       { lockedBy: 'b', n: claimed.b!.length },
@@ -91,7 +134,10 @@ describe('jobs across nodes', () => {
       // Inside A's write: A holds the database's write lock and its claimed rows until commit.
       const held = await claimJobs(a, 4, { types: [TYPE] }, 'a');
       const started = performance.now();
-      const taken = await Promise.race([claimJobs(b, 10, { types: [TYPE] }, 'b'), tick(3_000).then(() => 'waited' as const)]);
+      const taken = await Promise.race([
+        claimJobs(b, 10, { types: [TYPE] }, 'b'),
+        tick(3_000).then(() => 'waited' as const),
+      ]);
       elapsed = performance.now() - started;
       return [held, taken] as const;
     });
@@ -113,7 +159,10 @@ describe('jobs across nodes', () => {
       },
     });
     // Polling an hour apart: a worker finds work only when woken by a job event.
-    const workers = [startWorker(a, handlers('a'), { concurrency: 2, pollMs: 3_600_000 }), startWorker(b, handlers('b'), { concurrency: 2, pollMs: 3_600_000 })];
+    const workers = [
+      startWorker(a, handlers('a'), { concurrency: 2, pollMs: 3_600_000 }),
+      startWorker(b, handlers('b'), { concurrency: 2, pollMs: 3_600_000 }),
+    ];
     try {
       await tick(200); // both idle, waiting
       for (let i = 0; i < 60; i++) await enqueueJob(a, TYPE, { i });
@@ -127,7 +176,6 @@ describe('jobs across nodes', () => {
     expect(await a.sql.pluck("select count(*) from jobs where status <> 'done'")).toBe(0);
   });
 
-
   it("a running worker gives back the jobs of a process killed under them (on this host), and another node's worker runs them", async () => {
     const [a, b] = await twoNodes();
     const job = await enqueueJob(a, TYPE, {});
@@ -135,14 +183,22 @@ describe('jobs across nodes', () => {
     const [claimed] = await claimJobs(a, 1, { types: [TYPE] }, `${hostname()}:${2 ** 22 + 7}`);
     expect(claimed!.id).toBe(job.id);
     const ran: number[] = [];
-    const worker = startWorker(b, { [TYPE]: async (_store: Store, j: { id: number }) => void ran.push(j.id) }, { pollMs: 100, recoveryMs: 200 });
+    const worker = startWorker(
+      b,
+      { [TYPE]: async (_store: Store, j: { id: number }) => void ran.push(j.id) },
+      { pollMs: 100, recoveryMs: 200 },
+    );
     try {
       await until(() => ran.length > 0, 10_000, 'the job run by B');
     } finally {
       await worker.stop();
     }
     expect(ran).toEqual([job.id]);
-    expect(await b.sql.get('select status, attempts, locked_by as lockedBy from jobs where id = ?', [job.id])).toEqual({ status: 'done', attempts: 2, lockedBy: expect.stringMatching(new RegExp(`:${process.pid}$`)) });
+    expect(await b.sql.get('select status, attempts, locked_by as lockedBy from jobs where id = ?', [job.id])).toEqual({
+      status: 'done',
+      attempts: 2,
+      lockedBy: expect.stringMatching(new RegExp(`:${process.pid}$`)),
+    });
   });
 });
 
@@ -159,7 +215,11 @@ describe('a node on another host dying mid-job', () => {
     expect(claimed!.lockedUntil).toBe(claimed!.updatedAt + 30_000);
     // B's worker gives back only the jobs of dead processes on its own host.
     const ran: number[] = [];
-    const worker = startWorker(b, { [TYPE]: async (_store: Store, j: { id: number }) => void ran.push(j.id) }, { pollMs: 50, recoveryMs: 50 });
+    const worker = startWorker(
+      b,
+      { [TYPE]: async (_store: Store, j: { id: number }) => void ran.push(j.id) },
+      { pollMs: 50, recoveryMs: 50 },
+    );
     try {
       await tick(500);
       expect(ran).toEqual([]);
@@ -169,7 +229,10 @@ describe('a node on another host dying mid-job', () => {
       await worker.stop();
     }
     expect(ran).toEqual([job.id]);
-    expect(await b.sql.get('select status, attempts from jobs where id = ?', [job.id])).toEqual({ status: 'done', attempts: 2 });
+    expect(await b.sql.get('select status, attempts from jobs where id = ?', [job.id])).toEqual({
+      status: 'done',
+      attempts: 2,
+    });
   });
 });
 
@@ -201,7 +264,9 @@ describe('scheduled tasks across nodes', () => {
     expect(await runScheduledOnce(a, 'decay', slot, async () => 'a')).toBe('a');
     expect(await runScheduledOnce(b, 'decay', slot, async () => 'b')).toBeUndefined();
     expect(await runScheduledOnce(b, 'decay', slot + 86_400_000, async () => 'b next day')).toBe('b next day');
-    await expect(runScheduledOnce(a, 'decay', slot + 2 * 86_400_000, async () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
+    await expect(
+      runScheduledOnce(a, 'decay', slot + 2 * 86_400_000, async () => Promise.reject(new Error('failed'))),
+    ).rejects.toThrow('failed');
     expect(await runScheduledOnce(b, 'decay', slot + 2 * 86_400_000, async () => 'b retried')).toBe('b retried');
   });
 
@@ -232,7 +297,10 @@ const eventBackends = [
   {
     name: 'PGlite',
     nodes: async (): Promise<[Store, Store]> => {
-      const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
+      const [{ PGlite }, { vector }] = await Promise.all([
+        import('@electric-sql/pglite'),
+        import('@electric-sql/pglite-pgvector'),
+      ]);
       const pglite = new PGlite({ extensions: { vector } });
       const a = await openPostgresStore({ url: 'pglite:', env: {}, pglite });
       const b = await openPostgresStore({ url: 'pglite:', env: {}, pglite });
@@ -252,7 +320,14 @@ describe.each(eventBackends)('change events across nodes ($name)', ({ nodes }) =
     onChange(a, (event) => onA.push(event));
     onChange(b, (event) => onB.push(event));
 
-    const turn: ChangeEvent = { type: 'turn', turnId: 7, sessionId: 's1', at: 1_795_000_000_123, userId: 'u1', agentId: null };
+    const turn: ChangeEvent = {
+      type: 'turn',
+      turnId: 7,
+      sessionId: 's1',
+      at: 1_795_000_000_123,
+      userId: 'u1',
+      agentId: null,
+    };
     await write(a, async () => publish(a, turn));
     await expect(
       write(a, async () => {
@@ -262,7 +337,10 @@ describe.each(eventBackends)('change events across nodes ($name)', ({ nodes }) =
     ).rejects.toThrow('rolled back');
     // Past a notification's 8000 bytes, in characters of 1 to 4 bytes, with many small ones.
     const big = deletedMemory('u1', 42, `Ünïcödé fact 🦊 ${'x'.repeat(3_000)}${'é'.repeat(9_000)}🦊`);
-    const many = Array.from({ length: 120 }, (_, i): ChangeEvent => ({ type: 'entity', action: 'linked', entityId: i, at: 1, turnId: 7, userId: 'u2' }));
+    const many = Array.from(
+      { length: 120 },
+      (_, i): ChangeEvent => ({ type: 'entity', action: 'linked', entityId: i, at: 1, turnId: 7, userId: 'u2' }),
+    );
     await write(a, async () => {
       publish(a, big);
       for (const event of many) publish(a, event);
@@ -283,13 +361,18 @@ describe.each(eventBackends)('change events across nodes ($name)', ({ nodes }) =
 describe("subscribers on another node's server", () => {
   it("a memory written through A's API reaches B's subscribers of that user only, deletions with the memory as it was", async () => {
     const [a, b] = await twoNodes();
-    const apps = [a, b].map((store) => buildApp({ store, host: '127.0.0.1', port: 0, jobs: false, logger: pino({ level: 'silent' }) }));
+    const apps = [a, b].map((store) =>
+      buildApp({ store, host: '127.0.0.1', port: 0, jobs: false, logger: pino({ level: 'silent' }) }),
+    );
     const [onA, onB] = await Promise.all(apps.map((app) => app.start()));
     const clientA = createClient({ url: onA!.url, webSocketImpl: WebSocket });
     const clientB = createClient({ url: onB!.url, webSocketImpl: WebSocket });
     try {
       const watched = clientB.forUser('alice').memoryEvents({})[Symbol.asyncIterator]();
-      const other = clientB.forUser('bob').memoryEvents({ actions: [MemoryAction.Deleted] })[Symbol.asyncIterator]();
+      const other = clientB
+        .forUser('bob')
+        .memoryEvents({ actions: [MemoryAction.Deleted] })
+        [Symbol.asyncIterator]();
       const first = watched.next();
       const bobs = other.next();
       // The subscription starts a moment after the request: written until one arrives.
@@ -297,15 +380,23 @@ describe("subscribers on another node's server", () => {
       const content = `Alice keeps bees ${'🐝'.repeat(2_500)}`;
       let id = 0;
       for (let attempt = 0; !event && attempt < 50; attempt++) {
-        id = (await clientA.forUser('alice').remember({ input: { content: `${content} ${attempt}` } })).remember.memory.id;
+        id = (await clientA.forUser('alice').remember({ input: { content: `${content} ${attempt}` } })).remember.memory
+          .id;
         event = await Promise.race([first, tick(200).then(() => null)]);
       }
-      expect(event?.value?.memoryEvents).toMatchObject({ action: 'CREATED', memory: { content: expect.stringMatching(/^Alice keeps bees/) } });
+      expect(event?.value?.memoryEvents).toMatchObject({
+        action: 'CREATED',
+        memory: { content: expect.stringMatching(/^Alice keeps bees/) },
+      });
       // Deleted on A: B reads nothing (the row is gone), the event carries it (past 8000 bytes).
       const deletion = watched.next();
       await clientA.forUser('alice').forget({ id });
       const deleted = await Promise.race([deletion, tick(5_000).then(() => null)]);
-      expect(deleted?.value?.memoryEvents).toMatchObject({ action: 'DELETED', memoryId: id, memory: { id, content: expect.stringMatching(/^Alice keeps bees 🐝/) } });
+      expect(deleted?.value?.memoryEvents).toMatchObject({
+        action: 'DELETED',
+        memoryId: id,
+        memory: { id, content: expect.stringMatching(/^Alice keeps bees 🐝/) },
+      });
       // Bob's subscriber heard none of Alice's.
       expect(await Promise.race([bobs, tick(300).then(() => 'nothing')])).toBe('nothing');
       await watched.return?.();
@@ -333,26 +424,47 @@ describe('the database going away and coming back', () => {
     const onB: ChangeEvent[] = [];
     onChange(b, (event) => onB.push(event));
     const graphql = async (query: string) => {
-      const response = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
-      return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as { data?: any; errors?: any[] } };
+      const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      return {
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        body: (await response.json()) as { data?: any; errors?: any[] },
+      };
     };
-    const remember = (content: string) => graphql(`mutation { remember(input: { content: "${content}" }) { memory { id } } }`);
+    const remember = (content: string) =>
+      graphql(`mutation { remember(input: { content: "${content}" }) { memory { id } } }`);
     // A worker polling all along: its failed claims are logged and tried again, never thrown.
     const ran: number[] = [];
-    const worker = startWorker(a, { [TYPE]: async (_store: Store, job: { id: number }) => void ran.push(job.id) }, { pollMs: 100 });
+    const worker = startWorker(
+      a,
+      { [TYPE]: async (_store: Store, job: { id: number }) => void ran.push(job.id) },
+      { pollMs: 100 },
+    );
     try {
       expect((await remember('before the outage')).body.errors).toBeUndefined();
       await until(() => onB.some((event) => event.type === 'memory'), 5_000, 'an event before the outage');
       // A load balancer asks /ready (the database answers) and /health (the process is up).
       const ask = async (path: string) => {
         const response = await fetch(`http://127.0.0.1:${port}${path}`);
-        return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() };
+        return {
+          status: response.status,
+          retryAfter: response.headers.get('retry-after'),
+          body: await response.text(),
+        };
       };
       expect((await ask('/ready')).status).toBe(200);
 
       own.halt();
       await tick(300); // the worker's claims fail meanwhile
-      expect(await ask('/ready')).toMatchObject({ status: 503, retryAfter: '5', body: expect.stringMatching(/database does not answer/) });
+      expect(await ask('/ready')).toMatchObject({
+        status: 503,
+        retryAfter: '5',
+        body: expect.stringMatching(/database does not answer/),
+      });
       expect((await ask('/health')).status).toBe(200);
       const during = await remember('during the outage');
       expect(during.status).toBe(503);
@@ -362,7 +474,11 @@ describe('the database going away and coming back', () => {
       expect(read.status).toBe(503);
       expect(read.body.errors?.[0]?.extensions?.code).toBe('DATABASE_UNAVAILABLE');
       // REST answers the same code.
-      const rest = await fetch(`http://127.0.0.1:${port}/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: 's1', role: 'user', text: 'during the outage' }) });
+      const rest = await fetch(`http://127.0.0.1:${port}/turns`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ session_id: 's1', role: 'user', text: 'during the outage' }),
+      });
       expect(rest.headers.get('retry-after')).toBe('5');
       expect(rest.status).toBe(503);
       expect(((await rest.json()) as { error: { code: string } }).error.code).toBe('DATABASE_UNAVAILABLE');
@@ -381,7 +497,9 @@ describe('the database going away and coming back', () => {
         await tick(250);
       }
       expect(onB).toContainEqual(probe);
-      const contents = (await graphql('{ memories(first: 5) { edges { node { content } } } }')).body.data.memories.edges.map((e: { node: { content: string } }) => e.node.content);
+      const contents = (
+        await graphql('{ memories(first: 5) { edges { node { content } } } }')
+      ).body.data.memories.edges.map((e: { node: { content: string } }) => e.node.content);
       expect(contents.sort()).toEqual(['after the outage', 'before the outage']);
       const job = await enqueueJob(b, TYPE, {});
       await until(() => ran.includes(job.id), 10_000, "A's worker running a job queued after the outage");

@@ -11,15 +11,27 @@ import { PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import * as pgTables from '../drizzle/pg-schema.ts';
 import * as t from '../drizzle/schema.ts';
-import { hearOtherNodes, onChange, publish, write, writeIfFree, type ChangeEvent, type Store } from '../server/core/store.ts';
+import {
+  hearOtherNodes,
+  onChange,
+  publish,
+  write,
+  writeIfFree,
+  type ChangeEvent,
+  type Store,
+} from '../server/core/store.ts';
 import { closeStore } from '../server/db/open.ts';
 import { openSnapshot } from '../server/db/snapshot.ts';
 import { openPostgresStore } from '../server/postgres/open-postgres.ts';
 import { toPostgresSql } from '../server/postgres/sql-text.ts';
 import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.ts';
 
-const MIGRATIONS = JSON.parse(readFileSync(join(import.meta.dirname, '../drizzle/pg-migrations/meta/_journal.json'), 'utf8')).entries.length;
-const TABLES = (Object.values(pgTables) as unknown[]).filter((table) => is(table, PgTable)).map((table) => `"${getTableName(table as PgTable)}"`);
+const MIGRATIONS = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../drizzle/pg-migrations/meta/_journal.json'), 'utf8'),
+).entries.length;
+const TABLES = (Object.values(pgTables) as unknown[])
+  .filter((table) => is(table, PgTable))
+  .map((table) => `"${getTableName(table as PgTable)}"`);
 const NOW = 1_795_000_000_123; // epoch ms past 2^32: must come back as the same number
 
 let server: PostgresServer | undefined;
@@ -50,13 +62,19 @@ describe('rewriting the shared SQL for Postgres', () => {
   });
 
   it("drops the table from drizzle's upsert targets, which Postgres refuses", () => {
-    expect(toPostgresSql('insert into "s" ("a", "b") values (?, ?) on conflict ("s"."a", "s"."b") do update set "b" = "s"."b" + 1')).toBe(
-      'insert into "s" ("a", "b") values ($1, $2) on conflict ("a", "b") do update set "b" = "s"."b" + 1',
-    );
+    expect(
+      toPostgresSql(
+        'insert into "s" ("a", "b") values (?, ?) on conflict ("s"."a", "s"."b") do update set "b" = "s"."b" + 1',
+      ),
+    ).toBe('insert into "s" ("a", "b") values ($1, $2) on conflict ("a", "b") do update set "b" = "s"."b" + 1');
   });
 
   it('quotes mixed-case aliases (Postgres would fold them), and nothing else', () => {
-    expect(toPostgresSql("select user_id as userId, t.createdAt, COUNT(*) as n, 'camelCase' from `turns` t order by userId limit 1e3")).toBe(
+    expect(
+      toPostgresSql(
+        "select user_id as userId, t.createdAt, COUNT(*) as n, 'camelCase' from `turns` t order by userId limit 1e3",
+      ),
+    ).toBe(
       `select user_id as "userId", t."createdAt", COUNT(*) as n, 'camelCase' from "turns" t order by "userId" limit 1e3`,
     );
   });
@@ -72,7 +90,10 @@ it('an unreachable server fails the open with its host, port and database, never
         });
       }),
   );
-  const failure = await openPostgresStore({ url: `postgres://sm:s3cret-Pa55@127.0.0.1:${closed}/memories`, env: {} }).catch((error: Error) => error);
+  const failure = await openPostgresStore({
+    url: `postgres://sm:s3cret-Pa55@127.0.0.1:${closed}/memories`,
+    env: {},
+  }).catch((error: Error) => error);
   expect(failure).toBeInstanceOf(Error);
   const { message } = failure as Error;
   expect(message).toContain('127.0.0.1');
@@ -80,7 +101,9 @@ it('an unreachable server fails the open with its host, port and database, never
   expect(message).toContain('"memories"');
   expect(message).not.toContain('s3cret');
   expect(JSON.stringify(failure)).not.toContain('s3cret');
-  const malformed = await openPostgresStore({ url: 'postgres://sm:s3cret-Pa55@[bad', env: {} }).catch((error: Error) => error);
+  const malformed = await openPostgresStore({ url: 'postgres://sm:s3cret-Pa55@[bad', env: {} }).catch(
+    (error: Error) => error,
+  );
   expect((malformed as Error).message).toMatch(/not valid/);
   expect(JSON.stringify(malformed) + String(malformed)).not.toContain('s3cret');
 });
@@ -98,8 +121,15 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
   const addTurn = (text: string, at = NOW) =>
     write(store, async () => {
       await store.db.insert(t.users).values({ id: 'u1', createdAt: at }).onConflictDoNothing();
-      await store.db.insert(t.sessions).values({ userId: 'u1', id: 's1', firstSeenAt: at, lastSeenAt: at }).onConflictDoUpdate({ target: [t.sessions.userId, t.sessions.id], set: { lastSeenAt: at } });
-      return store.db.insert(t.turns).values({ userId: 'u1', sessionId: 's1', role: 'user', text, at, createdAt: at }).returning().get();
+      await store.db
+        .insert(t.sessions)
+        .values({ userId: 'u1', id: 's1', firstSeenAt: at, lastSeenAt: at })
+        .onConflictDoUpdate({ target: [t.sessions.userId, t.sessions.id], set: { lastSeenAt: at } });
+      return store.db
+        .insert(t.turns)
+        .values({ userId: 'u1', sessionId: 's1', role: 'user', text, at, createdAt: at })
+        .returning()
+        .get();
     });
 
   it('applies the migrations, and opening again finds nothing to do', async () => {
@@ -134,24 +164,47 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
     expect(typeof first.at).toBe('number');
     expect(second.id).toBe(2);
 
-    const newest = await store.db.select().from(t.turns).where(eq(t.turns.userId, 'u1')).orderBy(desc(t.turns.at)).limit(1);
+    const newest = await store.db
+      .select()
+      .from(t.turns)
+      .where(eq(t.turns.userId, 'u1'))
+      .orderBy(desc(t.turns.at))
+      .limit(1);
     expect(newest.map((turn) => turn.text)).toEqual(['second words']);
-    const one = await store.db.select({ id: t.turns.id, text: t.turns.text }).from(t.turns).where(and(eq(t.turns.sessionId, 's1'), eq(t.turns.id, 1))).get();
+    const one = await store.db
+      .select({ id: t.turns.id, text: t.turns.text })
+      .from(t.turns)
+      .where(and(eq(t.turns.sessionId, 's1'), eq(t.turns.id, 1)))
+      .get();
     expect(one).toEqual({ id: 1, text: 'first words' });
     expect(await store.db.select().from(t.turns).where(eq(t.turns.id, 99)).get()).toBeUndefined();
 
-    const updated = await write(store, () => store.db.update(t.turns).set({ enrichedAt: NOW + 5 }).where(eq(t.turns.userId, 'u1')).run());
+    const updated = await write(store, () =>
+      store.db
+        .update(t.turns)
+        .set({ enrichedAt: NOW + 5 })
+        .where(eq(t.turns.userId, 'u1'))
+        .run(),
+    );
     expect(updated.changes).toBe(2);
-    expect((await store.db.select({ at: t.turns.enrichedAt }).from(t.turns).orderBy(asc(t.turns.id))).map((r) => r.at)).toEqual([NOW + 5, NOW + 5]);
+    expect(
+      (await store.db.select({ at: t.turns.enrichedAt }).from(t.turns).orderBy(asc(t.turns.id))).map((r) => r.at),
+    ).toEqual([NOW + 5, NOW + 5]);
 
-    const deleted = await write(store, () => store.db.delete(t.turns).where(eq(t.turns.id, 1)).returning({ id: t.turns.id }));
+    const deleted = await write(store, () =>
+      store.db.delete(t.turns).where(eq(t.turns.id, 1)).returning({ id: t.turns.id }),
+    );
     expect(deleted).toEqual([{ id: 1 }]);
     // Cascades: deleting the session takes its turns.
     await write(store, () => store.db.delete(t.sessions).where(eq(t.sessions.id, 's1')));
     expect(await store.sql.pluck('select count(*) from turns')).toBe(0);
     // A numbered row given its id explicitly moves the sequence past it, as SQLite does.
     await addTurn('again');
-    await write(store, () => store.db.insert(t.turns).values({ id: 50, userId: 'u1', sessionId: 's1', role: 'user', text: 'imported', at: NOW, createdAt: NOW }));
+    await write(store, () =>
+      store.db
+        .insert(t.turns)
+        .values({ id: 50, userId: 'u1', sessionId: 's1', role: 'user', text: 'imported', at: NOW, createdAt: NOW }),
+    );
     expect((await addTurn('after the import')).id).toBe(51);
   });
 
@@ -160,15 +213,30 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
       write(store, () =>
         store.db
           .insert(t.entities)
-          .values({ userId: 'u1', name: 'Dana', nameKey: 'dana', type: 'person', mentionCount: mentions, createdAt: NOW, updatedAt: NOW })
-          .onConflictDoUpdate({ target: [t.entities.userId, t.entities.nameKey, t.entities.type], set: { mentionCount: sql`${t.entities.mentionCount} + 1`, updatedAt: NOW + 1 } })
+          .values({
+            userId: 'u1',
+            name: 'Dana',
+            nameKey: 'dana',
+            type: 'person',
+            mentionCount: mentions,
+            createdAt: NOW,
+            updatedAt: NOW,
+          })
+          .onConflictDoUpdate({
+            target: [t.entities.userId, t.entities.nameKey, t.entities.type],
+            set: { mentionCount: sql`${t.entities.mentionCount} + 1`, updatedAt: NOW + 1 },
+          })
           .returning({ id: t.entities.id, mentionCount: t.entities.mentionCount })
           .get(),
       );
     expect(await entity(1)).toEqual({ id: 1, mentionCount: 1 });
     expect(await entity(1)).toEqual({ id: 1, mentionCount: 2 });
-    const ignored = await write(store, () => store.db.insert(t.users).values({ id: 'u9', createdAt: 1 }).onConflictDoNothing().run());
-    const again = await write(store, () => store.db.insert(t.users).values({ id: 'u9', createdAt: 2 }).onConflictDoNothing().run());
+    const ignored = await write(store, () =>
+      store.db.insert(t.users).values({ id: 'u9', createdAt: 1 }).onConflictDoNothing().run(),
+    );
+    const again = await write(store, () =>
+      store.db.insert(t.users).values({ id: 'u9', createdAt: 2 }).onConflictDoNothing().run(),
+    );
     expect([ignored.changes, again.changes]).toEqual([1, 0]);
     expect(await store.sql.pluck("select created_at from users where id = 'u9'")).toBe(1);
   });
@@ -176,8 +244,20 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
   it('round-trips JSON columns, 0/1 flags, epoch-ms times and blobs', async () => {
     await write(store, async () => {
       await store.db.insert(t.meta).values({ key: 'config', value: { search: { limit: 5 }, list: [1, 'two'] } });
-      await store.db.insert(t.memories).values({ userId: 'u1', content: 'Dana lives in Lisbon', contentKey: 'dana lives in lisbon', decayRate: 0.01, score: 0.25, tags: ['home', 'city'], createdAt: NOW, eventAt: NOW, lastSeenAt: NOW });
-      await store.db.insert(t.memoryEvents).values({ userId: 'u1', memoryId: 1, action: 'created', detail: { why: 'said so', at: [NOW] }, at: NOW });
+      await store.db.insert(t.memories).values({
+        userId: 'u1',
+        content: 'Dana lives in Lisbon',
+        contentKey: 'dana lives in lisbon',
+        decayRate: 0.01,
+        score: 0.25,
+        tags: ['home', 'city'],
+        createdAt: NOW,
+        eventAt: NOW,
+        lastSeenAt: NOW,
+      });
+      await store.db
+        .insert(t.memoryEvents)
+        .values({ userId: 'u1', memoryId: 1, action: 'created', detail: { why: 'said so', at: [NOW] }, at: NOW });
       await store.db.insert(t.accessTokens).values([
         { tokenHash: 'h1', prefix: 'p1', userId: 'u1', readOnly: true, createdAt: NOW },
         { tokenHash: 'h2', prefix: 'p2', userId: 'u1', createdAt: NOW },
@@ -185,11 +265,29 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
     });
     expect((await store.db.select().from(t.meta).get())?.value).toEqual({ search: { limit: 5 }, list: [1, 'two'] });
     const memory = (await store.db.select().from(t.memories).get())!;
-    expect(memory).toMatchObject({ tags: ['home', 'city'], kind: 'fact', status: 'active', score: 0.25, decayRate: 0.01, confidence: 1, hits: 0, createdAt: NOW });
+    expect(memory).toMatchObject({
+      tags: ['home', 'city'],
+      kind: 'fact',
+      status: 'active',
+      score: 0.25,
+      decayRate: 0.01,
+      confidence: 1,
+      hits: 0,
+      createdAt: NOW,
+    });
     expect((await store.db.select().from(t.memoryEvents).get())?.detail).toEqual({ why: 'said so', at: [NOW] });
-    expect((await store.db.select({ readOnly: t.accessTokens.readOnly }).from(t.accessTokens).orderBy(t.accessTokens.id)).map((r) => r.readOnly)).toEqual([true, false]);
-    expect(await store.db.select({ id: t.accessTokens.id }).from(t.accessTokens).where(eq(t.accessTokens.readOnly, true))).toEqual([{ id: 1 }]);
-    expect(await store.sql.values('select read_only, created_at from access_tokens order by id')).toEqual([[1, NOW], [0, NOW]]);
+    expect(
+      (
+        await store.db.select({ readOnly: t.accessTokens.readOnly }).from(t.accessTokens).orderBy(t.accessTokens.id)
+      ).map((r) => r.readOnly),
+    ).toEqual([true, false]);
+    expect(
+      await store.db.select({ id: t.accessTokens.id }).from(t.accessTokens).where(eq(t.accessTokens.readOnly, true)),
+    ).toEqual([{ id: 1 }]);
+    expect(await store.sql.values('select read_only, created_at from access_tokens order by id')).toEqual([
+      [1, NOW],
+      [0, NOW],
+    ]);
 
     const code = Buffer.from([0xff, 0x00, 0x7f, 0x80]);
     const embedding = Buffer.from(new Float32Array([0.6, -0.8]).buffer);
@@ -198,25 +296,42 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
     expect(Buffer.isBuffer(vector.code) && vector.code.equals(code)).toBe(true);
     expect([...new Float32Array(new Uint8Array(vector.embedding).buffer)]).toEqual([...new Float32Array([0.6, -0.8])]);
     // Raw SQL too: a Uint8Array goes in, a Buffer comes out.
-    const found = await store.sql.get<{ id: number; code: Buffer }>('select id, code from memory_vectors where code = ?', [new Uint8Array(code)]);
+    const found = await store.sql.get<{ id: number; code: Buffer }>(
+      'select id, code from memory_vectors where code = ?',
+      [new Uint8Array(code)],
+    );
     expect(found?.id).toBe(1);
     expect(Buffer.isBuffer(found?.code)).toBe(true);
     // Postgres's own addition: the tsvector column is kept by the database, with English stemming.
-    expect(await store.sql.values("select id from memories where content_search @@ websearch_to_tsquery('english', ?)", ['living'])).toEqual([[1]]);
+    expect(
+      await store.sql.values("select id from memories where content_search @@ websearch_to_tsquery('english', ?)", [
+        'living',
+      ]),
+    ).toEqual([[1]]);
   });
 
   it('answers raw SQL as SQLite does: objects, arrays, one value, change counts', async () => {
     await addTurn('one');
     await addTurn('two', NOW + 10);
-    expect(await store.sql.all('select id, session_id as sessionId, at from turns where user_id = ? order by id', ['u1'])).toEqual([
+    expect(
+      await store.sql.all('select id, session_id as sessionId, at from turns where user_id = ? order by id', ['u1']),
+    ).toEqual([
       { id: 1, sessionId: 's1', at: NOW },
       { id: 2, sessionId: 's1', at: NOW + 10 },
     ]);
     expect(await store.sql.get('select text from turns where id = ?', [2])).toEqual({ text: 'two' });
     expect(await store.sql.get('select text from turns where id = ?', [3])).toBeUndefined();
-    expect(await store.sql.values('select id, text from turns order by id desc')).toEqual([[2, 'two'], [1, 'one']]);
+    expect(await store.sql.values('select id, text from turns order by id desc')).toEqual([
+      [2, 'two'],
+      [1, 'one'],
+    ]);
     // count (int8), sum (numeric), avg, a comparison (boolean) and exists all read as numbers.
-    expect(await store.sql.get('select count(*) as n, sum(at) as total, avg(id) as mean, max(at) > ? as later, exists (select 1 from turns) as there from turns', [NOW])).toEqual({
+    expect(
+      await store.sql.get(
+        'select count(*) as n, sum(at) as total, avg(id) as mean, max(at) > ? as later, exists (select 1 from turns) as there from turns',
+        [NOW],
+      ),
+    ).toEqual({
       n: 2,
       total: 2 * NOW + 10,
       mean: 1.5,
@@ -227,7 +342,7 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
     expect(await store.sql.row('select id from turns where id = ?', [9])).toBeUndefined();
     expect(await store.sql.pluck('select text from turns where id = ?', [1])).toBe('one');
     expect(await store.sql.pluck('select text from turns where id = ?', [9])).toBeUndefined();
-    expect(await store.sql.pluck("select '?' || ? as \"odd?name\"", ['!'])).toBe('?!');
+    expect(await store.sql.pluck('select \'?\' || ? as "odd?name"', ['!'])).toBe('?!');
     const changed = await write(store, () => store.sql.run("update turns set name = 'n' where user_id = ?", ['u1']));
     expect(changed).toEqual({ changes: 2 });
     expect(await write(store, () => store.sql.run('delete from turns where id = ?', [42]))).toEqual({ changes: 0 });
@@ -262,7 +377,9 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
     expect(await store.sql.values('select id from users order by id')).toEqual([['a'], ['b']]);
     expect(heard).toEqual([event]);
     // A failed statement rolls its write back too, and the next write starts clean.
-    await expect(write(store, () => store.sql.run('insert into users (id, created_at) values (?, ?)', ['a', NOW]))).rejects.toThrow(/duplicate key/);
+    await expect(
+      write(store, () => store.sql.run('insert into users (id, created_at) values (?, ?)', ['a', NOW])),
+    ).rejects.toThrow(/duplicate key/);
     await write(store, () => store.sql.run('insert into users (id, created_at) values (?, ?)', ['e', NOW]));
     expect(await store.sql.pluck('select count(*) from users')).toBe(3);
     // A drizzle query handed back unawaited runs when write() awaits it: still in its transaction.
@@ -337,9 +454,17 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
     for (const round of [1, 2, 3]) {
       await write(store, async () => {
         await store.sql.runAtCommit('insert into meta (key, value) values (?, ?)', [`text ${round}`, hostile]);
-        await store.sql.runAtCommit("insert into meta (key, value) values (?, cast(cast(? as float8) * 10000000 as text) || ' ' || cast(? as text) || coalesce(cast(? as text), '-'))", [`numbers ${round}`, -1.5e-7, 42, null]);
-        await store.sql.runAtCommit("insert into meta (key, value) values (?, encode(cast(? as bytea), 'hex'))", [`bytes ${round}`, Buffer.from([0, 1, 254, round])]);
-        await store.sql.runAtCommit("update meta set value = cast(cast(value as integer) + 1 as text) where key = 'rounds'");
+        await store.sql.runAtCommit(
+          "insert into meta (key, value) values (?, cast(cast(? as float8) * 10000000 as text) || ' ' || cast(? as text) || coalesce(cast(? as text), '-'))",
+          [`numbers ${round}`, -1.5e-7, 42, null],
+        );
+        await store.sql.runAtCommit("insert into meta (key, value) values (?, encode(cast(? as bytea), 'hex'))", [
+          `bytes ${round}`,
+          Buffer.from([0, 1, 254, round]),
+        ]);
+        await store.sql.runAtCommit(
+          "update meta set value = cast(cast(value as integer) + 1 as text) where key = 'rounds'",
+        );
       });
       expect(await store.sql.pluck("select value from meta where key = 'rounds'")).toBe(String(round));
       expect(await store.sql.pluck('select value from meta where key = ?', [`text ${round}`])).toBe(hostile);
@@ -367,10 +492,14 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
     const snapshot = await openSnapshot(store);
     try {
       await addTurn('written during the export');
-      const seen = await snapshot.store.sql.pluck("select count(*) from turns where text = 'written during the export'");
+      const seen = await snapshot.store.sql.pluck(
+        "select count(*) from turns where text = 'written during the export'",
+      );
       expect(seen).toBe(shared ? 0 : 1);
       if (shared) {
-        const refused = await snapshot.store.sql.run("insert into meta (key, value) values ('x', 'y')").catch((error: Error) => error);
+        const refused = await snapshot.store.sql
+          .run("insert into meta (key, value) values ('x', 'y')")
+          .catch((error: Error) => error);
         expect(String(refused)).toMatch(/read-only transaction/);
       }
     } finally {
@@ -399,7 +528,9 @@ describe.each(backends)('the storage port on $name', ({ url: newUrl, shared }) =
         await held;
       });
       await tick(50);
-      const bookkeeping = writeIfFree(other, () => other.sql.run("insert into meta (key, value) values ('touched', '1')"));
+      const bookkeeping = writeIfFree(other, () =>
+        other.sql.run("insert into meta (key, value) values ('touched', '1')"),
+      );
       if (shared) expect(await bookkeeping).toBeUndefined();
       const second = write(other, async () => {
         const n = Number(await other.sql.pluck("select value from meta where key = 'n'"));

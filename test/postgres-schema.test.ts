@@ -15,7 +15,11 @@ import * as sqliteTables from '../drizzle/schema.ts';
 const ROOT = join(import.meta.dirname, '..');
 
 const tablesOf = <T>(module: Record<string, unknown>, kind: new (...args: never[]) => T) =>
-  new Map((Object.values(module) as unknown[]).filter((t): t is T => is(t, kind as never)).map((t) => [getTableName(t as never), t]));
+  new Map(
+    (Object.values(module) as unknown[])
+      .filter((t): t is T => is(t, kind as never))
+      .map((t) => [getTableName(t as never), t]),
+  );
 const sqlite = tablesOf(sqliteTables, SQLiteTable);
 const postgres = tablesOf(pgTables, PgTable);
 
@@ -26,7 +30,10 @@ const postgres = tablesOf(pgTables, PgTable);
 function postgresTypeFor(column: Column): string {
   if (column.columnType === 'SQLiteBoolean') return 'integer';
   const type = column.getSQLType();
-  return { integer: 'bigint', text: 'text', real: 'double precision', blob: 'bytea' }[type] ?? `(no Postgres type for SQLite ${type})`;
+  return (
+    { integer: 'bigint', text: 'text', real: 'double precision', blob: 'bytea' }[type] ??
+    `(no Postgres type for SQLite ${type})`
+  );
 }
 
 /** A default as the database sees it: drizzle's SQLite JSON and boolean modes store them as text and 0/1. */
@@ -38,20 +45,31 @@ const storedDefault = (column: Column) => {
   return value;
 };
 
-const describeColumn = (column: Column, type: string) => ({ name: column.name, type, notNull: column.notNull, primary: column.primary, default: storedDefault(column) });
-const indexColumns = (columns: unknown[]) => columns.map((c) => (is(c, SQL) ? '(expression)' : (c as { name: string }).name));
+const describeColumn = (column: Column, type: string) => ({
+  name: column.name,
+  type,
+  notNull: column.notNull,
+  primary: column.primary,
+  default: storedDefault(column),
+});
+const indexColumns = (columns: unknown[]) =>
+  columns.map((c) => (is(c, SQL) ? '(expression)' : (c as { name: string }).name));
 
 describe('the Postgres schema', () => {
   it('drizzle/pg-migrations are up to date with drizzle/pg-schema.ts', () => {
     const out = mkdtempSync(join(tmpdir(), 'sm-pg-migrations-'));
     cpSync(join(ROOT, 'drizzle/pg-migrations'), out, { recursive: true });
     const before = readdirSync(out, { recursive: true }).sort();
-    const output = execFileSync(process.execPath, [join(ROOT, 'node_modules/drizzle-kit/bin.cjs'), 'generate', '--config', 'drizzle.pg.config.ts'], {
-      cwd: ROOT,
-      // drizzle-kit resolves `out` relative to the project, so hand it a relative path.
-      env: { ...process.env, SM_MIGRATIONS_OUT: relative(ROOT, out) },
-      encoding: 'utf8',
-    });
+    const output = execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/drizzle-kit/bin.cjs'), 'generate', '--config', 'drizzle.pg.config.ts'],
+      {
+        cwd: ROOT,
+        // drizzle-kit resolves `out` relative to the project, so hand it a relative path.
+        env: { ...process.env, SM_MIGRATIONS_OUT: relative(ROOT, out) },
+        encoding: 'utf8',
+      },
+    );
     expect(output).toContain('No schema changes');
     expect(readdirSync(out, { recursive: true }).sort(), `run npm run db:generate\n${output}`).toEqual(before);
   });
@@ -68,11 +86,14 @@ describe('the Postgres schema', () => {
       for (const [key, column] of Object.entries(sqliteColumns)) {
         const mirror = pgColumns[key];
         expect(mirror, `${name}.${column.name} is missing`).toBeDefined();
-        expect(describeColumn(mirror!, mirror!.getSQLType()), `${name}.${column.name}`).toEqual(describeColumn(column, postgresTypeFor(column)));
+        expect(describeColumn(mirror!, mirror!.getSQLType()), `${name}.${column.name}`).toEqual(
+          describeColumn(column, postgresTypeFor(column)),
+        );
       }
       // What Postgres adds is computed by the database (tsvector columns): the SQLite code never writes it.
       const extra = Object.entries(pgColumns).filter(([key]) => !(key in sqliteColumns));
-      for (const [key, column] of extra) expect(column.generated?.type, `${name}.${key} is not in the SQLite schema`).toBe('always');
+      for (const [key, column] of extra)
+        expect(column.generated?.type, `${name}.${key} is not in the SQLite schema`).toBe('always');
     }
   });
 
@@ -90,12 +111,20 @@ describe('the Postgres schema', () => {
           .sort();
       const indexes = (config: typeof s | typeof p) =>
         config.indexes
-          .map((i) => ({ name: i.config.name, unique: i.config.unique, partial: i.config.where !== undefined, columns: indexColumns(i.config.columns) }))
+          .map((i) => ({
+            name: i.config.name,
+            unique: i.config.unique,
+            partial: i.config.where !== undefined,
+            columns: indexColumns(i.config.columns),
+          }))
           .sort((a, b) => a.name!.localeCompare(b.name!));
       expect(keys(p), `${name} primary key`).toEqual(keys(s));
       expect(references(p), `${name} foreign keys`).toEqual(references(s));
       // The full-text indexes (GIN over the tsvector columns) are Postgres's own.
-      expect(indexes(p).filter((i) => !i.name!.endsWith('_search')), `${name} indexes`).toEqual(indexes(s));
+      expect(
+        indexes(p).filter((i) => !i.name!.endsWith('_search')),
+        `${name} indexes`,
+      ).toEqual(indexes(s));
       expect(p.checks.map((c) => c.name).sort(), `${name} checks`).toEqual(s.checks.map((c) => c.name).sort());
     }
   });

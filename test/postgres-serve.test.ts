@@ -67,28 +67,58 @@ async function drive(client: SymbiosisClient) {
   // a probe, the server listens to both.
   const probe = client.forUser('probe').turnAdded({ sessionId: 'probe' })[Symbol.asyncIterator]();
   let probes = 0;
-  await firstEvent(probe, () => (probes++, client.forUser('probe').addTurn({ input: { sessionId: 'probe', role: Role.User, text: 'ok', autoExtract: false } })));
+  await firstEvent(
+    probe,
+    () => (
+      probes++,
+      client
+        .forUser('probe')
+        .addTurn({ input: { sessionId: 'probe', role: Role.User, text: 'ok', autoExtract: false } })
+    ),
+  );
   await probe.return?.();
   expect(probes).toBeLessThanOrEqual(PROBES);
-  for (; probes < PROBES; probes++) await client.forUser('probe').addTurn({ input: { sessionId: 'probe', role: Role.User, text: 'ok', autoExtract: false } });
+  for (; probes < PROBES; probes++)
+    await client
+      .forUser('probe')
+      .addTurn({ input: { sessionId: 'probe', role: Role.User, text: 'ok', autoExtract: false } });
 
   const added = [];
   for (const turn of CONVERSATION) {
     const { addTurn } = await client.addTurn({ input: { ...turn, role: Role.User, name: 'Alice' } });
-    added.push({ turn: addTurn.turn, extracted: addTurn.extracted.map((e) => ({ action: e.action, content: e.memory?.content })) });
+    added.push({
+      turn: addTurn.turn,
+      extracted: addTurn.extracted.map((e) => ({ action: e.action, content: e.memory?.content })),
+    });
   }
   await client.runJobs(); // entity recognition and the rest of what the turns queued
   const searches = Object.fromEntries(
     await Promise.all(
-      ['where does Alice live', 'Joana Pereira', 'hiking with the dog', 'what does Alice eat', 'nurse hospital'].map(async (query) => [
-        query,
-        (await client.search({ query, limit: 8 })).search.map((hit) => ({ kind: hit.kind, id: hit.id, text: hit.text, signals: hit.signals.map((s) => s.signal) })),
-      ]),
+      ['where does Alice live', 'Joana Pereira', 'hiking with the dog', 'what does Alice eat', 'nurse hospital'].map(
+        async (query) => [
+          query,
+          (await client.search({ query, limit: 8 })).search.map((hit) => ({
+            kind: hit.kind,
+            id: hit.id,
+            text: hit.text,
+            signals: hit.signals.map((s) => s.signal),
+          })),
+        ],
+      ),
     ),
   );
-  const { context } = await client.context({ sessionId: 'a2', query: 'where does Alice live and work', tokenBudget: 400 });
+  const { context } = await client.context({
+    sessionId: 'a2',
+    query: 'where does Alice live and work',
+    tokenBudget: 400,
+  });
   await client.remember({ input: { content: LAST_FACT } });
-  await Promise.race([collecting, new Promise((_, reject) => setTimeout(() => reject(new Error(`no memory event for the last fact; heard ${JSON.stringify(seen)}`)), 10_000))]);
+  await Promise.race([
+    collecting,
+    new Promise((_, reject) =>
+      setTimeout(() => reject(new Error(`no memory event for the last fact; heard ${JSON.stringify(seen)}`)), 10_000),
+    ),
+  ]);
   await events.return?.();
   return { added, searches, context, events: seen, stats: (await client.stats()).stats };
 }
@@ -101,7 +131,12 @@ async function drive(client: SymbiosisClient) {
  * a word can swap places ('where does Alice live': facts 2 and 3, ranks 3 and 4).
  */
 const ranked = (searches: Record<string, { kind: string; id: number }[]>) =>
-  Object.fromEntries(Object.entries(searches).map(([query, hits]) => [query, { best: hits[0], hits: [...hits].sort((a, b) => a.kind.localeCompare(b.kind) || a.id - b.id) }]));
+  Object.fromEntries(
+    Object.entries(searches).map(([query, hits]) => [
+      query,
+      { best: hits[0], hits: [...hits].sort((a, b) => a.kind.localeCompare(b.kind) || a.id - b.id) },
+    ]),
+  );
 
 /**
  * A context compared but for its memories' access counts: the searches just before it record
@@ -109,10 +144,18 @@ const ranked = (searches: Record<string, { kind: string; id: number }[]>) =>
  * workers), so whether the context's read sees them is timing, not the backend.
  */
 const withoutAccessCounts = (value: unknown): unknown =>
-  Array.isArray(value) ? value.map(withoutAccessCounts) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'accessCount' ? null : withoutAccessCounts(v)])) : value;
+  Array.isArray(value)
+    ? value.map(withoutAccessCounts)
+    : value && typeof value === 'object'
+      ? Object.fromEntries(
+          Object.entries(value).map(([k, v]) => [k, k === 'accessCount' ? null : withoutAccessCounts(v)]),
+        )
+      : value;
 
 describe('sm serve on Postgres', () => {
-  it('answers the generated client as sm serve on a SQLite file does: turns, facts, memory events over WebSocket, search and context', { timeout: 180_000 }, async () => {
+  it('answers the generated client as sm serve on a SQLite file does: turns, facts, memory events over WebSocket, search and context', {
+    timeout: 180_000,
+  }, async () => {
     const url = await postgres.createDatabase('served');
     const [onPostgres, onSqlite] = await Promise.all([
       serve(null, { SM_DATABASE_URL: url, SM_DB: '' }).then(drive),
@@ -120,13 +163,26 @@ describe('sm serve on Postgres', () => {
     ]);
     expect(onPostgres.added.flatMap((a) => a.extracted).length).toBeGreaterThan(3);
     expect(onPostgres.events.length).toBeGreaterThan(3);
-    expect(onPostgres.events).toContainEqual(expect.objectContaining({ action: 'CREATED', content: 'Alice moved to Porto' }));
+    expect(onPostgres.events).toContainEqual(
+      expect.objectContaining({ action: 'CREATED', content: 'Alice moved to Porto' }),
+    );
     expect(onPostgres.context.markdown).toMatch(/Porto/);
     // Stats but what is no answer: whether this backend could search vectors (Debian's Postgres
     // has no pgvector), and how long extraction took.
-    const counts = (stats: typeof onSqlite.stats) => ({ ...stats, features: null, extraction: stats.extraction.map((e) => ({ ...e, averageMs: null })) });
+    const counts = (stats: typeof onSqlite.stats) => ({
+      ...stats,
+      features: null,
+      extraction: stats.extraction.map((e) => ({ ...e, averageMs: null })),
+    });
     for (const key of Object.keys(onSqlite) as (keyof typeof onSqlite)[]) {
-      const [a, b] = key === 'stats' ? [counts(onPostgres.stats), counts(onSqlite.stats)] : key === 'searches' ? [ranked(onPostgres.searches), ranked(onSqlite.searches)] : key === 'context' ? [withoutAccessCounts(onPostgres.context), withoutAccessCounts(onSqlite.context)] : [onPostgres[key], onSqlite[key]];
+      const [a, b] =
+        key === 'stats'
+          ? [counts(onPostgres.stats), counts(onSqlite.stats)]
+          : key === 'searches'
+            ? [ranked(onPostgres.searches), ranked(onSqlite.searches)]
+            : key === 'context'
+              ? [withoutAccessCounts(onPostgres.context), withoutAccessCounts(onSqlite.context)]
+              : [onPostgres[key], onSqlite[key]];
       expect.soft(a, key).toEqual(b);
     }
   });

@@ -54,23 +54,56 @@ async function rowsOf(databaseUrl: string, text: string, values: unknown[] = [])
 
 /** The tables a database has (a command that must not touch it leaves it without any). */
 const tablesOf = async (databaseUrl: string) =>
-  (await rowsOf(databaseUrl, "select table_name as name from information_schema.tables where table_schema = 'public' order by 1")).map((r) => r.name as string);
+  (
+    await rowsOf(
+      databaseUrl,
+      "select table_name as name from information_schema.tables where table_schema = 'public' order by 1",
+    )
+  ).map((r) => r.name as string);
 
 const doctor = async (env: Record<string, string | undefined>, args: string[] = []) => {
   const result = await sm([...args, 'doctor', '--json'], { SM_DB: undefined, ...env });
-  return { ...result, checks: Object.fromEntries(((result.json ?? []) as Check[]).map((c) => [c.name, c])) as Record<string, Check> };
+  return {
+    ...result,
+    checks: Object.fromEntries(((result.json ?? []) as Check[]).map((c) => [c.name, c])) as Record<string, Check>,
+  };
 };
 
 describe('SM_DATABASE_URL selects Postgres', () => {
   it('for embedded commands: doctor reports the server, full-text search, pgvector off and the checks that ran', async () => {
     const { code, json, checks } = await doctor({ SM_DATABASE_URL: url });
     expect(code).toBe(0);
-    expect((json as Check[]).map((c) => c.name)).toEqual(['database', 'fts', 'pgvector', 'integrity', 'llm', 'embedding', 'embedding-lock', 'semantic', 'jobs']);
-    expect(checks.database).toMatchObject({ ok: true, detail: expect.stringMatching(new RegExp(`^PostgreSQL \\d+\\.\\d+ at host 127\\.0\\.0\\.1, port ${server.port}, database "memories", \\d+\\.\\d MB \\(chosen by SM_DATABASE_URL\\)$`)) });
+    expect((json as Check[]).map((c) => c.name)).toEqual([
+      'database',
+      'fts',
+      'pgvector',
+      'integrity',
+      'llm',
+      'embedding',
+      'embedding-lock',
+      'semantic',
+      'jobs',
+    ]);
+    expect(checks.database).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(
+        new RegExp(
+          `^PostgreSQL \\d+\\.\\d+ at host 127\\.0\\.0\\.1, port ${server.port}, database "memories", \\d+\\.\\d MB \\(chosen by SM_DATABASE_URL\\)$`,
+        ),
+      ),
+    });
     expect(checks.fts).toMatchObject({ ok: true, detail: 'full-text search (tsvector columns with GIN indexes) on' });
     // Debian's Postgres has no pgvector: search goes on without vectors, which is no failure when no embedding model is configured.
-    expect(checks.pgvector).toMatchObject({ ok: true, detail: 'pgvector is not installed in this database: vectors are reranked in JavaScript from their stored float32 (slower)', hint: null });
-    expect(checks.integrity).toMatchObject({ ok: true, detail: expect.stringMatching(/^data checksums (are )?o(n|ff).*: ok$/) });
+    expect(checks.pgvector).toMatchObject({
+      ok: true,
+      detail:
+        'pgvector is not installed in this database: vectors are reranked in JavaScript from their stored float32 (slower)',
+      hint: null,
+    });
+    expect(checks.integrity).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/^data checksums (are )?o(n|ff).*: ok$/),
+    });
     expect(checks.jobs).toMatchObject({ ok: true, detail: expect.stringMatching(/^0 pending \(0 overdue/) });
     expect(await tablesOf(url)).toContain('turns');
   });
@@ -81,34 +114,64 @@ describe('SM_DATABASE_URL selects Postgres', () => {
     expect(remembered.code).toBe(0);
     const found = await sm(['search', 'bees', '--json'], env);
     expect(found.code).toBe(0);
-    expect(found.json.map((hit: { id: number; text: string }) => [hit.id, hit.text])).toContainEqual([remembered.json.memory.id, 'Alice keeps bees on her roof']);
-    expect(await rowsOf(url, 'select user_id, content from memories where id = $1', [remembered.json.memory.id])).toEqual([{ user_id: 'alice', content: 'Alice keeps bees on her roof' }]);
+    expect(found.json.map((hit: { id: number; text: string }) => [hit.id, hit.text])).toContainEqual([
+      remembered.json.memory.id,
+      'Alice keeps bees on her roof',
+    ]);
+    expect(
+      await rowsOf(url, 'select user_id, content from memories where id = $1', [remembered.json.memory.id]),
+    ).toEqual([{ user_id: 'alice', content: 'Alice keeps bees on her roof' }]);
   });
 
   it('for sm mcp: the tools work on the Postgres store', async () => {
     const client = new Client({ name: 'test', version: '1.0.0' });
     const env = { ...process.env, SM_DATABASE_URL: url, SM_LOG_LEVEL: 'error' } as Record<string, string>;
     delete env.SM_DB;
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SM, '--user', 'mcp-user', 'mcp'], env, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [SM, '--user', 'mcp-user', 'mcp'],
+        env,
+        stderr: 'pipe',
+      }),
+    );
     try {
-      const saved = (await client.callTool({ name: 'remember_fact', arguments: { text: 'The MCP user prefers tea to coffee' } })) as unknown as { structuredContent: { memory: { id: number } } };
-      expect(await rowsOf(url, 'select user_id, content from memories where id = $1', [saved.structuredContent.memory.id])).toEqual([{ user_id: 'mcp-user', content: 'The MCP user prefers tea to coffee' }]);
+      const saved = (await client.callTool({
+        name: 'remember_fact',
+        arguments: { text: 'The MCP user prefers tea to coffee' },
+      })) as unknown as { structuredContent: { memory: { id: number } } };
+      expect(
+        await rowsOf(url, 'select user_id, content from memories where id = $1', [saved.structuredContent.memory.id]),
+      ).toEqual([{ user_id: 'mcp-user', content: 'The MCP user prefers tea to coffee' }]);
     } finally {
       await client.close();
     }
   });
 
   it('pgvector off is no failure with an embedding model configured (vectors reranked in JavaScript), and says how to rerank in SQL', async () => {
-    const { checks } = await doctor({ SM_DATABASE_URL: url, SM_CONFIG__EMBEDDING__MODEL: 'some-embed', SM_CONFIG__EMBEDDING__DIMENSIONS: '8' });
-    expect(checks.pgvector).toMatchObject({ ok: true, detail: expect.stringMatching(/reranked in JavaScript/), hint: expect.stringMatching(/create extension vector/) });
+    const { checks } = await doctor({
+      SM_DATABASE_URL: url,
+      SM_CONFIG__EMBEDDING__MODEL: 'some-embed',
+      SM_CONFIG__EMBEDDING__DIMENSIONS: '8',
+    });
+    expect(checks.pgvector).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/reranked in JavaScript/),
+      hint: expect.stringMatching(/create extension vector/),
+    });
   });
 
   it('PGlite (pglite:<dir>) has pgvector: doctor says vectors are reranked in SQL', async () => {
     const dir = join(temp('pglite'), 'data');
     const { code, checks } = await doctor({ SM_DATABASE_URL: `pglite:${dir}` });
     expect(code).toBe(0);
-    expect(checks.database?.detail).toMatch(new RegExp(`^PostgreSQL \\d+\\.\\d+ at PGlite in ${dir.replaceAll('.', '\\.')}, `));
-    expect(checks.pgvector).toMatchObject({ ok: true, detail: expect.stringMatching(/^pgvector [\d.]+ present: vectors reranked in SQL; no HNSW index/) });
+    expect(checks.database?.detail).toMatch(
+      new RegExp(`^PostgreSQL \\d+\\.\\d+ at PGlite in ${dir.replaceAll('.', '\\.')}, `),
+    );
+    expect(checks.pgvector).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/^pgvector [\d.]+ present: vectors reranked in SQL; no HNSW index/),
+    });
     expect(checks.integrity?.ok).toBe(true);
   });
 
@@ -121,7 +184,9 @@ describe('SM_DATABASE_URL selects Postgres', () => {
     try {
       const refused = await sm(['stats'], env);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(new RegExp(`^sm: PGlite in .* is open in another process \\(pid ${process.pid}\\)`));
+      expect(refused.stderr).toMatch(
+        new RegExp(`^sm: PGlite in .* is open in another process \\(pid ${process.pid}\\)`),
+      );
     } finally {
       release();
     }
@@ -149,13 +214,20 @@ describe('SM_DATABASE_URL selects Postgres', () => {
     const { code, stdout, stderr } = await sm(['stats'], { SM_DATABASE_URL: url, SM_DB: join(temp('both'), 'x.db') });
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toBe('sm: SM_DB and SM_DATABASE_URL are both set: unset one of them (or pass --db PATH to use that SQLite file)\n');
+    expect(stderr).toBe(
+      'sm: SM_DB and SM_DATABASE_URL are both set: unset one of them (or pass --db PATH to use that SQLite file)\n',
+    );
   });
 
   it('a URL that is not Postgres is bad input (exit 2), said without the rest of the URL', async () => {
-    const { code, stderr } = await sm(['stats'], { SM_DATABASE_URL: 'mysql://admin:hunter2@db.example/memories', SM_DB: undefined });
+    const { code, stderr } = await sm(['stats'], {
+      SM_DATABASE_URL: 'mysql://admin:hunter2@db.example/memories',
+      SM_DB: undefined,
+    });
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^sm: SM_DATABASE_URL: expected postgres:\/\/user:password@host:port\/database, pglite: or pglite:<directory>, got a "mysql:" URL/);
+    expect(stderr).toMatch(
+      /^sm: SM_DATABASE_URL: expected postgres:\/\/user:password@host:port\/database, pglite: or pglite:<directory>, got a "mysql:" URL/,
+    );
     expect(stderr).not.toContain('hunter2');
   });
 });
@@ -165,7 +237,9 @@ describe('a database out of reach at start', () => {
   const unreachable = async () => `postgres://sm:${secret}@127.0.0.1:${await closedPort()}/memories`;
   const expectClear = (result: { code: number; stderr: string }, port: string) => {
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`cannot reach Postgres at host 127\\.0\\.0\\.1, port ${port}, database "memories": .*ECONNREFUSED`));
+    expect(result.stderr).toMatch(
+      new RegExp(`cannot reach Postgres at host 127\\.0\\.0\\.1, port ${port}, database "memories": .*ECONNREFUSED`),
+    );
     expect(result.stderr).not.toContain(secret);
   };
 
@@ -196,7 +270,10 @@ describe('a database out of reach at start', () => {
     child.stderr.on('data', (chunk) => (output += chunk));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     // Its log is JSON lines; the fatal one carries the message.
-    const fatal = output.split('\n').flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { level: number; msg: string }] : [])).find((entry) => entry.level === 60);
+    const fatal = output
+      .split('\n')
+      .flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as { level: number; msg: string }] : []))
+      .find((entry) => entry.level === 60);
     expectClear({ code: code ?? -1, stderr: fatal?.msg ?? output }, new URL(target).port);
     expect(output).not.toContain(secret);
   });

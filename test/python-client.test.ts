@@ -13,9 +13,18 @@ const ROOT = join(import.meta.dirname, '..');
 // PATH, e.g. pyenv's, may have neither).
 const PYTHON = '/usr/bin/python3';
 
-function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, timeout: timeoutMs });
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+      timeout: timeoutMs,
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk));
@@ -34,7 +43,9 @@ describe('python client', () => {
 
   it('has a method for every query and mutation of the TypeScript client', () => {
     const operations = readdirOperations();
-    const methods = [...generated().matchAll(/^ {4}def (\w+)\(/gm)].map((m) => m[1]!).filter((name) => name !== '_execute');
+    const methods = [...generated().matchAll(/^ {4}def (\w+)\(/gm)]
+      .map((m) => m[1]!)
+      .filter((name) => name !== '_execute');
     expect(methods.length).toBe(operations.length);
     const snake = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
     expect(methods.sort()).toEqual(operations.map(snake).sort());
@@ -42,13 +53,20 @@ describe('python client', () => {
 
   it('its README shows every method with an example', () => {
     const readme = readFileSync(join(ROOT, 'python/README.md'), 'utf8');
-    const methods = [...generated().matchAll(/^ {4}def (\w+)\(/gm)].map((m) => m[1]!).filter((name) => name !== '_execute');
+    const methods = [...generated().matchAll(/^ {4}def (\w+)\(/gm)]
+      .map((m) => m[1]!)
+      .filter((name) => name !== '_execute');
     expect(methods.filter((name) => !readme.includes(`.${name}(`))).toEqual([]);
   });
 
   it("pytest passes against real servers (Debian's python3 with httpx and pytest)", { timeout: 300_000 }, async () => {
     expect(existsSync(PYTHON), `${PYTHON} is missing: sudo apt-get install -y python3-httpx python3-pytest`).toBe(true);
-    const { code, output } = await run(PYTHON, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rfEs'], join(ROOT, 'python'), 280_000);
+    const { code, output } = await run(
+      PYTHON,
+      ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rfEs'],
+      join(ROOT, 'python'),
+      280_000,
+    );
     const summary = output.trim().split('\n').at(-1) ?? '';
     expect(code, output.slice(-6000)).toBe(0);
     expect(summary).toMatch(/^\d+ passed in /);

@@ -20,9 +20,11 @@ import { smServe } from './helpers/sm-serve.ts';
 const SEARCH = `query($query: String!, $userId: String, $kinds: [SearchKind!]) {
   search(query: $query, userId: $userId, kinds: $kinds, limit: 20) { kind id text score sessionId at sourceTurnIds signals { signal rank } memory { id content accessCount } turn { id text } }
 }`;
-const CONTEXT = 'query($sessionId: String!, $query: String, $userId: String) { context(sessionId: $sessionId, query: $query, userId: $userId) { markdown } }';
+const CONTEXT =
+  'query($sessionId: String!, $query: String, $userId: String) { context(sessionId: $sessionId, query: $query, userId: $userId) { markdown } }';
 const STATS = '{ stats { readWorkers { size ready busy queued served inProcess restarts } } }';
-const ADD_TURN = 'mutation($input: AddTurnInput!, $userId: String) { addTurn(input: $input, userId: $userId) { turn { id } } }';
+const ADD_TURN =
+  'mutation($input: AddTurnInput!, $userId: String) { addTurn(input: $input, userId: $userId) { turn { id } } }';
 
 type Graphql = TestServer['graphql'];
 
@@ -33,7 +35,15 @@ async function ok(graphql: Graphql, query: string, variables?: Record<string, un
   return body.data;
 }
 
-const readWorkers = async (graphql: Graphql) => (await ok(graphql, STATS)).stats.readWorkers as { size: number; ready: number; busy: number; served: number; inProcess: number; restarts: number } | null;
+const readWorkers = async (graphql: Graphql) =>
+  (await ok(graphql, STATS)).stats.readWorkers as {
+    size: number;
+    ready: number;
+    busy: number;
+    served: number;
+    inProcess: number;
+    restarts: number;
+  } | null;
 
 /** Waits until `n` workers answer: the first read starts them, and reads run in-process while they load. */
 async function workersReady(graphql: Graphql, n: number) {
@@ -54,7 +64,15 @@ const LINES: [string, string, string][] = [
   ['bob', 'pets', 'My dog Rex chewed the sofa in Paris'],
   ['bob', 'work', 'Bob said the quarterly numbers look great for Kyoto'],
 ];
-const QUERIES = ['Lisbon trip with Maria', 'quarterly report', 'what is my name', 'Miso the cat', 'Rex the dog in Paris', 'castle tram', 'Kyoto numbers'];
+const QUERIES = [
+  'Lisbon trip with Maria',
+  'quarterly report',
+  'what is my name',
+  'Miso the cat',
+  'Rex the dog in Paris',
+  'castle tram',
+  'Kyoto numbers',
+];
 
 describe('read workers', () => {
   let server: TestServer;
@@ -62,8 +80,14 @@ describe('read workers', () => {
 
   beforeAll(async () => {
     // Every read to a worker, a lone one too, so that each answer below is a worker's.
-    server = await startServer({ clock, readWorkers: 2, loneReadsToWorkers: true, config: { extractor: { mode: 'heuristic' } } });
-    for (const [userId, sessionId, text] of LINES) await ok(server.graphql, ADD_TURN, { userId, input: { sessionId, role: 'USER', text } });
+    server = await startServer({
+      clock,
+      readWorkers: 2,
+      loneReadsToWorkers: true,
+      config: { extractor: { mode: 'heuristic' } },
+    });
+    for (const [userId, sessionId, text] of LINES)
+      await ok(server.graphql, ADD_TURN, { userId, input: { sessionId, role: 'USER', text } });
     await workersReady(server.graphql, 2);
   });
   afterAll(() => server?.close());
@@ -87,22 +111,43 @@ describe('read workers', () => {
     expect(byWorkers.filter((d) => d.search?.length > 0).length).toBeGreaterThan(10);
 
     // The same file and clock, a fresh store (caches as cold as the workers' were), no workers.
-    const store = await openStore({ path: server.store.sql.location, env: {}, clock, config: { extractor: { mode: 'heuristic' } } });
-    const app = buildApp({ store, host: '127.0.0.1', port: 0, jobs: false, readWorkers: 0, logger: pino({ level: 'silent' }) });
+    const store = await openStore({
+      path: server.store.sql.location,
+      env: {},
+      clock,
+      config: { extractor: { mode: 'heuristic' } },
+    });
+    const app = buildApp({
+      store,
+      host: '127.0.0.1',
+      port: 0,
+      jobs: false,
+      readWorkers: 0,
+      logger: pino({ level: 'silent' }),
+    });
     const { url } = await app.start();
     try {
       const graphql: Graphql = async (query, variables) => {
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query, variables }),
+        });
         return { status: response.status, body: await response.json() };
       };
       expect(await readWorkers(graphql)).toBeNull();
       const inProcess = [];
       for (const { query, variables } of asked) inProcess.push(await ok(graphql, query, variables));
       // Access counts move with every search (each server counts its own): compared apart.
-      const counts = (data: any[]) => data.flatMap((d) => (d.search ?? []).map((h: any) => h.memory && { ...h, memory: { ...h.memory, accessCount: 0 } }));
+      const counts = (data: any[]) =>
+        data.flatMap((d) =>
+          (d.search ?? []).map((h: any) => h.memory && { ...h, memory: { ...h.memory, accessCount: 0 } }),
+        );
       expect(counts(inProcess)).toEqual(counts(byWorkers));
       expect(inProcess.map((d) => d.context?.markdown)).toEqual(byWorkers.map((d) => d.context?.markdown));
-      expect(inProcess.map((d) => d.search?.map((h: any) => [h.kind, h.id, h.score]))).toEqual(byWorkers.map((d) => d.search?.map((h: any) => [h.kind, h.id, h.score])));
+      expect(inProcess.map((d) => d.search?.map((h: any) => [h.kind, h.id, h.score]))).toEqual(
+        byWorkers.map((d) => d.search?.map((h: any) => [h.kind, h.id, h.score])),
+      );
     } finally {
       await app.stop();
       await closeStore(store);
@@ -115,12 +160,22 @@ describe('read workers', () => {
     for (let i = 0; i < speakers.length; i++) {
       const word = `zeppelin${i}x`;
       const speaker = speakers[i]!;
-      await ok(server.graphql, ADD_TURN, { userId: 'alice', input: { sessionId: 'fresh', role: 'USER', name: speaker, text: `We saw the ${word} over the harbour` } });
+      await ok(server.graphql, ADD_TURN, {
+        userId: 'alice',
+        input: { sessionId: 'fresh', role: 'USER', name: speaker, text: `We saw the ${word} over the harbour` },
+      });
       // Several at once: every worker is asked, not only the first free one.
-      const found = await Promise.all(Array.from({ length: 4 }, () => ok(server.graphql, SEARCH, { query: `${word} harbour`, userId: 'alice' })));
-      for (const { search } of found) expect(search.map((h: any) => h.text)).toContain(`We saw the ${word} over the harbour`);
+      const found = await Promise.all(
+        Array.from({ length: 4 }, () => ok(server.graphql, SEARCH, { query: `${word} harbour`, userId: 'alice' })),
+      );
+      for (const { search } of found)
+        expect(search.map((h: any) => h.text)).toContain(`We saw the ${word} over the harbour`);
       // A speaker first seen in this turn is known to the worker's speaker cache at once.
-      const spoken = await ok(server.graphql, SEARCH, { query: `what did ${speaker} see over the harbour`, userId: 'alice', kinds: ['TURN'] });
+      const spoken = await ok(server.graphql, SEARCH, {
+        query: `what did ${speaker} see over the harbour`,
+        userId: 'alice',
+        kinds: ['TURN'],
+      });
       expect(spoken.search[0]?.text).toContain(word);
       const { context } = await ok(server.graphql, CONTEXT, { sessionId: 'other', query: word, userId: 'alice' });
       expect(context.markdown).toContain(word);
@@ -135,13 +190,20 @@ describe('read workers', () => {
     expect(again.memory.accessCount).toBeGreaterThanOrEqual(fact.accessCount + 2);
   });
 
-  it('never hand one user\'s memory to another', async () => {
-    await ok(server.graphql, ADD_TURN, { userId: 'alice', input: { sessionId: 'secret', role: 'USER', text: 'My locker code is bluefalcon and Rex must never know' } });
+  it("never hand one user's memory to another", async () => {
+    await ok(server.graphql, ADD_TURN, {
+      userId: 'alice',
+      input: { sessionId: 'secret', role: 'USER', text: 'My locker code is bluefalcon and Rex must never know' },
+    });
     const before = (await readWorkers(server.graphql))!;
     for (let i = 0; i < 6; i++) {
       const { search } = await ok(server.graphql, SEARCH, { query: 'bluefalcon locker code', userId: 'bob' });
       expect(JSON.stringify(search)).not.toMatch(/bluefalcon/);
-      const { context } = await ok(server.graphql, CONTEXT, { sessionId: 'secret', query: 'bluefalcon locker', userId: 'bob' });
+      const { context } = await ok(server.graphql, CONTEXT, {
+        sessionId: 'secret',
+        query: 'bluefalcon locker',
+        userId: 'bob',
+      });
       expect(context.markdown).not.toMatch(/bluefalcon/);
       const mine = await ok(server.graphql, SEARCH, { query: 'bluefalcon locker code', userId: 'alice' });
       expect(JSON.stringify(mine.search)).toMatch(/bluefalcon/);
@@ -152,7 +214,9 @@ describe('read workers', () => {
   it('replace a worker that dies, and answer the reads it held', async () => {
     const expected = await ok(server.graphql, SEARCH, { query: 'Lisbon trip with Maria', userId: 'alice' });
     const before = (await readWorkers(server.graphql))!;
-    const answers = Array.from({ length: 30 }, () => ok(server.graphql, SEARCH, { query: 'Lisbon trip with Maria', userId: 'alice' }));
+    const answers = Array.from({ length: 30 }, () =>
+      ok(server.graphql, SEARCH, { query: 'Lisbon trip with Maria', userId: 'alice' }),
+    );
     await new Promise((r) => setTimeout(r, 5));
     await server.runtime.reads!.crash(0);
     const all = await Promise.all(answers);
@@ -162,7 +226,9 @@ describe('read workers', () => {
     const after = (await readWorkers(server.graphql))!;
     expect(after.restarts).toBe(before.restarts + 1);
     const served = after.served;
-    expect(hits(await ok(server.graphql, SEARCH, { query: 'Lisbon trip with Maria', userId: 'alice' }))).toEqual(hits(expected));
+    expect(hits(await ok(server.graphql, SEARCH, { query: 'Lisbon trip with Maria', userId: 'alice' }))).toEqual(
+      hits(expected),
+    );
     expect((await readWorkers(server.graphql))!.served).toBe(served + 1);
   });
 });
@@ -170,14 +236,28 @@ describe('read workers', () => {
 describe('a read worker that does not answer', () => {
   it('is ended and replaced once the read times out, and the read is handed back to the main thread', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sm-read-stuck-'));
-    const store = await openStore({ path: join(dir, 'memory.db'), env: {}, config: { extractor: { mode: 'heuristic' } } });
+    const store = await openStore({
+      path: join(dir, 'memory.db'),
+      env: {},
+      config: { extractor: { mode: 'heuristic' } },
+    });
     // 1 ms: a worker's first search (statements to prepare, caches to fill) always takes longer.
     const pool = startReadPool(store, 1, { readTimeoutMs: 1 })!;
     try {
-      await addTurn(store, { userId: 'alice', agentId: null }, { sessionId: 's', role: 'user', text: 'I flew to Lisbon with Maria' });
-      const call = { kind: 'search' as const, space: { userId: 'alice', agentId: null }, input: { query: 'Lisbon Maria' }, queryVector: null };
+      await addTurn(
+        store,
+        { userId: 'alice', agentId: null },
+        { sessionId: 's', role: 'user', text: 'I flew to Lisbon with Maria' },
+      );
+      const call = {
+        kind: 'search' as const,
+        space: { userId: 'alice', agentId: null },
+        input: { query: 'Lisbon Maria' },
+        queryVector: null,
+      };
       expect(pool.run(call)).toBeNull(); // the first read starts the worker and runs on the main thread
-      for (const until = Date.now() + 30_000; pool.stats().ready < 1 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+      for (const until = Date.now() + 30_000; pool.stats().ready < 1 && Date.now() < until; )
+        await new Promise((r) => setTimeout(r, 20));
       expect(pool.stats().ready).toBe(1);
       const lost = await pool.run(call)!.catch((error: Error) => error);
       expect(lost).toBeInstanceOf(ReadWorkerLost);
@@ -194,10 +274,21 @@ describe('a read worker that does not answer', () => {
 describe('read workers are off', () => {
   it('on Postgres, without errors', async () => {
     const store = await openPostgresStore({ url: 'pglite:', env: {}, config: { extractor: { mode: 'heuristic' } } });
-    const app = buildApp({ store, host: '127.0.0.1', port: 0, jobs: false, readWorkers: 2, logger: pino({ level: 'silent' }) });
+    const app = buildApp({
+      store,
+      host: '127.0.0.1',
+      port: 0,
+      jobs: false,
+      readWorkers: 2,
+      logger: pino({ level: 'silent' }),
+    });
     const { url } = await app.start();
     const graphql: Graphql = async (query, variables) => {
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
       return { status: response.status, body: await response.json() };
     };
     try {
@@ -215,7 +306,9 @@ describe('read workers are off', () => {
     expect([1, 2, 3, 4, 8, 64].map((cores) => readWorkerCount(undefined, cores))).toEqual([0, 0, 0, 3, 4, 4]);
     expect(readWorkerCount(0, 8)).toBe(0);
     expect(readWorkerCount(6, 2)).toBe(6);
-    await expect(openStore({ path: ':memory:', env: {}, config: { server: { read_workers: -1 } } })).rejects.toBeInstanceOf(ConfigError);
+    await expect(
+      openStore({ path: ':memory:', env: {}, config: { server: { read_workers: -1 } } }),
+    ).rejects.toBeInstanceOf(ConfigError);
   });
 });
 
@@ -226,7 +319,11 @@ describe('sm serve', () => {
   it('starts its read workers from the CLI bundle, and stops with them', async () => {
     const serve = await smServe(join(dir, 'serve.db'), ['--no-scheduler'], { SM_CONFIG__SERVER__READ_WORKERS: '1' });
     const graphql: Graphql = async (query, variables) => {
-      const response = await fetch(serve.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      const response = await fetch(serve.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
       return { status: response.status, body: await response.json() };
     };
     try {
@@ -241,7 +338,9 @@ describe('sm serve', () => {
       let sent = 0;
       let during = before;
       while (during.served === before.served && sent < 200) {
-        const found = await Promise.all(Array.from({ length: 4 }, () => ok(graphql, SEARCH, { query: 'Lisbon Maria' })));
+        const found = await Promise.all(
+          Array.from({ length: 4 }, () => ok(graphql, SEARCH, { query: 'Lisbon Maria' })),
+        );
         for (const { search } of found) expect(search.map((h: any) => h.text)).toContain('I flew to Lisbon with Maria');
         sent += 4;
         during = (await readWorkers(graphql))!;
@@ -250,7 +349,9 @@ describe('sm serve', () => {
       expect(during.served).toBeGreaterThan(before.served);
       expect(during.served - before.served + during.inProcess - before.inProcess).toBe(sent);
       // ...and a lone one runs on the main thread, saving the hop.
-      expect((await ok(graphql, SEARCH, { query: 'Lisbon Maria' })).search.map((h: any) => h.text)).toContain('I flew to Lisbon with Maria');
+      expect((await ok(graphql, SEARCH, { query: 'Lisbon Maria' })).search.map((h: any) => h.text)).toContain(
+        'I flew to Lisbon with Maria',
+      );
       expect((await readWorkers(graphql))!).toMatchObject({ served: during.served, inProcess: during.inProcess + 1 });
     } finally {
       await serve.stop();

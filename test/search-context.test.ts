@@ -13,12 +13,13 @@ import { testStore } from './helpers/store.ts';
 async function setup() {
   const t = await testStore({ extractor: { mode: 'heuristic' } });
   const runtime = await createRuntime(t.store, {});
-  const say = (sessionId: string, text: string, role: 'user' | 'assistant' = 'user') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role, name: role === 'user' ? 'Sam' : null, text });
+  const say = (sessionId: string, text: string, role: 'user' | 'assistant' = 'user') =>
+    ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role, name: role === 'user' ? 'Sam' : null, text });
   return { ...t, runtime, say };
 }
 
 describe('context with relevant facts', () => {
-  it('ranks for the latest user turn: earlier facts first, the window\'s own turns left out of the block', async () => {
+  it("ranks for the latest user turn: earlier facts first, the window's own turns left out of the block", async () => {
     const { store, say, advanceDays } = await setup();
     const earlier = await say('s1', 'I love hiking in the Dolomites.');
     advanceDays(2);
@@ -32,7 +33,9 @@ describe('context with relevant facts', () => {
     // The current turn is in the short-term window, so not in the block; its earlier counterpart is,
     // said once: as the preference that opens the block (About the user), not again as its turn.
     expect(context.items.some((i) => i.kind === 'turn' && i.id === current.turn.id)).toBe(false);
-    expect(context.standing.about.items.map((i) => [i.kind, i.sourceTurnIds])).toEqual([['preference', [earlier.turn.id]]]);
+    expect(context.standing.about.items.map((i) => [i.kind, i.sourceTurnIds])).toEqual([
+      ['preference', [earlier.turn.id]],
+    ]);
     expect(context.items.some((i) => i.kind === 'turn' && i.id === earlier.turn.id)).toBe(false);
     expect(context.markdown).toMatch(/^## About the user\n- Sam loves hiking in the Dolomites/);
   });
@@ -50,7 +53,10 @@ describe('context with relevant facts', () => {
     // lock taken is retried after 200 ms, then longer). Only SQLite's next read is sure to come
     // before that write: on Postgres it goes over the network too, and may land after it.
     if (store.sql.dialect === 'sqlite') expect((await getMemory(store, tea.id))!.accessCount).toBe(0);
-    await vi.waitFor(async () => expect((await getMemory(store, tea.id))!.accessCount).toBe(1), { timeout: 10_000, interval: 5 });
+    await vi.waitFor(async () => expect((await getMemory(store, tea.id))!.accessCount).toBe(1), {
+      timeout: 10_000,
+      interval: 5,
+    });
     expect((await getMemory(store, tea.id))!.lastAccessedAt).not.toBeNull();
   });
 
@@ -67,19 +73,33 @@ describe('context with relevant facts', () => {
     await tick();
     // Past the next tick, nothing yet: the first access waits for the others.
     expect((await getMemory(store, tea.id))!.accessCount).toBe(0);
-    await vi.waitFor(async () => expect((await getMemory(store, tea.id))!.accessCount).toBe(2), { timeout: 10_000, interval: 5 });
+    await vi.waitFor(async () => expect((await getMemory(store, tea.id))!.accessCount).toBe(2), {
+      timeout: 10_000,
+      interval: 5,
+    });
     expect((await getMemory(store, bike.id))!.accessCount).toBe(1);
     // Nothing else under way: written on the next tick again.
     busy = false;
     noteAccess(store, [bike.id]);
-    await vi.waitFor(async () => expect((await getMemory(store, bike.id))!.accessCount).toBe(2), { timeout: 250, interval: 5 });
+    await vi.waitFor(async () => expect((await getMemory(store, bike.id))!.accessCount).toBe(2), {
+      timeout: 250,
+      interval: 5,
+    });
     holdAccessWhile(store, null);
   });
 
   it('packs the block to the token budget, counted whole, and refuses a budget out of range', async () => {
     const { store } = await setup();
-    for (let i = 0; i < 30; i++) await remember(store, DEFAULT_SPACE, { content: `Sam collected vintage stamp number ${i} from a market in Lisbon`, importance: i / 30 });
-    const full = await getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', tokenBudget: 2_000 });
+    for (let i = 0; i < 30; i++)
+      await remember(store, DEFAULT_SPACE, {
+        content: `Sam collected vintage stamp number ${i} from a market in Lisbon`,
+        importance: i / 30,
+      });
+    const full = await getContext(store, DEFAULT_SPACE, {
+      sessionId: 'new',
+      query: 'stamp Lisbon',
+      tokenBudget: 2_000,
+    });
     const small = await getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', tokenBudget: 300 });
     expect(full.tokensUsed).toBe(countTokens(full.markdown));
     expect(full.items.length).toBe(30);
@@ -89,11 +109,20 @@ describe('context with relevant facts', () => {
     expect(small.items.length).toBeLessThan(30);
     expect(small.markdown.startsWith('## Facts\n- Sam collected vintage stamp')).toBe(true);
     expect(small.items.reduce((sum, i) => sum + i.tokens, 0)).toBeLessThanOrEqual(300);
-    for (const [input, field] of [[{ tokenBudget: 49 }, 'tokenBudget'], [{ tokenBudget: 32_001 }, 'tokenBudget'], [{ maxTokens: 0 }, 'maxTokens'], [{ tokenBudget: 100, maxTokens: 200 }, 'maxTokens']] as const) {
-      await expect(getContext(store, DEFAULT_SPACE, { sessionId: 'new', ...input })).rejects.toThrowError(new RegExp(`^${field}:`));
+    for (const [input, field] of [
+      [{ tokenBudget: 49 }, 'tokenBudget'],
+      [{ tokenBudget: 32_001 }, 'tokenBudget'],
+      [{ maxTokens: 0 }, 'maxTokens'],
+      [{ tokenBudget: 100, maxTokens: 200 }, 'maxTokens'],
+    ] as const) {
+      await expect(getContext(store, DEFAULT_SPACE, { sessionId: 'new', ...input })).rejects.toThrowError(
+        new RegExp(`^${field}:`),
+      );
     }
     // The deprecated alias still works, with the same meaning.
-    expect((await getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', maxTokens: 300 })).markdown).toBe(small.markdown);
+    expect(
+      (await getContext(store, DEFAULT_SPACE, { sessionId: 'new', query: 'stamp Lisbon', maxTokens: 300 })).markdown,
+    ).toBe(small.markdown);
   });
 
   it('without a user turn or query, builds the block from recent and salient memory', async () => {

@@ -68,13 +68,19 @@ describe('search', () => {
         expect(Array.isArray(result.hits), query.slice(0, 20)).toBe(true);
       }
       // The words inside hostile strings are still searched as words.
-      expect((await search(store, DEFAULT_SPACE, { query: 'text:hiking' })).hits.some((h) => h.kind === 'turn')).toBe(true);
+      expect((await search(store, DEFAULT_SPACE, { query: 'text:hiking' })).hits.some((h) => h.kind === 'turn')).toBe(
+        true,
+      );
       expect((await search(store, DEFAULT_SPACE, { query: '"quoted" AND' })).hits.length).toBeGreaterThan(0);
       // FTS5 folds diacritics (remove_diacritics 2); the LIKE fallback matches them as written.
-      expect((await search(store, DEFAULT_SPACE, { query: config.fts ? 'café' : 'cafe' })).hits.length).toBeGreaterThan(0);
+      expect((await search(store, DEFAULT_SPACE, { query: config.fts ? 'café' : 'cafe' })).hits.length).toBeGreaterThan(
+        0,
+      );
       // Case folds beyond ASCII either way.
       await say('s1', 'Melanie', 'MY DAUGHTER STARTED AT THE ÉCOLE MONTESSORI');
-      expect((await search(store, DEFAULT_SPACE, { query: 'école', kinds: ['turn'] })).hits[0]?.text).toBe('MY DAUGHTER STARTED AT THE ÉCOLE MONTESSORI');
+      expect((await search(store, DEFAULT_SPACE, { query: 'école', kinds: ['turn'] })).hits[0]?.text).toBe(
+        'MY DAUGHTER STARTED AT THE ÉCOLE MONTESSORI',
+      );
       expect((await search(store, DEFAULT_SPACE, { query: '(((' })).hits).toEqual([]);
     }
   });
@@ -93,7 +99,7 @@ describe('search', () => {
 
   // Postgres reads a small user's rows one by one and a large user's through the GIN index (its
   // `matching`): either way the newest matches of that user, and only theirs, even far back.
-  it('finds the newest matching rows of a small and of a large user, and no one else\'s', async () => {
+  it("finds the newest matching rows of a small and of a large user, and no one else's", async () => {
     const { store } = await testStore();
     const big = { userId: 'big', agentId: null };
     const small = { userId: 'small', agentId: null };
@@ -107,7 +113,9 @@ describe('search', () => {
     });
     const matched = async (space: typeof big) => {
       const source = textIndexOf(store).matching(store, space, 'memories', ['apple'], 'any', 20)!;
-      return (await store.sql.all<{ id: number }>(source.sql, source.params)).map((r) => Number(r.id)).sort((a, b) => b - a);
+      return (await store.sql.all<{ id: number }>(source.sql, source.params))
+        .map((r) => Number(r.id))
+        .sort((a, b) => b - a);
     };
     expect(await matched(big)).toEqual([ids.late, ids.first]);
     expect(await matched(small)).toEqual([ids.own]);
@@ -144,12 +152,17 @@ describe('search', () => {
     const early = await say('s1', 'Caroline', 'We adopted a guinea pig named Oscar.');
     jump(10);
     const late = await say('s2', 'Melanie', 'Our guinea pig Oscar loves carrots.');
-    const tagged = (await remember(store, DEFAULT_SPACE, { content: 'Oscar the guinea pig eats carrots', tags: ['pets'] })).memory;
+    const tagged = (
+      await remember(store, DEFAULT_SPACE, { content: 'Oscar the guinea pig eats carrots', tags: ['pets'] })
+    ).memory;
     const archived = (await remember(store, DEFAULT_SPACE, { content: 'Oscar the guinea pig was sold' })).memory;
     await updateMemory(store, DEFAULT_SPACE, archived.id, { status: 'archived' });
-    const ids = async (input: Parameters<typeof search>[2]) => (await search(store, DEFAULT_SPACE, input)).hits.map((h) => `${h.kind}:${h.id}`);
+    const ids = async (input: Parameters<typeof search>[2]) =>
+      (await search(store, DEFAULT_SPACE, input)).hits.map((h) => `${h.kind}:${h.id}`);
 
-    expect((await ids({ query: 'guinea pig', kinds: ['turn'] })).sort()).toEqual([`turn:${early.id}`, `turn:${late.id}`].sort());
+    expect((await ids({ query: 'guinea pig', kinds: ['turn'] })).sort()).toEqual(
+      [`turn:${early.id}`, `turn:${late.id}`].sort(),
+    );
     expect(await ids({ query: 'guinea pig', kinds: ['turn'], sessionIds: ['s2'] })).toEqual([`turn:${late.id}`]);
     expect(await ids({ query: 'guinea pig', kinds: ['turn'], excludeSessionId: 's2' })).toEqual([`turn:${early.id}`]);
     expect(await ids({ query: 'guinea pig', kinds: ['turn'], to: early.at })).toEqual([`turn:${early.id}`]);
@@ -168,15 +181,30 @@ describe('search', () => {
     await say('s1', 'Melanie', 'How often do you and your family go to the climbing gym?');
     const answer = await say('s1', 'John', 'Three times a week; it keeps us on track.');
     for (let i = 0; i < 5; i++) await say('s1', 'Melanie', `Unrelated chatter number ${i} about the weather.`);
-    const hits = (await search(store, DEFAULT_SPACE, { query: 'How often does John go to the climbing gym with his family?', kinds: ['turn'], limit: 3 })).hits;
+    const hits = (
+      await search(store, DEFAULT_SPACE, {
+        query: 'How often does John go to the climbing gym with his family?',
+        kinds: ['turn'],
+        limit: 3,
+      })
+    ).hits;
     expect(hits.map((h) => h.id)).toContain(answer.id);
   });
 
   it('finds a turn by stop words alone, past the rows a small user has read whole', async () => {
     // Postgres's text vectors leave stop words out ("who am I" matches nothing in the index).
     const { store } = await testStore();
-    const said = await addTurn(store, DEFAULT_SPACE, { sessionId: 's0', role: 'user', text: 'Who am I supposed to be at the party?' });
-    for (let i = 0; i < TINY_USER_ROWS + 20; i++) await addTurn(store, DEFAULT_SPACE, { sessionId: `s${1 + Math.floor(i / 50)}`, role: 'user', text: `I planted tomato number ${i} in the garden.` });
+    const said = await addTurn(store, DEFAULT_SPACE, {
+      sessionId: 's0',
+      role: 'user',
+      text: 'Who am I supposed to be at the party?',
+    });
+    for (let i = 0; i < TINY_USER_ROWS + 20; i++)
+      await addTurn(store, DEFAULT_SPACE, {
+        sessionId: `s${1 + Math.floor(i / 50)}`,
+        role: 'user',
+        text: `I planted tomato number ${i} in the garden.`,
+      });
     const hits = (await search(store, DEFAULT_SPACE, { query: 'who am I', kinds: ['turn'], limit: 3 })).hits;
     expect(hits[0]?.id).toBe(said.turn.id);
   });
@@ -187,7 +215,8 @@ describe('search', () => {
     jump(30);
     const later = await say('s2', 'Gina', 'I painted a sunset again, with more orange.');
     const day = new Date(later.at).toISOString().slice(0, 10);
-    const hits = (await search(store, DEFAULT_SPACE, { query: `What did Gina paint on ${day}?`, kinds: ['turn'] })).hits;
+    const hits = (await search(store, DEFAULT_SPACE, { query: `What did Gina paint on ${day}?`, kinds: ['turn'] }))
+      .hits;
     expect(hits[0]!.id).toBe(later.id);
   });
 

@@ -11,12 +11,17 @@ import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { T0, testStore } from './helpers/store.ts';
 
-const CODE = '```dockerfile\nFROM python:3.11-slim\nRUN pip install --no-cache-dir poetry==1.8.2\nCOPY pyproject.toml poetry.lock ./\nRUN poetry install --only main\n```';
+const CODE =
+  '```dockerfile\nFROM python:3.11-slim\nRUN pip install --no-cache-dir poetry==1.8.2\nCOPY pyproject.toml poetry.lock ./\nRUN poetry install --only main\n```';
 const NEEDLE = 'For the staging cluster, rotate the Grafana admin credentials every thirty days through the vault.';
 
 /** An assistant's long answer: generic steps, the needle sentence in the middle, a code block near the end. */
 function longAnswer(): string {
-  const steps = Array.from({ length: 14 }, (_, i) => `### Step ${i + 1}\nReview the pipeline stage number ${i + 1} and write down what it needs before moving on. Keep the notes short and share them with the team.`);
+  const steps = Array.from(
+    { length: 14 },
+    (_, i) =>
+      `### Step ${i + 1}\nReview the pipeline stage number ${i + 1} and write down what it needs before moving on. Keep the notes short and share them with the team.`,
+  );
   steps.splice(7, 0, NEEDLE);
   return `Here is a plan for your deployment work.\n\n${steps.join('\n\n')}\n\nThe image I suggest:\n\n${CODE}\n\nLet me know how it goes.`;
 }
@@ -64,11 +69,18 @@ describe('long turns in search and context', () => {
   it('returns the matching passage of a long turn with the hit, and the context quotes it with the turn date and role', async () => {
     const { store, answer } = await setup();
     try {
-      const { hits } = await search(store, DEFAULT_SPACE, { query: 'how often do we rotate the Grafana admin credentials', kinds: ['turn'] });
+      const { hits } = await search(store, DEFAULT_SPACE, {
+        query: 'how often do we rotate the Grafana admin credentials',
+        kinds: ['turn'],
+      });
       expect(hits[0]?.id).toBe(answer.id);
       expect(hits[0]?.passage).toContain(NEEDLE);
       expect(hits[0]!.passage!.length).toBeLessThan(500);
-      const context = await getContext(store, DEFAULT_SPACE, { sessionId: 'later', query: 'how often do we rotate the Grafana admin credentials', tokenBudget: 300 });
+      const context = await getContext(store, DEFAULT_SPACE, {
+        sessionId: 'later',
+        query: 'how often do we rotate the Grafana admin credentials',
+        tokenBudget: 300,
+      });
       const line = context.items.find((item) => item.kind === 'turn' && item.id === answer.id)?.line;
       expect(line?.startsWith(`[${new Date(answer.at).toISOString().slice(0, 10)}] assistant: … `)).toBe(true);
       expect(line).toContain(NEEDLE);
@@ -84,7 +96,10 @@ describe('long turns in search and context', () => {
   it('ranks a code block as one passage, whole', async () => {
     const { store, answer } = await setup();
     try {
-      const { hits } = await search(store, DEFAULT_SPACE, { query: 'which poetry version do we install in the image', kinds: ['turn'] });
+      const { hits } = await search(store, DEFAULT_SPACE, {
+        query: 'which poetry version do we install in the image',
+        kinds: ['turn'],
+      });
       // The answer, or the user's request just before it (a chat's answer lifts its question).
       const hit = hits.slice(0, 2).find((h) => h.id === answer.id);
       expect(hit?.passage).toBe(CODE);

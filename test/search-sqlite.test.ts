@@ -28,25 +28,39 @@ const space = (userId: string): Space => ({ userId, agentId: null });
 /** `n` turns of `userId` written straight into the file, with their ids. */
 function addTurns(store: Store, userId: string, n: number): number[] {
   store.sqlite.prepare('insert or ignore into users (id, created_at) values (?, 0)').run(userId);
-  store.sqlite.prepare("insert or ignore into sessions (user_id, id, first_seen_at, last_seen_at) values (?, 's', 0, 0)").run(userId);
-  const insert = store.sqlite.prepare("insert into turns (user_id, session_id, role, text, at, created_at) values (?, 's', 'user', ?, 0, 0)");
-  return store.sqlite.transaction(() => Array.from({ length: n }, (_, i) => Number(insert.run(userId, `turn ${i} of ${userId}`).lastInsertRowid)))();
+  store.sqlite
+    .prepare("insert or ignore into sessions (user_id, id, first_seen_at, last_seen_at) values (?, 's', 0, 0)")
+    .run(userId);
+  const insert = store.sqlite.prepare(
+    "insert into turns (user_id, session_id, role, text, at, created_at) values (?, 's', 'user', ?, 0, 0)",
+  );
+  return store.sqlite.transaction(() =>
+    Array.from({ length: n }, (_, i) => Number(insert.run(userId, `turn ${i} of ${userId}`).lastInsertRowid)),
+  )();
 }
 
 describe('search on SQLite', () => {
   it('works on a SQLite build without FTS5: no FTS table is ever read', async () => {
     const { store, say } = await conversation();
     // What openStore leaves on such a build: no FTS tables or triggers, features.fts false.
-    for (const fts of ['turns_fts', 'memories_fts']) store.sqlite.exec(`drop trigger ${fts}_ai; drop trigger ${fts}_ad; drop trigger ${fts}_au; drop table ${fts};`);
+    for (const fts of ['turns_fts', 'memories_fts'])
+      store.sqlite.exec(`drop trigger ${fts}_ai; drop trigger ${fts}_ad; drop trigger ${fts}_au; drop table ${fts};`);
     store.features.fts = false;
     const hiking = await say('s1', 'Caroline', 'I went hiking in the Alps with my sister last weekend.');
     await say('s1', 'Melanie', 'That sounds lovely! I mostly paint at home these days.');
     for (const kinds of [['turn'], ['fact'], ['fact', 'reflection', 'turn']] as const) {
-      const { hits } = await search(store, DEFAULT_SPACE, { query: 'When did Caroline go hiking in the Alps?', kinds: [...kinds] });
+      const { hits } = await search(store, DEFAULT_SPACE, {
+        query: 'When did Caroline go hiking in the Alps?',
+        kinds: [...kinds],
+      });
       expect(hits.length, kinds.join()).toBeGreaterThan(0);
     }
     expect((await search(store, DEFAULT_SPACE, { query: 'hiking Alps', kinds: ['turn'] })).hits[0]!.id).toBe(hiking.id);
-    expect((await getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'hiking in the Alps' })).relevant.map((m) => m.content)).toContain('Caroline went hiking in the Alps with their sister on the weekend of 27 December 2025');
+    expect(
+      (await getContext(store, DEFAULT_SPACE, { sessionId: 's2', query: 'hiking in the Alps' })).relevant.map(
+        (m) => m.content,
+      ),
+    ).toContain('Caroline went hiking in the Alps with their sister on the weekend of 27 December 2025');
   });
 
   it('never waits for the write lock: a read while another process writes succeeds, its access is written later', async () => {
@@ -76,16 +90,21 @@ describe('search on SQLite', () => {
     const path = newPath();
     const store = await openStore({ path, env: {} });
     stores.push(store);
-    if (!store.features.vec) throw new Error('sqlite-vec must load here: the move from vec0 cannot be checked without it');
+    if (!store.features.vec)
+      throw new Error('sqlite-vec must load here: the move from vec0 cannot be checked without it');
     const [a] = addTurns(store, 'alice', 1);
     const [b] = addTurns(store, 'bob', 1);
-    store.sqlite.exec('create virtual table vec_turns using vec0(user_id text partition key, embedding float[2] distance_metric=cosine)');
+    store.sqlite.exec(
+      'create virtual table vec_turns using vec0(user_id text partition key, embedding float[2] distance_metric=cosine)',
+    );
     const insert = store.sqlite.prepare('insert into vec_turns(rowid, user_id, embedding) values (?, ?, ?)');
     insert.run(BigInt(a!), 'alice', Buffer.from(new Float32Array([1, 0]).buffer));
     insert.run(BigInt(b!), 'bob', Buffer.from(new Float32Array([0, 1]).buffer));
     // A vector whose turn is gone stays behind.
     insert.run(999n, 'alice', Buffer.from(new Float32Array([1, 1]).buffer));
-    store.sqlite.prepare("insert into meta (key, value) values ('embedding', ?)").run(JSON.stringify({ dimensions: 2, model: 'm' }));
+    store.sqlite
+      .prepare("insert into meta (key, value) values ('embedding', ?)")
+      .run(JSON.stringify({ dimensions: 2, model: 'm' }));
 
     expect((await initVectors(store, { dimensions: 2, model: 'm' })).ready).toBe(true);
     expect(store.sqlite.prepare("select 1 from sqlite_master where name like 'vec_turns%'").get()).toBeUndefined();

@@ -28,7 +28,11 @@ afterEach(async () => {
 
 const newPath = () => join(mkdtempSync(join(tmpdir(), 'sm-knn-')), 'db.sqlite');
 async function open(path: string, dimensions: number) {
-  const store = await openTestStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
+  const store = await openTestStore({
+    path,
+    env: {},
+    config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } },
+  });
   stores.push(store);
   expect((await initVectors(store, { dimensions, model: 'test' })).ready).toBe(true);
   return store;
@@ -63,19 +67,26 @@ function vectors(seed: number, dimensions: number, topics = 20, offset = 0) {
 async function addTurns(store: Store, userId: string, n: number): Promise<number[]> {
   return write(store, async () => {
     await store.sql.run('insert into users (id, created_at) values (?, 0) on conflict do nothing', [userId]);
-    await store.sql.run("insert into sessions (user_id, id, first_seen_at, last_seen_at) values (?, 's', 0, 0) on conflict do nothing", [userId]);
+    await store.sql.run(
+      "insert into sessions (user_id, id, first_seen_at, last_seen_at) values (?, 's', 0, 0) on conflict do nothing",
+      [userId],
+    );
     const ids: number[] = [];
     for (let from = 0; from < n; from += 500) {
       const batch = Array.from({ length: Math.min(500, n - from) }, (_, i) => from + i);
       const text = `insert into turns (user_id, session_id, role, text, at, created_at) values ${batch.map(() => "(?, 's', 'user', ?, 0, 0)").join(', ')} returning id`;
-      const rows = await store.sql.values(text, batch.flatMap((i) => [userId, `turn ${i} of ${userId}`]));
+      const rows = await store.sql.values(
+        text,
+        batch.flatMap((i) => [userId, `turn ${i} of ${userId}`]),
+      );
       ids.push(...rows.map((row) => Number(row[0])).sort((a, b) => a - b));
     }
     return ids;
   });
 }
 
-const meanOfTurns = (store: Store) => store.sql.pluck<string>('select value from meta where key = ?', [meanMetaKey('turns')]);
+const meanOfTurns = (store: Store) =>
+  store.sql.pluck<string>('select value from meta where key = ?', [meanMetaKey('turns')]);
 
 async function putAll(store: Store, userId: string, ids: number[], make: () => Float32Array) {
   const rows = ids.map((id) => ({ id, userId, vector: make() }));
@@ -86,7 +97,11 @@ async function putAll(store: Store, userId: string, ids: number[], make: () => F
 /** The exact answer: every vector of the user by cosine (vectors are unit length: the dot product). */
 function exact(stored: Map<number, Float32Array>, query: Float32Array, k: number) {
   const dot = (v: Float32Array) => v.reduce((s, x, d) => s + x * query[d]!, 0);
-  return [...stored].map(([id, v]) => ({ id, score: dot(v) })).sort((a, b) => b.score - a.score || a.id - b.id).slice(0, k).map((r) => r.id);
+  return [...stored]
+    .map(([id, v]) => ({ id, score: dot(v) }))
+    .sort((a, b) => b.score - a.score || a.id - b.id)
+    .slice(0, k)
+    .map((r) => r.id);
 }
 
 /** Differing bits, counted one by one (the slow, obvious way). */
@@ -135,9 +150,12 @@ describe('vector KNN', () => {
       while (below + histogram[cut]! < m) below += histogram[cut++]!;
       const starts = new Uint32Array(memory.buffer, histogramAt, cut + 2);
       for (let d = 0, offset = 0; d <= cut; d++) [starts[d], offset] = [offset, offset + histogram[d]!];
-      const outAt = distAt + rows * 2 + 3 & ~3;
+      const outAt = (distAt + rows * 2 + 3) & ~3;
       wasm!.collect(distAt, rows, cut, m - below, histogramAt, outAt);
-      const expected = [...dist.keys()].filter((slot) => dist[slot]! <= cut).sort((a, b) => dist[a]! - dist[b]! || a - b).slice(0, m);
+      const expected = [...dist.keys()]
+        .filter((slot) => dist[slot]! <= cut)
+        .sort((a, b) => dist[a]! - dist[b]! || a - b)
+        .slice(0, m);
       expect([...new Uint32Array(memory.buffer, outAt, m)]).toEqual(expected);
     }
   });
@@ -152,7 +170,11 @@ describe('vector KNN', () => {
       const make = vectors(dimensions, dimensions);
       const ids = await addTurns(store, 'alice', 9000);
       const stored = new Map<number, Float32Array>();
-      for (const [from, to] of [[0, 3000], [3000, 6000], [6000, 9000]] as const) {
+      for (const [from, to] of [
+        [0, 3000],
+        [3000, 6000],
+        [6000, 9000],
+      ] as const) {
         for (const [id, v] of await putAll(store, 'alice', ids.slice(from, to), make)) stored.set(id, v);
         const mean = (await meanOfTurns(store))!;
         const meanValues = Float32Array.from(JSON.parse(mean) as number[]);
@@ -163,11 +185,17 @@ describe('vector KNN', () => {
           const code = signBits(query, meanValues);
           const picked = await hammingNearest(store, 'turns', 'alice', code, mean, 100);
           const best = [...codes.values()].map((c) => hamming(c, code)).sort((a, b) => a - b);
-          expect(picked.map((id) => hamming(codes.get(id)!, code)), `${dimensions}-d, ${to} rows`).toEqual(best.slice(0, 100));
+          expect(
+            picked.map((id) => hamming(codes.get(id)!, code)),
+            `${dimensions}-d, ${to} rows`,
+          ).toEqual(best.slice(0, 100));
           // Many more than the memory's slack past the distances holds: the room for them is grown.
           if (q === 0 && to === 9000) {
             const many = await hammingNearest(store, 'turns', 'alice', code, mean, 6000);
-            expect(many.map((id) => hamming(codes.get(id)!, code)), `${dimensions}-d, 6,000 of ${to}`).toEqual(best.slice(0, 6000));
+            expect(
+              many.map((id) => hamming(codes.get(id)!, code)),
+              `${dimensions}-d, 6,000 of ${to}`,
+            ).toEqual(best.slice(0, 6000));
           }
           const found = await knnIds(store, space('alice'), 'turns', query, 10);
           const truth = exact(stored, query, 10);
@@ -188,18 +216,19 @@ describe('vector KNN', () => {
     const ids = await addTurns(store, 'alice', 3000);
     let stored = await putAll(store, 'alice', ids.slice(0, MEAN_AFTER - 1), make);
     expect(await meanOfTurns(store)).toBeUndefined();
-    stored = new Map([...stored, ...await putAll(store, 'alice', ids.slice(MEAN_AFTER - 1), make)]);
+    stored = new Map([...stored, ...(await putAll(store, 'alice', ids.slice(MEAN_AFTER - 1), make))]);
     expect(await meanOfTurns(store)).toBeDefined();
     let recall = 0;
     for (let q = 0; q < 20; q++) {
       const query = make();
       const truth = exact(stored, query, 10);
-      recall += (await knnIds(store, space('alice'), 'turns', query, 10)).filter((id) => truth.includes(id)).length / 10;
+      recall +=
+        (await knnIds(store, space('alice'), 'turns', query, 10)).filter((id) => truth.includes(id)).length / 10;
     }
     expect(recall / 20).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('never returns another user\'s vectors, however near', async () => {
+  it("never returns another user's vectors, however near", async () => {
     const store = await open(newPath(), 32);
     const make = vectors(2, 32);
     const alice = await putAll(store, 'alice', await addTurns(store, 'alice', 600), make);
@@ -227,7 +256,9 @@ describe('vector KNN', () => {
     const [fresh] = await addTurns(cli, 'alice', 1);
     await putVectors(cli, 'turns', [{ id: fresh!, userId: 'alice', vector: probe }]);
     const [replaced] = exact(stored, make(), 1);
-    await putVectors(cli, 'turns', [{ id: replaced!, userId: 'alice', vector: probe.map((x, d) => (d === 0 ? x + 0.01 : x)) }]);
+    await putVectors(cli, 'turns', [
+      { id: replaced!, userId: 'alice', vector: probe.map((x, d) => (d === 0 ? x + 0.01 : x)) },
+    ]);
     expect(await knnIds(server, space('alice'), 'turns', probe, 2)).toEqual([fresh, replaced]);
 
     // Deleted by the other connection (the row goes with its turn): never returned again.
@@ -237,11 +268,16 @@ describe('vector KNN', () => {
 
     // Most rows gone elsewhere: the index notices garbage and rebuilds; answers stay exact.
     const left = [...stored.keys()].filter((id) => id % 5 === 0 && id !== replaced);
-    await cli.sql.run(`delete from turns where user_id = 'alice' and id not in (select value from sm_ids(?))`, [JSON.stringify([...left, replaced])]);
+    await cli.sql.run(`delete from turns where user_id = 'alice' and id not in (select value from sm_ids(?))`, [
+      JSON.stringify([...left, replaced]),
+    ]);
     for (let q = 0; q < 5; q++) {
       const query = make();
       const remaining = new Map(left.map((id) => [id, stored.get(id)!] as const));
-      remaining.set(replaced!, probe.map((x, d) => (d === 0 ? x + 0.01 : x)));
+      remaining.set(
+        replaced!,
+        probe.map((x, d) => (d === 0 ? x + 0.01 : x)),
+      );
       expect(await knnIds(server, space('alice'), 'turns', query, 10)).toEqual(exact(remaining, query, 10));
     }
   });
@@ -265,7 +301,7 @@ describe('vector KNN', () => {
     expect(await knnIds(store, space('bob'), 'turns', target, 10)).toHaveLength(10);
   });
 
-  it('answers the same under a memory cap that evicts other users\' indexes', async () => {
+  it("answers the same under a memory cap that evicts other users' indexes", async () => {
     const store = await open(newPath(), 64);
     const make = vectors(6, 64);
     const users = ['u1', 'u2', 'u3'];

@@ -28,10 +28,25 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function setup(options: { dimensions?: number; native?: number; honourDimensions?: boolean | 'reject'; path?: string; url?: string; model?: string; synonyms?: string[][]; turnWeight?: number } = {}) {
+async function setup(
+  options: {
+    dimensions?: number;
+    native?: number;
+    honourDimensions?: boolean | 'reject';
+    path?: string;
+    url?: string;
+    model?: string;
+    synonyms?: string[][];
+    turnWeight?: number;
+  } = {},
+) {
   let url = options.url;
   if (!url) {
-    const server = await startOpenAiServer(undefined, { native: options.native ?? 64, honourDimensions: options.honourDimensions, synonyms: options.synonyms });
+    const server = await startOpenAiServer(undefined, {
+      native: options.native ?? 64,
+      honourDimensions: options.honourDimensions,
+      synonyms: options.synonyms,
+    });
     servers.push(server);
     url = server.url;
   }
@@ -41,12 +56,18 @@ async function setup(options: { dimensions?: number; native?: number; honourDime
     config: {
       extractor: { mode: 'heuristic' },
       ner: { enabled: false },
-      embedding: { model: options.model ?? 'hash-embed', endpoint: url, dimensions: options.dimensions ?? 16, ...(options.turnWeight === undefined ? {} : { turn_weight: options.turnWeight }) },
+      embedding: {
+        model: options.model ?? 'hash-embed',
+        endpoint: url,
+        dimensions: options.dimensions ?? 16,
+        ...(options.turnWeight === undefined ? {} : { turn_weight: options.turnWeight }),
+      },
     },
   });
   stores.push(store);
   const runtime = await createRuntime(store, {});
-  const say = (text: string, name = 'Caroline', sessionId = 's1') => ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name, text });
+  const say = (text: string, name = 'Caroline', sessionId = 's1') =>
+    ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name, text });
   return { store, runtime, say, url };
 }
 
@@ -56,7 +77,10 @@ const vectorOf = async (store: Store, table: string, id: number) => {
   return Array.from(new Float32Array(new Uint8Array(blob!).buffer));
 };
 const pendingEmbeds = async (store: Store, failedWith = '') =>
-  (await store.sql.get<{ n: number }>("select count(*) as n from jobs where type = 'embed' and status = 'pending' and coalesce(last_error, '') like ?", [`%${failedWith}%`]))!.n;
+  (await store.sql.get<{ n: number }>(
+    "select count(*) as n from jobs where type = 'embed' and status = 'pending' and coalesce(last_error, '') like ?",
+    [`%${failedWith}%`],
+  ))!.n;
 
 describe('vector search', () => {
   it('stores vectors only after the embedding job runs, and hits show a vector rank', async () => {
@@ -89,21 +113,32 @@ describe('vector search', () => {
   // its list by rank lost recall on LoCoMo): a turn that shares no word with the question is found
   // through the model, and one that matches the question's words as well stays first.
   async function pottery(turnWeight?: number) {
-    const { store, runtime, say } = await setup({ dimensions: 64, synonyms: [['ceramics', 'pottery', 'clay']], turnWeight });
+    const { store, runtime, say } = await setup({
+      dimensions: 64,
+      synonyms: [['ceramics', 'pottery', 'clay']],
+      turnWeight,
+    });
     const { turn: both } = await say('My pottery teacher says clay needs patience.');
     await say('The weather was rainy all week.');
     // Another session, away from the word match's neighbours (which the ranker scores too).
-    for (const text of ['We watched a film about sharks.', 'The train was late again.', 'My brother fixed his bike.']) await say(text, 'Caroline', 's2');
+    for (const text of ['We watched a film about sharks.', 'The train was late again.', 'My brother fixed his bike.'])
+      await say(text, 'Caroline', 's2');
     const { turn: ceramics } = await say('I signed up for a ceramics class on Saturdays.', 'Caroline', 's2');
-    for (const text of ['Dinner was pasta with basil.', 'The cat slept all afternoon.', 'We repainted the kitchen.']) await say(text, 'Caroline', 's2');
+    for (const text of ['Dinner was pasta with basil.', 'The cat slept all afternoon.', 'We repainted the kitchen.'])
+      await say(text, 'Caroline', 's2');
     await drainJobs(store, jobHandlers(runtime));
     return { store, runtime, both, ceramics };
   }
 
   it('finds a turn through the model when it shares no word with the query, and keeps the word match first', async () => {
     const { store, runtime, both, ceramics } = await pottery();
-    expect((await search(store, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] })).hits.map((h) => h.id)).not.toContain(ceramics.id);
-    const { hits, signals } = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] });
+    expect(
+      (await search(store, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] })).hits.map((h) => h.id),
+    ).not.toContain(ceramics.id);
+    const { hits, signals } = await searchWithRuntime(runtime, DEFAULT_SPACE, {
+      query: 'pottery lessons',
+      kinds: ['turn'],
+    });
     expect(signals).toContain('vector');
     expect(hits[0]).toMatchObject({ kind: 'turn', id: both.id });
     const found = hits.find((h) => h.id === ceramics.id)!;
@@ -130,7 +165,10 @@ describe('vector search', () => {
       const { turn } = await say('Painting sunsets at the lake with my kids.');
       await drainJobs(store, jobHandlers(runtime));
       const server = servers.at(-1)!;
-      expect(server.requests.find((r) => r.path.endsWith('/embeddings'))!.body).toMatchObject({ model: 'hash-embed', dimensions: 12 });
+      expect(server.requests.find((r) => r.path.endsWith('/embeddings'))!.body).toMatchObject({
+        model: 'hash-embed',
+        dimensions: 12,
+      });
       const stored = await vectorOf(store, 'turn_vectors', turn.id);
       expect(stored).toHaveLength(12);
       expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
@@ -144,7 +182,10 @@ describe('vector search', () => {
     expect(report.failed).toBe(0);
     const second = await say('My kids love the lake in summer.');
     await drainJobs(store, jobHandlers(runtime));
-    const bodies = servers.at(-1)!.requests.filter((r) => r.path.endsWith('/embeddings')).map((r) => r.body);
+    const bodies = servers
+      .at(-1)!
+      .requests.filter((r) => r.path.endsWith('/embeddings'))
+      .map((r) => r.body);
     // Rejected requests (the jobs that were already in flight), then none with the parameter.
     const lastRejected = bodies.findLastIndex((b) => b.dimensions !== undefined);
     expect(lastRejected).toBeGreaterThanOrEqual(0);
@@ -177,7 +218,14 @@ describe('vector search', () => {
     expect(result.hits.length).toBe(2);
 
     const report = await reembed(second.runtime, { reset: true });
-    expect(report).toEqual({ turns: 2, memories: expect.any(Number), storedTurns: 2, storedMemories: report.memories, dimensions: 32, model: 'hash-embed' });
+    expect(report).toEqual({
+      turns: 2,
+      memories: expect.any(Number),
+      storedTurns: 2,
+      storedMemories: report.memories,
+      dimensions: 32,
+      model: 'hash-embed',
+    });
     expect(vectorState(second.store).ready).toBe(true);
     expect(await vectorOf(second.store, 'turn_vectors', 1)).toHaveLength(32);
     expect((await searchWithRuntime(second.runtime, DEFAULT_SPACE, { query: 'marathon' })).signals).toContain('vector');
@@ -193,9 +241,14 @@ describe('vector search', () => {
     servers.push(server);
     const dir = mkdtempSync(join(tmpdir(), 'sm-vec-'));
     const path = join(dir, 'db.sqlite');
-    const plain = await openTestStore({ path, env: {}, config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } } });
+    const plain = await openTestStore({
+      path,
+      env: {},
+      config: { extractor: { mode: 'heuristic' }, ner: { enabled: false } },
+    });
     const runtime = await createRuntime(plain, {});
-    for (const text of ['I love hiking.', 'My dog is named Rex.', 'I work as a nurse.']) await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text });
+    for (const text of ['I love hiking.', 'My dog is named Rex.', 'I work as a nurse.'])
+      await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 's1', role: 'user', name: 'Ana', text });
     await closeStore(plain);
 
     const { store, runtime: withVectors } = await setup({ path, url: server.url });

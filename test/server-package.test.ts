@@ -17,14 +17,31 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..');
-const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  devDependencies: Record<string, string>;
+};
 
 type Run = { code: number; stdout: string; stderr: string };
-function run(command: string, args: string[], options: { cwd: string; env?: Record<string, string>; timeout?: number }): Promise<Run> {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; timeout?: number },
+): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeout ?? 60_000, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      {
+        cwd: options.cwd,
+        env: { ...process.env, ...options.env },
+        timeout: options.timeout ?? 60_000,
+        maxBuffer: 64 << 20,
+      },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -43,21 +60,37 @@ beforeAll(async () => {
   packed = (JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as (typeof packed)[])[0]!;
   timings.pack = Date.now() - started;
 
-  const sqlite = JSON.parse(readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { version: string };
+  const sqlite = JSON.parse(readFileSync(join(ROOT, 'node_modules/better-sqlite3/package.json'), 'utf8')) as {
+    version: string;
+  };
   const prebuilds = join(work, 'prebuilds');
   mkdirSync(prebuilds);
   const prebuild = `better-sqlite3-v${sqlite.version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-  const tar = await run('tar', ['czf', join(prebuilds, prebuild), '-C', join(ROOT, 'node_modules/better-sqlite3'), 'build/Release/better_sqlite3.node'], { cwd: ROOT });
+  const tar = await run(
+    'tar',
+    [
+      'czf',
+      join(prebuilds, prebuild),
+      '-C',
+      join(ROOT, 'node_modules/better-sqlite3'),
+      'build/Release/better_sqlite3.node',
+    ],
+    { cwd: ROOT },
+  );
   expect(tar.code, tar.stderr).toBe(0);
 
   prefix = join(work, 'prefix');
   started = Date.now();
-  const install = await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename)], {
-    cwd: work,
-    // Read by prebuild-install (npm 11 warns that it does not know the key, and passes it on).
-    env: { npm_config_better_sqlite3_local_prebuilds: prebuilds },
-    timeout: 400_000,
-  });
+  const install = await run(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(work, packed.filename)],
+    {
+      cwd: work,
+      // Read by prebuild-install (npm 11 warns that it does not know the key, and passes it on).
+      env: { npm_config_better_sqlite3_local_prebuilds: prebuilds },
+      timeout: 400_000,
+    },
+  );
   expect(install.code, install.stderr).toBe(0);
   timings.install = Date.now() - started;
   sm = join(prefix, 'bin/sm');
@@ -70,26 +103,44 @@ afterAll(async () => {
 }, 180_000);
 
 /** `sm` as installed, from a folder outside the checkout. */
-const smRun = (args: string[], env: Record<string, string> = {}) => run(sm, args, { cwd: work, env: { SM_LOG_LEVEL: 'error', ...env } });
+const smRun = (args: string[], env: Record<string, string> = {}) =>
+  run(sm, args, { cwd: work, env: { SM_LOG_LEVEL: 'error', ...env } });
 
 describe('the installed server package', () => {
   it('packs the CLI bundle, the built inspector, the migrations and the lockfile, and no sources', () => {
     const files = packed.files.map((f) => f.path);
-    for (const file of ['bin/sm.js', 'dist/cli/sm.mjs', 'dist/cli/read-worker.mjs', 'web/dist/index.html', 'drizzle/migrations/0000_init.sql', 'drizzle/migrations/meta/_journal.json', 'npm-shrinkwrap.json', 'README.md']) {
+    for (const file of [
+      'bin/sm.js',
+      'dist/cli/sm.mjs',
+      'dist/cli/read-worker.mjs',
+      'web/dist/index.html',
+      'drizzle/migrations/0000_init.sql',
+      'drizzle/migrations/meta/_journal.json',
+      'npm-shrinkwrap.json',
+      'README.md',
+    ]) {
       expect(files).toContain(file);
     }
     expect(files.some((f) => f.startsWith('drizzle/pg-migrations/'))).toBe(true);
-    expect(files.filter((f) => /^(server|schema|client|test|bench|scripts|python)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).toEqual([]);
+    expect(
+      files.filter(
+        (f) =>
+          /^(server|schema|client|test|bench|scripts|python)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')),
+      ),
+    ).toEqual([]);
     // The lockfile ships only with the tarball: the checkout keeps package-lock.json alone.
     expect(existsSync(join(ROOT, 'npm-shrinkwrap.json'))).toBe(false);
-    console.log(`npm pack ${(timings.pack! / 1000).toFixed(1)} s, npm install -g of the tarball ${(timings.install! / 1000).toFixed(1)} s`);
+    console.log(
+      `npm pack ${(timings.pack! / 1000).toFixed(1)} s, npm install -g of the tarball ${(timings.install! / 1000).toFixed(1)} s`,
+    );
   });
 
   it('installs without any dev dependency, better-sqlite3 built by its own install script', () => {
     const modules = join(installed, 'node_modules');
     const present = Object.keys(manifest.devDependencies).filter((name) => existsSync(join(modules, name)));
     expect(present).toEqual([]);
-    for (const name of ['tsx', 'esbuild', 'vitest', 'typescript']) expect(existsSync(join(modules, name)), name).toBe(false);
+    for (const name of ['tsx', 'esbuild', 'vitest', 'typescript'])
+      expect(existsSync(join(modules, name)), name).toBe(false);
     // The checkout's binary, put in place by prebuild-install (not compiled again).
     const binary = 'better-sqlite3/build/Release/better_sqlite3.node';
     expect(readFileSync(join(modules, binary)).equals(readFileSync(join(ROOT, 'node_modules', binary)))).toBe(true);
@@ -120,7 +171,10 @@ describe('the installed server package', () => {
   });
 
   it('sm serve answers GraphQL, and serves the inspector and GraphiQL', async () => {
-    const server: ChildProcess = spawn(sm, ['--db', join(work, 'serve', 'memory.db'), 'serve', '--port', '0'], { cwd: work, env: { ...process.env, SM_LOG_LEVEL: 'error' } });
+    const server: ChildProcess = spawn(sm, ['--db', join(work, 'serve', 'memory.db'), 'serve', '--port', '0'], {
+      cwd: work,
+      env: { ...process.env, SM_LOG_LEVEL: 'error' },
+    });
     try {
       let log = '';
       const url = await new Promise<string>((resolve, reject) => {
@@ -136,10 +190,17 @@ describe('the installed server package', () => {
         server.once('exit', (code) => reject(new Error(`sm serve exited (${code}): ${log}`)));
       });
       const graphql = async (query: string, variables: Record<string, unknown> = {}) => {
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query, variables }),
+        });
         return (await response.json()) as { data?: Record<string, any>; errors?: unknown[] };
       };
-      const added = await graphql('mutation($text: String!) { addTurn(input: { sessionId: "pkg", role: USER, text: $text }) { turn { id } extracted { action } } }', { text: 'I moved to Porto in June.' });
+      const added = await graphql(
+        'mutation($text: String!) { addTurn(input: { sessionId: "pkg", role: USER, text: $text }) { turn { id } extracted { action } } }',
+        { text: 'I moved to Porto in June.' },
+      );
       expect(added.errors).toBeUndefined();
       expect(added.data!.addTurn.turn.id).toBeGreaterThan(0);
       const found = await graphql('{ search(query: "Porto") { kind text } }');
@@ -162,12 +223,24 @@ describe('the installed server package', () => {
 
   it('sm mcp lists its tools and runs one for the MCP SDK client', async () => {
     const client = new Client({ name: 'package-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: sm, args: ['--db', join(work, 'mcp', 'memory.db'), 'mcp'], cwd: work, env: { ...process.env, SM_LOG_LEVEL: 'error' } as Record<string, string>, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: sm,
+        args: ['--db', join(work, 'mcp', 'memory.db'), 'mcp'],
+        cwd: work,
+        env: { ...process.env, SM_LOG_LEVEL: 'error' } as Record<string, string>,
+        stderr: 'pipe',
+      }),
+    );
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['search_memory', 'remember_fact', 'get_context']));
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['search_memory', 'remember_fact', 'get_context']),
+      );
       await client.callTool({ name: 'remember_fact', arguments: { text: 'User is training for a half marathon' } });
-      const result = (await client.callTool({ name: 'search_memory', arguments: { query: 'marathon' } })) as { content: { text: string }[] };
+      const result = (await client.callTool({ name: 'search_memory', arguments: { query: 'marathon' } })) as {
+        content: { text: string }[];
+      };
       expect(result.content[0]!.text).toContain('half marathon');
     } finally {
       await client.close();

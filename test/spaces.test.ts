@@ -19,7 +19,6 @@ import { closeStore } from '../server/db/open.ts';
 import { everyTableRows } from './helpers/store.ts';
 import { ALICE, BOB, twoUsers } from './helpers/two-users.ts';
 
-
 const contents = (rows: { content: string }[]) => rows.map((r) => r.content).sort();
 
 describe('two users in one file', () => {
@@ -28,14 +27,18 @@ describe('two users in one file', () => {
     await say(ALICE, 'chat-1', 'I live in Berlin and I love hiking', 'Alice');
     await say(BOB, 'chat-1', 'I live in Lisbon and I love hiking', 'Bob');
     // The same words in both spaces: two memories, not one merged across users.
-    expect(contents((await listMemories(store, ALICE)).rows)).toEqual(['Alice loves hiking', 'Alice lives in Berlin'].sort());
+    expect(contents((await listMemories(store, ALICE)).rows)).toEqual(
+      ['Alice loves hiking', 'Alice lives in Berlin'].sort(),
+    );
     expect(contents((await listMemories(store, BOB)).rows)).toEqual(['Bob loves hiking', 'Bob lives in Lisbon'].sort());
     // Bob's move does not supersede Alice's home (conflicts stay inside a space).
     await say(BOB, 'chat-1', 'I live in Porto', 'Bob');
     expect(contents((await listMemories(store, BOB, { status: 'archived' })).rows)).toEqual(['Bob lives in Lisbon']);
     expect((await listMemories(store, ALICE)).rows.every((m) => m.status === 'active')).toBe(true);
 
-    expect((await listSessions(store, ALICE, { limit: 10 })).rows.map((s) => [s.id, s.turnCount])).toEqual([['chat-1', 1]]);
+    expect((await listSessions(store, ALICE, { limit: 10 })).rows.map((s) => [s.id, s.turnCount])).toEqual([
+      ['chat-1', 1],
+    ]);
     const hits = (await search(store, ALICE, { query: 'Lisbon Porto hiking' })).hits;
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.every((h) => !/Lisbon|Porto|Bob/.test(h.text))).toBe(true);
@@ -57,9 +60,13 @@ describe('two users in one file', () => {
       () => forget(store, ALICE, { id: bobFact.id }),
       () => explain(store, ALICE, bobFact.id),
     ]) {
-      await expect(act()).rejects.toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: `memory ${bobFact.id} not found` }));
+      await expect(act()).rejects.toThrow(
+        expect.objectContaining({ code: 'NOT_FOUND', message: `memory ${bobFact.id} not found` }),
+      );
     }
-    await expect(explain(store, ALICE, 999_999)).rejects.toThrow(expect.objectContaining({ code: 'NOT_FOUND', message: 'memory 999999 not found' }));
+    await expect(explain(store, ALICE, 999_999)).rejects.toThrow(
+      expect.objectContaining({ code: 'NOT_FOUND', message: 'memory 999999 not found' }),
+    );
     // forget by text only reaches the space's own rows.
     expect(await forget(store, ALICE, { text: 'Lisbon' })).toEqual({ memoryIds: [], turnIds: [] });
     expect(contents((await listMemories(store, BOB)).rows)).toContain('Bob lives in Porto');
@@ -79,15 +86,25 @@ describe('two users in one file', () => {
     await say(ALICE, 'a', 'Alice saw a zebra at the zoo');
     const bobHits = (await search(store, BOB, { query: 'zebra zoo', kinds: ['turn'], limit: 10 })).hits;
     expect(bobHits.map((h) => h.turn!.userId)).toEqual(['bob', 'bob', 'bob', 'bob', 'bob']);
-    expect((await search(store, ALICE, { query: 'zebra zoo', kinds: ['turn'], limit: 10 })).hits.map((h) => h.text)).toEqual(['Alice saw a zebra at the zoo']);
+    expect(
+      (await search(store, ALICE, { query: 'zebra zoo', kinds: ['turn'], limit: 10 })).hits.map((h) => h.text),
+    ).toEqual(['Alice saw a zebra at the zoo']);
     // A small user's matches are ranked by BM25 over its own rows (not FTS5's rank): rarer and
     // more of the query's words first, stems matching as in the index.
     await say(ALICE, 'a', 'The zoo was crowded');
     await say(ALICE, 'a', 'Zebras were grazing, and the zebra foal slept');
     await say(ALICE, 'a', 'We had lunch');
-    const texts = new Map((await store.sql.all<{ id: number; text: string }>('select id, text from turns')).map((r) => [r.id, r.text]));
-    const ranked = (await lexicalTurns(store, ALICE, ['zebra', 'zoo'], turnClauses(ALICE, {}), 10)).map((s) => texts.get(s.id));
-    expect(ranked).toEqual(['Alice saw a zebra at the zoo', 'Zebras were grazing, and the zebra foal slept', 'The zoo was crowded']);
+    const texts = new Map(
+      (await store.sql.all<{ id: number; text: string }>('select id, text from turns')).map((r) => [r.id, r.text]),
+    );
+    const ranked = (await lexicalTurns(store, ALICE, ['zebra', 'zoo'], turnClauses(ALICE, {}), 10)).map((s) =>
+      texts.get(s.id),
+    );
+    expect(ranked).toEqual([
+      'Alice saw a zebra at the zoo',
+      'Zebras were grazing, and the zebra foal slept',
+      'The zoo was crowded',
+    ]);
   });
 
   it("a tiny user's rows are all read and ranked here: filters and agents apply, and frequencies count every row of the user", async () => {
@@ -97,14 +114,32 @@ describe('two users in one file', () => {
     await say(ALICE, 'a2', 'garden');
     await say(ALICE, 'a2', 'tomato soup with basil and cream');
     await say({ userId: 'alice', agentId: 'coach' }, 'a2', 'coach says tomato');
-    const texts = new Map((await store.sql.all<{ id: number; text: string }>('select id, text from turns')).map((r) => [r.id, r.text]));
-    const ranked = async (space: Space, filter: Parameters<typeof turnClauses>[1]) => (await lexicalTurns(store, space, ['garden', 'tomato'], turnClauses(space, filter), 10)).map((s) => texts.get(s.id));
+    const texts = new Map(
+      (await store.sql.all<{ id: number; text: string }>('select id, text from turns')).map((r) => [r.id, r.text]),
+    );
+    const ranked = async (space: Space, filter: Parameters<typeof turnClauses>[1]) =>
+      (await lexicalTurns(store, space, ['garden', 'tomato'], turnClauses(space, filter), 10)).map((s) =>
+        texts.get(s.id),
+      );
     // Inside session a2 both words are as rare; over all of Alice's rows "garden" is common, so
     // the longer turn with the rare word comes first (per-session counts would put "garden" first).
-    expect(await ranked(ALICE, { sessionIds: ['a2'] })).toEqual(['coach says tomato', 'tomato soup with basil and cream', 'garden']);
-    expect(await ranked({ userId: 'alice', agentId: 'helper' }, { sessionIds: ['a2'] })).toEqual(['tomato soup with basil and cream', 'garden']);
-    expect(await ranked(ALICE, { excludeSessionId: 'a2' })).toEqual(['garden chores day 3', 'garden chores day 2', 'garden chores day 1']);
-    expect((await search(store, ALICE, { query: 'tomato', kinds: ['turn'] })).hits.every((h) => h.turn!.userId === 'alice')).toBe(true);
+    expect(await ranked(ALICE, { sessionIds: ['a2'] })).toEqual([
+      'coach says tomato',
+      'tomato soup with basil and cream',
+      'garden',
+    ]);
+    expect(await ranked({ userId: 'alice', agentId: 'helper' }, { sessionIds: ['a2'] })).toEqual([
+      'tomato soup with basil and cream',
+      'garden',
+    ]);
+    expect(await ranked(ALICE, { excludeSessionId: 'a2' })).toEqual([
+      'garden chores day 3',
+      'garden chores day 2',
+      'garden chores day 1',
+    ]);
+    expect(
+      (await search(store, ALICE, { query: 'tomato', kinds: ['turn'] })).hits.every((h) => h.turn!.userId === 'alice'),
+    ).toBe(true);
   });
 
   it('an unknown user reads as empty, and a malformed id is BAD_USER_INPUT that writes nothing', async () => {
@@ -129,8 +164,14 @@ describe('two users in one file', () => {
     await remember(store, ALICE, { content: 'Alice is vegetarian' });
     await remember(store, helper, { content: 'Alice asked the helper about taxes' });
     await say(coach, 'c1', 'I like running marathons');
-    expect(contents((await listMemories(store, helper)).rows)).toEqual(['Alice asked the helper about taxes', 'Alice is vegetarian']);
-    expect(contents((await listMemories(store, coach)).rows)).toEqual(['Alice is vegetarian', 'User likes running marathons']);
+    expect(contents((await listMemories(store, helper)).rows)).toEqual([
+      'Alice asked the helper about taxes',
+      'Alice is vegetarian',
+    ]);
+    expect(contents((await listMemories(store, coach)).rows)).toEqual([
+      'Alice is vegetarian',
+      'User likes running marathons',
+    ]);
     expect((await listMemories(store, ALICE)).total).toBe(3);
     expect((await search(store, helper, { query: 'running marathons' })).hits).toEqual([]);
     // The same fact said to an agent merges into the shared one it can see, not into another agent's.
@@ -148,7 +189,7 @@ describe('two users in one file', () => {
     expect((await listMemories(store, BOB)).total).toBe(2);
   });
 
-  it('reflection is per user: one user\'s facts do not make another\'s week', async () => {
+  it("reflection is per user: one user's facts do not make another's week", async () => {
     const { store } = await twoUsers({ reflection: { min_facts: 3 } });
     for (const n of [1, 2, 3]) await remember(store, BOB, { content: `Bob did thing ${n}` });
     expect((await reflectionDue(store, BOB)).run).toBe(true);
@@ -176,7 +217,8 @@ describe('forgetUser', () => {
       for (const row of rows) {
         for (const cell of row) {
           const text = Buffer.isBuffer(cell) ? cell.toString('latin1') : String(cell);
-          if (text.toLowerCase().includes(marker.toLowerCase()) || text.includes('Quuxville')) found.push(`${table}: ${text.slice(0, 80)}`);
+          if (text.toLowerCase().includes(marker.toLowerCase()) || text.includes('Quuxville'))
+            found.push(`${table}: ${text.slice(0, 80)}`);
           if (/\bbob\b/.test(text) && table !== 'sqlite_sequence') found.push(`${table}: ${text.slice(0, 80)}`);
         }
       }

@@ -22,8 +22,16 @@ const setup = async (config = {}) => {
   return { ...t, runtime: await createRuntime(t.store, {}) };
 };
 type Runtime = Awaited<ReturnType<typeof setup>>['runtime'];
-const say = (runtime: Runtime, text: string, extra: { role?: 'user' | 'assistant'; sessionId?: string; space?: Space } = {}) =>
-  ingestTurn(runtime, extra.space ?? DEFAULT_SPACE, { sessionId: extra.sessionId ?? 's1', role: extra.role ?? 'user', text });
+const say = (
+  runtime: Runtime,
+  text: string,
+  extra: { role?: 'user' | 'assistant'; sessionId?: string; space?: Space } = {},
+) =>
+  ingestTurn(runtime, extra.space ?? DEFAULT_SPACE, {
+    sessionId: extra.sessionId ?? 's1',
+    role: extra.role ?? 'user',
+    text,
+  });
 
 describe('the labelled set', () => {
   it('has at least 60 phrasings in both styles, half instructions or preferences, half near misses', () => {
@@ -44,7 +52,11 @@ describe('the labelled set', () => {
       if (p.label && kinds.has(p.label)) truePositives++;
       else if (p.label) falseNegatives++;
       // A near miss taken for an instruction or preference, or a phrasing taken for the wrong kind.
-      if ((!p.label && (kinds.has('instruction') || kinds.has('preference'))) || (p.label && !kinds.has(p.label) && kinds.size > 0)) falsePositives++;
+      if (
+        (!p.label && (kinds.has('instruction') || kinds.has('preference'))) ||
+        (p.label && !kinds.has(p.label) && kinds.size > 0)
+      )
+        falsePositives++;
     }
     expect(truePositives / (truePositives + falsePositives)).toBeGreaterThanOrEqual(0.9);
     expect(truePositives / (truePositives + falseNegatives)).toBeGreaterThanOrEqual(0.85);
@@ -52,11 +64,16 @@ describe('the labelled set', () => {
 });
 
 describe('standing memory on addTurn', () => {
-  it('saves an instruction in the user\'s words as kind instruction, protected from decay and GC', async () => {
+  it("saves an instruction in the user's words as kind instruction, protected from decay and GC", async () => {
     const { runtime, store, advanceDays } = await setup();
     const turn = await say(runtime, 'Always include version numbers when I ask about libraries.');
     const instruction = turn.extracted.find((e) => e.memory.kind === 'instruction')!.memory;
-    expect(instruction).toMatchObject({ content: 'Always include version numbers when I ask about libraries.', decayRate: 0, importance: 1, status: 'active' });
+    expect(instruction).toMatchObject({
+      content: 'Always include version numbers when I ask about libraries.',
+      decayRate: 0,
+      importance: 1,
+      status: 'active',
+    });
     // Said once and never used: a fact would be gone after this long; an instruction stays.
     advanceDays(400);
     await runDecay(store);
@@ -66,7 +83,9 @@ describe('standing memory on addTurn', () => {
 
   it('a later contradicting instruction supersedes it, and the history is kept', async () => {
     const { runtime, store, advanceDays } = await setup();
-    const always = (await say(runtime, 'Always include version numbers when I ask about libraries.')).extracted.find((e) => e.memory.kind === 'instruction')!.memory;
+    const always = (await say(runtime, 'Always include version numbers when I ask about libraries.')).extracted.find(
+      (e) => e.memory.kind === 'instruction',
+    )!.memory;
     advanceDays(3);
     const stop = await say(runtime, 'Actually, stop including versions.');
     expect(stop.extracted.map((e) => [e.action, e.memory.kind, e.memory.content, e.memory.status])).toEqual([
@@ -75,7 +94,9 @@ describe('standing memory on addTurn', () => {
     ]);
     const why = await explain(store, DEFAULT_SPACE, always.id);
     expect(why.supersededBy).toEqual([stop.extracted[0]!.memory.id]);
-    expect((await getProfile(store, DEFAULT_SPACE)).instructions.map((m) => m.content)).toEqual(['Actually, stop including versions.']);
+    expect((await getProfile(store, DEFAULT_SPACE)).instructions.map((m) => m.content)).toEqual([
+      'Actually, stop including versions.',
+    ]);
     // An unrelated instruction of the opposite polarity leaves it alone.
     await say(runtime, 'Never use semicolons in JavaScript examples.');
     expect((await getProfile(store, DEFAULT_SPACE)).instructions).toHaveLength(2);
@@ -102,7 +123,13 @@ describe('standing memory on addTurn', () => {
   it('preferences, and not: habits, "never mind", questions, reported speech, assistant turns', async () => {
     const { runtime, store } = await setup();
     await say(runtime, "I'm building the budget app and I prefer minimal dependencies, how should I start?");
-    for (const text of ['I always forget my keys.', 'Never mind, it was nothing.', 'Could you always include version numbers?', 'She always says the lake looks best at dawn.']) await say(runtime, text);
+    for (const text of [
+      'I always forget my keys.',
+      'Never mind, it was nothing.',
+      'Could you always include version numbers?',
+      'She always says the lake looks best at dawn.',
+    ])
+      await say(runtime, text);
     await say(runtime, 'Always run the tests before you push, and never commit secrets.', { role: 'assistant' });
     const profile = await getProfile(store, DEFAULT_SPACE);
     expect(profile.preferences.map((m) => m.content)).toEqual(['User prefers minimal dependencies']);
@@ -127,9 +154,9 @@ describe('standing memory on addTurn', () => {
   it('an instruction that contradicts itself is kept once, as said, and supersedes nothing of its own', async () => {
     const { runtime, store } = await setup();
     const turn = await say(runtime, 'Always include emojis and never include emojis.');
-    expect(turn.extracted.filter((e) => e.memory.kind === 'instruction').map((e) => [e.action, e.memory.content])).toEqual([
-      ['created', 'Always include emojis and never include emojis.'],
-    ]);
+    expect(
+      turn.extracted.filter((e) => e.memory.kind === 'instruction').map((e) => [e.action, e.memory.content]),
+    ).toEqual([['created', 'Always include emojis and never include emojis.']]);
     const again = await say(runtime, 'Always include emojis and never include emojis.');
     expect(again.extracted.map((e) => e.action)).toEqual(['merged']);
     expect((await getProfile(store, DEFAULT_SPACE)).instructions).toHaveLength(1);
@@ -143,8 +170,13 @@ describe('standing memory in context', () => {
     await say(runtime, 'I prefer simple, minimal dependencies.');
     await say(runtime, 'From now on, answer in French.', { space: { userId: 'default', agentId: 'tutor' } });
     await say(runtime, 'I went to the market on Saturday and bought apples.');
-    const context = await getContext(store, DEFAULT_SPACE, { sessionId: 'later', query: 'Could you show me how to implement a login feature?' });
-    expect(context.markdown).toMatch(/^## Standing instructions\n- Always format code snippets with syntax highlighting when I ask about implementation details\. \(stated \d{4}-\d{2}-\d{2}\)\n/);
+    const context = await getContext(store, DEFAULT_SPACE, {
+      sessionId: 'later',
+      query: 'Could you show me how to implement a login feature?',
+    });
+    expect(context.markdown).toMatch(
+      /^## Standing instructions\n- Always format code snippets with syntax highlighting when I ask about implementation details\. \(stated \d{4}-\d{2}-\d{2}\)\n/,
+    );
     expect(context.markdown).toContain('\n\n## About the user\n- User prefers simple, minimal dependencies (stated ');
     expect(context.items.slice(0, 3).map((i) => [i.kind, i.reason])).toEqual([
       ['instruction', 'standing'],
@@ -152,27 +184,48 @@ describe('standing memory in context', () => {
       ['preference', 'standing'],
     ]);
     // The shared space holds the agent's own instruction too (a user's view); the agent sees it with the shared ones.
-    const tutor = await getContext(store, { userId: 'default', agentId: 'tutor' }, { sessionId: 'later', query: 'apples' });
-    expect(tutor.standing.instructions.items.map((i) => i.text).sort()).toEqual(['Always format code snippets with syntax highlighting when I ask about implementation details.', 'From now on, answer in French.']);
-    const other = await getContext(store, { userId: 'default', agentId: 'coach' }, { sessionId: 'later', query: 'apples' });
-    expect(other.standing.instructions.items.map((i) => i.text)).toEqual(['Always format code snippets with syntax highlighting when I ask about implementation details.']);
+    const tutor = await getContext(
+      store,
+      { userId: 'default', agentId: 'tutor' },
+      { sessionId: 'later', query: 'apples' },
+    );
+    expect(tutor.standing.instructions.items.map((i) => i.text).sort()).toEqual([
+      'Always format code snippets with syntax highlighting when I ask about implementation details.',
+      'From now on, answer in French.',
+    ]);
+    const other = await getContext(
+      store,
+      { userId: 'default', agentId: 'coach' },
+      { sessionId: 'later', query: 'apples' },
+    );
+    expect(other.standing.instructions.items.map((i) => i.text)).toEqual([
+      'Always format code snippets with syntax highlighting when I ask about implementation details.',
+    ]);
   });
 
   it('500 instructions stay within the share of the budget, the block saying how many were left out; query matches and pinned go first', async () => {
     const { runtime, store } = await setup();
     // Five hundred made-up project names: "zobak", "zobal"…
-    const name = (i: number) => `zo${String.fromCharCode(97 + Math.floor(i / 26) % 26)}${String.fromCharCode(97 + (i % 26))}ka`;
-    for (let i = 0; i < 500; i++) await say(runtime, `Always mention the budget owner when I ask about the ${name(i)} project.`);
+    const name = (i: number) =>
+      `zo${String.fromCharCode(97 + (Math.floor(i / 26) % 26))}${String.fromCharCode(97 + (i % 26))}ka`;
+    for (let i = 0; i < 500; i++)
+      await say(runtime, `Always mention the budget owner when I ask about the ${name(i)} project.`);
     const fact = (await say(runtime, 'I went to the harbour with Rui last Sunday.')).extracted[0]!.memory;
     await setPinned(store, DEFAULT_SPACE, fact.id, true);
-    const context = await getContext(store, DEFAULT_SPACE, { sessionId: 'later', query: `How is the ${name(7)} project going?`, tokenBudget: 1_000 });
+    const context = await getContext(store, DEFAULT_SPACE, {
+      sessionId: 'later',
+      query: `How is the ${name(7)} project going?`,
+      tokenBudget: 1_000,
+    });
     expect(context.tokensUsed).toBeLessThanOrEqual(1_000);
     expect(context.standing.tokens).toBeLessThanOrEqual(0.35 * 1_000);
     const shown = context.standing.instructions.items.length;
     expect(shown).toBeGreaterThan(3);
     expect(context.standing.instructions.leftOut).toBe(500 - shown);
     expect(context.markdown).toContain(`(${500 - shown} more standing instructions not shown)`);
-    expect(context.standing.instructions.items[0]!.text).toBe(`Always mention the budget owner when I ask about the ${name(7)} project.`);
+    expect(context.standing.instructions.items[0]!.text).toBe(
+      `Always mention the budget owner when I ask about the ${name(7)} project.`,
+    );
     // A pinned memory of any kind is in the block, in "About the user", whatever the query.
     expect(context.standing.about.items.map((i) => [i.id, i.kind])).toEqual([[fact.id, 'fact']]);
     expect(context.markdown).toMatch(/## About the user\n- User went to the harbour with Rui[^\n]*\(pinned, stated /);

@@ -24,7 +24,9 @@ afterAll(() => rmSync(empty, { recursive: true, force: true }));
 
 describe('test prerequisites', () => {
   it('npm test runs the check before the type check and the tests, and CI runs npm test', () => {
-    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(scripts.test).toMatch(/^node scripts\/test-prerequisites\.mjs && tsc --noEmit && vitest run/);
     const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
     expect(ci).toMatch(/^npm test$/m);
@@ -58,7 +60,9 @@ describe('test prerequisites', () => {
     expect(asUser.lines).toContain('  sudo apt-get install -y chromium postgresql python3-httpx python3-pytest');
     expect(asUser.lines).toContain('  chromium (for the inspector browser tests)');
     // Only what is missing is named.
-    expect(plan(missing.slice(2), { isRoot: false, hasApt: true }).lines.at(-1)).toBe('  sudo apt-get install -y python3-httpx python3-pytest');
+    expect(plan(missing.slice(2), { isRoot: false, hasApt: true }).lines.at(-1)).toBe(
+      '  sudo apt-get install -y python3-httpx python3-pytest',
+    );
     expect(plan(missing, { isRoot: true, hasApt: false }).action).toBe('stop');
     expect(plan([], { isRoot: false, hasApt: true })).toEqual({ action: 'none', lines: [] });
   });

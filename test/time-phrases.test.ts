@@ -13,7 +13,12 @@ const DAY = 86_400_000;
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 /** What `text`, said at `at` (T0: Thursday 1 January 2026, 12:00 UTC), resolves to: [phrase, first day, last day, grain]. */
 const resolve = (text: string, at = T0, zone = 'UTC') =>
-  resolveTimeMentions(text, at, zone).map((m) => [m.phrase, new Date(m.from).toISOString().slice(0, 10), new Date(m.to).toISOString().slice(0, 10), m.grain]);
+  resolveTimeMentions(text, at, zone).map((m) => [
+    m.phrase,
+    new Date(m.from).toISOString().slice(0, 10),
+    new Date(m.to).toISOString().slice(0, 10),
+    m.grain,
+  ]);
 
 describe('time phrases resolved against the turn time', () => {
   it.each([
@@ -36,7 +41,13 @@ describe('time phrases resolved against the turn time', () => {
     ['We went to Paris in May', 'in May', '2025-05-01', '2025-05-31', 'month'],
     ['I got married on 8 May, 2023', '8 May, 2023', '2023-05-08', '2023-05-08', 'day'],
     ['It happened in 2019', 'in 2019', '2019-01-01', '2019-12-31', 'year'],
-    ['I visited the UK in the second week of November 2023', 'the second week of November 2023', '2023-11-08', '2023-11-14', 'week'],
+    [
+      'I visited the UK in the second week of November 2023',
+      'the second week of November 2023',
+      '2023-11-08',
+      '2023-11-14',
+      'week',
+    ],
     ["I'll be back in two weeks", 'in two weeks', '2026-01-12', '2026-01-18', 'about'],
   ])('%s', (text, phrase, from, to, grain) => {
     expect(resolve(text)).toEqual([[phrase, from, to, grain]]);
@@ -63,17 +74,25 @@ describe('time phrases resolved against the turn time', () => {
     }
   });
 
-  it('reads days in the turn\'s time zone', () => {
+  it("reads days in the turn's time zone", () => {
     // 02:00 UTC on 1 January is still 31 December, 21:00, in New York.
     const at = Date.UTC(2026, 0, 1, 2);
     expect(resolve('I went there yesterday', at, 'UTC')).toEqual([['yesterday', '2025-12-31', '2025-12-31', 'day']]);
-    expect(resolve('I went there yesterday', at, 'America/New_York')).toEqual([['yesterday', '2025-12-30', '2025-12-30', 'day']]);
-    expect(resolve('I went there yesterday', at, 'Asia/Tokyo')).toEqual([['yesterday', '2025-12-31', '2025-12-31', 'day']]);
+    expect(resolve('I went there yesterday', at, 'America/New_York')).toEqual([
+      ['yesterday', '2025-12-30', '2025-12-30', 'day'],
+    ]);
+    expect(resolve('I went there yesterday', at, 'Asia/Tokyo')).toEqual([
+      ['yesterday', '2025-12-31', '2025-12-31', 'day'],
+    ]);
   });
 
   it('handles month ends and leap days', () => {
-    expect(resolve('I moved a month ago', Date.UTC(2026, 2, 31, 12))).toEqual([['a month ago', '2026-02-13', '2026-03-15', 'about']]);
-    expect(resolve('I moved last month', Date.UTC(2024, 2, 31, 12))).toEqual([['last month', '2024-02-01', '2024-02-29', 'month']]);
+    expect(resolve('I moved a month ago', Date.UTC(2026, 2, 31, 12))).toEqual([
+      ['a month ago', '2026-02-13', '2026-03-15', 'about'],
+    ]);
+    expect(resolve('I moved last month', Date.UTC(2024, 2, 31, 12))).toEqual([
+      ['last month', '2024-02-01', '2024-02-29', 'month'],
+    ]);
     expect(resolve('it was a year ago', Date.UTC(2024, 1, 29, 12))[0]![0]).toBe('a year ago');
   });
 
@@ -95,20 +114,68 @@ const MARK_ALL = `insert into meta (key, value) select 'turn_dates_backfill', '{
 describe('turn dates on disk', () => {
   it('addTurn stores the dates a turn names, indexed by user and date, for every role', async () => {
     const { store } = await testStore({ extractor: { timezone: 'UTC' } });
-    const said = (await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: 'I went to a support group yesterday and I fly to Rome next month' })).turn;
-    await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'assistant', text: 'Enjoy Rome! Did you book it last week?' });
-    await addTurn(store, { userId: 'bob', agentId: null }, { sessionId: 's1', role: 'user', text: 'I went swimming yesterday' });
-    const rows = await store.sql.all('select turn_id, user_id, phrase, date_from, date_to, grain from turn_dates order by turn_id, start');
+    const said = (
+      await addTurn(store, DEFAULT_SPACE, {
+        sessionId: 's1',
+        role: 'user',
+        text: 'I went to a support group yesterday and I fly to Rome next month',
+      })
+    ).turn;
+    await addTurn(store, DEFAULT_SPACE, {
+      sessionId: 's1',
+      role: 'assistant',
+      text: 'Enjoy Rome! Did you book it last week?',
+    });
+    await addTurn(
+      store,
+      { userId: 'bob', agentId: null },
+      { sessionId: 's1', role: 'user', text: 'I went swimming yesterday' },
+    );
+    const rows = await store.sql.all(
+      'select turn_id, user_id, phrase, date_from, date_to, grain from turn_dates order by turn_id, start',
+    );
     expect(rows).toEqual([
-      { turn_id: said.id, user_id: 'default', phrase: 'yesterday', date_from: day('2025-12-31'), date_to: day('2026-01-01') - 1, grain: 'day' },
-      { turn_id: said.id, user_id: 'default', phrase: 'next month', date_from: day('2026-02-01'), date_to: day('2026-03-01') - 1, grain: 'month' },
-      { turn_id: said.id + 1, user_id: 'default', phrase: 'last week', date_from: day('2025-12-22'), date_to: day('2025-12-29') - 1, grain: 'week' },
-      { turn_id: said.id + 2, user_id: 'bob', phrase: 'yesterday', date_from: day('2025-12-31'), date_to: day('2026-01-01') - 1, grain: 'day' },
+      {
+        turn_id: said.id,
+        user_id: 'default',
+        phrase: 'yesterday',
+        date_from: day('2025-12-31'),
+        date_to: day('2026-01-01') - 1,
+        grain: 'day',
+      },
+      {
+        turn_id: said.id,
+        user_id: 'default',
+        phrase: 'next month',
+        date_from: day('2026-02-01'),
+        date_to: day('2026-03-01') - 1,
+        grain: 'month',
+      },
+      {
+        turn_id: said.id + 1,
+        user_id: 'default',
+        phrase: 'last week',
+        date_from: day('2025-12-22'),
+        date_to: day('2025-12-29') - 1,
+        grain: 'week',
+      },
+      {
+        turn_id: said.id + 2,
+        user_id: 'bob',
+        phrase: 'yesterday',
+        date_from: day('2025-12-31'),
+        date_to: day('2026-01-01') - 1,
+        grain: 'day',
+      },
     ]);
     // SQLite's query plan for this read: core-sqlite-only.
     // A date window finds the turn that talks about it, of this user only.
-    expect(await turnsDatedIn(store, DEFAULT_SPACE, { from: day('2025-12-31'), to: day('2026-01-01') - 1 }, 10)).toEqual([said.id]);
-    expect(await turnsDatedIn(store, DEFAULT_SPACE, { from: day('2026-02-10'), to: day('2026-02-10') + DAY - 1 }, 10)).toEqual([said.id]);
+    expect(
+      await turnsDatedIn(store, DEFAULT_SPACE, { from: day('2025-12-31'), to: day('2026-01-01') - 1 }, 10),
+    ).toEqual([said.id]);
+    expect(
+      await turnsDatedIn(store, DEFAULT_SPACE, { from: day('2026-02-10'), to: day('2026-02-10') + DAY - 1 }, 10),
+    ).toEqual([said.id]);
     await closeStore(store);
   });
 
@@ -116,7 +183,13 @@ describe('turn dates on disk', () => {
 
   it('a backfill stopped halfway resumes where it stopped and writes nothing twice', async () => {
     const { store } = await testStore({ extractor: { timezone: 'UTC' } });
-    for (let i = 0; i < 9; i++) await addTurn(store, DEFAULT_SPACE, { sessionId: 's1', role: 'user', text: `note ${i} from yesterday`, at: T0 + i * DAY });
+    for (let i = 0; i < 9; i++)
+      await addTurn(store, DEFAULT_SPACE, {
+        sessionId: 's1',
+        role: 'user',
+        text: `note ${i} from yesterday`,
+        at: T0 + i * DAY,
+      });
     // As after the migration of a file whose turns had no dates yet.
     await store.sql.run('delete from turn_dates');
     await store.sql.run(MARK_ALL);

@@ -34,7 +34,9 @@ function newSpaceAround(body: string): { before: number; after: number } {
     ${body}
     console.log(JSON.stringify({ before, after: newSpace() }));
     process.exit(0);`;
-  const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
   return JSON.parse(output) as { before: number; after: number };
 }
 

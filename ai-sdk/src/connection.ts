@@ -61,7 +61,8 @@ export function connect(options: MemoryOptions): Connection {
     },
     warn(message, error) {
       const code = (error as { code?: unknown } | null)?.code;
-      const reason = error instanceof Error ? `${typeof code === 'string' ? `${code}: ` : ''}${error.message}` : String(error);
+      const reason =
+        error instanceof Error ? `${typeof code === 'string' ? `${code}: ` : ''}${error.message}` : String(error);
       logger.warn(`symbiosis-memory: ${message}: ${reason}`);
     },
   };

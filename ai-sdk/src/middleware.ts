@@ -27,7 +27,12 @@ export type CallSpace = { sessionId: string; userId?: string; agentId?: string }
 /** The context query's limit on the server. */
 const MAX_QUERY = 20_000;
 
-type StreamPart = Awaited<ReturnType<Parameters<NonNullable<LanguageModelMiddleware['wrapStream']>>[0]['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
+type StreamPart =
+  Awaited<
+    ReturnType<Parameters<NonNullable<LanguageModelMiddleware['wrapStream']>>[0]['doStream']>
+  >['stream'] extends ReadableStream<infer P>
+    ? P
+    : never;
 
 /**
  * Middleware for `wrapLanguageModel`: the memory of `userId` (and `agentId`) in front of every call
@@ -41,7 +46,10 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): LanguageMode
     const pick = (key: keyof CallSpace) => (typeof own[key] === 'string' ? (own[key] as string) : options[key]);
     const sessionId = pick('sessionId');
     if (sessionId) return { sessionId, userId: pick('userId'), agentId: pick('agentId') };
-    if (!warnedNoSession) memory.logger.warn('symbiosis-memory: no sessionId (give one in the options or in providerOptions.symbiosis): calls go without memory');
+    if (!warnedNoSession)
+      memory.logger.warn(
+        'symbiosis-memory: no sessionId (give one in the options or in providerOptions.symbiosis): calls go without memory',
+      );
     warnedNoSession = true;
     return null;
   };
@@ -54,7 +62,9 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): LanguageMode
       if (!space) return params;
       const query = latestUserText(params.prompt).slice(0, MAX_QUERY) || undefined;
       try {
-        const { context } = await memory.call('context', (client) => client.context({ ...space, query, tokenBudget: options.tokenBudget }));
+        const { context } = await memory.call('context', (client) =>
+          client.context({ ...space, query, tokenBudget: options.tokenBudget }),
+        );
         return context.markdown ? { ...params, prompt: withSystem(params.prompt, context.markdown) } : params;
       } catch (error) {
         memory.warn('answering without memory (no context)', error);
@@ -63,7 +73,12 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): LanguageMode
     },
     async wrapGenerate({ doGenerate, params }) {
       const result = await doGenerate();
-      await record(memory, options.record === false ? null : spaceOf(params), newUserText(params.prompt), answerText(result.content));
+      await record(
+        memory,
+        options.record === false ? null : spaceOf(params),
+        newUserText(params.prompt),
+        answerText(result.content),
+      );
       return result;
     },
     async wrapStream({ doStream, params }) {
@@ -74,7 +89,8 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): LanguageMode
           if (part.type === 'text-delta') answer += part.delta;
           controller.enqueue(part);
         },
-        flush: () => record(memory, options.record === false ? null : spaceOf(params), newUserText(params.prompt), answer.trim()),
+        flush: () =>
+          record(memory, options.record === false ? null : spaceOf(params), newUserText(params.prompt), answer.trim()),
       });
       return { ...rest, stream: stream.pipeThrough(recording) };
     },
@@ -86,14 +102,23 @@ async function record(memory: Connection, space: CallSpace | null, said: string,
   if (!space || (!said && !answer)) return;
   const { sessionId, userId, agentId } = space;
   try {
-    if (said) await memory.call('addTurn', (client) => client.addTurn({ input: { sessionId, role: Role.User, text: said }, userId, agentId }));
-    if (answer) await memory.call('addTurn', (client) => client.addTurn({ input: { sessionId, role: Role.Assistant, text: answer }, userId, agentId }));
+    if (said)
+      await memory.call('addTurn', (client) =>
+        client.addTurn({ input: { sessionId, role: Role.User, text: said }, userId, agentId }),
+      );
+    if (answer)
+      await memory.call('addTurn', (client) =>
+        client.addTurn({ input: { sessionId, role: Role.Assistant, text: answer }, userId, agentId }),
+      );
   } catch (error) {
     memory.warn('the turns of this call were not all recorded', error);
   }
 }
 
 /** `model` with memory: `wrapLanguageModel({ model, middleware: memoryMiddleware(options) })`. */
-export function withMemory(model: Parameters<typeof wrapLanguageModel>[0]['model'], options: MemoryMiddlewareOptions): ReturnType<typeof wrapLanguageModel> {
+export function withMemory(
+  model: Parameters<typeof wrapLanguageModel>[0]['model'],
+  options: MemoryMiddlewareOptions,
+): ReturnType<typeof wrapLanguageModel> {
   return wrapLanguageModel({ model, middleware: memoryMiddleware(options) });
 }

@@ -4,7 +4,9 @@ import type { LanguageModelMiddleware } from 'ai';
 
 export type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params'];
 export type Prompt = CallOptions['prompt'];
-type GenerateResult = Awaited<ReturnType<Parameters<NonNullable<LanguageModelMiddleware['wrapGenerate']>>[0]['doGenerate']>>;
+type GenerateResult = Awaited<
+  ReturnType<Parameters<NonNullable<LanguageModelMiddleware['wrapGenerate']>>[0]['doGenerate']>
+>;
 export type Content = GenerateResult['content'];
 
 const textOf = (parts: readonly { type: string }[]) =>

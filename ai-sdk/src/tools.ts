@@ -31,10 +31,14 @@ export type MemoryToolOutput = { text: string; structured: Record<string, unknow
 export function memoryTools(options: MemoryToolsOptions): ToolSet {
   const names = options.tools ?? DEFAULT_TOOLS;
   const unknown = names.filter((name) => !TOOL_NAMES.includes(name));
-  if (unknown.length) throw new TypeError(`symbiosis-memory: no tool named ${unknown.join(', ')} (there are ${TOOL_NAMES.join(', ')})`);
+  if (unknown.length)
+    throw new TypeError(`symbiosis-memory: no tool named ${unknown.join(', ')} (there are ${TOOL_NAMES.join(', ')})`);
   const memory = connect(options);
   // Bound to the user: every call of every tool reads and writes that user's memory only.
-  const client = options.userId === undefined && options.agentId === undefined ? memory.client : memory.client.forUser(options.userId as string, options.agentId);
+  const client =
+    options.userId === undefined && options.agentId === undefined
+      ? memory.client
+      : memory.client.forUser(options.userId as string, options.agentId);
   const make = (definition: ToolDefinition) =>
     tool({
       description: definition.description,

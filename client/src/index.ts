@@ -36,7 +36,9 @@ export type Space = { userId?: string; agentId?: string };
 
 const declared = (doc: DocumentNode) => {
   const op = doc.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
-  return new Set(op?.kind === Kind.OPERATION_DEFINITION ? (op.variableDefinitions ?? []).map((v) => v.variable.name.value) : []);
+  return new Set(
+    op?.kind === Kind.OPERATION_DEFINITION ? (op.variableDefinitions ?? []).map((v) => v.variable.name.value) : [],
+  );
 };
 
 /** A requester that fills `$userId` / `$agentId` of the operations declaring them, unless the call gave them. */
@@ -57,7 +59,16 @@ export function withSpace(requester: Requester, space: Space): Requester {
  * `NOT_FOUND`, `FORBIDDEN`...), or one of the client's own: `NETWORK` (the server could not be
  * reached) and `AUTH` (HTTP 401: missing, wrong or revoked token).
  */
-export type SymbiosisErrorCode = 'NETWORK' | 'AUTH' | 'BAD_USER_INPUT' | 'BAD_REQUEST' | 'NOT_FOUND' | 'FORBIDDEN' | 'FAILED_PRECONDITION' | 'INTERNAL_SERVER_ERROR' | (string & {});
+export type SymbiosisErrorCode =
+  | 'NETWORK'
+  | 'AUTH'
+  | 'BAD_USER_INPUT'
+  | 'BAD_REQUEST'
+  | 'NOT_FOUND'
+  | 'FORBIDDEN'
+  | 'FAILED_PRECONDITION'
+  | 'INTERNAL_SERVER_ERROR'
+  | (string & {});
 
 /** A failed operation: the server's errors, with the first one's `extensions.code` as `code`. */
 export class SymbiosisError extends Error {
@@ -88,7 +99,8 @@ type Result = { data?: unknown; errors?: readonly GraphQLFormattedError[] };
 function unwrap<R>(result: Result, status?: number): R {
   if (result.errors?.length) {
     const first = result.errors[0]!;
-    const code = status === 401 ? 'AUTH' : typeof first.extensions?.code === 'string' ? first.extensions.code : undefined;
+    const code =
+      status === 401 ? 'AUTH' : typeof first.extensions?.code === 'string' ? first.extensions.code : undefined;
     throw new SymbiosisError(first.message, result.errors, code, status);
   }
   if (result.data == null) throw new SymbiosisError('empty response', [], undefined, status);
@@ -108,8 +120,12 @@ const REASONS: Record<string, string> = {
 function networkError(url: string, error: unknown): SymbiosisError {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
   const errno = typeof cause?.code === 'string' ? cause.code : undefined;
-  const reason = (errno && REASONS[errno]) ?? (typeof cause?.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error));
-  return new SymbiosisError(`cannot reach ${url}: ${reason}${errno ? ` (${errno})` : ''}`, [], 'NETWORK', undefined, { cause: error });
+  const reason =
+    (errno && REASONS[errno]) ??
+    (typeof cause?.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error));
+  return new SymbiosisError(`cannot reach ${url}: ${reason}${errno ? ` (${errno})` : ''}`, [], 'NETWORK', undefined, {
+    cause: error,
+  });
 }
 
 /** Statuses of a proxy or a server that may answer on a second try. */
@@ -152,20 +168,31 @@ export function createClient(options: ClientOptions): SymbiosisClient {
   const socket = () => {
     if (ws) return ws;
     const webSocketImpl = options.webSocketImpl ?? (globalThis as { WebSocket?: unknown }).WebSocket;
-    if (!webSocketImpl) throw new Error('No WebSocket here: pass `webSocketImpl` (e.g. `import WebSocket from "ws"`) for subscriptions');
+    if (!webSocketImpl)
+      throw new Error('No WebSocket here: pass `webSocketImpl` (e.g. `import WebSocket from "ws"`) for subscriptions');
     ws = createWsClient({
       url: options.url.replace(/^http/, 'ws'),
       webSocketImpl,
       connectionParams: options.token ? { token: options.token } : undefined,
       retryAttempts: options.retryAttempts,
       // A refused token will not be accepted on a retry.
-      shouldRetry: (event) => !(typeof event === 'object' && event !== null && 'code' in event && (event.code === 4403 || event.code === 4401)),
+      shouldRetry: (event) =>
+        !(
+          typeof event === 'object' &&
+          event !== null &&
+          'code' in event &&
+          (event.code === 4403 || event.code === 4401)
+        ),
     });
     return ws;
   };
 
   async function* subscribe<R>(doc: DocumentNode, variables: unknown, operationName?: string): AsyncGenerator<R> {
-    const results = socket().iterate({ query: print(doc), variables: variables as Record<string, unknown>, operationName });
+    const results = socket().iterate({
+      query: print(doc),
+      variables: variables as Record<string, unknown>,
+      operationName,
+    });
     for await (const result of results) yield unwrap<R>(result as Result);
   }
 
@@ -177,7 +204,12 @@ export function createClient(options: ClientOptions): SymbiosisClient {
     }
   }
 
-  async function send<R>(doc: DocumentNode, variables: unknown, operationName: string | undefined, retries: number): Promise<R> {
+  async function send<R>(
+    doc: DocumentNode,
+    variables: unknown,
+    operationName: string | undefined,
+    retries: number,
+  ): Promise<R> {
     const body = JSON.stringify({ query: print(doc), variables, operationName });
     let response: Response;
     for (let attempt = 0; ; attempt++) {
@@ -197,7 +229,12 @@ export function createClient(options: ClientOptions): SymbiosisClient {
     try {
       result = (await response.json()) as Result;
     } catch {
-      throw new SymbiosisError(`HTTP ${response.status}: not a GraphQL response`, [], response.status === 401 ? 'AUTH' : undefined, response.status);
+      throw new SymbiosisError(
+        `HTTP ${response.status}: not a GraphQL response`,
+        [],
+        response.status === 401 ? 'AUTH' : undefined,
+        response.status,
+      );
     }
     return unwrap<R>(result, response.status);
   }
@@ -215,7 +252,12 @@ export function createClient(options: ClientOptions): SymbiosisClient {
   };
   const bound = (space: Space): SymbiosisClient => {
     const sdk = getSdk(withSpace(requester, space));
-    return { ...sdk, forUser: (userId, agentId) => bound({ userId, agentId }), executeTool: (name, args) => executeTool(sdk, name, args), dispose };
+    return {
+      ...sdk,
+      forUser: (userId, agentId) => bound({ userId, agentId }),
+      executeTool: (name, args) => executeTool(sdk, name, args),
+      dispose,
+    };
   };
   return bound({ userId: options.userId, agentId: options.agentId });
 }

@@ -2,11 +2,16 @@
 // SM_URL (default http://127.0.0.1:8787/graphql) and SM_API_TOKEN say which server.
 import { createClient, Role, SymbiosisError } from '@symbiosis-memory/client';
 
-const sm = createClient({ url: process.env.SM_URL ?? 'http://127.0.0.1:8787/graphql', token: process.env.SM_API_TOKEN });
+const sm = createClient({
+  url: process.env.SM_URL ?? 'http://127.0.0.1:8787/graphql',
+  token: process.env.SM_API_TOKEN,
+});
 const sessionId = process.argv[2] ?? 'example-esm';
 
 try {
-  const { addTurn } = await sm.addTurn({ input: { sessionId, role: Role.User, text: 'I live in Lisbon and I like JRPGs' } });
+  const { addTurn } = await sm.addTurn({
+    input: { sessionId, role: Role.User, text: 'I live in Lisbon and I like JRPGs' },
+  });
   console.log(`stored turn ${addTurn.turn.id} in ${sessionId}`);
   for (const { action, memory } of addTurn.extracted) console.log(`  ${action} ${memory.content}`);
 

@@ -43,14 +43,18 @@ function embeddedSdk(direct: object, schemaSdk: () => Promise<Sdk>): Sdk {
       // Not a thenable: `await` on the sdk must not call an operation named `then`.
       if (typeof name !== 'string' || name === 'then') return undefined;
       if (Object.hasOwn(own, name)) return own[name];
-      return async (...args: unknown[]) => ((await schemaSdk()) as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
+      return async (...args: unknown[]) =>
+        ((await schemaSdk()) as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
     },
   });
 }
 
 async function embedded(options: GlobalOptions): Promise<Backend> {
   const space = spaceOption(options);
-  const [{ closeStore }, { chooseStore, openConfiguredStore }] = await Promise.all([import('../db/open.ts'), import('../postgres/configured-store.ts')]);
+  const [{ closeStore }, { chooseStore, openConfiguredStore }] = await Promise.all([
+    import('../db/open.ts'),
+    import('../postgres/configured-store.ts'),
+  ]);
   // --db (a SQLite file), else SM_DATABASE_URL (Postgres), else SM_DB or the default file.
   const choice = chooseStore({ db: options.db });
   // A file nobody named is said once, when it is made: memories then never scatter unseen.
@@ -79,7 +83,13 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
     };
     const queued: number[] = [];
     const stopWatching = onChange(store, (event) => {
-      if (event.type === 'job' && event.status === 'pending' && event.jobType && FOREGROUND_JOBS.includes(event.jobType)) queued.push(event.jobId);
+      if (
+        event.type === 'job' &&
+        event.status === 'pending' &&
+        event.jobType &&
+        FOREGROUND_JOBS.includes(event.jobType)
+      )
+        queued.push(event.jobId);
     });
     return {
       // Whoever can open the file owns all of it: the embedded CLI is the admin.
@@ -95,7 +105,10 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
         try {
           if (queued.length > 0) {
             // Loaded only when a command queued such work: reads never pay for the job handlers.
-            const [{ drainJobs }, { jobHandlers }] = await Promise.all([import('../jobs/worker.ts'), import('../services/job-handlers.ts')]);
+            const [{ drainJobs }, { jobHandlers }] = await Promise.all([
+              import('../jobs/worker.ts'),
+              import('../services/job-handlers.ts'),
+            ]);
             await drainJobs(store, jobHandlers(runtime), { ids: queued });
           }
         } finally {
@@ -110,9 +123,21 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
 }
 
 async function remote(url: string, token: string | null, space: Backend['space']): Promise<Backend> {
-  const [{ createClient }, { default: WebSocket }] = await Promise.all([import('../../client/src/index.ts'), import('ws')]);
+  const [{ createClient }, { default: WebSocket }] = await Promise.all([
+    import('../../client/src/index.ts'),
+    import('ws'),
+  ]);
   const client = createClient({ url, token: token ?? undefined, webSocketImpl: WebSocket, ...space });
-  return { sdk: client, forUser: (userId, agentId) => client.forUser(userId, agentId), mode: 'remote', runtime: null, url, token, space, close: () => client.dispose() };
+  return {
+    sdk: client,
+    forUser: (userId, agentId) => client.forUser(userId, agentId),
+    mode: 'remote',
+    runtime: null,
+    url,
+    token,
+    space,
+    close: () => client.dispose(),
+  };
 }
 
 export async function openBackend(options: GlobalOptions): Promise<Backend> {

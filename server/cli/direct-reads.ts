@@ -4,7 +4,15 @@
 // building the schema cost a one-shot process more than the read itself (about 150 ms of an
 // embedded `sm search`'s 350). Every other operation still runs on the schema (backend.ts), and
 // test/cli-remote.test.ts compares these with a server's answers, errors included.
-import type { ContextQuery, ContextQueryVariables, Sdk, SearchQuery, SearchQueryVariables, StatsQuery, StatsQueryVariables } from '../../client/src/generated/sdk.ts';
+import type {
+  ContextQuery,
+  ContextQueryVariables,
+  Sdk,
+  SearchQuery,
+  SearchQueryVariables,
+  StatsQuery,
+  StatsQueryVariables,
+} from '../../client/src/generated/sdk.ts';
 import { noteAccess } from '../core/access.ts';
 import { parseTime } from '../core/clock.ts';
 import { badInput } from '../core/errors.ts';
@@ -23,12 +31,14 @@ type Named = { userId?: string | null; agentId?: string | null };
 
 // Variables are coerced as GraphQL coerces them, with graphql-js's messages: a bad one fails
 // the same way (BAD_USER_INPUT) with or without --url.
-const invalid = (name: string, value: unknown, why: string) => badInput(`Variable "$${name}" got invalid value ${JSON.stringify(value)}; ${why}`);
+const invalid = (name: string, value: unknown, why: string) =>
+  badInput(`Variable "$${name}" got invalid value ${JSON.stringify(value)}; ${why}`);
 
 function int(name: string, value: number | null | undefined): number | null | undefined {
   if (value == null) return value;
   if (!Number.isInteger(value)) throw invalid(name, value, `Int cannot represent non-integer value: ${value}`);
-  if (value > 2 ** 31 - 1 || value < -(2 ** 31)) throw invalid(name, value, `Int cannot represent non 32-bit signed integer value: ${value}`);
+  if (value > 2 ** 31 - 1 || value < -(2 ** 31))
+    throw invalid(name, value, `Int cannot represent non 32-bit signed integer value: ${value}`);
   return value;
 }
 
@@ -36,7 +46,12 @@ function int(name: string, value: number | null | undefined): number | null | un
 function dateTime(name: string, value: string | null | undefined): number | null | undefined {
   if (value == null) return value;
   const ms = parseTime(value);
-  if (ms === null || ms < 0) throw invalid(name, value, `DateTime: expected an ISO-8601 date-time or epoch milliseconds, got ${JSON.stringify(value)}`);
+  if (ms === null || ms < 0)
+    throw invalid(
+      name,
+      value,
+      `DateTime: expected an ISO-8601 date-time or epoch milliseconds, got ${JSON.stringify(value)}`,
+    );
   return ms;
 }
 
@@ -71,7 +86,10 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
         speakers: list(vars.speakers),
       };
       const { hits } = await searchWithRuntime(runtime, readSpace(vars), input);
-      noteAccess(store, hits.flatMap((h) => (h.memory ? [h.memory.id] : [])));
+      noteAccess(
+        store,
+        hits.flatMap((h) => (h.memory ? [h.memory.id] : [])),
+      );
       return {
         search: hits.map((h) => ({
           kind: apiEnum(h.kind),
@@ -81,7 +99,9 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
           sessionId: h.sessionId,
           at: iso(h.at),
           score: h.score,
-          signals: SIGNALS.flatMap((signal) => (h.ranks[signal] === null ? [] : [{ signal: apiEnum(signal), rank: h.ranks[signal]! }])).sort((a, b) => a.rank - b.rank),
+          signals: SIGNALS.flatMap((signal) =>
+            h.ranks[signal] === null ? [] : [{ signal: apiEnum(signal), rank: h.ranks[signal]! }],
+          ).sort((a, b) => a.rank - b.rank),
           sourceTurnIds: h.sourceTurnIds,
           memory: h.memory && memoryJson(h.memory),
           turn: h.turn && turnJson(h.turn),
@@ -90,7 +110,11 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
     },
 
     async context(vars: ContextQueryVariables): Promise<ContextQuery> {
-      const c = await contextWithRuntime(runtime, readSpace(vars), { sessionId: vars.sessionId, query: vars.query, tokenBudget: int('tokenBudget', vars.tokenBudget) });
+      const c = await contextWithRuntime(runtime, readSpace(vars), {
+        sessionId: vars.sessionId,
+        query: vars.query,
+        tokenBudget: int('tokenBudget', vars.tokenBudget),
+      });
       return {
         context: {
           sessionId: c.sessionId,
@@ -102,8 +126,16 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
           items: c.items.map(contextItemJson),
           standing: {
             tokens: c.standing.tokens,
-            instructions: { title: c.standing.instructions.title, leftOut: c.standing.instructions.leftOut, items: c.standing.instructions.items.map(contextItemJson) },
-            about: { title: c.standing.about.title, leftOut: c.standing.about.leftOut, items: c.standing.about.items.map(contextItemJson) },
+            instructions: {
+              title: c.standing.instructions.title,
+              leftOut: c.standing.instructions.leftOut,
+              items: c.standing.instructions.items.map(contextItemJson),
+            },
+            about: {
+              title: c.standing.about.title,
+              leftOut: c.standing.about.leftOut,
+              items: c.standing.about.items.map(contextItemJson),
+            },
           },
           relevant: c.relevant.map(memoryJson),
           reflection: c.reflection && memoryJson(c.reflection),

@@ -23,7 +23,11 @@ export function table(headers: string[], rows: (string | number | boolean | null
     }),
   );
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [bold(line(headers)), dim(line(widths.map((w) => '-'.repeat(w)))), ...cells.map(line)].join('\n');
 }
 
@@ -32,7 +36,11 @@ export const fixed = (n: number, digits = 3) => n.toFixed(digits);
 /** A count with its noun in the right number: "1 turn", "2 turns", "0 memories". */
 export const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-type Connection<N> = { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor?: string | null }; edges: { node: N }[] };
+type Connection<N> = {
+  totalCount: number;
+  pageInfo: { hasNextPage: boolean; endCursor?: string | null };
+  edges: { node: N }[];
+};
 
 /** A page of a connection as CLI JSON: the items under `key`, the total and where to continue. */
 export const page = <N>(connection: Connection<N>, key: string) => ({

@@ -15,11 +15,16 @@ export function number(value: string): number {
 
 /** A time as the API takes it: ISO-8601 or epoch milliseconds, checked here for a clear message. */
 export function time(value: string): string {
-  if (parseTime(value) === null) throw new InvalidArgumentError('expected ISO-8601 (2024-05-01T10:00:00Z) or epoch milliseconds');
+  if (parseTime(value) === null)
+    throw new InvalidArgumentError('expected ISO-8601 (2024-05-01T10:00:00Z) or epoch milliseconds');
   return /^-?\d+$/.test(value.trim()) ? new Date(Number(value)).toISOString() : value;
 }
 
-export const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+export const list = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** Upper-case enum values of the API from the CLI's lower-case words. */
 export const upper = <T extends string>(value: T | undefined) => value?.toUpperCase() as Uppercase<T> | undefined;
@@ -30,6 +35,9 @@ export const listOf =
   (value: string): string[] => {
     const items = list(value);
     const bad = items.find((item) => !choices.includes(item));
-    if (bad !== undefined || items.length === 0) throw new InvalidArgumentError(`expected a comma-separated list of ${choices.join(', ')}${bad ? ` (got '${bad}')` : ''}`);
+    if (bad !== undefined || items.length === 0)
+      throw new InvalidArgumentError(
+        `expected a comma-separated list of ${choices.join(', ')}${bad ? ` (got '${bad}')` : ''}`,
+      );
     return items;
   };

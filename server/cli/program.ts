@@ -18,13 +18,21 @@ import type { GlobalOptions } from './runtime.ts';
 
 export function buildProgram(): Command {
   const program = new Command('sm')
-    .description('Symbiosis Memory: long-term memory for LLM assistants, over one SQLite file (or Postgres: SM_DATABASE_URL)')
+    .description(
+      'Symbiosis Memory: long-term memory for LLM assistants, over one SQLite file (or Postgres: SM_DATABASE_URL)',
+    )
     .version(VERSION, '-V, --version', 'print the version')
-    .option('--db <path>', 'SQLite database file (env SM_DB; default symbiosis.db in the user data folder, e.g. ~/.local/share/symbiosis-memory/); wins over SM_DATABASE_URL')
+    .option(
+      '--db <path>',
+      'SQLite database file (env SM_DB; default symbiosis.db in the user data folder, e.g. ~/.local/share/symbiosis-memory/); wins over SM_DATABASE_URL',
+    )
     .option('--url <url>', 'talk to a running server instead, e.g. http://127.0.0.1:8787/graphql (env SM_URL)')
     .option('--token <token>', 'API token for --url (env SM_API_TOKEN)')
     .option('--user <id>', 'whose memory: a user id (env SM_USER; default: the token\'s user, else "default")')
-    .option('--agent <id>', 'an agent of that user: reads see its own memories plus the shared ones, writes are its own (env SM_AGENT)')
+    .option(
+      '--agent <id>',
+      'an agent of that user: reads see its own memories plus the shared ones, writes are its own (env SM_AGENT)',
+    )
     .option('--json', 'machine-readable output (field names as in the GraphQL API)')
     .showHelpAfterError('(run with --help for usage)')
     // Usage errors throw instead of exiting, so main maps them to exit code 2.

@@ -2,7 +2,14 @@
 import { fixedClock, parseTime, systemClock, type Clock } from '../core/clock.ts';
 import { badInput } from '../core/errors.ts';
 
-export type GlobalOptions = { db?: string; json?: boolean; url?: string; token?: string; user?: string; agent?: string };
+export type GlobalOptions = {
+  db?: string;
+  json?: boolean;
+  url?: string;
+  token?: string;
+  user?: string;
+  agent?: string;
+};
 
 /** Whose memory a command works on: --user / --agent, else SM_USER / SM_AGENT; unset leaves the server's default. */
 export function spaceOption(options: GlobalOptions): { userId?: string; agentId?: string } {
@@ -11,8 +18,14 @@ export function spaceOption(options: GlobalOptions): { userId?: string; agentId?
   const flag = (name: string, env: string, given: string | undefined) => (given === undefined ? env : name);
   // Checked here so that the message names the flag the user typed (exit 2), not an API field.
   const bad = (value: string | undefined) => value !== undefined && !/^[A-Za-z0-9._:@-]{1,128}$/.test(value);
-  if (bad(userId)) throw badInput(`${flag('--user', 'SM_USER', options.user)}: a user id is 1 to 128 letters, digits and . _ : @ - (got ${JSON.stringify(userId)})`);
-  if (bad(agentId)) throw badInput(`${flag('--agent', 'SM_AGENT', options.agent)}: an agent id is 1 to 128 letters, digits and . _ : @ - (got ${JSON.stringify(agentId)})`);
+  if (bad(userId))
+    throw badInput(
+      `${flag('--user', 'SM_USER', options.user)}: a user id is 1 to 128 letters, digits and . _ : @ - (got ${JSON.stringify(userId)})`,
+    );
+  if (bad(agentId))
+    throw badInput(
+      `${flag('--agent', 'SM_AGENT', options.agent)}: an agent id is 1 to 128 letters, digits and . _ : @ - (got ${JSON.stringify(agentId)})`,
+    );
   return { userId, agentId };
 }
 

@@ -63,7 +63,11 @@ export function noteAccess(store: Store, ids: Iterable<number>) {
   const sink = sinks.get(store);
   if (sink) return sink([...ids]);
   let pending = pendingByStore.get(store);
-  if (!pending) pendingByStore.set(store, (pending = { counts: new Map(), scheduled: false, retryMs: FIRST_RETRY_MS, flushing: Promise.resolve() }));
+  if (!pending)
+    pendingByStore.set(
+      store,
+      (pending = { counts: new Map(), scheduled: false, retryMs: FIRST_RETRY_MS, flushing: Promise.resolve() }),
+    );
   const at = store.clock.now();
   for (const id of ids) add(pending.counts, id, 1, at);
   if (pending.counts.size > 0 && !pending.scheduled) {

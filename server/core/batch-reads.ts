@@ -23,7 +23,10 @@ export async function sourcesByMemory(store: Store, memoryIds: readonly number[]
 }
 
 /** Memory -> memory relations touching each memory, on either side (supersedes, derived_from). */
-export async function relationsByMemory(store: Store, memoryIds: readonly number[]): Promise<Map<number, RelationRow[]>> {
+export async function relationsByMemory(
+  store: Store,
+  memoryIds: readonly number[],
+): Promise<Map<number, RelationRow[]>> {
   const ids = [...memoryIds];
   const rows = await store.db
     .select()
@@ -45,7 +48,11 @@ export async function relationsByMemory(store: Store, memoryIds: readonly number
 }
 
 export async function entitiesByIds(store: Store, ids: readonly number[]): Promise<Map<number, EntityRow>> {
-  const rows = await store.db.select().from(entities).where(inArray(entities.id, [...ids])).all();
+  const rows = await store.db
+    .select()
+    .from(entities)
+    .where(inArray(entities.id, [...ids]))
+    .all();
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -76,7 +83,11 @@ export async function entitiesByTurn(store: Store, turnIds: readonly number[]): 
 }
 
 /** Of the turns this space sees, how many each of its user's sessions has (sessions without turns are absent). */
-export async function turnCountsBySession(store: Store, space: Space, sessionIds: readonly string[]): Promise<Map<string, number>> {
+export async function turnCountsBySession(
+  store: Store,
+  space: Space,
+  sessionIds: readonly string[],
+): Promise<Map<string, number>> {
   const rows = await store.db
     .select({ sessionId: turns.sessionId, n: count() })
     .from(turns)
@@ -88,7 +99,10 @@ export async function turnCountsBySession(store: Store, space: Space, sessionIds
 
 /** The turns this space sees: its user's, and with an agent, that agent's and the shared ones. */
 export const turnsOf = (space: Space) =>
-  and(eq(turns.userId, space.userId), space.agentId === null ? undefined : or(isNull(turns.agentId), eq(turns.agentId, space.agentId)));
+  and(
+    eq(turns.userId, space.userId),
+    space.agentId === null ? undefined : or(isNull(turns.agentId), eq(turns.agentId, space.agentId)),
+  );
 
 /** A position in a session's history: turns are ordered by (at, id). */
 export type TurnPosition = { at: number; id: number };
@@ -97,11 +111,23 @@ export type TurnPosition = { at: number; id: number };
  * The `last` turns of a session before `before` (exclusive), oldest first, and whether
  * older turns remain. Keyset paging: new turns arriving never shift a page.
  */
-export async function turnsBefore(store: Store, space: Space, sessionId: string, last: number, before?: TurnPosition | null) {
+export async function turnsBefore(
+  store: Store,
+  space: Space,
+  sessionId: string,
+  last: number,
+  before?: TurnPosition | null,
+) {
   const rows = await store.db
     .select()
     .from(turns)
-    .where(and(turnsOf(space), eq(turns.sessionId, sessionId), before ? sql`(${turns.at}, ${turns.id}) < (${before.at}, ${before.id})` : undefined))
+    .where(
+      and(
+        turnsOf(space),
+        eq(turns.sessionId, sessionId),
+        before ? sql`(${turns.at}, ${turns.id}) < (${before.at}, ${before.id})` : undefined,
+      ),
+    )
     .orderBy(desc(turns.at), desc(turns.id))
     .limit(last + 1)
     .all();
@@ -109,11 +135,18 @@ export async function turnsBefore(store: Store, space: Space, sessionId: string,
 }
 
 /** The last `last` turns of each of the user's sessions, oldest first, in one statement (a window function). */
-export async function recentTurnsBySession(store: Store, space: Space, sessionIds: readonly string[], last: number): Promise<Map<string, TurnRow[]>> {
+export async function recentTurnsBySession(
+  store: Store,
+  space: Space,
+  sessionIds: readonly string[],
+  last: number,
+): Promise<Map<string, TurnRow[]>> {
   const ranked = store.db
     .select({
       ...getTableColumns(turns),
-      rank: sql<number>`row_number() over (partition by ${turns.sessionId} order by ${turns.at} desc, ${turns.id} desc)`.as('rank'),
+      rank: sql<number>`row_number() over (partition by ${turns.sessionId} order by ${turns.at} desc, ${turns.id} desc)`.as(
+        'rank',
+      ),
     })
     .from(turns)
     .where(and(turnsOf(space), inArray(turns.sessionId, [...sessionIds])))

@@ -27,7 +27,15 @@ export type ConsolidationReport = {
 
 export const emptyReport = (userId: string, sessionId: string): ConsolidationReport => ({
   userId,
-  sessionId, status: 'completed', detail: 'heuristic', turns: 0, pages: 0, created: 0, merged: 0, superseded: 0, unchanged: 0,
+  sessionId,
+  status: 'completed',
+  detail: 'heuristic',
+  turns: 0,
+  pages: 0,
+  created: 0,
+  merged: 0,
+  superseded: 0,
+  unchanged: 0,
 });
 
 export function tally(report: ConsolidationReport, results: Extracted[]) {
@@ -40,7 +48,11 @@ export function tally(report: ConsolidationReport, results: Extracted[]) {
 }
 
 export async function isConsolidated(store: Store, space: Space, sessionId: string): Promise<boolean> {
-  const row = await store.db.select({ at: sessions.consolidatedAt }).from(sessions).where(and(eq(sessions.userId, space.userId), eq(sessions.id, sessionId))).get();
+  const row = await store.db
+    .select({ at: sessions.consolidatedAt })
+    .from(sessions)
+    .where(and(eq(sessions.userId, space.userId), eq(sessions.id, sessionId)))
+    .get();
   return row?.at != null;
 }
 
@@ -52,17 +64,31 @@ const PENDING_SESSIONS = `select id from sessions
   where user_id = ? and consolidated_at is null and (cast(? as text) is null or id <> ?) and (cast(? as bigint) is null or last_seen_at < ?)
   order by last_seen_at`;
 
-export async function pendingSessions(store: Store, space: Space, options: { exclude?: string; idleBefore?: number } = {}): Promise<string[]> {
+export async function pendingSessions(
+  store: Store,
+  space: Space,
+  options: { exclude?: string; idleBefore?: number } = {},
+): Promise<string[]> {
   const exclude = options.exclude ?? null;
   const idleBefore = options.idleBefore ?? null;
-  const rows = await store.sql.all<{ id: string }>(PENDING_SESSIONS, [space.userId, exclude, exclude, idleBefore, idleBefore]);
+  const rows = await store.sql.all<{ id: string }>(PENDING_SESSIONS, [
+    space.userId,
+    exclude,
+    exclude,
+    idleBefore,
+    idleBefore,
+  ]);
   return rows.map((row) => row.id);
 }
 
-const PENDING_SESSIONS_OF_ALL = 'select user_id as userId, id as sessionId from sessions where consolidated_at is null and last_seen_at < ? order by last_seen_at';
+const PENDING_SESSIONS_OF_ALL =
+  'select user_id as userId, id as sessionId from sessions where consolidated_at is null and last_seen_at < ? order by last_seen_at';
 
 /** Every user's unconsolidated sessions idle since before `idleBefore` (the nightly catch-up). */
-export async function pendingSessionsOfAll(store: Store, idleBefore: number): Promise<{ userId: string; sessionId: string }[]> {
+export async function pendingSessionsOfAll(
+  store: Store,
+  idleBefore: number,
+): Promise<{ userId: string; sessionId: string }[]> {
   return store.sql.all<{ userId: string; sessionId: string }>(PENDING_SESSIONS_OF_ALL, [idleBefore]);
 }
 
@@ -79,7 +105,10 @@ const CONSOLIDATION_WAITING = {
 /** Queues consolidation for each of the user's sessions unless a job for it is already waiting. Inside a write. */
 export async function queueConsolidation(store: Store, space: Space, sessionIds: string[]): Promise<number> {
   if (sessionIds.length === 0) return 0;
-  const rows = await store.sql.values(CONSOLIDATION_WAITING[store.sql.dialect], [JSON.stringify(sessionIds), space.userId]);
+  const rows = await store.sql.values(CONSOLIDATION_WAITING[store.sql.dialect], [
+    JSON.stringify(sessionIds),
+    space.userId,
+  ]);
   const waiting = new Set(rows.map(([sessionId]) => sessionId as string));
   let queued = 0;
   for (const sessionId of sessionIds) {
@@ -91,7 +120,13 @@ export async function queueConsolidation(store: Store, space: Space, sessionIds:
 }
 
 /** One page of a user's session's turns in conversation order, after the turn `after` (keyset). */
-export async function turnPage(store: Store, space: Space, sessionId: string, after: TurnRow | null, size = CONSOLIDATION_PAGE): Promise<TurnRow[]> {
+export async function turnPage(
+  store: Store,
+  space: Space,
+  sessionId: string,
+  after: TurnRow | null,
+  size = CONSOLIDATION_PAGE,
+): Promise<TurnRow[]> {
   return store.db
     .select()
     .from(turns)
@@ -118,7 +153,11 @@ export async function consolidatePageHeuristically(store: Store, page: TurnRow[]
 
 export async function markConsolidated(store: Store, space: Space, sessionId: string) {
   await write(store, async () => {
-    await store.db.update(sessions).set({ consolidatedAt: store.clock.now() }).where(and(eq(sessions.userId, space.userId), eq(sessions.id, sessionId))).run();
+    await store.db
+      .update(sessions)
+      .set({ consolidatedAt: store.clock.now() })
+      .where(and(eq(sessions.userId, space.userId), eq(sessions.id, sessionId)))
+      .run();
   });
 }
 

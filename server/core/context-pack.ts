@@ -86,7 +86,7 @@ const estimate = (text: string) => Math.ceil(text.length / 4) + 1;
 
 /** The value of a candidate before deduplication against what is already in the block. */
 export function baseValue(c: Candidate, t: PackTuning): number {
-  const at = (rank: number) => Math.pow(rank + t.offset, -t.decay);
+  const at = (rank: number) => (rank + t.offset) ** -t.decay;
   const weight = c.kind === 'fact' ? t.fact : c.kind === 'reflection' ? t.reflection : 1;
   let value = c.rank === null ? 0 : weight * at(c.rank);
   if (c.projected !== null) value = Math.max(value, t.projected * at(c.projected));
@@ -116,13 +116,22 @@ type Entry = { candidate: Candidate; base: number; priority: number; tokens: num
  * anyway) and for a turn whose fact is in. Tokens are counted exactly (token-count.ts) as a
  * candidate is taken; the order before that uses an estimate. The block is then checked whole.
  */
-export function pack(candidates: Candidate[], budget: number, tuning: PackTuning = DEFAULT_PACK_TUNING, window: ReadonlySet<number> = new Set()): PackResult {
-  const queryValues = candidates.filter((c) => c.tier === 'query').map((c) => baseValue(c, tuning)).filter((v) => v > 0);
+export function pack(
+  candidates: Candidate[],
+  budget: number,
+  tuning: PackTuning = DEFAULT_PACK_TUNING,
+  window: ReadonlySet<number> = new Set(),
+): PackResult {
+  const queryValues = candidates
+    .filter((c) => c.tier === 'query')
+    .map((c) => baseValue(c, tuning))
+    .filter((v) => v > 0);
   const floor = queryValues.length ? Math.min(...queryValues) : 1;
   const entries: Entry[] = candidates
     .map((candidate) => {
-      const base = candidate.tier === 'query' ? baseValue(candidate, tuning) : tuning.fill * floor * fillValue(candidate, tuning);
-      return { candidate, base, priority: base / Math.pow(estimate(candidate.line), tuning.length), tokens: null };
+      const base =
+        candidate.tier === 'query' ? baseValue(candidate, tuning) : tuning.fill * floor * fillValue(candidate, tuning);
+      return { candidate, base, priority: base / estimate(candidate.line) ** tuning.length, tokens: null };
     })
     .filter((e) => e.base > 0)
     .sort((a, b) => b.priority - a.priority);
@@ -137,7 +146,12 @@ export function pack(candidates: Candidate[], budget: number, tuning: PackTuning
 
   const marginal = (e: Entry) => {
     const c = e.candidate;
-    if (c.kind === 'fact' && c.sourceTurnIds.length > 0 && c.sourceTurnIds.every((id) => takenTurns.has(id) || window.has(id))) return e.base * tuning.factAfterTurn;
+    if (
+      c.kind === 'fact' &&
+      c.sourceTurnIds.length > 0 &&
+      c.sourceTurnIds.every((id) => takenTurns.has(id) || window.has(id))
+    )
+      return e.base * tuning.factAfterTurn;
     if (c.kind === 'turn' && factOfTurn.has(c.id)) return e.base * tuning.turnAfterFact;
     return e.base;
   };
@@ -151,7 +165,7 @@ export function pack(candidates: Candidate[], budget: number, tuning: PackTuning
     if (estimate(e.candidate.line) * 0.6 > left - heading) continue;
     e.tokens ??= countTokens(`${e.candidate.line}\n`);
     const value = marginal(e);
-    const priority = value / Math.pow(e.tokens + heading, tuning.length);
+    const priority = value / (e.tokens + heading) ** tuning.length;
     const next = queue[0];
     if (next && priority < next.priority - 1e-15) {
       e.priority = priority;
@@ -182,7 +196,7 @@ export function pack(candidates: Candidate[], budget: number, tuning: PackTuning
 
 /** Fill candidates keep their own order (newest or most salient first) below every query hit. */
 function fillValue(c: Candidate, t: PackTuning): number {
-  return Math.pow((c.rank ?? 1) + t.offset, -t.decay) / Math.pow(1 + t.offset, -t.decay);
+  return ((c.rank ?? 1) + t.offset) ** -t.decay / (1 + t.offset) ** -t.decay;
 }
 
 function insertSorted(queue: Entry[], e: Entry) {

@@ -20,7 +20,13 @@ export type StandingSection = {
   leftOut: number;
 };
 
-export type StandingBlock = { instructions: StandingSection; about: StandingSection; markdown: string; tokens: number; ids: Set<number> };
+export type StandingBlock = {
+  instructions: StandingSection;
+  about: StandingSection;
+  markdown: string;
+  tokens: number;
+  ids: Set<number>;
+};
 
 export const STANDING_TITLES = { instructions: 'Standing instructions', about: 'About the user' } as const;
 
@@ -40,36 +46,64 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
 async function standingRows(store: Store, space: Space): Promise<MemoryRow[]> {
-  return (await store.sql.values(STANDING_ROWS, spaceClause(space, 'm').params as SqlParam[])).map((raw) => memoryRows.decode(raw));
+  return (await store.sql.values(STANDING_ROWS, spaceClause(space, 'm').params as SqlParam[])).map((raw) =>
+    memoryRows.decode(raw),
+  );
 }
 
 /** The order within a section: pinned, then what the query matches (best first), then the newest stated. */
 function ordered(rows: MemoryRow[], matchRank: Map<number, number>): MemoryRow[] {
   const position = new Map(rows.map((m, i) => [m.id, i]));
   const key = (m: MemoryRow) => (m.pinned ? 0 : matchRank.has(m.id) ? 1 : 2);
-  return [...rows].sort((a, b) => key(a) - key(b) || (matchRank.get(a.id) ?? 0) - (matchRank.get(b.id) ?? 0) || position.get(a.id)! - position.get(b.id)!);
+  return [...rows].sort(
+    (a, b) =>
+      key(a) - key(b) ||
+      (matchRank.get(a.id) ?? 0) - (matchRank.get(b.id) ?? 0) ||
+      position.get(a.id)! - position.get(b.id)!,
+  );
 }
 
 /**
  * The standing sections for a block of `tokenBudget` tokens: at most `share` of it. Instructions
  * go first; what the user's profile says takes what they leave.
  */
-export async function standingBlock(store: Store, space: Space, args: { query: string | null; tokenBudget: number; share: number; hidden?: (m: MemoryRow) => boolean }): Promise<StandingBlock> {
+export async function standingBlock(
+  store: Store,
+  space: Space,
+  args: { query: string | null; tokenBudget: number; share: number; hidden?: (m: MemoryRow) => boolean },
+): Promise<StandingBlock> {
   const rows = (await standingRows(store, space)).filter((m) => !args.hidden?.(m));
   const empty = (title: string): StandingSection => ({ title, items: [], leftOut: 0 });
-  const block: StandingBlock = { instructions: empty(STANDING_TITLES.instructions), about: empty(STANDING_TITLES.about), markdown: '', tokens: 0, ids: new Set() };
+  const block: StandingBlock = {
+    instructions: empty(STANDING_TITLES.instructions),
+    about: empty(STANDING_TITLES.about),
+    markdown: '',
+    tokens: 0,
+    ids: new Set(),
+  };
   const room = Math.floor(args.tokenBudget * args.share);
   if (rows.length === 0 || room <= 0) return block;
   const matchRank = args.query ? matchesOf(rows, args.query) : new Map<number, number>();
-  const sources = await sourcesOf(store, rows.map((m) => m.id));
-  const instructions = ordered(rows.filter((m) => m.kind === 'instruction'), matchRank);
-  const about = ordered(rows.filter((m) => m.kind !== 'instruction'), matchRank);
+  const sources = await sourcesOf(
+    store,
+    rows.map((m) => m.id),
+  );
+  const instructions = ordered(
+    rows.filter((m) => m.kind === 'instruction'),
+    matchRank,
+  );
+  const about = ordered(
+    rows.filter((m) => m.kind !== 'instruction'),
+    matchRank,
+  );
   // Pinned memories first (both sections), then the rest: instructions before what is known about the user.
   let left = room;
   const charged = new Set<StandingSection>();
   const fill = (section: StandingSection, list: MemoryRow[], what: string, cap = Infinity) => {
     // Room for the heading (and the blank line before it) and a "left out" line, kept back with the section's first item.
-    const reserve = charged.has(section) ? 0 : countTokens(`## ${section.title}\n`) + 2 + countTokens(leftOutLine(12_345, what));
+    const reserve = charged.has(section)
+      ? 0
+      : countTokens(`## ${section.title}\n`) + 2 + countTokens(leftOutLine(12_345, what));
     let used = 0;
     for (const memory of list) {
       const source = sources.get(memory.id);
@@ -90,15 +124,38 @@ export async function standingBlock(store: Store, space: Space, args: { query: s
       charged.add(section);
     }
   };
-  fill(block.instructions, instructions.filter((m) => m.pinned), WHAT.instructions);
-  fill(block.about, about.filter((m) => m.pinned), WHAT.about);
-  fill(block.instructions, instructions.filter((m) => !m.pinned), WHAT.instructions);
+  fill(
+    block.instructions,
+    instructions.filter((m) => m.pinned),
+    WHAT.instructions,
+  );
+  fill(
+    block.about,
+    about.filter((m) => m.pinned),
+    WHAT.about,
+  );
+  fill(
+    block.instructions,
+    instructions.filter((m) => !m.pinned),
+    WHAT.instructions,
+  );
   // What the user prefers or is: what the query matches, then the newest in a smaller part of the
   // room (a chatty user states dozens of likes; most say nothing to this question).
-  fill(block.about, about.filter((m) => !m.pinned && matchRank.has(m.id)), WHAT.about);
-  fill(block.about, about.filter((m) => !m.pinned && !matchRank.has(m.id)), WHAT.about, Math.floor(args.tokenBudget * UNMATCHED_ABOUT));
+  fill(
+    block.about,
+    about.filter((m) => !m.pinned && matchRank.has(m.id)),
+    WHAT.about,
+  );
+  fill(
+    block.about,
+    about.filter((m) => !m.pinned && !matchRank.has(m.id)),
+    WHAT.about,
+    Math.floor(args.tokenBudget * UNMATCHED_ABOUT),
+  );
   const write = () => {
-    block.markdown = [render(block.instructions, WHAT.instructions), render(block.about, WHAT.about)].filter(Boolean).join('\n\n');
+    block.markdown = [render(block.instructions, WHAT.instructions), render(block.about, WHAT.about)]
+      .filter(Boolean)
+      .join('\n\n');
     block.tokens = block.markdown ? countTokens(block.markdown) : 0;
   };
   write();
@@ -125,7 +182,12 @@ function render(section: StandingSection, what: string): string {
 }
 
 const stem = (word: string) => (word.length > 4 ? word.replace(/(?:ations?|ing|ies|es|s|ed|ly)$/, '') : word);
-const contentWords = (text: string) => new Set(tokens(text).filter((w) => w.length > 2 && !isStopword(w)).map(stem));
+const contentWords = (text: string) =>
+  new Set(
+    tokens(text)
+      .filter((w) => w.length > 2 && !isStopword(w))
+      .map(stem),
+  );
 
 /**
  * What the query is about among the standing memories: each memory's words shared with the
@@ -145,10 +207,15 @@ function matchesOf(rows: MemoryRow[], query: string): Map<number, number> {
   return new Map(scored.map((s, i) => [s.id, i + 1]));
 }
 
-async function sourcesOf(store: Store, memoryIds: number[]): Promise<Map<number, { turnIds: number[]; firstAt: number }>> {
+async function sourcesOf(
+  store: Store,
+  memoryIds: number[],
+): Promise<Map<number, { turnIds: number[]; firstAt: number }>> {
   const out = new Map<number, { turnIds: number[]; firstAt: number }>();
   if (memoryIds.length === 0) return out;
-  for (const row of await store.sql.all<{ memoryId: number; turnId: number; at: number }>(SOURCES, [JSON.stringify(memoryIds)])) {
+  for (const row of await store.sql.all<{ memoryId: number; turnId: number; at: number }>(SOURCES, [
+    JSON.stringify(memoryIds),
+  ])) {
     const entry = out.get(row.memoryId);
     if (entry) entry.turnIds.push(row.turnId);
     else out.set(row.memoryId, { turnIds: [row.turnId], firstAt: row.at });

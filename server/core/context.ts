@@ -27,7 +27,11 @@ export { TOKENIZER } from './token-count.ts';
 export const MIN_TOKEN_BUDGET = 50;
 export const MAX_TOKEN_BUDGET = 32_000;
 
-const budget = z.number().int().min(MIN_TOKEN_BUDGET, `must be at least ${MIN_TOKEN_BUDGET}`).max(MAX_TOKEN_BUDGET, `must be at most ${MAX_TOKEN_BUDGET}`);
+const budget = z
+  .number()
+  .int()
+  .min(MIN_TOKEN_BUDGET, `must be at least ${MIN_TOKEN_BUDGET}`)
+  .max(MAX_TOKEN_BUDGET, `must be at most ${MAX_TOKEN_BUDGET}`);
 
 export const contextSchema = z
   .object({
@@ -120,7 +124,13 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
 /** A candidate with the rows behind it. */
-type Source = { candidate: Candidate; memory: MemoryRow | null; turn: TurnRow | null; eventAt: number | null; supersededAt: number | null };
+type Source = {
+  candidate: Candidate;
+  memory: MemoryRow | null;
+  turn: TurnRow | null;
+  eventAt: number | null;
+  supersededAt: number | null;
+};
 
 /** The latest user turn's text, the default query. */
 function latestUserText(shortTerm: TurnRow[]): string | null {
@@ -129,30 +139,57 @@ function latestUserText(shortTerm: TurnRow[]): string | null {
 }
 
 /** What `context` ranks for: the query; when it is omitted, the session's latest user turn; blank: nothing (recency). */
-export async function contextQueryText(query: string | null | undefined, latestUserTurn: () => string | null | Promise<string | null>): Promise<string | null> {
+export async function contextQueryText(
+  query: string | null | undefined,
+  latestUserTurn: () => string | null | Promise<string | null>,
+): Promise<string | null> {
   if (query != null) return query.trim() ? query : null;
   const text = await latestUserTurn();
   return text?.trim() ? text : null;
 }
 
-export async function getContext(store: Store, space: Space, input: ContextInput, options: ContextOptions = {}): Promise<Context> {
+export async function getContext(
+  store: Store,
+  space: Space,
+  input: ContextInput,
+  options: ContextOptions = {},
+): Promise<Context> {
   const parsed = parseInput(contextSchema, input);
   const tokenBudget = parsed.tokenBudget ?? parsed.maxTokens ?? store.config.context.token_budget;
   const shortTerm = await shortTermWindow(store, space, parsed.sessionId);
   const query = await contextQueryText(parsed.query, () => latestUserText(shortTerm));
   const window = new Set(shortTerm.map((t) => t.id));
   const hidePii = store.config.context.exclude_pii;
-  const standing = await standingBlock(store, space, { query, tokenBudget, share: store.config.context.standing_share, hidden: (m) => hidePii && m.tags.includes('pii') });
+  const standing = await standingBlock(store, space, {
+    query,
+    tokenBudget,
+    share: store.config.context.standing_share,
+    hidden: (m) => hidePii && m.tags.includes('pii'),
+  });
   // What the standing sections say is not said again: their memories, and their short source turns (the same words).
   const said = new Set([...standing.instructions.items, ...standing.about.items].flatMap((i) => i.sourceTurnIds));
   const sources = (await collectCandidates(store, space, { query, tokenBudget, window }, options)).filter(
-    (s) => !(s.memory && standing.ids.has(s.memory.id)) && !(s.turn && said.has(s.turn.id) && s.turn.text.length <= 2 * MAX_RESTATED),
+    (s) =>
+      !(s.memory && standing.ids.has(s.memory.id)) &&
+      !(s.turn && said.has(s.turn.id) && s.turn.text.length <= 2 * MAX_RESTATED),
   );
   const tuning = { ...DEFAULT_PACK_TUNING, ...options.tuning };
   // The timeline and the ranked list fill what the standing sections leave (and the blank line between them).
   const fillRest = async (rest: number) => {
-    const timeline = await timelineFor(store, space, { query: options.timeline === false ? null : query, tokenBudget: rest }, options);
-    const packed = timeline.pack((left, shown) => pack(sources.map((s) => s.candidate).filter((c) => c.kind !== 'turn' || !shown.has(c.id)), left, tuning, new Set([...window, ...shown])));
+    const timeline = await timelineFor(
+      store,
+      space,
+      { query: options.timeline === false ? null : query, tokenBudget: rest },
+      options,
+    );
+    const packed = timeline.pack((left, shown) =>
+      pack(
+        sources.map((s) => s.candidate).filter((c) => c.kind !== 'turn' || !shown.has(c.id)),
+        left,
+        tuning,
+        new Set([...window, ...shown]),
+      ),
+    );
     return { timeline, packed, markdown: [standing.markdown, packed.markdown].filter(Boolean).join('\n\n') };
   };
   let rest = Math.max(0, tokenBudget - standing.tokens - (standing.tokens > 0 ? 1 : 0));
@@ -164,8 +201,20 @@ export async function getContext(store: Store, space: Space, input: ContextInput
   const { timeline, packed, markdown } = filled;
   const byKey = new Map(sources.map((s) => [`${s.candidate.kind}${s.candidate.id}`, s]));
   const standingItem = (i: (typeof standing.instructions.items)[number]): ContextItem => ({
-    kind: i.memory.kind, id: i.memory.id, text: i.memory.content, line: i.line, at: i.at, eventAt: i.memory.eventAt, supersededAt: null, tokens: i.tokens,
-    value: 1, reason: 'standing', sessionId: i.memory.sessionId, memory: i.memory, turn: null, sourceTurnIds: i.sourceTurnIds,
+    kind: i.memory.kind,
+    id: i.memory.id,
+    text: i.memory.content,
+    line: i.line,
+    at: i.at,
+    eventAt: i.memory.eventAt,
+    supersededAt: null,
+    tokens: i.tokens,
+    value: 1,
+    reason: 'standing',
+    sessionId: i.memory.sessionId,
+    memory: i.memory,
+    turn: null,
+    sourceTurnIds: i.sourceTurnIds,
   });
   const sections = {
     instructions: { ...standing.instructions, items: standing.instructions.items.map(standingItem) },
@@ -238,22 +287,64 @@ export async function collectCandidates(
   if (query) {
     // Two searches, so that each kind gets its share of candidates whatever the other finds:
     // turns (ranked by the turn ranker), then facts and reflections.
-    const turnHits = (await search(store, space, { query, kinds: ['turn'], limit: clamp(Math.ceil(tokenBudget / 15), 30, SEARCH_LIMIT) }, options)).hits;
-    turnHits.forEach((hit, i) => hit.turn && turnOk(hit.turn) && turns.set(hit.id, { turn: hit.turn, rank: i + 1, tier: 'query', passage: hit.passage }));
+    const turnHits = (
+      await search(
+        store,
+        space,
+        { query, kinds: ['turn'], limit: clamp(Math.ceil(tokenBudget / 15), 30, SEARCH_LIMIT) },
+        options,
+      )
+    ).hits;
+    turnHits.forEach(
+      (hit, i) =>
+        hit.turn &&
+        turnOk(hit.turn) &&
+        turns.set(hit.id, { turn: hit.turn, rank: i + 1, tier: 'query', passage: hit.passage }),
+    );
     // Standing memories compete here too: those the standing sections had no room for.
-    const memoryHits = (await search(store, space, { query, kinds: ['fact', 'reflection', ...STANDING_KINDS], limit: clamp(Math.ceil(tokenBudget / 40), 15, 100) }, options)).hits;
+    const memoryHits = (
+      await search(
+        store,
+        space,
+        { query, kinds: ['fact', 'reflection', ...STANDING_KINDS], limit: clamp(Math.ceil(tokenBudget / 40), 15, 100) },
+        options,
+      )
+    ).hits;
     const rankOf = { fact: 0, reflection: 0 };
     for (const hit of memoryHits) {
-      if (hit.memory && memoryOk(hit.memory)) memories.set(hit.id, { memory: hit.memory, rank: ++rankOf[candidateKind(hit.memory)], projected: null, tier: 'query', supersededAt: null });
+      if (hit.memory && memoryOk(hit.memory))
+        memories.set(hit.id, {
+          memory: hit.memory,
+          rank: ++rankOf[candidateKind(hit.memory)],
+          projected: null,
+          tier: 'query',
+          supersededAt: null,
+        });
     }
     // History: facts a newer one replaced, when the query names them, ranked among themselves
     // (their value is the superseded weight times a current fact's of the same rank).
-    const archived = (await search(store, space, { query, kinds: ['fact', ...STANDING_KINDS], status: 'archived', limit: SUPERSEDED_LIMIT })).hits;
-    const replaced = await supersededOn(store, archived.map((h) => h.id));
+    const archived = (
+      await search(store, space, {
+        query,
+        kinds: ['fact', ...STANDING_KINDS],
+        status: 'archived',
+        limit: SUPERSEDED_LIMIT,
+      })
+    ).hits;
+    const replaced = await supersededOn(
+      store,
+      archived.map((h) => h.id),
+    );
     let replacedRank = 0;
     for (const hit of archived) {
       if (hit.memory && replaced.has(hit.id) && memoryOk(hit.memory)) {
-        memories.set(hit.id, { memory: hit.memory, rank: ++replacedRank, projected: null, tier: 'query', supersededAt: replaced.get(hit.id)! });
+        memories.set(hit.id, {
+          memory: hit.memory,
+          rank: ++replacedRank,
+          projected: null,
+          tier: 'query',
+          supersededAt: replaced.get(hit.id)!,
+        });
       }
     }
     // Facts drawn from the turns found, valued by their turn's rank (a short, dated form of it).
@@ -264,7 +355,9 @@ export async function collectCandidates(
       drawn.set(memoryId, Math.min(drawn.get(memoryId) ?? rank, rank));
     }
     const unread = [...drawn.keys()].filter((id) => !memories.has(id));
-    for (const row of (await memoriesByIds(store, unread)).values()) if (visibleIn(space, row) && memoryOk(row)) memories.set(row.id, { memory: row, rank: null, projected: null, tier: 'query', supersededAt: null });
+    for (const row of (await memoriesByIds(store, unread)).values())
+      if (visibleIn(space, row) && memoryOk(row))
+        memories.set(row.id, { memory: row, rank: null, projected: null, tier: 'query', supersededAt: null });
     for (const [id, rank] of drawn) {
       const known = memories.get(id);
       if (known) known.projected = rank;
@@ -273,12 +366,18 @@ export async function collectCandidates(
 
   // The fill tier (recent and salient material for the space that query hits leave), and with no
   // query the whole list: newest turns, most salient facts, the latest reflection.
-  const found = [...turns.values()].reduce((sum, t) => sum + t.turn.text.length, 0) + [...memories.values()].reduce((sum, m) => sum + m.memory.content.length, 0);
-  if (!query || found / 4 < tokenBudget * 1.5) await addFill(store, space, { query, tokenBudget, window, turnOk, memoryOk, turns, memories });
+  const found =
+    [...turns.values()].reduce((sum, t) => sum + t.turn.text.length, 0) +
+    [...memories.values()].reduce((sum, m) => sum + m.memory.content.length, 0);
+  if (!query || found / 4 < tokenBudget * 1.5)
+    await addFill(store, space, { query, tokenBudget, window, turnOk, memoryOk, turns, memories });
 
   const ids = [...memories.keys()];
   const provenance = await sourcesOf(store, ids);
-  const replacements = await replacedBy(store, [...memories].filter(([, m]) => m.supersededAt !== null).map(([id]) => id));
+  const replacements = await replacedBy(
+    store,
+    [...memories].filter(([, m]) => m.supersededAt !== null).map(([id]) => id),
+  );
   for (const [id, m] of memories) {
     const source = provenance.get(id);
     const memory = m.memory;
@@ -286,21 +385,47 @@ export async function collectCandidates(
     const stated = source?.firstAt ?? memory.createdAt;
     const supersededAt = m.supersededAt;
     const by = supersededAt === null ? null : (replacements.get(id) ?? null);
-    const line = memory.kind === 'reflection' ? `[${day(memory.createdAt)}] ${oneLine(memory.content)}` : `- ${oneLine(memory.content)} (${factDates(stated, memory.eventAt, supersededAt, by)})`;
+    const line =
+      memory.kind === 'reflection'
+        ? `[${day(memory.createdAt)}] ${oneLine(memory.content)}`
+        : `- ${oneLine(memory.content)} (${factDates(stated, memory.eventAt, supersededAt, by)})`;
     out.set(`m${id}`, {
       candidate: {
-        kind: candidateKind(memory), id, line, at: memory.kind === 'reflection' ? memory.createdAt : stated, rank: m.rank, projected: m.projected, tier: m.tier, superseded: supersededAt !== null,
+        kind: candidateKind(memory),
+        id,
+        line,
+        at: memory.kind === 'reflection' ? memory.createdAt : stated,
+        rank: m.rank,
+        projected: m.projected,
+        tier: m.tier,
+        superseded: supersededAt !== null,
         sourceTurnIds: source?.turnIds ?? [],
       },
-      memory, turn: null, eventAt: memory.kind === 'reflection' ? null : memory.eventAt, supersededAt,
+      memory,
+      turn: null,
+      eventAt: memory.kind === 'reflection' ? null : memory.eventAt,
+      supersededAt,
     });
   }
   for (const [id, t] of turns) {
     // A long turn is quoted by the passage that matched (passages.ts), not whole.
     const line = `[${day(t.turn.at)}] ${t.turn.name ?? t.turn.role}: ${oneLine(quoteOf(t.turn.text, t.passage))}`;
     out.set(`t${id}`, {
-      candidate: { kind: 'turn', id, line, at: t.turn.at, rank: t.rank, projected: null, tier: t.tier, superseded: false, sourceTurnIds: [] },
-      memory: null, turn: t.turn, eventAt: null, supersededAt: null,
+      candidate: {
+        kind: 'turn',
+        id,
+        line,
+        at: t.turn.at,
+        rank: t.rank,
+        projected: null,
+        tier: t.tier,
+        superseded: false,
+        sourceTurnIds: [],
+      },
+      memory: null,
+      turn: t.turn,
+      eventAt: null,
+      supersededAt: null,
     });
   }
   return [...out.values()];
@@ -308,13 +433,28 @@ export async function collectCandidates(
 
 type Found = {
   turns: Map<number, { turn: TurnRow; rank: number; tier: Candidate['tier']; passage?: string }>;
-  memories: Map<number, { memory: MemoryRow; rank: number | null; projected: number | null; tier: Candidate['tier']; supersededAt: number | null }>;
+  memories: Map<
+    number,
+    {
+      memory: MemoryRow;
+      rank: number | null;
+      projected: number | null;
+      tier: Candidate['tier'];
+      supersededAt: number | null;
+    }
+  >;
 };
 
 async function addFill(
   store: Store,
   space: Space,
-  args: Found & { query: string | null; tokenBudget: number; window: ReadonlySet<number>; turnOk: (t: TurnRow) => boolean; memoryOk: (m: MemoryRow) => boolean },
+  args: Found & {
+    query: string | null;
+    tokenBudget: number;
+    window: ReadonlySet<number>;
+    turnOk: (t: TurnRow) => boolean;
+    memoryOk: (m: MemoryRow) => boolean;
+  },
 ) {
   const { query, tokenBudget, window, turnOk, memoryOk, turns, memories } = args;
   const tier: Candidate['tier'] = query ? 'fill' : 'query';
@@ -328,9 +468,14 @@ async function addFill(
     .filter((m) => m.kind === 'fact' && memoryOk(m))
     .sort((a, b) => b.score - a.score || b.id - a.id)
     .slice(0, fillFacts)
-    .forEach((memory, i) => memories.has(memory.id) || memories.set(memory.id, { memory, rank: i + 1, projected: null, tier, supersededAt: null }));
+    .forEach(
+      (memory, i) =>
+        memories.has(memory.id) ||
+        memories.set(memory.id, { memory, rank: i + 1, projected: null, tier, supersededAt: null }),
+    );
   const reflection = await latestReflection(store, space);
-  if (reflection && memoryOk(reflection) && !memories.has(reflection.id)) memories.set(reflection.id, { memory: reflection, rank: 1, projected: null, tier, supersededAt: null });
+  if (reflection && memoryOk(reflection) && !memories.has(reflection.id))
+    memories.set(reflection.id, { memory: reflection, rank: 1, projected: null, tier, supersededAt: null });
 }
 
 const clamp = (n: number, low: number, high: number) => Math.max(low, Math.min(high, n));
@@ -346,7 +491,12 @@ function factDates(stated: number, eventAt: number, supersededAt: number | null,
   const parts = [`stated ${day(stated)}`];
   if (Math.abs(eventAt - stated) >= DAY_MS && day(eventAt) !== day(stated)) parts.push(`about ${day(eventAt)}`);
   if (supersededAt !== null) {
-    const quoted = by === null ? '' : oneLine(by).length > REPLACEMENT_CHARS ? `${oneLine(by).slice(0, REPLACEMENT_CHARS)}…` : oneLine(by);
+    const quoted =
+      by === null
+        ? ''
+        : oneLine(by).length > REPLACEMENT_CHARS
+          ? `${oneLine(by).slice(0, REPLACEMENT_CHARS)}…`
+          : oneLine(by);
     parts.push(by === null ? `superseded ${day(supersededAt)}` : `replaced ${day(supersededAt)} by: ${quoted}`);
   }
   return parts.join(', ');
@@ -383,7 +533,10 @@ async function factsFromTurns(store: Store, turnIds: number[]): Promise<{ memory
 }
 
 /** Each memory's source turns (oldest first) and the time of the first. */
-async function sourcesOf(store: Store, memoryIds: number[]): Promise<Map<number, { turnIds: number[]; firstAt: number }>> {
+async function sourcesOf(
+  store: Store,
+  memoryIds: number[],
+): Promise<Map<number, { turnIds: number[]; firstAt: number }>> {
   const out = new Map<number, { turnIds: number[]; firstAt: number }>();
   if (memoryIds.length === 0) return out;
   const rows = await store.sql.all<{ memoryId: number; turnId: number; at: number }>(

@@ -31,7 +31,15 @@ export async function runDecay(store: Store, space: Space | null = null): Promis
     const facts = await store.db
       .select()
       .from(memories)
-      .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active'), eq(memories.kind, 'fact'), eq(memories.pinned, false), gt(memories.decayRate, 0)));
+      .where(
+        and(
+          space ? eq(memories.userId, space.userId) : undefined,
+          eq(memories.status, 'active'),
+          eq(memories.kind, 'fact'),
+          eq(memories.pinned, false),
+          gt(memories.decayRate, 0),
+        ),
+      );
     const report: DecayReport = { at: now, scanned: facts.length, updated: 0, archived: 0, threshold };
     for (const fact of facts) {
       const confidence = currentConfidence(fact, now);
@@ -40,7 +48,11 @@ export async function runDecay(store: Store, space: Space | null = null): Promis
         report.updated++;
       }
       if (confidence < threshold) {
-        await logDecision(store, fact.id, Decision.Decayed, { confidence, threshold, daysSinceAccess: daysBetween(decayAnchor(fact), now) });
+        await logDecision(store, fact.id, Decision.Decayed, {
+          confidence,
+          threshold,
+          daysSinceAccess: daysBetween(decayAnchor(fact), now),
+        });
         await archiveMemory(store, fact.id, { reason: 'decayed', confidence });
         report.archived++;
       }

@@ -1,6 +1,6 @@
 // The append-only decision log (docs/architecture.md#provenance) that `explain` reads and subscriptions publish.
 import { desc, eq, inArray } from 'drizzle-orm';
-import { memories, memoryEvents } from '../../drizzle/schema.ts';
+import { type memories, memoryEvents } from '../../drizzle/schema.ts';
 import { groupBy } from './group-by.ts';
 import { publish, type Store } from './store.ts';
 
@@ -38,7 +38,7 @@ export async function logDecision(
   // The entry belongs to the memory's user; a deleted memory's comes from its snapshot.
   const owner = snapshot
     ? { userId: snapshot.userId, agentId: snapshot.agentId }
-    : known ?? await store.sql.get<{ userId: string; agentId: string | null }>(OWNER, [memoryId]);
+    : (known ?? (await store.sql.get<{ userId: string; agentId: string | null }>(OWNER, [memoryId])));
   if (!owner) return; // nothing to log about: the memory is gone and no snapshot says whose it was
   await store.sql.run(INSERT_DECISION, [owner.userId, memoryId, action, JSON.stringify(detail), at]);
   publishDecision(store, { memoryId, action, detail, at, owner, snapshot });
@@ -47,9 +47,25 @@ export async function logDecision(
 /** The event of a decision written (by logDecision, or by a statement that wrote its row along with others). */
 export function publishDecision(
   store: Store,
-  d: { memoryId: number; action: Decision; detail: Record<string, unknown>; at: number; owner: { userId: string; agentId: string | null }; snapshot?: typeof memories.$inferSelect },
+  d: {
+    memoryId: number;
+    action: Decision;
+    detail: Record<string, unknown>;
+    at: number;
+    owner: { userId: string; agentId: string | null };
+    snapshot?: typeof memories.$inferSelect;
+  },
 ) {
-  publish(store, { type: 'memory', action: d.action, memoryId: d.memoryId, at: d.at, detail: d.detail, snapshot: d.snapshot, userId: d.owner.userId, agentId: d.owner.agentId });
+  publish(store, {
+    type: 'memory',
+    action: d.action,
+    memoryId: d.memoryId,
+    at: d.at,
+    detail: d.detail,
+    snapshot: d.snapshot,
+    userId: d.owner.userId,
+    agentId: d.owner.agentId,
+  });
 }
 
 export async function listDecisions(store: Store, memoryId: number, limit = 10): Promise<DecisionRow[]> {
@@ -63,7 +79,10 @@ export async function listDecisions(store: Store, memoryId: number, limit = 10):
 }
 
 /** Newest first, per memory. */
-export async function decisionsByMemory(store: Store, memoryIds: readonly number[]): Promise<Map<number, DecisionRow[]>> {
+export async function decisionsByMemory(
+  store: Store,
+  memoryIds: readonly number[],
+): Promise<Map<number, DecisionRow[]>> {
   const rows = await store.db
     .select()
     .from(memoryEvents)

@@ -49,7 +49,12 @@ export const entityById = async (store: Store, space: Space, id: number): Promis
  * word is compared on lower() (Postgres's LIKE folds no case, and lower() is ASCII-only in SQLite), a
  * non-ASCII one on sm_normalize'd text instead.
  */
-export async function byAlias(store: Store, space: Space, key: string, type: string | null): Promise<EntityRow | undefined> {
+export async function byAlias(
+  store: Store,
+  space: Space,
+  key: string,
+  type: string | null,
+): Promise<EntityRow | undefined> {
   const longest = key.split(' ').sort((a, b) => b.length - a.length)[0];
   if (!longest) return undefined;
   const rows = await prepared(store, 'entity.aliasCandidates', (db) =>
@@ -95,8 +100,14 @@ const MIN_SHORT_FORM = 3;
 /** People whose first name starts with `prefix` and is longer: "mel" finds "Melanie" and "Melanie Smith". */
 async function peopleByPrefix(store: Store, space: Space, prefix: string): Promise<EntityRow[]> {
   const high = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-  const range = store.sql.dialect === 'postgres' ? `name_key collate "C" > ? and name_key collate "C" < ?` : 'name_key > ? and name_key < ?';
-  const rows = await store.sql.values(`select ${entityRows.columns} from entities where user_id = ? and type = ? and ${range} limit 3`, [space.userId, EntityType.Person, `${prefix}!`, high]);
+  const range =
+    store.sql.dialect === 'postgres'
+      ? `name_key collate "C" > ? and name_key collate "C" < ?`
+      : 'name_key > ? and name_key < ?';
+  const rows = await store.sql.values(
+    `select ${entityRows.columns} from entities where user_id = ? and type = ? and ${range} limit 3`,
+    [space.userId, EntityType.Person, `${prefix}!`, high],
+  );
   return rows.map((raw) => entityRows.decode(raw)).filter((e) => e.nameKey.split(' ')[0]!.length > prefix.length);
 }
 
@@ -114,7 +125,10 @@ async function shortFormOf(store: Store, space: Space, key: string, name: string
   const prefixes = [];
   for (let n = MIN_SHORT_FORM; n < key.length; n++) prefixes.push(key.slice(0, n));
   if (prefixes.length === 0) return null;
-  const rows = await store.sql.values(`select ${entityRows.columns} from entities where user_id = ? and type = ? and name_key in (${prefixes.map(() => '?').join(', ')}) limit 2`, [space.userId, EntityType.Person, ...prefixes]);
+  const rows = await store.sql.values(
+    `select ${entityRows.columns} from entities where user_id = ? and type = ? and name_key in (${prefixes.map(() => '?').join(', ')}) limit 2`,
+    [space.userId, EntityType.Person, ...prefixes],
+  );
   if (rows.length !== 1) return null;
   const short = entityRows.decode(rows[0]!);
   // Another person the short form may stand for: no guess.
@@ -128,7 +142,16 @@ async function create(store: Store, space: Space, name: string, key: string, typ
   const entity = (await prepared(store, 'entity.insert', (db) =>
     db
       .insert(entities)
-      .values({ userId: sql.placeholder('userId'), name: sql.placeholder('name'), nameKey: sql.placeholder('key'), type: sql.placeholder('type'), aliases: [], mentionCount: 0, createdAt: sql.placeholder('now'), updatedAt: sql.placeholder('now') } as never)
+      .values({
+        userId: sql.placeholder('userId'),
+        name: sql.placeholder('name'),
+        nameKey: sql.placeholder('key'),
+        type: sql.placeholder('type'),
+        aliases: [],
+        mentionCount: 0,
+        createdAt: sql.placeholder('now'),
+        updatedAt: sql.placeholder('now'),
+      } as never)
       .returning()
       .prepare(),
   ).get({ userId: space.userId, name, key, type, now })) as EntityRow;
@@ -140,14 +163,23 @@ async function create(store: Store, space: Space, name: string, key: string, typ
 async function withAlias(store: Store, entity: EntityRow, surface: string): Promise<EntityRow> {
   const key = entityKey(surface, entity.type);
   if (!NAME_TYPES.has(entity.type) || !key || key === entity.nameKey) return entity;
-  if (entity.aliases.some((a) => entityKey(a, entity.type) === key) || entity.aliases.length >= MAX_ALIASES) return entity;
+  if (entity.aliases.some((a) => entityKey(a, entity.type) === key) || entity.aliases.length >= MAX_ALIASES)
+    return entity;
   return update(store, entity, { aliases: [...entity.aliases, surface] });
 }
 
-async function update(store: Store, entity: EntityRow, patch: Partial<Pick<EntityRow, 'name' | 'nameKey' | 'aliases'>>): Promise<EntityRow> {
+async function update(
+  store: Store,
+  entity: EntityRow,
+  patch: Partial<Pick<EntityRow, 'name' | 'nameKey' | 'aliases'>>,
+): Promise<EntityRow> {
   const now = store.clock.now();
   const next = { ...entity, ...patch, updatedAt: now };
-  await store.db.update(entities).set({ name: next.name, nameKey: next.nameKey, aliases: next.aliases, updatedAt: now }).where(eq(entities.id, entity.id)).run();
+  await store.db
+    .update(entities)
+    .set({ name: next.name, nameKey: next.nameKey, aliases: next.aliases, updatedAt: now })
+    .where(eq(entities.id, entity.id))
+    .run();
   publish(store, { type: 'entity', action: 'updated', entityId: entity.id, userId: entity.userId, at: now });
   return next;
 }
@@ -188,8 +220,14 @@ export async function resolveEntity(
     } else {
       const firstOnly = await byKey(store, space, tokens[0]!, EntityType.Person);
       if (firstOnly && (await peopleByFirstName(store, space, tokens[0]!)).length === 0) {
-        const aliases = [...firstOnly.aliases.filter((a) => entityKey(a, firstOnly.type) !== key), firstOnly.name].slice(0, MAX_ALIASES);
-        return { entity: await update(store, firstOnly, { name: mention.name, nameKey: key, aliases }), created: false };
+        const aliases = [
+          ...firstOnly.aliases.filter((a) => entityKey(a, firstOnly.type) !== key),
+          firstOnly.name,
+        ].slice(0, MAX_ALIASES);
+        return {
+          entity: await update(store, firstOnly, { name: mention.name, nameKey: key, aliases }),
+          created: false,
+        };
       }
     }
   }
@@ -200,7 +238,11 @@ export async function resolveEntity(
 export async function describeEntity(store: Store, entity: EntityRow, summary: string): Promise<void> {
   if (entity.summary) return;
   const now = store.clock.now();
-  await store.sql.run('update entities set summary = ?, updated_at = ? where id = ? and summary is null', [summary, now, entity.id]);
+  await store.sql.run('update entities set summary = ?, updated_at = ? where id = ? and summary is null', [
+    summary,
+    now,
+    entity.id,
+  ]);
   publish(store, { type: 'entity', action: 'updated', entityId: entity.id, userId: entity.userId, at: now });
 }
 
@@ -215,7 +257,8 @@ export async function entitiesOfTurn(store: Store, turnId: number): Promise<Enti
 const LINK_SQL = {
   // insert ... select: a link to an entity deleted meanwhile (another process) inserts nothing.
   turn: 'insert into turn_entities (turn_id, entity_id) select ?, id from entities where id = ? on conflict do nothing',
-  memory: 'insert into memory_entities (memory_id, entity_id) select ?, id from entities where id = ? on conflict do nothing',
+  memory:
+    'insert into memory_entities (memory_id, entity_id) select ?, id from entities where id = ? on conflict do nothing',
 } as const;
 const BUMP_SQL = 'update entities set mention_count = mention_count + 1, updated_at = ? where id = ?';
 /** Postgres links and counts in one statement (a round trip saved per entity); it changes a row only for a new link. */
@@ -228,7 +271,13 @@ const LINK_AND_BUMP_SQL = {
 const LINKED_NEW_ROWS = 'links to new rows';
 
 /** Links `ownerId` to the entity and counts the mention if the link is new: whether it was. */
-async function linkAndCount(store: Store, kind: 'turn' | 'memory', ownerId: number, entityId: number, now: number): Promise<boolean> {
+async function linkAndCount(
+  store: Store,
+  kind: 'turn' | 'memory',
+  ownerId: number,
+  entityId: number,
+  now: number,
+): Promise<boolean> {
   if (store.sql.dialect === 'postgres') {
     // A row this write inserted has only the links this write made, so whether a link is new is
     // known without asking, and the statement can travel with the COMMIT (a round trip saved;
@@ -295,6 +344,7 @@ export async function dropUnlinkedEntities(store: Store, ids: readonly number[])
     [JSON.stringify([...new Set(ids)])],
   );
   const at = store.clock.now();
-  for (const { id: entityId, userId } of dropped) publish(store, { type: 'entity', action: 'deleted', entityId, userId, at });
+  for (const { id: entityId, userId } of dropped)
+    publish(store, { type: 'entity', action: 'deleted', entityId, userId, at });
   return dropped.map((d) => d.id);
 }

@@ -23,7 +23,9 @@ export type { EntityRow };
 export { entitiesByIds, entitiesByMemory as entitiesForMemories, entitiesByTurn as entitiesForTurns };
 
 const nameSchema = z.string().trim().min(1, 'must not be empty').max(200);
-const typeSchema = z.enum(ENTITY_TYPES as [EntityType, ...EntityType[]], { error: `must be one of ${ENTITY_TYPES.join(', ')}` });
+const typeSchema = z.enum(ENTITY_TYPES as [EntityType, ...EntityType[]], {
+  error: `must be one of ${ENTITY_TYPES.join(', ')}`,
+});
 
 export const findEntitySchema = z
   .strictObject({ id: z.number().int().positive().nullish(), name: nameSchema.nullish(), type: typeSchema.nullish() })
@@ -57,7 +59,9 @@ export async function findEntity(store: Store, space: Space, input: FindEntityIn
   const exact = await store.db
     .select()
     .from(entities)
-    .where(and(eq(entities.userId, space.userId), eq(entities.nameKey, key), type ? eq(entities.type, type) : undefined))
+    .where(
+      and(eq(entities.userId, space.userId), eq(entities.nameKey, key), type ? eq(entities.type, type) : undefined),
+    )
     .orderBy(desc(entities.mentionCount), asc(entities.id))
     .get();
   if (exact) return exact;
@@ -79,16 +83,35 @@ export const listEntitiesSchema = z.object({
 export type ListEntitiesInput = Omit<z.input<typeof listEntitiesSchema>, 'type'> & { type?: string | null };
 
 /** Entities, most mentioned first; `q` matches inside names and aliases, case-insensitively. */
-export async function listEntities(store: Store, space: Space, input: ListEntitiesInput = {}): Promise<{ rows: EntityRow[]; total: number }> {
+export async function listEntities(
+  store: Store,
+  space: Space,
+  input: ListEntitiesInput = {},
+): Promise<{ rows: EntityRow[]; total: number }> {
   const { q, type, limit, offset } = parseInput(listEntitiesSchema, input);
-  const conditions: (SQL | undefined)[] = [eq(entities.userId, space.userId), type ? eq(entities.type, type) : undefined];
+  const conditions: (SQL | undefined)[] = [
+    eq(entities.userId, space.userId),
+    type ? eq(entities.type, type) : undefined,
+  ];
   const key = q ? entityKey(q, type ?? EntityType.Other) || q.toLowerCase() : null;
   if (key) {
     const pattern = `%${escapeLike(key)}%`;
-    conditions.push(or(sql`${entities.nameKey} like ${pattern} escape '\\'`, sql`sm_normalize(${entities.aliases}) like ${pattern} escape '\\'`));
+    conditions.push(
+      or(
+        sql`${entities.nameKey} like ${pattern} escape '\\'`,
+        sql`sm_normalize(${entities.aliases}) like ${pattern} escape '\\'`,
+      ),
+    );
   }
   const where = and(...conditions);
-  const rows = await store.db.select().from(entities).where(where).orderBy(desc(entities.mentionCount), asc(entities.nameKey), asc(entities.id)).limit(limit).offset(offset).all();
+  const rows = await store.db
+    .select()
+    .from(entities)
+    .where(where)
+    .orderBy(desc(entities.mentionCount), asc(entities.nameKey), asc(entities.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
   const total = (await store.db.select({ n: count() }).from(entities).where(where).get())!.n;
   return { rows, total };
 }
@@ -111,7 +134,12 @@ const idsSchema = z.array(z.number().int().positive()).max(10_000);
  * The memories mentioning each entity, most recent first (event time, then id), one page per
  * entity, with each entity's total: one statement for a whole set of entities.
  */
-export async function memoriesByEntity(store: Store, space: Space, entityIds: readonly number[], page: EntityMemoryPage = {}): Promise<Map<number, Page<MemoryRow>>> {
+export async function memoriesByEntity(
+  store: Store,
+  space: Space,
+  entityIds: readonly number[],
+  page: EntityMemoryPage = {},
+): Promise<Map<number, Page<MemoryRow>>> {
   const ids = parseInput(idsSchema, [...entityIds]);
   const { limit, offset, status } = parseInput(memoryPageSchema, page);
   if (ids.length === 0) return new Map();
@@ -119,25 +147,49 @@ export async function memoriesByEntity(store: Store, space: Space, entityIds: re
     .select({
       ...getTableColumns(memories),
       ownerId: sql<number>`${memoryEntities.entityId}`.as('owner_id'),
-      rank: sql<number>`row_number() over (partition by ${memoryEntities.entityId} order by ${memories.eventAt} desc, ${memories.id} desc)`.as('rank'),
+      rank: sql<number>`row_number() over (partition by ${memoryEntities.entityId} order by ${memories.eventAt} desc, ${memories.id} desc)`.as(
+        'rank',
+      ),
     })
     .from(memoryEntities)
     .innerJoin(memories, eq(memories.id, memoryEntities.memoryId))
-    .where(and(inArray(memoryEntities.entityId, ids), inSpace(space), status === 'all' ? undefined : eq(memories.status, status)))
+    .where(
+      and(
+        inArray(memoryEntities.entityId, ids),
+        inSpace(space),
+        status === 'all' ? undefined : eq(memories.status, status),
+      ),
+    )
     .as('ranked');
-  const rows = await store.db.select().from(ranked).where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit))).orderBy(asc(ranked.rank)).all();
+  const rows = await store.db
+    .select()
+    .from(ranked)
+    .where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit)))
+    .orderBy(asc(ranked.rank))
+    .all();
   const totals = await store.db
     .select({ id: memoryEntities.entityId, n: count() })
     .from(memoryEntities)
     .innerJoin(memories, eq(memories.id, memoryEntities.memoryId))
-    .where(and(inArray(memoryEntities.entityId, ids), inSpace(space), status === 'all' ? undefined : eq(memories.status, status)))
+    .where(
+      and(
+        inArray(memoryEntities.entityId, ids),
+        inSpace(space),
+        status === 'all' ? undefined : eq(memories.status, status),
+      ),
+    )
     .groupBy(memoryEntities.entityId)
     .all();
   return pages(rows, totals);
 }
 
 /** The turns mentioning each entity, most recent first, one page per entity with its total. */
-export async function turnsByEntity(store: Store, space: Space, entityIds: readonly number[], page: EntityPage = {}): Promise<Map<number, Page<TurnRow>>> {
+export async function turnsByEntity(
+  store: Store,
+  space: Space,
+  entityIds: readonly number[],
+  page: EntityPage = {},
+): Promise<Map<number, Page<TurnRow>>> {
   const ids = parseInput(idsSchema, [...entityIds]);
   const { limit, offset } = parseInput(pageSchema, page);
   if (ids.length === 0) return new Map();
@@ -145,13 +197,20 @@ export async function turnsByEntity(store: Store, space: Space, entityIds: reado
     .select({
       ...getTableColumns(turns),
       ownerId: sql<number>`${turnEntities.entityId}`.as('owner_id'),
-      rank: sql<number>`row_number() over (partition by ${turnEntities.entityId} order by ${turns.at} desc, ${turns.id} desc)`.as('rank'),
+      rank: sql<number>`row_number() over (partition by ${turnEntities.entityId} order by ${turns.at} desc, ${turns.id} desc)`.as(
+        'rank',
+      ),
     })
     .from(turnEntities)
     .innerJoin(turns, eq(turns.id, turnEntities.turnId))
     .where(and(inArray(turnEntities.entityId, ids), turnsOf(space)))
     .as('ranked');
-  const rows = await store.db.select().from(ranked).where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit))).orderBy(asc(ranked.rank)).all();
+  const rows = await store.db
+    .select()
+    .from(ranked)
+    .where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit)))
+    .orderBy(asc(ranked.rank))
+    .all();
   const totals = await store.db
     .select({ id: turnEntities.entityId, n: count() })
     .from(turnEntities)
@@ -164,18 +223,30 @@ export async function turnsByEntity(store: Store, space: Space, entityIds: reado
 
 /** Groups ranked rows into pages; an entity past its last page still gets its total. */
 function pages<T extends { ownerId: number; rank: number }>(rows: T[], totals: { id: number; n: number }[]) {
-  const byEntity = new Map<number, Page<Omit<T, 'ownerId' | 'rank'>>>(totals.map((t) => [t.id, { rows: [], total: t.n }]));
+  const byEntity = new Map<number, Page<Omit<T, 'ownerId' | 'rank'>>>(
+    totals.map((t) => [t.id, { rows: [], total: t.n }]),
+  );
   for (const { ownerId, rank: _rank, ...row } of rows) byEntity.get(ownerId)?.rows.push(row);
   return byEntity;
 }
 
 /** One entity's memories (a page and the total). */
-export async function memoriesForEntity(store: Store, space: Space, entityId: number, page: EntityMemoryPage = {}): Promise<Page<MemoryRow>> {
+export async function memoriesForEntity(
+  store: Store,
+  space: Space,
+  entityId: number,
+  page: EntityMemoryPage = {},
+): Promise<Page<MemoryRow>> {
   return (await memoriesByEntity(store, space, [entityId], page)).get(entityId) ?? { rows: [], total: 0 };
 }
 
 /** One entity's turns (a page and the total). */
-export async function turnsForEntity(store: Store, space: Space, entityId: number, page: EntityPage = {}): Promise<Page<TurnRow>> {
+export async function turnsForEntity(
+  store: Store,
+  space: Space,
+  entityId: number,
+  page: EntityPage = {},
+): Promise<Page<TurnRow>> {
   return (await turnsByEntity(store, space, [entityId], page)).get(entityId) ?? { rows: [], total: 0 };
 }
 
@@ -206,8 +277,17 @@ async function coMentions(store: Store, space: Space, ids: number[], center: num
   };
   // a is one of the asked entities (or the center); b another entity in the same memory / turn.
   const left = center === null ? ids : [center];
-  const among = center === null ? sql`and b.entity_id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) and a.entity_id < b.entity_id` : sql``;
-  const from = sql.join(left.map((id) => sql`${id}`), sql`, `);
+  const among =
+    center === null
+      ? sql`and b.entity_id in (${sql.join(
+          ids.map((id) => sql`${id}`),
+          sql`, `,
+        )}) and a.entity_id < b.entity_id`
+      : sql``;
+  const from = sql.join(
+    left.map((id) => sql`${id}`),
+    sql`, `,
+  );
   const memoryPairs = await store.db.values<[number, number, number]>(sql`
     select a.entity_id as a, b.entity_id as b, count(*) as n
     from memory_entities a
@@ -250,6 +330,13 @@ export async function entityGraph(store: Store, space: Space, input: EntityGraph
     const byId = await entitiesByIds(store, neighbours);
     nodes = [center, ...neighbours.flatMap((id) => byId.get(id) ?? [])];
   }
-  const links = (await coMentions(store, space, nodes.map((n) => n.id), null)).sort((x, y) => weight(y) - weight(x) || x.sourceId - y.sourceId || x.targetId - y.targetId);
+  const links = (
+    await coMentions(
+      store,
+      space,
+      nodes.map((n) => n.id),
+      null,
+    )
+  ).sort((x, y) => weight(y) - weight(x) || x.sourceId - y.sourceId || x.targetId - y.targetId);
   return { nodes, links };
 }

@@ -32,7 +32,8 @@ export const badInput = (message: string) => new SmError(ErrorCode.BadUserInput,
 export const notFound = (what: string, id: string | number) =>
   new SmError(ErrorCode.NotFound, `${what} ${JSON.stringify(id)} not found`);
 export const forbidden = (message: string) => new SmError(ErrorCode.Forbidden, message);
-export const unavailable = (message: string, retryAfterSeconds: number) => new SmError(ErrorCode.Unavailable, message, retryAfterSeconds);
+export const unavailable = (message: string, retryAfterSeconds: number) =>
+  new SmError(ErrorCode.Unavailable, message, retryAfterSeconds);
 
 /**
  * The expected error `error` is, or that a builder query failed with: drizzle wraps what the
@@ -43,4 +44,3 @@ export function expectedOf(error: unknown): SmError | undefined {
   if (error instanceof DrizzleQueryError && error.cause instanceof SmError) return error.cause;
   return undefined;
 }
-

@@ -38,7 +38,13 @@ export type Explanation = {
 
 const ZERO_TERMS: ScoreTerms = { frequency: 0, recency: 0, importance: 0 };
 
-function matchedRules(store: Store, memory: MemoryRow, memoryScore: number, now: number, sources: Explanation['sources']) {
+function matchedRules(
+  store: Store,
+  memory: MemoryRow,
+  memoryScore: number,
+  now: number,
+  sources: Explanation['sources'],
+) {
   const { mid } = store.config;
   const rules = sources.filter((s) => s.rule).map((s) => `extracted: ${s.rule} (turn ${s.turnId})`);
   if (isProtected(memory)) rules.push('protected: decay_rate = 0 (never decays, exempt from cleanup)');
@@ -48,7 +54,8 @@ function matchedRules(store: Store, memory: MemoryRow, memoryScore: number, now:
   }
   const reason = cleanupReason(memory, memoryScore, now, mid);
   if (reason === 'low_score') rules.push(`cleanup: score ${memoryScore.toFixed(3)} < ${mid.min_score}`);
-  if (reason === 'expired') rules.push(`cleanup: age ${daysBetween(memory.createdAt, now).toFixed(1)} days > ${mid.demote_age_days}`);
+  if (reason === 'expired')
+    rules.push(`cleanup: age ${daysBetween(memory.createdAt, now).toFixed(1)} days > ${mid.demote_age_days}`);
   return rules;
 }
 
@@ -57,14 +64,31 @@ export async function explain(store: Store, space: Space, id: number): Promise<E
   const found = await getMemory(store, memoryId);
   const memory = found && visibleIn(space, found) ? found : null;
   // A deleted memory's log is the user's; one of another space is indistinguishable from none.
-  const decisions = found && !memory ? [] : (await listDecisions(store, memoryId, 20)).filter((d) => d.userId === space.userId);
+  const decisions =
+    found && !memory ? [] : (await listDecisions(store, memoryId, 20)).filter((d) => d.userId === space.userId);
   if (!memory && decisions.length === 0) throw notFound('memory', memoryId);
   const now = store.clock.now();
   if (!memory) {
     return {
-      memoryId, memory, status: 'deleted', score: 0, scoreTerms: ZERO_TERMS, hits: 0, ageDays: 0, daysSinceSeen: 0,
-      daysSinceAccess: null, confidence: 0, decayRate: 0, accessCount: 0, protected: false, rules: [], sources: [],
-      supersedes: [], supersededBy: [], derivedFrom: [], decisions,
+      memoryId,
+      memory,
+      status: 'deleted',
+      score: 0,
+      scoreTerms: ZERO_TERMS,
+      hits: 0,
+      ageDays: 0,
+      daysSinceSeen: 0,
+      daysSinceAccess: null,
+      confidence: 0,
+      decayRate: 0,
+      accessCount: 0,
+      protected: false,
+      rules: [],
+      sources: [],
+      supersedes: [],
+      supersededBy: [],
+      derivedFrom: [],
+      decisions,
     };
   }
   const sources = await store.db

@@ -74,16 +74,26 @@ const KEYS: Record<RecordType, readonly string[]> = {
 };
 
 /** Rows past `last` (the previous page's last row) by the key: a row value, which both backends compare in key order. */
-function pastKey(key: readonly SQLiteColumn[], fields: readonly string[], last: Record<string, unknown> | undefined): SQL | undefined {
+function pastKey(
+  key: readonly SQLiteColumn[],
+  fields: readonly string[],
+  last: Record<string, unknown> | undefined,
+): SQL | undefined {
   if (!last) return undefined;
-  return sql`(${sql.join([...key], sql`, `)}) > (${sql.join(fields.map((field) => sql`${last[field]}`), sql`, `)})`;
+  return sql`(${sql.join([...key], sql`, `)}) > (${sql.join(
+    fields.map((field) => sql`${last[field]}`),
+    sql`, `,
+  )})`;
 }
 
 /**
  * Every record (of one user, or of every user when `userId` is null), header first, in an order
  * where each row comes after the rows it references. Records carry their userId.
  */
-export async function* exportRecords(store: Store, options: { userId?: string | null } = {}): AsyncGenerator<ExportHeader | ExportRecord> {
+export async function* exportRecords(
+  store: Store,
+  options: { userId?: string | null } = {},
+): AsyncGenerator<ExportHeader | ExportRecord> {
   const userId = options.userId ?? null;
   yield { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: store.clock.now() };
   for (const type of RECORD_TYPES) {
@@ -101,7 +111,9 @@ export async function* exportRecords(store: Store, options: { userId?: string | 
         .all();
       // An entity's own `type` column travels as `entityType`: `type` is the record type.
       for (const row of page) {
-        yield (type === 'entity' ? { ...row, type, entityType: (row as unknown as { type: string }).type } : { ...row, type }) as ExportRecord;
+        yield (
+          type === 'entity' ? { ...row, type, entityType: (row as unknown as { type: string }).type } : { ...row, type }
+        ) as ExportRecord;
       }
       if (page.length < EXPORT_PAGE) break;
       last = page.at(-1);
@@ -111,7 +123,11 @@ export async function* exportRecords(store: Store, options: { userId?: string | 
 
 export type ImportReport = Record<RecordType, { added: number; existing: number }> & { lines: number };
 
-const headerSchema = z.object({ type: z.literal('header'), format: z.literal(EXPORT_FORMAT), version: z.number().int() });
+const headerSchema = z.object({
+  type: z.literal('header'),
+  format: z.literal(EXPORT_FORMAT),
+  version: z.number().int(),
+});
 
 /** Exported id -> id here, knowing which ids here are taken by this import. */
 class IdMap {
@@ -138,7 +154,13 @@ async function idFree(store: Store, table: Placeable, id: number) {
 async function insertKeepingId<T extends { id: number }>(store: Store, table: Placeable, row: T): Promise<number> {
   const { id, ...rest } = row;
   const values = (await idFree(store, table, id)) ? row : rest;
-  return ((await store.db.insert(table).values(values as never).returning({ id: table.id }).get()) as { id: number }).id;
+  return (
+    (await store.db
+      .insert(table)
+      .values(values as never)
+      .returning({ id: table.id })
+      .get()) as { id: number }
+  ).id;
 }
 
 /**
@@ -147,8 +169,15 @@ async function insertKeepingId<T extends { id: number }>(store: Store, table: Pl
  * stay two); else a new row, keeping its id when free.
  */
 async function place(store: Store, table: Placeable, map: IdMap, row: { id: number }, identity: SQL): Promise<boolean> {
-  const own = await store.db.select({ id: table.id }).from(table).where(and(eq(table.id, row.id), identity)).get();
-  const twin = own && !map.isTaken(own.id) ? own : (await store.db.select({ id: table.id }).from(table).where(identity).all()).find((t) => !map.isTaken(t.id));
+  const own = await store.db
+    .select({ id: table.id })
+    .from(table)
+    .where(and(eq(table.id, row.id), identity))
+    .get();
+  const twin =
+    own && !map.isTaken(own.id)
+      ? own
+      : (await store.db.select({ id: table.id }).from(table).where(identity).all()).find((t) => !map.isTaken(t.id));
   map.set(row.id, twin?.id ?? (await insertKeepingId(store, table, row)));
   return twin === undefined;
 }
@@ -163,21 +192,37 @@ function ownerOf(record: object, target: Target): string {
   return parsed.data;
 }
 
-async function importRecord(store: Store, record: ExportRecord, maps: IdMaps, report: ImportReport, target: Target): Promise<void> {
+async function importRecord(
+  store: Store,
+  record: ExportRecord,
+  maps: IdMaps,
+  report: ImportReport,
+  target: Target,
+): Promise<void> {
   const count = (added: boolean) => report[record.type][added ? 'added' : 'existing']++;
   const { type: _type, ...row } = record;
   switch (record.type) {
     case 'session': {
       const r = { ...(row as InferSelectModel<typeof sessions>), userId: ownerOf(row, target) };
       await ensureUser(store, r.userId);
-      const existing = await store.db.select().from(sessions).where(and(eq(sessions.userId, r.userId), eq(sessions.id, r.id))).get();
+      const existing = await store.db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.userId, r.userId), eq(sessions.id, r.id)))
+        .get();
       if (!existing) await store.db.insert(sessions).values(r).run();
       count(!existing);
       return;
     }
     case 'turn': {
       const r = { ...(row as InferSelectModel<typeof turns>), userId: ownerOf(row, target) };
-      const identity = and(eq(turns.userId, r.userId), eq(turns.sessionId, r.sessionId), eq(turns.at, r.at), eq(turns.role, r.role), eq(turns.text, r.text))!;
+      const identity = and(
+        eq(turns.userId, r.userId),
+        eq(turns.sessionId, r.sessionId),
+        eq(turns.at, r.at),
+        eq(turns.role, r.role),
+        eq(turns.text, r.text),
+      )!;
       const added = await place(store, turns, maps.turn, r, identity);
       // Its dates are derived, not exported: resolved again against its own time.
       if (added) await recordTurnDates(store, { id: maps.turn.get(r.id)!, userId: r.userId, text: r.text, at: r.at });
@@ -187,30 +232,63 @@ async function importRecord(store: Store, record: ExportRecord, maps: IdMaps, re
     case 'memory': {
       const r = { ...(row as InferSelectModel<typeof memories>), userId: ownerOf(row, target) };
       await ensureUser(store, r.userId);
-      const identity = and(eq(memories.userId, r.userId), eq(memories.kind, r.kind), eq(memories.contentKey, r.contentKey), eq(memories.createdAt, r.createdAt))!;
+      const identity = and(
+        eq(memories.userId, r.userId),
+        eq(memories.kind, r.kind),
+        eq(memories.contentKey, r.contentKey),
+        eq(memories.createdAt, r.createdAt),
+      )!;
       count(await place(store, memories, maps.memory, r, identity));
       return;
     }
     case 'entity': {
-      const { entityType, ...rest } = row as unknown as Omit<InferSelectModel<typeof entities>, 'type'> & { entityType: string };
+      const { entityType, ...rest } = row as unknown as Omit<InferSelectModel<typeof entities>, 'type'> & {
+        entityType: string;
+      };
       const r: InferSelectModel<typeof entities> = { ...rest, type: entityType, userId: ownerOf(row, target) };
-      count(await place(store, entities, maps.entity, r, and(eq(entities.userId, r.userId), eq(entities.nameKey, r.nameKey), eq(entities.type, r.type))!));
+      count(
+        await place(
+          store,
+          entities,
+          maps.entity,
+          r,
+          and(eq(entities.userId, r.userId), eq(entities.nameKey, r.nameKey), eq(entities.type, r.type))!,
+        ),
+      );
       return;
     }
     case 'source': {
       const r = row as InferSelectModel<typeof memorySources>;
       const memoryId = maps.memory.get(r.memoryId);
       const turnId = maps.turn.get(r.turnId);
-      if (memoryId === undefined || turnId === undefined) throw badInput(`source of memory ${r.memoryId} names a turn or memory missing from the file`);
-      count((await store.db.insert(memorySources).values({ ...r, memoryId, turnId }).onConflictDoNothing().run()).changes > 0);
+      if (memoryId === undefined || turnId === undefined)
+        throw badInput(`source of memory ${r.memoryId} names a turn or memory missing from the file`);
+      count(
+        (
+          await store.db
+            .insert(memorySources)
+            .values({ ...r, memoryId, turnId })
+            .onConflictDoNothing()
+            .run()
+        ).changes > 0,
+      );
       return;
     }
     case 'relation': {
       const r = row as InferSelectModel<typeof memoryRelations>;
       const fromId = maps.memory.get(r.fromId);
       const toId = maps.memory.get(r.toId);
-      if (fromId === undefined || toId === undefined) throw badInput(`relation ${r.fromId} -> ${r.toId} names a memory missing from the file`);
-      count((await store.db.insert(memoryRelations).values({ ...r, fromId, toId }).onConflictDoNothing().run()).changes > 0);
+      if (fromId === undefined || toId === undefined)
+        throw badInput(`relation ${r.fromId} -> ${r.toId} names a memory missing from the file`);
+      count(
+        (
+          await store.db
+            .insert(memoryRelations)
+            .values({ ...r, fromId, toId })
+            .onConflictDoNothing()
+            .run()
+        ).changes > 0,
+      );
       return;
     }
     case 'event': {
@@ -224,8 +302,13 @@ async function importRecord(store: Store, record: ExportRecord, maps: IdMaps, re
         .get();
       if (!existing) {
         const { id, ...rest } = r;
-        const free = (await store.db.select({ id: memoryEvents.id }).from(memoryEvents).where(eq(memoryEvents.id, id)).get()) === undefined;
-        await store.db.insert(memoryEvents).values(free ? { ...r, memoryId } : { ...rest, memoryId }).run();
+        const free =
+          (await store.db.select({ id: memoryEvents.id }).from(memoryEvents).where(eq(memoryEvents.id, id)).get()) ===
+          undefined;
+        await store.db
+          .insert(memoryEvents)
+          .values(free ? { ...r, memoryId } : { ...rest, memoryId })
+          .run();
       }
       count(!existing);
       return;
@@ -235,12 +318,19 @@ async function importRecord(store: Store, record: ExportRecord, maps: IdMaps, re
       const entityId = maps.entity.get((row as { entityId: number }).entityId);
       if (record.type === 'memory_entity') {
         const memoryId = maps.memory.get(record.memoryId);
-        if (memoryId === undefined || entityId === undefined) throw badInput('a memory-entity link names a row missing from the file');
-        count((await store.db.insert(memoryEntities).values({ memoryId, entityId }).onConflictDoNothing().run()).changes > 0);
+        if (memoryId === undefined || entityId === undefined)
+          throw badInput('a memory-entity link names a row missing from the file');
+        count(
+          (await store.db.insert(memoryEntities).values({ memoryId, entityId }).onConflictDoNothing().run()).changes >
+            0,
+        );
       } else {
         const turnId = maps.turn.get(record.turnId);
-        if (turnId === undefined || entityId === undefined) throw badInput('a turn-entity link names a row missing from the file');
-        count((await store.db.insert(turnEntities).values({ turnId, entityId }).onConflictDoNothing().run()).changes > 0);
+        if (turnId === undefined || entityId === undefined)
+          throw badInput('a turn-entity link names a row missing from the file');
+        count(
+          (await store.db.insert(turnEntities).values({ turnId, entityId }).onConflictDoNothing().run()).changes > 0,
+        );
       }
       return;
     }
@@ -256,8 +346,11 @@ const recordSchema = z.object({ type: z.enum(RECORD_TYPES as [RecordType, ...Rec
 export async function importRecords(
   store: Store,
   lines: Iterable<string>,
-  options: { batch?: number; /** Called after each batch with the records read so far (header included). */
-    onProgress?: (lines: number) => void; userId?: string | null } = {},
+  options: {
+    batch?: number /** Called after each batch with the records read so far (header included). */;
+    onProgress?: (lines: number) => void;
+    userId?: string | null;
+  } = {},
 ): Promise<ImportReport> {
   const target: Target = { into: options.userId ?? null };
   const report = Object.fromEntries(RECORD_TYPES.map((t) => [t, { added: 0, existing: 0 }])) as unknown as ImportReport;
@@ -294,8 +387,12 @@ export async function importRecords(
     }
     if (!sawHeader) {
       const header = headerSchema.safeParse(value);
-      if (!header.success) throw badInput(`line ${lineNumber}: expected the ${EXPORT_FORMAT} header, e.g. from \`sm export\``);
-      if (header.data.version > EXPORT_VERSION) throw badInput(`line ${lineNumber}: export version ${header.data.version} is newer than this version reads (${EXPORT_VERSION})`);
+      if (!header.success)
+        throw badInput(`line ${lineNumber}: expected the ${EXPORT_FORMAT} header, e.g. from \`sm export\``);
+      if (header.data.version > EXPORT_VERSION)
+        throw badInput(
+          `line ${lineNumber}: export version ${header.data.version} is newer than this version reads (${EXPORT_VERSION})`,
+        );
       sawHeader = true;
       continue;
     }

@@ -26,18 +26,31 @@ async function deleteVectors(store: Store, table: VectorTable, ids: number[]) {
   if (ids.length === 0) return;
   const name = VECTOR_TABLES[table];
   const list = JSON.stringify(ids);
-  const users = await store.sql.all<{ userId: string }>(`select distinct user_id as userId from ${name} where id in (select value from sm_ids(?))`, [list]);
+  const users = await store.sql.all<{ userId: string }>(
+    `select distinct user_id as userId from ${name} where id in (select value from sm_ids(?))`,
+    [list],
+  );
   await store.sql.run(`delete from ${name} where id in (select value from sm_ids(?))`, [list]);
-  dropFromIndexes(store, table, users.map((row) => row.userId), ids);
+  dropFromIndexes(
+    store,
+    table,
+    users.map((row) => row.userId),
+    ids,
+  );
   // vec0 tables were SQLite's only (sqlite-vec): a Postgres store never had them.
   const legacy = LEGACY_VECTOR_TABLES[table];
-  if (store.sql.dialect !== 'sqlite' || !(await store.sql.get('select 1 from sqlite_master where name = ?', [legacy]))) return;
+  if (store.sql.dialect !== 'sqlite' || !(await store.sql.get('select 1 from sqlite_master where name = ?', [legacy])))
+    return;
   const remove = `delete from ${legacy} where rowid = ?`;
   for (const id of ids) await store.sql.run(remove, [BigInt(id)]);
 }
 
 /** Entity mention counts drop with the junction rows that go, never below zero. */
-async function releaseEntities(store: Store, junction: typeof memoryEntities | typeof turnEntities, ownerIds: number[]) {
+async function releaseEntities(
+  store: Store,
+  junction: typeof memoryEntities | typeof turnEntities,
+  ownerIds: number[],
+) {
   const owner = 'memoryId' in junction ? junction.memoryId : junction.turnId;
   const links = await store.db.select({ entityId: junction.entityId }).from(junction).where(inArray(owner, ownerIds));
   for (const { entityId } of links) {
@@ -95,7 +108,12 @@ export async function forget(store: Store, space: Space, input: ForgetInput): Pr
       await store.db
         .select({ id: memories.id, userId: memories.userId, agentId: memories.agentId })
         .from(memories)
-        .where(and(eq(memories.userId, space.userId), sql`(' ' || ${memories.contentKey} || ' ') like ${pattern} escape '\\'`))
+        .where(
+          and(
+            eq(memories.userId, space.userId),
+            sql`(' ' || ${memories.contentKey} || ' ') like ${pattern} escape '\\'`,
+          ),
+        )
     )
       .filter((r) => visibleIn(space, r))
       .map((r) => r.id);
@@ -104,7 +122,12 @@ export async function forget(store: Store, space: Space, input: ForgetInput): Pr
       await store.db
         .select({ id: turns.id, userId: turns.userId, agentId: turns.agentId })
         .from(turns)
-        .where(and(eq(turns.userId, space.userId), sql`(' ' || sm_normalize(${turns.text}) || ' ') like ${pattern} escape '\\'`))
+        .where(
+          and(
+            eq(turns.userId, space.userId),
+            sql`(' ' || sm_normalize(${turns.text}) || ' ') like ${pattern} escape '\\'`,
+          ),
+        )
     )
       .filter((r) => visibleIn(space, r))
       .map((r) => r.id);

@@ -37,7 +37,8 @@ export type GcReport = {
 };
 
 /** Protected memories (decay_rate 0: confirmed facts, reflections, standing memory; and pinned ones) are never cleaned up. */
-export const isProtected = (memory: Pick<MemoryRow, 'decayRate'> & Partial<Pick<MemoryRow, 'pinned'>>) => memory.decayRate === 0 || memory.pinned === true;
+export const isProtected = (memory: Pick<MemoryRow, 'decayRate'> & Partial<Pick<MemoryRow, 'pinned'>>) =>
+  memory.decayRate === 0 || memory.pinned === true;
 
 export function isPromotable(memory: MemoryRow, now: number, mid: Config['mid']) {
   return (
@@ -48,7 +49,12 @@ export function isPromotable(memory: MemoryRow, now: number, mid: Config['mid'])
 }
 
 /** Why a mid memory would be cleaned up now by its own score and age (capacity aside), or null. */
-export function cleanupReason(memory: MemoryRow, memoryScore: number, now: number, mid: Config['mid']): GcReason | null {
+export function cleanupReason(
+  memory: MemoryRow,
+  memoryScore: number,
+  now: number,
+  mid: Config['mid'],
+): GcReason | null {
   if (memory.layer !== 'mid' || isProtected(memory)) return null;
   if (memoryScore < mid.min_score) return GcReason.LowScore;
   if (daysBetween(memory.createdAt, now) > mid.demote_age_days) return GcReason.Expired;
@@ -78,7 +84,10 @@ export async function runGc(store: Store, space: Space | null = null): Promise<G
       averageScore: 0,
       averageAgeDays: 0,
     };
-    const active = await store.db.select().from(memories).where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active')));
+    const active = await store.db
+      .select()
+      .from(memories)
+      .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active')));
     const scores = new Map<number, number>();
     for (const memory of active) {
       const value = score(memory, now, scoring);
@@ -97,8 +106,15 @@ export async function runGc(store: Store, space: Space | null = null): Promise<G
     const keptMid: MemoryRow[] = [];
     for (const memory of active) {
       if (isPromotable(memory, now, mid)) {
-        await store.db.update(memories).set({ layer: 'long', decayRate: memory.decayRate === 0 ? 0 : store.config.decay.long_rate }).where(eq(memories.id, memory.id)).run();
-        await logDecision(store, memory.id, Decision.Promoted, { hits: memory.hits, daysSinceSeen: daysBetween(memory.lastSeenAt, now) });
+        await store.db
+          .update(memories)
+          .set({ layer: 'long', decayRate: memory.decayRate === 0 ? 0 : store.config.decay.long_rate })
+          .where(eq(memories.id, memory.id))
+          .run();
+        await logDecision(store, memory.id, Decision.Promoted, {
+          hits: memory.hits,
+          daysSinceSeen: daysBetween(memory.lastSeenAt, now),
+        });
         report.promoted++;
         continue;
       }
@@ -131,7 +147,14 @@ export async function runGc(store: Store, space: Space | null = null): Promise<G
         await store.db
           .select({ id: memories.id })
           .from(memories)
-          .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'archived'), isNotNull(memories.validUntil), lt(memories.validUntil, cutoff)))
+          .where(
+            and(
+              space ? eq(memories.userId, space.userId) : undefined,
+              eq(memories.status, 'archived'),
+              isNotNull(memories.validUntil),
+              lt(memories.validUntil, cutoff),
+            ),
+          )
       ).map((r) => r.id);
       await deleteMemories(store, purge, 'purged');
       report.purged = purge.length;

@@ -77,7 +77,14 @@ export function jobQueued(store: Store, inserted: unknown[]): JobRow {
     load.pending++;
     if (job.type === JobType.NerAccurate) load.ner++;
   }
-  publish(store, { type: 'job', jobId: job.id, jobType: job.type, status: 'pending', at: job.createdAt, userId: job.userId ?? '' });
+  publish(store, {
+    type: 'job',
+    jobId: job.id,
+    jobType: job.type,
+    status: 'pending',
+    at: job.createdAt,
+    userId: job.userId ?? '',
+  });
   return job;
 }
 
@@ -90,7 +97,8 @@ const LOAD_TTL_MS = 250;
 type Load = { pending: number; ner: number; at: number };
 const loads = new WeakMap<Store, Load>();
 
-const COUNT_LOAD = "select count(*) as pending, coalesce(sum(case when type = 'ner.accurate' then 1 else 0 end), 0) as ner from jobs where status = 'pending'";
+const COUNT_LOAD =
+  "select count(*) as pending, coalesce(sum(case when type = 'ner.accurate' then 1 else 0 end), 0) as ner from jobs where status = 'pending'";
 
 /** Pending jobs, all of them and the accurate-NER ones (see LOAD_TTL_MS). */
 export async function queueLoad(store: Store): Promise<{ pending: number; ner: number }> {
@@ -116,7 +124,10 @@ export async function assertQueueRoom(store: Store) {
   const { pending } = await queueLoad(store);
   const max = store.config.worker.max_queue;
   if (pending < max) return;
-  throw unavailable(`${pending} background jobs are waiting (worker.max_queue is ${max}): retry in ${QUEUE_FULL_RETRY_SECONDS} s`, QUEUE_FULL_RETRY_SECONDS);
+  throw unavailable(
+    `${pending} background jobs are waiting (worker.max_queue is ${max}): retry in ${QUEUE_FULL_RETRY_SECONDS} s`,
+    QUEUE_FULL_RETRY_SECONDS,
+  );
 }
 
 /** Ready jobs: pending and due, or running with an expired lease (their worker died). */
@@ -149,16 +160,38 @@ const CLAIM_SKIP_LOCKED = `update jobs set status = 'running', attempts = attemp
     for update skip locked)
   returning ${jobRows.columns}`;
 
-async function claimSkippingLocked(store: Store, limit: number, filter: ClaimFilter, workerId: string | null): Promise<JobRow[]> {
+async function claimSkippingLocked(
+  store: Store,
+  limit: number,
+  filter: ClaimFilter,
+  workerId: string | null,
+): Promise<JobRow[]> {
   const now = store.clock.now();
   const types = filter.types ? JSON.stringify(filter.types) : null;
   const ids = filter.ids ? JSON.stringify(filter.ids) : null;
-  const rows = await store.sql.values(CLAIM_SKIP_LOCKED, [leaseEnd(store, now), workerId, now, now, now, types, types, ids, ids, filter.fresh ? 1 : 0, limit]);
+  const rows = await store.sql.values(CLAIM_SKIP_LOCKED, [
+    leaseEnd(store, now),
+    workerId,
+    now,
+    now,
+    now,
+    types,
+    types,
+    ids,
+    ids,
+    filter.fresh ? 1 : 0,
+    limit,
+  ]);
   if (rows.length > 0) loads.delete(store);
   return rows.map((row) => jobRows.decode(row)).sort((a, b) => a.runAt - b.runAt || a.id - b.id);
 }
 
-export async function claimJobs(store: Store, limit: number, filter: ClaimFilter = {}, workerId: string | null = null): Promise<JobRow[]> {
+export async function claimJobs(
+  store: Store,
+  limit: number,
+  filter: ClaimFilter = {},
+  workerId: string | null = null,
+): Promise<JobRow[]> {
   if (store.sql.dialect === 'postgres') return claimSkippingLocked(store, limit, filter, workerId);
   return write(store, async () => {
     const now = store.clock.now();
@@ -179,8 +212,19 @@ export async function claimJobs(store: Store, limit: number, filter: ClaimFilter
     loads.delete(store); // fewer pending from here: the next queueLoad counts again
     const claimed = await store.db
       .update(jobs)
-      .set({ status: 'running', attempts: sql`${jobs.attempts} + 1`, lockedUntil: leaseEnd(store, now), lockedBy: workerId, updatedAt: now })
-      .where(inArray(jobs.id, due.map((j) => j.id)))
+      .set({
+        status: 'running',
+        attempts: sql`${jobs.attempts} + 1`,
+        lockedUntil: leaseEnd(store, now),
+        lockedBy: workerId,
+        updatedAt: now,
+      })
+      .where(
+        inArray(
+          jobs.id,
+          due.map((j) => j.id),
+        ),
+      )
       .returning();
     return claimed.sort((a, b) => a.runAt - b.runAt || a.id - b.id);
   });
@@ -189,7 +233,8 @@ export async function claimJobs(store: Store, limit: number, filter: ClaimFilter
 /** Settles a job whose work was done another way (e.g. inline), so no worker runs it. */
 export const completeJob = (store: Store, id: number) => completeJobs(store, [id]);
 
-const COMPLETE_JOBS = "update jobs set status = 'done', locked_until = null, last_error = null, updated_at = ? where id in (select value from sm_ids(?))";
+const COMPLETE_JOBS =
+  "update jobs set status = 'done', locked_until = null, last_error = null, updated_at = ? where id in (select value from sm_ids(?))";
 
 /** Settles finished jobs in one write (a batch handler's many jobs). */
 export async function completeJobs(store: Store, ids: readonly number[]) {
@@ -212,7 +257,13 @@ export async function failJob(store: Store, job: JobRow, error: string): Promise
     const status: JobStatus = job.attempts >= job.maxAttempts ? 'dead' : 'pending';
     await store.db
       .update(jobs)
-      .set({ status, lastError: error.slice(0, 2000), lockedUntil: null, runAt: now + backoffMs(job.attempts), updatedAt: now })
+      .set({
+        status,
+        lastError: error.slice(0, 2000),
+        lockedUntil: null,
+        runAt: now + backoffMs(job.attempts),
+        updatedAt: now,
+      })
       .where(eq(jobs.id, job.id))
       .run();
     publish(store, { type: 'job', jobId: job.id, status, at: now, userId: job.userId ?? '' });
@@ -247,8 +298,16 @@ export async function jobBacklog(store: Store, userId: string | null): Promise<J
     userId === null ? BACKLOG_ALL : BACKLOG_OF_USER,
     userId === null ? [now] : [now, userId],
   );
-  const byType = rows.map((r) => ({ type: r.type, backlog: r.n, lagSeconds: Math.round(Math.max(0, now - r.oldest) / 100) / 10 }));
-  return { backlog: byType.reduce((n, t) => n + t.backlog, 0), lagSeconds: Math.max(0, ...byType.map((t) => t.lagSeconds)), byType };
+  const byType = rows.map((r) => ({
+    type: r.type,
+    backlog: r.n,
+    lagSeconds: Math.round(Math.max(0, now - r.oldest) / 100) / 10,
+  }));
+  return {
+    backlog: byType.reduce((n, t) => n + t.backlog, 0),
+    lagSeconds: Math.max(0, ...byType.map((t) => t.lagSeconds)),
+    byType,
+  };
 }
 
 export async function listJobs(store: Store, filter: { status?: JobStatus; limit?: number } = {}): Promise<JobRow[]> {
@@ -264,7 +323,8 @@ export async function listJobs(store: Store, filter: { status?: JobStatus; limit
 const RUNNING_HOLDERS = "select distinct locked_by from jobs where status = 'running' and locked_by is not null";
 // Only rows still held by a gone holder: one claimed again meanwhile (its lease expired, another
 // node took it: Postgres claims outside the write lock) names its new holder and is left alone.
-const RELEASE_HOLDERS = "update jobs set status = 'pending', locked_until = null, locked_by = null, run_at = ?, updated_at = ? where status = 'running' and locked_by in (select value from sm_texts(?))";
+const RELEASE_HOLDERS =
+  "update jobs set status = 'pending', locked_until = null, locked_by = null, run_at = ?, updated_at = ? where status = 'running' and locked_by in (select value from sm_texts(?))";
 
 /**
  * Jobs left `running` by a worker that no longer exists (its process was killed) go back to
@@ -282,13 +342,20 @@ export async function recoverAbandonedJobs(store: Store, isGone: (workerId: stri
 
 /** Deletes jobs that finished before `before`; dead ones stay for inspection. */
 export async function purgeFinishedJobs(store: Store, before: number): Promise<number> {
-  return (await store.db.delete(jobs).where(and(eq(jobs.status, 'done'), lte(jobs.updatedAt, before))).run()).changes;
+  return (
+    await store.db
+      .delete(jobs)
+      .where(and(eq(jobs.status, 'done'), lte(jobs.updatedAt, before)))
+      .run()
+  ).changes;
 }
 
 /** When the next pending job is due (for a worker deciding how long to sleep), or null. */
 export async function nextJobAt(store: Store, types?: readonly string[]): Promise<number | null> {
   const row = await store.db
-    .select({ at: sql<number | null>`min(case when ${jobs.status} = 'pending' then ${jobs.runAt} else ${jobs.lockedUntil} end)` })
+    .select({
+      at: sql<number | null>`min(case when ${jobs.status} = 'pending' then ${jobs.runAt} else ${jobs.lockedUntil} end)`,
+    })
     .from(jobs)
     .where(and(inArray(jobs.status, ['pending', 'running']), types ? inArray(jobs.type, [...types]) : undefined))
     .get();
@@ -296,7 +363,8 @@ export async function nextJobAt(store: Store, types?: readonly string[]): Promis
 }
 
 const LAST_RUN = 'select value from meta where key = ?';
-const SET_LAST_RUN = 'insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value';
+const SET_LAST_RUN =
+  'insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value';
 
 /**
  * Runs the occurrence `slot` (when it was due, epoch ms) of the scheduled task `name` once across
@@ -305,7 +373,12 @@ const SET_LAST_RUN = 'insert into meta (key, value) values (?, ?) on conflict (k
  * done), for the node whose clock runs late. A run that failed is not recorded: a later node may
  * still do it. `undefined` when it was left to another.
  */
-export async function runScheduledOnce<T>(store: Store, name: string, slot: number, fn: () => Promise<T>): Promise<T | undefined> {
+export async function runScheduledOnce<T>(
+  store: Store,
+  name: string,
+  slot: number,
+  fn: () => Promise<T>,
+): Promise<T | undefined> {
   const key = `schedule.${name}`;
   const done = { value: undefined as T | undefined };
   const ran = await store.sql.exclusively(name, async () => {
@@ -317,4 +390,3 @@ export async function runScheduledOnce<T>(store: Store, name: string, slot: numb
   });
   return ran ? done.value : undefined;
 }
-

@@ -15,7 +15,20 @@ export type LocomoConversation = {
   observations: LocomoObservation[];
 };
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** "1:56 pm on 8 May, 2023" as UTC epoch ms. */
 export function parseLocomoDate(text: string): number {
@@ -36,7 +49,9 @@ const turnText = (turn: { text: string; blip_caption?: string }) =>
  * "D:11:26" for D11:26. Anything else names no turn and is dropped.
  */
 export const parseDiaIds = (ids: string | string[]) =>
-  (Array.isArray(ids) ? ids : [ids]).flatMap((item) => [...String(item).matchAll(/\bD:?(\d+):(\d+)\b/g)].map((m) => `D${Number(m[1])}:${Number(m[2])}`));
+  (Array.isArray(ids) ? ids : [ids]).flatMap((item) =>
+    [...String(item).matchAll(/\bD:?(\d+):(\d+)\b/g)].map((m) => `D${Number(m[1])}:${Number(m[2])}`),
+  );
 
 /**
  * The conversations in a file: one conversation (as split out per file) or the data set's own
@@ -67,10 +82,16 @@ function parseConversation(raw: any, name: string): LocomoConversation {
       index,
       at,
       // A minute apart, so turn order is kept and each turn has its own time.
-      turns: turns.map((t: any, i: number) => ({ diaId: t.dia_id, speaker: t.speaker, text: turnText(t), at: at + i * 60_000 })),
+      turns: turns.map((t: any, i: number) => ({
+        diaId: t.dia_id,
+        speaker: t.speaker,
+        text: turnText(t),
+        at: at + i * 60_000,
+      })),
     });
   }
-  if (sessions.length === 0) throw new Error(`${name}: no sessions (session_1, session_1_date_time, ...): not a LoCoMo conversation`);
+  if (sessions.length === 0)
+    throw new Error(`${name}: no sessions (session_1, session_1_date_time, ...): not a LoCoMo conversation`);
   const observationSource = raw.observation ?? data;
   const observations: LocomoObservation[] = [];
   for (const [key, value] of Object.entries(observationSource)) {
@@ -83,7 +104,12 @@ function parseConversation(raw: any, name: string): LocomoConversation {
     name,
     speakers: [data.speaker_a, data.speaker_b],
     sessions,
-    questions: (raw.qa ?? []).map((q: any) => ({ question: q.question, answer: q.answer ?? q.adversarial_answer, evidence: parseDiaIds(q.evidence ?? []), category: q.category })),
+    questions: (raw.qa ?? []).map((q: any) => ({
+      question: q.question,
+      answer: q.answer ?? q.adversarial_answer,
+      evidence: parseDiaIds(q.evidence ?? []),
+      category: q.category,
+    })),
     observations,
   };
 }

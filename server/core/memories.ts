@@ -53,13 +53,15 @@ const MEMORY_BY_ID = `select ${memoryRows.columns} from memories where id = ?`;
 const MEMORIES_BY_IDS = `select ${memoryRows.columns} from memories where id in (select value from sm_ids(?))`;
 // `|| ''` keeps kind and status from being index candidates: the (user, content_key) index is the one to use.
 /** Memories `space` may change that match `where`; `tag`: a first column saying which part of a union a row is from. */
-const writableWhere = (where: string, tag = '') => `select ${tag}${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and ${where}`;
+const writableWhere = (where: string, tag = '') =>
+  `select ${tag}${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and ${where}`;
 const EXACT_WHERE = "m.content_key = ? and m.kind || '' = ? and m.status || '' = 'active'";
 const SLOT_WHERE = "m.subject = ? and m.slot = ? and m.status = 'active'";
 const EXACT_DUPLICATE = writableWhere(EXACT_WHERE);
 /** Both reads a new fact needs, in one statement (one round trip on a server): its slot's facts (0), then exact duplicates (1). */
 const SLOT_FACTS_AND_DUPLICATE = `${writableWhere(SLOT_WHERE, '0, ')} union all ${writableWhere(EXACT_WHERE, '1, ')}`;
-const LINK_SOURCE = 'insert into memory_sources (memory_id, turn_id, reason, rule, at) values (?, ?, ?, ?, ?) on conflict do nothing';
+const LINK_SOURCE =
+  'insert into memory_sources (memory_id, turn_id, reason, rule, at) values (?, ?, ?, ?, ?) on conflict do nothing';
 const INSERT_MEMORY = `insert into memories (user_id, agent_id, kind, layer, content, content_key, subject, slot, value, polarity, session_id, importance, tags, decay_rate, score, created_at, event_at, last_seen_at)
   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning ${memoryRows.columns}`;
 /**
@@ -101,7 +103,12 @@ export async function memoriesByIds(store: Store, ids: readonly number[]): Promi
  * index may serve it (`+` keeps kind and status off the index): without ANALYZE statistics the
  * planner prefers the two-column (kind, status) index, which is a scan of every active fact.
  */
-export async function findExactDuplicate(store: Store, space: Space, contentKey: string, kind: MemoryKind): Promise<MemoryRow | undefined> {
+export async function findExactDuplicate(
+  store: Store,
+  space: Space,
+  contentKey: string,
+  kind: MemoryKind,
+): Promise<MemoryRow | undefined> {
   const [raw] = await store.sql.values(EXACT_DUPLICATE, [...writableClause(space, 'm').params, contentKey, kind]);
   return raw && memoryRows.decode(raw);
 }
@@ -111,7 +118,12 @@ export async function linkSource(store: Store, memoryId: number, source: MemoryS
 }
 
 /** Reinforces an existing memory (docs/architecture.md#reinforcement): one more hit, seen now, tags and importance folded in. */
-export async function reinforce(store: Store, existing: MemoryRow, candidate: MemoryCandidate, source?: MemorySource): Promise<MemoryRow> {
+export async function reinforce(
+  store: Store,
+  existing: MemoryRow,
+  candidate: MemoryCandidate,
+  source?: MemorySource,
+): Promise<MemoryRow> {
   const now = store.clock.now();
   const hits = existing.hits + 1;
   const importance = Math.max(existing.importance, candidate.importance ?? 0);
@@ -132,13 +144,32 @@ export async function reinforce(store: Store, existing: MemoryRow, candidate: Me
       .where(eq(memories.id, sql.placeholder('id')))
       .returning()
       .prepare(),
-  ).get({ id: existing.id, hits, importance, tags: JSON.stringify(tags), now, score: score({ ...existing, hits, importance }, now, store.config.scoring) }))!;
+  ).get({
+    id: existing.id,
+    hits,
+    importance,
+    tags: JSON.stringify(tags),
+    now,
+    score: score({ ...existing, hits, importance }, now, store.config.scoring),
+  }))!;
   if (source) await linkSource(store, memory.id, { ...source, reason: 'merged' });
-  await logDecision(store, memory.id, Decision.Merged, { hits, ...(source ? { turnId: source.turnId } : {}) }, undefined, memory);
+  await logDecision(
+    store,
+    memory.id,
+    Decision.Merged,
+    { hits, ...(source ? { turnId: source.turnId } : {}) },
+    undefined,
+    memory,
+  );
   return memory;
 }
 
-export async function insertMemory(store: Store, space: Space, candidate: MemoryCandidate, source?: MemorySource): Promise<MemoryRow> {
+export async function insertMemory(
+  store: Store,
+  space: Space,
+  candidate: MemoryCandidate,
+  source?: MemorySource,
+): Promise<MemoryRow> {
   const now = store.clock.now();
   await ensureUser(store, space.userId);
   const kind = candidate.kind ?? 'fact';
@@ -164,11 +195,23 @@ export async function insertMemory(store: Store, space: Space, candidate: Memory
     candidate.eventAt ?? now,
     now,
   ];
-  const detail = { kind, layer, ...(source ? { turnId: source.turnId, reason: source.reason, rule: source.rule ?? undefined } : {}) };
+  const detail = {
+    kind,
+    layer,
+    ...(source ? { turnId: source.turnId, reason: source.reason, rule: source.rule ?? undefined } : {}),
+  };
   let memory: MemoryRow;
   if (source && store.sql.dialect === 'postgres') {
     const at = store.clock.now();
-    const [inserted] = await store.sql.values(INSERT_MEMORY_SOURCED, [...row, source.turnId, source.reason, source.rule ?? null, at, JSON.stringify(detail), at]);
+    const [inserted] = await store.sql.values(INSERT_MEMORY_SOURCED, [
+      ...row,
+      source.turnId,
+      source.reason,
+      source.rule ?? null,
+      at,
+      JSON.stringify(detail),
+      at,
+    ]);
     memory = memoryRows.decode(inserted!);
     publishDecision(store, { memoryId: memory.id, action: Decision.Created, detail, at, owner: space });
   } else {
@@ -184,7 +227,12 @@ export async function insertMemory(store: Store, space: Space, candidate: Memory
 }
 
 /** Saves a candidate: merges into an exact duplicate (after normalising) or inserts it. */
-export async function saveMemory(store: Store, space: Space, candidate: MemoryCandidate, source?: MemorySource): Promise<SaveResult> {
+export async function saveMemory(
+  store: Store,
+  space: Space,
+  candidate: MemoryCandidate,
+  source?: MemorySource,
+): Promise<SaveResult> {
   const kind = candidate.kind ?? 'fact';
   const duplicate = await findExactDuplicate(store, space, normalizeText(candidate.content), kind);
   if (duplicate) return { action: 'merged', memory: await reinforce(store, duplicate, candidate, source) };
@@ -217,7 +265,11 @@ export async function archiveMemory(store: Store, id: number, detail: Record<str
 }
 
 export async function addRelation(store: Store, fromId: number, toId: number, kind: 'supersedes' | 'derived_from') {
-  await store.db.insert(memoryRelations).values({ fromId, toId, kind, at: store.clock.now() }).onConflictDoNothing().run();
+  await store.db
+    .insert(memoryRelations)
+    .values({ fromId, toId, kind, at: store.clock.now() })
+    .onConflictDoNothing()
+    .run();
 }
 
 /** Marks `oldId` superseded by `newId`: archived, linked, and logged on both sides. */
@@ -234,10 +286,18 @@ export const updateMemorySchema = z
     tags: tagsSchema.optional(),
     importance: importanceSchema.optional(),
   })
-  .refine((v) => Object.values(v).some((x) => x !== undefined), 'give at least one of status, content, tags, importance');
+  .refine(
+    (v) => Object.values(v).some((x) => x !== undefined),
+    'give at least one of status, content, tags, importance',
+  );
 export type UpdateMemoryInput = z.input<typeof updateMemorySchema>;
 
-export async function updateMemory(store: Store, space: Space, id: number, input: UpdateMemoryInput): Promise<MemoryRow> {
+export async function updateMemory(
+  store: Store,
+  space: Space,
+  id: number,
+  input: UpdateMemoryInput,
+): Promise<MemoryRow> {
   const patch = parseInput(updateMemorySchema, input);
   return write(store, async () => {
     const existing = await requireMemory(store, space, id);
@@ -255,7 +315,8 @@ export async function updateMemory(store: Store, space: Space, id: number, input
       if (changes.content !== undefined) await enqueueEmbedding(store, space, { memoryIds: [id] }); // its vector is stale
       await logDecision(store, id, Decision.Updated, { fields: changed });
     }
-    if (patch.status === 'archived' && existing.status !== 'archived') await archiveMemory(store, id, { reason: 'manual' });
+    if (patch.status === 'archived' && existing.status !== 'archived')
+      await archiveMemory(store, id, { reason: 'manual' });
     if (patch.status === 'active' && existing.status !== 'active') {
       await store.db.update(memories).set({ status: 'active', validUntil: null }).where(eq(memories.id, id)).run();
       await logDecision(store, id, Decision.Restored, { reason: 'manual' });
@@ -268,27 +329,40 @@ export async function updateMemory(store: Store, space: Space, id: number, input
 export async function confirmMemory(store: Store, space: Space, id: number): Promise<MemoryRow> {
   return write(store, async () => {
     await requireMemory(store, space, id);
-    await store.db.update(memories).set({ decayRate: 0, confidence: 1, confidenceBase: 1 }).where(eq(memories.id, id)).run();
+    await store.db
+      .update(memories)
+      .set({ decayRate: 0, confidence: 1, confidenceBase: 1 })
+      .where(eq(memories.id, id))
+      .run();
     await logDecision(store, id, Decision.Confirmed);
     return (await getMemory(store, id))!;
   });
 }
 
 /** Replaces a fact (`correct`): the old one is archived and superseded by the new one. */
-export async function correctMemory(store: Store, space: Space, id: number, content: string): Promise<{ old: MemoryRow; memory: MemoryRow }> {
+export async function correctMemory(
+  store: Store,
+  space: Space,
+  id: number,
+  content: string,
+): Promise<{ old: MemoryRow; memory: MemoryRow }> {
   const text = parseInput(contentSchema, content);
   return write(store, async () => {
     const old = await requireMemory(store, space, id);
     // The correction stays in the old fact's space (an agent's own fact stays that agent's).
-    const memory = await insertMemory(store, { userId: old.userId, agentId: old.agentId }, {
-      content: text,
-      kind: old.kind,
-      layer: old.layer,
-      importance: old.importance,
-      tags: old.tags,
-      sessionId: old.sessionId,
-      fact: old.subject && old.slot ? { subject: old.subject, slot: old.slot, value: text, polarity: 1 } : undefined,
-    });
+    const memory = await insertMemory(
+      store,
+      { userId: old.userId, agentId: old.agentId },
+      {
+        content: text,
+        kind: old.kind,
+        layer: old.layer,
+        importance: old.importance,
+        tags: old.tags,
+        sessionId: old.sessionId,
+        fact: old.subject && old.slot ? { subject: old.subject, slot: old.slot, value: text, polarity: 1 } : undefined,
+      },
+    );
     await supersede(store, old.id, memory.id, { reason: 'corrected' });
     // A pinned memory stays pinned in its new wording; standing memory stays protected (its kind's rate).
     if (old.pinned) await store.sql.run('update memories set pinned = 1 where id = ?', [memory.id]);
@@ -312,8 +386,18 @@ export async function slotFactsAndDuplicate(
   also?: { select(columns: string): string; params: SqlParam[] },
 ): Promise<{ slotFacts: MemoryRow[]; duplicate: MemoryRow | undefined; also: MemoryRow[] }> {
   const writable = writableClause(space, 'm').params;
-  const text = also ? `${SLOT_FACTS_AND_DUPLICATE} union all ${also.select(`2, ${memoryRows.columnsOf('m')}`)}` : SLOT_FACTS_AND_DUPLICATE;
-  const rows = await store.sql.values(text, [...writable, fact.subject, fact.slot, ...writable, contentKey, kind, ...(also?.params ?? [])]);
+  const text = also
+    ? `${SLOT_FACTS_AND_DUPLICATE} union all ${also.select(`2, ${memoryRows.columnsOf('m')}`)}`
+    : SLOT_FACTS_AND_DUPLICATE;
+  const rows = await store.sql.values(text, [
+    ...writable,
+    fact.subject,
+    fact.slot,
+    ...writable,
+    contentKey,
+    kind,
+    ...(also?.params ?? []),
+  ]);
   const slotFacts: MemoryRow[] = [];
   const more: MemoryRow[] = [];
   let duplicate: MemoryRow | undefined;

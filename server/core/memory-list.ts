@@ -50,9 +50,16 @@ const isSuperseded = sql`exists (select 1 from ${memoryRelations} where ${memory
 
 /** The memories this space sees (see visibleIn): an agent's own and the user's shared ones. */
 export const inSpace = (space: Space) =>
-  and(eq(memories.userId, space.userId), space.agentId === null ? undefined : or(isNull(memories.agentId), eq(memories.agentId, space.agentId)));
+  and(
+    eq(memories.userId, space.userId),
+    space.agentId === null ? undefined : or(isNull(memories.agentId), eq(memories.agentId, space.agentId)),
+  );
 
-export async function listMemories(store: Store, space: Space, input: ListMemoriesInput = {}): Promise<{ rows: MemoryRow[]; total: number }> {
+export async function listMemories(
+  store: Store,
+  space: Space,
+  input: ListMemoriesInput = {},
+): Promise<{ rows: MemoryRow[]; total: number }> {
   const filter = parseInput(listMemoriesSchema, input);
   const where = and(
     inSpace(space),
@@ -85,7 +92,12 @@ const TOP_MEMORIES = `select ${memoryRows.columns} from memories m where m.statu
   order by m.score desc, m.id desc limit ?`;
 
 /** A space's top memories of a layer by stored score (refreshed on write and by GC), ties newest first. */
-export async function topMemories(store: Store, space: Space, layer: (typeof MEMORY_LAYERS)[number], limit: number): Promise<MemoryRow[]> {
+export async function topMemories(
+  store: Store,
+  space: Space,
+  layer: (typeof MEMORY_LAYERS)[number],
+  limit: number,
+): Promise<MemoryRow[]> {
   const rows = await store.sql.values(TOP_MEMORIES, [layer, ...(spaceClause(space, 'm').params as SqlParam[]), limit]);
   return rows.map((raw) => memoryRows.decode(raw));
 }

@@ -27,13 +27,17 @@ const PROFILE_ROWS = `select ${memoryRows.columns} from memories m
 
 /** The space's active standing memory, newest first within each kind (pinned first). An agent's space holds its own and the user's shared ones. */
 export async function getProfile(store: Store, space: Space, limit = PROFILE_LIMIT): Promise<Profile> {
-  const rows = (await store.sql.values(PROFILE_ROWS, spaceClause(space, 'm').params as SqlParam[])).map((raw) => memoryRows.decode(raw));
+  const rows = (await store.sql.values(PROFILE_ROWS, spaceClause(space, 'm').params as SqlParam[])).map((raw) =>
+    memoryRows.decode(raw),
+  );
   const of = (kind: MemoryRow['kind']) => rows.filter((m) => m.kind === kind).slice(0, limit);
   return {
     instructions: of('instruction'),
     preferences: of('preference'),
     profile: of('profile'),
-    pinned: rows.filter((m) => m.pinned && m.kind !== 'instruction' && m.kind !== 'preference' && m.kind !== 'profile').slice(0, limit),
+    pinned: rows
+      .filter((m) => m.pinned && m.kind !== 'instruction' && m.kind !== 'preference' && m.kind !== 'profile')
+      .slice(0, limit),
     total: rows.length,
   };
 }
@@ -47,7 +51,8 @@ const SET_PINNED = 'update memories set pinned = ? where id = ?';
 export async function setPinned(store: Store, space: Space, id: number, pinned: boolean): Promise<MemoryRow> {
   return write(store, async () => {
     const memory = await requireMemory(store, space, id);
-    if (pinned && memory.status !== 'active') throw badInput(`id: memory ${id} is archived: restore it (updateMemory status ACTIVE) before pinning it`);
+    if (pinned && memory.status !== 'active')
+      throw badInput(`id: memory ${id} is archived: restore it (updateMemory status ACTIVE) before pinning it`);
     if (memory.pinned !== pinned) {
       await store.sql.run(SET_PINNED, [pinned ? 1 : 0, id]);
       await logDecision(store, id, pinned ? Decision.Pinned : Decision.Unpinned);
@@ -60,9 +65,16 @@ export async function setPinned(store: Store, space: Space, id: number, pinned: 
  * New wording for a standing instruction: the old one is archived and superseded by the new one
  * (same kind, pin kept), so its history stays readable. Only an active instruction may be edited.
  */
-export async function editInstruction(store: Store, space: Space, id: number, content: string): Promise<{ old: MemoryRow; memory: MemoryRow }> {
+export async function editInstruction(
+  store: Store,
+  space: Space,
+  id: number,
+  content: string,
+): Promise<{ old: MemoryRow; memory: MemoryRow }> {
   const memory = await requireMemory(store, space, id);
-  if (memory.kind !== 'instruction') throw badInput(`id: memory ${id} is a ${memory.kind}, not an instruction (correctMemory changes any memory)`);
-  if (memory.status !== 'active') throw badInput(`id: memory ${id} is archived: only an active instruction can be edited`);
+  if (memory.kind !== 'instruction')
+    throw badInput(`id: memory ${id} is a ${memory.kind}, not an instruction (correctMemory changes any memory)`);
+  if (memory.status !== 'active')
+    throw badInput(`id: memory ${id} is archived: only an active instruction can be edited`);
   return correctMemory(store, space, id, content);
 }

@@ -27,7 +27,13 @@ export async function latestReflection(store: Store, space: Space): Promise<Memo
     db
       .select()
       .from(memories)
-      .where(and(eq(memories.userId, sql.placeholder('userId')), eq(memories.kind, 'reflection'), eq(memories.status, 'active')))
+      .where(
+        and(
+          eq(memories.userId, sql.placeholder('userId')),
+          eq(memories.kind, 'reflection'),
+          eq(memories.status, 'active'),
+        ),
+      )
       .orderBy(desc(memories.createdAt), desc(memories.id))
       .limit(1)
       .prepare(),
@@ -57,7 +63,10 @@ export async function reflectionDue(store: Store, space: Space): Promise<Reflect
   const now = store.clock.now();
   const latest = await latestReflection(store, space);
   if (latest && now - latest.createdAt < min_interval_days * DAY_MS) {
-    return { run: false, reason: `the last reflection is ${((now - latest.createdAt) / DAY_MS).toFixed(1)} days old (< ${min_interval_days})` };
+    return {
+      run: false,
+      reason: `the last reflection is ${((now - latest.createdAt) / DAY_MS).toFixed(1)} days old (< ${min_interval_days})`,
+    };
   }
   const from = now - window_days * DAY_MS;
   const facts = await store.db
@@ -66,12 +75,21 @@ export async function reflectionDue(store: Store, space: Space): Promise<Reflect
     .where(and(eq(memories.userId, space.userId), eq(memories.kind, 'fact'), gte(memories.createdAt, from)))
     .orderBy(memories.createdAt, memories.id);
   const active = facts.filter((f) => f.status === 'active');
-  if (active.length < min_facts) return { run: false, reason: `${active.length} new facts in ${window_days} days (< ${min_facts})` };
+  if (active.length < min_facts)
+    return { run: false, reason: `${active.length} new facts in ${window_days} days (< ${min_facts})` };
   const byId = new Map(facts.map((f) => [f.id, f]));
   const supersedes = await store.db
     .select()
     .from(memoryRelations)
-    .where(and(eq(memoryRelations.kind, 'supersedes'), inArray(memoryRelations.fromId, active.map((f) => f.id))));
+    .where(
+      and(
+        eq(memoryRelations.kind, 'supersedes'),
+        inArray(
+          memoryRelations.fromId,
+          active.map((f) => f.id),
+        ),
+      ),
+    );
   const changes: [MemoryRow, MemoryRow][] = [];
   for (const r of supersedes) {
     const old = byId.get(r.toId) ?? (await store.db.select().from(memories).where(eq(memories.id, r.toId)).get());
@@ -97,9 +115,18 @@ export function templateReflection(inputs: ReflectionInputs): string {
   return lines.join('\n');
 }
 
-export async function saveReflection(store: Store, space: Space, content: string, inputs: ReflectionInputs): Promise<MemoryRow> {
+export async function saveReflection(
+  store: Store,
+  space: Space,
+  content: string,
+  inputs: ReflectionInputs,
+): Promise<MemoryRow> {
   return write(store, async () => {
-    const reflection = await insertMemory(store, { userId: space.userId, agentId: null }, { content, kind: 'reflection', layer: 'long', decayRate: 0, importance: 1, tags: ['weekly'], eventAt: inputs.to });
+    const reflection = await insertMemory(
+      store,
+      { userId: space.userId, agentId: null },
+      { content, kind: 'reflection', layer: 'long', decayRate: 0, importance: 1, tags: ['weekly'], eventAt: inputs.to },
+    );
     for (const fact of inputs.facts) await addRelation(store, reflection.id, fact.id, 'derived_from');
     return reflection;
   });

@@ -34,7 +34,11 @@ export async function ensureSession(store: Store, space: Space, id: string, at: 
 }
 
 export async function getSession(store: Store, space: Space, id: string): Promise<SessionRow | undefined> {
-  return store.db.select(sessionColumns).from(sessions).where(and(eq(sessions.userId, space.userId), eq(sessions.id, id))).get();
+  return store.db
+    .select(sessionColumns)
+    .from(sessions)
+    .where(and(eq(sessions.userId, space.userId), eq(sessions.id, id)))
+    .get();
 }
 
 /** A session is named by its user and its own id: the key of the batched loads. */
@@ -64,6 +68,7 @@ export async function listSessions(store: Store, space: Space, page: { limit: nu
     .orderBy(desc(sessions.lastSeenAt), desc(sessions.id))
     .limit(page.limit)
     .offset(page.offset ?? 0);
-  const total = (await store.db.select({ n: count() }).from(sessions).where(eq(sessions.userId, space.userId)).get())!.n;
+  const total = (await store.db.select({ n: count() }).from(sessions).where(eq(sessions.userId, space.userId)).get())!
+    .n;
   return { rows, total };
 }

@@ -67,13 +67,18 @@ export function writableClause(space: Space, alias: string): { sql: string; para
 }
 
 /** writableClause's SQL alone (it depends only on the alias), for statement text built once. */
-export const writableSql = (alias: string) => `${alias}.user_id = ? and (${alias}.agent_id is null or ${alias}.agent_id = ?)`;
+export const writableSql = (alias: string) =>
+  `${alias}.user_id = ? and (${alias}.agent_id is null or ${alias}.agent_id = ?)`;
 
 /** The space a stored row lives in (work derived from a turn stays in the turn's space). */
-export const spaceOfRow = (row: { userId: string; agentId?: string | null }): Space => ({ userId: row.userId, agentId: row.agentId ?? null });
+export const spaceOfRow = (row: { userId: string; agentId?: string | null }): Space => ({
+  userId: row.userId,
+  agentId: row.agentId ?? null,
+});
 
 /** A user's token in the FTS indexes' `space` column (server/db/search-index.ts builds the same in SQL). */
 export const spaceToken = (userId: string) => `u${Buffer.from(userId, 'utf8').toString('hex')}x`;
 
 /** An FTS5 query for `expression` (safe FTS syntax over quoted terms) in `column`, within one user's rows. */
-export const scopedMatch = (userId: string, column: string, expression: string) => `space : "${spaceToken(userId)}" AND ${column} : (${expression})`;
+export const scopedMatch = (userId: string, column: string, expression: string) =>
+  `space : "${spaceToken(userId)}" AND ${column} : (${expression})`;

@@ -68,7 +68,12 @@ export async function getStats(store: Store, space: Space | null): Promise<Stats
     byKind[g.kind] += g.n;
   }
   const jobCounts = zeroes(JOB_STATUSES);
-  for (const g of await db.select({ status: jobs.status, n: count() }).from(jobs).where(space ? eq(jobs.userId, space.userId) : undefined).groupBy(jobs.status).all()) {
+  for (const g of await db
+    .select({ status: jobs.status, n: count() })
+    .from(jobs)
+    .where(space ? eq(jobs.userId, space.userId) : undefined)
+    .groupBy(jobs.status)
+    .all()) {
     jobCounts[g.status] = g.n;
   }
   const countOf = async (table: typeof turns | typeof sessions | typeof entities) =>
@@ -84,6 +89,10 @@ export async function getStats(store: Store, space: Space | null): Promise<Stats
       nerDeferred: await deferredTurnCount(store, space?.userId ?? null),
       nerCheapMode: await nerCheapMode(store),
     },
-    features: { fts: store.features.fts && store.config.fts.enabled, vec: store.features.vec, semantic: semanticOn(store) },
+    features: {
+      fts: store.features.fts && store.config.fts.enabled,
+      vec: store.features.vec,
+      semantic: semanticOn(store),
+    },
   };
 }

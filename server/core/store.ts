@@ -114,8 +114,22 @@ export type ChangeEvent = (
   | { type: 'turn'; turnId: number; sessionId: string; at: number }
   | { type: 'job'; jobId: number; jobType?: string; status: string; at: number }
   /** An entity was created, renamed or given an alias (updated), linked to a turn or memory, or deleted. */
-  | { type: 'entity'; action: 'created' | 'updated' | 'linked' | 'deleted'; entityId: number; at: number; turnId?: number; memoryId?: number }
-  | { type: 'consolidation'; sessionId: string; status: 'STARTED' | 'COMPLETED' | 'FAILED'; at: number; report?: Record<string, unknown>; reason?: string }
+  | {
+      type: 'entity';
+      action: 'created' | 'updated' | 'linked' | 'deleted';
+      entityId: number;
+      at: number;
+      turnId?: number;
+      memoryId?: number;
+    }
+  | {
+      type: 'consolidation';
+      sessionId: string;
+      status: 'STARTED' | 'COMPLETED' | 'FAILED';
+      at: number;
+      report?: Record<string, unknown>;
+      reason?: string;
+    }
   /** A user's data was erased (forgetUser), or an access token was revoked. */
   | { type: 'user'; action: 'forgotten'; at: number }
   | { type: 'token'; action: 'created' | 'revoked'; tokenId: number; at: number }
@@ -174,7 +188,9 @@ export const NEW_ROWS = { turns: 'new turns', memories: 'new memories' } as cons
 export async function write<T>(store: Store, fn: () => Promise<T>): Promise<T> {
   if (currentWrite(store)) return fn();
   const events: ChangeEvent[] = [];
-  const result = await store.sql.transaction(() => scope.run({ store, events }, store.sql.announce ? announcing(store, events, fn) : fn));
+  const result = await store.sql.transaction(() =>
+    scope.run({ store, events }, store.sql.announce ? announcing(store, events, fn) : fn),
+  );
   for (const event of events) for (const listener of store.listeners) listener(event);
   return result;
 }
@@ -196,7 +212,9 @@ const announcing =
 export async function writeIfFree<T>(store: Store, fn: () => Promise<T>): Promise<T | undefined> {
   if (currentWrite(store)) return fn();
   const events: ChangeEvent[] = [];
-  const result = await store.sql.writeIfFree(() => scope.run({ store, events }, store.sql.announce ? announcing(store, events, fn) : fn));
+  const result = await store.sql.writeIfFree(() =>
+    scope.run({ store, events }, store.sql.announce ? announcing(store, events, fn) : fn),
+  );
   for (const event of events) for (const listener of store.listeners) listener(event);
   return result;
 }
@@ -229,7 +247,12 @@ export function hearOtherNodes(store: Store): Hearing {
   if (!store.sql.listen) return { ready: Promise.resolve(), stop: async () => undefined };
   let shared = hearings.get(store);
   if (!shared) {
-    shared = { hearing: store.sql.listen((event) => { for (const listener of store.listeners) listener(event); }), users: 0 };
+    shared = {
+      hearing: store.sql.listen((event) => {
+        for (const listener of store.listeners) listener(event);
+      }),
+      users: 0,
+    };
     hearings.set(store, shared);
   }
   shared.users++;

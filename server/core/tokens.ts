@@ -96,7 +96,12 @@ export async function accessForToken(store: Store, token: string): Promise<Acces
   const row = await store.sql.get<TokenRow>(TOKEN_BY_HASH, [hashToken(token)]);
   if (!row || row.revokedAt !== null) return null;
   await noteUse(store, row);
-  return { admin: false, tokenId: row.id, space: { userId: row.userId, agentId: row.agentId }, readOnly: Boolean(row.readOnly) };
+  return {
+    admin: false,
+    tokenId: row.id,
+    space: { userId: row.userId, agentId: row.agentId },
+    readOnly: Boolean(row.readOnly),
+  };
 }
 
 /** last_used_at moves at most this often: a read must not turn into a write every time. */
@@ -124,11 +129,16 @@ export async function liveTokenIds(store: Store, ids: readonly number[]): Promis
  * The space a request works in: the ids it names, checked against its access. A user token may
  * only name its own user (and its agent, when bound to one); a read-only token may not write.
  */
-export function spaceFor(access: Access, named: { userId?: string | null; agentId?: string | null }, mode: 'read' | 'write'): Space {
+export function spaceFor(
+  access: Access,
+  named: { userId?: string | null; agentId?: string | null },
+  mode: 'read' | 'write',
+): Space {
   if (access.admin) return spaceOf(named.userId, named.agentId);
   const own = access.space;
   if (named.userId != null && named.userId !== own.userId) throw forbidden('this token may only reach its own user');
-  if (own.agentId !== null && named.agentId != null && named.agentId !== own.agentId) throw forbidden('this token may only reach its own agent');
+  if (own.agentId !== null && named.agentId != null && named.agentId !== own.agentId)
+    throw forbidden('this token may only reach its own agent');
   if (mode === 'write' && access.readOnly) throw forbidden('this token is read-only');
   return spaceOf(own.userId, own.agentId ?? named.agentId);
 }

@@ -27,14 +27,17 @@ export function mentionsOf(store: Store, turn: Pick<DatedTurn, 'id' | 'text' | '
   return mentions;
 }
 
-const INSERT_SQL = 'insert into turn_dates (turn_id, user_id, start, phrase, date_from, date_to, grain) values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing';
+const INSERT_SQL =
+  'insert into turn_dates (turn_id, user_id, start, phrase, date_from, date_to, grain) values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing';
 
 /** Resolves and stores a turn's dates; returns how many rows it wrote (a phrase already stored is left as it is). */
 export async function recordTurnDates(store: Store, turn: DatedTurn): Promise<number> {
   const mentions = mentionsOf(store, turn);
   if (mentions.length === 0) return 0;
   let written = 0;
-  for (const m of mentions) written += (await store.sql.run(INSERT_SQL, [turn.id, turn.userId, m.start, m.phrase, m.from, m.to, m.grain])).changes;
+  for (const m of mentions)
+    written += (await store.sql.run(INSERT_SQL, [turn.id, turn.userId, m.start, m.phrase, m.from, m.to, m.grain]))
+      .changes;
   return written;
 }
 
@@ -68,9 +71,21 @@ const DATED_IN_SQL = `select distinct turn_id from turn_dates
  * and is not much wider: a year does not say which week), newest first. Reads the index by user
  * and date; the space's other filters are the caller's.
  */
-export async function turnsDatedIn(store: Store, space: Space, window: { from: number; to: number }, limit: number): Promise<number[]> {
+export async function turnsDatedIn(
+  store: Store,
+  space: Space,
+  window: { from: number; to: number },
+  limit: number,
+): Promise<number[]> {
   const span = window.to - window.from;
-  const rows = await store.sql.values(DATED_IN_SQL, [space.userId, window.from - LONGEST_RANGE_MS, window.to, window.from, Math.max(span * 3, 35 * DAY_MS), limit]);
+  const rows = await store.sql.values(DATED_IN_SQL, [
+    space.userId,
+    window.from - LONGEST_RANGE_MS,
+    window.to,
+    window.from,
+    Math.max(span * 3, 35 * DAY_MS),
+    limit,
+  ]);
   return rows.map((row) => row[0] as number);
 }
 
@@ -82,7 +97,11 @@ const BACKFILL_KEY = 'turn_dates_backfill';
  * transaction that writes its dates, and the mark goes when none are left. It only inserts rows,
  * so stopping anywhere (or after `maxBatches`) loses nothing and the next call carries on.
  */
-export async function backfillTurnDates(store: Store, batch = 2_000, maxBatches = Infinity): Promise<{ turns: number; dates: number }> {
+export async function backfillTurnDates(
+  store: Store,
+  batch = 2_000,
+  maxBatches = Infinity,
+): Promise<{ turns: number; dates: number }> {
   const raw = await store.sql.pluck<string>('select value from meta where key = ?', [BACKFILL_KEY]);
   if (raw === undefined) return { turns: 0, dates: 0 };
   let below = Number((JSON.parse(raw) as { below?: number }).below ?? 0);
@@ -91,7 +110,10 @@ export async function backfillTurnDates(store: Store, batch = 2_000, maxBatches 
   const started = performance.now();
   for (let batches = 0; batches < maxBatches; batches++) {
     const done = await write(store, async () => {
-      const rows = await store.sql.all<DatedTurn>('select id, user_id as userId, text, at from turns where id < ? order by id desc limit ?', [below, batch]);
+      const rows = await store.sql.all<DatedTurn>(
+        'select id, user_id as userId, text, at from turns where id < ? order by id desc limit ?',
+        [below, batch],
+      );
       for (const row of rows) dates += await recordTurnDates(store, row);
       turns += rows.length;
       if (rows.length < batch) {
@@ -104,7 +126,8 @@ export async function backfillTurnDates(store: Store, batch = 2_000, maxBatches 
     });
     if (done) break;
   }
-  if (turns > 0) logger.info({ turns, dates, ms: Math.round(performance.now() - started) }, 'resolved the dates of earlier turns');
+  if (turns > 0)
+    logger.info({ turns, dates, ms: Math.round(performance.now() - started) }, 'resolved the dates of earlier turns');
   return { turns, dates };
 }
 

@@ -27,7 +27,11 @@ export const addTurnSchema = z.object({
   sessionId: z.string().trim().min(1, 'must not be empty').max(200),
   role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }),
   name: z.string().trim().min(1).max(100).nullish(),
-  text: z.string().trim().min(1, 'must not be empty').max(MAX_TURN_TEXT, `at most ${MAX_TURN_TEXT.toLocaleString('en')} characters`),
+  text: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(MAX_TURN_TEXT, `at most ${MAX_TURN_TEXT.toLocaleString('en')} characters`),
   autoExtract: z.boolean().default(true),
   /** When the turn happened (epoch ms); defaults to now. Lets history be imported. */
   at: z.number().int().nonnegative().nullish(),
@@ -36,7 +40,11 @@ export type AddTurnInput = z.input<typeof addTurnSchema>;
 
 /** Things that run inside the addTurn transaction after the row is written (extraction, NER...). */
 /** `speaker`: the speaker's entity, when the turn's statement read it and there is one (Postgres). */
-export type TurnHook<R> = (store: Store, turn: TurnRow, options: { autoExtract: boolean; newSession: boolean; speaker?: EntityRow }) => R | Promise<R>;
+export type TurnHook<R> = (
+  store: Store,
+  turn: TurnRow,
+  options: { autoExtract: boolean; newSession: boolean; speaker?: EntityRow },
+) => R | Promise<R>;
 
 const INSERT_TURN = `insert into turns (user_id, agent_id, session_id, role, name, text, at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?) returning ${turnRows.columns}`;
 /**
@@ -58,7 +66,12 @@ function turnStatement(job: boolean, speaker: boolean): string {
   const key = `${job} ${speaker}`;
   let text = turnStatements.get(key);
   if (text === undefined) {
-    const ctes = [SESSION_OF_TURN, `turn as (${INSERT_TURN}, (select created from session) as created)`, ...(job ? [`job as (${JOB_OF_TURN})`] : []), ...(speaker ? [SPEAKER_ENTITY] : [])];
+    const ctes = [
+      SESSION_OF_TURN,
+      `turn as (${INSERT_TURN}, (select created from session) as created)`,
+      ...(job ? [`job as (${JOB_OF_TURN})`] : []),
+      ...(speaker ? [SPEAKER_ENTITY] : []),
+    ];
     text = `with ${ctes.join(', ')} select * from turn${job ? ' cross join job' : ''}${speaker ? ' left join speaker on true' : ''}`;
     turnStatements.set(key, text);
   }
@@ -71,12 +84,28 @@ function turnStatement(job: boolean, speaker: boolean): string {
  * by the same statement on Postgres; `readSpeaker`: on Postgres that statement also reads the
  * speaker's entity, handed to `afterInsert` (entity linking needs it: a round trip saved).
  */
-export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput, afterInsert?: TurnHook<R>, turnJob?: JobType, readSpeaker = false) {
+export async function addTurn<R>(
+  store: Store,
+  space: Space,
+  input: AddTurnInput,
+  afterInsert?: TurnHook<R>,
+  turnJob?: JobType,
+  readSpeaker = false,
+) {
   const parsed = parseInput(addTurnSchema, input);
   return write(store, async () => {
     const now = store.clock.now();
     const at = parsed.at ?? now;
-    const values = [space.userId, space.agentId, parsed.sessionId, parsed.role, parsed.name ?? null, parsed.text, at, now];
+    const values = [
+      space.userId,
+      space.agentId,
+      parsed.sessionId,
+      parsed.role,
+      parsed.name ?? null,
+      parsed.text,
+      at,
+      now,
+    ];
     let newSession: boolean;
     let inserted: unknown[];
     let jobRow: unknown[] | undefined;
@@ -103,10 +132,19 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
     const turn = turnRows.decode(inserted);
     noted(store, NEW_ROWS.turns)!.add(turn.id);
     await recordTurnDates(store, turn);
-    publish(store, { type: 'turn', turnId: turn.id, sessionId: turn.sessionId, userId: turn.userId, agentId: turn.agentId, at: now });
+    publish(store, {
+      type: 'turn',
+      turnId: turn.id,
+      sessionId: turn.sessionId,
+      userId: turn.userId,
+      agentId: turn.agentId,
+      at: now,
+    });
     if (jobRow) jobQueued(store, jobRow);
     else if (turnJob) await enqueueJob(store, turnJob, { turnId: turn.id, userId: turn.userId });
-    const extra: R | undefined = afterInsert ? await afterInsert(store, turn, { autoExtract: parsed.autoExtract, newSession, speaker }) : undefined;
+    const extra: R | undefined = afterInsert
+      ? await afterInsert(store, turn, { autoExtract: parsed.autoExtract, newSession, speaker })
+      : undefined;
     return { turn, newSession, extra };
   });
 }
@@ -116,8 +154,17 @@ const WINDOW = `select ${turnRows.columnsOf('t')} from turns t where ${spaceClau
   order by t.at desc, t.id desc limit ?`;
 
 /** The short-term window: the last `size` turns of the session (those this space sees), oldest first. */
-export async function shortTermWindow(store: Store, space: Space, sessionId: string, size = store.config.short_term.size): Promise<TurnRow[]> {
-  const newestFirst = await store.sql.values(WINDOW, [...(spaceClause(space, 't').params as SqlParam[]), sessionId, size]);
+export async function shortTermWindow(
+  store: Store,
+  space: Space,
+  sessionId: string,
+  size = store.config.short_term.size,
+): Promise<TurnRow[]> {
+  const newestFirst = await store.sql.values(WINDOW, [
+    ...(spaceClause(space, 't').params as SqlParam[]),
+    sessionId,
+    size,
+  ]);
   return newestFirst.reverse().map((raw) => turnRows.decode(raw));
 }
 
@@ -133,6 +180,9 @@ export async function turnIn(store: Store, space: Space, id: number): Promise<Tu
 }
 
 export async function turnsByIds(store: Store, ids: readonly number[]): Promise<Map<number, TurnRow>> {
-  const rows = await store.db.select().from(turns).where(inArray(turns.id, [...ids]));
+  const rows = await store.db
+    .select()
+    .from(turns)
+    .where(inArray(turns.id, [...ids]));
   return new Map(rows.map((row) => [row.id, row]));
 }

@@ -46,7 +46,10 @@ const COUNTS = `
   (select max(at) from (select max(last_seen_at) as at from sessions where user_id = u.id
     union all select max(created_at) from memories where user_id = u.id) latest) as lastActiveAt`;
 
-const PREFIX_RANGE = { sqlite: 'where u.id >= ? and u.id < ?', postgres: 'where u.id collate "C" >= ? and u.id collate "C" < ?' } as const;
+const PREFIX_RANGE = {
+  sqlite: 'where u.id >= ? and u.id < ?',
+  postgres: 'where u.id collate "C" >= ? and u.id collate "C" < ?',
+} as const;
 
 export const listUsersSchema = z.object({
   /** Only users whose id starts with this. */
@@ -63,17 +66,34 @@ export async function listUsers(store: Store, input: ListUsersInput = {}): Promi
   // (SQLite's; on Postgres asked for, whatever the database's collation).
   const range = prefix ? PREFIX_RANGE[store.sql.dialect] : '';
   const params = prefix ? [prefix, `${prefix}\uffff`] : [];
-  const rows = await store.sql.all<UserRow>(`select u.id as id, u.created_at as createdAt, ${COUNTS} from users u ${range} order by u.id limit ? offset ?`, [...params, limit, offset]);
+  const rows = await store.sql.all<UserRow>(
+    `select u.id as id, u.created_at as createdAt, ${COUNTS} from users u ${range} order by u.id limit ? offset ?`,
+    [...params, limit, offset],
+  );
   const total = (await store.sql.get<{ n: number }>(`select count(*) as n from users u ${range}`, params))!.n;
   return { rows: rows.map((r) => ({ ...r, lastActiveAt: r.lastActiveAt || null })), total };
 }
 
 export async function getUser(store: Store, userId: string): Promise<UserRow | undefined> {
-  const row = await store.sql.get<UserRow>(`select u.id as id, u.created_at as createdAt, ${COUNTS} from users u where u.id = ?`, [userId]);
+  const row = await store.sql.get<UserRow>(
+    `select u.id as id, u.created_at as createdAt, ${COUNTS} from users u where u.id = ?`,
+    [userId],
+  );
   return row && { ...row, lastActiveAt: row.lastActiveAt || null };
 }
 
-export type ForgetUserResult = { userId: string; turns: number; sessions: number; memories: number; entities: number; events: number; jobs: number; tokens: number; vectors: number; vacuumed: boolean };
+export type ForgetUserResult = {
+  userId: string;
+  turns: number;
+  sessions: number;
+  memories: number;
+  entities: number;
+  events: number;
+  jobs: number;
+  tokens: number;
+  vectors: number;
+  vacuumed: boolean;
+};
 
 const TABLE_EXISTS = {
   sqlite: 'select 1 from sqlite_master where name = ?',
@@ -95,7 +115,10 @@ const VECTOR_TABLE_NAMES = [...Object.values(VECTOR_TABLES), ...Object.values(LE
  * delete triggers) and vectors. With `vacuum`, the file is rewritten afterwards so no deleted
  * page keeps the text. The default user can be forgotten too; it comes back on the next write.
  */
-export async function forgetUser(store: Store, input: { userId: string; vacuum?: boolean | null }): Promise<ForgetUserResult> {
+export async function forgetUser(
+  store: Store,
+  input: { userId: string; vacuum?: boolean | null },
+): Promise<ForgetUserResult> {
   const userId = parseInput(z.object({ userId: userIdSchema }), { userId: input.userId }).userId;
   const result = await write(store, async () => {
     // Gone from here on, should the same transaction write for this user again.
@@ -126,4 +149,3 @@ export async function forgetUser(store: Store, input: { userId: string; vacuum?:
   }
   return result;
 }
-

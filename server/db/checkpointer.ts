@@ -43,7 +43,12 @@ export function startCheckpointer(sqlite: { pragma(source: string): unknown }, p
   const done = new SharedArrayBuffer(4);
   const worker = new Worker(WORKER, {
     eval: true,
-    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path, done, intervalMs: INTERVAL_MS },
+    workerData: {
+      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      path,
+      done,
+      intervalMs: INTERVAL_MS,
+    },
   });
   afterWorkerStart(worker);
   worker.unref();

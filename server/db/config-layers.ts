@@ -31,7 +31,11 @@ function readConfigFile(path: string): ConfigLayer[] {
  * The layers outside the database, validated before the database is touched (a bad value
  * changes nothing). `configFile` is the config.json to read, or null (an in-memory database).
  */
-export function outerConfigLayers(configFile: string | null, env: NodeJS.ProcessEnv, overrides?: Record<string, unknown>): ConfigSources {
+export function outerConfigLayers(
+  configFile: string | null,
+  env: NodeJS.ProcessEnv,
+  overrides?: Record<string, unknown>,
+): ConfigSources {
   const below = configFile ? readConfigFile(configFile) : [];
   const above = [...configFromEnv(env), ...(overrides ? [{ source: 'overrides', values: overrides }] : [])];
   resolveConfig([...below, ...above]);
@@ -45,5 +49,9 @@ export async function readMetaConfig(db: Db): Promise<Record<string, unknown>> {
 
 /** The config of a database opened with `sources`: its meta layer read between them. */
 export async function resolveStoreConfig(db: Db, sources: ConfigSources): Promise<Config> {
-  return resolveConfig([...sources.below, { source: 'meta table (key "config")', values: await readMetaConfig(db) }, ...sources.above]);
+  return resolveConfig([
+    ...sources.below,
+    { source: 'meta table (key "config")', values: await readMetaConfig(db) },
+    ...sources.above,
+  ]);
 }

@@ -25,7 +25,10 @@ function keepStatementsOf(sqlite: Database.Database) {
   if (patched) return;
   for (const key of Object.getOwnPropertySymbols(sqlite)) {
     const native = (sqlite as unknown as Record<symbol, unknown>)[key];
-    const proto = native && typeof native === 'object' ? (Object.getPrototypeOf(native) as { prepare?: (...args: unknown[]) => unknown }) : null;
+    const proto =
+      native && typeof native === 'object'
+        ? (Object.getPrototypeOf(native) as { prepare?: (...args: unknown[]) => unknown })
+        : null;
     if (!proto || typeof proto.prepare !== 'function') continue;
     const prepare = proto.prepare;
     proto.prepare = function keptPrepare(this: unknown, ...args: unknown[]) {
@@ -36,7 +39,9 @@ function keepStatementsOf(sqlite: Database.Database) {
     patched = true;
     return;
   }
-  throw new Error('better-sqlite3 changed: its native connection was not found, so its statements cannot be kept (Node 24 would abort)');
+  throw new Error(
+    'better-sqlite3 changed: its native connection was not found, so its statements cannot be kept (Node 24 would abort)',
+  );
 }
 
 /** A better-sqlite3 connection, kept from the garbage collector where that would abort the process (Node 24+). */

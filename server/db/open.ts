@@ -45,9 +45,17 @@ let newestMigration: number | undefined;
  * invalidate the statements another connection (the server's) has prepared.
  */
 export function migrated(sqlite: Database.Database): boolean {
-  newestMigration ??= Math.max(...(JSON.parse(readFileSync(join(MIGRATIONS, 'meta/_journal.json'), 'utf8')) as { entries: { when: number }[] }).entries.map((e) => e.when));
-  const table = sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get();
-  const last = table ? (sqlite.prepare('select max(created_at) from __drizzle_migrations').pluck().get() as number | null) : null;
+  newestMigration ??= Math.max(
+    ...(
+      JSON.parse(readFileSync(join(MIGRATIONS, 'meta/_journal.json'), 'utf8')) as { entries: { when: number }[] }
+    ).entries.map((e) => e.when),
+  );
+  const table = sqlite
+    .prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'")
+    .get();
+  const last = table
+    ? (sqlite.prepare('select max(created_at) from __drizzle_migrations').pluck().get() as number | null)
+    : null;
   return last !== null && Number(last) >= newestMigration;
 }
 
@@ -63,7 +71,8 @@ function migrateSafely(sqlite: Database.Database) {
   try {
     migrate(drizzle(sqlite), { migrationsFolder: MIGRATIONS });
     const broken = sqlite.pragma('foreign_key_check') as unknown[];
-    if (broken.length > 0) throw new Error(`the database has ${broken.length} rows with a broken reference after migrating`);
+    if (broken.length > 0)
+      throw new Error(`the database has ${broken.length} rows with a broken reference after migrating`);
   } finally {
     sqlite.pragma('foreign_keys = ON');
   }
@@ -132,7 +141,16 @@ export function openReadOnlyStore(options: ReadOnlyOptions): Store {
     sqlite.pragma(`cache_size = -${options.cacheKiB ?? 8192}`);
     const vec = addFunctions(sqlite);
     const sql = sqliteSql(sqlite);
-    return { db: queryBuilder(sql), sql, sqlite, config: options.config, clock: options.clock, features: { fts: hasFts5(sqlite), vec }, listeners: new Set(), statements: new Map() };
+    return {
+      db: queryBuilder(sql),
+      sql,
+      sqlite,
+      config: options.config,
+      clock: options.clock,
+      features: { fts: hasFts5(sqlite), vec },
+      listeners: new Set(),
+      statements: new Map(),
+    };
   } catch (error) {
     sqlite.close();
     throw error;
@@ -160,7 +178,16 @@ export async function openStore(options: OpenOptions = {}): Promise<Store> {
     else logger.warn('this SQLite build has no FTS5: text search uses LIKE');
 
     const config = await resolveStoreConfig(db, sources);
-    const store: Store = { db, sql, sqlite, config, clock: options.clock ?? systemClock, features: { fts, vec }, listeners: new Set(), statements: new Map() };
+    const store: Store = {
+      db,
+      sql,
+      sqlite,
+      config,
+      clock: options.clock ?? systemClock,
+      features: { fts, vec },
+      listeners: new Set(),
+      statements: new Map(),
+    };
     rememberConfigSources(store, sources);
     // Turns stored before their dates were resolved (an upgraded file): once, on the first open.
     await backfillTurnDates(store);

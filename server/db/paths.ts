@@ -9,4 +9,5 @@ import envPaths from 'env-paths';
 export const defaultDbPath = () => join(envPaths('symbiosis-memory', { suffix: '' }).data, 'symbiosis.db');
 
 /** The database a process uses: an explicit path, else SM_DB, else the default. */
-export const resolveDbPath = (explicit?: string, env: NodeJS.ProcessEnv = process.env) => explicit || env.SM_DB || defaultDbPath();
+export const resolveDbPath = (explicit?: string, env: NodeJS.ProcessEnv = process.env) =>
+  explicit || env.SM_DB || defaultDbPath();

@@ -35,16 +35,22 @@ export function dropSearchViews(sqlite: Database.Database) {
 
 export function ensureSearchIndexes(sqlite: Database.Database) {
   for (const { table, column, fts } of INDEXES) {
-    let exists = sqlite.prepare('select sql from sqlite_master where type = ? and name = ?').get('table', fts) as { sql: string } | undefined;
+    let exists = sqlite.prepare('select sql from sqlite_master where type = ? and name = ?').get('table', fts) as
+      | { sql: string }
+      | undefined;
     // An index of another shape (tokenizer, or from before spaces) is dropped and rebuilt (from the content) once.
     if (exists && (!exists.sql.includes(`tokenize='${FTS_TOKENIZE}'`) || !exists.sql.includes('space'))) {
-      sqlite.exec(`drop table ${fts}; drop trigger if exists ${fts}_ai; drop trigger if exists ${fts}_ad; drop trigger if exists ${fts}_au;`);
+      sqlite.exec(
+        `drop table ${fts}; drop trigger if exists ${fts}_ai; drop trigger if exists ${fts}_ad; drop trigger if exists ${fts}_au;`,
+      );
       exists = undefined;
     }
     const space = (row: 'new' | 'old') => spaceTokenSql(`${row}.user_id`);
     // The view is rebuilt only when its definition changed: an open that changes nothing writes nothing.
     const source = `select id, ${column}, ${spaceTokenSql('user_id')} as space from ${table}`;
-    const view = sqlite.prepare('select sql from sqlite_master where type = ? and name = ?').get('view', `${fts}_source`) as { sql: string } | undefined;
+    const view = sqlite
+      .prepare('select sql from sqlite_master where type = ? and name = ?')
+      .get('view', `${fts}_source`) as { sql: string } | undefined;
     if (view && !view.sql.endsWith(` as ${source}`)) sqlite.exec(`drop view ${fts}_source`);
     sqlite.exec(`
       create view if not exists ${fts}_source as ${source};

@@ -1,7 +1,3 @@
-// A consistent read-only view of a store's database for long reads (an export streamed over
-// HTTP): a second connection holding one read transaction, so writes that commit meanwhile on the
-// main connection are not seen halfway (WAL keeps the snapshot) and are never blocked by it.
-import type Database from 'better-sqlite3';
 import { openDatabase } from './native-handles.ts';
 import type { Store } from '../core/store.ts';
 import { queryBuilder } from '../core/query-builder.ts';

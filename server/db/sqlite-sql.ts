@@ -72,11 +72,14 @@ export function sqliteSql(sqlite: Database.Database): Sql {
   };
   return {
     dialect: 'sqlite',
-    all: <T>(text: string, params: readonly SqlParam[] = []) => inTurn(() => statement(objects, text).all(...params) as T[]),
-    get: <T>(text: string, params: readonly SqlParam[] = []) => inTurn(() => statement(objects, text).get(...params) as T | undefined),
+    all: <T>(text: string, params: readonly SqlParam[] = []) =>
+      inTurn(() => statement(objects, text).all(...params) as T[]),
+    get: <T>(text: string, params: readonly SqlParam[] = []) =>
+      inTurn(() => statement(objects, text).get(...params) as T | undefined),
     values: (text, params = []) => inTurn(() => statement(arrays, text, 'raw').all(...params) as unknown[][]),
     row: (text, params = []) => inTurn(() => statement(arrays, text, 'raw').get(...params) as unknown[] | undefined),
-    pluck: <T>(text: string, params: readonly SqlParam[] = []) => inTurn(() => statement(firsts, text, 'pluck').get(...params) as T | undefined),
+    pluck: <T>(text: string, params: readonly SqlParam[] = []) =>
+      inTurn(() => statement(firsts, text, 'pluck').get(...params) as T | undefined),
     run: (text, params = []) => inTurn(() => ({ changes: statement(objects, text).run(...params).changes })),
     runAtCommit: (text, params = []) => inTurn(() => void statement(objects, text).run(...params)),
     transaction: (fn) =>
@@ -115,7 +118,10 @@ export function sqliteSql(sqlite: Database.Database): Sql {
     check: () =>
       inTurn(() => {
         const rows = statement(objects, 'pragma quick_check').all() as { quick_check: string }[];
-        return { method: 'PRAGMA quick_check', problems: rows.map((row) => row.quick_check).filter((row) => row !== 'ok') };
+        return {
+          method: 'PRAGMA quick_check',
+          problems: rows.map((row) => row.quick_check).filter((row) => row !== 'ok'),
+        };
       }),
     // Queued like a transaction: the merge writes, and must not land inside an open one.
     optimize: () => serially(async () => optimizeSearchIndexes(sqlite)),

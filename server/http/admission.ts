@@ -21,7 +21,9 @@ function refuse(req: IncomingMessage, res: ServerResponse, max: number) {
   const message = `more than ${max} requests at once (server.max_requests): retry in ${BUSY_RETRY_SECONDS} s`;
   // The shape of the endpoint's own errors: GraphQL's, or the REST routes'.
   const graphql = req.url?.startsWith(GRAPHQL_PATH);
-  const body = graphql ? { errors: [{ message, extensions: { code: 'UNAVAILABLE', retryAfter: BUSY_RETRY_SECONDS } }] } : { error: { code: 'UNAVAILABLE', message } };
+  const body = graphql
+    ? { errors: [{ message, extensions: { code: 'UNAVAILABLE', retryAfter: BUSY_RETRY_SECONDS } }] }
+    : { error: { code: 'UNAVAILABLE', message } };
   res.writeHead(503, {
     'content-type': graphql ? 'application/graphql-response+json; charset=utf-8' : 'application/json; charset=utf-8',
     'retry-after': String(BUSY_RETRY_SECONDS),

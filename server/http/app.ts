@@ -83,9 +83,14 @@ export function buildApp(options: AppOptions): App {
     start: async () => {
       runtime ??= await createRuntime(store);
       const running = runtime;
-      if (running.reads === undefined) running.reads = reads = startReadPool(store, options.readWorkers ?? readWorkerCount(store.config.server.read_workers), {
-          alone: options.loneReadsToWorkers ? undefined : () => inFlight.size <= 1,
-        });
+      if (running.reads === undefined)
+        running.reads = reads = startReadPool(
+          store,
+          options.readWorkers ?? readWorkerCount(store.config.server.read_workers),
+          {
+            alone: options.loneReadsToWorkers ? undefined : () => inFlight.size <= 1,
+          },
+        );
       yoga ??= createGraphQLServer({ runtime: running, changes: feed.changes, token, log });
       handler = yoga;
       const graphql = yoga;
@@ -93,9 +98,13 @@ export function buildApp(options: AppOptions): App {
         server.once('error', (error: NodeJS.ErrnoException) =>
           reject(
             error.code === 'EADDRINUSE'
-              ? new Error(`port ${port} on ${host} is already in use: stop what listens there, or pick another port with --port or SM_PORT`)
+              ? new Error(
+                  `port ${port} on ${host} is already in use: stop what listens there, or pick another port with --port or SM_PORT`,
+                )
               : error.code === 'EACCES'
-                ? new Error(`not allowed to listen on port ${port} of ${host}: pick a port above 1023 with --port or SM_PORT`)
+                ? new Error(
+                    `not allowed to listen on port ${port} of ${host}: pick a port above 1023 with --port or SM_PORT`,
+                  )
                 : error,
           ),
         );
@@ -120,7 +129,9 @@ export function buildApp(options: AppOptions): App {
         // close() stops accepting first (so clients cannot reconnect) and resolves once in-flight
         // requests are answered; a request is answered after its write transaction settles, so an
         // answered request is a committed (or rolled back) one.
-        const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+        const closed = server.listening
+          ? new Promise<void>((resolve) => server.close(() => resolve()))
+          : Promise.resolve();
         server.closeIdleConnections();
         for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
         await ws?.close();

@@ -22,7 +22,9 @@ export const MIN_TOKEN_LENGTH = 16;
 export function assertStrongToken(token: string | undefined) {
   if (token === undefined) return;
   if (token.trim() !== token || token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
-    throw new Error(`SM_API_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, without spaces (e.g. \`openssl rand -hex 24\`)`);
+    throw new Error(
+      `SM_API_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters, without spaces (e.g. \`openssl rand -hex 24\`)`,
+    );
   }
 }
 
@@ -64,7 +66,10 @@ const hostnameOf = (hostHeader: string) => {
  * not call the API (CSRF, cross-site WebSocket hijacking), and when the server relies on being
  * loopback-only, a Host name that is not loopback means DNS rebinding.
  */
-export function browserRefusal(headers: { origin?: string | null; host?: string | null }, loopbackOnly: boolean): string | null {
+export function browserRefusal(
+  headers: { origin?: string | null; host?: string | null },
+  loopbackOnly: boolean,
+): string | null {
   const host = headers.host ?? '';
   if (headers.origin && headers.origin !== 'null') {
     let originHost: string | null = null;
@@ -89,7 +94,11 @@ export function browserRefusal(headers: { origin?: string | null; host?: string 
  * token at all when none is configured: loopback use) is the admin; a valid scoped token its
  * space; anything else, a revoked token included, nothing.
  */
-export async function resolveAccess(store: Store, adminToken: string | undefined, presented: string | undefined): Promise<Access | null> {
+export async function resolveAccess(
+  store: Store,
+  adminToken: string | undefined,
+  presented: string | undefined,
+): Promise<Access | null> {
   if (presented === undefined) return adminToken ? null : ADMIN;
   if (adminToken && tokenMatches(presented, adminToken)) return ADMIN;
   return accessForToken(store, presented);

@@ -21,9 +21,15 @@ export function startFacts({ url, dbPath, created, token, config }: BannerInfo) 
     graphql: `${url} (GraphiQL in a browser)`,
     mcp: `${base}/mcp`,
     database: `${dbPath}${created ? ' (new)' : ''}`,
-    auth: token ? 'token required (SM_API_TOKEN); scoped tokens: sm token create --user U' : 'none on loopback (set SM_API_TOKEN to require a token)',
-    llm: config.llm.model ? `${config.llm.model} at ${endpointName(config.llm, process.env)}, extraction ${config.extractor.mode}` : 'none: heuristic extraction, template reflections (set llm.model)',
-    embeddings: config.embedding.model ? `${config.embedding.model} at ${endpointName(config.embedding, process.env)}, ${config.embedding.dimensions}-d` : 'none: keyword and entity search (set embedding.model)',
+    auth: token
+      ? 'token required (SM_API_TOKEN); scoped tokens: sm token create --user U'
+      : 'none on loopback (set SM_API_TOKEN to require a token)',
+    llm: config.llm.model
+      ? `${config.llm.model} at ${endpointName(config.llm, process.env)}, extraction ${config.extractor.mode}`
+      : 'none: heuristic extraction, template reflections (set llm.model)',
+    embeddings: config.embedding.model
+      ? `${config.embedding.model} at ${endpointName(config.embedding, process.env)}, ${config.embedding.dimensions}-d`
+      : 'none: keyword and entity search (set embedding.model)',
   };
 }
 
@@ -39,5 +45,10 @@ export function formatBanner(info: BannerInfo): string {
     ['Embeddings', facts.embeddings],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
-  return [`Symbiosis Memory ${info.version}`, ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`), 'Ctrl-C stops it.', ''].join('\n');
+  return [
+    `Symbiosis Memory ${info.version}`,
+    ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
+    'Ctrl-C stops it.',
+    '',
+  ].join('\n');
 }

@@ -10,8 +10,14 @@ import type { FetchAPI, Plugin } from 'graphql-yoga';
 
 const CONTENT_LENGTH = /^\d+$/;
 // The codes of the API's table (schema/errors.ts), as REST answers them (yoga's were REQUEST_ENTITY_TOO_LARGE and BAD_REQUEST).
-const tooLarge = (limit: number) => new GraphQLError(`request body: larger than ${limit} bytes`, { extensions: { http: { status: 413 }, code: 'PAYLOAD_TOO_LARGE' } });
-const badLength = () => new GraphQLError('Content-Length: not a byte count', { extensions: { http: { status: 400 }, code: 'BAD_USER_INPUT' } });
+const tooLarge = (limit: number) =>
+  new GraphQLError(`request body: larger than ${limit} bytes`, {
+    extensions: { http: { status: 413 }, code: 'PAYLOAD_TOO_LARGE' },
+  });
+const badLength = () =>
+  new GraphQLError('Content-Length: not a byte count', {
+    extensions: { http: { status: 400 }, code: 'BAD_USER_INPUT' },
+  });
 
 /** `request` with its body cut off by a 413 once more than `limit` bytes have streamed in. */
 function counted(request: Request, limit: number, fetchAPI: FetchAPI): Request {
@@ -27,7 +33,13 @@ function counted(request: Request, limit: number, fetchAPI: FetchAPI): Request {
       },
     }),
   );
-  return new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, signal: request.signal, body, duplex: 'half' } as RequestInit);
+  return new fetchAPI.Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    signal: request.signal,
+    body,
+    duplex: 'half',
+  } as RequestInit);
 }
 
 export function bodyLimit(limit: number): Plugin {

@@ -62,31 +62,55 @@ async function exportResponse(runtime: Runtime, log: Logger, userId: string | nu
   const day = new Date(runtime.store.clock.now()).toISOString().slice(0, 10);
   return new Response(body, {
     status: 200,
-    headers: { 'content-type': NDJSON, 'content-disposition': `attachment; filename="symbiosis-memory-${day}.jsonl"`, 'cache-control': 'no-store' },
+    headers: {
+      'content-type': NDJSON,
+      'content-disposition': `attachment; filename="symbiosis-memory-${day}.jsonl"`,
+      'cache-control': 'no-store',
+    },
   });
 }
 
-async function importResponse(runtime: Runtime, request: Request, limit: number, userId: string | null): Promise<Response> {
+async function importResponse(
+  runtime: Runtime,
+  request: Request,
+  limit: number,
+  userId: string | null,
+): Promise<Response> {
   const text = (await readBody(request, limit)).toString('utf8');
   const lines = text.split('\n');
   // A final newline ends the last line; it does not start another.
   if (lines.at(-1) === '') lines.pop();
   const report = await importRecords(runtime.store, lines, { userId });
-  return new Response(JSON.stringify(report), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
+  return new Response(JSON.stringify(report), {
+    status: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  });
 }
 
 export function dataRoutes(options: { runtime: Runtime; log: Logger; importLimit?: number }): Plugin {
   const { runtime, log } = options;
-  const routes: Record<string, { method: string; run: (request: Request, url: URL) => Response | Promise<Response> }> = {
-    [EXPORT_PATH]: { method: 'GET', run: (request, url) => exportResponse(runtime, log, userOf(request, url, 'read')) },
-    [IMPORT_PATH]: { method: 'POST', run: (request, url) => importResponse(runtime, request, options.importLimit ?? MAX_IMPORT_BYTES, userOf(request, url, 'write')) },
-  };
+  const routes: Record<string, { method: string; run: (request: Request, url: URL) => Response | Promise<Response> }> =
+    {
+      [EXPORT_PATH]: {
+        method: 'GET',
+        run: (request, url) => exportResponse(runtime, log, userOf(request, url, 'read')),
+      },
+      [IMPORT_PATH]: {
+        method: 'POST',
+        run: (request, url) =>
+          importResponse(runtime, request, options.importLimit ?? MAX_IMPORT_BYTES, userOf(request, url, 'write')),
+      },
+    };
   return {
     async onRequest({ request, url, endResponse }) {
       const route = routes[url.pathname];
       if (!route) return;
       if (request.method !== route.method) {
-        endResponse(restError(405, 'METHOD_NOT_ALLOWED', `${request.method} ${url.pathname}: use ${route.method}`, { allow: route.method }));
+        endResponse(
+          restError(405, 'METHOD_NOT_ALLOWED', `${request.method} ${url.pathname}: use ${route.method}`, {
+            allow: route.method,
+          }),
+        );
         return;
       }
       try {

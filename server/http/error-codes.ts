@@ -18,7 +18,12 @@ export function maxAliasesRule(limit: number) {
         if (!node.alias) return;
         count++;
         if (count === limit + 1) {
-          context.reportError(new GraphQLError(`Aliases limit of ${limit} exceeded (every aliased field counts, __typename too)`, { nodes: [node], extensions: { code: 'QUERY_TOO_COMPLEX' } }));
+          context.reportError(
+            new GraphQLError(`Aliases limit of ${limit} exceeded (every aliased field counts, __typename too)`, {
+              nodes: [node],
+              extensions: { code: 'QUERY_TOO_COMPLEX' },
+            }),
+          );
         }
       },
     };
@@ -30,7 +35,8 @@ export function maxAliasesRule(limit: number) {
  * object is BAD_USER_INPUT (yoga answered 500); the alias rule above.
  */
 /** graphql-js parses nested values recursively: a list nested thousands deep overflows the stack. */
-export const tooDeep = () => new GraphQLError('The document is nested too deeply', { extensions: { code: 'QUERY_TOO_COMPLEX' } });
+export const tooDeep = () =>
+  new GraphQLError('The document is nested too deeply', { extensions: { code: 'QUERY_TOO_COMPLEX' } });
 
 /** A parser that turns a stack overflow into QUERY_TOO_COMPLEX (HTTP and WebSocket use it). */
 export function safeParse<A extends unknown[], R>(parse: (...args: A) => R): (...args: A) => R {
@@ -44,7 +50,11 @@ export function safeParse<A extends unknown[], R>(parse: (...args: A) => R): (..
   };
 }
 
-export function errorCodes(options: { graphqlPath: string; maxAliases: number; reply: (status: number, code: ApiErrorCode, message: string) => Response }): Plugin {
+export function errorCodes(options: {
+  graphqlPath: string;
+  maxAliases: number;
+  reply: (status: number, code: ApiErrorCode, message: string) => Response;
+}): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
       if (url.pathname !== options.graphqlPath || request.method !== 'GET') return;
@@ -57,7 +67,8 @@ export function errorCodes(options: { graphqlPath: string; maxAliases: number; r
         } catch {
           return endResponse(options.reply(400, 'BAD_USER_INPUT', `${key}: not valid JSON`));
         }
-        if (value !== null && (typeof value !== 'object' || Array.isArray(value))) return endResponse(options.reply(400, 'BAD_USER_INPUT', `${key}: must be a JSON object`));
+        if (value !== null && (typeof value !== 'object' || Array.isArray(value)))
+          return endResponse(options.reply(400, 'BAD_USER_INPUT', `${key}: must be a JSON object`));
       }
     },
     onParse({ parseFn, setParseFn }) {

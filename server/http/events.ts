@@ -11,7 +11,9 @@ export function createChangeFeed(store: Store): { changes: ChangeFeed; close: ()
   // One listener per open subscription (every inspector tab holds one): no "possible leak" warning past 10.
   const eventTarget = new EventTarget();
   setMaxListeners(0, eventTarget);
-  const changes = createPubSub<{ memory: [MemoryChange]; turn: [TurnChange]; consolidation: [ConsolidationChange] }>({ eventTarget });
+  const changes = createPubSub<{ memory: [MemoryChange]; turn: [TurnChange]; consolidation: [ConsolidationChange] }>({
+    eventTarget,
+  });
   const stopLocal = onChange(store, (event) => {
     // Other event types (jobs, entities) have no subscription yet.
     if (event.type === 'memory') changes.publish('memory', event);

@@ -111,10 +111,13 @@ let gzipped: Promise<Buffer> | null = null;
  */
 export function renderGraphiQL(options: GraphiQLOptions = graphiqlOptions): string {
   if (page) return page;
-  const { renderGraphiQL: render } = createRequire(import.meta.url)('@graphql-yoga/render-graphiql') as typeof import('@graphql-yoga/render-graphiql');
+  const { renderGraphiQL: render } = createRequire(import.meta.url)(
+    '@graphql-yoga/render-graphiql',
+  ) as typeof import('@graphql-yoga/render-graphiql');
   const html = render(options);
   const quoted = JSON.stringify(HEADERS_MARKER);
-  if (!html.includes(quoted) || !html.includes('<head>')) throw new Error('GraphiQL page: unexpected template (token prefill not applied)');
+  if (!html.includes(quoted) || !html.includes('<head>'))
+    throw new Error('GraphiQL page: unexpected template (token prefill not applied)');
   page = html.replace('<head>', `<head>\n${PREFILL}`).replace(quoted, 'smTokenHeaders()');
   return page;
 }
@@ -136,12 +139,25 @@ export function graphiqlRoute(graphqlPath: string, headers: Record<string, strin
     async onRequest({ request, url, endResponse }) {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || url.pathname !== graphqlPath) return;
       if (!request.headers.get('accept')?.includes('text/html')) return;
-      const common = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', etag: pageTag(), vary: 'accept, accept-encoding', 'content-security-policy': GRAPHIQL_CSP, ...headers };
-      if (request.headers.get('if-none-match') === common.etag) return endResponse(new Response(null, { status: 304, headers: common }));
+      const common = {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-cache',
+        etag: pageTag(),
+        vary: 'accept, accept-encoding',
+        'content-security-policy': GRAPHIQL_CSP,
+        ...headers,
+      };
+      if (request.headers.get('if-none-match') === common.etag)
+        return endResponse(new Response(null, { status: 304, headers: common }));
       const head = request.method === 'HEAD';
       if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) {
         const body = await gzippedPage();
-        return endResponse(new Response(head ? null : new Uint8Array(body), { status: 200, headers: { ...common, 'content-encoding': 'gzip', 'content-length': String(body.length) } }));
+        return endResponse(
+          new Response(head ? null : new Uint8Array(body), {
+            status: 200,
+            headers: { ...common, 'content-encoding': 'gzip', 'content-length': String(body.length) },
+          }),
+        );
       }
       const body = renderGraphiQL();
       return endResponse(new Response(head ? null : body, { status: 200, headers: common }));

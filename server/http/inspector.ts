@@ -50,7 +50,13 @@ function fileFor(pathname: string): { file: string; immutable: boolean } | null 
   return null;
 }
 
-async function serve(root: string, file: string, immutable: boolean, acceptEncoding: string, head: boolean): Promise<Response | null> {
+async function serve(
+  root: string,
+  file: string,
+  immutable: boolean,
+  acceptEncoding: string,
+  head: boolean,
+): Promise<Response | null> {
   const path = join(root, file);
   const type = TYPES[extname(file)] ?? 'application/octet-stream';
   const headers: Record<string, string> = {
@@ -61,7 +67,10 @@ async function serve(root: string, file: string, immutable: boolean, acceptEncod
   };
   if (file === 'index.html') headers['content-security-policy'] = INSPECTOR_CSP;
   let body: Buffer | null = null;
-  for (const [encoding, suffix] of [['br', '.br'], ['gzip', '.gz']] as const) {
+  for (const [encoding, suffix] of [
+    ['br', '.br'],
+    ['gzip', '.gz'],
+  ] as const) {
     if (!new RegExp(`\\b${encoding}\\b`).test(acceptEncoding) || !existsSync(path + suffix)) continue;
     body = await readFile(path + suffix);
     headers['content-encoding'] = encoding;
@@ -84,12 +93,26 @@ export function inspectorRoute(options: { root?: string } = {}): Plugin {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       const target = fileFor(url.pathname);
       if (!target) return;
-      const response = await serve(root, target.file, target.immutable, request.headers.get('accept-encoding') ?? '', request.method === 'HEAD');
+      const response = await serve(
+        root,
+        target.file,
+        target.immutable,
+        request.headers.get('accept-encoding') ?? '',
+        request.method === 'HEAD',
+      );
       if (response) return endResponse(response);
       if (target.file === 'index.html') {
-        return endResponse(new Response(NOT_BUILT, { status: 503, headers: { 'content-type': TYPES['.html']!, 'cache-control': 'no-store', ...SECURITY_HEADERS } }));
+        return endResponse(
+          new Response(NOT_BUILT, {
+            status: 503,
+            headers: { 'content-type': TYPES['.html']!, 'cache-control': 'no-store', ...SECURITY_HEADERS },
+          }),
+        );
       }
-      if (target.immutable) return endResponse(new Response('not found', { status: 404, headers: { 'content-type': TYPES['.txt']!, ...SECURITY_HEADERS } }));
+      if (target.immutable)
+        return endResponse(
+          new Response('not found', { status: 404, headers: { 'content-type': TYPES['.txt']!, ...SECURITY_HEADERS } }),
+        );
     },
   };
 }

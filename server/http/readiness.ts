@@ -17,7 +17,13 @@ export function readinessCheck(store: Store): Plugin {
     check: async () => {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ANSWER_WITHIN_MS)));
-      const answered = await Promise.race([store.sql.pluck('select 1').then(() => true, () => false), late]);
+      const answered = await Promise.race([
+        store.sql.pluck('select 1').then(
+          () => true,
+          () => false,
+        ),
+        late,
+      ]);
       clearTimeout(timer);
       if (answered) return true;
       return new Response(JSON.stringify({ ready: false, reason: 'the database does not answer' }), {

@@ -103,4 +103,7 @@ export const whyJson = (e: Explanation) => ({
 
 /** `sessionId: must not be empty` -> `session_id: must not be empty`: messages name the REST field. */
 export const snakeMessage = (message: string) =>
-  message.replace(/^([A-Za-z0-9_.]+):/, (_, path: string) => `${path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}:`);
+  message.replace(
+    /^([A-Za-z0-9_.]+):/,
+    (_, path: string) => `${path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}:`,
+  );

@@ -29,7 +29,14 @@ type Call = {
 type Reply = { status: number; body: unknown };
 type Route = { method: string; path: RegExp; run: (call: Call) => Reply | Promise<Reply> };
 
-const STATUS: Record<string, number> = { [ErrorCode.BadUserInput]: 400, [ErrorCode.NotFound]: 404, [ErrorCode.Conflict]: 409, [ErrorCode.Forbidden]: 403, [ErrorCode.Unavailable]: 503, [ErrorCode.DatabaseUnavailable]: 503 };
+const STATUS: Record<string, number> = {
+  [ErrorCode.BadUserInput]: 400,
+  [ErrorCode.NotFound]: 404,
+  [ErrorCode.Conflict]: 409,
+  [ErrorCode.Forbidden]: 403,
+  [ErrorCode.Unavailable]: 503,
+  [ErrorCode.DatabaseUnavailable]: 503,
+};
 
 /** `user_id` and `agent_id` in the REST routes' snake_case; anything but a string is refused. */
 function namedSpace(source: Body | URLSearchParams): { userId?: string; agentId?: string } {
@@ -46,7 +53,8 @@ function namedSpace(source: Body | URLSearchParams): { userId?: string; agentId?
 /** Query-string values are strings; numbers are passed as numbers so the core schemas can check them. */
 const value = (raw: string | null) => (raw === null ? undefined : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw);
 
-const withoutUndefined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+const withoutUndefined = <T extends object>(o: T) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 function idParam(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1) throw badInput('id: must be a positive integer');
@@ -79,7 +87,12 @@ const routes: Route[] = [
         body: {
           turn_id: turn.id,
           turn: turnJson(turn),
-          extracted_memories: extracted.map((e) => ({ id: e.memory.id, content: e.memory.content, action: e.action, rule: e.rule })),
+          extracted_memories: extracted.map((e) => ({
+            id: e.memory.id,
+            content: e.memory.content,
+            action: e.action,
+            rule: e.rule,
+          })),
         },
       };
     },
@@ -105,8 +118,15 @@ const routes: Route[] = [
     path: /^\/memories$/,
     run: async ({ store, body, space }) => {
       const b = await body();
-      const saved = await remember(store, space('write', b), { content: b.content as string, importance: b.importance as number, tags: b.tags as string[] });
-      return { status: saved.action === 'created' ? 201 : 200, body: { action: saved.action, memory: memoryJson(saved.memory) } };
+      const saved = await remember(store, space('write', b), {
+        content: b.content as string,
+        importance: b.importance as number,
+        tags: b.tags as string[],
+      });
+      return {
+        status: saved.action === 'created' ? 201 : 200,
+        body: { action: saved.action, memory: memoryJson(saved.memory) },
+      };
     },
   },
   {
@@ -126,18 +146,27 @@ const routes: Route[] = [
     run: async ({ store, params, body, space }) => {
       const b = await body();
       const patch = { status: b.status, content: b.content, tags: b.tags, importance: b.importance };
-      return { status: 200, body: memoryJson(await updateMemory(store, space('write', b), idParam(params[0]!), patch as never)) };
+      return {
+        status: 200,
+        body: memoryJson(await updateMemory(store, space('write', b), idParam(params[0]!), patch as never)),
+      };
     },
   },
   {
     method: 'POST',
     path: /^\/gc$/,
-    run: async ({ store, body, space }) => ({ status: 200, body: gcJson(await runGc(store, space('write', await body()))) }),
+    run: async ({ store, body, space }) => ({
+      status: 200,
+      body: gcJson(await runGc(store, space('write', await body()))),
+    }),
   },
   {
     method: 'GET',
     path: /^\/memories\/([^/]+)\/why$/,
-    run: async ({ store, params, space }) => ({ status: 200, body: whyJson(await explain(store, space('read'), idParam(params[0]!))) }),
+    run: async ({ store, params, space }) => ({
+      status: 200,
+      body: whyJson(await explain(store, space('read'), idParam(params[0]!))),
+    }),
   },
 ];
 
@@ -173,7 +202,8 @@ async function readJsonObject(request: Request, limit: number): Promise<Body> {
   } catch {
     throw badInput('body: not valid JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badInput('body: expected a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw badInput('body: expected a JSON object');
   return parsed as Body;
 }
 
@@ -188,7 +218,10 @@ export class HttpError extends Error {
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
 
 export const restError = (status: number, code: string, message: string, headers?: Record<string, string>) =>
   json(status, { error: { code, message } }, headers);
@@ -198,7 +231,8 @@ export function toResponse(error: unknown, log: Logger): Response {
   if (error instanceof HttpError) return restError(error.status, error.code, error.message);
   const expected = expectedOf(error);
   if (expected) {
-    const retry = expected.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(expected.retryAfterSeconds) };
+    const retry =
+      expected.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(expected.retryAfterSeconds) };
     return restError(STATUS[expected.code] ?? 400, expected.code, snakeMessage(expected.message), retry);
   }
   log.error({ err: error }, 'REST route failed');
@@ -229,7 +263,12 @@ export function restRoutes(options: { runtime: Runtime; log: Logger; bodyLimit: 
           query: url.searchParams,
           body: () => readJsonObject(request, bodyLimit),
           // A body's user_id wins over the query string's (the POST routes take JSON).
-          space: (mode, body) => spaceFor(access, { ...namedSpace(url.searchParams), ...withoutUndefined(body ? namedSpace(body) : {}) }, mode),
+          space: (mode, body) =>
+            spaceFor(
+              access,
+              { ...namedSpace(url.searchParams), ...withoutUndefined(body ? namedSpace(body) : {}) },
+              mode,
+            ),
         });
         endResponse(json(reply.status, reply.body));
       } catch (error) {

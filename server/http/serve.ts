@@ -58,7 +58,16 @@ export async function serve(options: ServeOptions): Promise<{ url: string }> {
     ({ url } = await app.start());
     // A person at a terminal gets the facts of this start at a glance; a supervisor reads the logs.
     if (process.stdout.isTTY) {
-      process.stdout.write(formatBanner({ version: VERSION, url, dbPath: describeStore(database), created, token: Boolean(options.token), config: store.config }));
+      process.stdout.write(
+        formatBanner({
+          version: VERSION,
+          url,
+          dbPath: describeStore(database),
+          created,
+          token: Boolean(options.token),
+          config: store.config,
+        }),
+      );
     }
   } catch (error) {
     await closeStore(store);

@@ -20,9 +20,17 @@ const REVOCATION_CHECK_MS = 500;
 /** graphql-ws close code for a refused connection (as onConnect returning false). */
 const FORBIDDEN_CLOSE = 4403;
 
-type EnvelopedArgs = ExecutionArgs & { rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown } };
+type EnvelopedArgs = ExecutionArgs & {
+  rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
+};
 
-export function attachWebSocket(options: { server: Server; store: Store; yoga: GraphQLServer; token?: string; log: Logger }) {
+export function attachWebSocket(options: {
+  server: Server;
+  store: Store;
+  yoga: GraphQLServer;
+  token?: string;
+  log: Logger;
+}) {
   const { server, store, yoga, token, log } = options;
   // Connections on a scoped token, to close them the moment it is revoked.
   const scoped = new Map<WebSocket, number>();

@@ -67,11 +67,18 @@ function accessGuard(store: Store, token: string | undefined): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
       const reply = url.pathname === GRAPHQL_PATH ? graphqlError : restError;
-      const refusal = browserRefusal({ origin: request.headers.get('origin'), host: request.headers.get('host') }, !token);
+      const refusal = browserRefusal(
+        { origin: request.headers.get('origin'), host: request.headers.get('host') },
+        !token,
+      );
       if (refusal) return endResponse(reply(403, 'FORBIDDEN', refusal));
       const access = await resolveAccess(store, token, bearer(request.headers.get('authorization')));
       if (!access) {
-        return endResponse(reply(401, 'UNAUTHENTICATED', 'missing, wrong or revoked token: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' }));
+        return endResponse(
+          reply(401, 'UNAUTHENTICATED', 'missing, wrong or revoked token: send Authorization: Bearer <token>', {
+            'www-authenticate': 'Bearer',
+          }),
+        );
       }
       rememberAccess(request, access);
     },
@@ -122,7 +129,12 @@ function revocationGuard(store: Store): Plugin<Context> {
         onSubscribeResult({ args, result, setResult }) {
           const access = args.contextValue.access;
           if (access.admin || !(Symbol.asyncIterator in result)) return;
-          setResult(endWhenRevoked(result, async () => !store.sql.open || (await liveTokenIds(store, [access.tokenId])).has(access.tokenId)));
+          setResult(
+            endWhenRevoked(
+              result,
+              async () => !store.sql.open || (await liveTokenIds(store, [access.tokenId])).has(access.tokenId),
+            ),
+          );
         },
       };
     },
@@ -135,7 +147,9 @@ const readOnlyGuard: Plugin<Context> = {
     const access = (args.contextValue as Context).access;
     if (access.admin || !access.readOnly) return;
     if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
-    setResultAndStopExecution({ errors: [new GraphQLError('this token is read-only', { extensions: { code: 'FORBIDDEN' } })] });
+    setResultAndStopExecution({
+      errors: [new GraphQLError('this token is read-only', { extensions: { code: 'FORBIDDEN' } })],
+    });
   },
 };
 
@@ -147,7 +161,12 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
     graphqlEndpoint: GRAPHQL_PATH,
     healthCheckEndpoint: HEALTH_PATH,
     // Over WebSocket the access comes resolved from connection_init (see ws.ts); over HTTP from the guard.
-    context: (initial: { request: Request; access?: Access }) => ({ store, runtime, changes, access: initial.access ?? accessOf(initial.request) }),
+    context: (initial: { request: Request; access?: Access }) => ({
+      store,
+      runtime,
+      changes,
+      access: initial.access ?? accessOf(initial.request),
+    }),
     // graphiqlRoute serves GraphiQL from the package (yoga's own page loads it from a CDN).
     graphiql: false,
     landingPage: false,
@@ -177,7 +196,11 @@ export function createGraphQLServer(options: { runtime: Runtime; changes: Change
       dataRoutes({ runtime, log }),
       EnvelopArmorPlugin(ARMOR),
       // Last: its parse and validation wrappers go around armor's.
-      errorCodes({ graphqlPath: GRAPHQL_PATH, maxAliases: ARMOR.maxAliases.n, reply: (status, code, message) => graphqlError(status, code, message) }),
+      errorCodes({
+        graphqlPath: GRAPHQL_PATH,
+        maxAliases: ARMOR.maxAliases.n,
+        reply: (status, code, message) => graphqlError(status, code, message),
+      }),
     ],
   });
 }

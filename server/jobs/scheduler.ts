@@ -19,7 +19,12 @@ export type ScheduleOptions<Task extends string> = {
   exclusively?: <T>(task: Task, slot: number, fn: () => Promise<T>) => Promise<T | undefined>;
 };
 
-export function startScheduler<Task extends string>({ tasks, timezone, run, exclusively }: ScheduleOptions<Task>): Scheduler<Task> {
+export function startScheduler<Task extends string>({
+  tasks,
+  timezone,
+  run,
+  exclusively,
+}: ScheduleOptions<Task>): Scheduler<Task> {
   const jobs = (Object.entries(tasks) as [Task, string][]).map(([task, expression]) => {
     const job = new Cron(
       expression,
@@ -30,11 +35,16 @@ export function startScheduler<Task extends string>({ tasks, timezone, run, excl
           // The occurrence this run is for, the same on every node whatever the clocks' skew
           // within a period (croner triggers a little after it).
           const slot = self.previousRuns(1, new Date(Date.now() + 1))[0]?.getTime() ?? Date.now();
-          const ran = exclusively ? await exclusively(task, slot, async () => ({ report: await run(task) })) : { report: await run(task) };
+          const ran = exclusively
+            ? await exclusively(task, slot, async () => ({ report: await run(task) }))
+            : { report: await run(task) };
           if (ran) logger.info({ task, report: ran.report }, 'scheduled task done');
           else logger.info({ task }, 'scheduled task left to the node already running it');
         } catch (error) {
-          logger.error({ task, error: error instanceof Error ? error.message : String(error) }, 'scheduled task failed');
+          logger.error(
+            { task, error: error instanceof Error ? error.message : String(error) },
+            'scheduled task failed',
+          );
         }
       },
     );

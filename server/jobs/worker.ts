@@ -2,7 +2,15 @@
 // dead-letters after the last attempt, and picks up jobs left behind by a dead process. A batch
 // handler takes many due jobs of its type at once (one claim, one run, one completion).
 import { hostname } from 'node:os';
-import { claimJobs, completeJobs, failJob, nextJobAt, recoverAbandonedJobs, type ClaimFilter, type JobRow } from '../core/jobs.ts';
+import {
+  claimJobs,
+  completeJobs,
+  failJob,
+  nextJobAt,
+  recoverAbandonedJobs,
+  type ClaimFilter,
+  type JobRow,
+} from '../core/jobs.ts';
 import { onChange, type Store } from '../core/store.ts';
 import { logger } from '../logger.ts';
 
@@ -49,7 +57,10 @@ async function claimUnit(store: Store, handlers: JobHandlers, filter: ClaimFilte
   if (!first) return [];
   const handler = handlers[first.type];
   if (!handler || typeof handler === 'function' || handler.batch <= 1 || first.attempts > 1) return [first];
-  return [first, ...(await claimJobs(store, handler.batch - 1, { ...filter, types: [first.type], fresh: true }, WORKER_ID))];
+  return [
+    first,
+    ...(await claimJobs(store, handler.batch - 1, { ...filter, types: [first.type], fresh: true }, WORKER_ID)),
+  ];
 }
 
 async function runUnit(store: Store, handlers: JobHandlers, unit: JobRow[], report?: DrainReport) {
@@ -60,10 +71,16 @@ async function runUnit(store: Store, handlers: JobHandlers, unit: JobRow[], repo
     if (!handler) throw new Error(`no handler for job type ${first.type}`);
     if (typeof handler === 'function') await handler(store, first);
     else await handler.run(store, unit);
-    await completeJobs(store, unit.map((job) => job.id));
+    await completeJobs(
+      store,
+      unit.map((job) => job.id),
+    );
     if (report) report.done += unit.length;
   } catch (error) {
-    logger.warn({ jobIds: unit.map((job) => job.id), type: first.type, attempt: first.attempts, error: describe(error) }, 'job failed');
+    logger.warn(
+      { jobIds: unit.map((job) => job.id), type: first.type, attempt: first.attempts, error: describe(error) },
+      'job failed',
+    );
     try {
       for (const job of unit) {
         const status = await failJob(store, job, describe(error));
@@ -75,7 +92,10 @@ async function runUnit(store: Store, handlers: JobHandlers, unit: JobRow[], repo
     } catch (failure) {
       // The database is gone too (DATABASE_UNAVAILABLE): the jobs stay claimed, and run again
       // once their lease ends (or at once when this process is gone: recoverJobs).
-      logger.warn({ jobIds: unit.map((job) => job.id), error: describe(failure) }, 'could not record the failure of a job');
+      logger.warn(
+        { jobIds: unit.map((job) => job.id), error: describe(failure) },
+        'could not record the failure of a job',
+      );
     }
   }
 }
@@ -94,7 +114,11 @@ export async function drainJobs(
   await recoverJobs(store);
   for (;;) {
     const units: JobRow[][] = [];
-    for (let unit = await claimUnit(store, handlers, filter); unit.length > 0; unit = await claimUnit(store, handlers, filter)) {
+    for (
+      let unit = await claimUnit(store, handlers, filter);
+      unit.length > 0;
+      unit = await claimUnit(store, handlers, filter)
+    ) {
       units.push(unit);
       if (units.length === (options.concurrency ?? 4)) break;
     }
@@ -109,7 +133,11 @@ export type Worker = { stop(): Promise<void> };
 const RECOVERY_EVERY_MS = 10_000;
 
 /** A long-running worker for the server: wakes on new jobs and when the next retry is due. */
-export function startWorker(store: Store, handlers: JobHandlers, options: { concurrency?: number; pollMs?: number; recoveryMs?: number } = {}): Worker {
+export function startWorker(
+  store: Store,
+  handlers: JobHandlers,
+  options: { concurrency?: number; pollMs?: number; recoveryMs?: number } = {},
+): Worker {
   const concurrency = options.concurrency ?? 4;
   const pollMs = options.pollMs ?? 1_000;
   const recoveryMs = options.recoveryMs ?? RECOVERY_EVERY_MS;

@@ -17,7 +17,8 @@ export type Embedder = {
 
 /** Truncates to `dimensions` and scales to unit length (cosine and dot product then agree). */
 export function fitVector(values: ArrayLike<number>, dimensions: number): Float32Array {
-  if (values.length < dimensions) throw new Error(`embedding has ${values.length} dimensions, fewer than the configured ${dimensions}`);
+  if (values.length < dimensions)
+    throw new Error(`embedding has ${values.length} dimensions, fewer than the configured ${dimensions}`);
   const out = Float32Array.from({ length: dimensions }, (_, i) => Number(values[i]));
   let norm = 0;
   for (const v of out) norm += v * v;
@@ -39,7 +40,12 @@ export function createEmbedder(config: Config['embedding'], env: NodeJS.ProcessE
   let sendDimensions = true;
   const request = async (texts: string[]) =>
     // Floats, not the SDK's default base64: not every compatible server implements base64.
-    (await client()).embeddings.create({ model: config.model, input: texts, encoding_format: 'float', ...(sendDimensions ? { dimensions: config.dimensions } : {}) });
+    (await client()).embeddings.create({
+      model: config.model,
+      input: texts,
+      encoding_format: 'float',
+      ...(sendDimensions ? { dimensions: config.dimensions } : {}),
+    });
   return {
     model: config.model,
     dimensions: config.dimensions,
@@ -52,12 +58,14 @@ export function createEmbedder(config: Config['embedding'], env: NodeJS.ProcessE
         response = await request(texts);
       } catch (error) {
         const APIError = loadedOpenAi()?.APIError;
-        if (!(sent && APIError && error instanceof APIError && (error.status === 400 || error.status === 422))) throw error;
+        if (!(sent && APIError && error instanceof APIError && (error.status === 400 || error.status === 422)))
+          throw error;
         sendDimensions = false;
         response = await request(texts);
       }
       const data = [...response.data].sort((a, b) => a.index - b.index);
-      if (data.length !== texts.length) throw new Error(`embedding endpoint returned ${data.length} vectors for ${texts.length} inputs`);
+      if (data.length !== texts.length)
+        throw new Error(`embedding endpoint returned ${data.length} vectors for ${texts.length} inputs`);
       return data.map((d) => fitVector(d.embedding, config.dimensions));
     },
   };

@@ -53,7 +53,10 @@ export async function llmExtract(llm: Llm, input: { speaker: string; text: strin
     { role: 'system', content: SYSTEM_PROMPT },
     { role: 'user', content: `Speaker: ${input.speaker}\nExisting memories:\n${memories}\n\nMessage:\n${input.text}` },
   ]);
-  return { actions: parseLlmActions(result.content), usage: { promptTokens: result.promptTokens, completionTokens: result.completionTokens } };
+  return {
+    actions: parseLlmActions(result.content),
+    usage: { promptTokens: result.promptTokens, completionTokens: result.completionTokens },
+  };
 }
 
 const PAGE_PROMPT = `You consolidate a finished conversation into long-term memory. Extract durable facts about
@@ -77,5 +80,8 @@ export async function llmExtractPage(
     { role: 'system', content: PAGE_PROMPT },
     { role: 'user', content: `Existing memories:\n${memories}\n\nConversation:\n${dialogue}` },
   ]);
-  return { actions: parseLlmActions(result.content), usage: { promptTokens: result.promptTokens, completionTokens: result.completionTokens } };
+  return {
+    actions: parseLlmActions(result.content),
+    usage: { promptTokens: result.promptTokens, completionTokens: result.completionTokens },
+  };
 }

@@ -11,7 +11,13 @@ const SYSTEM_PROMPT = `You find named entities in a message. Answer with ONLY JS
 Include people, organisations, places, projects and products, named in the message itself.
 Leave out pronouns, common nouns, dates, emails, URLs, @mentions and #hashtags. Answer {"entities":[]} when there are none.`;
 
-const LLM_TYPES = [EntityType.Person, EntityType.Organization, EntityType.Location, EntityType.Project, EntityType.Other] as const;
+const LLM_TYPES = [
+  EntityType.Person,
+  EntityType.Organization,
+  EntityType.Location,
+  EntityType.Project,
+  EntityType.Other,
+] as const;
 
 const answerSchema = z.object({
   entities: z
@@ -19,7 +25,13 @@ const answerSchema = z.object({
       z.object({
         text: z.string().trim().min(1).max(200),
         // Models invent types ("place", "company"): keep the entity, file it under `other`.
-        type: z.string().transform((t) => (LLM_TYPES as readonly string[]).includes(t.toLowerCase()) ? (t.toLowerCase() as (typeof LLM_TYPES)[number]) : EntityType.Other),
+        type: z
+          .string()
+          .transform((t) =>
+            (LLM_TYPES as readonly string[]).includes(t.toLowerCase())
+              ? (t.toLowerCase() as (typeof LLM_TYPES)[number])
+              : EntityType.Other,
+          ),
       }),
     )
     .max(100),
@@ -52,7 +64,8 @@ export function parseLlmEntities(content: string, text: string): NerEntity[] {
     const end = start + entity.text.length;
     const surface = text.slice(start, end);
     const name = displayName(surface, entity.type);
-    if (name) found.push({ text: surface, name, type: entity.type, start, end, confidence: CONFIDENCE, provider: 'llm' });
+    if (name)
+      found.push({ text: surface, name, type: entity.type, start, end, confidence: CONFIDENCE, provider: 'llm' });
   }
   return found;
 }

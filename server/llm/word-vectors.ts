@@ -4,7 +4,16 @@
 // words our tokenizer can produce, int8 with a per-word scale (11 MB, loads in about 50 ms).
 // The JSON is read as a stream and only up to the last word kept, so the conversion never holds
 // more than a chunk of it.
-import { closeSync, createReadStream, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { normalizeText } from '../core/text.ts';
@@ -29,12 +38,14 @@ export function wordVectorsPackage(): { file: string; source: string } | null {
 }
 
 /** The table file for a package version, in `cacheDir`. */
-export const wordTablePath = (cacheDir: string, source: string) => join(cacheDir, `${source.replace(/[^\w.@-]+/g, '_')}.${WORD_TABLE_SIZE}.words`);
+export const wordTablePath = (cacheDir: string, source: string) =>
+  join(cacheDir, `${source.replace(/[^\w.@-]+/g, '_')}.${WORD_TABLE_SIZE}.words`);
 
 type Header = { source: string; dimensions: number; count: number; wordBytes: number };
 
 function parseHeader(buffer: Buffer, path: string): { header: Header; offset: number } {
-  if (buffer.length < MAGIC.length + 4 || buffer.toString('latin1', 0, MAGIC.length) !== MAGIC) throw new Error(`${path} is not a word table`);
+  if (buffer.length < MAGIC.length + 4 || buffer.toString('latin1', 0, MAGIC.length) !== MAGIC)
+    throw new Error(`${path} is not a word table`);
   const end = MAGIC.length + 4 + buffer.readUInt32LE(MAGIC.length);
   if (end > buffer.length) throw new Error(`${path} is truncated`);
   return { header: JSON.parse(buffer.toString('utf8', MAGIC.length + 4, end)) as Header, offset: end };
@@ -65,25 +76,51 @@ export function readWordTable(path: string): WordTable {
   const { header } = parsed;
   let offset = parsed.offset;
   const words = buffer.toString('utf8', offset, (offset += header.wordBytes)).split('\n');
-  if (words.length !== header.count) throw new Error(`${path} is damaged (${words.length} words, ${header.count} expected)`);
+  if (words.length !== header.count)
+    throw new Error(`${path} is damaged (${words.length} words, ${header.count} expected)`);
   // Copies: the file buffer may not be 4-byte aligned for a Float32Array view.
-  const scales = new Float32Array(buffer.buffer.slice(buffer.byteOffset + offset, buffer.byteOffset + (offset += header.count * 4)));
-  const vectors = new Int8Array(buffer.buffer.slice(buffer.byteOffset + offset, buffer.byteOffset + offset + header.count * header.dimensions));
+  const scales = new Float32Array(
+    buffer.buffer.slice(buffer.byteOffset + offset, buffer.byteOffset + (offset += header.count * 4)),
+  );
+  const vectors = new Int8Array(
+    buffer.buffer.slice(buffer.byteOffset + offset, buffer.byteOffset + offset + header.count * header.dimensions),
+  );
   if (vectors.length !== header.count * header.dimensions) throw new Error(`${path} is truncated`);
   const rows = new Map<string, number>();
   for (let i = 0; i < words.length; i++) rows.set(words[i]!, i);
   return { source: header.source, dimensions: header.dimensions, rows, vectors, scales };
 }
 
-function writeWordTable(path: string, table: { source: string; dimensions: number; words: string[]; vectors: Int8Array; scales: Float32Array }) {
+function writeWordTable(
+  path: string,
+  table: { source: string; dimensions: number; words: string[]; vectors: Int8Array; scales: Float32Array },
+) {
   const words = Buffer.from(table.words.join('\n'), 'utf8');
-  const header = Buffer.from(JSON.stringify({ source: table.source, dimensions: table.dimensions, count: table.words.length, wordBytes: words.length }), 'utf8');
+  const header = Buffer.from(
+    JSON.stringify({
+      source: table.source,
+      dimensions: table.dimensions,
+      count: table.words.length,
+      wordBytes: words.length,
+    }),
+    'utf8',
+  );
   const length = Buffer.alloc(4);
   length.writeUInt32LE(header.length);
   mkdirSync(dirname(path), { recursive: true });
   // Written aside and renamed: a reader never sees half a file, and two converters do not clash.
   const partial = `${path}.${process.pid}.partial`;
-  writeFileSync(partial, Buffer.concat([Buffer.from(MAGIC, 'latin1'), length, header, words, Buffer.from(table.scales.buffer, 0, table.scales.byteLength), Buffer.from(table.vectors.buffer, 0, table.vectors.byteLength)]));
+  writeFileSync(
+    partial,
+    Buffer.concat([
+      Buffer.from(MAGIC, 'latin1'),
+      length,
+      header,
+      words,
+      Buffer.from(table.scales.buffer, 0, table.scales.byteLength),
+      Buffer.from(table.vectors.buffer, 0, table.vectors.byteLength),
+    ]),
+  );
   renameSync(partial, path);
 }
 
@@ -94,7 +131,11 @@ const tokenLike = (word: string) => word.length > 0 && normalizeText(word) === w
  * Converts the package's JSON into a table file at `path`: the first `size` token-like words of
  * its "vectors" object (in frequency order, each `[v1..vN, norm, index]`), then stops reading.
  */
-export async function convertWordVectors(from: { file: string; source: string }, path: string, size = WORD_TABLE_SIZE): Promise<{ words: number; ms: number }> {
+export async function convertWordVectors(
+  from: { file: string; source: string },
+  path: string,
+  size = WORD_TABLE_SIZE,
+): Promise<{ words: number; ms: number }> {
   const started = performance.now();
   const dimensions = 100;
   const words: string[] = [];
@@ -129,7 +170,8 @@ export async function convertWordVectors(from: { file: string; source: string },
         const word = JSON.parse(text.slice(cursor, end + 1)) as string;
         const values = text.slice(text.indexOf('[', end) + 1, close).split(',');
         cursor = close + 1;
-        if (values.length !== dimensions + 2) throw new Error(`${from.file}: "${word}" has ${values.length - 2} dimensions, ${dimensions} expected`);
+        if (values.length !== dimensions + 2)
+          throw new Error(`${from.file}: "${word}" has ${values.length - 2} dimensions, ${dimensions} expected`);
         if (!tokenLike(word)) continue;
         scales[words.length] = quantize(values.slice(0, dimensions).map(Number), vectors, words.length * dimensions);
         words.push(word);
@@ -143,7 +185,13 @@ export async function convertWordVectors(from: { file: string; source: string },
 
   function finish() {
     if (words.length === 0) throw new Error(`${from.file}: no word vectors found`);
-    writeWordTable(path, { source: from.source, dimensions, words, vectors: vectors.subarray(0, words.length * dimensions), scales: scales.subarray(0, words.length) });
+    writeWordTable(path, {
+      source: from.source,
+      dimensions,
+      words,
+      vectors: vectors.subarray(0, words.length * dimensions),
+      scales: scales.subarray(0, words.length),
+    });
     return { words: words.length, ms: Math.round(performance.now() - started) };
   }
 }

@@ -8,7 +8,6 @@ import type { Sdk } from '../../client/src/generated/sdk.ts';
 import { executeTool, TOOLS, toolSchemas } from '../../client/src/tools.ts';
 import { VERSION } from '../core/version.ts';
 
-
 const USE_MEMORY = `You have long-term memory about the user through these tools.
 - At the start of a conversation or a new topic, call get_context with what the user is asking about; it opens with the user's standing instructions and profile: follow the instructions in every answer (get_profile lists them all).
 - Before answering anything that depends on the past (preferences, people, places, plans, dates), call search_memory.
@@ -38,20 +37,32 @@ function keepToolList(server: McpServer) {
     set(
       schema as never,
       (schema === ListToolsRequestSchema
-        ? (...args: unknown[]) => (toolList ??= Promise.resolve(handler(...args)).catch((error: unknown) => ((toolList = undefined), Promise.reject(error))))
+        ? (...args: unknown[]) =>
+            (toolList ??= Promise.resolve(handler(...args)).catch(
+              (error: unknown) => ((toolList = undefined), Promise.reject(error)),
+            ))
         : handler) as never,
     )) as typeof inner.setRequestHandler;
 }
 
 export function createMcpServer(sdk: Sdk): McpServer {
-  const server = new McpServer({ name: 'symbiosis-memory', version: VERSION }, { instructions: USE_MEMORY, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) });
+  const server = new McpServer(
+    { name: 'symbiosis-memory', version: VERSION },
+    { instructions: USE_MEMORY, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
+  );
   keepToolList(server);
 
   for (const definition of TOOLS) {
     server.registerTool(
       definition.name,
       // Zod objects made once per tool: given the raw shapes, the SDK made new ones for every server.
-      { title: definition.title, description: definition.description, inputSchema: toolSchemas(definition).input, outputSchema: toolSchemas(definition).output, annotations: definition.annotations },
+      {
+        title: definition.title,
+        description: definition.description,
+        inputSchema: toolSchemas(definition).input,
+        outputSchema: toolSchemas(definition).output,
+        annotations: definition.annotations,
+      },
       async (args: Record<string, unknown>) => {
         const result = await executeTool(sdk, definition.name, args);
         return result.isError
@@ -64,7 +75,11 @@ export function createMcpServer(sdk: Sdk): McpServer {
   server.registerResource(
     'context',
     new ResourceTemplate('memory://context/{session}', { list: undefined }),
-    { title: 'Context for a session', description: 'The memory block to keep in mind for the next reply in this session (markdown).', mimeType: 'text/markdown' },
+    {
+      title: 'Context for a session',
+      description: 'The memory block to keep in mind for the next reply in this session (markdown).',
+      mimeType: 'text/markdown',
+    },
     async (uri, { session }) => {
       const { context } = await sdk.context({ sessionId: decodeURIComponent(String(session)) });
       return text(uri.href, context.markdown || '(memory holds nothing relevant yet)');
@@ -73,7 +88,12 @@ export function createMcpServer(sdk: Sdk): McpServer {
   server.registerResource(
     'profile',
     'memory://profile',
-    { title: 'The user\'s profile', description: 'Standing instructions, preferences, profile facts and pinned memories: what holds for every reply (markdown).', mimeType: 'text/markdown' },
+    {
+      title: "The user's profile",
+      description:
+        'Standing instructions, preferences, profile facts and pinned memories: what holds for every reply (markdown).',
+      mimeType: 'text/markdown',
+    },
     async (uri) => {
       const result = await executeTool(sdk, 'get_profile', {});
       if (result.isError) throw new Error(result.text);
@@ -83,7 +103,11 @@ export function createMcpServer(sdk: Sdk): McpServer {
   server.registerResource(
     'entity',
     new ResourceTemplate('memory://entities/{name}', { list: undefined }),
-    { title: 'Entity profile', description: 'What memory holds about a person, place or thing, by name (markdown).', mimeType: 'text/markdown' },
+    {
+      title: 'Entity profile',
+      description: 'What memory holds about a person, place or thing, by name (markdown).',
+      mimeType: 'text/markdown',
+    },
     async (uri, { name }) => {
       const result = await executeTool(sdk, 'get_entity_info', { name: decodeURIComponent(String(name)) });
       if (result.isError) throw new Error(result.text);
@@ -93,7 +117,11 @@ export function createMcpServer(sdk: Sdk): McpServer {
   server.registerResource(
     'memory',
     new ResourceTemplate('memory://memories/{id}', { list: undefined }),
-    { title: 'Memory with its explanation', description: 'One memory with why it is where it is: score, sources, decisions (JSON).', mimeType: 'application/json' },
+    {
+      title: 'Memory with its explanation',
+      description: 'One memory with why it is where it is: score, sources, decisions (JSON).',
+      mimeType: 'application/json',
+    },
     async (uri, { id }) => {
       const { explain } = await sdk.explain({ id: Number(id) });
       return text(uri.href, JSON.stringify(explain, null, 2), 'application/json');
@@ -102,7 +130,10 @@ export function createMcpServer(sdk: Sdk): McpServer {
 
   server.registerPrompt(
     'use-memory',
-    { title: 'Use memory', description: 'When to call which memory tool: paste into the system prompt of an agent that has these tools.' },
+    {
+      title: 'Use memory',
+      description: 'When to call which memory tool: paste into the system prompt of an agent that has these tools.',
+    },
     () => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text: USE_MEMORY } }] }),
   );
   return server;

@@ -31,7 +31,10 @@ export function chooseStore({ db, env = process.env }: ChooseOptions = {}): Stor
   if (db) return { backend: 'sqlite', path: resolveDbPath(db, env), named: true };
   const url = env.SM_DATABASE_URL;
   if (!url) return { backend: 'sqlite', path: resolveDbPath(undefined, env), named: Boolean(env.SM_DB) };
-  if (env.SM_DB) throw badInput('SM_DB and SM_DATABASE_URL are both set: unset one of them (or pass --db PATH to use that SQLite file)');
+  if (env.SM_DB)
+    throw badInput(
+      'SM_DB and SM_DATABASE_URL are both set: unset one of them (or pass --db PATH to use that SQLite file)',
+    );
   // Only the scheme is repeated: the rest of a URL may hold a password.
   if (!isPostgresUrl(url)) {
     const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0];
@@ -47,7 +50,12 @@ export function chooseStore({ db, env = process.env }: ChooseOptions = {}): Stor
 }
 
 /** Where a choice keeps its data, for a banner or a log line: a file path, or Postgres's host, port and database. */
-export const describeStore = (choice: StoreChoice) => (choice.backend === 'sqlite' ? choice.path : choice.where.startsWith('PGlite') ? choice.where : `Postgres at ${choice.where}`);
+export const describeStore = (choice: StoreChoice) =>
+  choice.backend === 'sqlite'
+    ? choice.path
+    : choice.where.startsWith('PGlite')
+      ? choice.where
+      : `Postgres at ${choice.where}`;
 
 export type ConfiguredOpenOptions = {
   clock?: Clock;
@@ -61,7 +69,8 @@ export type ConfiguredOpenOptions = {
 /** Opens what `choice` names (chooseStore's answer): an unreachable Postgres is one error naming host, port and database. */
 export async function openConfiguredStore(choice: StoreChoice, options: ConfiguredOpenOptions = {}): Promise<Store> {
   const { clock, env, config } = options;
-  if (choice.backend === 'sqlite') return openStore({ path: choice.path, clock, env, config, backgroundCheckpoints: options.backgroundCheckpoints });
+  if (choice.backend === 'sqlite')
+    return openStore({ path: choice.path, clock, env, config, backgroundCheckpoints: options.backgroundCheckpoints });
   const { openPostgresStore } = await import('./open-postgres.ts');
   return openPostgresStore({ url: choice.url, clock, env, config });
 }

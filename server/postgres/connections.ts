@@ -38,7 +38,11 @@ const PG_TYPES = {
 export type AtCommit = string | { text: string; params: readonly SqlParam[] };
 
 /** One statement on one connection; `arrays`: rows as arrays in select order. */
-export type Query = (text: string, params: readonly SqlParam[], arrays: boolean) => Promise<{ rows: unknown[]; changes: number }>;
+export type Query = (
+  text: string,
+  params: readonly SqlParam[],
+  arrays: boolean,
+) => Promise<{ rows: unknown[]; changes: number }>;
 
 /** What the port needs of a client: a query on any connection, and a transaction on one. */
 export interface Client {
@@ -49,7 +53,11 @@ export interface Client {
    * statements sent with COMMIT. A `single` client (PGlite) takes neither: there is no lock to
    * take, and no round trip to save.
    */
-  transaction<T>(fn: (query: Query, opened: unknown[] | undefined) => Promise<T>, opening?: string, closing?: () => readonly AtCommit[]): Promise<T>;
+  transaction<T>(
+    fn: (query: Query, opened: unknown[] | undefined) => Promise<T>,
+    opening?: string,
+    closing?: () => readonly AtCommit[],
+  ): Promise<T>;
   /** One connection only (PGlite): no other writer can exist, so no lock is needed. */
   single: boolean;
   /** Runs `fn` holding the session advisory lock `key`, or gives up (`undefined`) when another session holds it. */
@@ -57,7 +65,12 @@ export interface Client {
   /** A connection of its own in a read-only repeatable-read transaction, until `release()` (a server only). */
   pin?(): Promise<{ query: Query; release(): Promise<void> }>;
   /** Hears `channel`'s payloads until `stop()` (`reconnected`: after a lost connection came back). */
-  listen(channel: string, hear: (payload: string) => void, reconnected: () => void, up: (listening: boolean) => void): Hearing;
+  listen(
+    channel: string,
+    hear: (payload: string) => void,
+    reconnected: () => void,
+    up: (listening: boolean) => void,
+  ): Hearing;
   readonly open: boolean;
   close(): Promise<void>;
 }
@@ -72,7 +85,8 @@ class StatementNames {
   private readonly names = new Map<string, string>();
   of(text: string): string | undefined {
     let name = this.names.get(text);
-    if (name === undefined && this.names.size < StatementNames.CAP) this.names.set(text, (name = `sm_${this.names.size}`));
+    if (name === undefined && this.names.size < StatementNames.CAP)
+      this.names.set(text, (name = `sm_${this.names.size}`));
     return name;
   }
 }
@@ -94,14 +108,24 @@ function untypedLiteral(value: SqlParam | undefined): string {
  * trip saved). One it has not prepared yet runs now, on its own (after those before it), which
  * prepares it.
  */
-async function commitMessage(connection: pg.PoolClient, names: StatementNames, closing: readonly AtCommit[]): Promise<string> {
-  const prepared = (connection as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
+async function commitMessage(
+  connection: pg.PoolClient,
+  names: StatementNames,
+  closing: readonly AtCommit[],
+): Promise<string> {
+  const prepared = (connection as unknown as { connection: { parsedStatements: Record<string, string> } }).connection
+    .parsedStatements;
   const sent: string[] = [];
   for (const statement of closing) {
     if (typeof statement === 'string') sent.push(statement);
     else {
       const name = names.of(statement.text);
-      if (name !== undefined && prepared[name] === statement.text) sent.push(statement.params.length === 0 ? `execute ${name}` : `execute ${name}(${statement.params.map(untypedLiteral).join(', ')})`);
+      if (name !== undefined && prepared[name] === statement.text)
+        sent.push(
+          statement.params.length === 0
+            ? `execute ${name}`
+            : `execute ${name}(${statement.params.map(untypedLiteral).join(', ')})`,
+        );
       else {
         // In their order: those before it go first (notifications are delivered at commit anyway).
         if (sent.length > 0) await connection.query(sent.splice(0).join('; '));
@@ -114,7 +138,13 @@ async function commitMessage(connection: pg.PoolClient, names: StatementNames, c
 
 function poolQuery(runner: pg.Pool | pg.PoolClient, names: StatementNames): Query {
   return async (text, params, arrays) => {
-    const config = { name: names.of(text), text, values: params as unknown[], types: PG_TYPES, ...(arrays ? { rowMode: 'array' as const } : {}) };
+    const config = {
+      name: names.of(text),
+      text,
+      values: params as unknown[],
+      types: PG_TYPES,
+      ...(arrays ? { rowMode: 'array' as const } : {}),
+    };
     const result = await runner.query(config as pg.QueryConfig);
     return { rows: result.rows, changes: result.rowCount ?? 0 };
   };
@@ -131,7 +161,11 @@ export function poolClient(pool: pg.Pool): Client {
         let opened: unknown[] | undefined;
         if (opening) {
           // Simple-query protocol: both statements in one message, one round trip.
-          const results = (await client.query({ text: `begin; ${opening}`, rowMode: 'array', types: PG_TYPES } as pg.QueryConfig)) as unknown as pg.QueryResult[];
+          const results = (await client.query({
+            text: `begin; ${opening}`,
+            rowMode: 'array',
+            types: PG_TYPES,
+          } as pg.QueryConfig)) as unknown as pg.QueryResult[];
           opened = results[1]!.rows[0] as unknown[] | undefined;
         } else await client.query('begin');
         const result = await fn(poolQuery(client, names), opened);
@@ -151,12 +185,17 @@ export function poolClient(pool: pg.Pool): Client {
       const session = await pool.connect();
       let broken: Error | undefined;
       try {
-        const { rows } = await session.query<{ held: boolean }>('select pg_try_advisory_lock($1, $2) as held', [NODE_TASKS, key]);
+        const { rows } = await session.query<{ held: boolean }>('select pg_try_advisory_lock($1, $2) as held', [
+          NODE_TASKS,
+          key,
+        ]);
         if (!rows[0]!.held) return undefined;
         try {
           return await fn();
         } finally {
-          await session.query('select pg_advisory_unlock($1, $2)', [NODE_TASKS, key]).catch((failure: Error) => (broken = failure));
+          await session
+            .query('select pg_advisory_unlock($1, $2)', [NODE_TASKS, key])
+            .catch((failure: Error) => (broken = failure));
         }
       } finally {
         session.release(broken);
@@ -193,7 +232,10 @@ export function poolClient(pool: pg.Pool): Client {
 
 function pgliteQuery(runner: PGlite | Transaction): Query {
   return async (text, params, arrays) => {
-    const result = await runner.query(text, params as unknown[], { rowMode: arrays ? 'array' : 'object', parsers: PGLITE_PARSERS });
+    const result = await runner.query(text, params as unknown[], {
+      rowMode: arrays ? 'array' : 'object',
+      parsers: PGLITE_PARSERS,
+    });
     return { rows: result.rows, changes: result.affectedRows ?? 0 };
   };
 }

@@ -60,15 +60,26 @@ type TableSpec = { name: string; columns: string[] };
 /** The schema's tables, each after the tables its foreign keys point at; its columns without the generated ones (tsvectors). */
 export function copyOrder(): TableSpec[] {
   const tables = (Object.values(pgTables) as unknown[]).filter((t): t is PgTable => is(t, PgTable));
-  const parents = new Map(tables.map((t) => [getTableName(t), getTableConfig(t).foreignKeys.map((fk) => getTableName(fk.reference().foreignTable))]));
+  const parents = new Map(
+    tables.map((t) => [
+      getTableName(t),
+      getTableConfig(t).foreignKeys.map((fk) => getTableName(fk.reference().foreignTable)),
+    ]),
+  );
   const ordered: TableSpec[] = [];
   const placed = new Set<string>();
   const place = (table: PgTable) => {
     const name = getTableName(table);
     if (placed.has(name)) return;
     placed.add(name);
-    for (const parent of parents.get(name) ?? []) if (parent !== name) place(tables.find((t) => getTableName(t) === parent)!);
-    ordered.push({ name, columns: getTableConfig(table).columns.filter((c) => !c.generated).map((c) => c.name) });
+    for (const parent of parents.get(name) ?? [])
+      if (parent !== name) place(tables.find((t) => getTableName(t) === parent)!);
+    ordered.push({
+      name,
+      columns: getTableConfig(table)
+        .columns.filter((c) => !c.generated)
+        .map((c) => c.name),
+    });
   };
   for (const table of tables) place(table);
   return ordered;
@@ -87,7 +98,9 @@ function openSource(path: string) {
   } catch (error) {
     throw badInput(`--from: ${path} is not a SQLite database (${(error as Error).message})`);
   }
-  const present = new Set((sqlite.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[]));
+  const present = new Set(
+    sqlite.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[],
+  );
   if (!present.has('turns') || !present.has('__drizzle_migrations')) {
     sqlite.close();
     throw badInput(`--from: ${path} is a SQLite database, but not one of Symbiosis Memory (it has no turns table)`);
@@ -96,13 +109,26 @@ function openSource(path: string) {
 }
 
 const countRows = (sqlite: Database.Database, specs: TableSpec[], present: Set<string>): TableCount[] =>
-  specs.map(({ name }) => ({ table: name, rows: present.has(name) ? (sqlite.prepare(`select count(*) from ${quote(name)}`).pluck().get() as number) : 0 }));
+  specs.map(({ name }) => ({
+    table: name,
+    rows: present.has(name)
+      ? (sqlite
+          .prepare(`select count(*) from ${quote(name)}`)
+          .pluck()
+          .get() as number)
+      : 0,
+  }));
 
 /** Rows per table of the target, for the tables it has: `query` runs plain SQL there. */
 async function targetCounts(query: (text: string) => Promise<unknown[][]>, specs: TableSpec[]): Promise<number> {
-  const existing = new Set((await query('select table_name from information_schema.tables where table_schema = current_schema()')).map(([name]) => name as string));
+  const existing = new Set(
+    (await query('select table_name from information_schema.tables where table_schema = current_schema()')).map(
+      ([name]) => name as string,
+    ),
+  );
   let rows = 0;
-  for (const { name } of specs) if (existing.has(name)) rows += Number((await query(`select count(*) from ${quote(name)}`))[0]![0]);
+  for (const { name } of specs)
+    if (existing.has(name)) rows += Number((await query(`select count(*) from ${quote(name)}`))[0]![0]);
   return rows;
 }
 
@@ -111,10 +137,16 @@ async function probeTarget(url: string, specs: TableSpec[]): Promise<number> {
   const target = parsePostgresUrl(url);
   if (target.kind === 'pglite') {
     if (!target.dir || !existsSync(target.dir)) return 0;
-    const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
+    const [{ PGlite }, { vector }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('@electric-sql/pglite-pgvector'),
+    ]);
     const pglite = new PGlite({ dataDir: target.dir, extensions: { vector } });
     try {
-      return await targetCounts(async (text) => (await pglite.query<unknown[]>(text, [], { rowMode: 'array' })).rows, specs);
+      return await targetCounts(
+        async (text) => (await pglite.query<unknown[]>(text, [], { rowMode: 'array' })).rows,
+        specs,
+      );
     } finally {
       await pglite.close();
     }
@@ -125,19 +157,32 @@ async function probeTarget(url: string, specs: TableSpec[]): Promise<number> {
     await client.connect();
   } catch (error) {
     await client.end().catch(() => undefined);
-    throw new CopyError(`cannot reach Postgres at ${target.where}: ${(error as Error).message || (error as { code?: string }).code || String(error)}`);
+    throw new CopyError(
+      `cannot reach Postgres at ${target.where}: ${(error as Error).message || (error as { code?: string }).code || String(error)}`,
+    );
   }
   try {
-    return await targetCounts(async (text) => (await client.query({ text, rowMode: 'array' })).rows as unknown[][], specs);
+    return await targetCounts(
+      async (text) => (await client.query({ text, rowMode: 'array' })).rows as unknown[][],
+      specs,
+    );
   } finally {
     await client.end();
   }
 }
 
 /** Inserts one table's rows in batches, in rowid order (the id's, for numbered tables). */
-async function copyTable(store: Store, sqlite: Database.Database, spec: TableSpec, batch: number, copied: (rows: number) => void) {
+async function copyTable(
+  store: Store,
+  sqlite: Database.Database,
+  spec: TableSpec,
+  batch: number,
+  copied: (rows: number) => void,
+) {
   const columns = spec.columns.map(quote).join(', ');
-  const read = sqlite.prepare(`select rowid, ${columns} from ${quote(spec.name)} where rowid > ? order by rowid limit ?`).raw(true);
+  const read = sqlite
+    .prepare(`select rowid, ${columns} from ${quote(spec.name)} where rowid > ? order by rowid limit ?`)
+    .raw(true);
   const size = Math.max(1, Math.min(batch, Math.floor(60_000 / spec.columns.length)));
   const tuple = `(${spec.columns.map(() => '?').join(', ')})`;
   let last: number | bigint = Number.MIN_SAFE_INTEGER;
@@ -146,14 +191,18 @@ async function copyTable(store: Store, sqlite: Database.Database, spec: TableSpe
     if (rows.length === 0) return;
     last = rows.at(-1)![0] as number;
     const params = rows.flatMap((row) => row.slice(1)) as (string | number | null | Uint8Array)[];
-    await store.sql.run(`insert into ${quote(spec.name)} (${columns}) values ${Array.from(rows, () => tuple).join(', ')}`, params);
+    await store.sql.run(
+      `insert into ${quote(spec.name)} (${columns}) values ${Array.from(rows, () => tuple).join(', ')}`,
+      params,
+    );
     copied(rows.length);
   }
 }
 
 export async function copySqliteToPostgres(options: CopyOptions): Promise<CopyReport> {
   const started = performance.now();
-  if (!isPostgresUrl(options.to)) throw badInput('--to: expected postgres://user:password@host:port/database, pglite: or pglite:<directory>');
+  if (!isPostgresUrl(options.to))
+    throw badInput('--to: expected postgres://user:password@host:port/database, pglite: or pglite:<directory>');
   let where: string;
   try {
     where = parsePostgresUrl(options.to).where;
@@ -187,7 +236,9 @@ export async function copySqliteToPostgres(options: CopyOptions): Promise<CopyRe
     try {
       const held = await targetCounts((text) => store.sql.values(text), specs);
       if (held > 0 && !options.replace) {
-        throw new CopyError(`the target (${where}) already holds ${held} rows: pass --replace to delete them and copy, or pick an empty database`);
+        throw new CopyError(
+          `the target (${where}) already holds ${held} rows: pass --replace to delete them and copy, or pick an empty database`,
+        );
       }
       // One snapshot of the source for the counts and every batch.
       sqlite.exec('begin');
@@ -200,12 +251,17 @@ export async function copySqliteToPostgres(options: CopyOptions): Promise<CopyRe
           if (held > 0) await store.sql.run(`truncate ${specs.map((s) => quote(s.name)).join(', ')}`);
           let copied = 0;
           for (const spec of specs) {
-            await copyTable(store, sqlite, spec, options.batch ?? 1000, (rows) => options.onProgress?.((copied += rows), spec.name));
+            await copyTable(store, sqlite, spec, options.batch ?? 1000, (rows) =>
+              options.onProgress?.((copied += rows), spec.name),
+            );
           }
           // Counted inside the transaction: a difference rolls the whole copy back.
           for (const { table, rows } of tables) {
             const copiedRows = Number(await store.sql.pluck(`select count(*) from ${quote(table)}`));
-            if (copiedRows !== rows) throw new CopyError(`counts differ after copying: ${table} has ${rows} rows in the source and ${copiedRows} in the target; nothing was kept`);
+            if (copiedRows !== rows)
+              throw new CopyError(
+                `counts differ after copying: ${table} has ${rows} rows in the source and ${copiedRows} in the target; nothing was kept`,
+              );
           }
         });
       } finally {

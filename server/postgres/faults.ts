@@ -8,11 +8,22 @@ import { ErrorCode, SmError } from '../core/errors.ts';
 export const DATABASE_RETRY_SECONDS = 5;
 
 /** Socket failures Node reports on a connection. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** SQLSTATEs of a server going away: connection exceptions (class 08), shut down by an operator, a crash, starting up or shutting down. */
 const SERVER_GONE = /^(08...|57P0[123])$/;
 /** What node-postgres throws for a connection that ended under it, or that could not be made in time. */
-const DRIVER_MESSAGES = /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect)/;
+const DRIVER_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect)/;
 
 function lostConnection(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -26,5 +37,10 @@ function lostConnection(error: unknown): boolean {
 /** The error as DATABASE_UNAVAILABLE when it says the database could not be reached; else itself. */
 export function asDatabaseFault(error: unknown): unknown {
   if (error instanceof SmError || !lostConnection(error)) return error;
-  return new SmError(ErrorCode.DatabaseUnavailable, `the database is unavailable: retry in ${DATABASE_RETRY_SECONDS} s`, DATABASE_RETRY_SECONDS, { cause: error });
+  return new SmError(
+    ErrorCode.DatabaseUnavailable,
+    `the database is unavailable: retry in ${DATABASE_RETRY_SECONDS} s`,
+    DATABASE_RETRY_SECONDS,
+    { cause: error },
+  );
 }

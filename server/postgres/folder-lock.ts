@@ -35,7 +35,9 @@ export function lockFolder(dir: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(path, 'utf8').trim());
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
-        throw new Error(`PGlite in ${dir} is open in another process (pid ${holder}): PGlite serves one process; stop it, or use a Postgres server for several`);
+        throw new Error(
+          `PGlite in ${dir} is open in another process (pid ${holder}): PGlite serves one process; stop it, or use a Postgres server for several`,
+        );
       }
       rmSync(path, { force: true }); // its holder is gone (or is this process, which closed without releasing)
     }

@@ -38,12 +38,16 @@ end $$`;
 export async function ensureRowNumbering(query: Query): Promise<void> {
   const tables = numberedTables();
   const names = tables.map((table) => `'${triggerName(table)}'`).join(', ');
-  const present = new Set((await query(`select tgname from pg_trigger where tgname in (${names}) and not tgisinternal`)).map((row) => row[0]));
+  const present = new Set(
+    (await query(`select tgname from pg_trigger where tgname in (${names}) and not tgisinternal`)).map((row) => row[0]),
+  );
   const missing = tables.filter((table) => !present.has(triggerName(table)));
   if (missing.length === 0) return;
   await query(CREATE_FUNCTION);
   for (const table of missing) {
     const [[sequence]] = (await query(`select pg_get_serial_sequence('"${table}"', 'id')`)) as [[string]];
-    await query(`create trigger "${triggerName(table)}" before insert on "${table}" for each row execute function ${FUNCTION}('${sequence}')`);
+    await query(
+      `create trigger "${triggerName(table)}" before insert on "${table}" for each row execute function ${FUNCTION}('${sequence}')`,
+    );
   }
 }

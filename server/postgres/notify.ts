@@ -37,7 +37,13 @@ export function announcer(node = randomUUID()) {
       const count = Math.ceil(body.length / PART_BYTES);
       const message = ++messages;
       return Array.from({ length: count }, (_, i) =>
-        JSON.stringify({ o: node, p: message, i, n: count, d: body.subarray(i * PART_BYTES, (i + 1) * PART_BYTES).toString('base64') } satisfies Payload),
+        JSON.stringify({
+          o: node,
+          p: message,
+          i,
+          n: count,
+          d: body.subarray(i * PART_BYTES, (i + 1) * PART_BYTES).toString('base64'),
+        } satisfies Payload),
       );
     },
   };
@@ -81,7 +87,13 @@ const PING_MS = 30_000;
  * connects again, backing off up to 5 s, and listens again. Notifications sent while it was away
  * are not heard (live subscribers miss them, as a client that was disconnected does).
  */
-export function listenOnServer(config: pg.ClientConfig, channel: string, hear: (payload: string) => void, reconnected: () => void, up?: (listening: boolean) => void) {
+export function listenOnServer(
+  config: pg.ClientConfig,
+  channel: string,
+  hear: (payload: string) => void,
+  reconnected: () => void,
+  up?: (listening: boolean) => void,
+) {
   let stopped = false;
   let current: pg.Client | null = null;
   let timer: NodeJS.Timeout | undefined;
@@ -109,7 +121,11 @@ export function listenOnServer(config: pg.ClientConfig, channel: string, hear: (
     if (current !== client) return;
     current = null;
     setUp(false);
-    if (!lost && !stopped) logger.warn({ err: error?.message }, 'the connection listening for other nodes\' changes was lost: connecting again');
+    if (!lost && !stopped)
+      logger.warn(
+        { err: error?.message },
+        "the connection listening for other nodes' changes was lost: connecting again",
+      );
     lost = true;
     client.end().catch(() => undefined);
     retry();
@@ -136,7 +152,7 @@ export function listenOnServer(config: pg.ClientConfig, channel: string, hear: (
     delay = RETRY_FIRST_MS;
     if (lost) {
       lost = false;
-      logger.info('listening for other nodes\' changes again');
+      logger.info("listening for other nodes' changes again");
       reconnected();
     }
     setUp(true);

@@ -33,10 +33,16 @@ export type PostgresOpenOptions = {
 /** Runs the migrations with drizzle's migrator for the driver (the schema "drizzle" keeps its journal). */
 async function migrate(target: pg.Pool | import('@electric-sql/pglite').PGlite) {
   if ('connect' in target) {
-    const [{ drizzle }, { migrate }] = await Promise.all([import('drizzle-orm/node-postgres'), import('drizzle-orm/node-postgres/migrator')]);
+    const [{ drizzle }, { migrate }] = await Promise.all([
+      import('drizzle-orm/node-postgres'),
+      import('drizzle-orm/node-postgres/migrator'),
+    ]);
     await migrate(drizzle(target), { migrationsFolder: MIGRATIONS });
   } else {
-    const [{ drizzle }, { migrate }] = await Promise.all([import('drizzle-orm/pglite'), import('drizzle-orm/pglite/migrator')]);
+    const [{ drizzle }, { migrate }] = await Promise.all([
+      import('drizzle-orm/pglite'),
+      import('drizzle-orm/pglite/migrator'),
+    ]);
     await migrate(drizzle(target), { migrationsFolder: MIGRATIONS });
   }
 }
@@ -62,7 +68,10 @@ async function connectServer(url: string, where: string): Promise<{ pool: pg.Poo
 }
 
 async function openPglite(dir: string | null) {
-  const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
+  const [{ PGlite }, { vector }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-pgvector'),
+  ]);
   const pglite = new PGlite({ ...(dir ? { dataDir: dir } : {}), extensions: { vector } });
   await pglite.waitReady;
   return pglite;
@@ -70,7 +79,9 @@ async function openPglite(dir: string | null) {
 
 /** Creates pgvector's extension when the server has it; whether vectors can be searched here. */
 async function ensureVector(query: (text: string) => Promise<unknown[][]>): Promise<boolean> {
-  const [[available]] = (await query("select count(*) from pg_available_extensions where name = 'vector'")) as [[number]];
+  const [[available]] = (await query("select count(*) from pg_available_extensions where name = 'vector'")) as [
+    [number],
+  ];
   if (!available) {
     logger.warn('this Postgres has no pgvector extension: vector search is off');
     return false;
@@ -79,7 +90,10 @@ async function ensureVector(query: (text: string) => Promise<unknown[][]>): Prom
     await query('create extension if not exists vector');
     return true;
   } catch (error) {
-    logger.warn({ err: (error as Error).message }, 'pgvector could not be created (it needs a privileged role once): vector search is off');
+    logger.warn(
+      { err: (error as Error).message },
+      'pgvector could not be created (it needs a privileged role once): vector search is off',
+    );
     return false;
   }
 }
@@ -89,7 +103,11 @@ export async function openPostgresStore(options: PostgresOpenOptions): Promise<S
   const env = options.env ?? process.env;
   // Config beside the data directory, where a SQLite file keeps it; a server has none.
   // A PGlite folder has its config.json beside it, like a SQLite file.
-  const sources = outerConfigLayers(target.kind === 'pglite' && target.dir ? configFilePath(target.dir) : null, env, options.config);
+  const sources = outerConfigLayers(
+    target.kind === 'pglite' && target.dir ? configFilePath(target.dir) : null,
+    env,
+    options.config,
+  );
 
   let client: pg.Pool | import('@electric-sql/pglite').PGlite;
   let setupLock: pg.PoolClient | undefined;

@@ -18,7 +18,6 @@ import { asDatabaseFault } from './faults.ts';
 import { announcer, CHANGES_CHANNEL, receiver } from './notify.ts';
 import { toPostgresSql } from './sql-text.ts';
 
-
 /** The advisory lock key every writer of this database takes ("smwr"). */
 const WRITE_LOCK = 0x736d7772;
 /** How long a writer waits for another process's write, as SQLite's busy_timeout does. */
@@ -62,7 +61,10 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     const converted = asDatabaseFault(error);
     if (converted !== error && reachable) {
       reachable = false;
-      logger.warn({ where: location, err: (error as Error).message }, 'the database cannot be reached: requests fail with DATABASE_UNAVAILABLE until it answers again');
+      logger.warn(
+        { where: location, err: (error as Error).message },
+        'the database cannot be reached: requests fail with DATABASE_UNAVAILABLE until it answers again',
+      );
     }
     return converted;
   };
@@ -74,7 +76,8 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
   const run: Query = async (text, params, arrays) => {
     // store.db.transaction() sends BEGIN and COMMIT through here, where they could land on two
     // pooled connections (and would not take the write lock): transactions are write()'s.
-    if (TRANSACTION_CONTROL.test(text)) throw new Error(`${text.trim()} is not run through the port: use write(store, fn) for a transaction`);
+    if (TRANSACTION_CONTROL.test(text))
+      throw new Error(`${text.trim()} is not run through the port: use write(store, fn) for a transaction`);
     const sqlText = toPostgresSql(text);
     try {
       const result = await (current.getStore() ?? client.query)(sqlText, params, arrays);
@@ -110,20 +113,24 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
   const inTransaction = <T>(fn: () => Promise<T>, wait: boolean): Promise<T> =>
     serially(() => {
       atCommit = [];
-      return client.transaction(
-        async (query, opened) => {
-          if (!wait && !client.single && !opened?.[0]) throw new LockTaken();
-          // `fn` may return a drizzle query, which runs when awaited: resolved here, inside the
-          // context, or it would run on another connection (and wait for this one on PGlite).
-          writing.add(query);
-          return current.run(query, () => Promise.resolve(fn()));
-        },
-        wait ? `select set_config('lock_timeout', '${LOCK_WAIT}', true), pg_advisory_xact_lock(${WRITE_LOCK})` : `select pg_try_advisory_xact_lock(${WRITE_LOCK})`,
-        sendAtCommit,
-      ).catch((error: unknown) => {
-        // A connection lost at BEGIN, at the lock or at COMMIT: the transaction did not commit.
-        throw fault(error);
-      });
+      return client
+        .transaction(
+          async (query, opened) => {
+            if (!wait && !client.single && !opened?.[0]) throw new LockTaken();
+            // `fn` may return a drizzle query, which runs when awaited: resolved here, inside the
+            // context, or it would run on another connection (and wait for this one on PGlite).
+            writing.add(query);
+            return current.run(query, () => Promise.resolve(fn()));
+          },
+          wait
+            ? `select set_config('lock_timeout', '${LOCK_WAIT}', true), pg_advisory_xact_lock(${WRITE_LOCK})`
+            : `select pg_try_advisory_xact_lock(${WRITE_LOCK})`,
+          sendAtCommit,
+        )
+        .catch((error: unknown) => {
+          // A connection lost at BEGIN, at the lock or at COMMIT: the transaction did not commit.
+          throw fault(error);
+        });
     });
   // This process's scheduled tasks under way, by name (a session lock is reentrant within its
   // session, and PGlite has one session: the lock alone would not refuse this process's own).
@@ -136,11 +143,13 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
   const sql: Sql = {
     dialect: 'postgres',
     all: async <T>(text: string, params: readonly SqlParam[] = []) => (await run(text, params, false)).rows as T[],
-    get: async <T>(text: string, params: readonly SqlParam[] = []) => (await run(text, params, false)).rows[0] as T | undefined,
+    get: async <T>(text: string, params: readonly SqlParam[] = []) =>
+      (await run(text, params, false)).rows[0] as T | undefined,
     values: async (text, params = []) => (await run(text, params, true)).rows as unknown[][],
     // The whole result is read: a statement asked for one row is expected to select few.
     row: async (text, params = []) => (await run(text, params, true)).rows[0] as unknown[] | undefined,
-    pluck: async <T>(text: string, params: readonly SqlParam[] = []) => ((await run(text, params, true)).rows[0] as unknown[] | undefined)?.[0] as T | undefined,
+    pluck: async <T>(text: string, params: readonly SqlParam[] = []) =>
+      ((await run(text, params, true)).rows[0] as unknown[] | undefined)?.[0] as T | undefined,
     run: async (text, params = []) => ({ changes: (await run(text, params, false)).changes }),
     // A transaction inside another joins it (write() already does; this keeps a direct call from waiting on itself).
     transaction: (fn) => (current.getStore() ? fn() : inTransaction(fn, true)),
@@ -156,7 +165,11 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     // VACUUM FULL rewrites every table and index into new files, so a deleted row's text is no
     // longer in the database's files (the WAL keeps it until recycled). It cannot run in a
     // transaction; queued like one so none of this process's is open meanwhile.
-    compact: () => serially(async () => void (await client.query('vacuum full', [], false).catch((error: unknown) => Promise.reject(fault(error))))),
+    compact: () =>
+      serially(
+        async () =>
+          void (await client.query('vacuum full', [], false).catch((error: unknown) => Promise.reject(fault(error)))),
+      ),
     // The WAL insert position moves with every committed write of any connection, this one's
     // included (SQLite's data_version leaves out its own), and with maintenance that writes WAL
     // (vacuum, a read pruning a page): a cache keyed on it refreshes for nothing then, never
@@ -165,15 +178,27 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
       // While this node hears the others, their commits reach its caches as events (as its own
       // do): the version moves only when the hearing starts or stops, when events may be missed.
       if (listening > 0) return -epoch;
-      return Number(((await run("select pg_current_wal_insert_lsn() - '0/0'::pg_lsn", [], true)).rows[0] as unknown[])[0]);
+      return Number(
+        ((await run("select pg_current_wal_insert_lsn() - '0/0'::pg_lsn", [], true)).rows[0] as unknown[])[0],
+      );
     },
     location,
     // Postgres checks what it reads as it reads it; what a doctor can ask is whether a page
     // checksum failed, which it counts when the cluster was made with checksums (initdb -k).
     check: async () => {
-      const [on, failures] = ((await run(CHECKSUMS, [], true)).rows[0] as [number, number | null] | undefined) ?? [0, null];
-      if (!on) return { method: 'data checksums are off (initdb --data-checksums): Postgres cannot tell a damaged page', problems: [] };
-      return { method: 'data checksums on, pg_stat_database.checksum_failures', problems: failures ? [`${failures} page checksum failure(s): see the server log`] : [] };
+      const [on, failures] = ((await run(CHECKSUMS, [], true)).rows[0] as [number, number | null] | undefined) ?? [
+        0,
+        null,
+      ];
+      if (!on)
+        return {
+          method: 'data checksums are off (initdb --data-checksums): Postgres cannot tell a damaged page',
+          problems: [],
+        };
+      return {
+        method: 'data checksums on, pg_stat_database.checksum_failures',
+        problems: failures ? [`${failures} page checksum failure(s): see the server log`] : [],
+      };
     },
     // A GIN index takes new rows into a pending list that every search reads through, merged
     // when it grows past gin_pending_list_limit or at vacuum; merging it at night keeps
@@ -210,7 +235,10 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     // Postgres delivers at commit. Outside one: at once, on its own.
     announce: async (events: readonly ChangeEvent[]) => {
       const payloads = node.payloads(events);
-      if (inWrite() && !client.single) atCommit.push(...payloads.map((payload) => `select pg_notify('${CHANGES_CHANNEL}', ${pg.escapeLiteral(payload)})`));
+      if (inWrite() && !client.single)
+        atCommit.push(
+          ...payloads.map((payload) => `select pg_notify('${CHANGES_CHANNEL}', ${pg.escapeLiteral(payload)})`),
+        );
       else for (const payload of payloads) await run('select pg_notify(?, ?)', [CHANGES_CHANNEL, payload], true);
     },
     listen: (deliver) => {
@@ -242,7 +270,10 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     // The view's statements go to the pinned connection as a transaction's do (see `run`).
     sql.snapshot = async () => {
       const pinned = await pin().catch((error: unknown) => Promise.reject(fault(error)));
-      const on = <A extends unknown[], R>(method: (...args: A) => Promise<R>) => (...args: A) => current.run(pinned.query, () => method(...args));
+      const on =
+        <A extends unknown[], R>(method: (...args: A) => Promise<R>) =>
+        (...args: A) =>
+          current.run(pinned.query, () => method(...args));
       const view: Sql = {
         ...sql,
         all: on(sql.all) as Sql['all'],

@@ -15,7 +15,8 @@ type Query = (text: string) => Promise<unknown[][]>;
 const FUNCTIONS = {
   sm_ids: {
     body: () => ' select e::bigint from jsonb_array_elements_text(list::jsonb) e ',
-    create: (body: string) => `create or replace function sm_ids(list text) returns table (value bigint) language sql immutable parallel safe as $$${body}$$`,
+    create: (body: string) =>
+      `create or replace function sm_ids(list text) returns table (value bigint) language sql immutable parallel safe as $$${body}$$`,
   },
   // normalizeText (server/core/text.ts) in SQL: NFKC, lower case, apostrophes out, every run of
   // what is not a letter or digit one space. Under ICU's root collation where the server has ICU:
@@ -24,11 +25,13 @@ const FUNCTIONS = {
   sm_normalize: {
     body: (icu: boolean) =>
       ` select btrim(regexp_replace(translate(lower(normalize(coalesce(t, ''), nfkc)${icu ? ' collate "und-x-icu"' : ''}), '''’', ''), '[^[:alnum:]]+', ' ', 'g')) `,
-    create: (body: string) => `create or replace function sm_normalize(t text) returns text language sql immutable parallel safe as $$${body}$$`,
+    create: (body: string) =>
+      `create or replace function sm_normalize(t text) returns text language sql immutable parallel safe as $$${body}$$`,
   },
   sm_texts: {
     body: () => ' select e from jsonb_array_elements_text(list::jsonb) e ',
-    create: (body: string) => `create or replace function sm_texts(list text) returns table (value text) language sql immutable parallel safe as $$${body}$$`,
+    create: (body: string) =>
+      `create or replace function sm_texts(list text) returns table (value text) language sql immutable parallel safe as $$${body}$$`,
   },
 } as const;
 

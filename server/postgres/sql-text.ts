@@ -6,7 +6,6 @@
 // Quoted strings ('…'), quoted identifiers ("…", and SQLite's `…`, which become "…") and
 // comments are copied untouched, so a `?` or a camelCase word inside them stays as it is.
 
-
 /** Texts seen so far: the domain runs a bounded set of statements, so each is rewritten once. */
 const cache = new Map<string, string>();
 /** Statements built with inlined values (a `limit ${n}`) could grow the cache without end. */
@@ -40,7 +39,10 @@ function translate(text: string): string {
       i = end;
     } else if (c === '`') {
       const end = quotedEnd(text, i, '`');
-      out += `"${text.slice(i + 1, end - 1).replaceAll('``', '`').replaceAll('"', '""')}"`;
+      out += `"${text
+        .slice(i + 1, end - 1)
+        .replaceAll('``', '`')
+        .replaceAll('"', '""')}"`;
       i = end;
     } else if (c === '-' && text[i + 1] === '-') {
       const end = text.indexOf('\n', i);
@@ -87,7 +89,12 @@ function translate(text: string): string {
  * refuses: the target is the bare column names.
  */
 const unqualifyConflictTarget = (text: string) =>
-  text.includes('on conflict (') ? text.replace(/\bon conflict \(([^)]*)\)/g, (_, columns: string) => `on conflict (${columns.replace(/"(?:[^"]|"")+"\.(?="|\w)/g, '')})`) : text;
+  text.includes('on conflict (')
+    ? text.replace(
+        /\bon conflict \(([^)]*)\)/g,
+        (_, columns: string) => `on conflict (${columns.replace(/"(?:[^"]|"")+"\.(?="|\w)/g, '')})`,
+      )
+    : text;
 
 /** `text` in Postgres's spelling: `$n` parameters, mixed-case aliases quoted, bare conflict targets. */
 export function toPostgresSql(text: string): string {

@@ -22,7 +22,8 @@ export function parsePostgresUrl(url: string): PostgresTarget {
     const dir = path === '' ? null : resolve(path);
     return { kind: 'pglite', dir, where: dir ? `PGlite in ${dir}` : 'PGlite in memory' };
   }
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error('a Postgres store needs a postgres:// URL, pglite: (in memory) or pglite:<directory>');
+  if (!/^postgres(ql)?:\/\//.test(url))
+    throw new Error('a Postgres store needs a postgres:// URL, pglite: (in memory) or pglite:<directory>');
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -30,7 +30,8 @@ export type ConfigChange = {
   overriddenBy: string | null;
 };
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A URL's user and password are credentials: they never leave the process. */
 function redact(value: unknown): unknown {
@@ -78,11 +79,16 @@ export async function effectiveConfig(store: Store): Promise<Record<string, unkn
 }
 
 function checkKey(key: string) {
-  if (!KEY.test(key)) throw badInput(`key: ${JSON.stringify(key)} is not a config key (dotted lower-case names, e.g. scoring.w_freq)`);
+  if (!KEY.test(key))
+    throw badInput(`key: ${JSON.stringify(key)} is not a config key (dotted lower-case names, e.g. scoring.w_freq)`);
 }
 
 /** Resolves with the new meta values, persists them and applies what can apply at once. */
-async function change(store: Store, key: string, edit: (metaValues: Record<string, unknown>) => void): Promise<ConfigChange> {
+async function change(
+  store: Store,
+  key: string,
+  edit: (metaValues: Record<string, unknown>) => void,
+): Promise<ConfigChange> {
   checkKey(key);
   return write(store, async () => {
     const metaValues = structuredClone(await readMetaConfig(store.db));
@@ -92,7 +98,8 @@ async function change(store: Store, key: string, edit: (metaValues: Record<strin
       resolved = resolveConfig(layersWith(store, metaValues));
     } catch (error) {
       // Name the most precise key: the one given, or the nested key inside it that is wrong.
-      if (error instanceof ConfigError) throw badInput(`${error.key.startsWith(key) || !key.startsWith(error.key) ? error.key : key}: ${error.reason}`);
+      if (error instanceof ConfigError)
+        throw badInput(`${error.key.startsWith(key) || !key.startsWith(error.key) ? error.key : key}: ${error.reason}`);
       throw error;
     }
     await store.db
@@ -137,6 +144,7 @@ export async function unsetConfigValue(store: Store, key: string): Promise<Confi
     }
     delete parents.at(-1)![parts.at(-1)!];
     // Drop sections left empty.
-    for (let i = parents.length - 1; i > 0; i--) if (Object.keys(parents[i]!).length === 0) delete parents[i - 1]![parts[i - 1]!];
+    for (let i = parents.length - 1; i > 0; i--)
+      if (Object.keys(parents[i]!).length === 0) delete parents[i - 1]![parts[i - 1]!];
   });
 }

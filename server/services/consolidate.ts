@@ -39,26 +39,47 @@ async function llmPage(runtime: Runtime, space: Space, page: TurnRow[]) {
       // A page said to one agent makes that agent's facts; a mixed page makes shared ones.
       const oneAgent = page.every((t) => t.agentId === page[0]!.agentId);
       const results = await applyLlmActions(store, oneAgent ? spaceOfRow(page[0]!) : space, actions, page);
-      await recordExtraction(store, 'llm', { ok: true, ms: performance.now() - started, facts: results.length, ...usage });
+      await recordExtraction(store, 'llm', {
+        ok: true,
+        ms: performance.now() - started,
+        facts: results.length,
+        ...usage,
+      });
       return results;
     });
   } catch (error) {
-    await write(store, () => recordExtraction(store, 'llm', { ok: false, ms: performance.now() - started, facts: 0, error: describeLlmError(error) }));
+    await write(store, () =>
+      recordExtraction(store, 'llm', {
+        ok: false,
+        ms: performance.now() - started,
+        facts: 0,
+        error: describeLlmError(error),
+      }),
+    );
     return null;
   }
 }
 
 /** Consolidates one of the user's sessions (the space's agent does not narrow it: a session is the user's). */
-export async function consolidateSession(runtime: Runtime, space: Space, sessionId: string): Promise<ConsolidationReport> {
+export async function consolidateSession(
+  runtime: Runtime,
+  space: Space,
+  sessionId: string,
+): Promise<ConsolidationReport> {
   const { store, llm } = runtime;
   const user: Space = { userId: space.userId, agentId: null };
   if (!(await getSession(store, user, sessionId))) throw notFound('session', sessionId);
   const report = emptyReport(user.userId, sessionId);
-  if (await isConsolidated(store, user, sessionId)) return { ...report, status: 'skipped', detail: 'already consolidated' };
+  if (await isConsolidated(store, user, sessionId))
+    return { ...report, status: 'skipped', detail: 'already consolidated' };
   publishConsolidation(store, user, sessionId, 'STARTED');
   try {
     const paths = new Set<string>();
-    for (let page = await turnPage(store, user, sessionId, null); page.length > 0; page = await turnPage(store, user, sessionId, page.at(-1)!)) {
+    for (
+      let page = await turnPage(store, user, sessionId, null);
+      page.length > 0;
+      page = await turnPage(store, user, sessionId, page.at(-1)!)
+    ) {
       report.pages++;
       report.turns += page.length;
       let results = llm ? await llmPage(runtime, user, page) : null;
@@ -75,7 +96,9 @@ export async function consolidateSession(runtime: Runtime, space: Space, session
     publishConsolidation(store, user, sessionId, 'COMPLETED', { report });
     return report;
   } catch (error) {
-    publishConsolidation(store, user, sessionId, 'FAILED', { reason: error instanceof Error ? error.message : String(error) });
+    publishConsolidation(store, user, sessionId, 'FAILED', {
+      reason: error instanceof Error ? error.message : String(error),
+    });
     throw error;
   }
 }
@@ -83,6 +106,10 @@ export async function consolidateSession(runtime: Runtime, space: Space, session
 export const consolidationJobHandlers = (runtime: Runtime): JobHandlers => ({
   [JobType.Consolidate]: async (_store, job) => {
     // Jobs queued before spaces carry no user: theirs is `default`.
-    await consolidateSession(runtime, spaceOf(job.userId ?? (job.payload.userId as string | undefined)), String(job.payload.sessionId));
+    await consolidateSession(
+      runtime,
+      spaceOf(job.userId ?? (job.payload.userId as string | undefined)),
+      String(job.payload.sessionId),
+    );
   },
 });

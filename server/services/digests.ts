@@ -32,7 +32,11 @@ export async function sessionDigest(runtime: Runtime, space: Space, sessionId: s
 }
 
 /** Summarises one session with the model; throws on any failure (the job retries). */
-export async function summarizeSession(runtime: Runtime, userId: string, sessionId: string): Promise<SessionSummary | null> {
+export async function summarizeSession(
+  runtime: Runtime,
+  userId: string,
+  sessionId: string,
+): Promise<SessionSummary | null> {
   const { store, llm } = runtime;
   // Queued while a model was configured and none is now: nothing to do, the extractive digest stands.
   if (!llm) return null;
@@ -45,7 +49,10 @@ export async function summarizeSession(runtime: Runtime, userId: string, session
   );
   // A session said to one agent gets that agent's summary; a mixed one a shared one (as consolidation's facts).
   const agentId = turns.length === 1 ? turns[0]!.agentId : null;
-  const { summary } = await llmSummarizeSession(llm, { date: new Date(lines[0]!.at).toISOString().slice(0, 10), lines: lines.map((l) => `[${new Date(l.at).toISOString().slice(0, 10)}] ${l.text}`) });
+  const { summary } = await llmSummarizeSession(llm, {
+    date: new Date(lines[0]!.at).toISOString().slice(0, 10),
+    lines: lines.map((l) => `[${new Date(l.at).toISOString().slice(0, 10)}] ${l.text}`),
+  });
   const row = {
     userId,
     sessionId,

@@ -7,7 +7,14 @@ import { search, type SearchOptions } from '../core/search/search.ts';
 import { catchUpMark, setCatchUpMark, type EmbedPayload } from '../core/search/embed-queue.ts';
 import { searchSchema, type SearchInput, type SearchResult } from '../core/search/types.ts';
 import { parseInput } from '../core/validation.ts';
-import { countVectors, hasVector, putVectors, resetVectors, vectorState, type VectorTable } from '../core/search/vectors.ts';
+import {
+  countVectors,
+  hasVector,
+  putVectors,
+  resetVectors,
+  vectorState,
+  type VectorTable,
+} from '../core/search/vectors.ts';
 import type { Space } from '../core/space.ts';
 import { write, type Store } from '../core/store.ts';
 import { describeLlmError } from '../llm/client.ts';
@@ -21,8 +28,10 @@ type Row = { table: VectorTable; id: number; userId: string; text: string };
 
 /** What is embedded: a turn with its speaker ("Caroline: …", so "what did Caroline…" is near it), a memory's content. */
 const ROWS: Record<VectorTable, string> = {
-  turns: "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id in (select value from sm_ids(?))",
-  memories: "select id, user_id as userId, content as text from memories where status = 'active' and id in (select value from sm_ids(?))",
+  turns:
+    "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id in (select value from sm_ids(?))",
+  memories:
+    "select id, user_id as userId, content as text from memories where status = 'active' and id in (select value from sm_ids(?))",
 };
 
 async function readRows(store: Store, table: VectorTable, ids: number[]): Promise<Row[]> {
@@ -32,7 +41,12 @@ async function readRows(store: Store, table: VectorTable, ids: number[]): Promis
 }
 
 /** Embeds the rows in batches and stores their vectors. Rows deleted meanwhile, and texts with no vector, are skipped. */
-async function embedRows(store: Store, embedder: Embedder, rows: Row[], after?: (last: Row) => Promise<void>): Promise<number> {
+async function embedRows(
+  store: Store,
+  embedder: Embedder,
+  rows: Row[],
+  after?: (last: Row) => Promise<void>,
+): Promise<number> {
   let stored = 0;
   for (let start = 0; start < rows.length; start += embedder.batchSize) {
     const batch = rows.slice(start, start + embedder.batchSize);
@@ -41,8 +55,20 @@ async function embedRows(store: Store, embedder: Embedder, rows: Row[], after?: 
     await write(store, async () => {
       for (const table of ['turns', 'memories'] as const) {
         const items = batch.flatMap((r, i) => (r.table === table && vectors[i] ? [{ r, vector: vectors[i] }] : []));
-        const alive = new Set((await readRows(store, table, items.map(({ r }) => r.id))).map((r) => r.id));
-        await putVectors(store, table, items.filter(({ r }) => alive.has(r.id)).map(({ r, vector }) => ({ id: r.id, userId: r.userId, vector })));
+        const alive = new Set(
+          (
+            await readRows(
+              store,
+              table,
+              items.map(({ r }) => r.id),
+            )
+          ).map((r) => r.id),
+        );
+        await putVectors(
+          store,
+          table,
+          items.filter(({ r }) => alive.has(r.id)).map(({ r, vector }) => ({ id: r.id, userId: r.userId, vector })),
+        );
         stored += alive.size;
       }
       await after?.(batch.at(-1)!);
@@ -58,7 +84,8 @@ function requireEmbedder(runtime: Runtime): Embedder {
   return runtime.embedder;
 }
 
-const TURNS_AFTER = "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id > ? order by id limit ?";
+const TURNS_AFTER =
+  "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id > ? order by id limit ?";
 
 /**
  * The local word vectors' catch-up (embed-queue.ts): every turn past the mark, oldest first, a
@@ -66,11 +93,16 @@ const TURNS_AFTER = "select id, user_id as userId, coalesce(name || ': ', '') ||
  */
 async function catchUpTurns(store: Store, embedder: Embedder) {
   for (;;) {
-    const next = await store.sql.all<Omit<Row, 'table'>>(TURNS_AFTER, [await catchUpMark(store, embedder.model), embedder.batchSize]);
+    const next = await store.sql.all<Omit<Row, 'table'>>(TURNS_AFTER, [
+      await catchUpMark(store, embedder.model),
+      embedder.batchSize,
+    ]);
     const rows = next.map((r) => ({ table: 'turns' as const, ...r }));
     if (rows.length === 0) return;
     // Another process may be catching up too: the mark only moves forward.
-    await embedRows(store, embedder, rows, async (last) => setCatchUpMark(store, embedder.model, Math.max(last.id, await catchUpMark(store, embedder.model))));
+    await embedRows(store, embedder, rows, async (last) =>
+      setCatchUpMark(store, embedder.model, Math.max(last.id, await catchUpMark(store, embedder.model))),
+    );
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -82,7 +114,10 @@ export const embeddingJobHandlers = (runtime: Runtime): JobHandlers => ({
     // A catch-up queued under the local vectors is done by whatever embedder is on now: an
     // endpoint that took over embeds the turns queued by their own jobs instead.
     if (payload.catchUp) return embedder.local ? catchUpTurns(store, embedder) : undefined;
-    const rows = [...(await readRows(store, 'turns', payload.turnIds ?? [])), ...(await readRows(store, 'memories', payload.memoryIds ?? []))];
+    const rows = [
+      ...(await readRows(store, 'turns', payload.turnIds ?? [])),
+      ...(await readRows(store, 'memories', payload.memoryIds ?? [])),
+    ];
     await embedRows(store, embedder, rows);
   },
 });
@@ -111,22 +146,29 @@ export type ReembedReport = {
  */
 export async function reembed(runtime: Runtime, options: ReembedOptions = {}): Promise<ReembedReport> {
   const { store } = runtime;
-  if (!runtime.embedder) throw new SmError(ErrorCode.FailedPrecondition, 'no embedding model configured (set embedding.model, and its key)');
+  if (!runtime.embedder)
+    throw new SmError(ErrorCode.FailedPrecondition, 'no embedding model configured (set embedding.model, and its key)');
   const spec = { dimensions: runtime.embedder.dimensions, model: runtime.embedder.model };
   if (options.reset) await resetVectors(store, spec);
   const embedder = requireEmbedder(runtime);
   const pick = async (table: VectorTable, sql: string) => {
     const ids: number[] = [];
-    for (const { id } of await store.sql.all<{ id: number }>(sql)) if (options.all || options.reset || !(await hasVector(store, table, id))) ids.push(id);
+    for (const { id } of await store.sql.all<{ id: number }>(sql))
+      if (options.all || options.reset || !(await hasVector(store, table, id))) ids.push(id);
     return ids;
   };
   const turnIds = await pick('turns', 'select id from turns order by id');
   // The local word vectors rank turns only (semantic.ts): memories are not embedded with them.
-  const memoryIds = embedder.local ? [] : await pick('memories', "select id from memories where status = 'active' order by id");
+  const memoryIds = embedder.local
+    ? []
+    : await pick('memories', "select id from memories where status = 'active' order by id");
   const total = turnIds.length + memoryIds.length;
   let done = 0;
   const step = embedder.batchSize * 8;
-  for (const [table, ids] of [['turns', turnIds], ['memories', memoryIds]] as const) {
+  for (const [table, ids] of [
+    ['turns', turnIds],
+    ['memories', memoryIds],
+  ] as const) {
     for (let start = 0; start < ids.length; start += step) {
       const slice = ids.slice(start, start + step);
       await embedRows(store, embedder, await readRows(store, table, slice));
@@ -134,7 +176,13 @@ export async function reembed(runtime: Runtime, options: ReembedOptions = {}): P
       options.onProgress?.(done, total);
     }
   }
-  return { turns: turnIds.length, memories: memoryIds.length, storedTurns: await countVectors(store, 'turns'), storedMemories: await countVectors(store, 'memories'), ...spec };
+  return {
+    turns: turnIds.length,
+    memories: memoryIds.length,
+    storedTurns: await countVectors(store, 'turns'),
+    storedMemories: await countVectors(store, 'memories'),
+    ...spec,
+  };
 }
 
 const LATEST_USER_TURN =
@@ -144,11 +192,21 @@ const LATEST_USER_TURN =
 export async function contextWithRuntime(runtime: Runtime, space: Space, input: ContextInput): Promise<Context> {
   const parsed = parseInput(contextSchema, input); // bad input fails before any network call
   const text = await contextQueryText(parsed.query, async () => {
-    const last = await runtime.store.sql.get<{ text: string }>(LATEST_USER_TURN, [space.userId, parsed.sessionId, space.agentId, space.agentId]);
+    const last = await runtime.store.sql.get<{ text: string }>(LATEST_USER_TURN, [
+      space.userId,
+      parsed.sessionId,
+      space.agentId,
+      space.agentId,
+    ]);
     return last?.text ?? null;
   });
   const queryVector = text ? await embedQuery(runtime, text) : null;
-  const answered = await readInWorker<Context>(runtime.reads, runtime.store, { kind: 'context', space, input, queryVector });
+  const answered = await readInWorker<Context>(runtime.reads, runtime.store, {
+    kind: 'context',
+    space,
+    input,
+    queryVector,
+  });
   return answered ?? getContext(runtime.store, space, input, { queryVector });
 }
 
@@ -167,10 +225,18 @@ async function embedQuery(runtime: Runtime, text: string): Promise<Float32Array 
  * search() with the vector signal: the query is embedded first when an embedder is configured
  * and vectors are on. An embedding failure degrades to lexical + entity search, never an error.
  */
-export async function searchWithRuntime(runtime: Runtime, space: Space, input: SearchInput, options: Omit<SearchOptions, 'queryVector'> = {}): Promise<SearchResult> {
+export async function searchWithRuntime(
+  runtime: Runtime,
+  space: Space,
+  input: SearchInput,
+  options: Omit<SearchOptions, 'queryVector'> = {},
+): Promise<SearchResult> {
   parseInput(searchSchema, input); // bad input fails before any network call
   const queryVector = await embedQuery(runtime, input.query);
   // Options that fill or tune the search in place (fitting, ablations) are the caller's own process's.
-  const answered = Object.keys(options).length === 0 ? await readInWorker<SearchResult>(runtime.reads, runtime.store, { kind: 'search', space, input, queryVector }) : undefined;
+  const answered =
+    Object.keys(options).length === 0
+      ? await readInWorker<SearchResult>(runtime.reads, runtime.store, { kind: 'search', space, input, queryVector })
+      : undefined;
   return answered ?? search(runtime.store, space, input, { ...options, queryVector });
 }

@@ -22,10 +22,16 @@ import { nerExtras } from './ner.ts';
 /** `newSession`: the turn opened its session (addTurn knows it in the same transaction). */
 export type IngestResult = { turn: TurnRow; newSession: boolean; extracted: Extracted[] };
 
-const createdMemories = (extracted: Extracted[]) => extracted.filter((e) => e.action === 'created').map((e) => e.memory);
+const createdMemories = (extracted: Extracted[]) =>
+  extracted.filter((e) => e.action === 'created').map((e) => e.memory);
 
 /** `turnEntities`: what linkTurnFast linked to the turn, when it ran in this transaction. */
-async function heuristicPass(store: Store, turn: TurnRow, path: 'heuristic' | 'fallback' = 'heuristic', turnEntities?: EntityRow[]): Promise<Extracted[]> {
+async function heuristicPass(
+  store: Store,
+  turn: TurnRow,
+  path: 'heuristic' | 'fallback' = 'heuristic',
+  turnEntities?: EntityRow[],
+): Promise<Extracted[]> {
   const started = performance.now();
   const extracted = await extractHeuristically(store, turn);
   await linkMemoriesFast(store, spaceOfRow(turn), createdMemories(extracted), turn, turnEntities);
@@ -44,11 +50,23 @@ async function llmPass(runtime: Runtime, turn: TurnRow, path: 'llm' | 'hybrid'):
     return await write(store, async () => {
       const extracted = await applyLlmActions(store, space, actions, [turn]);
       await linkMemoriesFast(store, space, createdMemories(extracted), turn);
-      await recordExtraction(store, path, { ok: true, ms: performance.now() - started, facts: extracted.length, ...usage });
+      await recordExtraction(store, path, {
+        ok: true,
+        ms: performance.now() - started,
+        facts: extracted.length,
+        ...usage,
+      });
       return extracted;
     });
   } catch (error) {
-    await write(store, () => recordExtraction(store, path, { ok: false, ms: performance.now() - started, facts: 0, error: describeLlmError(error) }));
+    await write(store, () =>
+      recordExtraction(store, path, {
+        ok: false,
+        ms: performance.now() - started,
+        facts: 0,
+        error: describeLlmError(error),
+      }),
+    );
     throw error;
   }
 }
@@ -61,25 +79,40 @@ export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnI
   await assertQueueRoom(store);
   // The accurate-NER job, when due, goes in with the turn (one statement on Postgres).
   const nerQueued = await accurateNerJobNow(store, nerExtras(runtime));
-  const { turn, newSession, extra } = await addTurn(store, space, input, async (tx, turn, options) => {
-    // A new conversation means the user's earlier ones are finished: consolidate them.
-    if (options.newSession) await queueConsolidation(tx, space, await pendingSessions(tx, space, { exclude: turn.sessionId }));
-    // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
-    const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime), nerQueued, options.speaker);
-    // Vectors are computed by a job after the commit, never here (no network in the hot path).
-    await enqueueEmbedding(tx, space, { turnIds: [turn.id] });
-    if (!options.autoExtract || (turn.role !== 'user' && turn.role !== 'assistant')) return { extracted: [] as Extracted[], recovery: null };
-    // An assistant's turn teaches only what its heuristics recognise (decisions, restated user facts): no LLM pass.
-    if (turn.role === 'assistant') return { extracted: await heuristicPass(tx, turn, 'heuristic', turnEntities), recovery: null };
-    if (mode === 'llm' && llm) {
-      // Runs only if this process dies before the inline extraction below settles it.
-      const recovery = await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId, fallback: true }, { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 });
-      return { extracted: [] as Extracted[], recovery };
-    }
-    const extracted = await heuristicPass(tx, turn, 'heuristic', turnEntities);
-    if (mode === 'hybrid' && llm) await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId });
-    return { extracted, recovery: null };
-  }, nerQueued ? JobType.NerAccurate : undefined, store.config.ner.enabled);
+  const { turn, newSession, extra } = await addTurn(
+    store,
+    space,
+    input,
+    async (tx, turn, options) => {
+      // A new conversation means the user's earlier ones are finished: consolidate them.
+      if (options.newSession)
+        await queueConsolidation(tx, space, await pendingSessions(tx, space, { exclude: turn.sessionId }));
+      // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
+      const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime), nerQueued, options.speaker);
+      // Vectors are computed by a job after the commit, never here (no network in the hot path).
+      await enqueueEmbedding(tx, space, { turnIds: [turn.id] });
+      if (!options.autoExtract || (turn.role !== 'user' && turn.role !== 'assistant'))
+        return { extracted: [] as Extracted[], recovery: null };
+      // An assistant's turn teaches only what its heuristics recognise (decisions, restated user facts): no LLM pass.
+      if (turn.role === 'assistant')
+        return { extracted: await heuristicPass(tx, turn, 'heuristic', turnEntities), recovery: null };
+      if (mode === 'llm' && llm) {
+        // Runs only if this process dies before the inline extraction below settles it.
+        const recovery = await enqueueJob(
+          tx,
+          JobType.ExtractLlm,
+          { turnId: turn.id, userId: turn.userId, fallback: true },
+          { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 },
+        );
+        return { extracted: [] as Extracted[], recovery };
+      }
+      const extracted = await heuristicPass(tx, turn, 'heuristic', turnEntities);
+      if (mode === 'hybrid' && llm) await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId });
+      return { extracted, recovery: null };
+    },
+    nerQueued ? JobType.NerAccurate : undefined,
+    store.config.ner.enabled,
+  );
   if (!extra?.recovery) return { turn, newSession, extracted: extra?.extracted ?? [] };
   let extracted: Extracted[];
   try {

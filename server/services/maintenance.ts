@@ -17,8 +17,17 @@ import type { MaintenanceTask } from './maintenance-tasks.ts';
 
 export { MAINTENANCE_TASKS, type MaintenanceTask } from './maintenance-tasks.ts';
 
-export type ReflectionReport = { userId: string; created: boolean; reason: string; reflection: MemoryRow | null; path: 'llm' | 'template' | null };
-export type ConsolidationRunReport = { sessions: ConsolidationReport[]; failed: { userId: string; sessionId: string; reason: string }[] };
+export type ReflectionReport = {
+  userId: string;
+  created: boolean;
+  reason: string;
+  reflection: MemoryRow | null;
+  path: 'llm' | 'template' | null;
+};
+export type ConsolidationRunReport = {
+  sessions: ConsolidationReport[];
+  failed: { userId: string; sessionId: string; reason: string }[];
+};
 export type EnrichmentReport = { skipped: boolean; reason: string; memories: number; turns: number; links: number };
 /** The full-text indexes merged (SQLite: FTS5 segments into one, none without FTS5; Postgres: GIN pending lists) and how long it took. */
 export type OptimizationReport = Awaited<ReturnType<Sql['optimize']>>;
@@ -28,19 +37,26 @@ export type MaintenanceReport =
   | { task: 'consolidate'; startedAt: number; finishedAt: number; consolidation: ConsolidationRunReport }
   | { task: 'decay'; startedAt: number; finishedAt: number; decay: DecayReport }
   /** `reflection`: the one user's report, or for a run over every user the first created (else the first); `reflections`: one per user. */
-  | { task: 'reflect'; startedAt: number; finishedAt: number; reflection: ReflectionReport; reflections: ReflectionReport[] }
+  | {
+      task: 'reflect';
+      startedAt: number;
+      finishedAt: number;
+      reflection: ReflectionReport;
+      reflections: ReflectionReport[];
+    }
   | { task: 'optimize'; startedAt: number; finishedAt: number; optimization: OptimizationReport };
 
 async function llmReflection(runtime: Runtime, inputs: ReflectionInputs): Promise<string | null> {
   if (!runtime.llm) return null;
   try {
     const facts = inputs.facts.map((f) => `- ${f.content}`).join('\n');
-    const changes = inputs.changes.map(([fresh, old]) => `- "${fresh.content}" replaced "${old.content}"`).join('\n') || '(none)';
+    const changes =
+      inputs.changes.map(([fresh, old]) => `- "${fresh.content}" replaced "${old.content}"`).join('\n') || '(none)';
     const result = await runtime.llm.chat([
       {
         role: 'system',
         content:
-          'You write a weekly reflection for an assistant\'s long-term memory: what the week\'s new facts say about the people involved, patterns, what changed, and what to keep in mind. At most 150 words of plain text.',
+          "You write a weekly reflection for an assistant's long-term memory: what the week's new facts say about the people involved, patterns, what changed, and what to keep in mind. At most 150 words of plain text.",
       },
       { role: 'user', content: `New facts this week:\n${facts}\n\nWhat changed:\n${changes}` },
     ]);
@@ -58,17 +74,26 @@ export async function runReflection(runtime: Runtime, space: Space): Promise<Ref
   const written = await llmReflection(runtime, due.inputs);
   const content = written ?? templateReflection(due.inputs);
   const reflection = await saveReflection(runtime.store, space, content, due.inputs);
-  return { userId: space.userId, created: true, reason: `${due.inputs.facts.length} new facts`, reflection, path: written ? 'llm' : 'template' };
+  return {
+    userId: space.userId,
+    created: true,
+    reason: `${due.inputs.facts.length} new facts`,
+    reflection,
+    path: written ? 'llm' : 'template',
+  };
 }
 
-const userIds = async (runtime: Runtime) => (await runtime.store.sql.all<{ id: string }>('select id from users order by id')).map((row) => row.id);
+const userIds = async (runtime: Runtime) =>
+  (await runtime.store.sql.all<{ id: string }>('select id from users order by id')).map((row) => row.id);
 
 /** Nightly catch-up: every unconsolidated session idle for `consolidation.idle_minutes`, of one user or of all. */
 export async function runConsolidation(runtime: Runtime, space: Space | null = null): Promise<ConsolidationRunReport> {
   const { store } = runtime;
   const idleBefore = store.clock.now() - store.config.consolidation.idle_minutes * 60_000;
   const report: ConsolidationRunReport = { sessions: [], failed: [] };
-  const pending = space ? (await pendingSessions(store, space, { idleBefore })).map((sessionId) => ({ userId: space.userId, sessionId })) : await pendingSessionsOfAll(store, idleBefore);
+  const pending = space
+    ? (await pendingSessions(store, space, { idleBefore })).map((sessionId) => ({ userId: space.userId, sessionId }))
+    : await pendingSessionsOfAll(store, idleBefore);
   for (const { userId, sessionId } of pending) {
     try {
       report.sessions.push(await consolidateSession(runtime, { userId, agentId: null }, sessionId));
@@ -81,8 +106,15 @@ export async function runConsolidation(runtime: Runtime, space: Space | null = n
 
 async function reflectAll(runtime: Runtime, space: Space | null) {
   const reports: ReflectionReport[] = [];
-  for (const userId of space ? [space.userId] : await userIds(runtime)) reports.push(await runReflection(runtime, { userId, agentId: null }));
-  const none: ReflectionReport = { userId: space?.userId ?? '', created: false, reason: 'no users', reflection: null, path: null };
+  for (const userId of space ? [space.userId] : await userIds(runtime))
+    reports.push(await runReflection(runtime, { userId, agentId: null }));
+  const none: ReflectionReport = {
+    userId: space?.userId ?? '',
+    created: false,
+    reason: 'no users',
+    reflection: null,
+    path: null,
+  };
   return { reflection: reports.find((r) => r.created) ?? reports[0] ?? none, reflections: reports };
 }
 
@@ -92,7 +124,13 @@ export type Enricher = (runtime: Runtime) => Promise<EnrichmentReport> | Enrichm
 export function maintenanceSchedule(runtime: Runtime, enrich?: Enricher): ScheduleOptions<MaintenanceTask> {
   const { schedule } = runtime.store.config;
   return {
-    tasks: { enrich: schedule.enrich, consolidate: schedule.consolidate, decay: schedule.decay, reflect: schedule.reflect, optimize: schedule.optimize },
+    tasks: {
+      enrich: schedule.enrich,
+      consolidate: schedule.consolidate,
+      decay: schedule.decay,
+      reflect: schedule.reflect,
+      optimize: schedule.optimize,
+    },
     timezone: schedule.timezone || undefined,
     run: (task) => runMaintenance(runtime, task, enrich),
     // Every node sharing a Postgres database schedules these at the same time: one runs each.
@@ -101,14 +139,21 @@ export function maintenanceSchedule(runtime: Runtime, enrich?: Enricher): Schedu
 }
 
 /** Runs a task over one user's data, or over every user's (`space` null: the schedule, the admin). */
-export async function runMaintenance(runtime: Runtime, task: MaintenanceTask, enrich?: Enricher, space: Space | null = null): Promise<MaintenanceReport> {
+export async function runMaintenance(
+  runtime: Runtime,
+  task: MaintenanceTask,
+  enrich?: Enricher,
+  space: Space | null = null,
+): Promise<MaintenanceReport> {
   const startedAt = runtime.store.clock.now();
   const finished = <R extends object>(result: R) => ({ startedAt, finishedAt: runtime.store.clock.now(), ...result });
   switch (task) {
     case 'enrich':
       return finished({
         task,
-        enrichment: enrich ? await enrich(runtime) : { skipped: true, reason: 'no entity enrichment available', memories: 0, turns: 0, links: 0 },
+        enrichment: enrich
+          ? await enrich(runtime)
+          : { skipped: true, reason: 'no entity enrichment available', memories: 0, turns: 0, links: 0 },
       });
     case 'consolidate':
       return finished({ task, consolidation: await runConsolidation(runtime, space) });

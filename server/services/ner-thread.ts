@@ -5,7 +5,13 @@
 // capped: a runaway parse ends the thread (the batch fails and is retried), never the server.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { entitiesFromMatches, joinTexts, parseGroups, splitMatches, type CompromiseMatches } from '../core/ner/compromise-provider.ts';
+import {
+  entitiesFromMatches,
+  joinTexts,
+  parseGroups,
+  splitMatches,
+  type CompromiseMatches,
+} from '../core/ner/compromise-provider.ts';
 import { NerUnavailable, type NerProvider } from '../core/ner/types.ts';
 import { afterWorkerStart } from '../young-generation.ts';
 

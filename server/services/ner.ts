@@ -33,7 +33,11 @@ export const nerJobHandlers = (runtime: Runtime): JobHandlers => ({
   [JobType.NerAccurate]: {
     batch: NER_BATCH,
     run: async (store, jobs) => {
-      await runAccurateNer(store, jobs.map((job) => Number(job.payload.turnId)), nerExtras(runtime));
+      await runAccurateNer(
+        store,
+        jobs.map((job) => Number(job.payload.turnId)),
+        nerExtras(runtime),
+      );
       await queueCatchUp(store);
     },
   },
@@ -56,7 +60,9 @@ export const nerEnricher: Enricher = async (runtime) => {
   const failures = report.failures.map((f) => `${f.provider} failed ${f.count}x (${f.error})`).join('; ');
   return {
     skipped: report.skipped !== null,
-    reason: report.skipped ?? `${report.memories.candidates} memories and ${report.turns.candidates} turns with few entities${failures ? `; ${failures}` : ''}`,
+    reason:
+      report.skipped ??
+      `${report.memories.candidates} memories and ${report.turns.candidates} turns with few entities${failures ? `; ${failures}` : ''}`,
     memories: report.memories.enriched,
     turns: report.turns.enriched,
     links: report.memories.links + report.turns.links,

@@ -11,7 +11,9 @@ import { z } from 'zod';
 
 export type { Profile };
 
-const limitSchema = z.object({ limit: z.number().int().min(1, 'must be at least 1').max(PROFILE_LIMIT, `must be at most ${PROFILE_LIMIT}`) });
+const limitSchema = z.object({
+  limit: z.number().int().min(1, 'must be at least 1').max(PROFILE_LIMIT, `must be at most ${PROFILE_LIMIT}`),
+});
 const idSchema = z.object({ id: memoryIdSchema });
 const editSchema = z.object({ id: memoryIdSchema, content: contentSchema });
 
@@ -26,7 +28,12 @@ export function pinMemory(store: Store, space: Space, id: number, pinned: boolea
 }
 
 /** Rewords an instruction of the caller's space; the old wording is kept as superseded history. */
-export function rewordInstruction(store: Store, space: Space, id: number, content: string): Promise<{ old: MemoryRow; memory: MemoryRow }> {
+export function rewordInstruction(
+  store: Store,
+  space: Space,
+  id: number,
+  content: string,
+): Promise<{ old: MemoryRow; memory: MemoryRow }> {
   const input = parseInput(editSchema, { id, content });
   return editInstruction(store, space, input.id, input.content);
 }

@@ -63,7 +63,16 @@ export type ReadPoolStats = {
 
 type Answer = { result: unknown; accessed: number[] };
 type Job = { call: ReadCall; resolve: (answer: Answer) => void; reject: (error: Error) => void };
-type Slot = { worker: Worker; ready: boolean; job: Job | null; configVersion: number; id: number; retired: boolean; timer?: NodeJS.Timeout; stuck?: boolean };
+type Slot = {
+  worker: Worker;
+  ready: boolean;
+  job: Job | null;
+  configVersion: number;
+  id: number;
+  retired: boolean;
+  timer?: NodeJS.Timeout;
+  stuck?: boolean;
+};
 
 export type ReadPool = {
   /** The call answered by a worker, or null when the main thread should answer it (see the header). */
@@ -83,7 +92,11 @@ function workerEntry(): { source: string | URL; eval: boolean; tsx?: string } {
   const here = import.meta.url;
   if (!here.endsWith('.ts')) return { source: new URL('./read-worker.mjs', here), eval: false };
   const api = createRequire(here).resolve('tsx/esm/api');
-  return { source: new URL('./read-worker.ts', here).href, eval: true, tsx: pathToFileURL(join(dirname(api), 'index.mjs')).href };
+  return {
+    source: new URL('./read-worker.ts', here).href,
+    eval: true,
+    tsx: pathToFileURL(join(dirname(api), 'index.mjs')).href,
+  };
 }
 
 // Under tsx the worker registers tsx's loader in itself before importing the TypeScript entry
@@ -123,7 +136,12 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
   let configVersion = 0;
 
   const start = (index: number) => {
-    const data: ReadWorkerData = { path, config: store.config, cacheKiB: CACHE_KIB, indexBudgetBytes: INDEX_BUDGET_BYTES };
+    const data: ReadWorkerData = {
+      path,
+      config: store.config,
+      cacheKiB: CACHE_KIB,
+      indexBudgetBytes: INDEX_BUDGET_BYTES,
+    };
     const worker = new Worker(entry.eval ? BOOT : entry.source, {
       eval: entry.eval,
       workerData: entry.eval ? { ...data, tsx: entry.tsx, entry: entry.source } : data,
@@ -185,7 +203,7 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
   const pump = () => {
     for (const slot of slots) {
       if (queue.length === 0) break;
-      if (slot && slot.ready && !slot.job) send(slot, queue.shift()!);
+      if (slot?.ready && !slot.job) send(slot, queue.shift()!);
     }
     if (queue.length === 0 && slots.every((s) => !s?.job)) {
       clearTimeout(idle);
@@ -233,7 +251,7 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
         for (let i = 0; i < size; i++) start(i);
         return null;
       }
-      const ready = slots.filter((s): s is Slot => s !== null && s.ready);
+      const ready = slots.filter((s): s is Slot => s?.ready === true);
       if (ready.length === 0 || queue.length >= QUEUE_PER_WORKER * ready.length) return null;
       const text = JSON.stringify(store.config);
       if (text !== configText) {
@@ -249,7 +267,13 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
     ranInProcess: () => void counts.inProcess++,
     stats: () => {
       const live = slots.filter((s): s is Slot => s !== null);
-      return { size, ready: live.filter((s) => s.ready).length, busy: live.filter((s) => s.job).length, queued: queue.length, ...counts };
+      return {
+        size,
+        ready: live.filter((s) => s.ready).length,
+        busy: live.filter((s) => s.job).length,
+        queued: queue.length,
+        ...counts,
+      };
     },
     crash: async (index) => {
       const slot = slots[index];
@@ -268,14 +292,20 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
 
 /** The worker's error as the main thread would have thrown it: an expected failure keeps its code. */
 function rebuild(error: { message: string; code?: string; retryAfterSeconds?: number }): Error {
-  return error.code ? new SmError(error.code as ErrorCode, error.message, error.retryAfterSeconds) : new Error(error.message);
+  return error.code
+    ? new SmError(error.code as ErrorCode, error.message, error.retryAfterSeconds)
+    : new Error(error.message);
 }
 
 /**
  * A read through the pool when it can take it, its accesses then recorded by the writer;
  * undefined when it is the caller's to run in-process (no pool, none free, a worker lost).
  */
-export async function readInWorker<T>(pool: ReadPool | null | undefined, store: Store, call: ReadCall): Promise<T | undefined> {
+export async function readInWorker<T>(
+  pool: ReadPool | null | undefined,
+  store: Store,
+  call: ReadCall,
+): Promise<T | undefined> {
   if (!pool) return undefined;
   if (pool.lone()) {
     // Requests read from their sockets in the same pass as this one have not reached the server's

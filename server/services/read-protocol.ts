@@ -8,7 +8,9 @@ import type { Space } from '../core/space.ts';
 export type ReadWorkerData = { path: string; config: Config; cacheKiB: number; indexBudgetBytes: number };
 
 /** The reads a worker answers: the two hot ones. */
-export type ReadCall = { kind: 'search'; space: Space; input: SearchInput; queryVector: Float32Array | null } | { kind: 'context'; space: Space; input: ContextInput; queryVector: Float32Array | null };
+export type ReadCall =
+  | { kind: 'search'; space: Space; input: SearchInput; queryVector: Float32Array | null }
+  | { kind: 'context'; space: Space; input: ContextInput; queryVector: Float32Array | null };
 
 export type ReadRequest = ReadCall & {
   id: number;

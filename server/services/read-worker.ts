@@ -19,7 +19,12 @@ let now = Date.now();
 let accessed: number[] = [];
 let mapped = false;
 
-const store = openReadOnlyStore({ path: data.path, config: data.config, clock: { now: () => now }, cacheKiB: data.cacheKiB });
+const store = openReadOnlyStore({
+  path: data.path,
+  config: data.config,
+  clock: { now: () => now },
+  cacheKiB: data.cacheKiB,
+});
 divertAccess(store, (ids) => void accessed.push(...ids));
 // Per-user vector indexes are this thread's own copy: a smaller budget than the writer's.
 setIndexBudget(data.indexBudgetBytes);
@@ -37,7 +42,8 @@ async function answer(request: ReadRequest): Promise<unknown> {
   now = request.now;
   if (request.config) store.config = request.config as Config;
   vectorsAs(request.vectors);
-  if (request.kind === 'search') return search(store, request.space, request.input, { queryVector: request.queryVector });
+  if (request.kind === 'search')
+    return search(store, request.space, request.input, { queryVector: request.queryVector });
   return getContext(store, request.space, request.input, { queryVector: request.queryVector });
 }
 
@@ -50,7 +56,11 @@ port.on('message', (request: ReadRequest) => {
       // An expected failure crosses with its code; anything else is masked by the API anyway.
       const expected = expectedOf(error);
       const message = expected?.message ?? (error instanceof Error ? error.message : String(error));
-      port.postMessage({ id: request.id, error: { message, code: expected?.code, retryAfterSeconds: expected?.retryAfterSeconds }, accessed: [] } satisfies ReadReply);
+      port.postMessage({
+        id: request.id,
+        error: { message, code: expected?.code, retryAfterSeconds: expected?.retryAfterSeconds },
+        accessed: [],
+      } satisfies ReadReply);
     },
   );
 });

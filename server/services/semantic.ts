@@ -12,7 +12,15 @@ import { setWordTable } from '../core/search/semantic.ts';
 import { lockedSpec, initVectors, resetVectors, type VectorSpec, type VectorState } from '../core/search/vectors.ts';
 import { isLocalModel, type WordTable } from '../core/search/word-table.ts';
 import { write, type Store } from '../core/store.ts';
-import { convertWordVectors, localEmbedder, readWordTable, wordTableInfo, wordTablePath, wordVectorsPackage, WORD_VECTORS_PACKAGE } from '../llm/word-vectors.ts';
+import {
+  convertWordVectors,
+  localEmbedder,
+  readWordTable,
+  wordTableInfo,
+  wordTablePath,
+  wordVectorsPackage,
+  WORD_VECTORS_PACKAGE,
+} from '../llm/word-vectors.ts';
 import { logger } from '../logger.ts';
 import type { Embedder } from '../llm/embeddings.ts';
 
@@ -53,7 +61,13 @@ function convertOnce(from: { file: string; source: string }, path: string): Prom
   if (!running) {
     running = convertWordVectors(from, path).then(
       ({ words, ms }) => (logger.info({ path, words, ms }, 'word vectors converted'), true),
-      (error) => (logger.warn({ error: String(error) }, `converting ${WORD_VECTORS_PACKAGE} failed: search runs without word vectors`), false),
+      (error) => (
+        logger.warn(
+          { error: String(error) },
+          `converting ${WORD_VECTORS_PACKAGE} failed: search runs without word vectors`,
+        ),
+        false
+      ),
     );
     conversions.set(path, running);
   }
@@ -75,7 +89,10 @@ export const semanticStatus = (store: Store): SemanticStatus =>
 export async function initOrReplaceVectors(store: Store, spec: VectorSpec): Promise<VectorState> {
   const locked = await lockedSpec(store);
   if (!locked || !isLocalModel(locked.model) || locked.model === spec.model) return initVectors(store, spec);
-  logger.info({ from: locked.model, to: spec.model }, 'vectors of the local word vectors give way to another model (`sm reembed` embeds the history with it)');
+  logger.info(
+    { from: locked.model, to: spec.model },
+    'vectors of the local word vectors give way to another model (`sm reembed` embeds the history with it)',
+  );
   return resetVectors(store, spec);
 }
 
@@ -88,19 +105,29 @@ export async function startSemantic(runtime: Runtime): Promise<SemanticStatus> {
     runtime.semantic = value;
     return value;
   };
-  if (runtime.embedder) return set({ state: 'off', detail: `the embedding model "${runtime.embedder.model}" is configured: its vectors are used instead` });
+  if (runtime.embedder)
+    return set({
+      state: 'off',
+      detail: `the embedding model "${runtime.embedder.model}" is configured: its vectors are used instead`,
+    });
   if (!store.config.embedding.local) return set({ state: 'off', detail: 'switched off (embedding.local is false)' });
   const from = wordVectorsPackage();
-  if (!from) return set({ state: 'off', detail: `${WORD_VECTORS_PACKAGE} is not installed: search runs on words alone` });
+  if (!from)
+    return set({ state: 'off', detail: `${WORD_VECTORS_PACKAGE} is not installed: search runs on words alone` });
   const path = wordTablePath(cacheDir(), from.source);
   if (existsSync(path)) return set(await attach(runtime, path));
   const superseded = () => status.get(store)?.settled !== settled;
   const settled = convertOnce(from, path).then(async (ok) => {
     if (superseded()) return;
-    const next = ok ? await attach(runtime, path) : { state: 'off' as const, detail: `converting ${from.source} into ${path} failed (see the log)` };
+    const next = ok
+      ? await attach(runtime, path)
+      : { state: 'off' as const, detail: `converting ${from.source} into ${path} failed (see the log)` };
     if (!superseded()) set(next);
   });
-  return set({ state: 'converting', detail: `converting ${from.source} into ${path} (once, in the background)` }, settled);
+  return set(
+    { state: 'converting', detail: `converting ${from.source} into ${path} (once, in the background)` },
+    settled,
+  );
 }
 
 async function attach(runtime: Runtime, path: string): Promise<Omit<SemanticStatus, 'settled'>> {
@@ -110,7 +137,8 @@ async function attach(runtime: Runtime, path: string): Promise<Omit<SemanticStat
   setWordTable(store, () => loadTable(path));
   const what = `${info.source}, ${info.dimensions}-d, from ${path}`;
   // SQLite reranks vectors with sqlite-vec's functions; Postgres with pgvector, or without it (core/search/vector-sql.ts).
-  if (store.sql.dialect === 'sqlite' && !store.features.vec) return { state: 'on', detail: `${what}; sqlite-vec is not loaded, so turns with no word in common are not found` };
+  if (store.sql.dialect === 'sqlite' && !store.features.vec)
+    return { state: 'on', detail: `${what}; sqlite-vec is not loaded, so turns with no word in common are not found` };
   // The embedder of jobs and `sm reembed` (even while vectors are off: `sm reembed --reset` turns them on with it).
   runtime.embedder = localEmbedder(info.source, info.dimensions, () => {
     const table = loadTable(path);
@@ -118,9 +146,11 @@ async function attach(runtime: Runtime, path: string): Promise<Omit<SemanticStat
     return table;
   });
   const vectors = await initOrReplaceVectors(store, { dimensions: info.dimensions, model: runtime.embedder.model });
-  if (!vectors.ready) return { state: 'on', detail: `${what}; turns with no word in common are not found: ${vectors.reason}` };
+  if (!vectors.ready)
+    return { state: 'on', detail: `${what}; turns with no word in common are not found: ${vectors.reason}` };
   // Turns written before (the history, the first time) are embedded by the catch-up job.
-  if ((await catchUpMark(store, runtime.embedder.model)) < (await lastTurnId(store))) await write(store, () => queueCatchUp(store));
+  if ((await catchUpMark(store, runtime.embedder.model)) < (await lastTurnId(store)))
+    await write(store, () => queueCatchUp(store));
   return { state: 'on', detail: what };
 }
 

@@ -14,10 +14,24 @@ import { createRuntime } from '../../server/services/runtime.ts';
 export type TestServer = Awaited<ReturnType<typeof startServer>>;
 
 export async function startServer(
-  options: { token?: string; host?: string; config?: Record<string, unknown>; clock?: Clock; jobs?: boolean; readWorkers?: number; loneReadsToWorkers?: boolean; path?: string } = {},
+  options: {
+    token?: string;
+    host?: string;
+    config?: Record<string, unknown>;
+    clock?: Clock;
+    jobs?: boolean;
+    readWorkers?: number;
+    loneReadsToWorkers?: boolean;
+    path?: string;
+  } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-api-'));
-  const store = await openStore({ path: options.path ?? join(dir, 'test.db'), env: {}, clock: options.clock, config: options.config });
+  const store = await openStore({
+    path: options.path ?? join(dir, 'test.db'),
+    env: {},
+    clock: options.clock,
+    config: options.config,
+  });
   const runtime = await createRuntime(store);
   const app = buildApp({
     store,
@@ -53,7 +67,11 @@ export async function startServer(
     async graphql(query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) {
       const response = await fetch(`${base}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...headers },
+        headers: {
+          'content-type': 'application/json',
+          ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+          ...headers,
+        },
         body: JSON.stringify({ query, variables }),
       });
       return { status: response.status, body: (await response.json()) as { data?: any; errors?: any[] } };
@@ -71,7 +89,11 @@ export async function startServer(
  * The first value of a subscription iterator, calling `trigger` until one arrives: the server
  * starts listening a moment after the client subscribes, and nothing tells the client when.
  */
-export async function firstEvent<T>(iterator: AsyncIterator<T>, trigger: (attempt: number) => Promise<unknown>, timeoutMs = 10_000): Promise<T> {
+export async function firstEvent<T>(
+  iterator: AsyncIterator<T>,
+  trigger: (attempt: number) => Promise<unknown>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const next = iterator.next();
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; Date.now() < deadline; attempt++) {
@@ -87,7 +109,10 @@ export async function firstEvent<T>(iterator: AsyncIterator<T>, trigger: (attemp
 
 /** Stats without what moves with the clock alone (the job lag), to compare counts before and after. */
 export function countsOf<S extends { jobs: { lagSeconds: number; byType: { lagSeconds: number }[] } }>(stats: S): S {
-  return { ...stats, jobs: { ...stats.jobs, lagSeconds: 0, byType: stats.jobs.byType.map((t) => ({ ...t, lagSeconds: 0 })) } };
+  return {
+    ...stats,
+    jobs: { ...stats.jobs, lagSeconds: 0, byType: stats.jobs.byType.map((t) => ({ ...t, lagSeconds: 0 })) },
+  };
 }
 
 /** The typed client's error of a request that must fail (fails the test if it succeeds). */

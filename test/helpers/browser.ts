@@ -8,7 +8,9 @@ export const CHROMIUM = process.env.SM_CHROMIUM ?? '/usr/bin/chromium';
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (.ci/run does), or point SM_CHROMIUM at one`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (.ci/run does), or point SM_CHROMIUM at one`,
+    );
   }
   // From ESM the namespace may hold the API under `default`.
   const { chromium } = (playwright as unknown as { default?: typeof playwright }).default ?? playwright;
@@ -48,12 +50,22 @@ export async function openPage(browser: Browser, viewport = { width: 1280, heigh
 }
 
 /** Presses Tab until the focused element matches `test` (at most `limit` presses); true when it got there. */
-export async function tabTo(page: Page, test: (element: { tag: string; text: string; label: string | null }) => boolean, limit = 60): Promise<boolean> {
+export async function tabTo(
+  page: Page,
+  test: (element: { tag: string; text: string; label: string | null }) => boolean,
+  limit = 60,
+): Promise<boolean> {
   for (let i = 0; i < limit; i++) {
     await page.keyboard.press('Tab');
     const focused = await page.evaluate(() => {
       const element = document.activeElement as HTMLElement | null;
-      return element ? { tag: element.tagName.toLowerCase(), text: element.textContent?.trim() ?? '', label: element.getAttribute('aria-label') } : null;
+      return element
+        ? {
+            tag: element.tagName.toLowerCase(),
+            text: element.textContent?.trim() ?? '',
+            label: element.getAttribute('aria-label'),
+          }
+        : null;
     });
     if (focused && test(focused)) return true;
   }
@@ -61,4 +73,5 @@ export async function tabTo(page: Page, test: (element: { tag: string; text: str
 }
 
 /** Whether the page scrolls sideways (content wider than the viewport). */
-export const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
+export const overflowsSideways = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);

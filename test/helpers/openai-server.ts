@@ -20,7 +20,12 @@ export type RecordedRequest = { path: string; headers: IncomingMessage['headers'
  * `dimensions` parameter and always returns `native` values; `'reject'` one that answers 400 to it.
  * `synonyms`: groups of words embedded alike (a model that knows "pottery" is "ceramics").
  */
-export type EmbeddingOptions = { native?: number; honourDimensions?: boolean | 'reject'; failures?: number; synonyms?: string[][] };
+export type EmbeddingOptions = {
+  native?: number;
+  honourDimensions?: boolean | 'reject';
+  failures?: number;
+  synonyms?: string[][];
+};
 
 export function hashedEmbedding(text: string, size: number, synonyms: string[][] = []): number[] {
   const vector = new Array<number>(size).fill(0);
@@ -52,19 +57,32 @@ export async function startOpenAiServer(fallback: Behaviour = { reply: '[]' }, e
       }
       if (embedding.honourDimensions === 'reject' && body.dimensions !== undefined) {
         res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: 'This model does not support specifying dimensions.', type: 'invalid_request_error' } }));
+        res.end(
+          JSON.stringify({
+            error: { message: 'This model does not support specifying dimensions.', type: 'invalid_request_error' },
+          }),
+        );
         return;
       }
       const inputs: string[] = Array.isArray(body.input) ? body.input : [body.input];
       const native = embedding.native ?? 64;
-      const size = embedding.honourDimensions === false || !body.dimensions ? native : Math.min(native, body.dimensions);
+      const size =
+        embedding.honourDimensions === false || !body.dimensions ? native : Math.min(native, body.dimensions);
       const data = inputs.map((input, index) => {
         const values = hashedEmbedding(String(input), size, embedding.synonyms);
-        const encoded = body.encoding_format === 'base64' ? Buffer.from(Float32Array.from(values).buffer).toString('base64') : values;
+        const encoded =
+          body.encoding_format === 'base64' ? Buffer.from(Float32Array.from(values).buffer).toString('base64') : values;
         return { object: 'embedding', index, embedding: encoded };
       });
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: inputs.length, total_tokens: inputs.length } }));
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          data,
+          model: body.model,
+          usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+        }),
+      );
       return;
     }
     let behaviour = queue.shift() ?? fallback;

@@ -16,7 +16,10 @@ export const testBackend = (process.env.SM_TEST_BACKEND ?? 'sqlite') as TestBack
 /** A migrated PGlite's data folder, made once per test file: copies start in ~0.3 s instead of ~2.5. */
 let pgliteTemplate: Promise<Blob> | undefined;
 async function freshPglite() {
-  const [{ PGlite }, { vector }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-pgvector')]);
+  const [{ PGlite }, { vector }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-pgvector'),
+  ]);
   pgliteTemplate ??= (async () => {
     const template = new PGlite({ extensions: { vector } });
     const migrated = await openPostgresStore({ url: 'pglite:', env: {}, pglite: template });
@@ -31,7 +34,10 @@ let databases = 0;
 /** A database of the run's Postgres server: a copy of its migrated template, or the one a path names (to reopen). */
 async function serverDatabase(path: string): Promise<string> {
   const server = new URL(inject('postgresUrl'));
-  const name = path === ':memory:' ? `t_${process.pid}_${++databases}` : `f_${createHash('sha1').update(path).digest('hex').slice(0, 16)}`;
+  const name =
+    path === ':memory:'
+      ? `t_${process.pid}_${++databases}`
+      : `f_${createHash('sha1').update(path).digest('hex').slice(0, 16)}`;
   const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: server.href });
   await admin.connect();
@@ -69,7 +75,12 @@ export async function testStore(config: Record<string, unknown> = {}, path = ':m
 }
 
 /** How many rows `table` holds, on any backend. */
-export async function countRows(store: Store, table: string, where = '', params: (string | number | null)[] = []): Promise<number> {
+export async function countRows(
+  store: Store,
+  table: string,
+  where = '',
+  params: (string | number | null)[] = [],
+): Promise<number> {
   return Number(await store.sql.pluck(`select count(*) as n from ${table}${where ? ` where ${where}` : ''}`, params));
 }
 
@@ -84,7 +95,9 @@ export async function textIndexIds(store: Store, table: 'memories' | 'turns', wo
     store.sql.dialect === 'sqlite'
       ? `select rowid as id from ${table}_fts where ${table}_fts match ? order by rowid`
       : `select id from ${table} where ${column} @@ plainto_tsquery('english', ?) order by id`;
-  const rows = await store.sql.all<{ id: number }>(text, [store.sql.dialect === 'sqlite' ? `"${word.replaceAll('"', '""')}"` : word]);
+  const rows = await store.sql.all<{ id: number }>(text, [
+    store.sql.dialect === 'sqlite' ? `"${word.replaceAll('"', '""')}"` : word,
+  ]);
   return rows.map((row) => Number(row.id));
 }
 

@@ -12,7 +12,11 @@ export const BOB: Space = { userId: 'bob', agentId: null };
 type Opened = { store: Store; setNow: (at: number) => number };
 
 /** `open` picks the store (the run's backend by default; a SQLite-only file passes its own). */
-export async function twoUsers<T extends Opened>(config: Record<string, unknown> = {}, path?: string, open: (config: Record<string, unknown>, path?: string) => Promise<T> = testStore as never) {
+export async function twoUsers<T extends Opened>(
+  config: Record<string, unknown> = {},
+  path?: string,
+  open: (config: Record<string, unknown>, path?: string) => Promise<T> = testStore as never,
+) {
   const t = await open(config, path);
   const runtime = await createRuntime(t.store, {});
   let at = t.store.clock.now();

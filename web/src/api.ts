@@ -3,7 +3,13 @@
 // localStorage). Hooks turn its calls into state for the views.
 import { createContext } from 'preact';
 import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
-import { createClient, SymbiosisError, type MemoryEventsSubscription, type SymbiosisClient, type ViewerQuery } from '../../client/src/index.ts';
+import {
+  createClient,
+  SymbiosisError,
+  type MemoryEventsSubscription,
+  type SymbiosisClient,
+  type ViewerQuery,
+} from '../../client/src/index.ts';
 
 /** sessionStorage key of the token (GraphiQL at /graphql reads the same key to prefill its headers). */
 export const TOKEN_KEY = 'sm.token';
@@ -44,11 +50,19 @@ export type Viewer = ViewerQuery['viewer'];
 export type ShownError = { code: string; message: string };
 
 export function shown(error: unknown): ShownError {
-  if (error instanceof SymbiosisError) return { code: error.code ?? (error.status ? `HTTP ${error.status}` : 'ERROR'), message: error.message };
+  if (error instanceof SymbiosisError)
+    return { code: error.code ?? (error.status ? `HTTP ${error.status}` : 'ERROR'), message: error.message };
   // A WebSocket closed by the server: graphql-ws hands over the CloseEvent.
-  if (typeof error === 'object' && error !== null && 'code' in error && typeof (error as CloseEvent).code === 'number' && 'reason' in error) {
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof (error as CloseEvent).code === 'number' &&
+    'reason' in error
+  ) {
     const { code, reason } = error as CloseEvent;
-    if (code === 4403 || code === 4401) return { code: 'AUTH', message: 'the server refused the token for live updates' };
+    if (code === 4403 || code === 4401)
+      return { code: 'AUTH', message: 'the server refused the token for live updates' };
     return { code: `WS ${code}`, message: reason || 'the live connection closed' };
   }
   return { code: 'ERROR', message: error instanceof Error ? error.message : String(error) };
@@ -85,7 +99,11 @@ export type Loaded<T> = { data: T | null; error: ShownError | null; loading: boo
  */
 export function useQuery<T>(load: (client: SymbiosisClient) => Promise<T>, deps: unknown[]): Loaded<T> {
   const { client, report } = useApi();
-  const [state, setState] = useState<{ data: T | null; error: ShownError | null; loading: boolean }>({ data: null, error: null, loading: true });
+  const [state, setState] = useState<{ data: T | null; error: ShownError | null; loading: boolean }>({
+    data: null,
+    error: null,
+    loading: true,
+  });
   const [nonce, setNonce] = useState(0);
   const latest = useRef(0);
   useEffect(() => {
@@ -93,7 +111,8 @@ export function useQuery<T>(load: (client: SymbiosisClient) => Promise<T>, deps:
     setState((s) => ({ ...s, loading: true }));
     load(client).then(
       (data) => call === latest.current && setState({ data, error: null, loading: false }),
-      (error: unknown) => call === latest.current && setState((s) => ({ data: s.data, error: report(error), loading: false })),
+      (error: unknown) =>
+        call === latest.current && setState((s) => ({ data: s.data, error: report(error), loading: false })),
     );
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [client, nonce, ...deps]);

@@ -3,7 +3,19 @@
 import { Component, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type { SymbiosisClient, UsersQuery } from '../../client/src/index.ts';
-import { ApiContext, connect, shown, storedToken, storedUser, storeToken, storeUser, type Api, type LiveState, type ShownError, type Viewer } from './api.ts';
+import {
+  ApiContext,
+  connect,
+  shown,
+  storedToken,
+  storedUser,
+  storeToken,
+  storeUser,
+  type Api,
+  type LiveState,
+  type ShownError,
+  type Viewer,
+} from './api.ts';
 import { href, useRoute, type Route } from './router.ts';
 import { TokenDialog } from './token-dialog.tsx';
 import { ErrorBox, Loading } from './ui.tsx';
@@ -38,7 +50,11 @@ class Boundary extends Component<{ children: ComponentChildren; resetKey: string
     if (previous.resetKey !== this.props.resetKey && this.state.error) this.setState({ error: null });
   }
   override render() {
-    return this.state.error ? <ErrorBox error={{ code: 'PAGE_ERROR', message: this.state.error.message }} /> : this.props.children;
+    return this.state.error ? (
+      <ErrorBox error={{ code: 'PAGE_ERROR', message: this.state.error.message }} />
+    ) : (
+      this.props.children
+    );
   }
 }
 
@@ -64,10 +80,21 @@ function View({ route, live }: { route: Route; live: LiveState }) {
   }
 }
 
-function UserPicker({ client, user, onPick }: { client: SymbiosisClient; user: string; onPick: (user: string) => void }) {
+function UserPicker({
+  client,
+  user,
+  onPick,
+}: {
+  client: SymbiosisClient;
+  user: string;
+  onPick: (user: string) => void;
+}) {
   const [users, setUsers] = useState<UsersQuery['users'] | null>(null);
   useEffect(() => {
-    client.users({ first: 100 }).then(({ users }) => setUsers(users), () => setUsers(null));
+    client.users({ first: 100 }).then(
+      ({ users }) => setUsers(users),
+      () => setUsers(null),
+    );
   }, [client]);
   const ids = users?.edges.map((e) => e.node.id) ?? [];
   if (!ids.includes(user)) ids.unshift(user);
@@ -94,7 +121,8 @@ async function latestActiveUser(client: SymbiosisClient): Promise<string | null>
   let after: string | undefined;
   for (let page = 0; page < 20; page++) {
     const { users } = await client.users({ first: 100, after });
-    for (const { node } of users.edges) if (node.lastActiveAt && (!best || node.lastActiveAt > best.at)) best = { id: node.id, at: node.lastActiveAt };
+    for (const { node } of users.edges)
+      if (node.lastActiveAt && (!best || node.lastActiveAt > best.at)) best = { id: node.id, at: node.lastActiveAt };
     if (!users.pageInfo.hasNextPage || !users.pageInfo.endCursor) break;
     after = users.pageInfo.endCursor;
   }
@@ -135,7 +163,12 @@ export function App() {
         if (cancelled) return;
         const problem = shown(error);
         setViewer(null);
-        if (problem.code === 'AUTH') askForToken(token ? 'The server refused this token: it is expired, wrong or revoked. Enter a valid one.' : 'This server needs a token.');
+        if (problem.code === 'AUTH')
+          askForToken(
+            token
+              ? 'The server refused this token: it is expired, wrong or revoked. Enter a valid one.'
+              : 'This server needs a token.',
+          );
         else setBootError(problem);
       },
     );
@@ -186,7 +219,8 @@ export function App() {
         if (stopped) return;
         const problem = shown(error);
         setLive((s) => ({ ...s, status: 'offline', error: problem }));
-        if (problem.code === 'AUTH') askForToken('The server refused this token for live updates: it is expired, wrong or revoked.');
+        if (problem.code === 'AUTH')
+          askForToken('The server refused this token for live updates: it is expired, wrong or revoked.');
       }
     })();
     return () => {
@@ -198,14 +232,18 @@ export function App() {
   const report = useCallback(
     (error: unknown) => {
       const problem = shown(error);
-      if (problem.code === 'AUTH') askForToken('The server refused this token: it is expired, wrong or revoked. Enter a valid one.');
+      if (problem.code === 'AUTH')
+        askForToken('The server refused this token: it is expired, wrong or revoked. Enter a valid one.');
       return problem;
     },
     [askForToken],
   );
 
   // The admin's first view waits for the landing user, so it never flashes an empty 'default'.
-  const api: Api | null = useMemo(() => (viewer && (landed || !viewer.admin) ? { client: bound, viewer, user, report, liveTick } : null), [bound, viewer, user, report, liveTick, landed]);
+  const api: Api | null = useMemo(
+    () => (viewer && (landed || !viewer.admin) ? { client: bound, viewer, user, report, liveTick } : null),
+    [bound, viewer, user, report, liveTick, landed],
+  );
 
   const saveToken = (value: string) => {
     storeToken(value);
@@ -253,7 +291,11 @@ export function App() {
               {viewer.readOnly ? ' (read-only)' : ''}
             </span>
           )}
-          <span class={`live live-${live.status}`} title={live.error ? `${live.error.code}: ${live.error.message}` : `live updates: ${live.status}`} role="status">
+          <span
+            class={`live live-${live.status}`}
+            title={live.error ? `${live.error.code}: ${live.error.message}` : `live updates: ${live.status}`}
+            role="status"
+          >
             {viewer ? live.status : 'not connected'}
           </span>
           <button type="button" onClick={() => setPrompt('')}>

@@ -28,7 +28,10 @@ export const TYPE_COLOURS: Record<string, string> = {
   other: '#475569',
 };
 
-export function layout(graph: Graph, iterations = 300): { nodes: Placed[]; links: { a: Placed; b: Placed; weight: number }[] } {
+export function layout(
+  graph: Graph,
+  iterations = 300,
+): { nodes: Placed[]; links: { a: Placed; b: Placed; weight: number }[] } {
   const n = graph.nodes.length;
   const maxMentions = Math.max(1, ...graph.nodes.map((e) => e.mentionCount));
   const nodes: Placed[] = graph.nodes.map((e, i) => {
@@ -108,7 +111,11 @@ export function layout(graph: Graph, iterations = 300): { nodes: Placed[]; links
     const xs = nodes.map((node) => node.x);
     const ys = nodes.map((node) => node.y);
     const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-    const scale = Math.min((WIDTH - 2 * MARGIN_X) / Math.max(1, maxX - minX), (HEIGHT - MARGIN_TOP - MARGIN_BOTTOM) / Math.max(1, maxY - minY), 2);
+    const scale = Math.min(
+      (WIDTH - 2 * MARGIN_X) / Math.max(1, maxX - minX),
+      (HEIGHT - MARGIN_TOP - MARGIN_BOTTOM) / Math.max(1, maxY - minY),
+      2,
+    );
     const offsetX = (WIDTH - scale * (maxX - minX)) / 2;
     const offsetY = MARGIN_TOP + (HEIGHT - MARGIN_TOP - MARGIN_BOTTOM - scale * (maxY - minY)) / 2;
     for (const node of nodes) {
@@ -127,14 +134,26 @@ export function EntityGraphView({ graph, current, label }: { graph: Graph; curre
     <svg class="graph" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="group" aria-label={label}>
       <g class="links">
         {placed.links.map((l) => (
-          <line key={`${l.a.id}-${l.b.id}`} x1={l.a.x} y1={l.a.y} x2={l.b.x} y2={l.b.y} stroke-width={1 + 4 * (l.weight / maxWeight)}>
+          <line
+            key={`${l.a.id}-${l.b.id}`}
+            x1={l.a.x}
+            y1={l.a.y}
+            x2={l.b.x}
+            y2={l.b.y}
+            stroke-width={1 + 4 * (l.weight / maxWeight)}
+          >
             <title>{`${l.a.name} + ${l.b.name}: ${l.weight} together`}</title>
           </line>
         ))}
       </g>
       <g class="nodes">
         {placed.nodes.map((node) => (
-          <a key={node.id} href={href('entities', node.id)} class={node.id === current ? 'node current' : 'node'} aria-label={`${node.name} (${node.type}, ${node.mentions} mentions)`}>
+          <a
+            key={node.id}
+            href={href('entities', node.id)}
+            class={node.id === current ? 'node current' : 'node'}
+            aria-label={`${node.name} (${node.type}, ${node.mentions} mentions)`}
+          >
             <circle cx={node.x} cy={node.y} r={node.r} fill={TYPE_COLOURS[node.type] ?? TYPE_COLOURS.other} />
             <text x={node.x} y={node.y + node.r + 12} text-anchor="middle">
               {node.name}

@@ -25,7 +25,8 @@ export function href(...parts: (string | number | Record<string, string | number
   const path: string[] = [];
   for (const part of parts) {
     if (typeof part === 'object') {
-      for (const [key, value] of Object.entries(part)) if (value !== null && value !== undefined && value !== '') params.set(key, String(value));
+      for (const [key, value] of Object.entries(part))
+        if (value !== null && value !== undefined && value !== '') params.set(key, String(value));
     } else path.push(encodeURIComponent(String(part)));
   }
   const query = params.toString();

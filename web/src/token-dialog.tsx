@@ -3,7 +3,14 @@
 // one given was refused: expired, wrong or revoked).
 import { useEffect, useRef, useState } from 'preact/hooks';
 
-export function TokenDialog(props: { reason: string | null; hasToken: boolean; canClose: boolean; onSave: (token: string) => void; onClear: () => void; onClose: () => void }) {
+export function TokenDialog(props: {
+  reason: string | null;
+  hasToken: boolean;
+  canClose: boolean;
+  onSave: (token: string) => void;
+  onClear: () => void;
+  onClose: () => void;
+}) {
   const { reason, hasToken, canClose, onSave, onClear, onClose } = props;
   const dialog = useRef<HTMLDialogElement>(null);
   const input = useRef<HTMLInputElement>(null);
@@ -39,8 +46,9 @@ export function TokenDialog(props: { reason: string | null; hasToken: boolean; c
           </p>
         )}
         <p class="muted">
-          The admin token (<code>SM_API_TOKEN</code>) shows every user; a scoped token (<code>sm token create --user U</code>) shows its own
-          space. It is kept in this tab only (sessionStorage) and sent as <code>Authorization: Bearer</code>; it never goes into a URL.
+          The admin token (<code>SM_API_TOKEN</code>) shows every user; a scoped token (
+          <code>sm token create --user U</code>) shows its own space. It is kept in this tab only (sessionStorage) and
+          sent as <code>Authorization: Bearer</code>; it never goes into a URL.
         </p>
         <label>
           Token

@@ -33,7 +33,8 @@ export function Badge({ kind, children, title }: { kind: string; children: Compo
   );
 }
 
-export const num = (value: number, digits = 2) => (Number.isInteger(value) && digits <= 2 ? String(value) : value.toFixed(digits));
+export const num = (value: number, digits = 2) =>
+  Number.isInteger(value) && digits <= 2 ? String(value) : value.toFixed(digits);
 /** Always `digits` decimals: scores and confidences line up in lists. */
 export const fixed = (value: number, digits = 2) => value.toFixed(digits);
 export const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
@@ -41,7 +42,13 @@ export const count = (n: number, one: string, many = `${one}s`) => `${n.toLocale
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
-  return date.toLocaleString('en-GB', { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+  return date.toLocaleString('en-GB', {
+    year: 'numeric',
+    month: 'short',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
 }
 
 export function Time({ at }: { at: string | null | undefined }) {
@@ -62,7 +69,11 @@ export function MemoryBadges({ memory, superseded }: { memory: MemoryFieldsFragm
       <Badge kind="layer">{memory.layer.toLowerCase()}</Badge>
       {statusBadge(memory, superseded)}
       {memory.kind === 'REFLECTION' && <Badge kind="reflection">reflection</Badge>}
-      {memory.protected && <Badge kind="protected" title="confirmed or a reflection: never decays, exempt from cleanup">protected</Badge>}
+      {memory.protected && (
+        <Badge kind="protected" title="confirmed or a reflection: never decays, exempt from cleanup">
+          protected
+        </Badge>
+      )}
       {isPii(memory.tags) && (
         <Badge kind="pii" title="personal data (email, phone, address…)">
           PII
@@ -80,7 +91,11 @@ export function MemoryBadges({ memory, superseded }: { memory: MemoryFieldsFragm
 }
 
 /** score · confidence · importance, with their names for screen readers and on hover. */
-export function MemoryNumbers({ memory }: { memory: Pick<MemoryFieldsFragment, 'score' | 'confidence' | 'importance'> }) {
+export function MemoryNumbers({
+  memory,
+}: {
+  memory: Pick<MemoryFieldsFragment, 'score' | 'confidence' | 'importance'>;
+}) {
   return (
     <span class="numbers">
       <span title="score (salience)">
@@ -105,11 +120,22 @@ export function detailText(detail: unknown): string {
   if (detail === null || detail === undefined) return '';
   if (typeof detail !== 'object') return String(detail);
   return Object.entries(detail as Record<string, unknown>)
-    .map(([key, value]) => `${key}: ${typeof value === 'number' ? num(value, Number.isInteger(value) ? 0 : 3) : typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
+    .map(
+      ([key, value]) =>
+        `${key}: ${typeof value === 'number' ? num(value, Number.isInteger(value) ? 0 : 3) : typeof value === 'object' ? JSON.stringify(value) : String(value)}`,
+    )
     .join(' · ');
 }
 
-export function Section({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+export function Section({
+  title,
+  children,
+  actions,
+}: {
+  title: string;
+  children: ComponentChildren;
+  actions?: ComponentChildren;
+}) {
   return (
     <section class="card">
       <header class="card-head">

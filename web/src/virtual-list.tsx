@@ -47,7 +47,13 @@ export function VirtualList<T>(props: {
   const shown = [];
   for (let index = first; index < last; index++) {
     shown.push(
-      <li key={index} class="vrow" style={{ top: `${index * rowHeight}px`, height: `${rowHeight}px` }} aria-setsize={items.length} aria-posinset={index + 1}>
+      <li
+        key={index}
+        class="vrow"
+        style={{ top: `${index * rowHeight}px`, height: `${rowHeight}px` }}
+        aria-setsize={items.length}
+        aria-posinset={index + 1}
+      >
         {row(items[index]!, index)}
       </li>,
     );

@@ -14,20 +14,30 @@ function requiredUser(options: GlobalOptions, command: string): string {
 }
 
 export function registerAccessCommands(program: Command, globals: () => GlobalOptions) {
-  const token = program.command('token').description('scoped access tokens: one user (and agent) each, optionally read-only (admin)');
+  const token = program
+    .command('token')
+    .description('scoped access tokens: one user (and agent) each, optionally read-only (admin)');
 
   token
     .command('create')
     .description('create a token for --user (and --agent); its secret is printed once and stored only as a hash')
     .option('--read-only', 'refuse every write with this token')
     .option('--label <text>', 'a note of what it is for')
-    .addHelpText('after', '\nExamples:\n  sm token create --user alice\n  sm token create --user alice --agent support-bot --read-only --label "dashboard"')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  sm token create --user alice\n  sm token create --user alice --agent support-bot --read-only --label "dashboard"',
+    )
     .action(async (opts: { readOnly?: boolean; label?: string }) => {
       const options = globals();
       const userId = requiredUser(options, 'token create');
       const { agentId } = spaceOption(options);
       await withBackend(options, async ({ sdk }) => {
-        const { createAccessToken: created } = await sdk.createAccessToken({ userId, agentId, readOnly: opts.readOnly ?? false, label: opts.label });
+        const { createAccessToken: created } = await sdk.createAccessToken({
+          userId,
+          agentId,
+          readOnly: opts.readOnly ?? false,
+          label: opts.label,
+        });
         const t = created.accessToken;
         emit(options, created, () =>
           [
@@ -47,13 +57,26 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
     .action(async (opts: { all?: boolean }) => {
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
-        const { accessTokens } = await sdk.accessTokens({ userId: spaceOption(options).userId, includeRevoked: opts.all ?? false });
+        const { accessTokens } = await sdk.accessTokens({
+          userId: spaceOption(options).userId,
+          includeRevoked: opts.all ?? false,
+        });
         emit(options, accessTokens, () =>
           accessTokens.length === 0
             ? 'no tokens'
             : table(
                 ['id', 'prefix', 'user', 'agent', 'access', 'label', 'created', 'last used', 'revoked'],
-                accessTokens.map((t) => [t.id, `${t.prefix}…`, t.userId, t.agentId ?? '*', t.readOnly ? 'read' : 'read+write', t.label, t.createdAt, t.lastUsedAt ?? 'never', t.revokedAt ?? '']),
+                accessTokens.map((t) => [
+                  t.id,
+                  `${t.prefix}…`,
+                  t.userId,
+                  t.agentId ?? '*',
+                  t.readOnly ? 'read' : 'read+write',
+                  t.label,
+                  t.createdAt,
+                  t.lastUsedAt ?? 'never',
+                  t.revokedAt ?? '',
+                ]),
               ),
         );
       });
@@ -88,7 +111,15 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
           if (rows.length === 0) return 'no users';
           return `${table(
             ['user', 'turns', 'sessions', 'memories', 'active', 'entities', 'last active'],
-            rows.map((u) => [u.id, u.turns, u.sessions, u.memories, u.activeMemories, u.entities, u.lastActiveAt ?? '']),
+            rows.map((u) => [
+              u.id,
+              u.turns,
+              u.sessions,
+              u.memories,
+              u.activeMemories,
+              u.entities,
+              u.lastActiveAt ?? '',
+            ]),
           )}\n${rows.length} of ${users.totalCount}`;
         });
       });
@@ -96,7 +127,9 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
 
   program
     .command('forget-user')
-    .description('hard-delete everything of --user in one transaction (turns, memories, entities, log, jobs, tokens, index entries, vectors)')
+    .description(
+      'hard-delete everything of --user in one transaction (turns, memories, entities, log, jobs, tokens, index entries, vectors)',
+    )
     .option('--vacuum', 'rewrite the database file afterwards so no freed page keeps the text')
     .option('--yes', 'confirm: without it nothing is deleted')
     .addHelpText('after', '\nExample:\n  sm forget-user --user alice --vacuum --yes')
@@ -106,8 +139,11 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
       if (!opts.yes) throw badInput(`--yes: required to erase user ${userId} (this cannot be undone)`);
       await withBackend(options, async ({ sdk }) => {
         const { forgetUser: r } = await sdk.forgetUser({ userId, vacuum: opts.vacuum ?? false });
-        emit(options, r, () =>
-          `forgot user ${r.userId}: ${count(r.turns, 'turn')}, ${count(r.sessions, 'session')}, ${count(r.memories, 'memory', 'memories')}, ${count(r.entities, 'entity', 'entities')}, ${count(r.events, 'log entry', 'log entries')}, ${count(r.jobs, 'job')}, ${count(r.tokens, 'token')}, ${count(r.vectors, 'vector')}${r.vacuumed ? '; file vacuumed' : ''}`,
+        emit(
+          options,
+          r,
+          () =>
+            `forgot user ${r.userId}: ${count(r.turns, 'turn')}, ${count(r.sessions, 'session')}, ${count(r.memories, 'memory', 'memories')}, ${count(r.entities, 'entity', 'entities')}, ${count(r.events, 'log entry', 'log entries')}, ${count(r.jobs, 'job')}, ${count(r.tokens, 'token')}, ${count(r.vectors, 'vector')}${r.vacuumed ? '; file vacuumed' : ''}`,
         );
       });
     });

@@ -18,7 +18,8 @@ function pick(config: unknown, key: string | undefined): unknown {
   if (!key) return config;
   let node = config;
   for (const part of key.split('.')) {
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, part)) throw badInput(`unknown config key ${key}`);
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, part))
+      throw badInput(`unknown config key ${key}`);
     node = (node as Record<string, unknown>)[part];
   }
   return node;
@@ -40,7 +41,9 @@ export function registerConfigCommands(program: Command, globals: () => GlobalOp
     });
   config
     .command('set')
-    .description('store an override in the database (validated; llm, embedding, server, schedule and worker apply on restart)')
+    .description(
+      'store an override in the database (validated; llm, embedding, server, schedule and worker apply on restart)',
+    )
     .argument('<key>', 'dotted key, e.g. gc.mode')
     .argument('<value>', 'the value (JSON or plain text)')
     .addHelpText('after', '\nExamples:\n  sm config set gc.mode delete\n  sm config set mid.capacity 1000')

@@ -22,13 +22,21 @@ function openOut(path: string): number {
     return openSync(path, 'w');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such directory'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'is a directory'
+            : (error as Error).message;
     throw badInput(`--out: cannot write ${path} (${why})`);
   }
 }
 
 /** `?user_id=` for --user: export that user's records, import every record into that user. */
-const userQuery = (backend: Backend) => (backend.space.userId ? `?user_id=${encodeURIComponent(backend.space.userId)}` : '');
+const userQuery = (backend: Backend) =>
+  backend.space.userId ? `?user_id=${encodeURIComponent(backend.space.userId)}` : '';
 
 async function exportTo(backend: Backend, out: NodeJS.WritableStream): Promise<number> {
   let lines = 0;
@@ -38,12 +46,14 @@ async function exportTo(backend: Backend, out: NodeJS.WritableStream): Promise<n
   };
   if (backend.runtime) {
     const { exportRecords } = await import('../../core/export.ts');
-    for await (const record of exportRecords(backend.runtime.store, { userId: backend.space.userId })) await write(JSON.stringify(record));
+    for await (const record of exportRecords(backend.runtime.store, { userId: backend.space.userId }))
+      await write(JSON.stringify(record));
     return lines;
   }
   const { url, headers } = rest(backend, `/export${userQuery(backend)}`);
   const response = await fetch(url, { headers });
-  if (!response.ok || !response.body) throw new Error(`export failed: HTTP ${response.status} ${await response.text()}`);
+  if (!response.ok || !response.body)
+    throw new Error(`export failed: HTTP ${response.status} ${await response.text()}`);
   const reader = createInterface({ input: Readable.fromWeb(response.body as never) });
   for await (const line of reader) if (line) await write(line);
   return lines;
@@ -86,7 +96,10 @@ async function progress(total: number, unit: 'records' | 'turns') {
   if (!process.stderr.isTTY || total < 2000) return { update: (_n: number) => {}, stop: () => {} };
   // The module's own object: the CLI bundle gives a CommonJS package's exports as its default only.
   const { SingleBar } = (await import('cli-progress')).default;
-  const bar = new SingleBar({ format: `importing [{bar}] {percentage}% {value}/{total} ${unit}`, stream: process.stderr });
+  const bar = new SingleBar({
+    format: `importing [{bar}] {percentage}% {value}/{total} ${unit}`,
+    stream: process.stderr,
+  });
   bar.start(total, 0);
   return { update: (n: number) => bar.update(n), stop: () => bar.stop() };
 }
@@ -99,7 +112,10 @@ async function importFrom(backend: Backend, file: string): Promise<ImportReport>
     // The total counts records, not the empty string after the last newline.
     const bar = await progress(lines.filter((line) => line.trim()).length, 'records');
     try {
-      return await importRecords(backend.runtime.store, lines, { onProgress: bar.update, userId: backend.space.userId });
+      return await importRecords(backend.runtime.store, lines, {
+        onProgress: bar.update,
+        userId: backend.space.userId,
+      });
     } finally {
       bar.stop();
     }
@@ -129,11 +145,17 @@ async function importLocomo(backend: Backend, file: string, assistant?: string) 
     throw badInput(error instanceof Error ? error.message : String(error)); // names the file or conversation
   }
   for (const conversation of conversations) {
-    if (assistant && !conversation.speakers.includes(assistant)) throw badInput(`--assistant: ${assistant} is not a speaker of ${conversation.name} (${conversation.speakers.join(', ')})`);
+    if (assistant && !conversation.speakers.includes(assistant))
+      throw badInput(
+        `--assistant: ${assistant} is not a speaker of ${conversation.name} (${conversation.speakers.join(', ')})`,
+      );
   }
   let turns = 0;
   let memories = 0;
-  const bar = await progress(conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0), 'turns');
+  const bar = await progress(
+    conversations.reduce((n, c) => n + c.sessions.reduce((m, s) => m + s.turns.length, 0), 0),
+    'turns',
+  );
   try {
     for (const conversation of conversations) {
       for (const session of conversation.sessions) {
@@ -157,15 +179,26 @@ async function importLocomo(backend: Backend, file: string, assistant?: string) 
     bar.stop();
   }
   const sessions = conversations.reduce((n, c) => n + c.sessions.length, 0);
-  return { format: 'locomo', conversation: conversations.map((c) => c.name).join(', '), sessions, turns, memoriesCreated: memories };
+  return {
+    format: 'locomo',
+    conversation: conversations.map((c) => c.name).join(', '),
+    sessions,
+    turns,
+    memoriesCreated: memories,
+  };
 }
 
 export function registerDataCommands(program: Command, globals: () => GlobalOptions) {
   program
     .command('export')
-    .description('write every record (of --user only, when given) as JSON Lines, a version header first; records carry their userId')
+    .description(
+      'write every record (of --user only, when given) as JSON Lines, a version header first; records carry their userId',
+    )
     .option('--out <file>', 'write to this file instead of stdout')
-    .addHelpText('after', '\nExamples:\n  sm export --out backup.jsonl\n  sm --user alice export --out alice.jsonl\n  sm export | gzip > backup.jsonl.gz')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  sm export --out backup.jsonl\n  sm --user alice export --out alice.jsonl\n  sm export | gzip > backup.jsonl.gz',
+    )
     .action(async (opts: { out?: string }) => {
       const options = globals();
       // Opened first, so that an unwritable path is a usage error naming the flag, before any work.
@@ -183,17 +216,26 @@ export function registerDataCommands(program: Command, globals: () => GlobalOpti
 
   program
     .command('import')
-    .description('restore an export (idempotent: records already present are not duplicated; with --user every record goes to that user), or load a LoCoMo conversation')
-    .argument('<file>', 'a file from `sm export`, or a LoCoMo JSON file with --format locomo (one conversation, or the data set\'s array of them)')
+    .description(
+      'restore an export (idempotent: records already present are not duplicated; with --user every record goes to that user), or load a LoCoMo conversation',
+    )
+    .argument(
+      '<file>',
+      "a file from `sm export`, or a LoCoMo JSON file with --format locomo (one conversation, or the data set's array of them)",
+    )
     .addOption(new Option('--format <format>', 'what the file is').choices(['jsonl', 'locomo']).default('jsonl'))
     .option('--assistant <speaker>', 'locomo: the speaker to store as the assistant (default: both are users)')
     .addHelpText('after', '\nExamples:\n  sm import backup.jsonl\n  sm import --format locomo conv-26.json')
     .action(async (file: string, opts: { format: 'jsonl' | 'locomo'; assistant?: string }) => {
       const options = globals();
       // Checked before the store is opened: a wrong guess about the format changes nothing.
-      if (opts.format === 'jsonl' && looksLikeLocomo(file)) throw badInput(`${file} looks like a LoCoMo file: add --format locomo`);
+      if (opts.format === 'jsonl' && looksLikeLocomo(file))
+        throw badInput(`${file} looks like a LoCoMo file: add --format locomo`);
       await withBackend(options, async (backend) => {
-        const report = opts.format === 'locomo' ? await importLocomo(backend, file, opts.assistant) : await importFrom(backend, file);
+        const report =
+          opts.format === 'locomo'
+            ? await importLocomo(backend, file, opts.assistant)
+            : await importFrom(backend, file);
         emit(options, report, () =>
           'format' in report
             ? `loaded ${report.conversation}: ${count(report.sessions, 'session')}, ${count(report.turns, 'turn')}, ${count(report.memoriesCreated, 'memory', 'memories')} created`

@@ -22,7 +22,10 @@ export function registerEntityCommands(program: Command, globals: () => GlobalOp
         emit(options, page(entities, 'entities'), () => {
           const rows = entities.edges.map((e) => e.node);
           if (rows.length === 0) return 'no entities';
-          return `${table(['id', 'type', 'mentions', 'name', 'aliases'], rows.map((e) => [e.id, e.type, e.mentionCount, e.name, e.aliases.join(', ')]))}\n${rows.length} of ${entities.totalCount}`;
+          return `${table(
+            ['id', 'type', 'mentions', 'name', 'aliases'],
+            rows.map((e) => [e.id, e.type, e.mentionCount, e.name, e.aliases.join(', ')]),
+          )}\n${rows.length} of ${entities.totalCount}`;
         });
       });
     });

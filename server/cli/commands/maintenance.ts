@@ -30,16 +30,25 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
     .command('maintenance')
     .description('run a nightly maintenance task now and print its report')
     .addArgument(new Argument('<task>', 'the task').choices(MAINTENANCE_TASKS))
-    .addHelpText('after', '\nExamples:\n  sm maintenance decay\n  sm maintenance reflect --json\n  sm maintenance optimize')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  sm maintenance decay\n  sm maintenance reflect --json\n  sm maintenance optimize',
+    )
     .action(async (task: string) => {
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
         const { runMaintenance: r } = await sdk.runMaintenance({ task: upper(task) as never });
         emit(options, r, () => {
-          if (r.decay) return `decay: ${count(r.decay.scanned, 'fact')} scanned, ${r.decay.updated} updated, ${r.decay.archived} archived (threshold ${r.decay.threshold})`;
-          if (r.reflection) return r.reflection.created ? `reflection written (${r.reflection.path?.toLowerCase()}):\n${r.reflection.reflection?.content}` : `no reflection: ${r.reflection.reason}`;
+          if (r.decay)
+            return `decay: ${count(r.decay.scanned, 'fact')} scanned, ${r.decay.updated} updated, ${r.decay.archived} archived (threshold ${r.decay.threshold})`;
+          if (r.reflection)
+            return r.reflection.created
+              ? `reflection written (${r.reflection.path?.toLowerCase()}):\n${r.reflection.reflection?.content}`
+              : `no reflection: ${r.reflection.reason}`;
           if (r.consolidation) {
-            const done = r.consolidation.sessions.map((s) => `  ${s.sessionId}: ${s.created} created, ${s.merged} merged, ${s.superseded} superseded`);
+            const done = r.consolidation.sessions.map(
+              (s) => `  ${s.sessionId}: ${s.created} created, ${s.merged} merged, ${s.superseded} superseded`,
+            );
             const failed = r.consolidation.failed.map((f) => `  ${f.sessionId}: failed (${f.reason})`);
             return [`consolidated ${count(r.consolidation.sessions.length, 'session')}`, ...done, ...failed].join('\n');
           }
@@ -48,7 +57,10 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
               ? 'optimize: no FTS5 search indexes (this SQLite build has no FTS5)'
               : `optimized ${r.optimization.indexes.join(', ')} in ${fixed(r.optimization.ms, 1)} ms`;
           }
-          if (r.enrichment) return r.enrichment.skipped ? `enrichment skipped: ${r.enrichment.reason}` : `enrichment: ${count(r.enrichment.memories, 'memory', 'memories')}, ${count(r.enrichment.turns, 'turn')}, ${count(r.enrichment.links, 'link')}`;
+          if (r.enrichment)
+            return r.enrichment.skipped
+              ? `enrichment skipped: ${r.enrichment.reason}`
+              : `enrichment: ${count(r.enrichment.memories, 'memory', 'memories')}, ${count(r.enrichment.turns, 'turn')}, ${count(r.enrichment.links, 'link')}`;
           return 'done';
         });
       });
@@ -66,7 +78,11 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
       await withBackend(options, async ({ sdk }) => {
         if (opts.run) {
           const { runJobs: r } = await sdk.runJobs();
-          emit(options, r, () => `ran ${count(r.ran, 'job')}: ${r.done} done, ${r.failed} failed (${r.dead} dead-lettered)`);
+          emit(
+            options,
+            r,
+            () => `ran ${count(r.ran, 'job')}: ${r.done} done, ${r.failed} failed (${r.dead} dead-lettered)`,
+          );
           return;
         }
         const { jobs } = await sdk.jobs({ status: upper(opts.status) as never, first: opts.limit });
@@ -75,7 +91,14 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
             ? 'no jobs'
             : table(
                 ['id', 'type', 'status', 'attempts', 'run at', 'last error'],
-                jobs.map((j) => [j.id, j.type, j.status.toLowerCase(), `${j.attempts}/${j.maxAttempts}`, j.runAt, j.lastError]),
+                jobs.map((j) => [
+                  j.id,
+                  j.type,
+                  j.status.toLowerCase(),
+                  `${j.attempts}/${j.maxAttempts}`,
+                  j.runAt,
+                  j.lastError,
+                ]),
               ),
         );
       });
@@ -94,14 +117,26 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
             `memories ${s.memories.total} (${s.memories.active} active: ${s.memories.mid} mid, ${s.memories.long} long, ${s.memories.reflections} reflections; ${s.memories.archived} archived)`,
             `turns ${s.turns} in ${count(s.sessions, 'session')} · entities ${s.entities}`,
             `jobs: ${s.jobs.pending} pending, ${s.jobs.running} running, ${s.jobs.done} done, ${s.jobs.dead} dead · backlog ${s.jobs.backlog}, lag ${fixed(s.jobs.lagSeconds, 1)} s` +
-              (s.jobs.byType.length > 0 ? ` (${s.jobs.byType.map((t) => `${t.type} ${t.backlog}, ${fixed(t.lagSeconds, 1)} s`).join('; ')})` : ''),
+              (s.jobs.byType.length > 0
+                ? ` (${s.jobs.byType.map((t) => `${t.type} ${t.backlog}, ${fixed(t.lagSeconds, 1)} s`).join('; ')})`
+                : ''),
             ...(s.jobs.nerCheapMode || s.jobs.nerDeferred > 0
-              ? [`ner: ${s.jobs.nerCheapMode ? 'cheap mode (fast pass only: the accurate queue is at ner.max_backlog)' : 'catching up'}, ${count(s.jobs.nerDeferred, 'turn')} waiting for the accurate pass`]
+              ? [
+                  `ner: ${s.jobs.nerCheapMode ? 'cheap mode (fast pass only: the accurate queue is at ner.max_backlog)' : 'catching up'}, ${count(s.jobs.nerDeferred, 'turn')} waiting for the accurate pass`,
+                ]
               : []),
             `features: fts ${s.features.fts ? 'on' : 'off (LIKE)'}, sqlite-vec ${s.features.vec ? 'loaded' : 'missing'}, word vectors ${s.features.semantic ? 'on' : 'off (sm doctor says why)'}`,
             table(
               ['extraction', 'runs', 'failures', 'facts', 'avg ms', 'tokens in/out', 'last error'],
-              s.extraction.map((e) => [e.path, e.runs, e.failures, e.facts, fixed(e.averageMs, 2), `${e.promptTokens}/${e.completionTokens}`, e.lastError]),
+              s.extraction.map((e) => [
+                e.path,
+                e.runs,
+                e.failures,
+                e.facts,
+                fixed(e.averageMs, 2),
+                `${e.promptTokens}/${e.completionTokens}`,
+                e.lastError,
+              ]),
             ),
           ].join('\n'),
         );
@@ -118,7 +153,12 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
         const { reembed: r } = await sdk.reembed({ reset: opts.reset ?? false, all: opts.all ?? false });
-        emit(options, r, () => `embedded ${count(r.turns, 'turn')} and ${count(r.memories, 'memory', 'memories')} with ${r.model} (${r.dimensions} dimensions); ${count(r.storedTurns, 'turn')} and ${count(r.storedMemories, 'memory', 'memories')} have vectors`);
+        emit(
+          options,
+          r,
+          () =>
+            `embedded ${count(r.turns, 'turn')} and ${count(r.memories, 'memory', 'memories')} with ${r.model} (${r.dimensions} dimensions); ${count(r.storedTurns, 'turn')} and ${count(r.storedMemories, 'memory', 'memories')} have vectors`,
+        );
       });
     });
 
@@ -131,10 +171,14 @@ export function registerMaintenanceCommands(program: Command, globals: () => Glo
       await withBackend(options, async ({ sdk }) => {
         const { doctor } = await sdk.doctor();
         emit(options, doctor, () =>
-          doctor.map((c) => `${c.ok ? green('pass') : red('FAIL')}  ${c.name}: ${c.detail}${!c.ok && c.hint ? `\n      hint: ${c.hint}` : ''}`).join('\n'),
+          doctor
+            .map(
+              (c) =>
+                `${c.ok ? green('pass') : red('FAIL')}  ${c.name}: ${c.detail}${!c.ok && c.hint ? `\n      hint: ${c.hint}` : ''}`,
+            )
+            .join('\n'),
         );
         if (doctor.some((c) => !c.ok)) process.exitCode = 1;
       });
     });
-
 }

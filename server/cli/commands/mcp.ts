@@ -6,14 +6,19 @@ import type { Runtime } from '../../services/runtime.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
 async function startJobs(runtime: Runtime) {
-  const [{ startWorker }, { jobHandlers }] = await Promise.all([import('../../jobs/worker.ts'), import('../../services/job-handlers.ts')]);
+  const [{ startWorker }, { jobHandlers }] = await Promise.all([
+    import('../../jobs/worker.ts'),
+    import('../../services/job-handlers.ts'),
+  ]);
   return startWorker(runtime.store, jobHandlers(runtime), { concurrency: runtime.store.config.worker.concurrency });
 }
 
 export function registerMcpCommands(program: Command, globals: () => GlobalOptions) {
   program
     .command('mcp')
-    .description('serve the memory tools to an agent over MCP (stdio): on --db, or on a running server with --url; --user picks whose memory')
+    .description(
+      'serve the memory tools to an agent over MCP (stdio): on --db, or on a running server with --url; --user picks whose memory',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  sm mcp --user alice\n  sm --url http://127.0.0.1:8787/graphql --token "$SM_TOKEN" mcp\n\n' +

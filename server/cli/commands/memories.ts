@@ -8,7 +8,16 @@ import { count, emit, fixed, found, page } from '../output.ts';
 import { integer, list, number, upper } from '../parse.ts';
 import type { GlobalOptions } from '../runtime.ts';
 
-type ListOptions = { layer?: string; kind?: string; status?: string; tag?: string; sort: string; limit: number; after?: string; q?: string };
+type ListOptions = {
+  layer?: string;
+  kind?: string;
+  status?: string;
+  tag?: string;
+  sort: string;
+  limit: number;
+  after?: string;
+  q?: string;
+};
 
 export function registerMemoryCommands(program: Command, globals: () => GlobalOptions) {
   program
@@ -21,8 +30,14 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
     .action(async (opts: { text: string; importance: number; tags: string[] }) => {
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
-        const { remember } = await sdk.remember({ input: { content: opts.text, importance: opts.importance, tags: opts.tags } });
-        emit(options, remember, () => `${lower(remember.action)} ${memoryLine(remember.memory)} (hits ${remember.memory.hits})`);
+        const { remember } = await sdk.remember({
+          input: { content: opts.text, importance: opts.importance, tags: opts.tags },
+        });
+        emit(
+          options,
+          remember,
+          () => `${lower(remember.action)} ${memoryLine(remember.memory)} (hits ${remember.memory.hits})`,
+        );
       });
     });
 
@@ -37,7 +52,10 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
     .option('--limit <n>', 'page size', integer, 50)
     .option('--after <cursor>', 'continue after this cursor (endCursor of the previous page)')
     .option('--q <text>', 'full-text filter (every word must match)')
-    .addHelpText('after', '\nExamples:\n  sm list --layer mid --sort score --limit 10\n  sm list --status archived --q lisbon --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  sm list --layer mid --sort score --limit 10\n  sm list --status archived --q lisbon --json',
+    )
     .action(async (opts: ListOptions) => {
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
@@ -73,8 +91,12 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
         emit(options, memory, () =>
           [
             memoryDetails(memory),
-            ...memory.sources.map((s) => `  from turn ${s.turn.id} (${lower(s.reason)}${s.rule ? `, ${s.rule}` : ''}): ${turnLine(s.turn)}`),
-            ...(memory.entities.length ? [`  entities: ${memory.entities.map((e) => `${e.name} (${e.type})`).join(', ')}`] : []),
+            ...memory.sources.map(
+              (s) => `  from turn ${s.turn.id} (${lower(s.reason)}${s.rule ? `, ${s.rule}` : ''}): ${turnLine(s.turn)}`,
+            ),
+            ...(memory.entities.length
+              ? [`  entities: ${memory.entities.map((e) => `${e.name} (${e.type})`).join(', ')}`]
+              : []),
             ...memory.supersedes.map((m) => `  supersedes ${memoryLine(m)}`),
             ...memory.supersededBy.map((m) => `  superseded by ${memoryLine(m)}`),
             'decisions (newest first):',
@@ -98,7 +120,12 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
       await withBackend(options, async ({ sdk }) => {
         const { updateMemory } = await sdk.updateMemory({
           id: opts.id,
-          input: { content: opts.text, tags: opts.tags, importance: opts.importance, status: upper(opts.status) as never },
+          input: {
+            content: opts.text,
+            tags: opts.tags,
+            importance: opts.importance,
+            status: upper(opts.status) as never,
+          },
         });
         emit(options, updateMemory, () => memoryDetails(updateMemory));
       });
@@ -114,7 +141,12 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
         const { forget } = await sdk.forget({ id: opts.id, text: opts.text });
-        emit(options, forget, () => `forgot ${count(forget.deleted, 'memory', 'memories')}${forget.turnIds.length ? ` and ${count(forget.turnIds.length, 'turn')}` : ''}`);
+        emit(
+          options,
+          forget,
+          () =>
+            `forgot ${count(forget.deleted, 'memory', 'memories')}${forget.turnIds.length ? ` and ${count(forget.turnIds.length, 'turn')}` : ''}`,
+        );
       });
     });
 
@@ -141,7 +173,11 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
         const { correctMemory } = await sdk.correctMemory({ id: opts.id, content: opts.text });
-        emit(options, correctMemory, () => `${memoryLine(correctMemory.memory)}\n  supersedes ${memoryLine(correctMemory.previous)} (archived)`);
+        emit(
+          options,
+          correctMemory,
+          () => `${memoryLine(correctMemory.memory)}\n  supersedes ${memoryLine(correctMemory.previous)} (archived)`,
+        );
       });
     });
 

@@ -15,10 +15,15 @@ function positive(value: string): number {
 
 /** A progress bar on stderr while rows are copied, only where someone watches (a terminal, not --json). */
 async function progressBar(quiet: boolean) {
-  if (quiet || !process.stderr.isTTY) return { start: (_total: number) => {}, update: (_copied: number, _table: string) => {}, stop: () => {} };
+  if (quiet || !process.stderr.isTTY)
+    return { start: (_total: number) => {}, update: (_copied: number, _table: string) => {}, stop: () => {} };
   // The module's own object: the CLI bundle gives a CommonJS package's exports as its default only.
   const { SingleBar } = (await import('cli-progress')).default;
-  const bar = new SingleBar({ format: 'copying [{bar}] {percentage}% {value}/{total} rows | {table}', stream: process.stderr, hideCursor: true });
+  const bar = new SingleBar({
+    format: 'copying [{bar}] {percentage}% {value}/{total} rows | {table}',
+    stream: process.stderr,
+    hideCursor: true,
+  });
   return {
     start: (total: number) => bar.start(total, 0, { table: '' }),
     update: (copied: number, table: string) => bar.update(copied, { table }),
@@ -28,7 +33,11 @@ async function progressBar(quiet: boolean) {
 
 function describe(r: CopyReport): string {
   const tables = r.tables.map((t) => `  ${t.table.padEnd(16)} ${t.rows}`).join('\n');
-  const upgrade = r.upgradeSource ? (r.dryRun ? `\nthe file's schema is older than this release's: it would be upgraded first, as any sm command does` : '\nthe file was upgraded to this release first') : '';
+  const upgrade = r.upgradeSource
+    ? r.dryRun
+      ? `\nthe file's schema is older than this release's: it would be upgraded first, as any sm command does`
+      : '\nthe file was upgraded to this release first'
+    : '';
   if (r.dryRun) {
     const target =
       r.targetRows === 0
@@ -46,7 +55,10 @@ export function registerMigrateCommand(program: Command, globals: () => GlobalOp
   program
     .command('migrate')
     .description('copy a SQLite database into Postgres (ids kept, counts verified); then run with SM_DATABASE_URL')
-    .requiredOption('--from <path>', 'the SQLite database file to copy (left unchanged; a server may keep running on it)')
+    .requiredOption(
+      '--from <path>',
+      'the SQLite database file to copy (left unchanged; a server may keep running on it)',
+    )
     .requiredOption('--to <url>', 'the Postgres database: postgres://user:password@host:port/database, pglite:<dir>')
     .option('--dry-run', 'read and count only: say what would be copied, write nothing')
     .option('--replace', 'delete what the target holds first (without it, a target with rows is refused)')
@@ -55,12 +67,15 @@ export function registerMigrateCommand(program: Command, globals: () => GlobalOp
       'after',
       '\nExamples:\n  sm migrate --from ~/.local/share/symbiosis-memory/symbiosis.db --to postgres://sm@localhost/sm --dry-run\n' +
         '  sm migrate --from symbiosis.db --to "$SM_DATABASE_URL"\n\n' +
-        'The copy is one transaction: if it fails, or a table\'s count differs after copying (exit 1,\n' +
+        "The copy is one transaction: if it fails, or a table's count differs after copying (exit 1,\n" +
         'naming the table), the target keeps what it had. Stop servers on the target first.',
     )
     .action(async (opts: { from: string; to: string; dryRun?: boolean; replace?: boolean; batch?: number }) => {
       const options = globals();
-      const [{ copySqliteToPostgres }, bar] = await Promise.all([import('../../postgres/copy-sqlite.ts'), progressBar(Boolean(options.json))]);
+      const [{ copySqliteToPostgres }, bar] = await Promise.all([
+        import('../../postgres/copy-sqlite.ts'),
+        progressBar(Boolean(options.json)),
+      ]);
       let report: CopyReport;
       try {
         report = await copySqliteToPostgres({ ...opts, onStart: bar.start, onProgress: bar.update });

@@ -14,7 +14,9 @@ const section = (title: string, rows: MemoryFieldsFragment[]) =>
 export function registerProfileCommands(program: Command, globals: () => GlobalOptions) {
   const profile = program
     .command('profile')
-    .description('standing instructions, preferences, profile facts and pinned memories: what opens every context block (list, pin, unpin, edit)');
+    .description(
+      'standing instructions, preferences, profile facts and pinned memories: what opens every context block (list, pin, unpin, edit)',
+    );
 
   profile
     .command('list', { isDefault: true })
@@ -32,7 +34,9 @@ export function registerProfileCommands(program: Command, globals: () => GlobalO
             ...section('Profile', p.profile),
             ...section('Pinned', p.pinned),
           ];
-          return lines.length === 0 ? `no standing memory for ${p.userId}` : `${lines.join('\n')}\n${count(p.total, 'memory', 'memories')}`;
+          return lines.length === 0
+            ? `no standing memory for ${p.userId}`
+            : `${lines.join('\n')}\n${count(p.total, 'memory', 'memories')}`;
         });
       });
     });
@@ -68,12 +72,19 @@ export function registerProfileCommands(program: Command, globals: () => GlobalO
     .description('reword a standing instruction (the old wording is kept as superseded history)')
     .requiredOption('--id <id>', 'instruction id', integer)
     .requiredOption('--text <text>', 'the new wording')
-    .addHelpText('after', '\nExample:\n  sm profile edit --id 7 --text "Always include version numbers and release dates"')
+    .addHelpText(
+      'after',
+      '\nExample:\n  sm profile edit --id 7 --text "Always include version numbers and release dates"',
+    )
     .action(async (opts: { id: number; text: string }) => {
       const options = globals();
       await withBackend(options, async ({ sdk }) => {
         const { editInstruction } = await sdk.editInstruction({ id: opts.id, content: opts.text });
-        emit(options, editInstruction, () => `${memoryLine(editInstruction.memory)} (supersedes #${editInstruction.previous.id})`);
+        emit(
+          options,
+          editInstruction,
+          () => `${memoryLine(editInstruction.memory)} (supersedes #${editInstruction.previous.id})`,
+        );
       });
     });
 }

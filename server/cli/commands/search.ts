@@ -21,37 +21,56 @@ export function registerSearchCommands(program: Command, globals: () => GlobalOp
     .option('--tags <list>', 'only memories with these tags', list)
     .option('--speakers <list>', 'only turns by these speakers', list)
     .addOption(new Option('--status <status>', 'memory status').choices(MEMORY_STATUSES).default('active'))
-    .addHelpText('after', '\nExamples:\n  sm search "where does Alex live" --limit 5\n  sm search "pottery" --kinds turn --json')
-    .action(async (query: string, opts: { kinds?: string[]; limit: number; excludeSession?: string; sessions?: string[]; from?: string; to?: string; tags?: string[]; speakers?: string[]; status: string }) => {
-      const options = globals();
-      await withBackend(options, async ({ sdk }) => {
-        const { search } = await sdk.search({
-          query,
-          kinds: opts.kinds?.map((k) => upper(k)) as never,
-          limit: opts.limit,
-          excludeSessionId: opts.excludeSession,
-          sessionIds: opts.sessions,
-          from: opts.from,
-          to: opts.to,
-          tags: opts.tags,
-          speakers: opts.speakers,
-          status: upper(opts.status) as never,
+    .addHelpText(
+      'after',
+      '\nExamples:\n  sm search "where does Alex live" --limit 5\n  sm search "pottery" --kinds turn --json',
+    )
+    .action(
+      async (
+        query: string,
+        opts: {
+          kinds?: string[];
+          limit: number;
+          excludeSession?: string;
+          sessions?: string[];
+          from?: string;
+          to?: string;
+          tags?: string[];
+          speakers?: string[];
+          status: string;
+        },
+      ) => {
+        const options = globals();
+        await withBackend(options, async ({ sdk }) => {
+          const { search } = await sdk.search({
+            query,
+            kinds: opts.kinds?.map((k) => upper(k)) as never,
+            limit: opts.limit,
+            excludeSessionId: opts.excludeSession,
+            sessionIds: opts.sessions,
+            from: opts.from,
+            to: opts.to,
+            tags: opts.tags,
+            speakers: opts.speakers,
+            status: upper(opts.status) as never,
+          });
+          emit(options, search, () =>
+            search.length === 0
+              ? 'no hits'
+              : table(
+                  ['score', 'kind', 'id', 'signals', 'text'],
+                  search.map((hit) => [
+                    fixed(hit.score, 4),
+                    hit.kind.toLowerCase(),
+                    hit.memory?.id ?? hit.turn?.id ?? '',
+                    hit.signals.map((s) => `${s.signal.toLowerCase()}#${s.rank}`).join(' '),
+                    hit.memory?.content ??
+                      (hit.turn ? `${hit.turn.name ?? hit.turn.role.toLowerCase()}: ${hit.turn.text}` : ''),
+                  ]),
+                  80,
+                ),
+          );
         });
-        emit(options, search, () =>
-          search.length === 0
-            ? 'no hits'
-            : table(
-                ['score', 'kind', 'id', 'signals', 'text'],
-                search.map((hit) => [
-                  fixed(hit.score, 4),
-                  hit.kind.toLowerCase(),
-                  hit.memory?.id ?? hit.turn?.id ?? '',
-                  hit.signals.map((s) => `${s.signal.toLowerCase()}#${s.rank}`).join(' '),
-                  hit.memory?.content ?? (hit.turn ? `${hit.turn.name ?? hit.turn.role.toLowerCase()}: ${hit.turn.text}` : ''),
-                ]),
-                80,
-              ),
-        );
-      });
-    });
+      },
+    );
 }

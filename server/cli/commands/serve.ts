@@ -7,7 +7,10 @@ export function registerServeCommand(program: Command, globals: () => GlobalOpti
   program
     .command('serve')
     .description('serve the GraphQL API (GraphiQL, graphql-ws, REST routes) on this database')
-    .option('--host <host>', 'interface (default: config server.host, 127.0.0.1); anything but loopback needs SM_API_TOKEN')
+    .option(
+      '--host <host>',
+      'interface (default: config server.host, 127.0.0.1); anything but loopback needs SM_API_TOKEN',
+    )
     .option('--port <port>', 'port (default: config server.port, 8787)', integer)
     .option('--no-scheduler', 'do not run the nightly maintenance schedule')
     .option('--no-jobs', 'do not run background jobs (nor the schedule)')
@@ -15,7 +18,10 @@ export function registerServeCommand(program: Command, globals: () => GlobalOpti
     .action(async (opts: { host?: string; port?: number; scheduler: boolean; jobs: boolean }) => {
       const options = globals();
       // Loaded here only: the HTTP stack is the heaviest part and no other command needs it.
-      const [{ serve }, { chooseStore, describeStore }] = await Promise.all([import('../../http/serve.ts'), import('../../postgres/configured-store.ts')]);
+      const [{ serve }, { chooseStore, describeStore }] = await Promise.all([
+        import('../../http/serve.ts'),
+        import('../../postgres/configured-store.ts'),
+      ]);
       const database = chooseStore({ db: options.db });
       const { url } = await serve({
         database,
@@ -27,7 +33,8 @@ export function registerServeCommand(program: Command, globals: () => GlobalOpti
         scheduler: opts.scheduler,
       });
       // A terminal got the banner; a script or supervisor gets one line it can read, whatever the log level.
-      if (!process.stdout.isTTY) process.stderr.write(`Symbiosis Memory on ${url}, database ${describeStore(database)}\n`);
+      if (!process.stdout.isTTY)
+        process.stderr.write(`Symbiosis Memory on ${url}, database ${describeStore(database)}\n`);
       await new Promise(() => {}); // serves until a signal
     });
 }

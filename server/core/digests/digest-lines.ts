@@ -17,7 +17,11 @@ export type DigestLine = {
 };
 
 /** Characters kept of a request and of its answer. */
-export type GistLengths = { request: number; answer: number; /** Mark a cut with "…" (a timeline line saves the token). */ ellipsis?: boolean };
+export type GistLengths = {
+  request: number;
+  answer: number /** Mark a cut with "…" (a timeline line saves the token). */;
+  ellipsis?: boolean;
+};
 export const FULL_GIST: GistLengths = { request: 180, answer: 110, ellipsis: true };
 
 /** The line of one exchange: a user's turn and the assistant's answer to it, when there is one. */
@@ -25,7 +29,12 @@ export function digestLine(turn: TurnRow, reply: TurnRow | null, lengths: GistLe
   const cut = (gist: string) => (lengths.ellipsis ? gist : gist.replace(/…$/, ''));
   const asked = `${turn.name ? `${turn.name}: ` : ''}${cut(requestGist(turn.text, lengths.request))}`;
   const answered = reply ? ` → ${cut(answerGist(reply.text, lengths.answer))}` : '';
-  return { sessionId: turn.sessionId, at: turn.at, text: `${asked}${answered}`, turnIds: reply ? [turn.id, reply.id] : [turn.id] };
+  return {
+    sessionId: turn.sessionId,
+    at: turn.at,
+    text: `${asked}${answered}`,
+    turnIds: reply ? [turn.id, reply.id] : [turn.id],
+  };
 }
 
 /** Lines of turns in conversation order: each user turn with the assistant turn right after it. */
@@ -45,7 +54,10 @@ const SESSION_TURNS = `select t.id as id, t.user_id as userId, t.agent_id as age
 
 /** The extractive digest of one of the space's sessions (its turns visible in the space). */
 export async function sessionDigestLines(store: Store, space: Space, sessionId: string): Promise<DigestLine[]> {
-  const turns = await store.sql.all<TurnRow>(SESSION_TURNS, [...(spaceClause(space, 't').params as SqlParam[]), sessionId]);
+  const turns = await store.sql.all<TurnRow>(SESSION_TURNS, [
+    ...(spaceClause(space, 't').params as SqlParam[]),
+    sessionId,
+  ]);
   return linesOfTurns(turns);
 }
 
@@ -58,12 +70,21 @@ const SESSIONS_TURNS = `select t.id as id, t.user_id as userId, t.agent_id as ag
  * The turns (each cut to its first 3,000 characters) of these sessions of the space, in order,
  * session after session as given until `limit` turns are read (a session is read whole or not at all).
  */
-export async function turnsOfSessions(store: Store, space: Space, sessionIds: string[], limit: number): Promise<Map<string, TurnRow[]>> {
+export async function turnsOfSessions(
+  store: Store,
+  space: Space,
+  sessionIds: string[],
+  limit: number,
+): Promise<Map<string, TurnRow[]>> {
   const out = new Map<string, TurnRow[]>();
   let left = limit;
   for (const sessionId of sessionIds) {
     if (left <= 0) break;
-    const rows = await store.sql.all<TurnRow>(SESSIONS_TURNS, [...(spaceClause(space, 't').params as SqlParam[]), sessionId, left + 1]);
+    const rows = await store.sql.all<TurnRow>(SESSIONS_TURNS, [
+      ...(spaceClause(space, 't').params as SqlParam[]),
+      sessionId,
+      left + 1,
+    ]);
     if (rows.length > left && out.size > 0) break;
     out.set(sessionId, rows.slice(0, left));
     left -= rows.length;

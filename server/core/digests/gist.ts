@@ -5,33 +5,46 @@
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 /** Sentences that say nothing on their own: thanks, greetings, bare acknowledgements. */
-const PLEASANTRY = /^(?:thanks?(?: you)?|thank you|great|awesome|perfect|cool|ok(?:ay)?|sure|yes|yeah|no|hmm+|hi|hello|hey|got it|sounds good|that makes sense|i see|nice|wow|absolutely|certainly|of course|good question|great question)\b[^a-z0-9]*(?:[a-z]+[^a-z0-9]*){0,4}$/i;
+const PLEASANTRY =
+  /^(?:thanks?(?: you)?|thank you|great|awesome|perfect|cool|ok(?:ay)?|sure|yes|yeah|no|hmm+|hi|hello|hey|got it|sounds good|that makes sense|i see|nice|wow|absolutely|certainly|of course|good question|great question)\b[^a-z0-9]*(?:[a-z]+[^a-z0-9]*){0,4}$/i;
 /** An assistant's opener before what it says: "Certainly!", "Sure, Craig!", "Great question." */
-const OPENER = /^(?:(?:certainly|sure|absolutely|of course|great|good|excellent|yes|no problem|happy to help|i'd be happy to help|great question|good question|thanks for sharing[^.!?]*)[,!.]?\s*(?:[A-Z][a-z]+[!.,]\s*)?)+/i;
+const OPENER =
+  /^(?:(?:certainly|sure|absolutely|of course|great|good|excellent|yes|no problem|happy to help|i'd be happy to help|great question|good question|thanks for sharing[^.!?]*)[,!.]?\s*(?:[A-Z][a-z]+[!.,]\s*)?)+/i;
 /** What a request sounds like, and (weaker) what a wish or a decision sounds like. */
 const ASKS = /\?|\b(?:can you|could you|would you|help me|how (?:do|can|should) i|should i|please)\b/i;
-const DECIDES = /\b(?:i need|i want|i'd like|i would like|i'm trying|i am trying|let's|let us|i'll|i will|i've decided|i decided|i'm going to|i am going to|i chose|i've chosen|i'm planning|i plan|we'll|we will)\b/i;
+const DECIDES =
+  /\b(?:i need|i want|i'd like|i would like|i'm trying|i am trying|let's|let us|i'll|i will|i've decided|i decided|i'm going to|i am going to|i chose|i've chosen|i'm planning|i plan|we'll|we will)\b/i;
 
 const FENCED = /```[\s\S]*?(?:```|$)/g;
 
 /** The text without code blocks (a block ends a sentence) and with spaces on one line. */
 export function prose(text: string): string {
-  return text.replace(FENCED, '\n\n').replace(/`([^`\n]{1,60})`/g, '$1').replace(/[^\S\n]+/g, ' ').trim();
+  return text
+    .replace(FENCED, '\n\n')
+    .replace(/`([^`\n]{1,60})`/g, '$1')
+    .replace(/[^\S\n]+/g, ' ')
+    .trim();
 }
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 /** Sentences with words in them, each on one line; one that only introduces a code block ("Here's my code:") is left out. */
 function sentences(text: string): string[] {
-  return [...segmenter.segment(text)].map((s) => oneLine(s.segment)).filter((s) => /[A-Za-z0-9]/.test(s) && !/:$/.test(s));
+  return [...segmenter.segment(text)]
+    .map((s) => oneLine(s.segment))
+    .filter((s) => /[A-Za-z0-9]/.test(s) && !/:$/.test(s));
 }
 
 /** Words of four letters or more that are not the request's own ("help", "that", "with"). */
-const HOLLOW = new Set('help with that this please could would should what about there here have just some also make sure know'.split(' '));
-const contentWords = (sentence: string) => (sentence.toLowerCase().match(/[a-z0-9][a-z0-9.'-]{3,}/g) ?? []).filter((w) => !HOLLOW.has(w)).length;
+const HOLLOW = new Set(
+  'help with that this please could would should what about there here have just some also make sure know'.split(' '),
+);
+const contentWords = (sentence: string) =>
+  (sentence.toLowerCase().match(/[a-z0-9][a-z0-9.'-]{3,}/g) ?? []).filter((w) => !HOLLOW.has(w)).length;
 
 /** Words that open a request without saying what it is about ("I'm trying to", "can you help me"). */
-const PREAMBLE = /^(?:(?:so|hmm+|ok(?:ay)?|well|also|and|but|now|actually|basically),?\s+)*(?:(?:i'm|i am) (?:currently |also |now |still )?(?:trying|planning|looking|hoping|attempting) to |i (?:want|need|would like|'d like|wanted) (?:you )?to |(?:can|could|would) you (?:please )?(?:help me (?:with |to )?|show me how to )?|help me (?:to )?|please )/i;
+const PREAMBLE =
+  /^(?:(?:so|hmm+|ok(?:ay)?|well|also|and|but|now|actually|basically),?\s+)*(?:(?:i'm|i am) (?:currently |also |now |still )?(?:trying|planning|looking|hoping|attempting) to |i (?:want|need|would like|'d like|wanted) (?:you )?to |(?:can|could|would) you (?:please )?(?:help me (?:with |to )?|show me how to )?|help me (?:to )?|please )/i;
 
 /** A request without its opening words, first letter kept as written. */
 export const withoutPreamble = (sentence: string) => {
@@ -71,6 +84,8 @@ export function requestGist(text: string, max = 200): string {
 
 /** What an answer says first, at most `max` characters, without its opener. */
 export function answerGist(text: string, max = 140): string {
-  const said = sentences(prose(text)).map((s) => s.replace(OPENER, '').trim()).filter((s) => s.length > 0 && !PLEASANTRY.test(s));
+  const said = sentences(prose(text))
+    .map((s) => s.replace(OPENER, '').trim())
+    .filter((s) => s.length > 0 && !PLEASANTRY.test(s));
   return clip(said[0] ?? oneLine(prose(text)), max);
 }

@@ -10,13 +10,25 @@ import type { Store } from '../store.ts';
 export type SessionSummary = typeof sessionDigests.$inferSelect;
 
 /** The summary a session's turns were given, or undefined; one of an agent the space does not see counts as none. */
-export async function sessionSummary(store: Store, space: Space, sessionId: string): Promise<SessionSummary | undefined> {
-  const row = await store.db.select().from(sessionDigests).where(and(eq(sessionDigests.userId, space.userId), eq(sessionDigests.sessionId, sessionId))).get();
+export async function sessionSummary(
+  store: Store,
+  space: Space,
+  sessionId: string,
+): Promise<SessionSummary | undefined> {
+  const row = await store.db
+    .select()
+    .from(sessionDigests)
+    .where(and(eq(sessionDigests.userId, space.userId), eq(sessionDigests.sessionId, sessionId)))
+    .get();
   return row && visibleIn(space, row) ? row : undefined;
 }
 
 /** The summaries of these sessions of the space, by session id. */
-export async function sessionSummaries(store: Store, space: Space, sessionIds: string[]): Promise<Map<string, SessionSummary>> {
+export async function sessionSummaries(
+  store: Store,
+  space: Space,
+  sessionIds: string[],
+): Promise<Map<string, SessionSummary>> {
   if (sessionIds.length === 0) return new Map();
   const rows = await store.db
     .select()
@@ -52,7 +64,10 @@ export async function dropSummariesSaying(store: Store, space: Space, pattern: s
     [space.userId, pattern],
   );
   for (const row of rows.filter((r) => visibleIn(space, { userId: space.userId, agentId: r.agentId }))) {
-    await store.sql.run('delete from session_digests where user_id = ? and session_id = ?', [space.userId, row.sessionId]);
+    await store.sql.run('delete from session_digests where user_id = ? and session_id = ?', [
+      space.userId,
+      row.sessionId,
+    ]);
   }
 }
 

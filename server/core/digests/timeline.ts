@@ -11,7 +11,6 @@ import { TIMELINE_HEADING } from './timeline-text.ts';
 
 export { isTimelineLine, TIMELINE_HEADING, withoutTimeline } from './timeline-text.ts';
 
-
 export type TimelineEntry = DigestLine & {
   /** The entry as written in the block, with its date. */
   line: string;
@@ -62,10 +61,8 @@ export const timelineLine = (entry: { text: string }) => `- ${entry.text}`;
 const dayHeading = (at: number) => `### ${day(at)}`;
 
 /** Words that ask for the timeline rather than say what it is about: left out of its search. */
-const ASKING = new RegExp(
-  String.raw`\b(?:can you|could you|please|give me|provide|list|walk me through|tell me|the order in which|in (?:what|which|the) order|in order|order|brought up|different|aspects?|throughout|across|over time|so far|our|conversations?|discussions?|sessions?|chats?|comprehensive|detailed|thorough|clear|summar(?:y|ies|i[sz]e)|recap|overview|timeline|mention(?: only)?(?: and only)?(?: \w+)? items?(?: in order)?|mention|only|items?)\b`,
-  'gi',
-);
+const ASKING =
+  /\b(?:can you|could you|please|give me|provide|list|walk me through|tell me|the order in which|in (?:what|which|the) order|in order|order|brought up|different|aspects?|throughout|across|over time|so far|our|conversations?|discussions?|sessions?|chats?|comprehensive|detailed|thorough|clear|summar(?:y|ies|i[sz]e)|recap|overview|timeline|mention(?: only)?(?: and only)?(?: \w+)? items?(?: in order)?|mention|only|items?)\b/gi;
 
 /** The question without the words that ask for a timeline: what the timeline is about. */
 export const topicOf = (query: string) => query.replace(ASKING, ' ').replace(/\s+/g, ' ').trim();
@@ -87,7 +84,12 @@ const UNFOUND = 0.002;
  * not found, so that the timeline covers the sessions when there is room). Lines are taken by
  * value per token and written oldest first, under a heading per day.
  */
-export async function buildTimeline(store: Store, space: Space, args: { query: string; budget: number }, options: Pick<SearchOptions, 'queryVector'> = {}): Promise<Timeline> {
+export async function buildTimeline(
+  store: Store,
+  space: Space,
+  args: { query: string; budget: number },
+  options: Pick<SearchOptions, 'queryVector'> = {},
+): Promise<Timeline> {
   if (args.budget <= countTokens(`${TIMELINE_HEADING}\n`) + 8) return EMPTY_TIMELINE;
   const topic = topicOf(args.query) || args.query;
   const hits = (await search(store, space, { query: topic, kinds: ['turn'], limit: HITS }, options)).hits;
@@ -99,13 +101,23 @@ export async function buildTimeline(store: Store, space: Space, args: { query: s
   });
   const sessions = [...sessionValue].sort((a, b) => b[1] - a[1]).slice(0, MAX_SESSIONS);
   const best = sessions[0]?.[1] ?? 1;
-  const turns = await turnsOfSessions(store, space, sessions.map(([id]) => id), MAX_TURNS);
+  const turns = await turnsOfSessions(
+    store,
+    space,
+    sessions.map(([id]) => id),
+    MAX_TURNS,
+  );
   const candidates: TimelineEntry[] = [];
   for (const [sessionId, weight] of sessions) {
     for (const line of linesOfTurns(turns.get(sessionId) ?? [], LENGTHS)) {
       const found = line.turnIds.reduce((sum, id) => sum + (rankValue.get(id) ?? 0), 0);
       const written = timelineLine(line);
-      candidates.push({ ...line, line: written, tokens: countTokens(`${written}\n`), value: found || (UNFOUND * weight) / best });
+      candidates.push({
+        ...line,
+        line: written,
+        tokens: countTokens(`${written}\n`),
+        value: found || (UNFOUND * weight) / best,
+      });
     }
   }
   return fit(candidates, args.budget);
@@ -159,12 +171,26 @@ export const TIMELINE_SHARE = 0.8;
  * The timeline of a context block, when its query asks for one, and how the rest of the block
  * is packed around it: `pack` is given the budget left and the timeline goes on top.
  */
-export async function timelineFor(store: Store, space: Space, args: { query: string | null; tokenBudget: number }, options: Pick<SearchOptions, 'queryVector'> = {}) {
-  const timeline = asksForTimeline(args.query) ? await buildTimeline(store, space, { query: args.query!, budget: Math.floor(args.tokenBudget * TIMELINE_SHARE) }, options) : EMPTY_TIMELINE;
+export async function timelineFor(
+  store: Store,
+  space: Space,
+  args: { query: string | null; tokenBudget: number },
+  options: Pick<SearchOptions, 'queryVector'> = {},
+) {
+  const timeline = asksForTimeline(args.query)
+    ? await buildTimeline(
+        store,
+        space,
+        { query: args.query!, budget: Math.floor(args.tokenBudget * TIMELINE_SHARE) },
+        options,
+      )
+    : EMPTY_TIMELINE;
   return {
     timeline,
     /** `packRest` gets the budget left and the turns the timeline shows (their facts and the turns themselves are worth less now). */
-    pack<P extends { markdown: string; tokensUsed: number }>(packRest: (budget: number, shown: ReadonlySet<number>) => P): P {
+    pack<P extends { markdown: string; tokensUsed: number }>(
+      packRest: (budget: number, shown: ReadonlySet<number>) => P,
+    ): P {
       const shown = new Set(timeline.entries.flatMap((e) => e.turnIds));
       if (!timeline.markdown) return packRest(args.tokenBudget, shown);
       // The blank line between the two parts, and tokens that merge across it, are paid from the rest.

@@ -47,7 +47,13 @@ export function readAssistantTurn(text: string): AssistantReading[] {
       const value = cleanValue(decision[2]!);
       if (!value || /^(?:it|that|this|them|one|something)$/i.test(value)) continue;
       const verb = / to$/i.test(decision[1]!) ? 'decided to' : 'chose';
-      out.push({ kind: 'decision', value, slot: `decided:${slotKey(value)}`, clause, content: (subject) => `${subject} ${verb} ${value}` });
+      out.push({
+        kind: 'decision',
+        value,
+        slot: `decided:${slotKey(value)}`,
+        clause,
+        content: (subject) => `${subject} ${verb} ${value}`,
+      });
     }
   }
   return out;

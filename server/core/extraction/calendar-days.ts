@@ -11,15 +11,29 @@ export type Days = { from: number; to: number; grain: DateGrain; point?: number 
 /** 0 = Monday ... 6 = Sunday (1970-01-01 was a Thursday). */
 export const weekdayOf = (day: number) => (((day + 3) % 7) + 7) % 7;
 export const mondayOf = (day: number) => day - weekdayOf(day);
-export const dayNumber = (year: number, month: number, date: number) => Math.floor(Date.UTC(year, month, date) / DAY_MS);
+export const dayNumber = (year: number, month: number, date: number) =>
+  Math.floor(Date.UTC(year, month, date) / DAY_MS);
 export const ymd = (day: number) => {
   const d = new Date(day * DAY_MS);
   return { year: d.getUTCFullYear(), month: d.getUTCMonth(), date: d.getUTCDate() };
 };
-export const monthRange = (year: number, month: number): Days => ({ from: dayNumber(year, month, 1), to: dayNumber(year, month + 1, 1) - 1, grain: 'month' });
-export const yearRange = (year: number): Days => ({ from: dayNumber(year, 0, 1), to: dayNumber(year + 1, 0, 1) - 1, grain: 'year' });
+export const monthRange = (year: number, month: number): Days => ({
+  from: dayNumber(year, month, 1),
+  to: dayNumber(year, month + 1, 1) - 1,
+  grain: 'month',
+});
+export const yearRange = (year: number): Days => ({
+  from: dayNumber(year, 0, 1),
+  to: dayNumber(year + 1, 0, 1) - 1,
+  grain: 'year',
+});
 export const oneDay = (day: number): Days => ({ from: day, to: day, grain: 'day' });
-export const about = (from: number, to: number, point = Math.round((from + to) / 2)): Days => ({ from, to, grain: 'about', point });
+export const about = (from: number, to: number, point = Math.round((from + to) / 2)): Days => ({
+  from,
+  to,
+  grain: 'about',
+  point,
+});
 /** The same date `months` calendar months away (clamped to the month's length). */
 export function shiftMonths(day: number, months: number): number {
   const { year, month, date } = ymd(day);
@@ -36,7 +50,16 @@ export const machineZone = () => (machine ??= Intl.DateTimeFormat().resolvedOpti
 export function localDay(at: number, zone = 'UTC'): number {
   if (zone === 'UTC' || zone === 'Etc/UTC' || zone === 'GMT') return Math.floor(at / DAY_MS);
   let format = formatters.get(zone);
-  if (!format) formatters.set(zone, (format = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: 'numeric', day: 'numeric' })));
+  if (!format)
+    formatters.set(
+      zone,
+      (format = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+      })),
+    );
   let year = 0;
   let month = 0;
   let date = 0;

@@ -13,13 +13,20 @@ import { extractAssistantFacts, extractFacts, type FactCandidate, type RelatedEn
 import { proseOf } from './fact-filter.ts';
 import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
 import { saveStanding, standingFact } from './save-standing.ts';
-import { instructionPolarity, instructionSlot, recogniseStanding, standingKindOfSlot, type StandingCandidate } from './standing.ts';
+import {
+  instructionPolarity,
+  instructionSlot,
+  recogniseStanding,
+  standingKindOfSlot,
+  type StandingCandidate,
+} from './standing.ts';
 
 /** Facts are about the speaker: the turn's name, or "User" when it has none. */
 export const subjectOf = (turn: Pick<TurnRow, 'name'>) => turn.name ?? 'User';
 
 /** The name of the session's user, for facts an assistant's turn states about them ("User" when unnamed). */
-const SESSION_USER_NAME = "select name from turns where user_id = ? and session_id = ? and role = 'user' and id < ? order by id desc limit 1";
+const SESSION_USER_NAME =
+  "select name from turns where user_id = ? and session_id = ? and role = 'user' and id < ? order by id desc limit 1";
 
 async function assistantFacts(store: Store, turn: TurnRow): Promise<FactCandidate[]> {
   const facts = extractAssistantFacts(turn.text, 'User', turn.at);
@@ -39,20 +46,27 @@ async function withoutPasted(store: Store, turn: TurnRow, facts: FactCandidate[]
   const keys = [...new Set(facts.map((f) => normalizeText(f.clause)).filter(Boolean))].slice(0, PASTED_LOOKUPS);
   if (keys.length === 0) return facts;
   const sql = `select content_key from memories where user_id = ? and content_key in (${keys.map(() => '?').join(', ')})`;
-  const known = new Set(await store.sql.values(sql, [turn.userId, ...keys]).then((rows) => rows.map((r) => String(r[0]))));
+  const known = new Set(
+    await store.sql.values(sql, [turn.userId, ...keys]).then((rows) => rows.map((r) => String(r[0]))),
+  );
   return known.size === 0 ? facts : facts.filter((f) => !known.has(normalizeText(f.clause)));
 }
 
 export async function extractHeuristically(store: Store, turn: TurnRow): Promise<Extracted[]> {
   if (turn.role !== 'user' && turn.role !== 'assistant') return [];
   const subject = subjectOf(turn);
-  const read = turn.role === 'assistant' ? await assistantFacts(store, turn) : extractFacts(turn.text, subject, turn.at, { mentions: mentionsOf(store, turn) });
+  const read =
+    turn.role === 'assistant'
+      ? await assistantFacts(store, turn)
+      : extractFacts(turn.text, subject, turn.at, { mentions: mentionsOf(store, turn) });
   const all = await withoutPasted(store, turn, read);
   // Standing memory (the user's own turns only) before the fact rules' output is saved: a fact said
   // by a clause that is already an instruction, preference or profile fact is that one, not a second
   // memory. The fact rules say a name, a home, a job or a diet best (dates, exclusivity, health tags): those stay theirs.
   const profiled = all.filter((f) => f.subject === subject && standingKindOfSlot(f.slot) === 'profile');
-  const standing = (turn.role === 'user' ? recogniseStanding(proseOf(turn.text), subject) : []).filter((s) => s.kind !== 'profile' || !profiled.some((f) => saidAsStanding(f, [s])));
+  const standing = (turn.role === 'user' ? recogniseStanding(proseOf(turn.text), subject) : []).filter(
+    (s) => s.kind !== 'profile' || !profiled.some((f) => saidAsStanding(f, [s])),
+  );
   const facts = all.filter((f) => !saidAsStanding(f, standing));
   const candidates = facts.map((f) => ({
     content: f.content,
@@ -69,9 +83,28 @@ export async function extractHeuristically(store: Store, turn: TurnRow): Promise
   const space = spaceOfRow(turn);
   // A fact of a profile or preference slot ("lives in", "likes") is standing memory too.
   // Only the speaker's own: "my sister lives in Porto" is a fact about the sister, not the user's profile.
-  const byKind = candidates.map((c) => ({ ...c, kind: turn.role === 'user' && c.fact.subject === subject ? (standingKindOfSlot(c.fact.slot) ?? undefined) : undefined }));
-  const extracted = await saveStanding(store, space, [...standing.map((c) => standingFact(c, turn, subject)), ...byKind.filter((c) => c.kind).map((c) => ({ ...c, importance: 1, decayRate: 0 }))], turn.id);
-  extracted.push(...(await saveFacts(store, space, byKind.filter((c) => !c.kind), turn.id)));
+  const byKind = candidates.map((c) => ({
+    ...c,
+    kind:
+      turn.role === 'user' && c.fact.subject === subject ? (standingKindOfSlot(c.fact.slot) ?? undefined) : undefined,
+  }));
+  const extracted = await saveStanding(
+    store,
+    space,
+    [
+      ...standing.map((c) => standingFact(c, turn, subject)),
+      ...byKind.filter((c) => c.kind).map((c) => ({ ...c, importance: 1, decayRate: 0 })),
+    ],
+    turn.id,
+  );
+  extracted.push(
+    ...(await saveFacts(
+      store,
+      space,
+      byKind.filter((c) => !c.kind),
+      turn.id,
+    )),
+  );
   const related = facts.flatMap((f) => f.related ?? []);
   if (related.length > 0 && store.config.ner.enabled) await linkRelated(store, space, turn, related, extracted);
   return extracted;
@@ -80,7 +113,11 @@ export async function extractHeuristically(store: Store, turn: TurnRow): Promise
 /** Whether a heuristic fact says what a standing candidate of the same turn says already (same slot, or mostly its words). */
 function saidAsStanding(fact: { slot: string; content: string }, standing: StandingCandidate[]): boolean {
   if (standing.length === 0) return false;
-  const words = new Set(normalizeText(fact.content).split(' ').filter((w) => w.length > 3));
+  const words = new Set(
+    normalizeText(fact.content)
+      .split(' ')
+      .filter((w) => w.length > 3),
+  );
   return standing.some((s) => {
     if (s.slot === fact.slot) return true;
     const theirs = new Set(normalizeText(s.content).split(' '));
@@ -95,15 +132,27 @@ function saidAsStanding(fact: { slot: string; content: string }, standing: Stand
  * linked to the turn and to the facts that name them, and described by the relation ("User's
  * sister") while nothing better describes them.
  */
-async function linkRelated(store: Store, space: Space, turn: TurnRow, related: RelatedEntity[], extracted: Extracted[]) {
+async function linkRelated(
+  store: Store,
+  space: Space,
+  turn: TurnRow,
+  related: RelatedEntity[],
+  extracted: Extracted[],
+) {
   const unique = [...new Map(related.map((r) => [r.name, r])).values()];
-  const mentions = unique.map((r) => ({ name: r.name, type: r.type === 'other' ? EntityType.Other : EntityType.Person }));
+  const mentions = unique.map((r) => ({
+    name: r.name,
+    type: r.type === 'other' ? EntityType.Other : EntityType.Person,
+  }));
   const { entities } = await linkEntities(store, space, { turnId: turn.id }, mentions);
   for (const [i, entity] of entities.entries()) {
-    const relation = unique.find((r) => entityKey(r.name, entity.type) === entity.nameKey || entity.aliases.includes(r.name)) ?? unique[i]!;
+    const relation =
+      unique.find((r) => entityKey(r.name, entity.type) === entity.nameKey || entity.aliases.includes(r.name)) ??
+      unique[i]!;
     await describeEntity(store, entity, `${relation.of}'s ${relation.relation}`);
     for (const { memory } of extracted) {
-      if (memory.status === 'active' && memory.content.includes(relation.name)) await linkEntities(store, space, { memoryId: memory.id }, [{ ...mentions[i]!, entityId: entity.id }]);
+      if (memory.status === 'active' && memory.content.includes(relation.name))
+        await linkEntities(store, space, { memoryId: memory.id }, [{ ...mentions[i]!, entityId: entity.id }]);
     }
   }
 }
@@ -122,8 +171,18 @@ export const llmActionSchema = z.discriminatedUnion('action', [
     /** Consolidation: the turn the fact comes from. */
     turnId: turnRef,
   }),
-  z.object({ action: z.literal('merge'), content: z.string().trim().min(1).max(2000), id: z.number().int().positive().optional(), turnId: turnRef }),
-  z.object({ action: z.literal('archive'), content: z.string().trim().max(2000).optional(), id: z.number().int().positive().optional(), turnId: turnRef }),
+  z.object({
+    action: z.literal('merge'),
+    content: z.string().trim().min(1).max(2000),
+    id: z.number().int().positive().optional(),
+    turnId: turnRef,
+  }),
+  z.object({
+    action: z.literal('archive'),
+    content: z.string().trim().max(2000).optional(),
+    id: z.number().int().positive().optional(),
+    turnId: turnRef,
+  }),
 ]);
 export const llmActionsSchema = z.array(llmActionSchema).max(50);
 export type LlmAction = z.infer<typeof llmActionSchema>;
@@ -132,8 +191,14 @@ export type LlmAction = z.infer<typeof llmActionSchema>;
  * Applies the actions an LLM proposed for `turns` (one turn on addTurn, a page in consolidation).
  * Each action's source is the turn it names, or the only turn; an unknown turn id is ignored.
  */
-export async function applyLlmActions(store: Store, space: Space, actions: LlmAction[], turns: TurnRow[]): Promise<Extracted[]> {
-  const sourceOf = (action: LlmAction) => turns.find((t) => t.id === action.turnId) ?? (turns.length === 1 ? turns[0]! : null);
+export async function applyLlmActions(
+  store: Store,
+  space: Space,
+  actions: LlmAction[],
+  turns: TurnRow[],
+): Promise<Extracted[]> {
+  const sourceOf = (action: LlmAction) =>
+    turns.find((t) => t.id === action.turnId) ?? (turns.length === 1 ? turns[0]! : null);
   const results: Extracted[] = [];
   const toSave = new Map<TurnRow | null, FactToSave[]>();
   const toArchive: { target: { id?: number; content?: string }; turn: TurnRow | null }[] = [];
@@ -145,9 +210,18 @@ export async function applyLlmActions(store: Store, space: Space, actions: LlmAc
     }
     // An id the model names counts only within this space (a model may invent or echo any id).
     const target = action.action === 'merge' && action.id ? await getMemory(store, action.id) : undefined;
-    if (target && target.status === 'active' && visibleIn(space, target) && (target.agentId === null || target.agentId === space.agentId)) {
+    if (
+      target &&
+      target.status === 'active' &&
+      visibleIn(space, target) &&
+      (target.agentId === null || target.agentId === space.agentId)
+    ) {
       const source = turn ? { turnId: turn.id, reason: 'merged' as const, rule: 'llm' } : undefined;
-      results.push({ action: 'merged', memory: await reinforce(store, target, { content: action.content }, source), rule: 'llm' });
+      results.push({
+        action: 'merged',
+        memory: await reinforce(store, target, { content: action.content }, source),
+        rule: 'llm',
+      });
       continue;
     }
     const group = toSave.get(turn) ?? [];
@@ -157,7 +231,16 @@ export async function applyLlmActions(store: Store, space: Space, actions: LlmAc
       // Standing memory is protected and important, whoever recognised it.
       ...(kind ? { kind, decayRate: 0 } : {}),
       // An instruction carries its topic and polarity, so that a later contradicting one supersedes it.
-      ...(kind === 'instruction' ? { fact: { subject: turn ? subjectOf(turn) : 'User', slot: instructionSlot(action.content), value: action.content, polarity: instructionPolarity(action.content) } } : {}),
+      ...(kind === 'instruction'
+        ? {
+            fact: {
+              subject: turn ? subjectOf(turn) : 'User',
+              slot: instructionSlot(action.content),
+              value: action.content,
+              polarity: instructionPolarity(action.content),
+            },
+          }
+        : {}),
       importance: kind ? 1 : action.action === 'create' ? action.importance : undefined,
       tags: action.action === 'create' ? action.tags : undefined,
       sessionId: turn?.sessionId ?? turns[0]?.sessionId ?? null,
@@ -169,9 +252,24 @@ export async function applyLlmActions(store: Store, space: Space, actions: LlmAc
   }
   // New facts first, so an archive naming old content cannot hit the fact that replaces it.
   for (const [turn, facts] of toSave) {
-    results.push(...(await saveStanding(store, space, facts.filter((f) => f.kind), turn?.id ?? null)));
-    results.push(...(await saveFacts(store, space, facts.filter((f) => !f.kind), turn?.id ?? null)));
+    results.push(
+      ...(await saveStanding(
+        store,
+        space,
+        facts.filter((f) => f.kind),
+        turn?.id ?? null,
+      )),
+    );
+    results.push(
+      ...(await saveFacts(
+        store,
+        space,
+        facts.filter((f) => !f.kind),
+        turn?.id ?? null,
+      )),
+    );
   }
-  for (const { target, turn } of toArchive) results.push(...(await archiveFacts(store, space, [target], turn?.id ?? null)));
+  for (const { target, turn } of toArchive)
+    results.push(...(await archiveFacts(store, space, [target], turn?.id ?? null)));
   return results;
 }

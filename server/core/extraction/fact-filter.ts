@@ -9,14 +9,16 @@ const REQUEST =
   /^(?:(?:so|and|but|also|now|then|ok(?:ay)?|hmm+|um+|well|hey|hi|please)[,!]?\s+)*(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|might|what|how|why|who|where|when|which|whether|any(?:one|thing)?)\b[^.!]*$|^(?:(?:so|and|but|also|now|then|ok(?:ay)?|hmm+|well)[,!]?\s+)*(?:please|help me|show me|tell me|give me|walk me|explain|let me know|make sure|remind me|suggest|provide|write|create|generate|fix|implement|add|update|refactor|debug|check)\b|\b(?:can|could|would|will) you\b|\b(?:help|assist) me\b|\bi(?:'d| would) (?:like|love|appreciate) (?:you|it if you|some help|help|your)\b|\bi (?:need|want|would like) (?:you|your|help|some help|guidance|advice|assistance|an? (?:example|explanation|walkthrough|overview))\b|\bi(?:'m| am) (?:not sure|unsure|wondering|curious|confused|stuck|having (?:some |a few |an? )?(?:trouble|issues?|problems?|difficulty|difficulties))\b|\bi (?:was|am) wondering\b|\b(?:any|some) (?:ideas|suggestions|tips|advice|thoughts)\b/i;
 
 /** Said to the listener: thanks, praise, advice, wishes ("you're doing great", "let's keep going"). */
-const TO_LISTENER = /\b(?:you|your|you're|you've|you'll|yours|yourself|ya)\b|^let'?s\b|\blet (?:me|us)\b|\bthanks?\b|\bthank you\b|\bcongrat/i;
+const TO_LISTENER =
+  /\b(?:you|your|you're|you've|you'll|yours|yourself|ya)\b|^let'?s\b|\blet (?:me|us)\b|\bthanks?\b|\bthank you\b|\bcongrat/i;
 
 /** A reaction or a reflection of the moment, not news about the speaker. */
 const MOMENT =
   /^(?:it|that|this|those|these|there|here|seeing|hearing|knowing|being|having|doing|nothing|everything|life|things|moments?|such|what|how|so|yeah|yes|no|wow|oh|aw+|haha|lol)\b(?!\s+(?:i|my|we|our)\s+(?:have|had|went|got|made|started|bought|adopted|moved|finished|joined|took|won|lost|built|visited)\b)|\b(?:pic|pics|photo|photos|picture|pictures|snapshot|screenshot|here's|here is|look at|check out|take a look)\b|^(?:i|we) (?:all|both)\b|\b(?:we|they) (?:can|could|should|must|need to|have to|gotta)\b|^(?:i|we)(?:'re| are| am|'m)? (?:so |really |totally |very |super |just )*(?:glad|happy|excited|sorry|thrilled|stoked|pumped|proud|blessed|lucky|grateful|thankful)\b(?! to (?:have|be|start|join|move|get|own))/i;
 
 /** What the speaker is doing for this conversation only: trying, wanting, hoping, needing to. */
-const MOMENT_INTENT = /^(?:i|we)(?:'m|'re|'ve|'d|\s+am|\s+are|\s+have|\s+would)?\s+(?:just |really |currently |still |also |now |been |actually )*(?:(?:like|love) to (?:see|know|get|have|learn|understand|add|create|implement|make sure|ask|use|try|build|improve|integrate|explore|discuss)|heard|tried|tested|added|managed|noticed|need|needed|hope|hoping|wish|wonder|wondering|think|feel|felt|guess|mean|meant|believe|know|understand|see|bet|agree|remember|forgot|want(?:ed)? to (?:make sure|ensure|know|understand|see|check|confirm|figure|learn|avoid|improve|optimi[sz]e|handle|add|implement|get|try|ask|share|tell|say|thank|let))\b/i;
+const MOMENT_INTENT =
+  /^(?:i|we)(?:'m|'re|'ve|'d|\s+am|\s+are|\s+have|\s+would)?\s+(?:just |really |currently |still |also |now |been |actually )*(?:(?:like|love) to (?:see|know|get|have|learn|understand|add|create|implement|make sure|ask|use|try|build|improve|integrate|explore|discuss)|heard|tried|tested|added|managed|noticed|need|needed|hope|hoping|wish|wonder|wondering|think|feel|felt|guess|mean|meant|believe|know|understand|see|bet|agree|remember|forgot|want(?:ed)? to (?:make sure|ensure|know|understand|see|check|confirm|figure|learn|avoid|improve|optimi[sz]e|handle|add|implement|get|try|ask|share|tell|say|thank|let))\b/i;
 
 /** The speaker is the clause's subject: it opens with "I"/"my"/"we", after at most a short lead ("Last Monday I…"). */
 const FIRST_PERSON_SUBJECT = /^(?:[\w'-]+,?\s+){0,3}(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our|me and)\b/i;
@@ -28,9 +30,11 @@ const TRYING = /^(?:i|we)(?:'m|'re|'ve been|\s+am|\s+are|\s+have been)\s+(?:\w+\
 const MIN_CONTENT_WORDS = 4;
 
 /** Points at something pasted with it ("this error", "like this:", "the following"): not a fact on its own. */
-const DEICTIC = /:\s*$|\b(?:this|these|that|the following|my current|the above) (?:error|errors|code|snippet|function|schema|setup|output|message|config|configuration|implementation|file|query|script|class|component|method|example|approach|issue|problem|warning|stack trace|traceback)\b|\blike (?:this|so)\b|\bas follows\b|\b(?:below|above)\s*$/i;
+const DEICTIC =
+  /:\s*$|\b(?:this|these|that|the following|my current|the above) (?:error|errors|code|snippet|function|schema|setup|output|message|config|configuration|implementation|file|query|script|class|component|method|example|approach|issue|problem|warning|stack trace|traceback)\b|\blike (?:this|so)\b|\bas follows\b|\b(?:below|above)\s*$/i;
 
-export const isRequestOrQuestion = (clause: string) => /\?\s*$/.test(clause) || REQUEST.test(clause) || DEICTIC.test(clause);
+export const isRequestOrQuestion = (clause: string) =>
+  /\?\s*$/.test(clause) || REQUEST.test(clause) || DEICTIC.test(clause);
 
 /** Not a lasting claim whatever rule reads it: a question, a request, a pointer to pasted text, an intent of the moment. */
 export const notAClaim = (clause: string) => isRequestOrQuestion(clause) || MOMENT_INTENT.test(clause);
@@ -69,7 +73,8 @@ export function proseOf(text: string): string {
       fenced = !fenced;
       continue;
     }
-    if (fenced || PRODUCED_LINE.test(line) || isTimelineLine(line) || /^\s*(?:>|\|)/.test(line) || CODE_LINE.test(line)) continue;
+    if (fenced || PRODUCED_LINE.test(line) || isTimelineLine(line) || /^\s*(?:>|\|)/.test(line) || CODE_LINE.test(line))
+      continue;
     kept.push(line.replace(/`[^`\n]*`/g, (code) => code.slice(1, -1)));
   }
   return kept.join('\n');

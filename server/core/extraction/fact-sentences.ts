@@ -7,25 +7,71 @@ import { normalizeText } from '../text.ts';
 import { TIME_WORDS } from './time-phrases.ts';
 
 export const IRREGULAR_PAST = new Set(
-  'went saw made got took gave had did ran read met won lost bought brought built began wrote drew found felt left kept taught thought heard held sold sent spent told understood became came caught chose drove ate fell flew forgot grew hung knew led paid put rode rang rose sang sat slept spoke stood swam threw wore'.split(' '),
+  'went saw made got took gave had did ran read met won lost bought brought built began wrote drew found felt left kept taught thought heard held sold sent spent told understood became came caught chose drove ate fell flew forgot grew hung knew led paid put rode rang rose sang sat slept spoke stood swam threw wore'.split(
+    ' ',
+  ),
 );
 
-const MODALS = new Set("can can't cannot could couldn't will won't would wouldn't should shouldn't might must may shall ought gotta gonna wanna used".split(' '));
+const MODALS = new Set(
+  "can can't cannot could couldn't will won't would wouldn't should shouldn't might must may shall ought gotta gonna wanna used".split(
+    ' ',
+  ),
+);
 /** Present and past look alike: left as they are rather than guessed. */
 const SAME_FORMS = new Set('read put let set cut hit quit hurt spread cast cost bet shut split'.split(' '));
 /** Words after "I" that are not its verb. */
-const NOT_VERBS = new Set('and or but so too as if then than to of in on at with for from by about alone myself also'.split(' '));
+const NOT_VERBS = new Set(
+  'and or but so too as if then than to of in on at with for from by about alone myself also'.split(' '),
+);
 const VERB_ADVERBS =
   'really|also|still|just|truly|totally|absolutely|actually|recently|finally|now|definitely|honestly|usually|always|never|often|sometimes|mostly|even|already|only|currently|literally|seriously|personally|rarely|generally|normally|typically|probably|simply|barely|hardly|mainly|especially|somehow|then|kind of|sort of|genuinely';
 
-const THIRD_PERSON: Record<string, string> = { am: 'is', are: 'is', were: 'was', have: 'has', "haven't": "hasn't", do: 'does', "don't": "doesn't", "aren't": "isn't", be: 'is', was: 'was', go: 'goes' };
-const FIRST_PERSON: Record<string, string> = { is: 'am', are: 'am', "isn't": 'am not', "aren't": 'am not', has: 'have', "hasn't": "haven't", does: 'do', "doesn't": "don't", goes: 'go', were: 'was' };
-const PLURAL: Record<string, string> = { is: 'are', "isn't": "aren't", has: 'have', "hasn't": "haven't", does: 'do', "doesn't": "don't", was: 'were', goes: 'go' };
+const THIRD_PERSON: Record<string, string> = {
+  am: 'is',
+  are: 'is',
+  were: 'was',
+  have: 'has',
+  "haven't": "hasn't",
+  do: 'does',
+  "don't": "doesn't",
+  "aren't": "isn't",
+  be: 'is',
+  was: 'was',
+  go: 'goes',
+};
+const FIRST_PERSON: Record<string, string> = {
+  is: 'am',
+  are: 'am',
+  "isn't": 'am not',
+  "aren't": 'am not',
+  has: 'have',
+  "hasn't": "haven't",
+  does: 'do',
+  "doesn't": "don't",
+  goes: 'go',
+  were: 'was',
+};
+const PLURAL: Record<string, string> = {
+  is: 'are',
+  "isn't": "aren't",
+  has: 'have',
+  "hasn't": "haven't",
+  does: 'do',
+  "doesn't": "don't",
+  was: 'were',
+  goes: 'go',
+};
 
 /** A verb after a third-person singular subject: "love" -> "loves", "go" -> "goes", "don't" -> "doesn't". Past tenses and modals stay. */
 export function conjugate(verb: string): string {
   const v = verb.toLowerCase();
-  if (MODALS.has(v) || SAME_FORMS.has(v) || IRREGULAR_PAST.has(v) || /(?:ed|n't|'d)$/.test(v) && !['don\'t', 'haven\'t', 'aren\'t'].includes(v)) return verb;
+  if (
+    MODALS.has(v) ||
+    SAME_FORMS.has(v) ||
+    IRREGULAR_PAST.has(v) ||
+    (/(?:ed|n't|'d)$/.test(v) && !["don't", "haven't", "aren't"].includes(v))
+  )
+    return verb;
   const special = THIRD_PERSON[v];
   if (special) return special;
   if (v.includes("'")) return verb;
@@ -73,16 +119,20 @@ export function thirdPerson(text: string, subject: string): string {
 /** A plural subject's verb: "User's kids likes" -> "User's kids like". */
 export function pluralVerb(content: string, subject: string): string {
   if (!content.startsWith(subject)) return content;
-  const rest = content.slice(subject.length).replace(/^(\s+(?:no longer|also|really|still|just)?\s*)([a-z']+)/, (_, lead: string, verb: string) => {
-    return lead + (PLURAL[verb] ?? firstPersonPredicate(verb));
-  });
+  const rest = content
+    .slice(subject.length)
+    .replace(/^(\s+(?:no longer|also|really|still|just)?\s*)([a-z']+)/, (_, lead: string, verb: string) => {
+      return lead + (PLURAL[verb] ?? firstPersonPredicate(verb));
+    });
   return subject + rest;
 }
 
 /** A value ends where a new clause starts; keep it short enough to be one fact. */
 export function cleanValue(raw: string): string {
   const cut = raw
-    .split(/\s*(?:[,;:()–—]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i)[0]!
+    .split(
+      /\s*(?:[,;:()–—]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i,
+    )[0]!
     .replace(/\s+(?:anymore|any more|at all|either|too|as well|a lot|so much|very much)$/i, '')
     .replace(/[.!?…"]+$/g, '')
     .trim();
@@ -94,7 +144,10 @@ export const slotKey = (value: string) =>
   normalizeText(value.replace(TIME_WORDS, ' ')).replace(/^(?:the|a|an|some|my|their) /, '');
 export const capitalised = (word: string) => /^[A-Z]/.test(word);
 
-export const contentWords = (text: string) => normalizeText(text).split(' ').filter((w) => w.length > 3).length;
+export const contentWords = (text: string) =>
+  normalizeText(text)
+    .split(' ')
+    .filter((w) => w.length > 3).length;
 
 /** Interjections and greetings at the start of a clause ("Hey Caroline, ", "Wow! ", "Thanks, Mel, "). */
 const OPENER =
@@ -105,14 +158,19 @@ function lowerFirst(text: string): string {
   const word = /^[A-Za-z']+/.exec(text)?.[0] ?? '';
   const bare = word.toLowerCase().replace(/'s$/, '');
   if (word.slice(1) !== word.slice(1).toLowerCase()) return text; // LGBTQ, McDonald's
-  return isStopword(bare) || /(?:ing|ed|ly)$/.test(bare) || COMMON_OPENERS.has(bare) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
+  return isStopword(bare) || /(?:ing|ed|ly)$/.test(bare) || COMMON_OPENERS.has(bare)
+    ? text.charAt(0).toLowerCase() + text.slice(1)
+    : text;
 }
 const COMMON_OPENERS = new Set(
-  'since being having life work school family everything nothing something everyone someone people things stuff today tonight tomorrow yesterday last next gonna wanna gotta glad thanks love loved went made took very still always never sometimes maybe probably definitely totally super pretty lots plenty both one two my whenever whatever however wherever although though unless until after before'.split(' '),
+  'since being having life work school family everything nothing something everyone someone people things stuff today tonight tomorrow yesterday last next gonna wanna gotta glad thanks love loved went made took very still always never sometimes maybe probably definitely totally super pretty lots plenty both one two my whenever whatever however wherever although though unless until after before'.split(
+    ' ',
+  ),
 );
 
 /** A subordinate clause before the main one: "since they last talked, Alex has had news". */
-const LEADING_CLAUSE = /^((?:since|when|after|before|because|while|once|now that|ever since|last \w+|this \w+|on \w+ \w+ \d{4})\b[^,]*),\s+(.+)$/i;
+const LEADING_CLAUSE =
+  /^((?:since|when|after|before|because|while|once|now that|ever since|last \w+|this \w+|on \w+ \w+ \d{4})\b[^,]*),\s+(.+)$/i;
 
 /**
  * A first-person statement as a sentence about the subject: "we"/"our" become "they"/"their", a
@@ -139,17 +197,32 @@ export function sentenceAbout(subject: string, clause: string): string {
 export function gerund(phrase: string): string {
   const [verb, ...rest] = phrase.split(' ');
   if (!verb || /ing$/.test(verb)) return phrase;
-  const ing = verb === 'have' ? 'having' : verb === 'see' ? 'seeing' : /e$/.test(verb) && !/ee$/.test(verb) ? `${verb.slice(0, -1)}ing` : /^(run|get)$/.test(verb) ? `${verb}${verb.at(-1)}ing` : `${verb}ing`;
+  const ing =
+    verb === 'have'
+      ? 'having'
+      : verb === 'see'
+        ? 'seeing'
+        : /e$/.test(verb) && !/ee$/.test(verb)
+          ? `${verb.slice(0, -1)}ing`
+          : /^(run|get)$/.test(verb)
+            ? `${verb}${verb.at(-1)}ing`
+            : `${verb}ing`;
   return [ing, ...rest].join(' ');
 }
 
 /** Clauses: sentences, further split where a new first-person clause starts after "and"/"but". */
 export function clauses(text: string): string[] {
-  return text
-    .replace(/[’‘]/g, "'")
-    // Sentence ends, but not after common abbreviations ("St. Mary's", "Dr. Lee").
-    .split(/(?<!\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Prof|vs|etc|approx|Mt|Ave)\.)(?<=[.!?])\s+|\n+|;\s*|\s*[-–—]+\s+(?=(?:i|i'm|i've|we|we're|we've|my|our)\b)/i)
-    .flatMap((sentence) => sentence.split(/,?\s+\b(?:and|but|so|plus|also)\s+(?=(?:i|i'm|i've|i'll|my|actually|now|next)\b)/i))
-    .map((c) => c.trim().replace(/[.!…]+$/, ''))
-    .filter((c) => c.length > 2);
+  return (
+    text
+      .replace(/[’‘]/g, "'")
+      // Sentence ends, but not after common abbreviations ("St. Mary's", "Dr. Lee").
+      .split(
+        /(?<!\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Prof|vs|etc|approx|Mt|Ave)\.)(?<=[.!?])\s+|\n+|;\s*|\s*[-–—]+\s+(?=(?:i|i'm|i've|we|we're|we've|my|our)\b)/i,
+      )
+      .flatMap((sentence) =>
+        sentence.split(/,?\s+\b(?:and|but|so|plus|also)\s+(?=(?:i|i'm|i've|i'll|my|actually|now|next)\b)/i),
+      )
+      .map((c) => c.trim().replace(/[.!…]+$/, ''))
+      .filter((c) => c.length > 2)
+  );
 }

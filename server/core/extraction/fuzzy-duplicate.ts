@@ -40,7 +40,9 @@ const YEAR = /(?:19|20)\d\d/;
 export function datesIn(key: string): string | null {
   if (!YEAR.test(key)) return null; // most facts name no year: no need to look further
   const found = key.match(DATE_KEY);
-  return found ? found.map((d) => d.replace(/^(?:in the week of|on the weekend of|on|in|around|since|until|by)\s+/, '')).join('|') : null;
+  return found
+    ? found.map((d) => d.replace(/^(?:in the week of|on the weekend of|on|in|around|since|until|by)\s+/, '')).join('|')
+    : null;
 }
 
 /**
@@ -67,7 +69,8 @@ function duplicateProbe(content: string, distinct: string[], threshold: number, 
  * file of many users costs more than reading one small user's facts.
  */
 const NEWEST_FACTS = `select id from memories where user_id = ? and kind = 'fact' and status = 'active' order by created_at desc, id desc limit ${TINY_USER_ROWS}`;
-const fewFacts = async (store: Store, space: Space, index: TextIndex) => index.kind === 'fts5' && (await tableRows(store, space, 'memories')) <= TINY_USER_ROWS;
+const fewFacts = async (store: Store, space: Space, index: TextIndex) =>
+  index.kind === 'fts5' && (await tableRows(store, space, 'memories')) <= TINY_USER_ROWS;
 
 /** A new fact's fuzzy-duplicate read, ready to run alone or as part of another statement. */
 export type FuzzyProbe = {
@@ -81,7 +84,13 @@ export type FuzzyProbe = {
 };
 
 /** The read of `content`'s candidates, or null when there is nothing to compare (no words, no text index). */
-export async function fuzzyProbe(store: Store, space: Space, content: string, polarity: number | null, subject?: string | null): Promise<FuzzyProbe | null> {
+export async function fuzzyProbe(
+  store: Store,
+  space: Space,
+  content: string,
+  polarity: number | null,
+  subject?: string | null,
+): Promise<FuzzyProbe | null> {
   const index = textIndexOf(store);
   if (index.kind === 'like') return null;
   const threshold = store.config.extractor.dedupe_threshold;
@@ -89,10 +98,14 @@ export async function fuzzyProbe(store: Store, space: Space, content: string, po
   // different dates are two events, and a date on one side only does not make them two facts.
   const key = normalizeText(content);
   const myDate = datesIn(key);
-  const mine = new Set((myDate ? key.replace(DATE_KEY, ' ').replace(/\s+/g, ' ').trim() : key).split(' ').filter((w) => w !== ''));
+  const mine = new Set(
+    (myDate ? key.replace(DATE_KEY, ' ').replace(/\s+/g, ' ').trim() : key).split(' ').filter((w) => w !== ''),
+  );
   if (mine.size === 0) return null;
   const probe = duplicateProbe(content, [...mine], threshold, new Set(subject ? tokens(subject) : []));
-  const source = (await fewFacts(store, space, index)) ? { sql: NEWEST_FACTS, params: [space.userId] } : index.matching(store, space, 'memories', probe, 'any', FUZZY_CANDIDATES);
+  const source = (await fewFacts(store, space, index))
+    ? { sql: NEWEST_FACTS, params: [space.userId] }
+    : index.matching(store, space, 'memories', probe, 'any', FUZZY_CANDIDATES);
   if (!source) return null;
   const dialect = store.sql.dialect;
   const select = (columns: string) => {
@@ -103,12 +116,22 @@ export async function fuzzyProbe(store: Store, space: Space, content: string, po
   };
   // Of the newest matches, the read drops those the checks in closestOf would skip: the other
   // polarity, and keys with fewer words than t·|A| (a key has no more distinct tokens than words).
-  const params = [...source.params, ...writableClause(space, 'm').params, polarity ?? 1, subject ?? null, subject ?? null, Math.ceil(threshold * mine.size)];
+  const params = [
+    ...source.params,
+    ...writableClause(space, 'm').params,
+    polarity ?? 1,
+    subject ?? null,
+    subject ?? null,
+    Math.ceil(threshold * mine.size),
+  ];
   return { select, params, mine, myDate, threshold, polarity };
 }
 
 /** Of the candidates read, the id of the one most alike (at least the threshold), if any. */
-export function closestOf(probe: FuzzyProbe, candidates: Iterable<readonly [id: number, contentKey: string, polarity: number | null]>): number | undefined {
+export function closestOf(
+  probe: FuzzyProbe,
+  candidates: Iterable<readonly [id: number, contentKey: string, polarity: number | null]>,
+): number | undefined {
   const { mine, myDate, threshold } = probe;
   let best: { id: number; overlap: number } | undefined;
   for (const [id, contentKey, theirPolarity] of candidates) {
@@ -141,11 +164,21 @@ export function closestOf(probe: FuzzyProbe, candidates: Iterable<readonly [id: 
  * someone never merges into one about someone else, however alike the words ("Caroline went
  * hiking with her sister" is not "Melanie went hiking with her sister").
  */
-export async function findFuzzyDuplicate(store: Store, space: Space, content: string, polarity: number | null, subject?: string | null): Promise<MemoryRow | undefined> {
+export async function findFuzzyDuplicate(
+  store: Store,
+  space: Space,
+  content: string,
+  polarity: number | null,
+  subject?: string | null,
+): Promise<MemoryRow | undefined> {
   const probe = await fuzzyProbe(store, space, content, polarity, subject);
   if (!probe) return undefined;
   // Rows as arrays [id, content_key, polarity], cheaper to build than objects.
-  const candidates = (await store.sql.values(probe.select('m.id, m.content_key, m.polarity'), probe.params)) as [number, string, number | null][];
+  const candidates = (await store.sql.values(probe.select('m.id, m.content_key, m.polarity'), probe.params)) as [
+    number,
+    string,
+    number | null,
+  ][];
   const id = closestOf(probe, candidates);
   return id === undefined ? undefined : getMemory(store, id);
 }

@@ -43,7 +43,8 @@ const HISTORY_MS = 90 * 86_400_000;
  * When a stored fact was first and last told: the times of its source turns (the turns' own
  * times, which an import sets in the past), else when it was written and last seen.
  */
-const TOLD_SPAN = "select min(t.at) as first, max(t.at) as last from memory_sources s join turns t on t.id = s.turn_id where s.memory_id = ? and s.reason in ('extracted', 'merged', 'conflict')";
+const TOLD_SPAN =
+  "select min(t.at) as first, max(t.at) as last from memory_sources s join turns t on t.id = s.turn_id where s.memory_id = ? and s.reason in ('extracted', 'merged', 'conflict')";
 
 async function toldSpan(store: Store, memory: MemoryRow): Promise<{ first: number; last: number }> {
   const span = (await store.sql.get<{ first: number | null; last: number | null }>(TOLD_SPAN, [memory.id]))!;
@@ -56,7 +57,11 @@ async function toldSpan(store: Store, memory: MemoryRow): Promise<{ first: numbe
  * before `old` was last stated (history, told now). Otherwise the later word wins, even when it
  * is dated a little in the past: "I live in Berlin", then "I moved to Lisbon last month".
  */
-async function staysCurrent(store: Store, old: MemoryRow, fresh: { toldAt: number; eventAt: number }): Promise<boolean> {
+async function staysCurrent(
+  store: Store,
+  old: MemoryRow,
+  fresh: { toldAt: number; eventAt: number },
+): Promise<boolean> {
   const told = await toldSpan(store, old);
   return told.first > fresh.toldAt || fresh.eventAt < Math.max(told.last, old.eventAt) - HISTORY_MS;
 }
@@ -71,16 +76,26 @@ async function alreadyFrom(store: Store, memoryId: number, turnId: number | null
     db
       .select({ memoryId: memorySources.memoryId })
       .from(memorySources)
-      .where(and(eq(memorySources.memoryId, sql.placeholder('memoryId')), eq(memorySources.turnId, sql.placeholder('turnId'))))
+      .where(
+        and(
+          eq(memorySources.memoryId, sql.placeholder('memoryId')),
+          eq(memorySources.turnId, sql.placeholder('turnId')),
+        ),
+      )
       .prepare(),
   ).get({ memoryId, turnId });
   return link !== undefined;
 }
 
 /** A memory with this content already extracted from this turn (so of the turn's space), whatever its status since. */
-const FROM_TURN_BY_KEY = 'select memories.id from memories inner join memory_sources on memory_sources.memory_id = memories.id where memory_sources.turn_id = ? and memories.content_key = ?';
+const FROM_TURN_BY_KEY =
+  'select memories.id from memories inner join memory_sources on memory_sources.memory_id = memories.id where memory_sources.turn_id = ? and memories.content_key = ?';
 
-async function extractedBefore(store: Store, contentKey: string, turnId: number | null): Promise<MemoryRow | undefined> {
+async function extractedBefore(
+  store: Store,
+  contentKey: string,
+  turnId: number | null,
+): Promise<MemoryRow | undefined> {
   if (turnId === null || noted(store, NEW_ROWS.turns)?.has(turnId)) return undefined;
   const id = await store.sql.pluck<number>(FROM_TURN_BY_KEY, [turnId, contentKey]);
   return id === undefined ? undefined : getMemory(store, id);
@@ -116,17 +131,32 @@ async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId
   if (fact) {
     // On a server the fuzzy duplicate's candidates are read with the slot and the exact duplicate:
     // a round trip saved. SQLite has no round trip to save, and reads them only when the slot settles nothing.
-    probe = store.sql.dialect === 'postgres' ? await fuzzyProbe(store, space, candidate.content, fact.polarity, fact.subject) : null;
-    const found = await slotFactsAndDuplicate(store, space, fact, normalizeText(candidate.content), kind, probe ?? undefined);
+    probe =
+      store.sql.dialect === 'postgres'
+        ? await fuzzyProbe(store, space, candidate.content, fact.polarity, fact.subject)
+        : null;
+    const found = await slotFactsAndDuplicate(
+      store,
+      space,
+      fact,
+      normalizeText(candidate.content),
+      kind,
+      probe ?? undefined,
+    );
     const existing = found.slotFacts;
     exact = found.duplicate;
     if (probe && found.also.length > 0) {
-      const id = closestOf(probe, found.also.map((m) => [m.id, m.contentKey, m.polarity] as const));
+      const id = closestOf(
+        probe,
+        found.also.map((m) => [m.id, m.contentKey, m.polarity] as const),
+      );
       fuzzy = found.also.find((m) => m.id === id);
     }
     // The same words dated differently ("went to the gym yesterday", a week apart) are two events.
     const myDates = datesIn(normalizeText(candidate.content));
-    const same = existing.find((m) => sameValue(m, fact) && !(myDates && datesIn(m.contentKey) && datesIn(m.contentKey) !== myDates));
+    const same = existing.find(
+      (m) => sameValue(m, fact) && !(myDates && datesIn(m.contentKey) && datesIn(m.contentKey) !== myDates),
+    );
     if (same) return merge(same);
     const conflicting = existing.filter((m) => candidate.exclusive || (m.polarity ?? 1) !== fact.polarity);
     if (conflicting.length > 0) {
@@ -137,12 +167,21 @@ async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId
       for (const m of conflicting) if (await staysCurrent(store, m, fresh)) current.push(m);
       const newer = current.sort((a, b) => b.eventAt - a.eventAt)[0];
       if (newer) {
-        await supersede(store, memory.id, newer.id, { reason: 'conflict', slot: fact.slot, older: true, ...(turnId ? { turnId } : {}) });
+        await supersede(store, memory.id, newer.id, {
+          reason: 'conflict',
+          slot: fact.slot,
+          older: true,
+          ...(turnId ? { turnId } : {}),
+        });
         return [{ action: 'superseded', memory: (await getMemory(store, memory.id))!, rule }];
       }
       const results: Extracted[] = [{ action: 'created', memory, rule }];
       for (const old of conflicting) {
-        await supersede(store, old.id, memory.id, { reason: 'conflict', slot: fact.slot, ...(turnId ? { turnId } : {}) });
+        await supersede(store, old.id, memory.id, {
+          reason: 'conflict',
+          slot: fact.slot,
+          ...(turnId ? { turnId } : {}),
+        });
         results.push({ action: 'superseded', memory: (await getMemory(store, old.id))!, rule });
       }
       return results;
@@ -160,32 +199,63 @@ async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId
  * Saves a batch of facts from one source turn (or none). Runs inside the caller's transaction.
  * Exact duplicates inside the batch collapse first; each survivor is deduped against the db.
  */
-export async function saveFacts(store: Store, space: Space, candidates: FactToSave[], turnId: number | null): Promise<Extracted[]> {
+export async function saveFacts(
+  store: Store,
+  space: Space,
+  candidates: FactToSave[],
+  turnId: number | null,
+): Promise<Extracted[]> {
   const seen = new Set<string>();
   const results: Extracted[] = [];
   for (const candidate of candidates) {
     const key = normalizeText(candidate.content);
     if (!key || seen.has(key)) continue;
     seen.add(key);
-    results.push(...(await saveOne(store, space, { ...candidate, tags: withPiiTag(candidate.content, candidate.tags ?? []) }, turnId)));
+    results.push(
+      ...(await saveOne(
+        store,
+        space,
+        { ...candidate, tags: withPiiTag(candidate.content, candidate.tags ?? []) },
+        turnId,
+      )),
+    );
   }
   return results;
 }
 
 /** Archives the active facts an LLM named as obsolete, by id or by closest content. */
-export async function archiveFacts(store: Store, space: Space, targets: { id?: number; content?: string }[], turnId: number | null): Promise<Extracted[]> {
+export async function archiveFacts(
+  store: Store,
+  space: Space,
+  targets: { id?: number; content?: string }[],
+  turnId: number | null,
+): Promise<Extracted[]> {
   const results: Extracted[] = [];
   const ids = targets.flatMap((t) => (t.id ? [t.id] : []));
   // Only facts this space may change: the same user, its own agent's or the shared ones.
-  const writable = and(eq(memories.userId, space.userId), space.agentId === null ? isNull(memories.agentId) : or(isNull(memories.agentId), eq(memories.agentId, space.agentId)));
-  const byId = ids.length ? await store.db.select().from(memories).where(and(writable, inArray(memories.id, ids), eq(memories.status, 'active'))).all() : [];
+  const writable = and(
+    eq(memories.userId, space.userId),
+    space.agentId === null
+      ? isNull(memories.agentId)
+      : or(isNull(memories.agentId), eq(memories.agentId, space.agentId)),
+  );
+  const byId = ids.length
+    ? await store.db
+        .select()
+        .from(memories)
+        .where(and(writable, inArray(memories.id, ids), eq(memories.status, 'active')))
+        .all()
+    : [];
   const byContent: (MemoryRow | undefined)[] = [];
   for (const t of targets) {
     if (t.id || !t.content) continue;
-    byContent.push((await findExactDuplicate(store, space, normalizeText(t.content), 'fact')) ?? (await findFuzzyDuplicate(store, space, t.content, null)));
+    byContent.push(
+      (await findExactDuplicate(store, space, normalizeText(t.content), 'fact')) ??
+        (await findFuzzyDuplicate(store, space, t.content, null)),
+    );
   }
   for (const memory of [...byId, ...byContent]) {
-    if (!memory || memory.status !== 'active' || results.some((r) => r.memory.id === memory.id)) continue;
+    if (memory?.status !== 'active' || results.some((r) => r.memory.id === memory.id)) continue;
     if (turnId !== null) await linkSource(store, memory.id, { turnId, reason: 'conflict', rule: 'llm.archive' });
     await archiveMemory(store, memory.id, { reason: 'llm', ...(turnId ? { turnId } : {}) });
     results.push({ action: 'archived', memory: (await getMemory(store, memory.id))!, rule: 'llm.archive' });
@@ -204,13 +274,25 @@ const RELATED_FACTS = `select m.id from memories m where m.id in (select value f
 export async function relatedFacts(store: Store, space: Space, text: string, limit = 10): Promise<MemoryRow[]> {
   const index = textIndexOf(store);
   if (index.kind === 'like') return [];
-  const source = index.matching(store, space, 'memories', [...new Set(indexTokens(text))].slice(0, 64), 'any', RELATED_CANDIDATES, 'best');
+  const source = index.matching(
+    store,
+    space,
+    'memories',
+    [...new Set(indexTokens(text))].slice(0, 64),
+    'any',
+    RELATED_CANDIDATES,
+    'best',
+  );
   if (!source) return [];
   // The candidates in the index's order, then those that are the space's active facts, in that order.
   const candidates = (await store.sql.values(source.sql, source.params)).map((row) => Number(row[0]));
   if (candidates.length === 0) return [];
   const writable = writableClause(space, 'm');
-  const kept = new Set((await store.sql.values(RELATED_FACTS, [JSON.stringify(candidates), ...writable.params])).map((row) => Number(row[0])));
+  const kept = new Set(
+    (await store.sql.values(RELATED_FACTS, [JSON.stringify(candidates), ...writable.params])).map((row) =>
+      Number(row[0]),
+    ),
+  );
   const facts: MemoryRow[] = [];
   for (const id of candidates.filter((id) => kept.has(id)).slice(0, limit)) facts.push((await getMemory(store, id))!);
   return facts;

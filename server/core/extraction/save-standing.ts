@@ -12,7 +12,8 @@ import type { TurnRow } from '../turns.ts';
 import { saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
 import { instructionTopic, topicOverlap, type StandingCandidate } from './standing.ts';
 
-export const isStandingKind = (kind: MemoryKind): kind is (typeof STANDING_KINDS)[number] => (STANDING_KINDS as readonly string[]).includes(kind);
+export const isStandingKind = (kind: MemoryKind): kind is (typeof STANDING_KINDS)[number] =>
+  (STANDING_KINDS as readonly string[]).includes(kind);
 
 /** Two instructions of opposite polarity that share this much of their topic contradict each other. */
 const CONTRADICTS = 0.5;
@@ -21,10 +22,15 @@ const INSTRUCTIONS_CHECKED = 1_000;
 
 const ACTIVE_INSTRUCTIONS = (where: string) =>
   `select ${memoryRows.columns} from memories m where ${where} and m.kind = 'instruction' and m.status = 'active' order by m.event_at desc, m.id desc limit ${INSTRUCTIONS_CHECKED}`;
-const PROTECT_AS = 'update memories set kind = ?, decay_rate = 0, confidence = 1, confidence_base = 1, importance = 1 where id = ?';
+const PROTECT_AS =
+  'update memories set kind = ?, decay_rate = 0, confidence = 1, confidence_base = 1, importance = 1 where id = ?';
 
 /** A standing candidate as a fact to save: its kind, protected, important. */
-export function standingFact(c: StandingCandidate, turn: Pick<TurnRow, 'sessionId' | 'at'>, subject: string): FactToSave {
+export function standingFact(
+  c: StandingCandidate,
+  turn: Pick<TurnRow, 'sessionId' | 'at'>,
+  subject: string,
+): FactToSave {
   return {
     content: c.content,
     kind: c.kind,
@@ -44,7 +50,12 @@ export function standingFact(c: StandingCandidate, turn: Pick<TurnRow, 'sessionI
  * Saves standing candidates (and heuristic facts of a standing kind) from one turn. A candidate
  * merged into an older memory of kind fact (written before these kinds existed) makes it standing.
  */
-export async function saveStanding(store: Store, space: Space, candidates: FactToSave[], turnId: number | null): Promise<Extracted[]> {
+export async function saveStanding(
+  store: Store,
+  space: Space,
+  candidates: FactToSave[],
+  turnId: number | null,
+): Promise<Extracted[]> {
   const results: Extracted[] = [];
   for (const candidate of candidates) {
     const saved = await saveFacts(store, space, [candidate], turnId);
@@ -64,14 +75,24 @@ export async function saveStanding(store: Store, space: Space, candidates: FactT
 /** Active instructions of the space that `fresh` contradicts by topic (opposite polarity), superseded by it. */
 async function supersedeContradicted(store: Store, space: Space, fresh: MemoryRow): Promise<Extracted[]> {
   const clause = writableClause(space, 'm');
-  const rows = (await store.sql.values(ACTIVE_INSTRUCTIONS(clause.sql), clause.params)).map((raw) => memoryRows.decode(raw));
+  const rows = (await store.sql.values(ACTIVE_INSTRUCTIONS(clause.sql), clause.params)).map((raw) =>
+    memoryRows.decode(raw),
+  );
   const topic = instructionTopic(fresh.content);
   const out: Extracted[] = [];
   for (const old of rows) {
     if (old.id === fresh.id || old.eventAt > fresh.eventAt || normalizeText(old.content) === fresh.contentKey) continue;
-    if ((old.polarity ?? 1) === (fresh.polarity ?? 1) || topicOverlap(topic, instructionTopic(old.content)) < CONTRADICTS) continue;
+    if (
+      (old.polarity ?? 1) === (fresh.polarity ?? 1) ||
+      topicOverlap(topic, instructionTopic(old.content)) < CONTRADICTS
+    )
+      continue;
     await supersede(store, old.id, fresh.id, { reason: 'conflict', slot: 'instruction' });
-    out.push({ action: 'superseded', memory: (await getMemory(store, old.id))!, rule: 'standing:instruction.contradicted' });
+    out.push({
+      action: 'superseded',
+      memory: (await getMemory(store, old.id))!,
+      rule: 'standing:instruction.contradicted',
+    });
   }
   return out;
 }

@@ -27,17 +27,21 @@ const MAX_VALUE_WORDS = 16;
 
 // Verbs an instruction about the assistant's answers starts with ("always include…", "never use…").
 const ANSWER_VERBS = new Set(
-  ('add address answer ask avoid be begin bold break call capitalise capitalize check cite close comment compare convert default describe ' +
+  (
+    'add address answer ask avoid be begin bold break call capitalise capitalize check cite close comment compare convert default describe ' +
     'display do double-check end explain express follow format give greet highlight include indent keep label leave let limit link list ' +
     'make mark mention number offer open organise organize point present prefix provide put quote recommend refer remind reply respond ' +
     'return round say send show sign speak spell start state stick structure suggest summarise summarize tag talk tell test translate ' +
     'treat try use wrap write enable disable emphasise emphasize clarify consider prioritise prioritize note flag warn verify validate ' +
-    'outline walk illustrate demonstrate visualise visualize draw attach append assume refrain stay lead break check').split(' '),
+    'outline walk illustrate demonstrate visualise visualize draw attach append assume refrain stay lead break check'
+  ).split(' '),
 );
 /** Words after "always"/"never" that make it a remark, not an instruction ("never mind", "always a pleasure"). */
-const NOT_AFTER_MARKER = /^(?:mind|a|an|the|been|was|were|had|has|have|is|are|so|too|more|again|ever|fun|good|great|nice|happy|glad|here|there|that|this|thought|knew|saw|said|went|got|did|seen|heard|know|knows|liked|loved|forget|forgets|forgot|late|on|up|in)\b/i;
+const NOT_AFTER_MARKER =
+  /^(?:mind|a|an|the|been|was|were|had|has|have|is|are|so|too|more|again|ever|fun|good|great|nice|happy|glad|here|there|that|this|thought|knew|saw|said|went|got|did|seen|heard|know|knows|liked|loved|forget|forgets|forgot|late|on|up|in)\b/i;
 
-const OPENERS = /^(?:(?:ok(?:ay)?|so|also|and|but|oh|btw|by the way|actually|one more thing|just|hey|hi|please note|note|fyi|quick note|important)[,:!.]?\s+)+/i;
+const OPENERS =
+  /^(?:(?:ok(?:ay)?|so|also|and|but|oh|btw|by the way|actually|one more thing|just|hey|hi|please note|note|fyi|quick note|important)[,:!.]?\s+)+/i;
 const POLITE = /^(?:please\s+|kindly\s+|pls\s+)/i;
 
 /** Sentences of a user's turn: code blocks and quoted text are skipped (they are not said to the assistant). */
@@ -50,7 +54,8 @@ export function standingSentences(text: string): string[] {
     .filter((s) => s.length > 3);
 }
 
-const cap = (text: string) => (text.length <= MAX_STANDING_CHARS ? text : `${text.slice(0, MAX_STANDING_CHARS).replace(/\s+\S*$/, '')}…`);
+const cap = (text: string) =>
+  text.length <= MAX_STANDING_CHARS ? text : `${text.slice(0, MAX_STANDING_CHARS).replace(/\s+\S*$/, '')}…`;
 const firstUpper = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The instruction in a sentence, with its polarity, or null. */
@@ -59,13 +64,21 @@ function instructionIn(sentence: string): { text: string; polarity: 1 | -1; rule
   let s = sentence.replace(OPENERS, '').replace(/^["'(]+/, '');
   // Encouragement to a friend, not a rule for answers ("never give up on yourself").
   if (/\byourself\b|\byou(?:'re| are) (?:doing|gonna|going)\b/i.test(s)) return null;
-  const lead = /^(?:from now on|going forward|moving forward|in (?:the )?future|for (?:all )?future (?:answers|replies|responses)|for the rest of (?:our|this) (?:chat|conversation)|at all times)\s*,?\s*/i.exec(s);
+  const lead =
+    /^(?:from now on|going forward|moving forward|in (?:the )?future|for (?:all )?future (?:answers|replies|responses)|for the rest of (?:our|this) (?:chat|conversation)|at all times)\s*,?\s*/i.exec(
+      s,
+    );
   if (lead) s = s.slice(lead[0].length);
   // "Whenever I ask about X, include Y" / "When I ask about X, please always Y".
   const when = /^(?:whenever|every time|each time|any time|anytime|when|if)\s+(?:i|we)\b[^,]{2,200},\s*(.+)$/i.exec(s);
   const conditioned = when !== null;
   if (when) s = when[1]!;
-  s = s.replace(POLITE, '').replace(/^(?:i (?:want|need) you to|i'd like you to|i would like you to|you should|you must|you need to|you have to|remember to|be sure to|make sure (?:to|that you|you)|try to|can you)\s+/i, (m) => (/^(?:make sure|be sure|remember)/i.test(m) ? 'always ' : ''));
+  s = s
+    .replace(POLITE, '')
+    .replace(
+      /^(?:i (?:want|need) you to|i'd like you to|i would like you to|you should|you must|you need to|you have to|remember to|be sure to|make sure (?:to|that you|you)|try to|can you)\s+/i,
+      (m) => (/^(?:make sure|be sure|remember)/i.test(m) ? 'always ' : ''),
+    );
   s = s.replace(POLITE, '');
   const negative = /^(?:never|don't ever|do not ever|don't|do not|stop|no more|quit)\b\s*/i.exec(s);
   const positive = /^(?:always|only|still)\b\s*/i.exec(s);
@@ -80,7 +93,13 @@ function instructionIn(sentence: string): { text: string; polarity: 1 | -1; rule
       if (!/^\w+ing\b/i.test(rest) || /^(?:worrying|stressing|thinking|being)\b/i.test(rest)) return null;
       return { text: sentence, polarity, rule: 'instruction.stop' };
     }
-    if ((word === "don't" || word === 'do not') && !lead && !conditioned && !/\b(?:again|anymore|any more|ever)\b/i.test(rest)) return null;
+    if (
+      (word === "don't" || word === 'do not') &&
+      !lead &&
+      !conditioned &&
+      !/\b(?:again|anymore|any more|ever)\b/i.test(rest)
+    )
+      return null;
     if (word === 'no more' && !lead) return null;
   } else if (positive) {
     rest = s.slice(positive[0].length);
@@ -91,41 +110,87 @@ function instructionIn(sentence: string): { text: string; polarity: 1 | -1; rule
   if (NOT_AFTER_MARKER.test(rest)) return null;
   const verb = /^([a-z-]+)/i.exec(rest)?.[1]?.toLowerCase() ?? '';
   // Any verb will do when the rule is tied to what the user asks ("always enable X when I ask about Y").
-  const aboutMyAsking = /\b(?:when(?:ever)?|every time|each time|if) I (?:ask|request|want|need|mention|say|talk|send|share|bring up|am asking|'m asking)\b/i.test(sentence);
+  const aboutMyAsking =
+    /\b(?:when(?:ever)?|every time|each time|if) I (?:ask|request|want|need|mention|say|talk|send|share|bring up|am asking|'m asking)\b/i.test(
+      sentence,
+    );
   if (!ANSWER_VERBS.has(verb) && !(aboutMyAsking && /^[a-z]{3,}$/i.test(verb) && !/(?:ed|ly)$/.test(verb))) return null;
   // "never give up", "always be there": life advice, not a rule for answers.
-  if (/^(?:give up|be there|be kind|be yourself|be careful|be honest|be grateful|be happy|do your best|try your best|keep going|keep (?:it|pushing))/i.test(rest)) return null;
-  return { text: sentence, polarity, rule: lead ? 'instruction.from_now_on' : conditioned ? 'instruction.whenever' : polarity === 1 ? 'instruction.always' : 'instruction.never' };
+  if (
+    /^(?:give up|be there|be kind|be yourself|be careful|be honest|be grateful|be happy|do your best|try your best|keep going|keep (?:it|pushing))/i.test(
+      rest,
+    )
+  )
+    return null;
+  return {
+    text: sentence,
+    polarity,
+    rule: lead
+      ? 'instruction.from_now_on'
+      : conditioned
+        ? 'instruction.whenever'
+        : polarity === 1
+          ? 'instruction.always'
+          : 'instruction.never',
+  };
 }
 
 // A preference stated in the first person, present tense, anywhere in a sentence (BEAM users say
 // "…, so I prefer simple, minimal dependencies, how can I…"). Not "I'd like to", "I love that you…".
-const PREFERENCE_ADVERBS = String.raw`(?:really |much |generally |usually |strongly |definitely |also |still |now |actually |tend to |always |honestly |kind of |personally |just |totally |absolutely )*`;
+const PREFERENCE_ADVERBS = `(?:really |much |generally |usually |strongly |definitely |also |still |now |actually |tend to |always |honestly |kind of |personally |just |totally |absolutely )*`;
 const PREFERENCE = new RegExp(
   String.raw`(?:^|[\s,;(])(?:(?<neg>I ${PREFERENCE_ADVERBS}(?:don't|do not) (?:really )?(?:like|love|enjoy)|I(?:'m| am) not (?:a (?:big )?fan of|into))|(?<verb>I ${PREFERENCE_ADVERBS}(?:prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|can't stand|cannot stand|favou?r)|I(?:'d| would) ${PREFERENCE_ADVERBS}(?:rather|prefer)|I(?:'m| am) ${PREFERENCE_ADVERBS}(?:a (?:big |huge )?fan of|into|obsessed with|passionate about)))\s+(?<value>.+)`,
   'i',
 );
 const NEGATIVE_PREFERENCE = /\b(?:don't|do not|hate|dislike|detest|loathe|can't stand|cannot stand|not a fan of)\b/i;
 /** What follows "I like" that makes it a reaction or a request, not a preference. */
-const NOT_A_PREFERENCE_VALUE = /^(?:(?:that|this)(?! (?:approach|method|style|way|kind|type|format|pattern|option|setup|solution|one)\b)|it(?! (?:over|to|rather than|instead of)\b)|how|what|your|you|the way you|those|these|them|to (?:think|ask|say|know|see|hear|bother|admit|break|be honest)|when you|if)\b/i;
+const NOT_A_PREFERENCE_VALUE =
+  /^(?:(?:that|this)(?! (?:approach|method|style|way|kind|type|format|pattern|option|setup|solution|one)\b)|it(?! (?:over|to|rather than|instead of)\b)|how|what|your|you|the way you|those|these|them|to (?:think|ask|say|know|see|hear|bother|admit|break|be honest)|when you|if)\b/i;
 /** A clause of the sentence ends the value: another question, a request, a new first-person clause. */
-const VALUE_END = /\s*(?:[?;:()]|,?\s(?:and|but|so|plus) (?=(?:i|i'm|i've|my|we)\b)|,\s*(?:how|what|can|could|would|will|should|do|does|is|are|and (?:i|can|how|what)|but|so|which|where|when|while|considering|given|since|as i|because i|i'm|i am|i've|i|it|it's|that's|this|they|we|he|she|you|thanks|lol|haha)\b|\s(?:but|so|because i|although|though|how can|can you|could you|would you)\s)/i;
+const VALUE_END =
+  /\s*(?:[?;:()]|,?\s(?:and|but|so|plus) (?=(?:i|i'm|i've|my|we)\b)|,\s*(?:how|what|can|could|would|will|should|do|does|is|are|and (?:i|can|how|what)|but|so|which|where|when|while|considering|given|since|as i|because i|i'm|i am|i've|i|it|it's|that's|this|they|we|he|she|you|thanks|lol|haha)\b|\s(?:but|so|because i|although|though|how can|can you|could you|would you)\s)/i;
 
 /** "as stated in my preference for X", "my preference is X": the user naming a preference. */
 const MY_PREFERENCE = /\bmy (?:\w+ )?preference (?:is (?:for |to )?|for |would be )(.+)/i;
 /** A goal that shapes every answer: "I'm trying to keep my bundle under 100KB", "I want to keep the app lightweight". */
-const KEEP_GOAL = /\bI(?:'m| am)? (?:trying|want|need|aim|hoping|planning) to keep (my|the|our) ([\w\s-]{2,40}?) ((?:under|below|within|lightweight|minimal|simple|small|lean|fast|clean|readable|maintainable|secure|accessible|dependency-free|free of|offline|private)\b[^,;?]{0,60}?)(?=[,;?]|\.(?:\s|$)|$)/i;
+const KEEP_GOAL =
+  /\bI(?:'m| am)? (?:trying|want|need|aim|hoping|planning) to keep (my|the|our) ([\w\s-]{2,40}?) ((?:under|below|within|lightweight|minimal|simple|small|lean|fast|clean|readable|maintainable|secure|accessible|dependency-free|free of|offline|private)\b[^,;?]{0,60}?)(?=[,;?]|\.(?:\s|$)|$)/i;
 
 function preferenceIn(sentence: string, subject: string): StandingCandidate | null {
   const named = MY_PREFERENCE.exec(sentence);
   if (named) {
-    const value = named[1]!.split(VALUE_END)[0]!.replace(/[.!…"]+$/, '').split(/\s+/).slice(0, MAX_VALUE_WORDS).join(' ').trim();
-    if (value.length > 2) return { kind: 'preference', content: cap(`${subject} prefers ${thirdPerson(value, subject)}`), slot: `prefers:${slotKey(value)}`, value, polarity: 1, exclusive: false, rule: 'preference.named' };
+    const value = named[1]!
+      .split(VALUE_END)[0]!
+      .replace(/[.!…"]+$/, '')
+      .split(/\s+/)
+      .slice(0, MAX_VALUE_WORDS)
+      .join(' ')
+      .trim();
+    if (value.length > 2)
+      return {
+        kind: 'preference',
+        content: cap(`${subject} prefers ${thirdPerson(value, subject)}`),
+        slot: `prefers:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'preference.named',
+      };
   }
   const goal = KEEP_GOAL.exec(sentence);
   if (goal) {
     const value = `${goal[2]!.trim()} ${goal[3]!.trim()}`;
-    return { kind: 'preference', content: cap(`${subject} wants to keep ${goal[1]!.toLowerCase() === 'my' ? 'their' : goal[1]!.toLowerCase()} ${value}`), slot: `keeps:${slotKey(goal[2]!)}`, value, polarity: 1, exclusive: false, rule: 'preference.keep' };
+    return {
+      kind: 'preference',
+      content: cap(
+        `${subject} wants to keep ${goal[1]!.toLowerCase() === 'my' ? 'their' : goal[1]!.toLowerCase()} ${value}`,
+      ),
+      slot: `keeps:${slotKey(goal[2]!)}`,
+      value,
+      polarity: 1,
+      exclusive: false,
+      rule: 'preference.keep',
+    };
   }
   const m = PREFERENCE.exec(sentence);
   if (!m?.groups || m.groups.value === undefined) return null;
@@ -133,12 +198,25 @@ function preferenceIn(sentence: string, subject: string): StandingCandidate | nu
   // "if I like it", "do I prefer…", "she says I love…": not a statement of the user's preference.
   if (/\b(?:if|whether|unless|do|does|did|would|should|says|said|thinks|thought|asked)\s*$/i.test(before)) return null;
   const verbPhrase = (m.groups.neg ?? m.groups.verb)!;
-  let value = m.groups.value.split(VALUE_END)[0]!.replace(/[.!…"]+$/, '').trim();
-  if (/^(?:'d|would) (?:like|love) to\b/i.test(verbPhrase) || NOT_A_PREFERENCE_VALUE.test(value) || value.length < 2) return null;
+  let value = m.groups.value
+    .split(VALUE_END)[0]!
+    .replace(/[.!…"]+$/, '')
+    .trim();
+  if (/^(?:'d|would) (?:like|love) to\b/i.test(verbPhrase) || NOT_A_PREFERENCE_VALUE.test(value) || value.length < 2)
+    return null;
   value = value.split(/\s+/).slice(0, MAX_VALUE_WORDS).join(' ');
   const polarity: 1 | -1 = m.groups.neg || NEGATIVE_PREFERENCE.test(verbPhrase) ? -1 : 1;
   const prefers = /prefer|rather|favou?r/i.test(verbPhrase);
-  const verb = polarity === -1 ? 'dislikes' : /rather/i.test(verbPhrase) ? 'would rather' : prefers ? 'prefers' : /love|adore|obsessed|passionate|fan/i.test(verbPhrase) ? 'loves' : 'likes';
+  const verb =
+    polarity === -1
+      ? 'dislikes'
+      : /rather/i.test(verbPhrase)
+        ? 'would rather'
+        : prefers
+          ? 'prefers'
+          : /love|adore|obsessed|passionate|fan/i.test(verbPhrase)
+            ? 'loves'
+            : 'likes';
   const said = thirdPerson(value, subject);
   const main = prefers ? value.split(/\s+(?:over|to|than|instead of|rather than)\s+/i)[0]! : value;
   return {
@@ -154,14 +232,22 @@ function preferenceIn(sentence: string, subject: string): StandingCandidate | nu
 
 const FAVOURITE = /\bmy (?:all[- ]time |absolute )?(?:favou?rite|fave) ([\w\s-]{1,30}?) (?:is|are|has to be) (.+)/i;
 
-type ProfileRule = { rule: string; pattern: RegExp; build: (m: RegExpExecArray, subject: string) => Omit<StandingCandidate, 'kind' | 'rule'> | null };
+type ProfileRule = {
+  rule: string;
+  pattern: RegExp;
+  build: (m: RegExpExecArray, subject: string) => Omit<StandingCandidate, 'kind' | 'rule'> | null;
+};
 
-const short = (raw: string) => raw.split(/\s*(?:[,;:()?!]|\.\s|\.$|\s(?:and|but|so|because|since|which|where|who|when|while|for|to|with|at)\s)/i)[0]!.trim();
+const short = (raw: string) =>
+  raw
+    .split(/\s*(?:[,;:()?!]|\.\s|\.$|\s(?:and|but|so|because|since|which|where|who|when|while|for|to|with|at)\s)/i)[0]!
+    .trim();
 const words = (raw: string, n: number) => raw.split(/\s+/).slice(0, n).join(' ');
 const LANGUAGES =
   'english spanish french german italian portuguese dutch polish russian ukrainian czech greek turkish arabic hebrew hindi bengali urdu punjabi tamil chinese mandarin cantonese japanese korean vietnamese thai indonesian malay tagalog swahili swedish norwegian danish finnish hungarian romanian catalan basque persian farsi';
 const LANGUAGE = new RegExp(String.raw`\b(${LANGUAGES.split(' ').join('|')})\b`, 'i');
-const FAMILY = 'wife|husband|partner|spouse|son|daughter|kids|children|child|baby|mom|mum|mother|dad|father|parents|brother|sister|siblings|boyfriend|girlfriend|fianc[ée]e?|grandma|grandmother|grandpa|grandfather|dog|cat|puppy|kitten';
+const FAMILY =
+  'wife|husband|partner|spouse|son|daughter|kids|children|child|baby|mom|mum|mother|dad|father|parents|brother|sister|siblings|boyfriend|girlfriend|fianc[ée]e?|grandma|grandmother|grandpa|grandfather|dog|cat|puppy|kitten';
 
 const PROFILE_RULES: ProfileRule[] = [
   {
@@ -171,12 +257,14 @@ const PROFILE_RULES: ProfileRule[] = [
   },
   {
     rule: 'profile.home',
-    pattern: /\bI(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to ([A-Z][\w'.-]*(?:,? [A-Z][\w'.-]*){0,3})/,
+    pattern:
+      /\bI(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) (?:back )?to ([A-Z][\w'.-]*(?:,? [A-Z][\w'.-]*){0,3})/,
     build: (m, s) => ({ content: `${s} moved to ${m[1]}`, slot: 'home', value: m[1]!, polarity: 1, exclusive: true }),
   },
   {
     rule: 'profile.home',
-    pattern: /\bI(?:'m| am)? (?:currently |still |now )?(?:live|living|based|reside|residing) in ([A-Z][\w'.-]*(?:,? [A-Z][\w'.-]*){0,3})/,
+    pattern:
+      /\bI(?:'m| am)? (?:currently |still |now )?(?:live|living|based|reside|residing) in ([A-Z][\w'.-]*(?:,? [A-Z][\w'.-]*){0,3})/,
     build: (m, s) => ({ content: `${s} lives in ${m[1]}`, slot: 'home', value: m[1]!, polarity: 1, exclusive: true }),
   },
   {
@@ -186,41 +274,92 @@ const PROFILE_RULES: ProfileRule[] = [
       const value = short(m[1]!);
       if (!value || /^(?:it|this|that|home|hard|on|a)$/i.test(value)) return null;
       const as = /work as/i.test(m[0]);
-      return { content: `${s} works ${as ? 'as' : 'at'} ${as && !/^an? /i.test(value) ? (/^[aeiou]/i.test(value) ? 'an ' : 'a ') : ''}${value}`, slot: as ? 'job' : 'employer', value, polarity: 1, exclusive: true };
+      return {
+        content: `${s} works ${as ? 'as' : 'at'} ${as && !/^an? /i.test(value) ? (/^[aeiou]/i.test(value) ? 'an ' : 'a ') : ''}${value}`,
+        slot: as ? 'job' : 'employer',
+        value,
+        polarity: 1,
+        exclusive: true,
+      };
     },
   },
   {
     rule: 'profile.work',
     pattern: /\bmy (?:job|role|position|title|profession) is (?:an? )?([\w'-]+(?:\s[\w'-]+){0,4})/i,
-    build: (m, s) => ({ content: `${s}'s job is ${short(m[1]!)}`, slot: 'job', value: short(m[1]!), polarity: 1, exclusive: true }),
+    build: (m, s) => ({
+      content: `${s}'s job is ${short(m[1]!)}`,
+      slot: 'job',
+      value: short(m[1]!),
+      polarity: 1,
+      exclusive: true,
+    }),
   },
   {
     rule: 'profile.family',
-    pattern: new RegExp(String.raw`\b[Mm]y (${FAMILY})(?:'s name)? (?:is|are|'s) (?:called |named )?([A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?)`),
-    build: (m, s) => ({ content: `${s}'s ${m[1]} ${/s$/.test(m[1]!) || / and /.test(m[2]!) ? 'are' : 'is'} ${m[2]}`, slot: `family:${m[1]!.toLowerCase()}`, value: m[2]!, polarity: 1, exclusive: false }),
+    pattern: new RegExp(
+      String.raw`\b[Mm]y (${FAMILY})(?:'s name)? (?:is|are|'s) (?:called |named )?([A-Z][\w'-]+(?: (?:and|&) [A-Z][\w'-]+)?)`,
+    ),
+    build: (m, s) => ({
+      content: `${s}'s ${m[1]} ${/s$/.test(m[1]!) || / and /.test(m[2]!) ? 'are' : 'is'} ${m[2]}`,
+      slot: `family:${m[1]!.toLowerCase()}`,
+      value: m[2]!,
+      polarity: 1,
+      exclusive: false,
+    }),
   },
   {
     rule: 'profile.family',
-    pattern: new RegExp(String.raw`\bI (?:have|'ve got|have got) (a|an|one|two|three|four|five|\d) (?:little |young |older |younger |grown-up |lovely )?(${FAMILY}|sons|daughters|brothers|sisters|dogs|cats)\b`, 'i'),
-    build: (m, s) => ({ content: `${s} has ${m[1]!.toLowerCase()} ${m[2]!.toLowerCase()}`, slot: `family:${m[2]!.toLowerCase().replace(/s$/, '')}`, value: `${m[1]} ${m[2]}`, polarity: 1, exclusive: false }),
+    pattern: new RegExp(
+      String.raw`\bI (?:have|'ve got|have got) (a|an|one|two|three|four|five|\d) (?:little |young |older |younger |grown-up |lovely )?(${FAMILY}|sons|daughters|brothers|sisters|dogs|cats)\b`,
+      'i',
+    ),
+    build: (m, s) => ({
+      content: `${s} has ${m[1]!.toLowerCase()} ${m[2]!.toLowerCase()}`,
+      slot: `family:${m[2]!.toLowerCase().replace(/s$/, '')}`,
+      value: `${m[1]} ${m[2]}`,
+      polarity: 1,
+      exclusive: false,
+    }),
   },
   {
     rule: 'profile.family',
-    pattern: /\bI(?:'m| am) (married|single|divorced|engaged|widowed|a (?:single )?(?:mom|mum|dad|mother|father|parent))\b/i,
-    build: (m, s) => ({ content: `${s} is ${m[1]!.toLowerCase()}`, slot: 'family:status', value: m[1]!.toLowerCase(), polarity: 1, exclusive: /married|single|divorced|engaged|widowed/i.test(m[1]!) }),
+    pattern:
+      /\bI(?:'m| am) (married|single|divorced|engaged|widowed|a (?:single )?(?:mom|mum|dad|mother|father|parent))\b/i,
+    build: (m, s) => ({
+      content: `${s} is ${m[1]!.toLowerCase()}`,
+      slot: 'family:status',
+      value: m[1]!.toLowerCase(),
+      polarity: 1,
+      exclusive: /married|single|divorced|engaged|widowed/i.test(m[1]!),
+    }),
   },
   {
     rule: 'profile.diet',
     pattern: /\bI(?:'m| am) (?:severely |very |a bit |mildly )?(allergic|intolerant) to ([\w\s,-]+)/i,
     build: (m, s) => {
       const value = words(short(m[2]!), 5);
-      return value ? { content: `${s} is ${m[1]!.toLowerCase()} to ${value}`, slot: `${m[1]!.toLowerCase() === 'allergic' ? 'allergy' : 'intolerance'}:${slotKey(value)}`, value, polarity: 1, exclusive: false } : null;
+      return value
+        ? {
+            content: `${s} is ${m[1]!.toLowerCase()} to ${value}`,
+            slot: `${m[1]!.toLowerCase() === 'allergic' ? 'allergy' : 'intolerance'}:${slotKey(value)}`,
+            value,
+            polarity: 1,
+            exclusive: false,
+          }
+        : null;
     },
   },
   {
     rule: 'profile.diet',
-    pattern: /\bI(?:'m| am) (?:a |an )?(?:strict )?(vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|diabetic|coeliac|celiac|keto|halal|kosher|teetotal)\b/i,
-    build: (m, s) => ({ content: `${s} is ${m[1]!.toLowerCase()}`, slot: 'diet', value: m[1]!.toLowerCase(), polarity: 1, exclusive: false }),
+    pattern:
+      /\bI(?:'m| am) (?:a |an )?(?:strict )?(vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|diabetic|coeliac|celiac|keto|halal|kosher|teetotal)\b/i,
+    build: (m, s) => ({
+      content: `${s} is ${m[1]!.toLowerCase()}`,
+      slot: 'diet',
+      value: m[1]!.toLowerCase(),
+      polarity: 1,
+      exclusive: false,
+    }),
   },
   {
     rule: 'profile.diet',
@@ -228,37 +367,69 @@ const PROFILE_RULES: ProfileRule[] = [
     build: (m, s) => {
       const value = words(short(m[1]!), 4);
       if (!value || /^(?:much|a lot|anything|enough|after|before|late|today|tonight)\b/i.test(value)) return null;
-      return { content: `${s} does not eat or drink ${value}`, slot: `avoids:${slotKey(value)}`, value, polarity: 1, exclusive: false };
+      return {
+        content: `${s} does not eat or drink ${value}`,
+        slot: `avoids:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+      };
     },
   },
   {
     rule: 'profile.language',
     pattern: /\bI (?:also |mostly |mainly )?speak ([A-Z][a-z]+(?:(?:,| and| &) [A-Z][a-z]+)*)/,
-    build: (m, s) => (LANGUAGE.test(m[1]!) ? { content: `${s} speaks ${m[1]}`, slot: `language:${slotKey(m[1]!)}`, value: m[1]!, polarity: 1, exclusive: false } : null),
+    build: (m, s) =>
+      LANGUAGE.test(m[1]!)
+        ? {
+            content: `${s} speaks ${m[1]}`,
+            slot: `language:${slotKey(m[1]!)}`,
+            value: m[1]!,
+            polarity: 1,
+            exclusive: false,
+          }
+        : null,
   },
   {
     rule: 'profile.language',
-    pattern: /\bmy (?:native|first|mother) (?:language|tongue) is ([A-Z][a-z]+)|\bI(?:'m| am) (?:a )?native ([A-Z][a-z]+) speaker|\bI(?:'m| am) fluent in ([A-Z][a-z]+)/,
+    pattern:
+      /\bmy (?:native|first|mother) (?:language|tongue) is ([A-Z][a-z]+)|\bI(?:'m| am) (?:a )?native ([A-Z][a-z]+) speaker|\bI(?:'m| am) fluent in ([A-Z][a-z]+)/,
     build: (m, s) => {
       const lang = m[1] ?? m[2] ?? m[3]!;
-      return { content: m[3] ? `${s} is fluent in ${lang}` : `${s}'s native language is ${lang}`, slot: `language:${slotKey(lang)}`, value: lang, polarity: 1, exclusive: false };
+      return {
+        content: m[3] ? `${s} is fluent in ${lang}` : `${s}'s native language is ${lang}`,
+        slot: `language:${slotKey(lang)}`,
+        value: lang,
+        polarity: 1,
+        exclusive: false,
+      };
     },
   },
   {
     rule: 'profile.tools',
-    pattern: /\bmy (?:editor|ide|os|operating system|laptop|computer|machine|phone|shell|terminal|stack|tech stack|setup|language of choice|go-to language|main language) is (?:an? )?([\w+#.\s-]+)/i,
+    pattern:
+      /\bmy (?:editor|ide|os|operating system|laptop|computer|machine|phone|shell|terminal|stack|tech stack|setup|language of choice|go-to language|main language) is (?:an? )?([\w+#.\s-]+)/i,
     build: (m, s) => {
       const what = /my ([\w\s-]+?) is/i.exec(m[0])![1]!.toLowerCase();
       const value = words(short(m[1]!), 5);
-      return value ? { content: `${s}'s ${what} is ${value}`, slot: `tool:${slotKey(what)}`, value, polarity: 1, exclusive: true } : null;
+      return value
+        ? { content: `${s}'s ${what} is ${value}`, slot: `tool:${slotKey(what)}`, value, polarity: 1, exclusive: true }
+        : null;
     },
   },
   {
     rule: 'profile.tools',
-    pattern: /^(?:I (?:mainly |mostly |usually |always |only |exclusively )?(?:use|code in|program in|write code in|develop (?:on|in)|work (?:on|in)))\s+((?:a |an )?[A-Z][\w+#.-]*(?:\s(?:[A-Z][\w+#.-]*|\d[\w.]*|Code|Studio))*)(?:\s+(?:for|at|as|on|every|daily)\b.*)?[.!]?$/,
+    pattern:
+      /^(?:I (?:mainly |mostly |usually |always |only |exclusively )?(?:use|code in|program in|write code in|develop (?:on|in)|work (?:on|in)))\s+((?:a |an )?[A-Z][\w+#.-]*(?:\s(?:[A-Z][\w+#.-]*|\d[\w.]*|Code|Studio))*)(?:\s+(?:for|at|as|on|every|daily)\b.*)?[.!]?$/,
     build: (m, s) => {
       const value = m[1]!.trim();
-      return { content: `${s} uses ${value}${/\bfor\b/.test(m[0]) ? ` ${/\bfor\b.*$/.exec(m[0])![0].replace(/[.!]$/, '')}` : ''}`, slot: `tool:${slotKey(value)}`, value, polarity: 1, exclusive: false };
+      return {
+        content: `${s} uses ${value}${/\bfor\b/.test(m[0]) ? ` ${/\bfor\b.*$/.exec(m[0])![0].replace(/[.!]$/, '')}` : ''}`,
+        slot: `tool:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+      };
     },
   },
 ];
@@ -271,15 +442,28 @@ function profileIn(sentence: string, subject: string): StandingCandidate[] {
     const m = rule.pattern.exec(clause);
     if (!m) continue;
     const before = clause.slice(0, m.index);
-    if (/\b(?:if|whether|unless|says|said|thinks|told me|asked)\s*$/i.test(before) || /\b(?:he|she|they|you)\s*$/i.test(before)) continue;
+    if (
+      /\b(?:if|whether|unless|says|said|thinks|told me|asked)\s*$/i.test(before) ||
+      /\b(?:he|she|they|you)\s*$/i.test(before)
+    )
+      continue;
     const built = rule.build(m, subject);
-    if (built && built.value) out.push({ kind: 'profile', rule: rule.rule, ...built, content: cap(built.content) });
+    if (built?.value) out.push({ kind: 'profile', rule: rule.rule, ...built, content: cap(built.content) });
   }
   const fav = FAVOURITE.exec(clause);
   if (fav) {
     const thing = fav[1]!.trim().toLowerCase();
     const value = words(short(fav[2]!), 8);
-    if (value) out.push({ kind: 'preference', content: `${subject}'s favorite ${thing} is ${value}`, slot: `favorite:${slotKey(thing)}`, value, polarity: 1, exclusive: true, rule: 'preference.favorite' });
+    if (value)
+      out.push({
+        kind: 'preference',
+        content: `${subject}'s favorite ${thing} is ${value}`,
+        slot: `favorite:${slotKey(thing)}`,
+        value,
+        polarity: 1,
+        exclusive: true,
+        rule: 'preference.favorite',
+      });
   }
   return out;
 }
@@ -294,7 +478,15 @@ export function recogniseStanding(text: string, subject = 'User'): StandingCandi
     const instruction = instructionIn(sentence);
     if (instruction) {
       const content = cap(firstUpper(instruction.text.replace(/\s+/g, ' ').trim()));
-      out.push({ kind: 'instruction', content, slot: instructionSlot(content), value: content, polarity: instruction.polarity, exclusive: ANSWER_LANGUAGE.test(content), rule: instruction.rule });
+      out.push({
+        kind: 'instruction',
+        content,
+        slot: instructionSlot(content),
+        value: content,
+        polarity: instruction.polarity,
+        exclusive: ANSWER_LANGUAGE.test(content),
+        rule: instruction.rule,
+      });
       continue;
     }
     const preference = preferenceIn(sentence, subject);
@@ -304,11 +496,18 @@ export function recogniseStanding(text: string, subject = 'User'): StandingCandi
   return out;
 }
 
-const ANSWER_LANGUAGE = new RegExp(String.raw`\b(?:answer|reply|respond|write|speak|talk)(?: to me)? (?:only )?in (?:${LANGUAGES.split(' ').join('|')})\b`, 'i');
+const ANSWER_LANGUAGE = new RegExp(
+  String.raw`\b(?:answer|reply|respond|write|speak|talk)(?: to me)? (?:only )?in (?:${LANGUAGES.split(' ').join('|')})\b`,
+  'i',
+);
 
 /** Whether an instruction says what not to do ("never…", "stop…", "don't…"): -1, else 1. */
 export function instructionPolarity(content: string): 1 | -1 {
-  return /^(?:\W*(?:actually|please|so|ok|okay|and|also|from now on|going forward)\W+)*(?:never|don't|do not|stop|no more|quit|avoid)\b/i.test(content) ? -1 : 1;
+  return /^(?:\W*(?:actually|please|so|ok|okay|and|also|from now on|going forward)\W+)*(?:never|don't|do not|stop|no more|quit|avoid)\b/i.test(
+    content,
+  )
+    ? -1
+    : 1;
 }
 
 /** An instruction's slot: the language answers are in (one at a time), else its topic words. */
@@ -319,11 +518,13 @@ export function instructionSlot(content: string): string {
 
 // Words that say how, not what: two instructions sharing only these are about different things.
 const GENERIC = new Set(
-  ('actually iv ive im id well always never ever from now going forward future please make sure dont do not stop no more any anymore again when whenever every time each ' +
+  (
+    'actually iv ive im id well always never ever from now going forward future please make sure dont do not stop no more any anymore again when whenever every time each ' +
     'ask asks asking asked about i me my you your the a an to of in on for with and or it that this those these all any some be is are ' +
     'use using used include including included includes give giving provide providing show showing add adding keep keeping put write writing ' +
     'answer answers answering reply replies respond responses response format formatting mention tell explain start end things thing ' +
-    'just also only still instead more less each like want need would should could can will').split(' '),
+    'just also only still instead more less each like want need would should could can will'
+  ).split(' '),
 );
 
 const stem = (word: string) => word.replace(/(?:ing|es|s|ed)$/, '').replace(/e$/, '');
@@ -346,7 +547,8 @@ export function topicOverlap(a: Set<string>, b: Set<string>): number {
   return shared / Math.min(a.size, b.size);
 }
 
-const PROFILE_SLOTS = /^(?:name|home|origin|employer|job|age|birthday|diet|allergy:|intolerance:|condition:|avoids:|diet:|family:|language:|tool:)/;
+const PROFILE_SLOTS =
+  /^(?:name|home|origin|employer|job|age|birthday|diet|allergy:|intolerance:|condition:|avoids:|diet:|family:|language:|tool:)/;
 const PREFERENCE_SLOTS = /^(?:likes:|prefers:|favorite:|keeps:)/;
 
 /** The standing kind a heuristic fact belongs to by its slot (its profile and preference slots), or null. */

@@ -17,12 +17,25 @@ export type PathStats = {
 };
 
 const KEY = 'stats.extraction';
-const empty = (): PathStats => ({ runs: 0, failures: 0, facts: 0, totalMs: 0, promptTokens: 0, completionTokens: 0, lastError: null });
+const empty = (): PathStats => ({
+  runs: 0,
+  failures: 0,
+  facts: 0,
+  totalMs: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+  lastError: null,
+});
 
 export async function readExtractionStats(store: Store): Promise<Record<ExtractionPath, PathStats>> {
-  const row = await prepared(store, 'stats.extraction.read', (db) => db.select().from(meta).where(eq(meta.key, KEY)).prepare()).get();
+  const row = await prepared(store, 'stats.extraction.read', (db) =>
+    db.select().from(meta).where(eq(meta.key, KEY)).prepare(),
+  ).get();
   const stored = (row?.value ?? {}) as Partial<Record<ExtractionPath, Partial<PathStats>>>;
-  return Object.fromEntries(EXTRACTION_PATHS.map((path) => [path, { ...empty(), ...stored[path] }])) as Record<ExtractionPath, PathStats>;
+  return Object.fromEntries(EXTRACTION_PATHS.map((path) => [path, { ...empty(), ...stored[path] }])) as Record<
+    ExtractionPath,
+    PathStats
+  >;
 }
 
 const COUNTERS = ['runs', 'failures', 'facts', 'totalMs', 'promptTokens', 'completionTokens'] as const;
@@ -34,9 +47,13 @@ const COUNTERS = ['runs', 'failures', 'facts', 'totalMs', 'promptTokens', 'compl
 const RECORD = Object.fromEntries(
   EXTRACTION_PATHS.map((path) => {
     const fresh = COUNTERS.map((c) => `'${c}', ?`).join(', ');
-    const grown = COUNTERS.map((c) => `'$.${path}.${c}', coalesce(json_extract(value, '$.${path}.${c}'), 0) + ?`).join(', ');
+    const grown = COUNTERS.map((c) => `'$.${path}.${c}', coalesce(json_extract(value, '$.${path}.${c}'), 0) + ?`).join(
+      ', ',
+    );
     const freshPg = COUNTERS.map((c) => `'${c}', cast(? as float8)`).join(', ');
-    const grownPg = COUNTERS.map((c) => `'${c}', coalesce((meta.value::jsonb #>> '{${path},${c}}')::float8, 0) + cast(? as float8)`).join(', ');
+    const grownPg = COUNTERS.map(
+      (c) => `'${c}', coalesce((meta.value::jsonb #>> '{${path},${c}}')::float8, 0) + cast(? as float8)`,
+    ).join(', ');
     return [
       path,
       {
@@ -62,7 +79,14 @@ export async function recordExtraction(
   path: ExtractionPath,
   sample: { ok: boolean; ms: number; facts: number; promptTokens?: number; completionTokens?: number; error?: string },
 ) {
-  const counters = [1, sample.ok ? 0 : 1, sample.facts, sample.ms, sample.promptTokens ?? 0, sample.completionTokens ?? 0];
+  const counters = [
+    1,
+    sample.ok ? 0 : 1,
+    sample.facts,
+    sample.ms,
+    sample.promptTokens ?? 0,
+    sample.completionTokens ?? 0,
+  ];
   const lastError = sample.error ?? null;
   await store.sql.runAtCommit(RECORD[path][store.sql.dialect], [KEY, ...counters, lastError, ...counters, lastError]);
 }

@@ -13,7 +13,20 @@
 // ms of those calendar days, the form query windows ("in May 2023") use too, so comparing them is
 // exact whatever the zone.
 import { DAY_MS } from '../clock.ts';
-import { about, dayNumber, localDay, mondayOf, monthRange, oneDay, shiftMonths, weekdayOf, yearRange, ymd, type DateGrain, type Days } from './calendar-days.ts';
+import {
+  about,
+  dayNumber,
+  localDay,
+  mondayOf,
+  monthRange,
+  oneDay,
+  shiftMonths,
+  weekdayOf,
+  yearRange,
+  ymd,
+  type DateGrain,
+  type Days,
+} from './calendar-days.ts';
 
 export type TimeMention = {
   /** The phrase as written, e.g. "last Saturday". */
@@ -34,19 +47,47 @@ type Pattern = { re: RegExp; resolve: (m: RegExpExecArray, ctx: Context) => Days
 
 // --- words ---
 
-export const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+export const MONTH_NAMES = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 /** Capitalised month names (lower-case "may" and "march" are mostly not months), and short forms before a day number. */
 const MONTH_CAP = '(January|February|March|April|May|June|July|August|September|October|November|December)';
-const MONTH_DAY_CAP = '(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\\.?';
+const MONTH_DAY_CAP =
+  '(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\\.?';
 const monthOf = (name: string) => MONTH_NAMES.findIndex((m) => m.startsWith(name.toLowerCase().slice(0, 3)));
 const ORDINAL_DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
 const YEAR = '((?:19|20)\\d{2})';
 
 const NUMBER_WORDS: Record<string, number> = {
-  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
 };
-const COUNT = '(a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\\d{1,2}|a few|few|a couple(?: of)?|couple(?: of)?|several)';
+const COUNT =
+  '(a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\\d{1,2}|a few|few|a couple(?: of)?|couple(?: of)?|several)';
 const FUZZY_COUNTS: Record<string, Record<string, [number, number]>> = {
   // days before (or after) the turn's date: [nearest, farthest]
   couple: { day: [1, 3], week: [10, 18], month: [45, 100], year: [550, 1100] },
@@ -66,7 +107,8 @@ function countAgo(count: string, unit: string, direction: 1 | -1, today: number,
   const n = NUMBER_WORDS[word] ?? Number(word);
   if (!Number.isInteger(n) || n < 1 || n > 60) return null;
   const at = (days: number) => today + direction * days;
-  if (unit === 'day') return hedged ? about(Math.min(at(n - 1), at(n + 1)), Math.max(at(n - 1), at(n + 1)), at(n)) : oneDay(at(n));
+  if (unit === 'day')
+    return hedged ? about(Math.min(at(n - 1), at(n + 1)), Math.max(at(n - 1), at(n + 1)), at(n)) : oneDay(at(n));
   if (unit === 'week') {
     const slack = n <= 2 ? 3 : n + 1;
     return about(at(7 * n) - slack, at(7 * n) + slack, at(7 * n));
@@ -81,8 +123,10 @@ function countAgo(count: string, unit: string, direction: 1 | -1, today: number,
 }
 
 /** The clause's tense, from its auxiliaries and verb forms: a phrase like "on Saturday" needs one, and only one. */
-const PAST = /\b(?:was|were|did|didn't|had|went|came|got|saw|met|took|made|gave|ran|won|lost|bought|left|told|found|felt|heard|spent|ago|yesterday|used to)\b|\b(?:i|we|he|she|they|you|it)\s+(?:(?:just|finally|also|really|actually|recently|already|even)\s+)?[a-z]{2,}ed\b|\b(?:my|our|his|her|their)\s+[a-z]+\s+(?:[A-Z][a-z]+\s+)?[a-z]{2,}ed\b/i;
-const FUTURE = /\b(?:will|won't|shall|gonna|going to|plan(?:ning)? to|about to|hope to|hoping to|want to|intend to|can't wait|cannot wait|looking forward|tomorrow|upcoming)\b|'ll\b|\b(?:i'm|i am|we're|we are|she's|he's|they're)\s+(?:\w+ly\s+)?[a-z]+ing\b/i;
+const PAST =
+  /\b(?:was|were|did|didn't|had|went|came|got|saw|met|took|made|gave|ran|won|lost|bought|left|told|found|felt|heard|spent|ago|yesterday|used to)\b|\b(?:i|we|he|she|they|you|it)\s+(?:(?:just|finally|also|really|actually|recently|already|even)\s+)?[a-z]{2,}ed\b|\b(?:my|our|his|her|their)\s+[a-z]+\s+(?:[A-Z][a-z]+\s+)?[a-z]{2,}ed\b/i;
+const FUTURE =
+  /\b(?:will|won't|shall|gonna|going to|plan(?:ning)? to|about to|hope to|hoping to|want to|intend to|can't wait|cannot wait|looking forward|tomorrow|upcoming)\b|'ll\b|\b(?:i'm|i am|we're|we are|she's|he's|they're)\s+(?:\w+ly\s+)?[a-z]+ing\b/i;
 function tenseOf(sentence: string): Tense {
   return { past: PAST.test(sentence), future: FUTURE.test(sentence) };
 }
@@ -167,7 +211,12 @@ function period(which: string, unit: string, { today }: Context): Days | null {
 }
 
 /** A month named without a year: the clause's tense picks the last one begun or the next one not yet over. */
-function bareMonth(monthIdx: number, which: string | undefined, part: string | undefined, { today, tense }: Context): Days | null {
+function bareMonth(
+  monthIdx: number,
+  which: string | undefined,
+  part: string | undefined,
+  { today, tense }: Context,
+): Days | null {
   const { year, month } = ymd(today);
   const w = (which ?? '').toLowerCase();
   let y: number | null;
@@ -183,9 +232,12 @@ function bareMonth(monthIdx: number, which: string | undefined, part: string | u
 /** "early May" is the 1st to the 10th, "mid May" the 11th to the 20th, "late May" the 21st to the end. */
 function partOfMonth(range: Days, part: string | undefined): Days {
   const p = (part ?? '').toLowerCase().replace(/-$/, '');
-  if (p === 'early' || p === 'the beginning of' || p === 'the start of') return { ...range, to: range.from + 9, grain: 'about', point: range.from + 4 };
-  if (p === 'mid' || p === 'the middle of') return { ...range, from: range.from + 10, to: range.from + 19, grain: 'about', point: range.from + 14 };
-  if (p === 'late' || p === 'the end of') return { ...range, from: range.from + 20, grain: 'about', point: range.from + 25 };
+  if (p === 'early' || p === 'the beginning of' || p === 'the start of')
+    return { ...range, to: range.from + 9, grain: 'about', point: range.from + 4 };
+  if (p === 'mid' || p === 'the middle of')
+    return { ...range, from: range.from + 10, to: range.from + 19, grain: 'about', point: range.from + 14 };
+  if (p === 'late' || p === 'the end of')
+    return { ...range, from: range.from + 20, grain: 'about', point: range.from + 25 };
   return range;
 }
 
@@ -196,7 +248,11 @@ function validDate(year: number, month: number, date: number): number | null {
 }
 
 /** A day of a month named without a year ("May 3rd", "on the 15th"): the tense picks the last such day or the next. */
-function yearlessDay(candidates: (year: number) => number | null, { today, tense }: Context, span: 'year' | 'month'): Days | null {
+function yearlessDay(
+  candidates: (year: number) => number | null,
+  { today, tense }: Context,
+  span: 'year' | 'month',
+): Days | null {
   if (!onlyPast(tense) && !onlyFuture(tense)) return null;
   const { year, month } = ymd(today);
   const options: number[] = [];
@@ -210,17 +266,35 @@ function yearlessDay(candidates: (year: number) => number | null, { today, tense
 const PATTERNS: Pattern[] = [
   // Explicit dates.
   { re: /\b(\d{4})-(\d{2})-(\d{2})\b/g, resolve: (m) => dated(Number(m[1]), Number(m[2]) - 1, Number(m[3])) },
-  { re: new RegExp(`\\b${ORDINAL_DAY}\\s+(?:of\\s+)?${MONTH_DAY_CAP},?\\s+${YEAR}\\b`, 'g'), resolve: (m) => dated(Number(m[3]), monthOf(m[2]!), Number(m[1])) },
-  { re: new RegExp(`\\b${MONTH_DAY_CAP}\\s+${ORDINAL_DAY},?\\s+${YEAR}\\b`, 'g'), resolve: (m) => dated(Number(m[3]), monthOf(m[1]!), Number(m[2])) },
-  { re: new RegExp(`\\b(?:(early|mid-?|late|the beginning of|the start of|the middle of|the end of)\\s+)?${MONTH_CAP},?\\s+${YEAR}\\b`, 'g'), resolve: (m) => partOfMonth(monthRange(Number(m[3]), monthOf(m[2]!)), m[1]) },
-  { re: new RegExp(`\\b(?:in|since|during|by|until|from|of|back in|early|late|mid-?)\\s+${YEAR}\\b(?![-–/]\\d)`, 'gi'), resolve: (m) => yearRange(Number(m[1])) },
+  {
+    re: new RegExp(`\\b${ORDINAL_DAY}\\s+(?:of\\s+)?${MONTH_DAY_CAP},?\\s+${YEAR}\\b`, 'g'),
+    resolve: (m) => dated(Number(m[3]), monthOf(m[2]!), Number(m[1])),
+  },
+  {
+    re: new RegExp(`\\b${MONTH_DAY_CAP}\\s+${ORDINAL_DAY},?\\s+${YEAR}\\b`, 'g'),
+    resolve: (m) => dated(Number(m[3]), monthOf(m[1]!), Number(m[2])),
+  },
+  {
+    re: new RegExp(
+      `\\b(?:(early|mid-?|late|the beginning of|the start of|the middle of|the end of)\\s+)?${MONTH_CAP},?\\s+${YEAR}\\b`,
+      'g',
+    ),
+    resolve: (m) => partOfMonth(monthRange(Number(m[3]), monthOf(m[2]!)), m[1]),
+  },
+  {
+    re: new RegExp(`\\b(?:in|since|during|by|until|from|of|back in|early|late|mid-?)\\s+${YEAR}\\b(?![-–/]\\d)`, 'gi'),
+    resolve: (m) => yearRange(Number(m[1])),
+  },
   // A day and month with no year, a day of the month alone.
   {
     re: new RegExp(`\\b(?:on\\s+)?(?:the\\s+)?${ORDINAL_DAY}\\s+(?:of\\s+)?${MONTH_DAY_CAP}\\b(?!,?\\s*\\d)`, 'g'),
     resolve: (m, ctx) => yearlessDay((y) => validDate(y, monthOf(m[2]!), Number(m[1])), ctx, 'year'),
   },
   {
-    re: new RegExp(`\\b(?:on\\s+)?${MONTH_DAY_CAP}\\s+${ORDINAL_DAY}\\b(?!,?\\s*\\d)(?!\\s*(?:am|pm|hours|minutes|times|years|days|weeks|months|%))`, 'g'),
+    re: new RegExp(
+      `\\b(?:on\\s+)?${MONTH_DAY_CAP}\\s+${ORDINAL_DAY}\\b(?!,?\\s*\\d)(?!\\s*(?:am|pm|hours|minutes|times|years|days|weeks|months|%))`,
+      'g',
+    ),
     resolve: (m, ctx) => yearlessDay((y) => validDate(y, monthOf(m[1]!), Number(m[2])), ctx, 'year'),
   },
   {
@@ -230,13 +304,25 @@ const PATTERNS: Pattern[] = [
   // Relative days.
   { re: /\bthe day before yesterday\b/gi, resolve: (_, { today }) => oneDay(today - 2) },
   { re: /\bthe day after tomorrow\b/gi, resolve: (_, { today }) => oneDay(today + 2) },
-  { re: /\b(?:yesterday(?:\s+(?:morning|afternoon|evening|night))?|last night)\b/gi, resolve: (_, { today }) => oneDay(today - 1) },
-  { re: /\b(?:earlier\s+)?(?:today|tonight|this (?:morning|afternoon|evening))\b/gi, resolve: (_, { today }) => oneDay(today) },
+  {
+    re: /\b(?:yesterday(?:\s+(?:morning|afternoon|evening|night))?|last night)\b/gi,
+    resolve: (_, { today }) => oneDay(today - 1),
+  },
+  {
+    re: /\b(?:earlier\s+)?(?:today|tonight|this (?:morning|afternoon|evening))\b/gi,
+    resolve: (_, { today }) => oneDay(today),
+  },
   { re: /\btomorrow(?:\s+(?:morning|afternoon|evening|night))?\b/gi, resolve: (_, { today }) => oneDay(today + 1) },
   // "n days ago", "a couple of weeks ago", "about three months ago", "a day or two ago".
-  { re: /\b(?:a|one) (day|week|month|year) or two ago\b/gi, resolve: (m, { today }) => countAgo('couple', m[1]!, -1, today, true) },
   {
-    re: new RegExp(`\\b(?:(about|around|roughly|almost|nearly|maybe|over|just over|just under|more than|less than)\\s+)?${COUNT}\\s+(day|week|month|year)s?\\s+ago\\b`, 'gi'),
+    re: /\b(?:a|one) (day|week|month|year) or two ago\b/gi,
+    resolve: (m, { today }) => countAgo('couple', m[1]!, -1, today, true),
+  },
+  {
+    re: new RegExp(
+      `\\b(?:(about|around|roughly|almost|nearly|maybe|over|just over|just under|more than|less than)\\s+)?${COUNT}\\s+(day|week|month|year)s?\\s+ago\\b`,
+      'gi',
+    ),
     resolve: (m, { today }) => countAgo(m[2]!, m[3]!, -1, today, m[1] !== undefined),
   },
   {
@@ -245,30 +331,55 @@ const PATTERNS: Pattern[] = [
   },
   {
     // "in two weeks" is a time only in a clause about the future ("I lost 5 kg in two weeks" is a duration).
-    re: new RegExp(`\\bin\\s+(?:(about|around|roughly)\\s+)?${COUNT}\\s+(day|week|month|year)s?(?:'?\\s*time)?\\b`, 'gi'),
+    re: new RegExp(
+      `\\bin\\s+(?:(about|around|roughly)\\s+)?${COUNT}\\s+(day|week|month|year)s?(?:'?\\s*time)?\\b`,
+      'gi',
+    ),
     resolve: (m, ctx) => (onlyFuture(ctx.tense) ? countAgo(m[2]!, m[3]!, 1, ctx.today, m[1] !== undefined) : null),
   },
   // Weeks, weekends, months, years.
   { re: /\bthe (week|month|year) before last\b/gi, resolve: (m, ctx) => period('before last', m[1]!, ctx) },
-  { re: /\bthe weekend before last\b/gi, resolve: (_, { today }) => ({ from: mondayOf(today) - 14 + 5, to: mondayOf(today) - 14 + 6, grain: 'weekend' }) },
+  {
+    re: /\bthe weekend before last\b/gi,
+    resolve: (_, { today }) => ({ from: mondayOf(today) - 14 + 5, to: mondayOf(today) - 14 + 6, grain: 'weekend' }),
+  },
   // Not "the last week of May", nor "the last year" (the past twelve months, loosely), nor "next week's".
-  { re: /(?<!\bthe\s)\b(last|this past|past|this coming|coming|this|next)\s+(weekend)\b(?!\s+of\b)/gi, resolve: (m, ctx) => weekend(m[1]!, ctx) },
-  { re: /(?<!\bthe\s)\b(last|this past|this|next)\s+(week|month|year)\b(?!\s+(?:of|or)\b)/gi, resolve: (m, ctx) => period(m[1]!, m[2]!, ctx) },
+  {
+    re: /(?<!\bthe\s)\b(last|this past|past|this coming|coming|this|next)\s+(weekend)\b(?!\s+of\b)/gi,
+    resolve: (m, ctx) => weekend(m[1]!, ctx),
+  },
+  {
+    re: /(?<!\bthe\s)\b(last|this past|this|next)\s+(week|month|year)\b(?!\s+(?:of|or)\b)/gi,
+    resolve: (m, ctx) => period(m[1]!, m[2]!, ctx),
+  },
   { re: /\bearlier this (week|month|year)\b/gi, resolve: (m, ctx) => sinceStart(m[1]!, ctx) },
   // Weekdays: full names in any case; short forms only capitalised after a modifier ("last Tues").
   {
     re: /\b(?:(last|this past|this coming|coming|this|next|on)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:\s+(?:morning|afternoon|evening|night))?\b/gi,
     resolve: (m, ctx) => weekday(m[1] === undefined || m[1].toLowerCase() === 'on' ? undefined : m[1], m[2]!, ctx),
   },
-  { re: /\b(last|next|this|on)\s+(Mon|Tues|Tue|Wed|Thurs|Thu|Fri|Sat|Sun)\b/g, resolve: (m, ctx) => weekday(m[1]!.toLowerCase() === 'on' ? undefined : m[1], m[2]!, ctx) },
+  {
+    re: /\b(last|next|this|on)\s+(Mon|Tues|Tue|Wed|Thurs|Thu|Fri|Sat|Sun)\b/g,
+    resolve: (m, ctx) => weekday(m[1]!.toLowerCase() === 'on' ? undefined : m[1], m[2]!, ctx),
+  },
   // "the last week of May", "the second week of November 2023".
   {
-    re: new RegExp(`\\bthe\\s+(first|second|third|fourth|last)\\s+week\\s+of\\s+${MONTH_CAP}(?:,?\\s+${YEAR})?\\b`, 'g'),
-    resolve: (m, ctx) => weekOfMonth(m[1]!, m[3] ? monthRange(Number(m[3]), monthOf(m[2]!)) : bareMonth(monthOf(m[2]!), undefined, undefined, ctx)),
+    re: new RegExp(
+      `\\bthe\\s+(first|second|third|fourth|last)\\s+week\\s+of\\s+${MONTH_CAP}(?:,?\\s+${YEAR})?\\b`,
+      'g',
+    ),
+    resolve: (m, ctx) =>
+      weekOfMonth(
+        m[1]!,
+        m[3] ? monthRange(Number(m[3]), monthOf(m[2]!)) : bareMonth(monthOf(m[2]!), undefined, undefined, ctx),
+      ),
   },
   // Months without a year, after a word that makes them a time ("in May"; "May" alone may be a verb or a name).
   {
-    re: new RegExp(`\\b(?:(last|next|this)|(early|mid-?|late|the beginning of|the start of|the middle of|the end of)|in|since|during|by|until)\\s+${MONTH_CAP}\\b(?![,\\s]*\\d)`, 'g'),
+    re: new RegExp(
+      `\\b(?:(last|next|this)|(early|mid-?|late|the beginning of|the start of|the middle of|the end of)|in|since|during|by|until)\\s+${MONTH_CAP}\\b(?![,\\s]*\\d)`,
+      'g',
+    ),
     resolve: (m, ctx) => bareMonth(monthOf(m[3]!), m[1], m[2], ctx),
   },
 ];
@@ -311,7 +422,12 @@ const ANY_TIME =
  * order. Overlapping matches keep the longest ("the day before yesterday", not "yesterday").
  * `assumePast` reads a clause with no tense as past (search queries ask about what was said).
  */
-export function resolveTimeMentions(text: string, at: number, zone = 'UTC', options: { assumePast?: boolean } = {}): TimeMention[] {
+export function resolveTimeMentions(
+  text: string,
+  at: number,
+  zone = 'UTC',
+  options: { assumePast?: boolean } = {},
+): TimeMention[] {
   if (!ANY_TIME.test(text)) return [];
   const today = localDay(at, zone);
   const found: (TimeMention & { length: number })[] = [];
@@ -402,7 +518,10 @@ export function describeMention(mention: Pick<TimeMention, 'from' | 'to' | 'grai
  * `text` with each resolved phrase replaced by its absolute form. A preposition already in front
  * of the phrase is kept ("since last year" -> "since 2025"), and the form's own is dropped.
  */
-export function withAbsoluteDates(text: string, mentions: Pick<TimeMention, 'phrase' | 'from' | 'to' | 'grain'>[]): string {
+export function withAbsoluteDates(
+  text: string,
+  mentions: Pick<TimeMention, 'phrase' | 'from' | 'to' | 'grain'>[],
+): string {
   let out = text;
   for (const mention of mentions) {
     const described = describeMention(mention);
@@ -410,7 +529,8 @@ export function withAbsoluteDates(text: string, mentions: Pick<TimeMention, 'phr
     const re = new RegExp(`(\\b(?:on|in|at|during|since|by|until|from|before|after)\\s+)?\\b${escaped}(?![\\w])`, 'i');
     out = out.replace(re, (_, preposition: string | undefined) => {
       const ownPreposition = /^(?:on|in|around)\s+/i.test(mention.phrase);
-      if (preposition && !ownPreposition) return `${preposition}${described.replace(/^(?:on|in)\s+(?:the\s+)?/, (p) => (p.includes('the') ? 'the ' : ''))}`;
+      if (preposition && !ownPreposition)
+        return `${preposition}${described.replace(/^(?:on|in)\s+(?:the\s+)?/, (p) => (p.includes('the') ? 'the ' : ''))}`;
       return described;
     });
   }

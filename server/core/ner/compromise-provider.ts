@@ -49,8 +49,13 @@ const GROUP_TYPES = [EntityType.Person, EntityType.Location, EntityType.Organiza
 /** The matches of one parse; only text and offset are kept (they cross a thread as they are). */
 export function compromiseMatches(nlp: Nlp, text: string): CompromiseMatches {
   const doc = nlp(text);
-  const keep = (matches: Match[]) => matches.map(({ text, offset }) => ({ text, offset: offset && { start: offset.start, length: offset.length } }));
-  return [keep(doc.people().json({ offset: true })), keep(doc.places().json({ offset: true })), keep(doc.organizations().json({ offset: true }))];
+  const keep = (matches: Match[]) =>
+    matches.map(({ text, offset }) => ({ text, offset: offset && { start: offset.start, length: offset.length } }));
+  return [
+    keep(doc.people().json({ offset: true })),
+    keep(doc.places().json({ offset: true })),
+    keep(doc.organizations().json({ offset: true })),
+  ];
 }
 
 /**
@@ -128,7 +133,8 @@ export function entitiesFromMatches(text: string, groups: CompromiseMatches): Ne
 }
 
 /** Entities compromise finds in `text`, given the loaded library (see loadCompromise). */
-export const compromiseEntities = (nlp: Nlp, text: string): NerEntity[] => entitiesFromMatches(text, compromiseMatches(nlp, text));
+export const compromiseEntities = (nlp: Nlp, text: string): NerEntity[] =>
+  entitiesFromMatches(text, compromiseMatches(nlp, text));
 
 /** The same for many texts, parsed together (see joinTexts and parseGroups). */
 export function compromiseEntitiesMany(nlp: Nlp, texts: readonly string[]): NerEntity[][] {

@@ -26,7 +26,13 @@ export async function queueAccurateNer(store: Store, turn: { id: number; userId:
   }
   if ((await deferredFrom(store)) !== null) return; // the catch-up already covers it
   // `do nothing`: another process may have started a deferral (and its catch-up) first.
-  const started = (await store.sql.run('insert into meta (key, value) values (?, ?) on conflict (key) do nothing', [KEY, JSON.stringify(turn.id)])).changes > 0;
+  const started =
+    (
+      await store.sql.run('insert into meta (key, value) values (?, ?) on conflict (key) do nothing', [
+        KEY,
+        JSON.stringify(turn.id),
+      ])
+    ).changes > 0;
   if (started) await enqueueJob(store, JobType.NerCatchUp, {});
 }
 
@@ -39,7 +45,9 @@ export async function queueAccurateNer(store: Store, turn: { id: number; userId:
 export async function queueCatchUp(store: Store) {
   await write(store, async () => {
     if ((await deferredFrom(store)) === null) return;
-    const queued = await store.sql.pluck("select 1 from jobs where status = 'pending' and type = ? limit 1", [JobType.NerCatchUp]);
+    const queued = await store.sql.pluck("select 1 from jobs where status = 'pending' and type = ? limit 1", [
+      JobType.NerCatchUp,
+    ]);
     if (!queued) await enqueueJob(store, JobType.NerCatchUp, {});
   });
 }
@@ -52,11 +60,15 @@ export function nextDeferredTurns(store: Store, limit: number): Promise<number[]
   return write(store, async () => {
     const from = await deferredFrom(store);
     if (from === null) return [];
-    const rows = await store.sql.values('select id from turns where id >= ? and enriched_at is null order by id limit ?', [from, limit]);
+    const rows = await store.sql.values(
+      'select id from turns where id >= ? and enriched_at is null order by id limit ?',
+      [from, limit],
+    );
     const ids = rows.map((row) => row[0] as number);
     if (ids.length === 0) await store.sql.run('delete from meta where key = ?', [KEY]);
     // Every turn before the first unstamped one is done: the next scan starts there.
-    else if (ids[0]! > from) await store.sql.run('update meta set value = ? where key = ?', [JSON.stringify(ids[0]), KEY]);
+    else if (ids[0]! > from)
+      await store.sql.run('update meta set value = ? where key = ?', [JSON.stringify(ids[0]), KEY]);
     return ids;
   });
 }
@@ -68,6 +80,9 @@ const DEFERRED_COUNT_OF_USER = `${DEFERRED_COUNT} and user_id = ?`;
 export async function deferredTurnCount(store: Store, userId: string | null): Promise<number> {
   const from = await deferredFrom(store);
   if (from === null) return 0;
-  const count = userId === null ? await store.sql.pluck<number>(DEFERRED_COUNT, [from]) : await store.sql.pluck<number>(DEFERRED_COUNT_OF_USER, [from, userId]);
+  const count =
+    userId === null
+      ? await store.sql.pluck<number>(DEFERRED_COUNT, [from])
+      : await store.sql.pluck<number>(DEFERRED_COUNT_OF_USER, [from, userId]);
   return count ?? 0;
 }

@@ -64,7 +64,11 @@ function summarise(failures: EnrichOutcome['failures']): EnrichmentReport['failu
  * to at most `ner.enrich_max_entities` entities so far. Skipped, with the reason, when no
  * accurate provider is enabled. Idempotent: stamped rows are not picked again.
  */
-export async function runEnrichment(store: Store, extras: NerExtras = {}, options: EnrichmentOptions = {}): Promise<EnrichmentReport> {
+export async function runEnrichment(
+  store: Store,
+  extras: NerExtras = {},
+  options: EnrichmentOptions = {},
+): Promise<EnrichmentReport> {
   const parsed = parseInput(enrichmentOptionsSchema, options);
   const started = performance.now();
   const report: EnrichmentReport = {

@@ -91,7 +91,8 @@ export class NameIndex {
         if (last >= words.length) continue;
         if (entry.tokens.length === 1 && !word.capital) continue;
         let ok = true;
-        for (let k = 1; k < entry.tokens.length && ok; k++) ok = words[i + k]!.key === entry.tokens[k] && joined(text, words[i + k - 1]!, words[i + k]!);
+        for (let k = 1; k < entry.tokens.length && ok; k++)
+          ok = words[i + k]!.key === entry.tokens[k] && joined(text, words[i + k - 1]!, words[i + k]!);
         if (ok) {
           matched = { entry, last, confidence: CONFIDENCE.exact };
           break;
@@ -105,10 +106,22 @@ export class NameIndex {
       const next = words[matched.last + 1];
       // "Alice Smith" when only "Alice" is known: probably someone else, or a full name to learn.
       // Stay weak so a provider that reads the whole name wins the overlap.
-      const confidence = next && next.capital && next.key !== 'i' && joined(text, words[matched.last]!, next) ? CONFIDENCE.prefixOfLongerName : matched.confidence;
+      const confidence =
+        next?.capital && next.key !== 'i' && joined(text, words[matched.last]!, next)
+          ? CONFIDENCE.prefixOfLongerName
+          : matched.confidence;
       const start = word.start;
       const end = words[matched.last]!.end;
-      found.push({ text: text.slice(start, end), name: text.slice(start, end), type: matched.entry.type as NerEntity['type'], start, end, confidence, provider: 'known', entityId: matched.entry.entityId });
+      found.push({
+        text: text.slice(start, end),
+        name: text.slice(start, end),
+        type: matched.entry.type as NerEntity['type'],
+        start,
+        end,
+        confidence,
+        provider: 'known',
+        entityId: matched.entry.entityId,
+      });
       i = matched.last;
     }
     return found;
@@ -123,13 +136,19 @@ function wordsOf(text: string): Word[] {
   WORD.lastIndex = 0;
   for (let m = WORD.exec(text); m; m = WORD.exec(text)) {
     const first = m[0][0]!;
-    words.push({ key: m[0].toLowerCase(), start: m.index, end: m.index + m[0].length, capital: first !== first.toLowerCase() });
+    words.push({
+      key: m[0].toLowerCase(),
+      start: m.index,
+      end: m.index + m[0].length,
+      capital: first !== first.toLowerCase(),
+    });
   }
   return words;
 }
 
 /** Two words belong to one name when only a space, hyphen, apostrophe or period separates them. */
-const joined = (text: string, a: Word, b: Word) => b.start - a.end <= 2 && /^[\s.'’-]+$/.test(text.slice(a.end, b.start));
+const joined = (text: string, a: Word, b: Word) =>
+  b.start - a.end <= 2 && /^[\s.'’-]+$/.test(text.slice(a.end, b.start));
 
 /** Per user: a user's names never link another user's turns (docs/architecture.md#spaces). */
 type UserIndex = { index: NameIndex; dirty: Set<number> };
@@ -139,7 +158,13 @@ const indexes = new WeakMap<Store, StoreIndex>();
 /** Indexes kept at once; the least recently used user's is rebuilt on its next turn. */
 const MAX_USERS = 256;
 
-const NAME_COLUMNS = { id: entities.id, name: entities.name, type: entities.type, aliases: entities.aliases, mentionCount: entities.mentionCount };
+const NAME_COLUMNS = {
+  id: entities.id,
+  name: entities.name,
+  type: entities.type,
+  aliases: entities.aliases,
+  mentionCount: entities.mentionCount,
+};
 
 async function loadAll(store: Store, userId: string): Promise<UserIndex> {
   const index = new NameIndex();

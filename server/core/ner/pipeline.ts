@@ -7,7 +7,14 @@ import type { Store } from '../store.ts';
 import { compromiseProvider } from './compromise-provider.ts';
 import { knownEntitiesProvider } from './known-entities.ts';
 import { regexProvider } from './regex-provider.ts';
-import { NerUnavailable, span, type NerEntity, type NerProvider, type NerProviderName, type SyncNerProvider } from './types.ts';
+import {
+  NerUnavailable,
+  span,
+  type NerEntity,
+  type NerProvider,
+  type NerProviderName,
+  type SyncNerProvider,
+} from './types.ts';
 
 export const NerStrategy = { Fast: 'fast', Accurate: 'accurate' } as const;
 export type NerStrategy = (typeof NerStrategy)[keyof typeof NerStrategy];
@@ -55,7 +62,10 @@ export async function accurateProviders(store: Store, space: Space, extras: NerE
  * Whether `accurate` adds anything over `fast`. Enrichment
  * and the per-turn accurate job are skipped, with this reason, when it does not.
  */
-export function accurateNerAvailability(config: Config, extras: NerExtras = {}): { available: true } | { available: false; reason: string } {
+export function accurateNerAvailability(
+  config: Config,
+  extras: NerExtras = {},
+): { available: true } | { available: false; reason: string } {
   if (enabled(config, 'compromise')) return { available: true };
   if (enabled(config, 'llm') && extras.llm) return { available: true };
   const reason = enabled(config, 'llm')
@@ -71,7 +81,10 @@ export function extractSync(text: string, providers: SyncNerProvider[]): NerEnti
 
 export type NerRun = { entities: NerEntity[]; failures: { provider: string; error: string }[] };
 
-const failure = (provider: NerProvider, error: unknown) => ({ provider: provider.name, error: error instanceof Error ? error.message.slice(0, 300) : String(error) });
+const failure = (provider: NerProvider, error: unknown) => ({
+  provider: provider.name,
+  error: error instanceof Error ? error.message.slice(0, 300) : String(error),
+});
 
 /** Runs every provider; one that fails (an LLM timeout, bad JSON) is left out and reported (see NerUnavailable). */
 export async function extractEntities(text: string, providers: NerProvider[]): Promise<NerRun> {
@@ -83,12 +96,16 @@ export async function extractEntities(text: string, providers: NerProvider[]): P
  * (compromise) gets all of its texts in one call, while the others run text by text (an LLM
  * endpoint, often local, is not sent a burst of calls).
  */
-export async function extractEntitiesMany(items: readonly { text: string; providers: NerProvider[] }[]): Promise<NerRun[]> {
+export async function extractEntitiesMany(
+  items: readonly { text: string; providers: NerProvider[] }[],
+): Promise<NerRun[]> {
   // Each provider's results in its slot, merged in provider order whatever answered first.
   const found = items.map(({ providers }) => providers.map((): NerEntity[] => []));
   const failures = items.map((): NerRun['failures'] => []);
   const grouped = new Map<NerProvider, [item: number, slot: number][]>();
-  items.forEach(({ providers }, i) => providers.forEach((p, slot) => p.extractMany && grouped.set(p, [...(grouped.get(p) ?? []), [i, slot]])));
+  items.forEach(({ providers }, i) =>
+    providers.forEach((p, slot) => p.extractMany && grouped.set(p, [...(grouped.get(p) ?? []), [i, slot]])),
+  );
   // The grouped calls start first (compromise parses in its thread while an LLM answers).
   const batches = Promise.all(
     [...grouped].map(async ([provider, places]) => {

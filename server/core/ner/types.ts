@@ -18,7 +18,13 @@ export type EntityType = (typeof EntityType)[keyof typeof EntityType];
 export const ENTITY_TYPES = Object.values(EntityType);
 
 /** Types whose surface forms vary (first names, nicknames): only these get aliases. */
-export const NAME_TYPES: ReadonlySet<string> = new Set([EntityType.Person, EntityType.Location, EntityType.Organization, EntityType.Project, EntityType.Other]);
+export const NAME_TYPES: ReadonlySet<string> = new Set([
+  EntityType.Person,
+  EntityType.Location,
+  EntityType.Organization,
+  EntityType.Project,
+  EntityType.Other,
+]);
 
 /** One entity found in a text. `start`/`end` are UTF-16 offsets into that text. */
 export type NerEntity = {

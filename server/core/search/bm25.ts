@@ -9,7 +9,6 @@ import { documentFrequency, rememberFrequencies } from './term-stats.ts';
 import type { Clause, Scored, TextIndex, TextTable } from './text-index-types.ts';
 import { cachedStems, stem, wordCache } from './turn-features.ts';
 
-
 export type { Clause, Scored, TextTable };
 
 const BM25 = { k1: 1.2, b: 0.75 } as const;
@@ -34,7 +33,13 @@ export const TINY_USER_ROWS = 300;
  * Every row of the user, `keep` saying whether it passes the filters: the ones that do not still
  * count in the frequencies, as they do in a full-text index. `newest`: only that many, newest first.
  */
-export function everyRow(store: Store, space: Space, table: TextTable, clauses: Clause[], newest?: number): Promise<UserRow[]> {
+export function everyRow(
+  store: Store,
+  space: Space,
+  table: TextTable,
+  clauses: Clause[],
+  newest?: number,
+): Promise<UserRow[]> {
   const { alias, column } = SCORED[table];
   const text = `select ${alias}.id as id, ${alias}.${column} as text, (${clauses.map((c) => c.sql).join(' and ') || '1'}) as keep from ${table} ${alias} where ${alias}.user_id = ?${newest ? ` order by ${alias}.id desc limit ${newest}` : ''}`;
   return store.sql.all<UserRow>(text, [...params(clauses), space.userId]);
@@ -87,7 +92,8 @@ export async function rankHere(
     let score = 0;
     for (let i = 0; i < stems.length; i++) {
       const tf = doc.tf[i]!;
-      if (tf > 0) score += (idf[i]! * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + (BM25.b * doc.length) / average));
+      if (tf > 0)
+        score += (idf[i]! * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + (BM25.b * doc.length) / average));
     }
     if (score > 0) scored.push({ id: doc.id, score });
   }

@@ -35,7 +35,8 @@ const CATCH_UP_PENDING = "select 1 from jobs where id = ? and status = 'pending'
 /** A pending catch-up of any process: its payload's catchUp flag (the payload is JSON text; Postgres reads it as jsonb). */
 const ANY_CATCH_UP = {
   sqlite: "select id from jobs where status = 'pending' and type = ? and payload ->> '$.catchUp' limit 1",
-  postgres: "select id from jobs where status = 'pending' and type = ? and payload::jsonb ->> 'catchUp' = 'true' limit 1",
+  postgres:
+    "select id from jobs where status = 'pending' and type = ? and payload::jsonb ->> 'catchUp' = 'true' limit 1",
 } as const;
 
 /** The catch-up job this process queued last, by store. */
@@ -62,5 +63,8 @@ export async function catchUpMark(store: Store, model: string): Promise<number> 
 }
 
 export async function setCatchUpMark(store: Store, model: string, to: number) {
-  await store.sql.run('insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value', [MARK_KEY, JSON.stringify({ model, to })]);
+  await store.sql.run(
+    'insert into meta (key, value) values (?, ?) on conflict (key) do update set value = excluded.value',
+    [MARK_KEY, JSON.stringify({ model, to })],
+  );
 }

@@ -10,7 +10,10 @@ const PER_ENTITY = 200;
 
 /** Word n-grams (1..3) of the query: "new york city" names an entity that "new" does not. */
 function grams(text: string): string[] {
-  const words = normalizeText(text).split(' ').filter((w) => w.length > 1).slice(0, 64);
+  const words = normalizeText(text)
+    .split(' ')
+    .filter((w) => w.length > 1)
+    .slice(0, 64);
   const out = new Set<string>();
   for (let n = 1; n <= 3; n++) for (let i = 0; i + n <= words.length; i++) out.add(words.slice(i, i + n).join(' '));
   return [...out];
@@ -18,7 +21,8 @@ function grams(text: string): string[] {
 
 export type EntityMatch = { id: number; mentions: number };
 
-const BY_NAME = 'select id, mention_count as mentions from entities where user_id = ? and name_key in (select value from sm_texts(?))';
+const BY_NAME =
+  'select id, mention_count as mentions from entities where user_id = ? and name_key in (select value from sm_texts(?))';
 // Aliases are a JSON array; the check reads only entities that have any.
 const BY_ALIAS = `
   select e.id as id, e.mention_count as mentions from entities e
@@ -27,7 +31,12 @@ const BY_ALIAS = `
   ) limit 50`;
 
 /** The user's entities the query names (the registry is per user). */
-export async function entitiesInQuery(store: Store, space: Space, text: string, exclude: Set<string> = new Set()): Promise<EntityMatch[]> {
+export async function entitiesInQuery(
+  store: Store,
+  space: Space,
+  text: string,
+  exclude: Set<string> = new Set(),
+): Promise<EntityMatch[]> {
   const keys = grams(text).filter((k) => !exclude.has(k));
   if (keys.length === 0) return [];
   const byName = await store.sql.all<EntityMatch>(BY_NAME, [space.userId, JSON.stringify(keys)]);
@@ -46,17 +55,26 @@ const LINKED = {
  * Rows linked to the matched entities, scored by the rarity of what they share with the query
  * (an entity mentioned everywhere says little), newest first among equals.
  */
-export async function entityLinked(store: Store, table: 'turns' | 'memories', matches: EntityMatch[], limit: number, tiebreak: Map<number, number> = new Map()): Promise<Scored[]> {
+export async function entityLinked(
+  store: Store,
+  table: 'turns' | 'memories',
+  matches: EntityMatch[],
+  limit: number,
+  tiebreak: Map<number, number> = new Map(),
+): Promise<Scored[]> {
   if (matches.length === 0) return [];
   const text = LINKED[table];
   const scores = new Map<number, number>();
   for (const match of matches) {
     const weight = 1 / Math.log(2 + match.mentions);
-    for (const { id } of await store.sql.all<{ id: number }>(text, [match.id, PER_ENTITY])) scores.set(id, (scores.get(id) ?? 0) + weight);
+    for (const { id } of await store.sql.all<{ id: number }>(text, [match.id, PER_ENTITY]))
+      scores.set(id, (scores.get(id) ?? 0) + weight);
   }
-  return [...scores]
-    .map(([id, score]) => ({ id, score }))
-    // Among rows sharing the same entities, the better text match first, then the newest.
-    .sort((a, b) => b.score - a.score || (tiebreak.get(b.id) ?? 0) - (tiebreak.get(a.id) ?? 0) || b.id - a.id)
-    .slice(0, limit);
+  return (
+    [...scores]
+      .map(([id, score]) => ({ id, score }))
+      // Among rows sharing the same entities, the better text match first, then the newest.
+      .sort((a, b) => b.score - a.score || (tiebreak.get(b.id) ?? 0) - (tiebreak.get(a.id) ?? 0) || b.id - a.id)
+      .slice(0, limit)
+  );
 }

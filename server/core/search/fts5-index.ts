@@ -4,7 +4,18 @@
 // index and probes the FTS results. Terms are quoted: no user text is FTS5 syntax.
 import { scopedMatch, type Space } from '../space.ts';
 import type { Store } from '../store.ts';
-import { everyRow, params, rankHere, SCORED, TINY_USER_ROWS, where, type Clause, type Scored, type TextTable, type UserRow } from './bm25.ts';
+import {
+  everyRow,
+  params,
+  rankHere,
+  SCORED,
+  TINY_USER_ROWS,
+  where,
+  type Clause,
+  type Scored,
+  type TextTable,
+  type UserRow,
+} from './bm25.ts';
 import { ftsAny, ftsTerms } from './query.ts';
 import { COMMON_DF, maxId, tableRows } from './term-stats.ts';
 import type { TextIndex } from './text-index-types.ts';
@@ -21,7 +32,12 @@ import type { TextIndex } from './text-index-types.ts';
  * token, ranked here (bm25.ts): FTS5's rank computes each term's IDF over the whole table, which
  * costs as much as a search of the whole file however few rows the user has.
  */
-type FtsScope = { kind: 'dominant' | 'scoped' | 'small'; rows: number; match: (expression: string) => string; spread: number };
+type FtsScope = {
+  kind: 'dominant' | 'scoped' | 'small';
+  rows: number;
+  match: (expression: string) => string;
+  spread: number;
+};
 
 /** Past this share of a table's rows, a user's searches skip the space token (see ftsScope). */
 const DOMINANT_SHARE = 0.5;
@@ -30,7 +46,13 @@ const SMALL_USER_ROWS = 5000;
 
 async function ftsScope(store: Store, space: Space, table: TextTable, mine: number): Promise<FtsScope> {
   const all = await maxId(store, table);
-  if (all > 0 && mine > all * DOMINANT_SHARE) return { kind: 'dominant', rows: mine, match: (expression) => expression, spread: Math.min(2, all / Math.max(1, mine)) };
+  if (all > 0 && mine > all * DOMINANT_SHARE)
+    return {
+      kind: 'dominant',
+      rows: mine,
+      match: (expression) => expression,
+      spread: Math.min(2, all / Math.max(1, mine)),
+    };
   const match = (expression: string) => scopedMatch(space.userId, SCORED[table].column, expression);
   return { kind: mine <= SMALL_USER_ROWS ? 'small' : 'scoped', rows: mine, match, spread: 1 };
 }
@@ -59,7 +81,7 @@ const COUNT = {
 export const FTS5_INDEX: TextIndex = {
   kind: 'fts5',
 
-  matching(store, space, table, words, join, limit, order = 'newest') {
+  matching(_store, space, table, words, join, limit, order = 'newest') {
     const expression = ftsTerms(words, join);
     if (!expression) return null;
     const sql = `select rowid as id from ${table}_fts where ${table}_fts match ? order by ${order === 'best' ? 'rank' : 'rowid desc'} limit ${limit}`;
@@ -67,7 +89,9 @@ export const FTS5_INDEX: TextIndex = {
   },
 
   async count(store, space, table, term) {
-    const match = (await ftsScope(store, space, table, await tableRows(store, space, table))).match(`"${term.replace(/"/g, '""')}"`);
+    const match = (await ftsScope(store, space, table, await tableRows(store, space, table))).match(
+      `"${term.replace(/"/g, '""')}"`,
+    );
     return (await store.sql.get<{ n: number }>(COUNT[table], [match]))!.n;
   },
 
@@ -78,7 +102,9 @@ export const FTS5_INDEX: TextIndex = {
     const scope = await ftsScope(store, space, table, rows);
     if (scope.kind === 'small') {
       const tiny = scope.rows <= TINY_USER_ROWS;
-      const found = tiny ? await everyRow(store, space, table, clauses) : await matchedRows(store, table, scope.match(expression), clauses);
+      const found = tiny
+        ? await everyRow(store, space, table, clauses)
+        : await matchedRows(store, table, scope.match(expression), clauses);
       return rankHere(store, space, FTS5_INDEX, table, terms, found, scope.rows, tiny, limit);
     }
     // Filters cut candidates after the LIMIT, so filtered searches look further down the list

@@ -19,11 +19,24 @@ const fold4 = (a: number, b: number, c: number, e: number) => {
   return Math.imul(a + c, 0x01010101) >>> 24;
 };
 
-export function scanJs(codes: Uint32Array, query: Uint32Array, size: number, words: number, dist: Uint16Array, histogram: Uint32Array) {
+export function scanJs(
+  codes: Uint32Array,
+  query: Uint32Array,
+  size: number,
+  words: number,
+  dist: Uint16Array,
+  histogram: Uint32Array,
+) {
   if (words % 4 === 0) {
     for (let i = 0, base = 0; i < size; i++, base += words) {
       let d = 0;
-      for (let w = 0, o = base; w < words; w += 4, o += 4) d += fold4(codes[o]! ^ query[w]!, codes[o + 1]! ^ query[w + 1]!, codes[o + 2]! ^ query[w + 2]!, codes[o + 3]! ^ query[w + 3]!);
+      for (let w = 0, o = base; w < words; w += 4, o += 4)
+        d += fold4(
+          codes[o]! ^ query[w]!,
+          codes[o + 1]! ^ query[w + 1]!,
+          codes[o + 2]! ^ query[w + 2]!,
+          codes[o + 3]! ^ query[w + 3]!,
+        );
       dist[i] = d;
       histogram[d]!++;
     }

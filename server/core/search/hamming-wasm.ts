@@ -60,50 +60,179 @@ const load64 = (offset: number) => [0x29, 3, ...leb(offset)];
 const [xor64, popcnt64, add64, wrap] = [0x85, 0x7b, 0x7c, 0xa7];
 const [codes, query, n, vecs, dist, hist, i, q, p, d, qend, acc] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 /** popcnt(load64 ($p + offset) ^ load64 ($q + offset)), added to the i64 on the stack. */
-const addDistance = (offset: number) => [...get(p), ...load64(offset), ...get(q), ...load64(offset), xor64, popcnt64, add64];
+const addDistance = (offset: number) => [
+  ...get(p),
+  ...load64(offset),
+  ...get(q),
+  ...load64(offset),
+  xor64,
+  popcnt64,
+  add64,
+];
 
 const body = [
   ...[2, 5, I32, 1, I64], // locals: $i $q $p $d $qend, $acc
-  ...get(codes), ...set(p),
-  ...get(query), ...get(vecs), ...int(4), shl, add, ...set(qend),
-  ...int(0), ...set(i),
-  0x02, 0x40, 0x03, 0x40, // block, loop (rows)
-  ...get(i), ...get(n), 0x4f, 0x0d, 1, // i >= n (ge_u): break
-  0x42, 0, ...set(acc), // i64.const 0
-  ...get(query), ...set(q),
-  0x03, 0x40, // loop (blocks of the row)
-  ...get(acc), ...addDistance(0), ...addDistance(8), ...set(acc),
-  ...get(p), ...int(16), add, ...set(p),
-  ...get(q), ...int(16), add, ...tee(q), ...get(qend), 0x49, 0x0d, 0, // q < qend (lt_u): again
+  ...get(codes),
+  ...set(p),
+  ...get(query),
+  ...get(vecs),
+  ...int(4),
+  shl,
+  add,
+  ...set(qend),
+  ...int(0),
+  ...set(i),
+  0x02,
+  0x40,
+  0x03,
+  0x40, // block, loop (rows)
+  ...get(i),
+  ...get(n),
+  0x4f,
+  0x0d,
+  1, // i >= n (ge_u): break
+  0x42,
+  0,
+  ...set(acc), // i64.const 0
+  ...get(query),
+  ...set(q),
+  0x03,
+  0x40, // loop (blocks of the row)
+  ...get(acc),
+  ...addDistance(0),
+  ...addDistance(8),
+  ...set(acc),
+  ...get(p),
+  ...int(16),
+  add,
+  ...set(p),
+  ...get(q),
+  ...int(16),
+  add,
+  ...tee(q),
+  ...get(qend),
+  0x49,
+  0x0d,
+  0, // q < qend (lt_u): again
   0x0b,
-  ...get(acc), wrap, ...set(d),
-  ...get(dist), ...get(i), ...int(1), shl, add, ...get(d), 0x3b, 1, 0, // i32.store16
-  ...get(hist), ...get(d), ...int(2), shl, add, ...tee(d), ...get(d), 0x28, 2, 0, ...int(1), add, 0x36, 2, 0, // hist[d]++
-  ...get(i), ...int(1), add, ...set(i),
-  0x0c, 0, // next row
-  0x0b, 0x0b, 0x0b,
+  ...get(acc),
+  wrap,
+  ...set(d),
+  ...get(dist),
+  ...get(i),
+  ...int(1),
+  shl,
+  add,
+  ...get(d),
+  0x3b,
+  1,
+  0, // i32.store16
+  ...get(hist),
+  ...get(d),
+  ...int(2),
+  shl,
+  add,
+  ...tee(d),
+  ...get(d),
+  0x28,
+  2,
+  0,
+  ...int(1),
+  add,
+  0x36,
+  2,
+  0, // hist[d]++
+  ...get(i),
+  ...int(1),
+  add,
+  ...set(i),
+  0x0c,
+  0, // next row
+  0x0b,
+  0x0b,
+  0x0b,
 ];
 
 const [cdist, cn, cut, atCut, starts, out, ci, cd, cs] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 const collectBody = [
   ...[1, 3, I32], // locals: $i $d $s
-  ...int(0), ...set(ci),
-  0x02, 0x40, 0x03, 0x40, // block, loop (rows)
-  ...get(ci), ...get(cn), 0x4f, 0x0d, 1, // i >= n (ge_u): break
-  0x02, 0x40, // block (a row left out breaks here)
-  ...get(cdist), ...get(ci), ...int(1), shl, add, 0x2f, 1, 0, ...tee(cd), // i32.load16_u
-  ...get(cut), 0x4b, 0x0d, 0, // d > cut (gt_u): left out
-  ...get(cd), ...get(cut), 0x46, 0x04, 0x40, // if d == cut
-  ...get(atCut), 0x45, 0x0d, 1, // none left at the cut: left out
-  ...get(atCut), ...int(1), 0x6b, ...set(atCut),
+  ...int(0),
+  ...set(ci),
+  0x02,
+  0x40,
+  0x03,
+  0x40, // block, loop (rows)
+  ...get(ci),
+  ...get(cn),
+  0x4f,
+  0x0d,
+  1, // i >= n (ge_u): break
+  0x02,
+  0x40, // block (a row left out breaks here)
+  ...get(cdist),
+  ...get(ci),
+  ...int(1),
+  shl,
+  add,
+  0x2f,
+  1,
+  0,
+  ...tee(cd), // i32.load16_u
+  ...get(cut),
+  0x4b,
+  0x0d,
+  0, // d > cut (gt_u): left out
+  ...get(cd),
+  ...get(cut),
+  0x46,
+  0x04,
+  0x40, // if d == cut
+  ...get(atCut),
+  0x45,
+  0x0d,
+  1, // none left at the cut: left out
+  ...get(atCut),
+  ...int(1),
+  0x6b,
+  ...set(atCut),
   0x0b,
-  ...get(starts), ...get(cd), ...int(2), shl, add, ...tee(cs),
-  0x28, 2, 0, ...int(2), shl, ...get(out), add, ...get(ci), 0x36, 2, 0, // out[starts[d]] = i
-  ...get(cs), ...get(cs), 0x28, 2, 0, ...int(1), add, 0x36, 2, 0, // starts[d] += 1
+  ...get(starts),
+  ...get(cd),
+  ...int(2),
+  shl,
+  add,
+  ...tee(cs),
+  0x28,
+  2,
+  0,
+  ...int(2),
+  shl,
+  ...get(out),
+  add,
+  ...get(ci),
+  0x36,
+  2,
+  0, // out[starts[d]] = i
+  ...get(cs),
+  ...get(cs),
+  0x28,
+  2,
+  0,
+  ...int(1),
+  add,
+  0x36,
+  2,
+  0, // starts[d] += 1
   0x0b,
-  ...get(ci), ...int(1), add, ...set(ci),
-  0x0c, 0, // next row
-  0x0b, 0x0b, 0x0b,
+  ...get(ci),
+  ...int(1),
+  add,
+  ...set(ci),
+  0x0c,
+  0, // next row
+  0x0b,
+  0x0b,
+  0x0b,
 ];
 
 const name = (text: string) => [text.length, ...Array.from(text, (c) => c.charCodeAt(0))];
@@ -112,8 +241,20 @@ const BYTES = new Uint8Array([
   ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32], [I32]]), 0]])), // (i32 x6) -> ()
   ...section(2, vec([[3, ...[0x65, 0x6e, 0x76], 1, 0x6d, 0x02, 0x00, 0x01]])), // import env.m: memory, min 1 page
   ...section(3, vec([[0], [0]])), // both of that type
-  ...section(7, vec([[...name('scan'), 0x00, 0], [...name('collect'), 0x00, 1]])),
-  ...section(10, vec([[...leb(body.length), ...body], [...leb(collectBody.length), ...collectBody]])),
+  ...section(
+    7,
+    vec([
+      [...name('scan'), 0x00, 0],
+      [...name('collect'), 0x00, 1],
+    ]),
+  ),
+  ...section(
+    10,
+    vec([
+      [...leb(body.length), ...body],
+      [...leb(collectBody.length), ...collectBody],
+    ]),
+  ),
 ]);
 
 /** Rows of 128-bit blocks the layout has room for: the histogram (vector-index.ts) holds distances up to 3,968 bits. */

@@ -6,7 +6,7 @@ import type { Store } from '../store.ts';
 import type { TurnRow } from '../turns.ts';
 import type { Fused } from './fuse.ts';
 import { SIGNALS } from '../vocabulary.ts';
-import { type SearchFilter, type SearchHit, type Signal, type SignalRanks } from './types.ts';
+import type { SearchFilter, SearchHit, Signal, SignalRanks } from './types.ts';
 
 /** Rows read per batch after the first, which is twice the limit (filters drop some). */
 const BATCH = 50;
@@ -34,7 +34,8 @@ const MEMORY_ROWS = `select id, user_id, agent_id, kind, layer, status, content,
   valid_until, enriched_at, pinned from memories where id in (select value from sm_ids(?))`;
 const TURN_ROWS =
   'select id, user_id as userId, agent_id as agentId, session_id as sessionId, role, name, text, at, created_at as createdAt, enriched_at as enrichedAt from turns where id in (select value from sm_ids(?))';
-export const SOURCES = 'select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from sm_ids(?)) order by s.at, s.turn_id';
+export const SOURCES =
+  'select s.memory_id as memoryId, s.turn_id as turnId from memory_sources s where s.memory_id in (select value from sm_ids(?)) order by s.at, s.turn_id';
 
 async function readMemories(store: Store, ids: number[]): Promise<Map<number, MemoryRow>> {
   if (ids.length === 0) return new Map();
@@ -45,11 +46,33 @@ async function readMemories(store: Store, ids: number[]): Promise<Map<number, Me
 
 function toMemoryRow(r: Record<string, any>): MemoryRow {
   return {
-    id: r.id, userId: r.user_id, agentId: r.agent_id, kind: r.kind, layer: r.layer, status: r.status, content: r.content, contentKey: r.content_key,
-    subject: r.subject, slot: r.slot, value: r.value, polarity: r.polarity, sessionId: r.session_id,
-    hits: r.hits, accessCount: r.access_count, score: r.score, confidence: r.confidence, confidenceBase: r.confidence_base,
-    decayRate: r.decay_rate, importance: r.importance, tags: JSON.parse(r.tags ?? '[]'), createdAt: r.created_at,
-    eventAt: r.event_at, lastSeenAt: r.last_seen_at, lastAccessedAt: r.last_accessed_at, validUntil: r.valid_until, enrichedAt: r.enriched_at,
+    id: r.id,
+    userId: r.user_id,
+    agentId: r.agent_id,
+    kind: r.kind,
+    layer: r.layer,
+    status: r.status,
+    content: r.content,
+    contentKey: r.content_key,
+    subject: r.subject,
+    slot: r.slot,
+    value: r.value,
+    polarity: r.polarity,
+    sessionId: r.session_id,
+    hits: r.hits,
+    accessCount: r.access_count,
+    score: r.score,
+    confidence: r.confidence,
+    confidenceBase: r.confidence_base,
+    decayRate: r.decay_rate,
+    importance: r.importance,
+    tags: JSON.parse(r.tags ?? '[]'),
+    createdAt: r.created_at,
+    eventAt: r.event_at,
+    lastSeenAt: r.last_seen_at,
+    lastAccessedAt: r.last_accessed_at,
+    validUntil: r.valid_until,
+    enrichedAt: r.enriched_at,
     pinned: Boolean(r.pinned),
   };
 }
@@ -69,9 +92,19 @@ async function sourcesOf(store: Store, memoryIds: number[]): Promise<Map<number,
 }
 
 /** Every hit is checked against the space once more here: signals that read links (entities, vectors) reach rows by id. */
-export async function hydrate(store: Store, space: Space, fused: Fused<Signal>[], filter: SearchFilter, parts: Parts): Promise<SearchHit[]> {
+export async function hydrate(
+  store: Store,
+  space: Space,
+  fused: Fused<Signal>[],
+  filter: SearchFilter,
+  parts: Parts,
+): Promise<SearchHit[]> {
   const hits: SearchHit[] = [];
-  for (let start = 0, size = Math.max(filter.limit * 2, 10); start < fused.length && hits.length < filter.limit; start += size, size = BATCH) {
+  for (
+    let start = 0, size = Math.max(filter.limit * 2, 10);
+    start < fused.length && hits.length < filter.limit;
+    start += size, size = BATCH
+  ) {
     const batch = fused.slice(start, start + size);
     const memoryIds = batch.filter((f) => f.key[0] === 'm').map((f) => Number(f.key.slice(1)));
     const turnIds = batch.filter((f) => f.key[0] === 't').map((f) => Number(f.key.slice(1)));
@@ -83,15 +116,40 @@ export async function hydrate(store: Store, space: Space, fused: Fused<Signal>[]
       if (entry.key[0] === 'm') {
         const m = memoryRows.get(id);
         if (!m || !visibleIn(space, m) || !memoryAllowed(filter, parts.memoryKinds, m)) continue;
-        kept.push({ kind: m.kind, id, text: m.content, sessionId: m.sessionId, at: m.eventAt, score: entry.score, ranks: ranksOf(entry.ranks), memory: m, turn: null, sourceTurnIds: [] });
+        kept.push({
+          kind: m.kind,
+          id,
+          text: m.content,
+          sessionId: m.sessionId,
+          at: m.eventAt,
+          score: entry.score,
+          ranks: ranksOf(entry.ranks),
+          memory: m,
+          turn: null,
+          sourceTurnIds: [],
+        });
       } else {
         const t = turnRows.get(id);
         if (!t || !visibleIn(space, t) || !parts.allowTurn(t)) continue;
-        kept.push({ kind: 'turn', id, text: t.text, sessionId: t.sessionId, at: t.at, score: entry.score, ranks: ranksOf(entry.ranks), memory: null, turn: t, sourceTurnIds: [] });
+        kept.push({
+          kind: 'turn',
+          id,
+          text: t.text,
+          sessionId: t.sessionId,
+          at: t.at,
+          score: entry.score,
+          ranks: ranksOf(entry.ranks),
+          memory: null,
+          turn: t,
+          sourceTurnIds: [],
+        });
       }
       if (hits.length + kept.length >= filter.limit) break;
     }
-    const sources = await sourcesOf(store, kept.filter((h) => h.memory).map((h) => h.id));
+    const sources = await sourcesOf(
+      store,
+      kept.filter((h) => h.memory).map((h) => h.id),
+    );
     for (const hit of kept) if (hit.memory) hit.sourceTurnIds = sources.get(hit.id) ?? [];
     hits.push(...kept);
   }

@@ -12,26 +12,41 @@ export type { Clause, Scored };
 export { ftsOn } from './text-index.ts';
 
 /** Filters on turns aliased `t`, the space's first. */
-export function turnClauses(space: Space, filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'speakers'>): Clause[] {
+export function turnClauses(
+  space: Space,
+  filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'speakers'>,
+): Clause[] {
   const clauses: Clause[] = [spaceClause(space, 't')];
-  if (filter.sessionIds?.length) clauses.push({ sql: `t.session_id in (${filter.sessionIds.map(() => '?').join(',')})`, params: filter.sessionIds });
+  if (filter.sessionIds?.length)
+    clauses.push({ sql: `t.session_id in (${filter.sessionIds.map(() => '?').join(',')})`, params: filter.sessionIds });
   if (filter.excludeSessionId) clauses.push({ sql: 't.session_id <> ?', params: [filter.excludeSessionId] });
   if (filter.from != null) clauses.push({ sql: 't.at >= ?', params: [filter.from] });
   if (filter.to != null) clauses.push({ sql: 't.at <= ?', params: [filter.to] });
-  if (filter.speakers?.length) clauses.push({ sql: `lower(t.name) in (${filter.speakers.map(() => '?').join(',')})`, params: filter.speakers.map((s) => s.toLowerCase()) });
+  if (filter.speakers?.length)
+    clauses.push({
+      sql: `lower(t.name) in (${filter.speakers.map(() => '?').join(',')})`,
+      params: filter.speakers.map((s) => s.toLowerCase()),
+    });
   return clauses;
 }
 
 /** Filters on memories aliased `m`; kinds are the memory kinds wanted (fact, reflection). */
-export function memoryClauses(space: Space, filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'tags' | 'status'>, kinds: string[]): Clause[] {
+export function memoryClauses(
+  space: Space,
+  filter: Pick<SearchFilter, 'sessionIds' | 'excludeSessionId' | 'from' | 'to' | 'tags' | 'status'>,
+  kinds: string[],
+): Clause[] {
   const clauses: Clause[] = [spaceClause(space, 'm'), { sql: 'm.status = ?', params: [filter.status] }];
   clauses.push({ sql: `m.kind in (${kinds.map(() => '?').join(',')})`, params: kinds });
-  if (filter.sessionIds?.length) clauses.push({ sql: `m.session_id in (${filter.sessionIds.map(() => '?').join(',')})`, params: filter.sessionIds });
+  if (filter.sessionIds?.length)
+    clauses.push({ sql: `m.session_id in (${filter.sessionIds.map(() => '?').join(',')})`, params: filter.sessionIds });
   // A memory with no session (remembered explicitly) is not from the excluded conversation.
-  if (filter.excludeSessionId) clauses.push({ sql: '(m.session_id is null or m.session_id <> ?)', params: [filter.excludeSessionId] });
+  if (filter.excludeSessionId)
+    clauses.push({ sql: '(m.session_id is null or m.session_id <> ?)', params: [filter.excludeSessionId] });
   if (filter.from != null) clauses.push({ sql: 'm.event_at >= ?', params: [filter.from] });
   if (filter.to != null) clauses.push({ sql: 'm.event_at <= ?', params: [filter.to] });
-  for (const tag of filter.tags ?? []) clauses.push({ sql: 'exists (select 1 from sm_texts(m.tags) where value = ?)', params: [tag] });
+  for (const tag of filter.tags ?? [])
+    clauses.push({ sql: 'exists (select 1 from sm_texts(m.tags) where value = ?)', params: [tag] });
   return clauses;
 }
 
@@ -39,17 +54,34 @@ export function memoryClauses(space: Space, filter: Pick<SearchFilter, 'sessionI
  * The space's rows of `table` matching any term, best BM25 first (higher is better). The match
  * reads only the user's rows where the index can (FTS5's space token, Postgres's user filter).
  */
-async function lexical(store: Store, space: Space, table: 'turns' | 'memories', terms: string[], clauses: Clause[], limit: number): Promise<Scored[]> {
+async function lexical(
+  store: Store,
+  space: Space,
+  table: 'turns' | 'memories',
+  terms: string[],
+  clauses: Clause[],
+  limit: number,
+): Promise<Scored[]> {
   if (terms.length === 0) return [];
   const index = textIndexOf(store);
   // The LIKE fallback scores by terms found, without frequencies: every term stays.
   if (index.kind === 'like') return index.rank(store, space, table, terms, clauses, limit, 0);
   const rows = await tableRows(store, space, table);
-  return index.rank(store, space, table, await selectiveTerms(store, space, index, table, terms, rows), clauses, limit, rows);
+  return index.rank(
+    store,
+    space,
+    table,
+    await selectiveTerms(store, space, index, table, terms, rows),
+    clauses,
+    limit,
+    rows,
+  );
 }
 
-export const lexicalTurns = (store: Store, space: Space, terms: string[], clauses: Clause[], limit: number) => lexical(store, space, 'turns', terms, clauses, limit);
-export const lexicalMemories = (store: Store, space: Space, terms: string[], clauses: Clause[], limit: number) => lexical(store, space, 'memories', terms, clauses, limit);
+export const lexicalTurns = (store: Store, space: Space, terms: string[], clauses: Clause[], limit: number) =>
+  lexical(store, space, 'turns', terms, clauses, limit);
+export const lexicalMemories = (store: Store, space: Space, terms: string[], clauses: Clause[], limit: number) =>
+  lexical(store, space, 'memories', terms, clauses, limit);
 
 /** Turns the clauses select, oldest first, unscored: the turns on a date a query names. */
 export function turnsWhere(store: Store, clauses: Clause[], limit: number): Promise<Scored[]> {

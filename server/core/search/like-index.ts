@@ -18,7 +18,11 @@ const LIKE = { sqlite: 'like', postgres: 'ilike' } as const;
  * école): sm_normalize, a function of that name on both backends, a call per row this fallback can afford.
  */
 const columnFor = (store: Store, table: 'turns' | 'memories', words: string[]) =>
-  table === 'memories' ? 'm.content_key like' : words.some(hasNonAscii) ? 'sm_normalize(t.text) like' : `t.text ${LIKE[store.sql.dialect]}`;
+  table === 'memories'
+    ? 'm.content_key like'
+    : words.some(hasNonAscii)
+      ? 'sm_normalize(t.text) like'
+      : `t.text ${LIKE[store.sql.dialect]}`;
 
 export const LIKE_INDEX: TextIndex = {
   kind: 'like',
@@ -38,7 +42,7 @@ export const LIKE_INDEX: TextIndex = {
     return (await store.sql.get<{ n: number }>(text, [space.userId, `%${escapeLike(term)}%`]))!.n;
   },
 
-  async rank(store, space, table, terms, clauses, limit): Promise<Scored[]> {
+  async rank(store, _space, table, terms, clauses, limit): Promise<Scored[]> {
     const { alias } = SCORED[table];
     const words = terms.slice(0, MAX_WORDS);
     if (words.length === 0) return [];

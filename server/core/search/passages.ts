@@ -60,7 +60,8 @@ export function passagesOf(text: string): Passage[] {
       if (open) out.push(open);
       out.push({ start: unit.start, end: unit.end });
       open = null;
-    } else if (open && unit.end - open.start <= PASSAGE_CHARS && !HEADING.test(text.slice(unit.start, unit.end))) open.end = unit.end;
+    } else if (open && unit.end - open.start <= PASSAGE_CHARS && !HEADING.test(text.slice(unit.start, unit.end)))
+      open.end = unit.end;
     else {
       if (open) out.push(open);
       open = { start: unit.start, end: unit.end };
@@ -81,7 +82,12 @@ export function passageCache(store: object): PassageCache {
 }
 
 /** A long turn's passages, stemmed once per turn (text never changes; checked anyway). */
-export function cachedPassages(cache: PassageCache, id: number, text: string, stem: (word: string) => string): StemmedPassage[] {
+export function cachedPassages(
+  cache: PassageCache,
+  id: number,
+  text: string,
+  stem: (word: string) => string,
+): StemmedPassage[] {
   const hit = cache.get(id);
   if (hit && hit.text === text) return hit.passages;
   if (cache.size >= CACHE_LIMIT) cache.clear();

@@ -46,23 +46,42 @@ export type AnalyzedQuery = {
 };
 
 /** "the week before her trip", "before traveling to Chicago", "after returning from Chicago". */
-const ANCHOR = /\b(?:the\s+(day|few days|week|weekend|month)\s+)?(before|after|prior to|following)\s+(?!(?:that|this|it|then|now|they|he|she|we|you|i|how|what|which|when|who|where)\b)(.{3,}?)\s*[?.!]*$/i;
+const ANCHOR =
+  /\b(?:the\s+(day|few days|week|weekend|month)\s+)?(before|after|prior to|following)\s+(?!(?:that|this|it|then|now|they|he|she|we|you|i|how|what|which|when|who|where)\b)(.{3,}?)\s*[?.!]*$/i;
 const ANCHOR_DAYS: Record<string, number> = { day: 1, 'few days': 5, week: 7, weekend: 7, month: 31 };
 
 export const MAX_QUERY_TOKENS = 64;
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const MONTH = `(${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)`;
 const DAY_FIRST = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}\\.?(?:,\\s*|\\s+)(\\d{4})\\b`, 'i');
 const MONTH_FIRST = new RegExp(`\\b${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,\\s*|\\s+)(\\d{4})\\b`, 'i');
 /** "on Aug 15th", "15 August": a day with no year; capitalised, as "may 5 times" is no date. */
 const CAPITAL_MONTH = MONTH.replace(/(^\(|\|)([a-z])/g, (_, sep: string, c: string) => sep + c.toUpperCase());
-const BARE_DAY = new RegExp(`\\b(?:${CAPITAL_MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?|(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${CAPITAL_MONTH})\\b(?!,?\\s*\\d)`);
+const BARE_DAY = new RegExp(
+  `\\b(?:${CAPITAL_MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?|(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${CAPITAL_MONTH})\\b(?!,?\\s*\\d)`,
+);
 const MONTH_YEAR = new RegExp(`\\b${MONTH}\\.?,?\\s+(\\d{4})\\b`, 'i');
 const ISO = /\b(\d{4})-(\d{2})-(\d{2})\b/;
 const FULL_MONTH = `(${MONTHS.join('|')})`;
 /** "between August 11 and August 15 2023" (the first date may leave out its year). */
-const RANGE = new RegExp(`\\bbetween\\s+${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,?\\s+(\\d{4}))?\\s+and\\s+(?:${MONTH}\\.?\\s+)?(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, 'i');
+const RANGE = new RegExp(
+  `\\bbetween\\s+${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,?\\s+(\\d{4}))?\\s+and\\s+(?:${MONTH}\\.?\\s+)?(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`,
+  'i',
+);
 /** "in May", "the second week of November": a month with no year ("may" the verb has no preposition). */
 const BARE_MONTH = new RegExp(`\\b(?:in|during|of|since|early|late|mid-?)\\s+${FULL_MONTH}\\b(?!,?\\s+\\d)`, 'i');
 const DAY = 86_400_000;
@@ -92,7 +111,9 @@ export function dateWindow(text: string, now?: number): { from: number; to: numb
     if (inner) {
       // The date itself is in too: "the week before 3 August" is what was told on 3 August as "last week".
       const before = /^(?:before|prior to)$/i.test(beside[2]!);
-      return before ? { from: inner.from - span, to: inner.to, match: beside[0] } : { from: inner.from, to: inner.to + span, match: beside[0] };
+      return before
+        ? { from: inner.from - span, to: inner.to, match: beside[0] }
+        : { from: inner.from, to: inner.to + span, match: beside[0] };
     }
   }
   m = ISO.exec(text);
@@ -115,7 +136,8 @@ export function dateWindow(text: string, now?: number): { from: number; to: numb
   if (now !== undefined) {
     const [first] = resolveTimeMentions(text, now, 'UTC', { assumePast: true });
     // A whole year selects nothing in a conversation of a few months: it is left to the words.
-    if (first && first.grain !== 'month' && first.grain !== 'year') return { from: first.from, to: first.to, match: first.phrase };
+    if (first && first.grain !== 'month' && first.grain !== 'year')
+      return { from: first.from, to: first.to, match: first.phrase };
   }
   m = MONTH_YEAR.exec(text);
   if (m) {
@@ -156,7 +178,11 @@ export function contentTerms(text: string): string[] {
  * Speaker names are kept out of `terms`: people rarely say their own name, so in turns the name
  * mostly matches greetings addressed to them; the speaker prior uses it instead.
  */
-export function analyzeQuery(input: string, speakerLookup: (token: string) => string | undefined, now?: number): AnalyzedQuery {
+export function analyzeQuery(
+  input: string,
+  speakerLookup: (token: string) => string | undefined,
+  now?: number,
+): AnalyzedQuery {
   // "Gina's store" is about Gina; the index splits the possessive off the same way.
   const raw = input.replace(/(\p{L})['’]s\b/gu, '$1');
   const tokens = [...new Set(indexTokens(raw))].slice(0, MAX_QUERY_TOKENS);
@@ -182,7 +208,11 @@ export function analyzeQuery(input: string, speakerLookup: (token: string) => st
     window: window ? { from: window.from, to: window.to } : null,
     anchor:
       anchored && anchorTerms.length > 0
-        ? { terms: anchorTerms, before: !/^(?:after|following)$/i.test(anchored[2]!), days: ANCHOR_DAYS[(anchored[1] ?? '').toLowerCase()] ?? 14 }
+        ? {
+            terms: anchorTerms,
+            before: !/^(?:after|following)$/i.test(anchored[2]!),
+            days: ANCHOR_DAYS[(anchored[1] ?? '').toLowerCase()] ?? 14,
+          }
         : null,
   };
 }

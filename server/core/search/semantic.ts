@@ -34,7 +34,8 @@ export function wordTableOf(store: object): WordTable | null {
 export const semanticOn = (store: object) => sources.has(store);
 
 /** What a turn is embedded as, stored or not: its speaker is part of what it says about. */
-export const turnText = (turn: { name: string | null; text: string }) => (turn.name ? `${turn.name}: ${turn.text}` : turn.text);
+export const turnText = (turn: { name: string | null; text: string }) =>
+  turn.name ? `${turn.name}: ${turn.text}` : turn.text;
 
 /** Turn vectors the ranker computed, by id (a turn's text never changes, ids are never reused). */
 const vectorCaches = new WeakMap<object, Map<number, Float32Array | null>>();
@@ -53,12 +54,20 @@ export type SemanticSignal = {
  * The signal for one query, or null when it is off or no query word is in the table. `k` nearest
  * turns come from the stored vectors when they are this table's (none while they are being built).
  */
-export async function semanticSignal(store: Store, space: Space, query: AnalyzedQuery, k: number): Promise<SemanticSignal | null> {
+export async function semanticSignal(
+  store: Store,
+  space: Space,
+  query: AnalyzedQuery,
+  k: number,
+): Promise<SemanticSignal | null> {
   const table = wordTableOf(store);
   const vector = table && embedText(table, query.raw);
   if (!table || !vector) return null;
   const state = vectorState(store);
-  const nearest = k > 0 && state.ready && state.spec.model === localModel(table.source) ? await knnIds(store, space, 'turns', vector, k) : [];
+  const nearest =
+    k > 0 && state.ready && state.spec.model === localModel(table.source)
+      ? await knnIds(store, space, 'turns', vector, k)
+      : [];
   let cache = vectorCaches.get(store);
   if (!cache) vectorCaches.set(store, (cache = new Map()));
   const vectors = cache;
@@ -94,7 +103,13 @@ export async function semanticSignal(store: Store, space: Space, query: Analyzed
  * The cosines are the KNN's own, for the candidates it reranked (every turn of a user with fewer
  * than that); a turn past them is at most as near as the last of them, and counts as that.
  */
-export async function vectorSignal(store: Store, space: Space, query: AnalyzedQuery, vector: Float32Array, k: number): Promise<SemanticSignal> {
+export async function vectorSignal(
+  store: Store,
+  space: Space,
+  query: AnalyzedQuery,
+  vector: Float32Array,
+  k: number,
+): Promise<SemanticSignal> {
   const pool = await knnPool(store, space, 'turns', vector, k);
   const near = new Map(pool.map((n) => [n.id, 1 - n.distance]));
   const floor = pool.length >= rerankPool(k) ? 1 - pool.at(-1)!.distance : 0;

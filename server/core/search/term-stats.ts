@@ -38,12 +38,20 @@ function cacheFor(store: Store, space: Space, index: TextIndex, table: TextTable
   const key = `${space.userId}\u0000${table}:${index.kind}`;
   let cache = byKey.get(key);
   // Frequencies are re-counted once the user's table has grown by a tenth.
-  if (!cache || rows > cache.rows * 1.1 + 100 || rows < cache.rows) cache = remember(byKey, key, { rows, df: new Map() });
+  if (!cache || rows > cache.rows * 1.1 + 100 || rows < cache.rows)
+    cache = remember(byKey, key, { rows, df: new Map() });
   return cache;
 }
 
 /** In how many of the user's rows the term appears (capped at COMMON_DF + 1). */
-export async function documentFrequency(store: Store, space: Space, index: TextIndex, table: TextTable, rows: number, term: string): Promise<number> {
+export async function documentFrequency(
+  store: Store,
+  space: Space,
+  index: TextIndex,
+  table: TextTable,
+  rows: number,
+  term: string,
+): Promise<number> {
   const cache = cacheFor(store, space, index, table, rows);
   let df = cache.df.get(term);
   if (df === undefined) {
@@ -55,7 +63,15 @@ export async function documentFrequency(store: Store, space: Space, index: TextI
 }
 
 /** Frequencies counted elsewhere (a tiny user's rows, all read): later lookups skip the SQL. */
-export function rememberFrequencies(store: Store, space: Space, index: TextIndex, table: TextTable, rows: number, terms: string[], counts: number[]) {
+export function rememberFrequencies(
+  store: Store,
+  space: Space,
+  index: TextIndex,
+  table: TextTable,
+  rows: number,
+  terms: string[],
+  counts: number[],
+) {
   const cache = cacheFor(store, space, index, table, rows);
   terms.forEach((term, i) => {
     if (cache.df.size >= CACHE_SIZE) cache.df.clear();
@@ -64,13 +80,18 @@ export function rememberFrequencies(store: Store, space: Space, index: TextIndex
 }
 
 const MAX_ID = { turns: 'select max(id) as n from turns', memories: 'select max(id) as n from memories' } as const;
-const USER_ROWS = { turns: 'select count(*) as n from turns where user_id = ?', memories: 'select count(*) as n from memories where user_id = ?' } as const;
+const USER_ROWS = {
+  turns: 'select count(*) as n from turns where user_id = ?',
+  memories: 'select count(*) as n from memories where user_id = ?',
+} as const;
 
-export const maxId = async (store: Store, table: TextTable) => (await store.sql.get<{ n: number | null }>(MAX_ID[table]))!.n ?? 0;
+export const maxId = async (store: Store, table: TextTable) =>
+  (await store.sql.get<{ n: number | null }>(MAX_ID[table]))!.n ?? 0;
 
 const rowsKey = (space: Space, table: TextTable) => `${space.userId}\u0000${table}`;
 /** The count tableRows last took for the user, if any, with no statement (it may be out of date). */
-export const countedRows = (store: Store, space: Space, table: TextTable): number | undefined => cachesOf(store).rows.get(rowsKey(space, table))?.rows;
+export const countedRows = (store: Store, space: Space, table: TextTable): number | undefined =>
+  cachesOf(store).rows.get(rowsKey(space, table))?.rows;
 
 /**
  * About how many rows the user has in `table`. Counting walks the user's index range, so the
@@ -90,11 +111,21 @@ export async function tableRows(store: Store, space: Space, table: TextTable): P
  * The terms worth an OR-query: common ones dropped, unless every term is common, in which case
  * the two rarest stay (the query must still find something). `rows`: the user's (tableRows).
  */
-export async function selectiveTerms(store: Store, space: Space, index: TextIndex, table: TextTable, terms: string[], rows: number): Promise<string[]> {
+export async function selectiveTerms(
+  store: Store,
+  space: Space,
+  index: TextIndex,
+  table: TextTable,
+  terms: string[],
+  rows: number,
+): Promise<string[]> {
   if (rows <= COMMON_DF || terms.length === 0) return terms;
   const scored: { term: string; df: number }[] = [];
   for (const term of terms) scored.push({ term, df: await documentFrequency(store, space, index, table, rows, term) });
   const rare = scored.filter((t) => t.df <= COMMON_DF).map((t) => t.term);
   if (rare.length > 0) return rare;
-  return scored.sort((a, b) => a.df - b.df).slice(0, 2).map((t) => t.term);
+  return scored
+    .sort((a, b) => a.df - b.df)
+    .slice(0, 2)
+    .map((t) => t.term);
 }

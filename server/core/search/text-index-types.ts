@@ -17,11 +17,27 @@ export interface TextIndex {
    * space's), best first (higher score is better), at most `limit`. `rows`: how many rows the
    * user has in `table` (tableRows, read once per search).
    */
-  rank(store: Store, space: Space, table: TextTable, terms: string[], clauses: Clause[], limit: number, rows: number): Promise<Scored[]>;
+  rank(
+    store: Store,
+    space: Space,
+    table: TextTable,
+    terms: string[],
+    clauses: Clause[],
+    limit: number,
+    rows: number,
+  ): Promise<Scored[]>;
   /**
    * A subquery selecting `id`: the user's rows of `table` holding any (or all) of `words`, at
    * most `limit`, newest first (`best`: FTS5's best ranked, where it ranks). For a statement to
    * join its own filters to; null when no word can be matched. `limit` is part of the text.
    */
-  matching(store: Store, space: Space, table: TextTable, words: string[], join: 'any' | 'all', limit: number, order?: 'newest' | 'best'): Clause | null;
+  matching(
+    store: Store,
+    space: Space,
+    table: TextTable,
+    words: string[],
+    join: 'any' | 'all',
+    limit: number,
+    order?: 'newest' | 'best',
+  ): Clause | null;
 }

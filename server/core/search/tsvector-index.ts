@@ -5,7 +5,16 @@
 // frequencies counted per user and cached (term-stats.ts): Postgres's own ts_rank is another
 // formula and knows no document frequency. A user with few rows is read whole, as on SQLite.
 import type { Store } from '../store.ts';
-import { everyRow, params, rankHere, TINY_USER_ROWS, type Clause, type Scored, type TextTable, type UserRow } from './bm25.ts';
+import {
+  everyRow,
+  params,
+  rankHere,
+  TINY_USER_ROWS,
+  type Clause,
+  type Scored,
+  type TextTable,
+  type UserRow,
+} from './bm25.ts';
 import { isStopword } from './query.ts';
 import { COMMON_DF, countedRows } from './term-stats.ts';
 import type { TextIndex } from './text-index-types.ts';
@@ -71,7 +80,12 @@ export function tsQuery(terms: string[], join: 'any' | 'all'): string | null {
   const groups = terms
     .map((term) => term.replace(/[^\p{L}\p{N}]+/gu, ''))
     .filter((term) => term !== '')
-    .map((term) => `(${spellings(term).map((s) => `'${s}'`).join(' | ')})`);
+    .map(
+      (term) =>
+        `(${spellings(term)
+          .map((s) => `'${s}'`)
+          .join(' | ')})`,
+    );
   return groups.length === 0 ? null : groups.join(join === 'any' ? ' | ' : ' & ');
 }
 
@@ -95,7 +109,8 @@ export const TSVECTOR_INDEX: TextIndex = {
     if (!query) return null;
     const user = space.userId;
     // A user a search counted far past the walk goes to the GIN index without the count's cost.
-    if ((countedRows(store, space, table) ?? 0) > 2 * WALKED_ROWS) return { sql: matchingText(table, limit, false), params: [user, query] };
+    if ((countedRows(store, space, table) ?? 0) > 2 * WALKED_ROWS)
+      return { sql: matchingText(table, limit, false), params: [user, query] };
     return { sql: matchingText(table, limit, true), params: [user, user, query, user, query] };
   },
 
@@ -109,13 +124,24 @@ export const TSVECTOR_INDEX: TextIndex = {
     const query = tsQuery(terms, 'any');
     if (!query) return [];
     const tiny = rows <= TINY_USER_ROWS;
-    const found = tiny ? await everyRow(store, space, table, clauses) : await store.sql.all<UserRow>(MATCHED[table](clauses), [query, ...params(clauses)]);
+    const found = tiny
+      ? await everyRow(store, space, table, clauses)
+      : await store.sql.all<UserRow>(MATCHED[table](clauses), [query, ...params(clauses)]);
     // Stop words only ("who am I"): the vectors leave them out, so the index finds nothing; the
     // user's newest rows are read and ranked here instead, as FTS5 (which keeps every word) would.
     if (found.length === 0 && !tiny && terms.every(isStopword)) {
-      return rankHere(store, space, TSVECTOR_INDEX, table, terms, await everyRow(store, space, table, clauses, STOPWORD_ROWS), rows, false, limit);
+      return rankHere(
+        store,
+        space,
+        TSVECTOR_INDEX,
+        table,
+        terms,
+        await everyRow(store, space, table, clauses, STOPWORD_ROWS),
+        rows,
+        false,
+        limit,
+      );
     }
     return rankHere(store, space, TSVECTOR_INDEX, table, terms, found, rows, tiny, limit);
   },
 };
-

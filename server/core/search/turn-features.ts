@@ -5,13 +5,44 @@
 // speaks, and whether the turn says what the question asks for (a time, a number, a name).
 import { stemmer } from 'stemmer';
 import { indexTokens } from '../text.ts';
-import { bestPassage, cachedPassages, PASSAGE_MIN_CHARS, type BestPassage, type PassageCache, type Passage } from './passages.ts';
+import {
+  bestPassage,
+  cachedPassages,
+  PASSAGE_MIN_CHARS,
+  type BestPassage,
+  type PassageCache,
+  type Passage,
+} from './passages.ts';
 import type { AnalyzedQuery } from './query.ts';
 
 export const TURN_FEATURES = [
-  'bm25', 'coverage', 'prev', 'next', 'prev2', 'next2', 'windowCoverage', 'speaker', 'otherSpeaker',
-  'question', 'timeWords', 'opener', 'onDate', 'bigram', 'number', 'name', 'memory', 'entity', 'talksOfDate', 'dated',
-  'semantic', 'vector', 'passage', 'passageCoverage', 'prevPassage', 'nextPassage', 'assistant',
+  'bm25',
+  'coverage',
+  'prev',
+  'next',
+  'prev2',
+  'next2',
+  'windowCoverage',
+  'speaker',
+  'otherSpeaker',
+  'question',
+  'timeWords',
+  'opener',
+  'onDate',
+  'bigram',
+  'number',
+  'name',
+  'memory',
+  'entity',
+  'talksOfDate',
+  'dated',
+  'semantic',
+  'vector',
+  'passage',
+  'passageCoverage',
+  'prevPassage',
+  'nextPassage',
+  'assistant',
 ] as const;
 export type TurnFeature = (typeof TURN_FEATURES)[number];
 
@@ -21,7 +52,12 @@ export type TurnFeature = (typeof TURN_FEATURES)[number];
  * cosine of the turn's vector with the query's (semantic.ts): the local word vectors'
  * (`semantic`) or an embedding model's (`vector`), whichever is on.
  */
-export type SignalScores = { memory: Map<number, number>; entity: Map<number, number>; semantic?: Map<number, number>; vector?: Map<number, number> };
+export type SignalScores = {
+  memory: Map<number, number>;
+  entity: Map<number, number>;
+  semantic?: Map<number, number>;
+  vector?: Map<number, number>;
+};
 
 /** One turn as the ranker sees it; neighbours are ids in the same session (null: none or unknown). */
 export type FeatureTurn = {
@@ -41,7 +77,10 @@ export type FeatureTurn = {
 };
 
 /** Whether a turn talks about a date in the window: a resolved phrase overlapping it, not much wider than it. */
-export function talksOf(dates: { from: number; to: number }[] | undefined, window: { from: number; to: number }): boolean {
+export function talksOf(
+  dates: { from: number; to: number }[] | undefined,
+  window: { from: number; to: number },
+): boolean {
   if (!dates) return false;
   const widest = Math.max(3 * (window.to - window.from), 35 * DATE_SLACK_MS);
   return dates.some((d) => d.from <= window.to && d.to >= window.from && d.to - d.from <= widest);
@@ -163,7 +202,10 @@ export function turnFeatures(
     if (found) return found;
     const turn = turnsById.get(id);
     if (!turn) return undefined;
-    const stemmed = turn.text.length <= PASSAGE_MIN_CHARS ? [{ start: 0, end: turn.text.length, stems: cachedStems(cache, id, turn.text) }] : cachedPassages(passageCache, id, turn.text, stem);
+    const stemmed =
+      turn.text.length <= PASSAGE_MIN_CHARS
+        ? [{ start: 0, end: turn.text.length, stems: cachedStems(cache, id, turn.text) }]
+        : cachedPassages(passageCache, id, turn.text, stem);
     bests.set(id, (found = bestPassage(stemmed, terms, idf)));
     return found;
   };
@@ -186,7 +228,7 @@ export function turnFeatures(
   const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
   const wantsNumber = WANTS_NUMBER.test(query.raw);
   const wantsName = WANTS_NAME.test(query.raw);
-  const score = (id: number | null) => (id === null ? 0 : bm25.get(id) ?? 0);
+  const score = (id: number | null) => (id === null ? 0 : (bm25.get(id) ?? 0));
   const out = new Map<number, number[]>();
   for (const turn of turns) {
     const own = read(turn.id);
@@ -206,7 +248,9 @@ export function turnFeatures(
       turn.text.includes('?') ? 1 : 0,
       query.temporal && TIME_WORDS.test(turn.text) ? 1 : 0,
       turn.opener ? 1 : 0,
-      query.window && turn.at >= query.window.from - DATE_SLACK_MS && turn.at <= query.window.to + DATE_SLACK_MS ? 1 : 0,
+      query.window && turn.at >= query.window.from - DATE_SLACK_MS && turn.at <= query.window.to + DATE_SLACK_MS
+        ? 1
+        : 0,
       terms.length > 1 ? (bigrams.get(turn.id) ?? 0) / (terms.length - 1) : 0,
       wantsNumber && NUMBER_WORDS.test(turn.text) ? 1 : 0,
       wantsName && NAMED.test(turn.text) ? 1 : 0,

@@ -12,9 +12,25 @@ import type { SemanticSignal } from './semantic.ts';
 import { documentFrequency, tableRows } from './term-stats.ts';
 import { passageCache, type Passage } from './passages.ts';
 import { textIndexOf } from './text-index.ts';
-import { queryModel, stem, TURN_FEATURES, turnFeatures, wordCache, type FeatureTurn, type SignalScores, type TurnFeature } from './turn-features.ts';
+import {
+  queryModel,
+  stem,
+  TURN_FEATURES,
+  turnFeatures,
+  wordCache,
+  type FeatureTurn,
+  type SignalScores,
+  type TurnFeature,
+} from './turn-features.ts';
 
-export type TurnInfo = { id: number; userId: string; agentId: string | null; sessionId: string; name: string | null; at: number };
+export type TurnInfo = {
+  id: number;
+  userId: string;
+  agentId: string | null;
+  sessionId: string;
+  name: string | null;
+  at: number;
+};
 
 export type TurnTuning = {
   /** For conversations between named people, as LoCoMo's. */
@@ -26,9 +42,33 @@ export type TurnTuning = {
 };
 
 export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
-  bm25: 1, coverage: 1.5, prev: 1.5, next: 0.75, prev2: 1, next2: 0.5, windowCoverage: 1, speaker: 1.5, otherSpeaker: -1,
-  question: -0.5, timeWords: 1.5, opener: 0.5, onDate: 2, bigram: 0.1, number: 1, name: 0.3, memory: 0, entity: 0, talksOfDate: 3, dated: -0.3,
-  semantic: 1, vector: 4, passage: 0, passageCoverage: 0, prevPassage: 0, nextPassage: 0, assistant: 0,
+  bm25: 1,
+  coverage: 1.5,
+  prev: 1.5,
+  next: 0.75,
+  prev2: 1,
+  next2: 0.5,
+  windowCoverage: 1,
+  speaker: 1.5,
+  otherSpeaker: -1,
+  question: -0.5,
+  timeWords: 1.5,
+  opener: 0.5,
+  onDate: 2,
+  bigram: 0.1,
+  number: 1,
+  name: 0.3,
+  memory: 0,
+  entity: 0,
+  talksOfDate: 3,
+  dated: -0.3,
+  semantic: 1,
+  vector: 4,
+  passage: 0,
+  passageCoverage: 0,
+  prevPassage: 0,
+  nextPassage: 0,
+  assistant: 0,
 };
 
 /**
@@ -38,11 +78,28 @@ export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
  */
 export const CHAT_TURN_WEIGHTS: Record<TurnFeature, number> = {
   ...DEFAULT_TURN_WEIGHTS,
-  coverage: 2, prev: 0.2, next: 2, prev2: 0.1, next2: -1, windowCoverage: 0.1, question: -0.5, timeWords: 0.2, opener: -1, onDate: -0.5,
-  bigram: 0.5, number: 0.2, dated: 0.2, prevPassage: 0.1, assistant: -1,
+  coverage: 2,
+  prev: 0.2,
+  next: 2,
+  prev2: 0.1,
+  next2: -1,
+  windowCoverage: 0.1,
+  question: -0.5,
+  timeWords: 0.2,
+  opener: -1,
+  onDate: -0.5,
+  bigram: 0.5,
+  number: 0.2,
+  dated: 0.2,
+  prevPassage: 0.1,
+  assistant: -1,
 };
 
-export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, chatWeights: CHAT_TURN_WEIGHTS, expand: 40 };
+export const DEFAULT_TURN_TUNING: TurnTuning = {
+  weights: DEFAULT_TURN_WEIGHTS,
+  chatWeights: CHAT_TURN_WEIGHTS,
+  expand: 40,
+};
 
 /**
  * The ids of a turn's neighbours as a JSON array, nearest first: SQLite's json_group_array over
@@ -50,7 +107,8 @@ export const DEFAULT_TURN_TUNING: TurnTuning = { weights: DEFAULT_TURN_WEIGHTS, 
  */
 const AGGREGATE = {
   sqlite: (rows: string, _order: string) => `(select json_group_array(id) from (${rows}) x)`,
-  postgres: (rows: string, order: string) => `(select coalesce(json_agg(x.id order by ${order}), '[]')::text from (${rows}) x)`,
+  postgres: (rows: string, order: string) =>
+    `(select coalesce(json_agg(x.id order by ${order}), '[]')::text from (${rows}) x)`,
 } as const;
 
 /** The neighbours statement for each dialect and window size, built once (the port prepares it by its text). */
@@ -73,10 +131,17 @@ function neighboursText(dialect: 'sqlite' | 'postgres', window: number): string 
  * The two turns before and after each turn in its session (by time, then id), nearest first:
  * map of turn -> [[before...], [after...]]. One statement for the whole set.
  */
-export async function neighbourIds(store: Store, ids: number[], window: number): Promise<Map<number, [number[], number[]]>> {
+export async function neighbourIds(
+  store: Store,
+  ids: number[],
+  window: number,
+): Promise<Map<number, [number[], number[]]>> {
   const out = new Map<number, [number[], number[]]>();
   if (ids.length === 0 || window < 1) return out;
-  for (const row of await store.sql.all<{ id: number; prev: string; next: string }>(neighboursText(store.sql.dialect, window), [JSON.stringify(ids)])) {
+  for (const row of await store.sql.all<{ id: number; prev: string; next: string }>(
+    neighboursText(store.sql.dialect, window),
+    [JSON.stringify(ids)],
+  )) {
     out.set(row.id, [JSON.parse(row.prev), JSON.parse(row.next)]);
   }
   return out;
@@ -109,7 +174,7 @@ async function readTurns(store: Store, ids: number[]): Promise<Map<number, TurnR
   if (missing.length === 0) return out;
   const rows = await store.sql.all<TurnRead>(RANK_TURNS, [JSON.stringify(missing)]);
   if (cache.size + missing.length > TURN_CACHE_LIMIT) cache.clear();
-  for (const row of rows) (out.set(row.id, row), cache.set(row.id, row));
+  for (const row of rows) out.set(row.id, row), cache.set(row.id, row);
   return out;
 }
 
@@ -163,33 +228,55 @@ export async function rankTurns(
   const openers = new Set<number>();
   for (const [id, [before, after]] of windows) {
     const run = [...[...before].reverse(), id, ...after];
-    for (let i = 0; i + 1 < run.length; i++) (next.set(run[i]!, run[i + 1]!), prev.set(run[i + 1]!, run[i]!));
-    if (before.length < 2) (openers.add(run[0]!), run.length > 1 && openers.add(run[1]!));
+    for (let i = 0; i + 1 < run.length; i++) next.set(run[i]!, run[i + 1]!), prev.set(run[i + 1]!, run[i]!);
+    if (before.length < 2) openers.add(run[0]!), run.length > 1 && openers.add(run[1]!);
   }
   const scoredIds = [...new Set([...anchors, ...prev.keys(), ...next.keys()])];
   const rows = await readTurns(store, scoredIds);
   // What the turns talk about in time, when the question is about time.
-  const dates = query.window || query.temporal ? await datesOfTurns(store, scoredIds) : new Map<number, { from: number; to: number }[]>();
+  const dates =
+    query.window || query.temporal
+      ? await datesOfTurns(store, scoredIds)
+      : new Map<number, { from: number; to: number }[]>();
   const asFeatureTurn = (row: TurnRead): FeatureTurn => {
     const p = prev.get(row.id) ?? null;
     const n = next.get(row.id) ?? null;
     return {
-      id: row.id, name: row.name, role: row.role, at: row.at, text: row.text, prev: p, next: n,
-      prev2: p === null ? null : prev.get(p) ?? null, next2: n === null ? null : next.get(n) ?? null, opener: openers.has(row.id),
+      id: row.id,
+      name: row.name,
+      role: row.role,
+      at: row.at,
+      text: row.text,
+      prev: p,
+      next: n,
+      prev2: p === null ? null : (prev.get(p) ?? null),
+      next2: n === null ? null : (next.get(n) ?? null),
+      opener: openers.has(row.id),
       dates: dates.get(row.id),
     };
   };
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
   const withSemantic = semantic ? { ...signals, [semantic.feature]: semantic.similarity(rows.values()) } : signals;
-  const features = turnFeatures(queryModel(query, await idfFor(store, space, query)), scored, bm25, turns, withSemantic, wordCache(store), passageCache(store), passages);
+  const features = turnFeatures(
+    queryModel(query, await idfFor(store, space, query)),
+    scored,
+    bm25,
+    turns,
+    withSemantic,
+    wordCache(store),
+    passageCache(store),
+    passages,
+  );
   // The weights for the kind of conversation: one with an assistant, or one between named people.
   const profile = scored.some((t) => t.role === 'assistant') ? tuning.chatWeights : tuning.weights;
   const weights = TURN_FEATURES.map((f) => profile[f]);
   const ranked: Scored[] = [];
-  for (const [id, vector] of features) ranked.push({ id, score: vector.reduce((sum, x, i) => sum + x * weights[i]!, 0) });
+  for (const [id, vector] of features)
+    ranked.push({ id, score: vector.reduce((sum, x, i) => sum + x * weights[i]!, 0) });
   // Candidates below the scored ones keep their BM25 order (their other features are unknown).
-  for (const c of candidates) if (!features.has(c.id)) ranked.push({ id: c.id, score: profile.bm25 * bm25.get(c.id)! - 1e3 });
+  for (const c of candidates)
+    if (!features.has(c.id)) ranked.push({ id: c.id, score: profile.bm25 * bm25.get(c.id)! - 1e3 });
   ranked.sort((a, b) => b.score - a.score || a.id - b.id);
   return { ranked, features, passages };
 }

@@ -2,7 +2,7 @@
 // a hit is a fact, reflection or turn, with its fused score and its rank in every signal.
 import { z } from 'zod';
 import { MEMORY_STATUSES } from '../../../drizzle/vocabulary.ts';
-import { SEARCH_KINDS, SIGNALS } from '../vocabulary.ts';
+import { SEARCH_KINDS, type SIGNALS } from '../vocabulary.ts';
 import type { MemoryRow } from '../memories.ts';
 import type { TurnRow } from '../turns.ts';
 import { tagsSchema } from '../validation.ts';
@@ -20,7 +20,10 @@ export const searchSchema = z
   .object({
     /** Free text. Any string is safe: it is tokenised, never passed through as FTS syntax. */
     query: z.string().max(MAX_QUERY_CHARS),
-    kinds: z.array(z.enum(SEARCH_KINDS)).min(1).default([...SEARCH_KINDS]),
+    kinds: z
+      .array(z.enum(SEARCH_KINDS))
+      .min(1)
+      .default([...SEARCH_KINDS]),
     limit: z.number().int().min(1).max(200).default(10),
     /** Only these sessions. */
     sessionIds: z.array(z.string().trim().min(1)).max(1000).nullish(),
@@ -36,7 +39,10 @@ export const searchSchema = z
     /** Turns by these speakers only (turns.name, case-insensitive). */
     speakers: z.array(z.string().trim().min(1)).max(100).nullish(),
   })
-  .refine((v) => v.from == null || v.to == null || v.from <= v.to, { message: 'from must not be after to', path: ['from'] });
+  .refine((v) => v.from == null || v.to == null || v.from <= v.to, {
+    message: 'from must not be after to',
+    path: ['from'],
+  });
 
 export type SearchInput = z.input<typeof searchSchema>;
 export type SearchFilter = z.output<typeof searchSchema>;

@@ -73,7 +73,8 @@ const cacheOf = (store: Store) => {
   return cache;
 };
 const keyOf = (table: VectorTable, userId: string) => `${table}\u0000${userId}`;
-const bytesOf = (index: Index) => (index.wasm ? index.wasm.memory.buffer.byteLength : index.codes.byteLength) + index.ids.byteLength;
+const bytesOf = (index: Index) =>
+  (index.wasm ? index.wasm.memory.buffer.byteLength : index.codes.byteLength) + index.ids.byteLength;
 
 /**
  * From this many slots an index keeps its codes in a WebAssembly memory of its own and is scanned
@@ -90,7 +91,7 @@ const HISTOGRAM_AT = 512;
 const CODES_AT = HISTOGRAM_AT + 16384;
 const PAGE = 65536;
 const distancesAt = (index: Index) => CODES_AT + index.ids.length * index.words * 4;
-const collectedAt = (index: Index) => distancesAt(index) + index.ids.length * 2 + 3 & ~3;
+const collectedAt = (index: Index) => (distancesAt(index) + index.ids.length * 2 + 3) & ~3;
 
 /** The byte offset of room for `m` collected slots past the distances, the memory grown for them if needed. */
 function collectRoom(index: Index, memory: WebAssembly.Memory, m: number): number {
@@ -119,7 +120,8 @@ function remove(cache: Cache, key: string) {
 export function dropIndexes(store: Store, userId?: string) {
   const cache = caches.get(store);
   if (!cache) return;
-  for (const key of [...cache.indexes.keys()]) if (userId === undefined || key.endsWith(`\u0000${userId}`)) remove(cache, key);
+  for (const key of [...cache.indexes.keys()])
+    if (userId === undefined || key.endsWith(`\u0000${userId}`)) remove(cache, key);
 }
 
 /** Marks deleted rows of `users` in their indexes, so a forgotten row's bits do not linger in memory. */
@@ -201,7 +203,10 @@ async function catchUp(store: Store, table: VectorTable, userId: string, index: 
     index.seq = batch.seq!;
     if (batch.n > 0) {
       grow(index, index.size + batch.n);
-      new Uint8Array(index.codes.buffer, index.codes.byteOffset).set(Buffer.from(batch.codes!, 'hex'), index.size * width);
+      new Uint8Array(index.codes.buffer, index.codes.byteOffset).set(
+        Buffer.from(batch.codes!, 'hex'),
+        index.size * width,
+      );
       for (const id of batch.ids!.split(',')) index.ids[index.size++] = Number(id);
     }
     if (batch.rows < READ_BATCH) return;
@@ -227,7 +232,20 @@ async function indexFor(store: Store, table: VectorTable, userId: string, words:
     }
   }
   if (!index) {
-    index = { words, mean, codes: new Uint32Array(0), ids: new Float64Array(0), wasm: null, size: 0, dead: [], built: 0, seq: 0, stale: false, counted: 0, catching: null };
+    index = {
+      words,
+      mean,
+      codes: new Uint32Array(0),
+      ids: new Float64Array(0),
+      wasm: null,
+      size: 0,
+      dead: [],
+      built: 0,
+      seq: 0,
+      stale: false,
+      counted: 0,
+      catching: null,
+    };
     cache.indexes.set(key, index);
   }
   // Another query's failed catch-up is that query's error: this one reads for itself.
@@ -258,7 +276,14 @@ let distances = new Uint16Array(0);
  * every live id when the user has no more than `m`. Selecting is O(n): distances are counted in a
  * histogram, which gives the cut-off distance, then one pass collects what is under it.
  */
-export async function hammingNearest(store: Store, table: VectorTable, userId: string, query: Uint32Array, mean: string, m: number): Promise<number[]> {
+export async function hammingNearest(
+  store: Store,
+  table: VectorTable,
+  userId: string,
+  query: Uint32Array,
+  mean: string,
+  m: number,
+): Promise<number[]> {
   const index = await indexFor(store, table, userId, query.length, mean);
   const { size, ids, codes, words } = index;
   if (size - index.dead.length <= m) return [...new Set(Array.from(ids.subarray(0, size)).filter((id) => id >= 0))];

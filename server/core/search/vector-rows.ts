@@ -56,7 +56,11 @@ export async function writeRows(store: Store, table: VectorTable, given: VectorR
   if (rows.length === 0) return;
   const mean = (await meanOf(store, table)).values;
   let seq = (await takeSeqs(store, rows.length)) - rows.length;
-  await upsertRows(store, table, rows.map(({ id, userId, vector }) => ({ id, userId, seq: ++seq, code: codeBlob(signBits(vector, mean)), vector })));
+  await upsertRows(
+    store,
+    table,
+    rows.map(({ id, userId, vector }) => ({ id, userId, seq: ++seq, code: codeBlob(signBits(vector, mean)), vector })),
+  );
   if (!mean) await lockMeanWhenDue(store, table);
 }
 
@@ -88,5 +92,6 @@ async function lockMeanWhenDue(store: Store, table: VectorTable) {
 
 /** Forgets the tables' means with their vectors (a reset: the next model's vectors get their own). */
 export async function forgetMeans(store: Store) {
-  for (const table of Object.keys(VECTOR_TABLES) as VectorTable[]) await store.sql.run('delete from meta where key = ?', [meanMetaKey(table)]);
+  for (const table of Object.keys(VECTOR_TABLES) as VectorTable[])
+    await store.sql.run('delete from meta where key = ?', [meanMetaKey(table)]);
 }

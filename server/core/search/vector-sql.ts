@@ -20,10 +20,13 @@ export const READ_BATCH = 65536;
 const VECTOR_COLUMN = 'embedding_vector';
 
 type Backend = 'sqlite' | 'pgvector' | 'postgres';
-const backendOf = (store: Store): Backend => (store.sql.dialect === 'sqlite' ? 'sqlite' : store.features.vec ? 'pgvector' : 'postgres');
+const backendOf = (store: Store): Backend =>
+  store.sql.dialect === 'sqlite' ? 'sqlite' : store.features.vec ? 'pgvector' : 'postgres';
 
 const perTable = (text: (table: VectorTable, name: string) => string) =>
-  Object.fromEntries(Object.entries(VECTOR_TABLES).map(([table, name]) => [table, text(table as VectorTable, name)])) as Record<VectorTable, string>;
+  Object.fromEntries(
+    Object.entries(VECTOR_TABLES).map(([table, name]) => [table, text(table as VectorTable, name)]),
+  ) as Record<VectorTable, string>;
 
 /** Rows stored per statement: one round trip for many (a Postgres server is across a connection). */
 const UPSERT_BATCH = 64;
@@ -53,7 +56,8 @@ export async function upsertRows(store: Store, table: VectorTable, rows: StoredR
     const batch = rows.slice(from, from + UPSERT_BATCH);
     const key = `${backend}:${table}:${batch.length}`;
     let text = upserts.get(key);
-    if (text === undefined) upserts.set(key, (text = upsertText(VECTOR_TABLES[table], backend === 'pgvector', batch.length)));
+    if (text === undefined)
+      upserts.set(key, (text = upsertText(VECTOR_TABLES[table], backend === 'pgvector', batch.length)));
     const args = batch.flatMap((row) => {
       const cells = [row.id, row.userId, row.seq, row.code, blobOf(row.vector)];
       return backend === 'pgvector' ? [...cells, vectorText(row.vector)] : cells;
@@ -66,13 +70,18 @@ export async function upsertRows(store: Store, table: VectorTable, rows: StoredR
 // same order, and a code of another size (vectors reset to other dimensions elsewhere) is left out.
 const codesText = (name: string, dialect: 'sqlite' | 'postgres') => {
   const [ids, codes] =
-    dialect === 'sqlite' ? ['group_concat(id)', "group_concat(hex(code), '')"] : ["string_agg(id::text, ',' order by seq)", "string_agg(encode(code, 'hex'), '' order by seq)"];
+    dialect === 'sqlite'
+      ? ['group_concat(id)', "group_concat(hex(code), '')"]
+      : ["string_agg(id::text, ',' order by seq)", "string_agg(encode(code, 'hex'), '' order by seq)"];
   return `select count(*) as rows, max(seq) as seq, count(*) filter (where length(code) = ?) as n,
           ${ids} filter (where length(code) = ?) as ids,
           ${codes} filter (where length(code) = ?) as codes
    from (select id, seq, code from ${name} where user_id = ? and seq > ? order by seq limit ${READ_BATCH}) x`;
 };
-const CODES = { sqlite: perTable((_, name) => codesText(name, 'sqlite')), postgres: perTable((_, name) => codesText(name, 'postgres')) };
+const CODES = {
+  sqlite: perTable((_, name) => codesText(name, 'sqlite')),
+  postgres: perTable((_, name) => codesText(name, 'postgres')),
+};
 
 export const codesStatement = (store: Store, table: VectorTable) => CODES[store.sql.dialect][table];
 
@@ -90,21 +99,39 @@ const RERANK = {
     (_, name) => `select id, distance from (select id, ${VECTOR_COLUMN} <=> cast(? as vector) as distance from ${name}
      where id in (select value from sm_ids(?)) and user_id || '' = ? and length(embedding) = ?) as near order by distance, id limit ?`,
   ),
-  postgres: perTable((_, name) => `select id, embedding from ${name} where id in (select value from sm_ids(?)) and user_id || '' = ? and length(embedding) = ?`),
+  postgres: perTable(
+    (_, name) =>
+      `select id, embedding from ${name} where id in (select value from sm_ids(?)) and user_id || '' = ? and length(embedding) = ?`,
+  ),
 };
 
 /** The candidates that still exist for the user, nearest to `vector` first by cosine distance (ties by id). */
-export async function rerank(store: Store, table: VectorTable, userId: string, candidates: number[], vector: Float32Array): Promise<Near[]> {
+export async function rerank(
+  store: Store,
+  table: VectorTable,
+  userId: string,
+  candidates: number[],
+  vector: Float32Array,
+): Promise<Near[]> {
   const backend = backendOf(store);
   const list = JSON.stringify(candidates);
   if (backend === 'postgres') {
-    const rows = (await store.sql.values(RERANK.postgres[table], [list, userId, vector.length * 4])) as [number, Buffer][];
+    const rows = (await store.sql.values(RERANK.postgres[table], [list, userId, vector.length * 4])) as [
+      number,
+      Buffer,
+    ][];
     return rows
       .map(([id, blob]) => ({ id, distance: cosineDistance(vector, new Float32Array(new Uint8Array(blob).buffer)) }))
       .sort((a, b) => a.distance - b.distance || a.id - b.id);
   }
   const query = backend === 'sqlite' ? blobOf(vector) : vectorText(vector);
-  const rows = (await store.sql.values(RERANK[backend][table], [query, list, userId, vector.length * 4, candidates.length])) as [number, number][];
+  const rows = (await store.sql.values(RERANK[backend][table], [
+    query,
+    list,
+    userId,
+    vector.length * 4,
+    candidates.length,
+  ])) as [number, number][];
   return rows.map(([id, distance]) => ({ id, distance }));
 }
 
@@ -121,7 +148,8 @@ function cosineDistance(a: Float32Array, b: Float32Array): number {
   return na === 0 || nb === 0 ? 1 : 1 - dot / Math.sqrt(na * nb);
 }
 
-const HAS_COLUMN = 'select 1 from information_schema.columns where table_schema = current_schema() and table_name = ? and column_name = ?';
+const HAS_COLUMN =
+  'select 1 from information_schema.columns where table_schema = current_schema() and table_name = ? and column_name = ?';
 /** Rows written before pgvector was there: their vector column is filled from the stored float32, a batch at a time. */
 const MISSING = perTable((_, name) => `select id, embedding from ${name} where ${VECTOR_COLUMN} is null limit 1000`);
 const FILL = perTable((_, name) => `update ${name} set ${VECTOR_COLUMN} = cast(? as vector) where id = ?`);
@@ -139,7 +167,8 @@ export async function prepareVectorTables(store: Store) {
     await store.sql.run(`alter table ${name} add column if not exists ${VECTOR_COLUMN} vector`);
     for (;;) {
       const rows = (await store.sql.values(MISSING[table])) as [number, Buffer][];
-      for (const [id, blob] of rows) await store.sql.run(FILL[table], [vectorText(new Float32Array(new Uint8Array(blob).buffer)), id]);
+      for (const [id, blob] of rows)
+        await store.sql.run(FILL[table], [vectorText(new Float32Array(new Uint8Array(blob).buffer)), id]);
       if (rows.length < 1000) break;
     }
   }

@@ -11,7 +11,8 @@ export type VectorTable = keyof typeof VECTOR_TABLES;
 
 const states = new WeakMap<object, VectorState>();
 
-export const vectorState = (store: object): VectorState => states.get(store) ?? { ready: false, reason: 'no embedding model configured' };
+export const vectorState = (store: object): VectorState =>
+  states.get(store) ?? { ready: false, reason: 'no embedding model configured' };
 export const vectorsReady = (store: object) => vectorState(store).ready;
 
 export function setVectorState(store: object, state: VectorState): VectorState {

@@ -52,7 +52,8 @@ export async function lockedSpec(store: Store): Promise<VectorSpec | null> {
   return (row?.value as VectorSpec | undefined) ?? null;
 }
 
-const tableExists = async (store: Store, name: string) => (await store.sql.get('select 1 from sqlite_master where name = ?', [name])) !== undefined;
+const tableExists = async (store: Store, name: string) =>
+  (await store.sql.get('select 1 from sqlite_master where name = ?', [name])) !== undefined;
 
 /** Vectors need sqlite-vec's functions on SQLite; Postgres reranks with pgvector or without it (vector-sql.ts). */
 const unavailable = (store: Store): VectorState | null =>
@@ -75,7 +76,11 @@ async function moveLegacyVectors(store: Store, spec: VectorSpec) {
       );
       const moved = rows
         .filter((r) => r.embedding.length === spec.dimensions * 4)
-        .map((r) => ({ id: Number(r.id), userId: r.userId, vector: new Float32Array(new Uint8Array(r.embedding).buffer) }));
+        .map((r) => ({
+          id: Number(r.id),
+          userId: r.userId,
+          vector: new Float32Array(new Uint8Array(r.embedding).buffer),
+        }));
       await writeRows(store, table, moved);
       await store.sql.run(`drop table ${legacy}`);
     });
@@ -104,7 +109,12 @@ export async function initVectors(store: Store, spec: VectorSpec): Promise<Vecto
     // (400 ids of 100k 256-d rows: 1.3 -> 0.8 ms). A connection setting; SQLite maps at most this much.
     store.sqlite.pragma(`mmap_size = ${2 ** 30}`);
   }
-  if (!locked) await store.db.insert(meta).values({ key: EMBEDDING_META_KEY, value: spec }).onConflictDoUpdate({ target: meta.key, set: { value: spec } }).run();
+  if (!locked)
+    await store.db
+      .insert(meta)
+      .values({ key: EMBEDDING_META_KEY, value: spec })
+      .onConflictDoUpdate({ target: meta.key, set: { value: spec } })
+      .run();
   if (store.sql.dialect === 'sqlite') await moveLegacyVectors(store, spec);
   else await write(store, () => prepareVectorTables(store));
   return setState(store, { ready: true, spec });
@@ -127,12 +137,19 @@ export async function resetVectors(store: Store, spec: VectorSpec): Promise<Vect
 const setState = setVectorState;
 
 /** Stores (or replaces) vectors, each under its row's user. A replaced vector takes a new seq, so indexes read it again. */
-export async function putVectors(store: Store, table: VectorTable, rows: { id: number; userId: string; vector: Float32Array }[]) {
+export async function putVectors(
+  store: Store,
+  table: VectorTable,
+  rows: { id: number; userId: string; vector: Float32Array }[],
+) {
   // One transaction: the seqs taken and the rows written commit together (joins the caller's, if any).
   await write(store, () => writeRows(store, table, rows));
 }
 
-const HAS_VECTOR: Record<VectorTable, string> = { memories: `select 1 from ${VECTOR_TABLES.memories} where id = ?`, turns: `select 1 from ${VECTOR_TABLES.turns} where id = ?` };
+const HAS_VECTOR: Record<VectorTable, string> = {
+  memories: `select 1 from ${VECTOR_TABLES.memories} where id = ?`,
+  turns: `select 1 from ${VECTOR_TABLES.turns} where id = ?`,
+};
 
 export async function hasVector(store: Store, table: VectorTable, id: number): Promise<boolean> {
   return (await store.sql.get(HAS_VECTOR[table], [id])) !== undefined;
@@ -146,7 +163,14 @@ export async function countVectors(store: Store, table: VectorTable): Promise<nu
  * The user's nearest ids by cosine distance, nearest first (that user's vectors only: the index
  * is the user's, and the rerank reads rows of that user). Other filters apply afterwards (hydrate).
  */
-export async function knnIds(store: Store, space: Space, table: VectorTable, vector: Float32Array, k: number, pool = rerankPool(k)): Promise<number[]> {
+export async function knnIds(
+  store: Store,
+  space: Space,
+  table: VectorTable,
+  vector: Float32Array,
+  k: number,
+  pool = rerankPool(k),
+): Promise<number[]> {
   return (await knnPool(store, space, table, vector, k, pool)).slice(0, k).map((near) => near.id);
 }
 
@@ -154,7 +178,14 @@ export async function knnIds(store: Store, space: Space, table: VectorTable, vec
  * Every candidate the KNN of k reranked exactly (`pool` of them, or all of the user's rows when
  * fewer), with its distance, nearest first.
  */
-export async function knnPool(store: Store, space: Space, table: VectorTable, vector: Float32Array, k: number, pool = rerankPool(k)): Promise<Near[]> {
+export async function knnPool(
+  store: Store,
+  space: Space,
+  table: VectorTable,
+  vector: Float32Array,
+  k: number,
+  pool = rerankPool(k),
+): Promise<Near[]> {
   const state = vectorState(store);
   if (!state.ready || vector.length !== state.spec.dimensions || k <= 0) return [];
   const mean = await meanOf(store, table);

@@ -40,13 +40,28 @@ function EntityOverview() {
       <div class="grid two">
         <Section title="Mentioned together" actions={<Legend />}>
           {graph.error && <ErrorBox error={graph.error} retry={graph.reload} />}
-          {graph.data ? <EntityGraphView graph={graph.data.entityGraph} label="co-mention graph of the 30 most mentioned entities" /> : !graph.error && <Loading />}
-          <p class="muted">The 30 most mentioned entities; a line joins two mentioned in the same memory or turn, thicker the more often.</p>
+          {graph.data ? (
+            <EntityGraphView
+              graph={graph.data.entityGraph}
+              label="co-mention graph of the 30 most mentioned entities"
+            />
+          ) : (
+            !graph.error && <Loading />
+          )}
+          <p class="muted">
+            The 30 most mentioned entities; a line joins two mentioned in the same memory or turn, thicker the more
+            often.
+          </p>
         </Section>
         <Section title="All entities">
           <label class="field">
             <span>Find</span>
-            <input type="search" value={q} placeholder="name or alias" onInput={(event) => setQ((event.target as HTMLInputElement).value)} />
+            <input
+              type="search"
+              value={q}
+              placeholder="name or alias"
+              onInput={(event) => setQ((event.target as HTMLInputElement).value)}
+            />
           </label>
           {list.error && <ErrorBox error={list.error} retry={list.reload} />}
           {list.data && (
@@ -95,7 +110,9 @@ function EntityProfile({ id }: { id: number }) {
       <div class="grid two">
         <Section title="Mentioned with">
           {graph.error && <ErrorBox error={graph.error} retry={graph.reload} />}
-          {graph.data && <EntityGraphView graph={graph.data.entityGraph} current={id} label={`entities mentioned with ${e.name}`} />}
+          {graph.data && (
+            <EntityGraphView graph={graph.data.entityGraph} current={id} label={`entities mentioned with ${e.name}`} />
+          )}
           {neighbours.length > 0 && (
             <ul class="plain">
               {neighbours.map((n) => (

@@ -3,7 +3,13 @@
 // archived (for any other reason), read a page of 100 at a time as the list scrolls, and drawn
 // by a virtual list. New memory events refresh the list while it is scrolled to the top.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { MemoryLayer, MemorySort, MemoryStatus, type MemoriesQueryVariables, type MemoryFieldsFragment } from '../../../client/src/index.ts';
+import {
+  MemoryLayer,
+  type MemorySort,
+  MemoryStatus,
+  type MemoriesQueryVariables,
+  type MemoryFieldsFragment,
+} from '../../../client/src/index.ts';
 import { useApi, useQuery, type ShownError } from '../api.ts';
 import { href, replaceParams, type Route } from '../router.ts';
 import { count, ErrorBox, Loading, MemoryBadges, MemoryNumbers, Time } from '../ui.tsx';
@@ -21,13 +27,25 @@ const STATUS_FILTER: Record<Status, Pick<MemoriesQueryVariables, 'status' | 'sup
   archived: { status: MemoryStatus.Archived, superseded: false },
 };
 
-function Choice<T extends string>(props: { legend: string; name: string; value: T; options: [T, string][]; onChange: (value: T) => void }) {
+function Choice<T extends string>(props: {
+  legend: string;
+  name: string;
+  value: T;
+  options: [T, string][];
+  onChange: (value: T) => void;
+}) {
   return (
     <fieldset class="segmented">
       <legend>{props.legend}</legend>
       {props.options.map(([value, label]) => (
         <label key={value} class={props.value === value ? 'on' : ''}>
-          <input type="radio" name={props.name} value={value} checked={props.value === value} onChange={() => props.onChange(value)} />
+          <input
+            type="radio"
+            name={props.name}
+            value={value}
+            checked={props.value === value}
+            onChange={() => props.onChange(value)}
+          />
           {label}
         </label>
       ))}
@@ -36,9 +54,17 @@ function Choice<T extends string>(props: { legend: string; name: string; value: 
 }
 
 export function MemoriesView({ route }: { route: Route }) {
-  const layer = (['short', 'mid', 'long'].includes(route.params.get('layer') ?? '') ? route.params.get('layer') : 'mid') as Layer;
-  const status = (['active', 'superseded', 'archived'].includes(route.params.get('status') ?? '') ? route.params.get('status') : 'active') as Status;
-  const sort = (['SCORE', 'RECENT', 'HITS'].includes(route.params.get('sort') ?? '') ? route.params.get('sort') : 'SCORE') as MemorySort;
+  const layer = (
+    ['short', 'mid', 'long'].includes(route.params.get('layer') ?? '') ? route.params.get('layer') : 'mid'
+  ) as Layer;
+  const status = (
+    ['active', 'superseded', 'archived'].includes(route.params.get('status') ?? '')
+      ? route.params.get('status')
+      : 'active'
+  ) as Status;
+  const sort = (
+    ['SCORE', 'RECENT', 'HITS'].includes(route.params.get('sort') ?? '') ? route.params.get('sort') : 'SCORE'
+  ) as MemorySort;
   const q = route.params.get('q') ?? '';
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
@@ -52,19 +78,36 @@ export function MemoriesView({ route }: { route: Route }) {
     <div class="view">
       <h1>Memories</h1>
       <div class="filters">
-        <Choice legend="Layer" name="layer" value={layer} options={[['short', 'Short'], ['mid', 'Mid'], ['long', 'Long']]} onChange={(v) => replaceParams(route, { layer: v })} />
+        <Choice
+          legend="Layer"
+          name="layer"
+          value={layer}
+          options={[
+            ['short', 'Short'],
+            ['mid', 'Mid'],
+            ['long', 'Long'],
+          ]}
+          onChange={(v) => replaceParams(route, { layer: v })}
+        />
         {layer !== 'short' && (
           <>
             <Choice
               legend="Status"
               name="status"
               value={status}
-              options={[['active', 'Active'], ['superseded', 'Superseded'], ['archived', 'Archived']]}
+              options={[
+                ['active', 'Active'],
+                ['superseded', 'Superseded'],
+                ['archived', 'Archived'],
+              ]}
               onChange={(v) => replaceParams(route, { status: v })}
             />
             <label class="field">
               <span>Sort</span>
-              <select value={sort} onChange={(event) => replaceParams(route, { sort: (event.target as HTMLSelectElement).value })}>
+              <select
+                value={sort}
+                onChange={(event) => replaceParams(route, { sort: (event.target as HTMLSelectElement).value })}
+              >
                 <option value="SCORE">score</option>
                 <option value="RECENT">recently seen</option>
                 <option value="HITS">hits</option>
@@ -72,12 +115,21 @@ export function MemoriesView({ route }: { route: Route }) {
             </label>
             <label class="field grow">
               <span>Filter</span>
-              <input type="search" placeholder="words in the memory" value={text} onInput={(event) => setText((event.target as HTMLInputElement).value)} />
+              <input
+                type="search"
+                placeholder="words in the memory"
+                value={text}
+                onInput={(event) => setText((event.target as HTMLInputElement).value)}
+              />
             </label>
           </>
         )}
       </div>
-      {layer === 'short' ? <ShortTerm route={route} /> : <MemoryList layer={layer === 'long' ? MemoryLayer.Long : MemoryLayer.Mid} status={status} sort={sort} q={q} />}
+      {layer === 'short' ? (
+        <ShortTerm route={route} />
+      ) : (
+        <MemoryList layer={layer === 'long' ? MemoryLayer.Long : MemoryLayer.Mid} status={status} sort={sort} q={q} />
+      )}
     </div>
   );
 }
@@ -88,7 +140,12 @@ function MemoryList({ layer, status, sort, q }: { layer: MemoryLayer; status: St
   const [total, setTotal] = useState<number | null>(null);
   const [error, setError] = useState<ShownError | null>(null);
   const [loading, setLoading] = useState(false);
-  const cursor = useRef<{ after: string | null; more: boolean; generation: number; busy: boolean }>({ after: null, more: true, generation: 0, busy: false });
+  const cursor = useRef<{ after: string | null; more: boolean; generation: number; busy: boolean }>({
+    after: null,
+    more: true,
+    generation: 0,
+    busy: false,
+  });
   const filterKey = `${layer}|${status}|${sort}|${q}`;
   const [atTop, setAtTop] = useState(true);
   const [fresh, setFresh] = useState(0);
@@ -107,12 +164,21 @@ function MemoryList({ layer, status, sort, q }: { layer: MemoryLayer; status: St
       const generation = state.generation;
       setLoading(true);
       try {
-        const { memories } = await client.memories({ layer, sort, q: q || undefined, first: PAGE, after: state.after, ...STATUS_FILTER[status] });
+        const { memories } = await client.memories({
+          layer,
+          sort,
+          q: q || undefined,
+          first: PAGE,
+          after: state.after,
+          ...STATUS_FILTER[status],
+        });
         if (generation !== state.generation) return;
         state.after = memories.pageInfo.endCursor ?? null;
         state.more = memories.pageInfo.hasNextPage;
         setTotal(memories.totalCount);
-        setItems((previous) => (reset ? memories.edges.map((e) => e.node) : [...previous, ...memories.edges.map((e) => e.node)]));
+        setItems((previous) =>
+          reset ? memories.edges.map((e) => e.node) : [...previous, ...memories.edges.map((e) => e.node)],
+        );
         setError(null);
       } catch (failure) {
         if (generation === state.generation) setError(report(failure));
@@ -201,16 +267,23 @@ function ShortTerm({ route }: { route: Route }) {
   const { liveTick } = useApi();
   const sessions = useQuery((c) => c.sessions({ first: 50 }), []);
   const chosen = route.params.get('session') ?? sessions.data?.sessions.edges[0]?.node.id ?? null;
-  const session = useQuery((c) => (chosen ? c.session({ id: chosen, last: 100 }) : Promise.resolve(null)), [chosen, liveTick]);
+  const session = useQuery(
+    (c) => (chosen ? c.session({ id: chosen, last: 100 }) : Promise.resolve(null)),
+    [chosen, liveTick],
+  );
   if (sessions.error) return <ErrorBox error={sessions.error} retry={sessions.reload} />;
   if (!sessions.data) return <Loading />;
-  if (sessions.data.sessions.totalCount === 0) return <p class="empty">No sessions yet: the short-term layer is a session's latest turns.</p>;
+  if (sessions.data.sessions.totalCount === 0)
+    return <p class="empty">No sessions yet: the short-term layer is a session's latest turns.</p>;
   const turns = session.data?.session?.turns;
   return (
     <div>
       <label class="field">
         <span>Session</span>
-        <select value={chosen ?? ''} onChange={(event) => replaceParams(route, { session: (event.target as HTMLSelectElement).value })}>
+        <select
+          value={chosen ?? ''}
+          onChange={(event) => replaceParams(route, { session: (event.target as HTMLSelectElement).value })}
+        >
           {sessions.data.sessions.edges.map(({ node }) => (
             <option key={node.id} value={node.id}>
               {node.id} ({count(node.turnCount, 'turn')})
@@ -222,7 +295,8 @@ function ShortTerm({ route }: { route: Route }) {
       {turns && (
         <>
           <p class="summary">
-            The last {count(turns.edges.length, 'turn')} of {turns.totalCount} in <a href={href('sessions', chosen!)}>{chosen}</a>, oldest first.
+            The last {count(turns.edges.length, 'turn')} of {turns.totalCount} in{' '}
+            <a href={href('sessions', chosen!)}>{chosen}</a>, oldest first.
           </p>
           <ol class="turns">
             {turns.edges.map(({ node }) => (

@@ -17,7 +17,8 @@ export function MemoryView({ id }: { id: number }) {
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => setNotice(null), [id]);
   const loaded = useQuery((c) => Promise.all([c.memory({ id }), c.explain({ id })]), [id, liveTick]);
-  if (!Number.isInteger(id) || id <= 0) return <ErrorBox error={{ code: 'BAD_USER_INPUT', message: 'not a memory id' }} />;
+  if (!Number.isInteger(id) || id <= 0)
+    return <ErrorBox error={{ code: 'BAD_USER_INPUT', message: 'not a memory id' }} />;
   if (loaded.error && !loaded.data) return <ErrorBox error={loaded.error} retry={loaded.reload} />;
   if (!loaded.data) return <Loading />;
   const [{ memory }, { explain }] = loaded.data;
@@ -63,7 +64,10 @@ function Summary({ memory, explain }: { memory: Memory; explain: Explanation }) 
   if (memory.agentId) facts.push(['Agent', memory.agentId]);
   if (memory.fact) {
     const { subject, slot, value, polarity } = memory.fact;
-    facts.push(['Fact', <code>{`${subject}.${slot}${value !== null ? ` = ${value}` : ''}${polarity === -1 ? ' (negated)' : ''}`}</code>]);
+    facts.push([
+      'Fact',
+      <code>{`${subject}.${slot}${value !== null ? ` = ${value}` : ''}${polarity === -1 ? ' (negated)' : ''}`}</code>,
+    ]);
   }
   return (
     <div class="summary-block">
@@ -89,7 +93,15 @@ function Summary({ memory, explain }: { memory: Memory; explain: Explanation }) 
   );
 }
 
-function Actions({ memory, onDone, onNotice }: { memory: Memory; onDone: () => void; onNotice: (text: string) => void }) {
+function Actions({
+  memory,
+  onDone,
+  onNotice,
+}: {
+  memory: Memory;
+  onDone: () => void;
+  onNotice: (text: string) => void;
+}) {
   const { viewer } = useApi();
   const [mode, setMode] = useState<'none' | 'correct' | 'forget'>('none');
   const [text, setText] = useState(memory.content);
@@ -115,10 +127,21 @@ function Actions({ memory, onDone, onNotice }: { memory: Memory; onDone: () => v
         >
           Confirm
         </button>
-        <button type="button" disabled={readOnly || !active} aria-expanded={mode === 'correct'} onClick={() => setMode(mode === 'correct' ? 'none' : 'correct')}>
+        <button
+          type="button"
+          disabled={readOnly || !active}
+          aria-expanded={mode === 'correct'}
+          onClick={() => setMode(mode === 'correct' ? 'none' : 'correct')}
+        >
           Correct…
         </button>
-        <button type="button" class="danger" disabled={readOnly} aria-expanded={mode === 'forget'} onClick={() => setMode(mode === 'forget' ? 'none' : 'forget')}>
+        <button
+          type="button"
+          class="danger"
+          disabled={readOnly}
+          aria-expanded={mode === 'forget'}
+          onClick={() => setMode(mode === 'forget' ? 'none' : 'forget')}
+        >
           Forget…
         </button>
         {readOnly && <span class="muted">This token is read-only.</span>}
@@ -134,10 +157,19 @@ function Actions({ memory, onDone, onNotice }: { memory: Memory; onDone: () => v
         >
           <label>
             Corrected fact (the old one is archived, superseded by it)
-            <textarea rows={2} value={text} onInput={(event) => setText((event.target as HTMLTextAreaElement).value)} required />
+            <textarea
+              rows={2}
+              value={text}
+              onInput={(event) => setText((event.target as HTMLTextAreaElement).value)}
+              required
+            />
           </label>
           <div class="row">
-            <button type="submit" class="primary" disabled={correct.busy || !text.trim() || text.trim() === memory.content}>
+            <button
+              type="submit"
+              class="primary"
+              disabled={correct.busy || !text.trim() || text.trim() === memory.content}
+            >
               Save correction
             </button>
             <button type="button" onClick={() => setMode('none')}>
@@ -149,7 +181,8 @@ function Actions({ memory, onDone, onNotice }: { memory: Memory; onDone: () => v
       {mode === 'forget' && (
         <div class="inline-form" role="group" aria-label="Forget this memory">
           <p>
-            Forget memory #{memory.id} for good? Its text, search entries and vectors are deleted; only its decision log stays.
+            Forget memory #{memory.id} for good? Its text, search entries and vectors are deleted; only its decision log
+            stays.
           </p>
           <div class="row">
             <button
@@ -160,7 +193,9 @@ function Actions({ memory, onDone, onNotice }: { memory: Memory; onDone: () => v
                 const result = await forget.run();
                 if (result) {
                   setMode('none');
-                  onNotice(`Forgotten: ${result.forget.deleted === 1 ? '1 memory' : `${result.forget.deleted} memories`} deleted.`);
+                  onNotice(
+                    `Forgotten: ${result.forget.deleted === 1 ? '1 memory' : `${result.forget.deleted} memories`} deleted.`,
+                  );
                   onDone();
                 }
               }}
@@ -188,7 +223,8 @@ function Score({ explain }: { explain: Explanation }) {
   return (
     <Section title="Why it is here">
       <p>
-        Score now <strong>{num(explain.score, 3)}</strong> ({explain.status.toLowerCase()}), confidence {num(explain.confidence, 3)}
+        Score now <strong>{num(explain.score, 3)}</strong> ({explain.status.toLowerCase()}), confidence{' '}
+        {num(explain.confidence, 3)}
         {explain.protected ? ', protected' : ''}.
       </p>
       <div class="bar" role="img" aria-label={terms.map(([name, value]) => `${name} ${num(value, 3)}`).join(', ')}>
@@ -211,7 +247,9 @@ function Score({ explain }: { explain: Explanation }) {
       </table>
       <p class="muted">
         {explain.hits} hits · {num(explain.ageDays, 1)} days old · seen {num(explain.daysSinceSeen, 1)} days ago ·{' '}
-        {explain.daysSinceAccess === null ? 'never retrieved' : `retrieved ${num(explain.daysSinceAccess, 1)} days ago (${explain.accessCount}×)`}
+        {explain.daysSinceAccess === null
+          ? 'never retrieved'
+          : `retrieved ${num(explain.daysSinceAccess, 1)} days ago (${explain.accessCount}×)`}
       </p>
       {explain.rules.length > 0 && (
         <>
@@ -228,7 +266,9 @@ function Score({ explain }: { explain: Explanation }) {
 }
 
 function Provenance({ explain, memory }: { explain: Explanation; memory: Memory | null }) {
-  const sources = memory?.sources ?? explain.sources.map((s) => ({ ...s, turn: { ...s.turn, role: null as string | null, at: null as string | null } }));
+  const sources =
+    memory?.sources ??
+    explain.sources.map((s) => ({ ...s, turn: { ...s.turn, role: null as string | null, at: null as string | null } }));
   return (
     <Section title="Where it came from">
       {sources.length === 0 ? (

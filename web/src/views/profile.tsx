@@ -18,19 +18,48 @@ export function ProfileView() {
     <div class="view profile-page">
       <h1>Profile of {user}</h1>
       <p class="muted">
-        What opens every context block, whatever the question: standing instructions the user gave the assistant, what they prefer, who they are, and
-        pinned memories. Said once, each is kept (protected from decay and clean-up) until a later one contradicts it.
+        What opens every context block, whatever the question: standing instructions the user gave the assistant, what
+        they prefer, who they are, and pinned memories. Said once, each is kept (protected from decay and clean-up)
+        until a later one contradicts it.
       </p>
       {loaded.error && <ErrorBox error={loaded.error} retry={loaded.reload} />}
-      <Part title="Standing instructions" rows={profile.instructions} empty="No standing instructions yet (“always…”, “never…”, “from now on…”)." editable onDone={loaded.reload} />
+      <Part
+        title="Standing instructions"
+        rows={profile.instructions}
+        empty="No standing instructions yet (“always…”, “never…”, “from now on…”)."
+        editable
+        onDone={loaded.reload}
+      />
       <Part title="Preferences" rows={profile.preferences} empty="No preferences yet." onDone={loaded.reload} />
-      <Part title="Profile" rows={profile.profile} empty="No profile facts yet (name, home, work, family, diet, languages, tools)." onDone={loaded.reload} />
-      <Part title="Pinned" rows={profile.pinned} empty="Nothing else is pinned. Pin any memory from its page or here to keep it in every block." onDone={loaded.reload} />
+      <Part
+        title="Profile"
+        rows={profile.profile}
+        empty="No profile facts yet (name, home, work, family, diet, languages, tools)."
+        onDone={loaded.reload}
+      />
+      <Part
+        title="Pinned"
+        rows={profile.pinned}
+        empty="Nothing else is pinned. Pin any memory from its page or here to keep it in every block."
+        onDone={loaded.reload}
+      />
     </div>
   );
 }
 
-function Part({ title, rows, empty, editable = false, onDone }: { title: string; rows: Memory[]; empty: string; editable?: boolean; onDone: () => void }) {
+function Part({
+  title,
+  rows,
+  empty,
+  editable = false,
+  onDone,
+}: {
+  title: string;
+  rows: Memory[];
+  empty: string;
+  editable?: boolean;
+  onDone: () => void;
+}) {
   return (
     <Section title={`${title} (${rows.length})`}>
       {rows.length === 0 ? (
@@ -50,7 +79,9 @@ function Row({ memory, editable, onDone }: { memory: Memory; editable: boolean; 
   const { viewer } = useApi();
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(memory.content);
-  const pin = useAction((c): Promise<unknown> => (memory.pinned ? c.unpinMemory({ id: memory.id }) : c.pinMemory({ id: memory.id })));
+  const pin = useAction(
+    (c): Promise<unknown> => (memory.pinned ? c.unpinMemory({ id: memory.id }) : c.pinMemory({ id: memory.id })),
+  );
   const edit = useAction((c, content: string) => c.editInstruction({ id: memory.id, content }));
   const error = pin.error ?? edit.error;
   return (
@@ -89,10 +120,19 @@ function Row({ memory, editable, onDone }: { memory: Memory; editable: boolean; 
         >
           <label>
             New wording (the old one is kept as history, superseded by it)
-            <textarea rows={2} value={text} onInput={(event) => setText((event.target as HTMLTextAreaElement).value)} required />
+            <textarea
+              rows={2}
+              value={text}
+              onInput={(event) => setText((event.target as HTMLTextAreaElement).value)}
+              required
+            />
           </label>
           <div class="row">
-            <button type="submit" class="primary" disabled={edit.busy || !text.trim() || text.trim() === memory.content}>
+            <button
+              type="submit"
+              class="primary"
+              disabled={edit.busy || !text.trim() || text.trim() === memory.content}
+            >
               Save
             </button>
             <button type="button" onClick={() => setEditing(false)}>

@@ -15,7 +15,10 @@ const KINDS: [SearchKind, string][] = [
 
 export function SearchView({ route }: { route: Route }) {
   const q = route.params.get('q') ?? '';
-  const kinds = (route.params.get('kinds')?.split(',').filter((k) => KINDS.some(([kind]) => kind === k)) ?? []) as SearchKind[];
+  const kinds = (route.params
+    .get('kinds')
+    ?.split(',')
+    .filter((k) => KINDS.some(([kind]) => kind === k)) ?? []) as SearchKind[];
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
   return (
@@ -31,7 +34,13 @@ export function SearchView({ route }: { route: Route }) {
       >
         <label class="field grow">
           <span>Query</span>
-          <input type="search" name="q" value={text} placeholder="where does Alex live" onInput={(event) => setText((event.target as HTMLInputElement).value)} />
+          <input
+            type="search"
+            name="q"
+            value={text}
+            placeholder="where does Alex live"
+            onInput={(event) => setText((event.target as HTMLInputElement).value)}
+          />
         </label>
         <fieldset class="checks">
           <legend>Kinds</legend>
@@ -55,7 +64,10 @@ export function SearchView({ route }: { route: Route }) {
           Search
         </button>
       </form>
-      <p class="muted">Searching and building context count the memories they return as retrieved (their forgetting curve restarts), as for a model.</p>
+      <p class="muted">
+        Searching and building context count the memories they return as retrieved (their forgetting curve restarts), as
+        for a model.
+      </p>
       {q ? <Results q={q} kinds={kinds} /> : <p class="empty">Type what a model would look for.</p>}
       <ContextPreview query={q} />
     </div>
@@ -63,7 +75,10 @@ export function SearchView({ route }: { route: Route }) {
 }
 
 function Results({ q, kinds }: { q: string; kinds: SearchKind[] }) {
-  const results = useQuery((c) => c.search({ query: q, kinds: kinds.length ? kinds : undefined, limit: 20 }), [q, kinds.join(',')]);
+  const results = useQuery(
+    (c) => c.search({ query: q, kinds: kinds.length ? kinds : undefined, limit: 20 }),
+    [q, kinds.join(',')],
+  );
   if (results.error) return <ErrorBox error={results.error} retry={results.reload} />;
   if (!results.data) return <Loading what="Searching" />;
   const hits = results.data.search;
@@ -84,7 +99,8 @@ function Hit({ hit, rank }: { hit: SearchQuery['search'][number]; rank: number }
       <span class="rank">{rank}</span>
       <div>
         <p>
-          <Badge kind={`kind-${hit.kind.toLowerCase()}`}>{hit.kind.toLowerCase()}</Badge> {link ? <a href={link}>{hit.text}</a> : hit.text}
+          <Badge kind={`kind-${hit.kind.toLowerCase()}`}>{hit.kind.toLowerCase()}</Badge>{' '}
+          {link ? <a href={link}>{hit.text}</a> : hit.text}
         </p>
         <p class="meta">
           <span title="reciprocal-rank fusion score">RRF {num(hit.score, 4)}</span>
@@ -126,7 +142,12 @@ function ContextPreview({ query }: { query: string }) {
       >
         <label class="field">
           <span>Session</span>
-          <input list="context-sessions" value={session} required onInput={(event) => setSessionId((event.target as HTMLInputElement).value)} />
+          <input
+            list="context-sessions"
+            value={session}
+            required
+            onInput={(event) => setSessionId((event.target as HTMLInputElement).value)}
+          />
           <datalist id="context-sessions">
             {sessions.data?.sessions.edges.map(({ node }) => (
               <option key={node.id} value={node.id} />
@@ -135,19 +156,30 @@ function ContextPreview({ query }: { query: string }) {
         </label>
         <label class="field">
           <span>Budget (tokens)</span>
-          <input type="number" min={50} max={32000} step={50} value={budget} onInput={(event) => setBudget(Number((event.target as HTMLInputElement).value))} />
+          <input
+            type="number"
+            min={50}
+            max={32000}
+            step={50}
+            value={budget}
+            onInput={(event) => setBudget(Number((event.target as HTMLInputElement).value))}
+          />
         </label>
         <button type="submit" class="primary" disabled={build.busy || !session}>
           Preview context
         </button>
       </form>
-      <p class="muted">{query ? `For the query “${query}”.` : 'For the latest user turn of the session (type a query above to steer it).'}</p>
+      <p class="muted">
+        {query
+          ? `For the query “${query}”.`
+          : 'For the latest user turn of the session (type a query above to steer it).'}
+      </p>
       {build.error && <ErrorBox error={build.error} />}
       {context && (
         <>
           <p class="summary" aria-live="polite">
-            <strong>{count(context.tokensUsed, 'token')}</strong> of a budget of {context.tokenBudget} ({context.tokenizer}) ·{' '}
-            {count(context.items.length, 'item')} · {count(context.markdown.length, 'character')}
+            <strong>{count(context.tokensUsed, 'token')}</strong> of a budget of {context.tokenBudget} (
+            {context.tokenizer}) · {count(context.items.length, 'item')} · {count(context.markdown.length, 'character')}
           </p>
           <pre class="markdown">{context.markdown || '(empty: nothing to add)'}</pre>
           {context.items.length > 0 && (
@@ -169,7 +201,11 @@ function ContextPreview({ query }: { query: string }) {
                       <td>{KIND_LABEL[item.kind] ?? item.kind.toLowerCase()}</td>
                       <td>
                         {item.kind === SearchKind.Turn ? (
-                          item.sessionId ? <a href={href('sessions', item.sessionId)}>{item.text}</a> : item.text
+                          item.sessionId ? (
+                            <a href={href('sessions', item.sessionId)}>{item.text}</a>
+                          ) : (
+                            item.text
+                          )
                         ) : (
                           <a href={href('memory', item.id)}>{item.text}</a>
                         )}

@@ -48,7 +48,9 @@ function SessionList() {
                   <td>
                     <Time at={node.lastSeenAt} />
                   </td>
-                  <td>{node.consolidatedAt ? <Time at={node.consolidatedAt} /> : <span class="muted">not yet</span>}</td>
+                  <td>
+                    {node.consolidatedAt ? <Time at={node.consolidatedAt} /> : <span class="muted">not yet</span>}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -67,7 +69,11 @@ function SessionList() {
 function SessionView({ id }: { id: string }) {
   const { client, report, liveTick } = useApi();
   const latest = useQuery((c) => c.session({ id, last: PAGE }), [id, liveTick]);
-  const [earlier, setEarlier] = useState<{ turns: TurnFieldsFragment[]; before: string | null; more: boolean }>({ turns: [], before: null, more: true });
+  const [earlier, setEarlier] = useState<{ turns: TurnFieldsFragment[]; before: string | null; more: boolean }>({
+    turns: [],
+    before: null,
+    more: true,
+  });
   const [error, setError] = useState<ReturnType<typeof report> | null>(null);
   useEffect(() => setEarlier({ turns: [], before: null, more: true }), [id]);
   if (latest.error && !latest.data) return <ErrorBox error={latest.error} retry={latest.reload} />;
@@ -81,7 +87,11 @@ function SessionView({ id }: { id: string }) {
   const loadEarlier = async () => {
     try {
       const { turns: older } = await client.turns({ sessionId: id, last: PAGE, before });
-      setEarlier((e) => ({ turns: [...older.edges.map((x) => x.node), ...e.turns], before: older.pageInfo.startCursor ?? null, more: older.pageInfo.hasPreviousPage }));
+      setEarlier((e) => ({
+        turns: [...older.edges.map((x) => x.node), ...e.turns],
+        before: older.pageInfo.startCursor ?? null,
+        more: older.pageInfo.hasPreviousPage,
+      }));
     } catch (failure) {
       setError(report(failure));
     }
@@ -112,7 +122,8 @@ function SessionView({ id }: { id: string }) {
       <ol class="turns">
         {turns.map((turn) => (
           <li key={turn.id} class={`turn turn-${turn.role.toLowerCase()}`}>
-            <span class="who">{turn.name ?? turn.role.toLowerCase()}</span> <Time at={turn.at} /> <span class="muted">turn {turn.id}</span>
+            <span class="who">{turn.name ?? turn.role.toLowerCase()}</span> <Time at={turn.at} />{' '}
+            <span class="muted">turn {turn.id}</span>
             <p>{turn.text}</p>
           </li>
         ))}

@@ -12,7 +12,13 @@ export function SystemView() {
       <h1>System</h1>
       <div class="grid two">
         <Stats />
-        {viewer.admin ? <Jobs /> : <Section title="Jobs">{<p class="muted">The job queue and the configuration need the admin token.</p>}</Section>}
+        {viewer.admin ? (
+          <Jobs />
+        ) : (
+          <Section title="Jobs">
+            {<p class="muted">The job queue and the configuration need the admin token.</p>}
+          </Section>
+        )}
         {viewer.admin && <Config />}
       </div>
     </div>
@@ -47,8 +53,8 @@ function Stats() {
         ))}
       </dl>
       <p class="muted">
-        Jobs: {s.jobs.pending} pending, {s.jobs.running} running, {s.jobs.dead} dead · full-text search {s.features.fts ? 'FTS5' : 'LIKE'} · vectors{' '}
-        {s.features.vec ? 'available' : 'off'}
+        Jobs: {s.jobs.pending} pending, {s.jobs.running} running, {s.jobs.dead} dead · full-text search{' '}
+        {s.features.fts ? 'FTS5' : 'LIKE'} · vectors {s.features.vec ? 'available' : 'off'}
       </p>
       {s.extraction.length > 0 && (
         <div class="table-wrap">
@@ -86,7 +92,11 @@ type Tab = 'pending' | 'failed' | 'dead';
 function Jobs() {
   const { liveTick } = useApi();
   const [tab, setTab] = useState<Tab>('pending');
-  const jobs = useQuery((c) => Promise.all([c.jobs({ status: JobStatus.Pending, first: 100 }), c.jobs({ status: JobStatus.Dead, first: 100 })]), [liveTick]);
+  const jobs = useQuery(
+    (c) =>
+      Promise.all([c.jobs({ status: JobStatus.Pending, first: 100 }), c.jobs({ status: JobStatus.Dead, first: 100 })]),
+    [liveTick],
+  );
   const lists: Record<Tab, JobsQuery['jobs']> = {
     pending: jobs.data?.[0].jobs.filter((j) => !j.lastError) ?? [],
     failed: jobs.data?.[0].jobs.filter((j) => j.lastError) ?? [],
@@ -104,7 +114,11 @@ function Jobs() {
       </div>
       {jobs.error && <ErrorBox error={jobs.error} retry={jobs.reload} />}
       {!jobs.data && !jobs.error && <Loading />}
-      {jobs.data && shown.length === 0 && <p class="muted">No {tab} jobs{tab === 'failed' ? ' (failed attempts waiting for a retry)' : ''}.</p>}
+      {jobs.data && shown.length === 0 && (
+        <p class="muted">
+          No {tab} jobs{tab === 'failed' ? ' (failed attempts waiting for a retry)' : ''}.
+        </p>
+      )}
       {shown.length > 0 && (
         <div class="table-wrap" role="tabpanel">
           <table class="table">
@@ -156,7 +170,10 @@ function Config() {
             <summary>{name}</summary>
             <table class="kv">
               <tbody>
-                {(value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value as Record<string, unknown>) : [['', value] as const]).map(([key, v]) => (
+                {(value !== null && typeof value === 'object' && !Array.isArray(value)
+                  ? Object.entries(value as Record<string, unknown>)
+                  : [['', value] as const]
+                ).map(([key, v]) => (
                   <tr key={key}>
                     <th scope="row">{key}</th>
                     <td>{shown(v)}</td>

@@ -18,7 +18,8 @@ export function TimelineView({ live }: { live: LiveState }) {
         <ol class="timeline" aria-label="memory events">
           {live.events.map((event) => (
             <li key={event.key}>
-              <Time at={event.at} /> <Badge kind={`action-${event.action.toLowerCase()}`}>{event.action.toLowerCase()}</Badge>{' '}
+              <Time at={event.at} />{' '}
+              <Badge kind={`action-${event.action.toLowerCase()}`}>{event.action.toLowerCase()}</Badge>{' '}
               <MemoryLink id={event.memoryId} /> {event.memory?.content ?? <span class="muted">(gone)</span>}
               {detailText(event.detail) && <span class="detail">{detailText(event.detail)}</span>}
             </li>
