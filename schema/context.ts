@@ -6,8 +6,8 @@ import {
   TOKENIZER,
   type Context as ContextShape,
   type ContextItem as ContextItemShape,
-} from '../server/core/context.ts';
-import type { TimelineEntry } from '../server/core/digests/timeline.ts';
+} from '../server/core/context/context.ts';
+import type { TimelineEntry } from '../server/core/context/timeline.ts';
 import { contextWithRuntime } from '../server/services/embed.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';

@@ -1,6 +1,6 @@
 // Hybrid search (lexical BM25 + conversation structure, memories, entities, vectors, fused with
 // RRF k = 60): facts, reflections and turns, each hit with the rank every signal gave it.
-import { noteAccess } from '../server/core/access.ts';
+import { noteAccess } from '../server/core/memory/access.ts';
 import {
   SEARCH_KINDS,
   SIGNALS,

@@ -1,9 +1,9 @@
 // Sessions: conversations, registered on their first turn.
 import { z } from 'zod';
-import { recentTurnsBySession, turnCountsBySession } from '../server/core/batch-reads.ts';
-import { groupBy } from '../server/core/group-by.ts';
-import { getSession, listSessions, sessionKey, type SessionRow } from '../server/core/sessions.ts';
-import type { Space } from '../server/core/space.ts';
+import { recentTurnsBySession, turnCountsBySession } from '../server/core/turns/batch-reads.ts';
+import { groupBy } from '../server/core/kernel/group-by.ts';
+import { getSession, listSessions, sessionKey, type SessionRow } from '../server/core/turns/sessions.ts';
+import type { Space } from '../server/core/kernel/space.ts';
 import { builder, type Context } from './builder.ts';
 import { nestedSpace, readSpace, spaceArgs } from './spaces.ts';
 import { countedConnection, MAX_PAGE, offsetPage, turnPage } from './pagination.ts';
