@@ -2,12 +2,12 @@
 // point at each other without import cycles. Each batches its loads per request (DataLoader).
 import { createContextCache, contextCacheSymbol } from '@pothos/core';
 import DataLoader from 'dataloader';
-import { relationsByMemory, type RelationRow } from '../server/core/batch-reads.ts';
-import { entitiesByIds } from '../server/core/entity-reads.ts';
-import { notFound } from '../server/core/errors.ts';
-import { memoriesByIds } from '../server/core/memories.ts';
-import { sessionsByKeys } from '../server/core/sessions.ts';
-import { turnsByIds } from '../server/core/turns.ts';
+import { relationsByMemory, type RelationRow } from '../core/batch-reads.ts';
+import { entitiesByIds } from '../core/entity-reads.ts';
+import { notFound } from '../core/errors.ts';
+import { memoriesByIds } from '../core/memories.ts';
+import { sessionsByKeys } from '../core/sessions.ts';
+import { turnsByIds } from '../core/turns.ts';
 import { builder, type Context } from './builder.ts';
 import { reachable } from './spaces.ts';
 
