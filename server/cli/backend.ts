@@ -74,7 +74,7 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
         const [{ getSdk }, { withSpace }, { localRequester }, { ADMIN }] = await Promise.all([
           import('../../client/src/generated/sdk.ts'),
           import('../../client/src/index.ts'),
-          import('../../schema/local-requester.ts'),
+          import('../graphql/local-requester.ts'),
           import('../core/users/tokens.ts'),
         ]);
         return getSdk(withSpace(localRequester(runtime, ADMIN), named));

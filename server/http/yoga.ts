@@ -3,8 +3,8 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { createYoga, maskError as yogaMaskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { expectedError } from '../../schema/errors.ts';
-import { schema, type ChangeFeed, type Context } from '../../schema/index.ts';
+import { expectedError } from '../graphql/errors.ts';
+import { schema, type ChangeFeed, type Context } from '../graphql/index.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { getOperationAST, GraphQLError } from 'graphql';
 import type { Store } from '../core/kernel/store.ts';

@@ -1,16 +1,16 @@
 // Sessions: conversations, registered on their first turn.
 import { z } from 'zod';
-import { recentTurnsBySession, turnCountsBySession } from '../server/core/turns/batch-reads.ts';
-import { groupBy } from '../server/core/kernel/group-by.ts';
-import { getSession, listSessions, sessionKey, type SessionRow } from '../server/core/turns/sessions.ts';
-import type { Space } from '../server/core/kernel/space.ts';
+import { recentTurnsBySession, turnCountsBySession } from '../core/turns/batch-reads.ts';
+import { groupBy } from '../core/kernel/group-by.ts';
+import { getSession, listSessions, sessionKey, type SessionRow } from '../core/turns/sessions.ts';
+import type { Space } from '../core/kernel/space.ts';
 import { builder, type Context } from './builder.ts';
 import { nestedSpace, readSpace, spaceArgs } from './spaces.ts';
 import { countedConnection, MAX_PAGE, offsetPage, turnPage } from './pagination.ts';
 import { SessionRef } from './refs.ts';
 import { TurnConnection, type TurnPage } from './turns.ts';
-import type { DigestLine } from '../server/core/digests/digest-lines.ts';
-import { sessionDigest, type SessionDigest } from '../server/services/digests.ts';
+import type { DigestLine } from '../core/digests/digest-lines.ts';
+import { sessionDigest, type SessionDigest } from '../services/digests.ts';
 
 const DigestLineRef = builder.objectRef<DigestLine>('DigestLine').implement({
   description: "One exchange of a session's extractive digest.",

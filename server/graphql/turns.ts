@@ -1,14 +1,14 @@
 // Turns (the episodic layer): the type, a session's history, addTurn and turnAdded.
 import { z } from 'zod';
-import { turnCountsBySession, turnsBefore } from '../server/core/turns/batch-reads.ts';
-import { entitiesForTurns } from '../server/core/entities/entity-reads.ts';
-import { addTurnSchema, turnIn, type TurnRow } from '../server/core/turns/turns.ts';
-import { ingestTurn } from '../server/services/ingest.ts';
+import { turnCountsBySession, turnsBefore } from '../core/turns/batch-reads.ts';
+import { entitiesForTurns } from '../core/entities/entity-reads.ts';
+import { addTurnSchema, turnIn, type TurnRow } from '../core/turns/turns.ts';
+import { ingestTurn } from '../services/ingest.ts';
 import { filter, map, pipe, stream } from './streams.ts';
 import { builder, type TurnChange } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
-import { visibleIn } from '../server/core/kernel/space.ts';
-import { sessionKey } from '../server/core/turns/sessions.ts';
+import { visibleIn } from '../core/kernel/space.ts';
+import { sessionKey } from '../core/turns/sessions.ts';
 import { Role } from './enums.ts';
 import { SavedMemory, type SavedShape } from './memories.ts';
 import { countedConnection, decodeTurnCursor, MAX_PAGE, turnPage, type Page } from './pagination.ts';

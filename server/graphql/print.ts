@@ -1,4 +1,4 @@
-// `npm run schema:print`: writes schema/schema.graphql, the committed API contract the client is
+// `npm run schema:print`: writes server/graphql/schema.graphql, the committed API contract the client is
 // generated from. Types are sorted so the file changes only when the API does.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -6,9 +6,9 @@ import {
   TOKENIZER,
   type Context as ContextShape,
   type ContextItem as ContextItemShape,
-} from '../server/core/context/context.ts';
-import type { TimelineEntry } from '../server/core/context/timeline.ts';
-import { contextWithRuntime } from '../server/services/embed.ts';
+} from '../core/context/context.ts';
+import type { TimelineEntry } from '../core/context/timeline.ts';
+import { contextWithRuntime } from '../services/embed.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
 import { MemoryRef, TurnRef } from './refs.ts';

@@ -1,15 +1,15 @@
 // Memory: the type, its provenance (sources, entities, relations, decisions) and the read queries.
 import { z } from 'zod';
-import { sourcesByMemory, type SourceRow } from '../server/core/turns/batch-reads.ts';
-import { entitiesForMemories } from '../server/core/entities/entity-reads.ts';
-import { decisionsByMemory, type DecisionRow } from '../server/core/memory/decisions.ts';
-import { isProtected } from '../server/core/memory/gc.ts';
-import { memoryIn, type MemoryRow } from '../server/core/memory/memories.ts';
-import { listMemories } from '../server/core/memory/memory-list.ts';
-import { memoryIdSchema } from '../server/core/kernel/validation.ts';
+import { sourcesByMemory, type SourceRow } from '../core/turns/batch-reads.ts';
+import { entitiesForMemories } from '../core/entities/entity-reads.ts';
+import { decisionsByMemory, type DecisionRow } from '../core/memory/decisions.ts';
+import { isProtected } from '../core/memory/gc.ts';
+import { memoryIn, type MemoryRow } from '../core/memory/memories.ts';
+import { listMemories } from '../core/memory/memory-list.ts';
+import { memoryIdSchema } from '../core/kernel/validation.ts';
 import { builder } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs } from './spaces.ts';
-import { sessionKey } from '../server/core/turns/sessions.ts';
+import { sessionKey } from '../core/turns/sessions.ts';
 import { MemoryAction, MemoryKind, MemoryLayer, MemorySort, MemoryStatus, SaveAction, SourceReason } from './enums.ts';
 import { countedConnection, MAX_PAGE, offsetPage } from './pagination.ts';
 import { EntityRef, MemoryRef, relationLoader, SessionRef, TurnRef } from './refs.ts';

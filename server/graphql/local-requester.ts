@@ -3,10 +3,10 @@
 // like the server's (code + message), thrown as the client's SymbiosisClientError.
 import { execute, GraphQLError, type DocumentNode } from 'graphql';
 import { createPubSub } from '@graphql-yoga/subscription';
-import { SymbiosisClientError } from '../client/src/index.ts';
-import type { Requester } from '../client/src/generated/sdk.ts';
-import type { Access } from '../server/core/users/tokens.ts';
-import type { Runtime } from '../server/services/runtime.ts';
+import { SymbiosisClientError } from '../../client/src/index.ts';
+import type { Requester } from '../../client/src/generated/sdk.ts';
+import type { Access } from '../core/users/tokens.ts';
+import type { Runtime } from '../services/runtime.ts';
 import type { ChangeFeed } from './builder.ts';
 import { expectedError, withCode } from './errors.ts';
 import { schema } from './index.ts';

@@ -1,5 +1,5 @@
 // Doctor: health checks of the database and the configured providers.
-import { runDoctor, type DoctorCheck as DoctorCheckShape } from '../server/services/doctor.ts';
+import { runDoctor, type DoctorCheck as DoctorCheckShape } from '../services/doctor.ts';
 import { builder } from './builder.ts';
 import { requireAdmin } from './spaces.ts';
 

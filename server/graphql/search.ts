@@ -1,14 +1,14 @@
 // Hybrid search (lexical BM25 + conversation structure, memories, entities, vectors, fused with
 // RRF k = 60): facts, reflections and turns, each hit with the rank every signal gave it.
-import { noteAccess } from '../server/core/memory/access.ts';
+import { noteAccess } from '../core/memory/access.ts';
 import {
   SEARCH_KINDS,
   SIGNALS,
   type SearchHit as SearchHitShape,
   type SearchKind as SearchKindName,
   type Signal,
-} from '../server/core/search/index.ts';
-import { searchWithRuntime } from '../server/services/embed.ts';
+} from '../core/search/index.ts';
+import { searchWithRuntime } from '../services/embed.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
 import { MemoryStatus } from './enums.ts';

@@ -4,10 +4,10 @@ import {
   readExtractionStats,
   type ExtractionPath,
   type PathStats,
-} from '../server/core/extraction/stats.ts';
-import type { JobBacklog } from '../server/core/jobs/jobs.ts';
-import { getStats, type Stats as StatsShape } from '../server/core/stats/stats.ts';
-import type { ReadPoolStats } from '../server/services/read-pool.ts';
+} from '../core/extraction/stats.ts';
+import type { JobBacklog } from '../core/jobs/jobs.ts';
+import { getStats, type Stats as StatsShape } from '../core/stats/stats.ts';
+import type { ReadPoolStats } from '../services/read-pool.ts';
 import { builder } from './builder.ts';
 import { optionalSpace, spaceArgs } from './spaces.ts';
 

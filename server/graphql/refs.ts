@@ -2,12 +2,12 @@
 // point at each other without import cycles. Each batches its loads per request (DataLoader).
 import { createContextCache, contextCacheSymbol } from '@pothos/core';
 import DataLoader from 'dataloader';
-import { relationsByMemory, type RelationRow } from '../server/core/turns/batch-reads.ts';
-import { entitiesByIds } from '../server/core/entities/entity-reads.ts';
-import { notFound } from '../server/core/kernel/errors.ts';
-import { memoriesByIds } from '../server/core/memory/memories.ts';
-import { sessionsByKeys } from '../server/core/turns/sessions.ts';
-import { turnsByIds } from '../server/core/turns/turns.ts';
+import { relationsByMemory, type RelationRow } from '../core/turns/batch-reads.ts';
+import { entitiesByIds } from '../core/entities/entity-reads.ts';
+import { notFound } from '../core/kernel/errors.ts';
+import { memoriesByIds } from '../core/memory/memories.ts';
+import { sessionsByKeys } from '../core/turns/sessions.ts';
+import { turnsByIds } from '../core/turns/turns.ts';
 import { builder, type Context } from './builder.ts';
 import { reachable } from './spaces.ts';
 

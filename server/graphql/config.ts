@@ -1,10 +1,5 @@
 // Configuration: read the effective config, change one key (persisted in the meta table).
-import {
-  effectiveConfig,
-  RESTART_SECTIONS,
-  setConfigValue,
-  unsetConfigValue,
-} from '../server/services/config-admin.ts';
+import { effectiveConfig, RESTART_SECTIONS, setConfigValue, unsetConfigValue } from '../services/config-admin.ts';
 import { builder } from './builder.ts';
 import { requireAdmin } from './spaces.ts';
 

@@ -1,5 +1,5 @@
 // Writes on memories: remember, update, confirm, correct, forget.
-import { forget } from '../server/core/memory/forget.ts';
+import { forget } from '../core/memory/forget.ts';
 import {
   confirmMemory,
   correctMemory,
@@ -8,8 +8,8 @@ import {
   updateMemory,
   updateMemorySchema,
   type MemoryRow,
-} from '../server/core/memory/memories.ts';
-import { contentSchema, memoryIdSchema } from '../server/core/kernel/validation.ts';
+} from '../core/memory/memories.ts';
+import { contentSchema, memoryIdSchema } from '../core/kernel/validation.ts';
 import { builder } from './builder.ts';
 import { SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
 import { MemoryStatus } from './enums.ts';

@@ -1,5 +1,5 @@
 // Re-embedding: backfill vectors after configuring an embedding model, or rebuild them after changing it.
-import { reembed, type ReembedReport } from '../server/services/embed.ts';
+import { reembed, type ReembedReport } from '../services/embed.ts';
 import { builder } from './builder.ts';
 import { requireAdmin } from './spaces.ts';
 

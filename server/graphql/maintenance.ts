@@ -1,6 +1,6 @@
 // Maintenance on demand: the nightly tasks (entity enrichment, consolidation catch-up, decay,
 // search index optimization, weekly reflection) run now, each with its typed report.
-import type { DecayReport as DecayReportShape } from '../server/core/memory/decay.ts';
+import type { DecayReport as DecayReportShape } from '../core/memory/decay.ts';
 import {
   MAINTENANCE_TASKS,
   runMaintenance,
@@ -10,8 +10,8 @@ import {
   type MaintenanceTask as MaintenanceTaskName,
   type OptimizationReport as OptimizationReportShape,
   type ReflectionReport as ReflectionReportShape,
-} from '../server/services/maintenance.ts';
-import { nerEnricher } from '../server/services/ner.ts';
+} from '../services/maintenance.ts';
+import { nerEnricher } from '../services/ner.ts';
 import { builder } from './builder.ts';
 import { optionalSpace, requireAdmin, spaceArgs, writeSpace } from './spaces.ts';
 import { ConsolidationReport } from './consolidation.ts';
