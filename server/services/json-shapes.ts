@@ -3,15 +3,15 @@
 // enum values upper-case, times ISO-8601 with milliseconds; the embedded CLI prints it, and
 // test/cli-remote.test.ts holds it to a server's answers. REST writes the same rows in its own
 // documented wire shape (snake_case, enum values lower-case: docs/api.md#rest).
-import type { Context, ContextItem } from '../core/context.ts';
-import type { Explanation } from '../core/explain.ts';
+import type { Context, ContextItem } from '../core/context/context.ts';
+import type { Explanation } from '../core/memory/explain.ts';
 import type { ExtractionPath, PathStats } from '../core/extraction/stats.ts';
-import { isProtected, type GcReport } from '../core/gc.ts';
-import type { MemoryRow } from '../core/memories.ts';
+import { isProtected, type GcReport } from '../core/memory/gc.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
 import { SIGNALS } from '../core/search/index.ts';
 import type { SearchHit } from '../core/search/types.ts';
-import type { Stats } from '../core/stats.ts';
-import type { TurnRow } from '../core/turns.ts';
+import type { Stats } from '../core/stats/stats.ts';
+import type { TurnRow } from '../core/turns/turns.ts';
 
 /** The DateTime scalar's output. */
 export const iso = (ms: number) => new Date(ms).toISOString();
