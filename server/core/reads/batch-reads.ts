@@ -12,7 +12,7 @@ import {
 import { groupBy } from '../kernel/group-by.ts';
 import type { Space } from '../kernel/space.ts';
 import type { Store } from '../kernel/store.ts';
-import type { TurnRow } from './turns.ts';
+import type { TurnRow } from '../turns/turns.ts';
 
 export type EntityRow = typeof entities.$inferSelect;
 export type SourceRow = typeof memorySources.$inferSelect;
