@@ -116,7 +116,7 @@ export function backlogReader(path: string) {
   const statement = db.prepare(
     "select count(*) as n, min(created_at) as oldest, sum(type = 'ner.accurate') as ner from jobs where status in ('pending', 'running')",
   );
-  // Turns whose accurate NER was deferred (cheap mode) and not yet caught up: server/core/ner/deferral.ts.
+  // Turns whose accurate NER was deferred (cheap mode) and not yet caught up: server/core/entities/ner/deferral.ts.
   const deferred = db
     .prepare(
       "select count(*) from turns where id >= (select value from meta where key = 'ner.deferred_from') and enriched_at is null",
