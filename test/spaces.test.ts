@@ -2,7 +2,7 @@
 // see their own memories plus the shared ones, and forgetUser leaves no trace of a user.
 import { describe, expect, it } from 'vitest';
 import { getContext } from '../server/core/context/context.ts';
-import { findEntity, listEntities } from '../server/core/entities/entity-reads.ts';
+import { findEntity, listEntities } from '../server/core/reads/entity-reads.ts';
 import { explain } from '../server/core/memory/explain.ts';
 import { forget } from '../server/core/memory/forget.ts';
 import { runGc } from '../server/core/memory/gc.ts';

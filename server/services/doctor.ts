@@ -81,7 +81,7 @@ function ftsCheck(store: Store): DoctorCheck {
 /**
  * pgvector on Postgres: optional (Debian does not package it). Without it vectors still work: the
  * KNN's exact rerank reads the candidates' stored float32 and ranks them in JavaScript instead of
- * in SQL (core/search/vector-sql.ts), so its absence is never a failure, only slower.
+ * in SQL (core/vectors/vector-sql.ts), so its absence is never a failure, only slower.
  */
 async function pgvectorCheck(store: Store): Promise<DoctorCheck> {
   if (store.features.vec) {

@@ -14,14 +14,13 @@ import { passageCache, type Passage } from './passages.ts';
 import { textIndexOf } from '../text-index/text-index.ts';
 import {
   queryModel,
-  stem,
   TURN_FEATURES,
   turnFeatures,
-  wordCache,
   type FeatureTurn,
   type SignalScores,
   type TurnFeature,
 } from './turn-features.ts';
+import { stem, wordCache } from '../text/stems.ts';
 
 export type TurnInfo = {
   id: number;
