@@ -16,13 +16,13 @@ function sourceFiles(dir: string): string[] {
 
 /**
  * The layers, lowest first (each folder's README says the same): a file may import its own layer
- * and the ones below it, never one above. db/ opens the core's Store (with the core's config
- * rules), so it sits just above the core; the client is its own package, used by the adapters.
+ * and the ones below it, never one above. storage/ opens the core's Store (with the core's
+ * config rules), so it sits just above the core; the client is its own package, used by the adapters.
  */
 const LAYERS = [
   ['drizzle', 'server/logger.ts', 'server/young-generation.ts'],
   ['server/core'],
-  ['server/db', 'server/postgres'],
+  ['server/storage'],
   ['server/llm'],
   ['server/jobs'],
   ['server/services'],
@@ -186,6 +186,19 @@ describe('architecture', () => {
     expect(existsSync(join(ROOT, 'web/README.md'))).toBe(true);
   });
 
+  it('server/storage/sqlite and server/storage/postgres do not import each other', () => {
+    const crossing = [...importGraph()].flatMap(([file, targets]) => {
+      const [from, to] = ['sqlite', 'postgres'].map((name) => join(ROOT, 'server/storage', name, '/'));
+      return targets
+        .filter(
+          (target) =>
+            (file.startsWith(from!) && target.startsWith(to!)) || (file.startsWith(to!) && target.startsWith(from!)),
+        )
+        .map((target) => `${relative(ROOT, file)} -> ${relative(ROOT, target)}`);
+    });
+    expect(crossing).toEqual([]);
+  });
+
   it('server/core imports no GraphQL, HTTP or CLI code', () => {
     const forbidden =
       /from ['"](graphql|graphql-yoga|graphql-ws|@pothos\/[^'"]+|ws|commander|node:http|(?:\.\.\/)+(cli|http|graphql)\/[^'"]*)['"]/;
@@ -201,8 +214,8 @@ describe('architecture', () => {
     );
     // The checkpoint thread's script opens its own, and keeps its statements referenced itself.
     expect(opened.map((file) => relative(ROOT, file)).sort()).toEqual([
-      'server/db/checkpointer.ts',
-      'server/db/native-handles.ts',
+      'server/storage/sqlite/checkpointer.ts',
+      'server/storage/sqlite/native-handles.ts',
     ]);
   });
 
