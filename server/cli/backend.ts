@@ -1,12 +1,13 @@
 // Where a command's operations go. Every command is an operation of the typed client: with
 // --url it is sent to a running server; otherwise it runs in process against the same schema
 // over the embedded database, so both modes print the same JSON. Embedded, the frequent reads
-// (search, get-context, stats) skip GraphQL (direct-reads.ts), and the schema is loaded only by
-// the first operation that needs it. Everything heavy is imported when a command runs, so
-// `sm --help` stays instant.
+// (search, get-context, stats) call their services without GraphQL (serviceReads below), and the
+// schema is loaded only by the first operation that needs it. Everything heavy is imported when a
+// command runs, so `sm --help` stays instant.
 import { existsSync } from 'node:fs';
 import type { Sdk } from '../../client/src/generated/sdk.ts';
 import type { Runtime } from '../services/runtime.ts';
+import type { Space } from '../core/kernel/space.ts';
 import { clockFromEnv, spaceOption, type GlobalOptions } from './runtime.ts';
 
 export type Backend = {
@@ -30,14 +31,80 @@ export type Backend = {
  */
 const FOREGROUND_JOBS: readonly string[] = ['extract.llm', 'session.consolidate'];
 
+type Named = { userId?: string | null; agentId?: string | null };
+type ServiceReads = Pick<Sdk, 'search' | 'context' | 'stats'>;
+
+const readServices = async () => {
+  const [search, context, stats, shapes, tokens, kernel] = await Promise.all([
+    import('../services/search.ts'),
+    import('../services/context.ts'),
+    import('../services/stats.ts'),
+    import('../services/json-shapes.ts'),
+    import('../services/tokens.ts'),
+    import('../services/kernel.ts'),
+  ]);
+  return { ...search, ...context, ...stats, ...shapes, ...tokens, ...kernel };
+};
+
+/** A list variable given one value is a list of that value. */
+function listOf<T extends string>(value: T | T[] | null | undefined): T[] | null | undefined {
+  if (value == null) return value;
+  return Array.isArray(value) ? value : [value];
+}
+const lower = <T extends string>(value: T) => value.toLowerCase() as Lowercase<T>;
+
 /**
- * The embedded sdk: the direct reads, and every other operation on the schema, which (graphql,
+ * search, get-context and stats embedded: the services their resolvers call, on the open store,
+ * in the API's JSON (services/json-shapes.ts), without loading GraphQL: graphql, Pothos and the
+ * schema cost a one-shot process more than the read itself. The CLI's flags already hold only
+ * what the API's types take (parse.ts), so the two modes fail alike on bad input.
+ */
+function serviceReads(
+  runtime: Runtime,
+  named: Backend['space'],
+  s: Awaited<ReturnType<typeof readServices>>,
+): ServiceReads {
+  // The embedded CLI is the admin; an operation's own userId / agentId wins, as withSpace fills them.
+  const space = (vars: Named): Space =>
+    s.spaceFor(s.ADMIN, { userId: vars.userId ?? named.userId, agentId: vars.agentId ?? named.agentId }, 'read');
+  const time = (value: string | null | undefined) => (value == null ? value : s.parseTime(value));
+  return {
+    async search(vars) {
+      const { hits } = await s.searchMemory(runtime, space(vars), {
+        query: vars.query,
+        kinds: listOf(vars.kinds)?.map(lower) ?? undefined,
+        limit: vars.limit ?? undefined,
+        excludeSessionId: vars.excludeSessionId,
+        sessionIds: listOf(vars.sessionIds),
+        from: time(vars.from),
+        to: time(vars.to),
+        tags: listOf(vars.tags),
+        status: vars.status == null ? undefined : lower(vars.status),
+        speakers: listOf(vars.speakers),
+      });
+      return { search: hits.map(s.searchHitJson) };
+    },
+    async context(vars) {
+      const input = { sessionId: vars.sessionId, query: vars.query, tokenBudget: vars.tokenBudget };
+      return { context: s.contextJson(await s.assembleContext(runtime, space(vars), input)) };
+    },
+    async stats(vars = {}) {
+      // The admin without a user counts the whole file (as the schema's optionalSpace does).
+      const whole = (vars.userId ?? named.userId) == null;
+      const counts = await s.readStats(runtime.store, whole ? null : space(vars));
+      return { stats: s.statsJson(counts, await s.extractionStats(runtime.store, s.ADMIN)) };
+    },
+  };
+}
+
+/**
+ * The embedded sdk: the service reads, and every other operation on the schema, which (graphql,
  * Pothos, every resolver's module, the client's documents) is loaded by the first call that
- * needs it. Every operation is async, so a name the direct reads lack answers once that is
+ * needs it. Every operation is async, so a name the service reads lack answers once that is
  * loaded. (The local requester runs queries and mutations; subscriptions need a server.)
  */
-function embeddedSdk(direct: object, schemaSdk: () => Promise<Sdk>): Sdk {
-  const own = direct as Record<string, unknown>;
+function embeddedSdk(reads: ServiceReads, schemaSdk: () => Promise<Sdk>): Sdk {
+  const own = reads as Record<string, unknown>;
   return new Proxy({} as Sdk, {
     get(_target, name) {
       // Not a thenable: `await` on the sdk must not call an operation named `then`.
@@ -62,10 +129,10 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
   const store = await openConfiguredStore(choice, { clock: clockFromEnv() });
   if (announce) process.stderr.write(`sm: created a new database at ${choice.path} (--db or SM_DB picks another)\n`);
   try {
-    const [{ createRuntime }, { onChange }, { directReads }] = await Promise.all([
+    const [{ createRuntime }, { onChange }, services] = await Promise.all([
       import('../services/runtime.ts'),
       import('../services/kernel.ts'),
-      import('./direct-reads.ts'),
+      readServices(),
     ]);
     const runtime = await createRuntime(store);
     const sdkFor = (named: Backend['space']): Sdk => {
@@ -79,7 +146,7 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
         ]);
         return getSdk(withSpace(localRequester(runtime, ADMIN), named));
       };
-      return embeddedSdk(directReads(runtime, named), () => (viaSchema ??= schemaSdk()));
+      return embeddedSdk(serviceReads(runtime, named, services), () => (viaSchema ??= schemaSdk()));
     };
     const queued: number[] = [];
     const stopWatching = onChange(store, (event) => {

@@ -5,13 +5,13 @@
 // documented wire shape (snake_case, enum values lower-case: docs/api.md#rest).
 import type { Context, ContextItem } from '../core/context/context.ts';
 import type { Explanation } from '../core/memory/explain.ts';
-import type { ExtractionPath, PathStats } from '../core/extraction/stats.ts';
 import { isProtected, type GcReport } from '../core/memory/gc.ts';
 import type { MemoryRow } from '../core/memory/memories.ts';
 import { SIGNALS } from '../core/search/index.ts';
 import type { SearchHit } from '../core/search/types.ts';
 import type { Stats } from '../core/stats/stats.ts';
 import type { TurnRow } from '../core/turns/turns.ts';
+import type { ExtractionStatsRow } from './stats.ts';
 
 /** The DateTime scalar's output. */
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -116,8 +116,6 @@ export const contextJson = (c: Context) => ({
   reflection: c.reflection && memoryJson(c.reflection),
   markdown: c.markdown,
 });
-
-export type ExtractionStatsRow = PathStats & { path: ExtractionPath };
 
 /** The stats operation's selection; `extraction` is empty for anyone but the admin. */
 export const statsJson = (s: Stats, extraction: ExtractionStatsRow[]) => ({
