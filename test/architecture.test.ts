@@ -199,6 +199,24 @@ describe('architecture', () => {
     expect(crossing).toEqual([]);
   });
 
+  it('the adapters (http, mcp, cli) import only types from server/core: functions and values come through services', () => {
+    // `import type` / `export type` only: `import { type X }` still loads the module.
+    const statement =
+      /^(import|export)\b([^;]*?)\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/gms;
+    const offenders = ['server/http', 'server/mcp', 'server/cli']
+      .flatMap((dir) => sourceFiles(join(ROOT, dir)))
+      .flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(statement)]
+          .filter((m) => {
+            const target = resolve(dirname(file), (m[3] ?? m[4])!);
+            const typeOnly = m[3] !== undefined && /^\s*type\b/.test(m[2]!);
+            return relative(CORE, target).split('/')[0] !== '..' && !typeOnly;
+          })
+          .map((m) => `${relative(ROOT, file)} -> ${(m[3] ?? m[4])!}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
   it('server/core imports no GraphQL, HTTP or CLI code', () => {
     const forbidden =
       /from ['"](graphql|graphql-yoga|graphql-ws|@pothos\/[^'"]+|ws|commander|node:http|(?:\.\.\/)+(cli|http|graphql)\/[^'"]*)['"]/;

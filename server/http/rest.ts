@@ -1,12 +1,9 @@
-// The REST routes (docs/api.md#rest): a thin layer over the same core functions the GraphQL API calls.
+// The REST routes (docs/api.md#rest): a thin layer over the same services the GraphQL API calls.
 import { parseTime, badInput, ErrorCode, expectedOf } from '../services/kernel.ts';
 import { spaceFor } from '../services/tokens.ts';
 import type { Logger } from 'pino';
 import type { Plugin } from 'graphql-yoga';
-import { explain } from '../core/memory/explain.ts';
-import { runGc } from '../core/memory/gc.ts';
-import { remember, updateMemory } from '../core/memory/memories.ts';
-import { listMemories } from '../core/memory/memory-list.ts';
+import { explain, listMemories, remember, runGc, updateMemory } from '../services/memories.ts';
 import type { Space } from '../core/kernel/space.ts';
 import type { Store } from '../core/kernel/store.ts';
 import { accessOf } from './auth.ts';
