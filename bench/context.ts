@@ -16,15 +16,15 @@
 // --fit fits the packing values (server/core/context-pack.ts) by coordinate ascent and reports
 // each conversation packed with values fitted on the others (leave one conversation out).
 import { parseArgs } from 'node:util';
-import { collectCandidates, getContext } from '../server/core/context.ts';
+import { collectCandidates, getContext } from '../server/core/context/context.ts';
 import {
   DEFAULT_PACK_TUNING,
   pack,
   type Candidate,
   type PackTuning,
   type Packed,
-} from '../server/core/context-pack.ts';
-import { countTokens, TOKENIZER } from '../server/core/token-count.ts';
+} from '../server/core/context/context-pack.ts';
+import { countTokens, TOKENIZER } from '../server/core/text/token-count.ts';
 import { quoteOf } from '../server/core/search/passages.ts';
 import { closeStore } from '../server/db/open.ts';
 import { contextWithRuntime } from '../server/services/embed.ts';

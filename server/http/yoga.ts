@@ -3,12 +3,12 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { createYoga, maskError as yogaMaskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { expectedError } from '../../schema/errors.ts';
-import { schema, type ChangeFeed, type Context } from '../../schema/index.ts';
+import { expectedError } from '../graphql/errors.ts';
+import { schema, type ChangeFeed, type Context } from '../graphql/index.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { getOperationAST, GraphQLError } from 'graphql';
-import type { Store } from '../core/store.ts';
-import { liveTokenIds, type Access } from '../core/tokens.ts';
+import type { Store } from '../core/kernel/store.ts';
+import { liveTokenIds, type Access } from '../core/users/tokens.ts';
 import { readinessCheck } from './readiness.ts';
 import { accessOf, bearer, browserRefusal, rememberAccess, resolveAccess } from './auth.ts';
 import { bodyLimit } from './body-limit.ts';

@@ -1,7 +1,7 @@
 // LLM extraction: the turn plus related memories go in; a JSON array of actions comes out,
 // validated with zod. Anything else is a failure (the caller falls back or retries), never a crash.
 import { llmActionsSchema, type LlmAction } from '../core/extraction/extract-turn.ts';
-import type { MemoryRow } from '../core/memories.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
 import type { Llm } from './client.ts';
 
 const SYSTEM_PROMPT = `You maintain the long-term memory of an assistant. From the user's message, extract durable facts

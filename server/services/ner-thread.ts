@@ -11,8 +11,8 @@ import {
   parseGroups,
   splitMatches,
   type CompromiseMatches,
-} from '../core/ner/compromise-provider.ts';
-import { NerUnavailable, type NerProvider } from '../core/ner/types.ts';
+} from '../core/entities/ner/compromise-provider.ts';
+import { NerUnavailable, type NerProvider } from '../core/entities/ner/types.ts';
 import { afterWorkerStart } from '../young-generation.ts';
 
 /** How long the thread stays after its last parse. */

@@ -7,11 +7,11 @@
 // An embedding endpoint (embedding.model) takes over: its vectors replace the local ones.
 import { existsSync } from 'node:fs';
 import envPaths from 'env-paths';
-import { catchUpMark, queueCatchUp } from '../core/search/embed-queue.ts';
-import { setWordTable } from '../core/search/semantic.ts';
-import { lockedSpec, initVectors, resetVectors, type VectorSpec, type VectorState } from '../core/search/vectors.ts';
-import { isLocalModel, type WordTable } from '../core/search/word-table.ts';
-import { write, type Store } from '../core/store.ts';
+import { catchUpMark, queueCatchUp } from '../core/vectors/embed-queue.ts';
+import { setWordTable } from '../core/vectors/semantic.ts';
+import { lockedSpec, initVectors, resetVectors, type VectorSpec, type VectorState } from '../core/vectors/vectors.ts';
+import { isLocalModel, type WordTable } from '../core/vectors/word-table.ts';
+import { write, type Store } from '../core/kernel/store.ts';
 import {
   convertWordVectors,
   localEmbedder,

@@ -4,7 +4,7 @@
 // whether the neighbours match (an answer follows the question that named the topic), who
 // speaks, and whether the turn says what the question asks for (a time, a number, a name).
 import { stemmer } from 'stemmer';
-import { indexTokens } from '../text.ts';
+import { indexTokens } from '../text/text.ts';
 import {
   bestPassage,
   cachedPassages,
@@ -13,7 +13,7 @@ import {
   type PassageCache,
   type Passage,
 } from './passages.ts';
-import type { AnalyzedQuery } from './query.ts';
+import type { AnalyzedQuery } from '../text/query.ts';
 
 export const TURN_FEATURES = [
   'bm25',
