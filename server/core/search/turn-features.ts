@@ -43,11 +43,6 @@ export const TURN_FEATURES = [
   'prevPassage',
   'nextPassage',
   'assistant',
-  'rank',
-  'session',
-  'userOpener',
-  'length',
-  'near',
 ] as const;
 export type TurnFeature = (typeof TURN_FEATURES)[number];
 
@@ -67,7 +62,6 @@ export type SignalScores = {
 /** One turn as the ranker sees it; neighbours are ids in the same session (null: none or unknown). */
 export type FeatureTurn = {
   id: number;
-  sessionId?: string;
   name: string | null;
   role: string;
   at: number;
@@ -235,15 +229,6 @@ export function turnFeatures(
   const wantsNumber = WANTS_NUMBER.test(query.raw);
   const wantsName = WANTS_NAME.test(query.raw);
   const score = (id: number | null) => (id === null ? 0 : (bm25.get(id) ?? 0));
-  // BM25's order as well as its score: a normalised score flattens every turn below one that
-  // scores far above the rest.
-  const rankOf = new Map([...bm25.keys()].map((id, i) => [id, 10 / (10 + i)]));
-  // How well the turn's session matches as a whole (its best passage): a question about a topic
-  // is answered in the session that discussed it.
-  const sessionBest = new Map<string, number>();
-  for (const turn of turns)
-    if (turn.sessionId !== undefined)
-      sessionBest.set(turn.sessionId, Math.max(sessionBest.get(turn.sessionId) ?? 0, passageScore(turn.id)));
   const out = new Map<number, number[]>();
   for (const turn of turns) {
     const own = read(turn.id);
@@ -280,11 +265,6 @@ export function turnFeatures(
       passageScore(turn.prev),
       passageScore(turn.next),
       turn.role === 'assistant' ? 1 : 0,
-      rankOf.get(turn.id) ?? 0,
-      turn.sessionId === undefined ? 0 : sessionBest.get(turn.sessionId)!,
-      turn.opener && turn.role === 'user' ? 1 : 0,
-      Math.min(1, Math.log10(1 + turn.text.length) / 4),
-      Math.max(passageScore(turn.prev), passageScore(turn.next)),
     ]);
   }
   return out;

@@ -69,11 +69,6 @@ export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
   prevPassage: 0,
   nextPassage: 0,
   assistant: 0,
-  rank: 0,
-  session: 0,
-  userOpener: 0,
-  length: 0,
-  near: 0,
 };
 
 /**
@@ -248,7 +243,6 @@ export async function rankTurns(
     const n = next.get(row.id) ?? null;
     return {
       id: row.id,
-      sessionId: row.sessionId,
       name: row.name,
       role: row.role,
       at: row.at,
