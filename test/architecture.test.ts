@@ -16,13 +16,13 @@ function sourceFiles(dir: string): string[] {
 
 /**
  * The layers, lowest first (each folder's README says the same): a file may import its own layer
- * and the ones below it, never one above. db/ opens the core's Store (with the core's config
- * rules), so it sits just above the core; the client is its own package, used by the adapters.
+ * and the ones below it, never one above. storage/ opens the core's Store (with the core's
+ * config rules), so it sits just above the core; the client is its own package, used by the adapters.
  */
 const LAYERS = [
   ['drizzle', 'server/logger.ts', 'server/young-generation.ts'],
   ['server/core'],
-  ['server/db', 'server/postgres'],
+  ['server/storage'],
   ['server/llm'],
   ['server/jobs'],
   ['server/services'],
@@ -52,6 +52,25 @@ function importGraph(): Map<string, string[]> {
       return [file, targets];
     }),
   );
+}
+
+const CORE = join(ROOT, 'server/core');
+const moduleOf = (file: string) => relative(CORE, file).split('/')[0]!;
+
+/** The core's modules (its folders) and, for each, the modules it imports with one import that shows it. */
+function coreModuleGraph(): Map<string, Map<string, string>> {
+  const modules = new Map<string, Map<string, string>>();
+  for (const [file, targets] of importGraph()) {
+    if (!file.startsWith(`${CORE}/`)) continue;
+    const from = moduleOf(file);
+    const edges = modules.get(from) ?? modules.set(from, new Map()).get(from)!;
+    for (const target of targets) {
+      const to = moduleOf(target);
+      if (target.startsWith(`${CORE}/`) && to !== from && !edges.has(to))
+        edges.set(to, `${relative(CORE, file)} -> ${relative(CORE, target)}`);
+    }
+  }
+  return modules;
 }
 
 describe('architecture', () => {
@@ -86,6 +105,50 @@ describe('architecture', () => {
     };
     for (const file of graph.keys()) visit(file, []);
     expect(cycles).toEqual([]);
+  });
+
+  it('server/core is modules by domain: every file in a module folder, no import cycles between the folders', () => {
+    const loose = sourceFiles(CORE).filter((file) => dirname(file) === CORE);
+    expect(
+      loose.map((f) => relative(ROOT, f)),
+      'a core file outside every module: put it in its domain',
+    ).toEqual([]);
+    const graph = coreModuleGraph();
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (module: string, path: string[]) => {
+      if (state.get(module) === 'done') return;
+      if (state.get(module) === 'open') {
+        const cycle = [...path.slice(path.indexOf(module)), module];
+        cycles.push(
+          cycle
+            .slice(1)
+            .map((to, i) => graph.get(cycle[i]!)!.get(to)!)
+            .join(', '),
+        );
+        return;
+      }
+      state.set(module, 'open');
+      for (const target of graph.get(module)?.keys() ?? []) visit(target, [...path, module]);
+      state.set(module, 'done');
+    };
+    for (const module of graph.keys()) visit(module, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it("server/core/README.md lists the core's modules lowest first, and each imports only modules before it", () => {
+    const listed = [...readFileSync(join(CORE, 'README.md'), 'utf8').matchAll(/^\| `([a-z-]+)\/` \|/gm)].map(
+      (m) => m[1]!,
+    );
+    const graph = coreModuleGraph();
+    expect([...listed].sort()).toEqual([...graph.keys()].sort());
+    const upward = [...graph].flatMap(([from, edges]) =>
+      [...edges].filter(([to]) => listed.indexOf(to) > listed.indexOf(from)).map(([, example]) => example),
+    );
+    expect(
+      upward,
+      'an import of a module listed after the importer: move the code down, or pass a function in',
+    ).toEqual([]);
   });
 
   it('every source folder has a README saying what lives there and what it may import', () => {
@@ -123,6 +186,19 @@ describe('architecture', () => {
     expect(existsSync(join(ROOT, 'web/README.md'))).toBe(true);
   });
 
+  it('server/storage/sqlite and server/storage/postgres do not import each other', () => {
+    const crossing = [...importGraph()].flatMap(([file, targets]) => {
+      const [from, to] = ['sqlite', 'postgres'].map((name) => join(ROOT, 'server/storage', name, '/'));
+      return targets
+        .filter(
+          (target) =>
+            (file.startsWith(from!) && target.startsWith(to!)) || (file.startsWith(to!) && target.startsWith(from!)),
+        )
+        .map((target) => `${relative(ROOT, file)} -> ${relative(ROOT, target)}`);
+    });
+    expect(crossing).toEqual([]);
+  });
+
   it('server/core imports no GraphQL, HTTP or CLI code', () => {
     const forbidden =
       /from ['"](graphql|graphql-yoga|graphql-ws|@pothos\/[^'"]+|ws|commander|node:http|(?:\.\.\/)+(cli|http|graphql)\/[^'"]*)['"]/;
@@ -138,8 +214,8 @@ describe('architecture', () => {
     );
     // The checkpoint thread's script opens its own, and keeps its statements referenced itself.
     expect(opened.map((file) => relative(ROOT, file)).sort()).toEqual([
-      'server/db/checkpointer.ts',
-      'server/db/native-handles.ts',
+      'server/storage/sqlite/checkpointer.ts',
+      'server/storage/sqlite/native-handles.ts',
     ]);
   });
 

@@ -15,7 +15,7 @@ import {
   memoriesForEntity,
   turnsByEntity,
   turnsForEntity,
-} from '../server/core/entities/entity-reads.ts';
+} from '../server/core/reads/entity-reads.ts';
 import { forget } from '../server/core/memory/forget.ts';
 import { listJobs } from '../server/core/jobs/jobs.ts';
 import { remember, updateMemory } from '../server/core/memory/memories.ts';

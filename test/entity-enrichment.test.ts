@@ -2,7 +2,7 @@
 // through the real openai client against a local OpenAI-compatible server.
 import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entitiesForMemories, entitiesForTurns, findEntity } from '../server/core/entities/entity-reads.ts';
+import { entitiesForMemories, entitiesForTurns, findEntity } from '../server/core/reads/entity-reads.ts';
 import { remember } from '../server/core/memory/memories.ts';
 import { runEnrichment } from '../server/core/entities/ner/enrichment.ts';
 import { ingestTurn } from '../server/services/ingest.ts';

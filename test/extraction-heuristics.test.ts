@@ -8,7 +8,7 @@ import { write } from '../server/core/kernel/store.ts';
 import { listMemories } from '../server/core/memory/memory-list.ts';
 import { getContext } from '../server/core/context/context.ts';
 import { runDecay } from '../server/core/memory/decay.ts';
-import { findEntity, memoriesForEntity } from '../server/core/entities/entity-reads.ts';
+import { findEntity, memoriesForEntity } from '../server/core/reads/entity-reads.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { testStore, T0 } from './helpers/store.ts';

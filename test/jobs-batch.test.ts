@@ -3,7 +3,7 @@
 // the same result as turn by turn, duplicates run once, and past ner.max_backlog new turns get
 // the fast pass only while a catch-up job brings their accurate pass later.
 import { describe, expect, it, vi } from 'vitest';
-import { entitiesForTurns } from '../server/core/entities/entity-reads.ts';
+import { entitiesForTurns } from '../server/core/reads/entity-reads.ts';
 import { enqueueJob, JobType, listJobs, queueLoad, type JobType as JobTypeName } from '../server/core/jobs/jobs.ts';
 import { compromiseEntities, loadCompromise } from '../server/core/entities/ner/compromise-provider.ts';
 import { deferredTurnCount, nerCheapMode } from '../server/core/entities/ner/deferral.ts';

@@ -19,10 +19,10 @@ import type { Space } from '../server/core/kernel/space.ts';
 import { getStats } from '../server/core/stats/stats.ts';
 import type { Store } from '../server/core/kernel/store.ts';
 import { createToken } from '../server/core/users/tokens.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import { copyOrder, copySqliteToPostgres } from '../server/postgres/copy-sqlite.ts';
-import { openPostgresStore } from '../server/postgres/open-postgres.ts';
+import { copyOrder, copySqliteToPostgres } from '../server/storage/copy-sqlite.ts';
+import { openPostgresStore } from '../server/storage/postgres/open-postgres.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { createRuntime } from '../server/services/runtime.ts';
@@ -126,7 +126,7 @@ type Hit = { kind: string; id: number; text: string };
 /**
  * Searches compared hit for hit (the same hits, the same best hit), but not the order of the
  * rest: SQLite ranks the words of a user who holds most of a table's rows with FTS5's own
- * bm25(), Postgres with search/bm25.ts, whose IDF of a word in most rows stays above FTS5's floor
+ * bm25(), Postgres with text-index/bm25.ts, whose IDF of a word in most rows stays above FTS5's floor
  * and whose lengths leave out stop words, so two hits matching only such a word can swap places
  * ('where does Alice live': facts 2 and 3, ranks 3 and 4).
  */

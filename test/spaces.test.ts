@@ -2,7 +2,7 @@
 // see their own memories plus the shared ones, and forgetUser leaves no trace of a user.
 import { describe, expect, it } from 'vitest';
 import { getContext } from '../server/core/context/context.ts';
-import { findEntity, listEntities } from '../server/core/entities/entity-reads.ts';
+import { findEntity, listEntities } from '../server/core/reads/entity-reads.ts';
 import { explain } from '../server/core/memory/explain.ts';
 import { forget } from '../server/core/memory/forget.ts';
 import { runGc } from '../server/core/memory/gc.ts';
@@ -15,7 +15,7 @@ import { listSessions } from '../server/core/turns/sessions.ts';
 import { spaceOf, type Space } from '../server/core/kernel/space.ts';
 import { getStats } from '../server/core/stats/stats.ts';
 import { forgetUser, listUsers } from '../server/core/users/users.ts';
-import { closeStore } from '../server/db/open.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { everyTableRows } from './helpers/store.ts';
 import { ALICE, BOB, twoUsers } from './helpers/two-users.ts';
 

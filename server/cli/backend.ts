@@ -52,8 +52,8 @@ function embeddedSdk(direct: object, schemaSdk: () => Promise<Sdk>): Sdk {
 async function embedded(options: GlobalOptions): Promise<Backend> {
   const space = spaceOption(options);
   const [{ closeStore }, { chooseStore, openConfiguredStore }] = await Promise.all([
-    import('../db/open.ts'),
-    import('../postgres/configured-store.ts'),
+    import('../storage/sqlite/open.ts'),
+    import('../storage/configured-store.ts'),
   ]);
   // --db (a SQLite file), else SM_DATABASE_URL (Postgres), else SM_DB or the default file.
   const choice = chooseStore({ db: options.db });

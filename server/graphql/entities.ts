@@ -10,7 +10,7 @@ import {
   type CoMention,
   type EntityGraph as EntityGraphShape,
   type EntityRow,
-} from '../core/entities/entity-reads.ts';
+} from '../core/reads/entity-reads.ts';
 import { notFound } from '../core/kernel/errors.ts';
 import { ENTITY_TYPES, type EntityType } from '../core/entities/ner/types.ts';
 import { builder } from './builder.ts';

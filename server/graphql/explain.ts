@@ -1,5 +1,5 @@
 // Explain (REST `GET /memories/{id}/why`): why a memory is where it is, from its numbers and its decision log.
-import { sourcesByMemory } from '../core/turns/batch-reads.ts';
+import { sourcesByMemory } from '../core/reads/batch-reads.ts';
 import { explain, type Explanation } from '../core/memory/explain.ts';
 import type { ScoreTerms as ScoreTermsShape } from '../core/memory/scoring.ts';
 import { memoryIdSchema } from '../core/kernel/validation.ts';

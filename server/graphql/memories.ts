@@ -1,7 +1,7 @@
 // Memory: the type, its provenance (sources, entities, relations, decisions) and the read queries.
 import { z } from 'zod';
-import { sourcesByMemory, type SourceRow } from '../core/turns/batch-reads.ts';
-import { entitiesForMemories } from '../core/entities/entity-reads.ts';
+import { sourcesByMemory, type SourceRow } from '../core/reads/batch-reads.ts';
+import { entitiesForMemories } from '../core/reads/entity-reads.ts';
 import { decisionsByMemory, type DecisionRow } from '../core/memory/decisions.ts';
 import { isProtected } from '../core/memory/gc.ts';
 import { memoryIn, type MemoryRow } from '../core/memory/memories.ts';

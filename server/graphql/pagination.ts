@@ -2,7 +2,7 @@
 // position); lists sorted by score page by offset, a session's turns page by (at, id) keyset.
 import { builder } from './builder.ts';
 import { badInput } from '../core/kernel/errors.ts';
-import type { TurnPosition } from '../core/turns/batch-reads.ts';
+import type { TurnPosition } from '../core/reads/batch-reads.ts';
 
 export const MAX_PAGE = 100;
 

@@ -2,8 +2,8 @@
 // point at each other without import cycles. Each batches its loads per request (DataLoader).
 import { createContextCache, contextCacheSymbol } from '@pothos/core';
 import DataLoader from 'dataloader';
-import { relationsByMemory, type RelationRow } from '../core/turns/batch-reads.ts';
-import { entitiesByIds } from '../core/entities/entity-reads.ts';
+import { relationsByMemory, type RelationRow } from '../core/reads/batch-reads.ts';
+import { entitiesByIds } from '../core/reads/entity-reads.ts';
 import { notFound } from '../core/kernel/errors.ts';
 import { memoriesByIds } from '../core/memory/memories.ts';
 import { sessionsByKeys } from '../core/turns/sessions.ts';

@@ -1,6 +1,6 @@
 // Sessions: conversations, registered on their first turn.
 import { z } from 'zod';
-import { recentTurnsBySession, turnCountsBySession } from '../core/turns/batch-reads.ts';
+import { recentTurnsBySession, turnCountsBySession } from '../core/reads/batch-reads.ts';
 import { groupBy } from '../core/kernel/group-by.ts';
 import { getSession, listSessions, sessionKey, type SessionRow } from '../core/turns/sessions.ts';
 import type { Space } from '../core/kernel/space.ts';

@@ -1,7 +1,7 @@
 // Turns (the episodic layer): the type, a session's history, addTurn and turnAdded.
 import { z } from 'zod';
-import { turnCountsBySession, turnsBefore } from '../core/turns/batch-reads.ts';
-import { entitiesForTurns } from '../core/entities/entity-reads.ts';
+import { turnCountsBySession, turnsBefore } from '../core/reads/batch-reads.ts';
+import { entitiesForTurns } from '../core/reads/entity-reads.ts';
 import { addTurnSchema, turnIn, type TurnRow } from '../core/turns/turns.ts';
 import { ingestTurn } from '../services/ingest.ts';
 import { filter, map, pipe, stream } from './streams.ts';

@@ -4,7 +4,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { exportRecords, importRecords } from '../core/export/export.ts';
-import { openSnapshot } from '../db/snapshot.ts';
+import { openSnapshot } from '../storage/sqlite/snapshot.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { spaceFor } from '../core/users/tokens.ts';
 import { accessOf } from './auth.ts';

@@ -1,6 +1,6 @@
 // Committed store changes, fanned out to GraphQL subscriptions through a yoga PubSub: this
 // process's own, and those other nodes commit on the same database (Postgres: LISTEN/NOTIFY, see
-// server/postgres/notify.ts), which reach the store's listeners the same way and so pass the same
+// server/storage/postgres/notify.ts), which reach the store's listeners the same way and so pass the same
 // per-user filters of the subscriptions.
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';

@@ -14,7 +14,7 @@ import { accessOf } from './auth.ts';
 import { ingestTurn } from '../services/ingest.ts';
 import { contextWithRuntime } from '../services/embed.ts';
 import type { Runtime } from '../services/runtime.ts';
-import { contextJson, gcJson, memoryJson, snakeMessage, turnJson, whyJson } from './rest-json.ts';
+import { restContextJson, restGcJson, restMemoryJson, restTurnJson, restWhyJson } from '../services/json-shapes.ts';
 
 type Body = Record<string, unknown>;
 type Call = {
@@ -86,7 +86,7 @@ const routes: Route[] = [
         status: 201,
         body: {
           turn_id: turn.id,
-          turn: turnJson(turn),
+          turn: restTurnJson(turn),
           extracted_memories: extracted.map((e) => ({
             id: e.memory.id,
             content: e.memory.content,
@@ -102,7 +102,7 @@ const routes: Route[] = [
     path: /^\/context$/,
     run: async ({ runtime, query, space }) => ({
       status: 200,
-      body: contextJson(
+      body: restContextJson(
         await contextWithRuntime(runtime, space('read'), {
           sessionId: query.get('session_id') as string,
           k: value(query.get('k')) as number,
@@ -125,7 +125,7 @@ const routes: Route[] = [
       });
       return {
         status: saved.action === 'created' ? 201 : 200,
-        body: { action: saved.action, memory: memoryJson(saved.memory) },
+        body: { action: saved.action, memory: restMemoryJson(saved.memory) },
       };
     },
   },
@@ -137,7 +137,7 @@ const routes: Route[] = [
         ['layer', 'kind', 'status', 'tag', 'q', 'sort', 'limit', 'offset'].map((key) => [key, value(query.get(key))]),
       );
       const { rows, total } = await listMemories(store, space('read'), filter);
-      return { status: 200, body: { memories: rows.map(memoryJson), total } };
+      return { status: 200, body: { memories: rows.map(restMemoryJson), total } };
     },
   },
   {
@@ -148,7 +148,7 @@ const routes: Route[] = [
       const patch = { status: b.status, content: b.content, tags: b.tags, importance: b.importance };
       return {
         status: 200,
-        body: memoryJson(await updateMemory(store, space('write', b), idParam(params[0]!), patch as never)),
+        body: restMemoryJson(await updateMemory(store, space('write', b), idParam(params[0]!), patch as never)),
       };
     },
   },
@@ -157,7 +157,7 @@ const routes: Route[] = [
     path: /^\/gc$/,
     run: async ({ store, body, space }) => ({
       status: 200,
-      body: gcJson(await runGc(store, space('write', await body()))),
+      body: restGcJson(await runGc(store, space('write', await body()))),
     }),
   },
   {
@@ -165,10 +165,17 @@ const routes: Route[] = [
     path: /^\/memories\/([^/]+)\/why$/,
     run: async ({ store, params, space }) => ({
       status: 200,
-      body: whyJson(await explain(store, space('read'), idParam(params[0]!))),
+      body: restWhyJson(await explain(store, space('read'), idParam(params[0]!))),
     }),
   },
 ];
+
+/** `sessionId: must not be empty` -> `session_id: must not be empty`: messages name the REST field. */
+export const snakeMessage = (message: string) =>
+  message.replace(
+    /^([A-Za-z0-9_.]+):/,
+    (_, path: string) => `${path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}:`,
+  );
 
 /** Reads a request body, refusing more than `limit` bytes (413, counted while streaming). */
 export async function readBody(request: Request, limit: number): Promise<Buffer> {

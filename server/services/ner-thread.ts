@@ -19,7 +19,7 @@ import { afterWorkerStart } from '../young-generation.ts';
 const IDLE_MS = 30_000;
 
 /**
- * The thread's code: what compromiseMatches (core/ner/compromise-provider.ts) does, in CommonJS
+ * The thread's code: what compromiseMatches (core/entities/ner/compromise-provider.ts) does, in CommonJS
  * and given compromise's path, so that it runs the same from the sources and from the CLI bundle
  * (which has no module file a Worker could be pointed at).
  */

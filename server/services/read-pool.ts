@@ -237,7 +237,7 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
     slot.worker.postMessage(request);
   };
 
-  // Accesses of reads answered meanwhile are written together (core/access.ts).
+  // Accesses of reads answered meanwhile are written together (core/memory/access.ts).
   holdAccessWhile(store, () => queue.length > 0 || slots.some((s) => s?.job));
 
   return {

@@ -16,7 +16,7 @@ export const JobType = {
   ExtractLlm: 'extract.llm',
   /** Accurate NER (compromise, LLM) for a stored turn and the memories extracted from it. */
   NerAccurate: 'ner.accurate',
-  /** Accurate NER for the turns deferred while its queue was full (see ner/deferral.ts), a batch at a time. */
+  /** Accurate NER for the turns deferred while its queue was full (see entities/ner/deferral.ts), a batch at a time. */
   NerCatchUp: 'ner.catchup',
   /** Consolidate one finished session (queued when a new session starts, and nightly). */
   Consolidate: 'session.consolidate',

@@ -2,7 +2,7 @@
 // defaults < config.json beside the db < meta table (key "config") < environment.
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { NER_PROVIDERS } from '../entities/ner/types.ts';
+import { NER_PROVIDERS } from './vocabulary.ts';
 
 // Every key of a section has a default, so an absent section parses from {} (the cast says so to TS).
 const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).prefault({} as never);

@@ -6,3 +6,7 @@ export const SEARCH_KINDS = ['fact', 'reflection', 'instruction', 'preference', 
 export const SIGNALS = ['lexical', 'vector', 'entity', 'memory'] as const;
 
 export const MEMORY_SORTS = ['score', 'recent', 'hits'] as const;
+
+/** Provider names a config can list (`ner.providers`). `regex` always runs. */
+export const NER_PROVIDERS = ['regex', 'known', 'compromise', 'llm'] as const;
+export type NerProviderName = (typeof NER_PROVIDERS)[number];

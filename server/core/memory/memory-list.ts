@@ -1,4 +1,4 @@
-// Listing memories with filters and sorts; the text filter uses the store's text index (search/text-index.ts).
+// Listing memories with filters and sorts; the text filter uses the store's text index (text-index/text-index.ts).
 import { and, count, desc, eq, isNull, not, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { memories, memoryRelations } from '../../../drizzle/schema.ts';

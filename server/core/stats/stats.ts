@@ -38,7 +38,7 @@ export type Stats = {
       /** True while new turns get the fast NER pass only (the accurate-NER queue is at ner.max_backlog). */
       nerCheapMode: boolean;
     };
-  /** semantic: the local word vectors rank turns (search/semantic.ts; off while they are being converted). */
+  /** semantic: the local word vectors rank turns (vectors/semantic.ts; off while they are being converted). */
   features: { fts: boolean; vec: boolean; semantic: boolean };
 };
 

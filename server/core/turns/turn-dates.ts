@@ -1,5 +1,5 @@
 // The dates a turn talks about: its time phrases resolved against the turn's own time
-// (extraction/time-phrases.ts) and stored, indexed, in turn_dates. Written inside addTurn's
+// (text/time-phrases.ts) and stored, indexed, in turn_dates. Written inside addTurn's
 // transaction (a regex pass, microseconds; most turns name no time), read by search to match a
 // date a query names, and backfilled on open for turns stored before the table existed.
 import { logger } from '../../logger.ts';

@@ -5,7 +5,6 @@ import { memories, memorySources, turns } from '../../../../drizzle/schema.ts';
 import { entitiesOfTurn, linkEntities, type EntityRow, type Mention } from '../entities.ts';
 import { spaceOfRow, type Space } from '../../kernel/space.ts';
 import { write, type Store } from '../../kernel/store.ts';
-import type { TurnRow } from '../../turns/turns.ts';
 import { nerCheapMode, queueAccurateNer } from './deferral.ts';
 import { NameIndex } from './known-entities.ts';
 import {
@@ -20,8 +19,10 @@ import {
 } from './pipeline.ts';
 import { EntityType, type NerProvider } from './types.ts';
 
-// The row type from the table, not from memories.ts: memories.ts links what it saves through this file.
+// The row types from the tables, not from memories.ts and turns.ts: the entities module sits
+// below both (memories.ts links what it saves through this file).
 type MemoryRow = typeof memories.$inferSelect;
+type TurnRow = typeof turns.$inferSelect;
 
 /** The speaker of a turn (its name) is a person it mentions. */
 const speakerOf = (turn: Pick<TurnRow, 'name'>): Mention[] =>

@@ -59,10 +59,6 @@ export class NerUnavailable extends Error {
   override name = 'NerUnavailable';
 }
 
-/** Provider names a config can list (`ner.providers`). `regex` always runs. */
-export const NER_PROVIDERS = ['regex', 'known', 'compromise', 'llm'] as const;
-export type NerProviderName = (typeof NER_PROVIDERS)[number];
-
 const POSSESSIVE = /(?:['’]s|(?<=s)['’])$/i;
 const EDGE_PUNCTUATION = /^[\s"'“”‘’()[\]{}<>,.;:!?*_~-]+|[\s"'“”‘’()[\]{}<>,.;:!?*_~-]+$/gu;
 

@@ -1,6 +1,6 @@
 // SQL functions the domain calls under the same name on both backends (docs/architecture.md#store-port), where SQLite and
 // Postgres share no spelling of a construct. SQLite's are JavaScript, registered on the
-// connection in server/db/open.ts; these are their Postgres twins, created at open time like the
+// connection in server/storage/sqlite/open.ts; these are their Postgres twins, created at open time like the
 // row-numbering triggers (drizzle-kit's migrations have no notion of functions).
 //
 //  - `sm_ids(?)`: the integers of a JSON array, as rows of one column `value`
@@ -18,7 +18,7 @@ const FUNCTIONS = {
     create: (body: string) =>
       `create or replace function sm_ids(list text) returns table (value bigint) language sql immutable parallel safe as $$${body}$$`,
   },
-  // normalizeText (server/core/text.ts) in SQL: NFKC, lower case, apostrophes out, every run of
+  // normalizeText (server/core/text/text.ts) in SQL: NFKC, lower case, apostrophes out, every run of
   // what is not a letter or digit one space. Under ICU's root collation where the server has ICU:
   // it knows the case and the classes of every letter (a server made with --no-locale knows
   // ASCII's only, and so does this function on a server without ICU).

@@ -3,17 +3,24 @@
 // absent), so each API DataLoader is one line. Nothing here writes.
 import { and, asc, desc, eq, getTableColumns, inArray, lte, gt, or, sql, count, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { entities, memories, memoryEntities, turnEntities, turns } from '../../../drizzle/schema.ts';
+import { entities, memories, turns } from '../../../drizzle/schema.ts';
 import { MEMORY_STATUSES } from '../../../drizzle/vocabulary.ts';
-import { entitiesByIds, entitiesByMemory, entitiesByTurn } from '../turns/batch-reads.ts';
-import { byAlias, entityById, peopleByFirstName, type EntityRow } from './entities.ts';
+import {
+  type EntityLinks,
+  entitiesByIds,
+  entitiesByMemory,
+  entitiesByTurn,
+  memoryLinks,
+  turnLinks,
+  turnsOf,
+} from './batch-reads.ts';
+import { byAlias, entityById, peopleByFirstName, type EntityRow } from '../entities/entities.ts';
 import type { MemoryRow } from '../memory/memories.ts';
-import { entityKey, ENTITY_TYPES, EntityType } from './ner/types.ts';
+import { entityKey, ENTITY_TYPES, EntityType } from '../entities/ner/types.ts';
 import { badInput } from '../kernel/errors.ts';
 import { inSpace } from '../memory/memory-list.ts';
 import type { Space } from '../kernel/space.ts';
 import type { Store } from '../kernel/store.ts';
-import { turnsOf } from '../turns/batch-reads.ts';
 import { escapeLike } from '../text/text.ts';
 import type { TurnRow } from '../turns/turns.ts';
 import { parseInput } from '../kernel/validation.ts';
@@ -140,47 +147,17 @@ export async function memoriesByEntity(
   entityIds: readonly number[],
   page: EntityMemoryPage = {},
 ): Promise<Map<number, Page<MemoryRow>>> {
-  const ids = parseInput(idsSchema, [...entityIds]);
   const { limit, offset, status } = parseInput(memoryPageSchema, page);
-  if (ids.length === 0) return new Map();
-  const ranked = store.db
-    .select({
-      ...getTableColumns(memories),
-      ownerId: sql<number>`${memoryEntities.entityId}`.as('owner_id'),
-      rank: sql<number>`row_number() over (partition by ${memoryEntities.entityId} order by ${memories.eventAt} desc, ${memories.id} desc)`.as(
-        'rank',
-      ),
-    })
-    .from(memoryEntities)
-    .innerJoin(memories, eq(memories.id, memoryEntities.memoryId))
-    .where(
-      and(
-        inArray(memoryEntities.entityId, ids),
-        inSpace(space),
-        status === 'all' ? undefined : eq(memories.status, status),
-      ),
-    )
-    .as('ranked');
-  const rows = await store.db
-    .select()
-    .from(ranked)
-    .where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit)))
-    .orderBy(asc(ranked.rank))
-    .all();
-  const totals = await store.db
-    .select({ id: memoryEntities.entityId, n: count() })
-    .from(memoryEntities)
-    .innerJoin(memories, eq(memories.id, memoryEntities.memoryId))
-    .where(
-      and(
-        inArray(memoryEntities.entityId, ids),
-        inSpace(space),
-        status === 'all' ? undefined : eq(memories.status, status),
-      ),
-    )
-    .groupBy(memoryEntities.entityId)
-    .all();
-  return pages(rows, totals);
+  const filter = and(inSpace(space), status === 'all' ? undefined : eq(memories.status, status));
+  return pagesByEntity<MemoryRow>(store, {
+    entityIds,
+    links: memoryLinks,
+    mentioner: memories,
+    when: memories.eventAt,
+    filter,
+    limit,
+    offset,
+  });
 }
 
 /** The turns mentioning each entity, most recent first, one page per entity with its total. */
@@ -190,35 +167,60 @@ export async function turnsByEntity(
   entityIds: readonly number[],
   page: EntityPage = {},
 ): Promise<Map<number, Page<TurnRow>>> {
-  const ids = parseInput(idsSchema, [...entityIds]);
   const { limit, offset } = parseInput(pageSchema, page);
+  return pagesByEntity<TurnRow>(store, {
+    entityIds,
+    links: turnLinks,
+    mentioner: turns,
+    when: turns.at,
+    filter: turnsOf(space),
+    limit,
+    offset,
+  });
+}
+
+type PagesQuery = {
+  entityIds: readonly number[];
+  links: EntityLinks;
+  /** The memories or turns table, joined to the entities through `links`, newest `when` first. */
+  mentioner: typeof memories | typeof turns;
+  when: typeof memories.eventAt | typeof turns.at;
+  filter: SQL | undefined;
+  limit: number;
+  offset: number;
+};
+
+/** One page of mentioning rows per entity (a window function) and each entity's total. */
+async function pagesByEntity<Row>(store: Store, q: PagesQuery): Promise<Map<number, Page<Row>>> {
+  const ids = parseInput(idsSchema, [...q.entityIds]);
   if (ids.length === 0) return new Map();
+  const where = and(inArray(q.links.entity, ids), q.filter);
   const ranked = store.db
     .select({
-      ...getTableColumns(turns),
-      ownerId: sql<number>`${turnEntities.entityId}`.as('owner_id'),
-      rank: sql<number>`row_number() over (partition by ${turnEntities.entityId} order by ${turns.at} desc, ${turns.id} desc)`.as(
+      ...getTableColumns(q.mentioner),
+      ownerId: sql<number>`${q.links.entity}`.as('owner_id'),
+      rank: sql<number>`row_number() over (partition by ${q.links.entity} order by ${q.when} desc, ${q.mentioner.id} desc)`.as(
         'rank',
       ),
     })
-    .from(turnEntities)
-    .innerJoin(turns, eq(turns.id, turnEntities.turnId))
-    .where(and(inArray(turnEntities.entityId, ids), turnsOf(space)))
+    .from(q.links.table)
+    .innerJoin(q.mentioner, eq(q.mentioner.id, q.links.owner))
+    .where(where)
     .as('ranked');
   const rows = await store.db
     .select()
     .from(ranked)
-    .where(and(gt(ranked.rank, offset), lte(ranked.rank, offset + limit)))
+    .where(and(gt(ranked.rank, q.offset), lte(ranked.rank, q.offset + q.limit)))
     .orderBy(asc(ranked.rank))
     .all();
   const totals = await store.db
-    .select({ id: turnEntities.entityId, n: count() })
-    .from(turnEntities)
-    .innerJoin(turns, eq(turns.id, turnEntities.turnId))
-    .where(and(inArray(turnEntities.entityId, ids), turnsOf(space)))
-    .groupBy(turnEntities.entityId)
+    .select({ id: q.links.entity, n: count() })
+    .from(q.links.table)
+    .innerJoin(q.mentioner, eq(q.mentioner.id, q.links.owner))
+    .where(where)
+    .groupBy(q.links.entity)
     .all();
-  return pages(rows, totals);
+  return pages(rows as unknown as (Row & { ownerId: number; rank: number })[], totals) as Map<number, Page<Row>>;
 }
 
 /** Groups ranked rows into pages; an entity past its last page still gets its total. */

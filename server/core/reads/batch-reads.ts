@@ -12,7 +12,7 @@ import {
 import { groupBy } from '../kernel/group-by.ts';
 import type { Space } from '../kernel/space.ts';
 import type { Store } from '../kernel/store.ts';
-import type { TurnRow } from './turns.ts';
+import type { TurnRow } from '../turns/turns.ts';
 
 export type EntityRow = typeof entities.$inferSelect;
 export type SourceRow = typeof memorySources.$inferSelect;
@@ -63,26 +63,28 @@ export async function entitiesByIds(store: Store, ids: readonly number[]): Promi
   return new Map(rows.map((row) => [row.id, row]));
 }
 
+/** The junction from memories, or from turns, to the entities they mention. */
+export const memoryLinks = { table: memoryEntities, owner: memoryEntities.memoryId, entity: memoryEntities.entityId };
+export const turnLinks = { table: turnEntities, owner: turnEntities.turnId, entity: turnEntities.entityId };
+export type EntityLinks = typeof memoryLinks | typeof turnLinks;
+
 /** Entities mentioned by each memory, most mentioned first. */
-export async function entitiesByMemory(store: Store, memoryIds: readonly number[]): Promise<Map<number, EntityRow[]>> {
-  const rows = await store.db
-    .select({ ownerId: memoryEntities.memoryId, entity: getTableColumns(entities) })
-    .from(memoryEntities)
-    .innerJoin(entities, eq(entities.id, memoryEntities.entityId))
-    .where(inArray(memoryEntities.memoryId, [...memoryIds]))
-    .orderBy(desc(entities.mentionCount), asc(entities.id))
-    .all();
-  const grouped = groupBy(rows, (row) => row.ownerId);
-  return new Map([...grouped].map(([id, list]) => [id, list.map((row) => row.entity)]));
-}
+export const entitiesByMemory = (store: Store, memoryIds: readonly number[]) =>
+  entitiesByOwner(store, memoryLinks, memoryIds);
 
 /** Entities mentioned by each turn, most mentioned first. */
-export async function entitiesByTurn(store: Store, turnIds: readonly number[]): Promise<Map<number, EntityRow[]>> {
+export const entitiesByTurn = (store: Store, turnIds: readonly number[]) => entitiesByOwner(store, turnLinks, turnIds);
+
+async function entitiesByOwner(
+  store: Store,
+  links: EntityLinks,
+  ownerIds: readonly number[],
+): Promise<Map<number, EntityRow[]>> {
   const rows = await store.db
-    .select({ ownerId: turnEntities.turnId, entity: getTableColumns(entities) })
-    .from(turnEntities)
-    .innerJoin(entities, eq(entities.id, turnEntities.entityId))
-    .where(inArray(turnEntities.turnId, [...turnIds]))
+    .select({ ownerId: links.owner, entity: getTableColumns(entities) })
+    .from(links.table)
+    .innerJoin(entities, eq(entities.id, links.entity))
+    .where(inArray(links.owner, [...ownerIds]))
     .orderBy(desc(entities.mentionCount), asc(entities.id))
     .all();
   const grouped = groupBy(rows, (row) => row.ownerId);
