@@ -4,6 +4,8 @@
 // building the schema cost a one-shot process more than the read itself (about 150 ms of an
 // embedded `sm search`'s 350). Every other operation still runs on the schema (backend.ts), and
 // test/cli-remote.test.ts compares these with a server's answers, errors included.
+import { parseTime, badInput } from '../services/kernel.ts';
+import { ADMIN, spaceFor } from '../services/tokens.ts';
 import type {
   ContextQuery,
   ContextQueryVariables,
@@ -14,11 +16,8 @@ import type {
   StatsQueryVariables,
 } from '../../client/src/generated/sdk.ts';
 import { noteAccess } from '../core/memory/access.ts';
-import { parseTime } from '../core/kernel/clock.ts';
-import { badInput } from '../core/kernel/errors.ts';
 import { EXTRACTION_PATHS, readExtractionStats } from '../core/extraction/stats.ts';
 import { getStats } from '../core/stats/stats.ts';
-import { ADMIN, spaceFor } from '../core/users/tokens.ts';
 import { contextWithRuntime, searchWithRuntime } from '../services/embed.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { contextJson, searchHitJson, statsJson } from '../services/json-shapes.ts';

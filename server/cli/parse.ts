@@ -1,6 +1,6 @@
 // Option parsers: a bad value is a usage error (exit 2) that names the option.
+import { parseTime } from '../services/kernel.ts';
 import { InvalidArgumentError } from 'commander';
-import { parseTime } from '../core/kernel/clock.ts';
 
 // The API's Int is 32-bit: a flag outside it fails here, naming the flag, in both modes alike.
 const INT_MIN = -(2 ** 31);

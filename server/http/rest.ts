@@ -1,15 +1,14 @@
 // The REST routes (docs/api.md#rest): a thin layer over the same core functions the GraphQL API calls.
+import { parseTime, badInput, ErrorCode, expectedOf } from '../services/kernel.ts';
+import { spaceFor } from '../services/tokens.ts';
 import type { Logger } from 'pino';
 import type { Plugin } from 'graphql-yoga';
-import { parseTime } from '../core/kernel/clock.ts';
-import { badInput, ErrorCode, expectedOf } from '../core/kernel/errors.ts';
 import { explain } from '../core/memory/explain.ts';
 import { runGc } from '../core/memory/gc.ts';
 import { remember, updateMemory } from '../core/memory/memories.ts';
 import { listMemories } from '../core/memory/memory-list.ts';
 import type { Space } from '../core/kernel/space.ts';
 import type { Store } from '../core/kernel/store.ts';
-import { spaceFor } from '../core/users/tokens.ts';
 import { accessOf } from './auth.ts';
 import { ingestTurn } from '../services/ingest.ts';
 import { contextWithRuntime } from '../services/embed.ts';
