@@ -5,7 +5,7 @@ import { getMemory, reinforce } from '../memory/memories.ts';
 import { spaceOfRow, visibleIn, type Space } from '../kernel/space.ts';
 import type { Store } from '../kernel/store.ts';
 import type { TurnRow } from '../turns/turns.ts';
-import { entityKey, EntityType } from '../entities/ner/types.ts';
+import { entityKey, EntityType } from '../entities/types.ts';
 import { describeEntity, linkEntities } from '../entities/entities.ts';
 import { mentionsOf } from '../turns/turn-dates.ts';
 import { normalizeText } from '../text/text.ts';

@@ -6,7 +6,7 @@ import { turns } from '../../../drizzle/schema.ts';
 import { ROLES } from '../../../drizzle/vocabulary.ts';
 import { enqueueJob, JOB_DEFAULTS, JOB_OF_TURN, jobColumnCount, jobQueued, type JobType } from '../jobs/jobs.ts';
 import { decodeEntity, entityColumnCount, SPEAKER_ENTITY, type EntityRow } from '../entities/entities.ts';
-import { entityKey, EntityType } from '../entities/ner/types.ts';
+import { entityKey, EntityType } from '../entities/types.ts';
 import { rowCodec } from '../kernel/rows.ts';
 import { ensureSession } from './sessions.ts';
 import { DEFAULT_SPACE, spaceClause, visibleIn, type Space } from '../kernel/space.ts';
