@@ -80,5 +80,11 @@ export function proseOf(text: string): string {
   return kept.join('\n');
 }
 
+/** A claim whose object is a word pointing back ("wants to make that happen", "couldn't have done it without them"): nothing on its own. */
+export const endsPointingBack = (sentence: string) =>
+  /\b(?:it|that|this|them|those|these|there|one)(?:\s+(?:too|again|happen|out|up|on|off|all|through))?\s*$/i.test(
+    sentence,
+  );
+
 /** A clause in no script the rules read (Hebrew, Chinese, only emoji or symbols): no English fact in it. */
 export const hasLatinWords = (clause: string) => /[A-Za-z]/.test(clause);

@@ -127,6 +127,10 @@ export function pluralVerb(content: string, subject: string): string {
   return subject + rest;
 }
 
+/** Intensifiers that add no fact: "Caroline is really lucky" says what "Caroline is lucky" says. */
+const FILLER = /\b(?:really|super|totally|actually|literally|honestly|basically|kinda|truly|genuinely)\s+(?=\w)/gi;
+export const withoutFiller = (text: string) => text.replace(FILLER, '');
+
 /** A value ends where a new clause starts; keep it short enough to be one fact. */
 export function cleanValue(raw: string): string {
   const cut = raw
@@ -170,7 +174,7 @@ const COMMON_OPENERS = new Set(
 
 /** A subordinate clause before the main one: "since they last talked, Alex has had news". */
 const LEADING_CLAUSE =
-  /^((?:since|when|after|before|because|while|once|now that|ever since|last \w+|this \w+|on \w+ \w+ \d{4})\b[^,]*),\s+(.+)$/i;
+  /^((?:since|when|after|before|because|while|once|now that|ever since|lately|recently|currently|nowadays|these days|last \w+|this \w+|on \w+ \w+ \d{4})\b[^,]*),\s+(.+)$/i;
 
 /**
  * A first-person statement as a sentence about the subject: "we"/"our" become "they"/"their", a
