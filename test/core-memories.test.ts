@@ -21,6 +21,7 @@ import {
 import { listMemories } from '../server/core/memory-list.ts';
 import { addTurn, shortTermWindow } from '../server/core/turns.ts';
 import { getContext } from '../server/core/context.ts';
+import { assembleContext } from '../server/services/context.ts';
 import { onChange } from '../server/core/store.ts';
 import { countRows, testStore, textIndexIds } from './helpers/store.ts';
 
@@ -237,7 +238,7 @@ describe('turns and context', () => {
     await remember(store, DEFAULT_SPACE, { content: 'User likes tea', importance: 1 });
     await remember(store, DEFAULT_SPACE, { content: 'User phone is 555-0100', tags: ['pii'] });
     await remember(store, DEFAULT_SPACE, { content: 'User has a dog' });
-    const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's9', k: 5 });
+    const context = await assembleContext({ store, llm: null }, DEFAULT_SPACE, { sessionId: 's9', k: 5 });
     expect(context.midTerm.map((m) => m.content)).toEqual(['User likes tea', 'User has a dog']);
     expect(context.markdown).toContain('- User likes tea');
     expect(context.markdown).not.toContain('555');

@@ -13,14 +13,14 @@ import type {
   StatsQuery,
   StatsQueryVariables,
 } from '../../client/src/generated/sdk.ts';
-import { noteAccess } from '../core/access.ts';
 import { parseTime } from '../core/clock.ts';
 import { badInput } from '../core/errors.ts';
 import { EXTRACTION_PATHS, readExtractionStats } from '../core/extraction/stats.ts';
 import { SIGNALS } from '../core/search/index.ts';
 import { getStats } from '../core/stats.ts';
 import { ADMIN, spaceFor } from '../core/tokens.ts';
-import { contextWithRuntime, searchWithRuntime } from '../services/embed.ts';
+import { assembleContext } from '../services/context.ts';
+import { searchMemory } from '../services/search.ts';
 import type { ContextItem } from '../core/context.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { apiEnum, iso, isoOrNull, memoryJson, turnJson } from './api-json.ts';
@@ -85,11 +85,7 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
         status: vars.status == null ? undefined : dbEnum(vars.status),
         speakers: list(vars.speakers),
       };
-      const { hits } = await searchWithRuntime(runtime, readSpace(vars), input);
-      noteAccess(
-        store,
-        hits.flatMap((h) => (h.memory ? [h.memory.id] : [])),
-      );
+      const { hits } = await searchMemory(runtime, readSpace(vars), input);
       return {
         search: hits.map((h) => ({
           kind: apiEnum(h.kind),
@@ -110,7 +106,7 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
     },
 
     async context(vars: ContextQueryVariables): Promise<ContextQuery> {
-      const c = await contextWithRuntime(runtime, readSpace(vars), {
+      const c = await assembleContext(runtime, readSpace(vars), {
         sessionId: vars.sessionId,
         query: vars.query,
         tokenBudget: int('tokenBudget', vars.tokenBudget),

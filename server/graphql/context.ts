@@ -8,7 +8,7 @@ import {
   type ContextItem as ContextItemShape,
 } from '../core/context.ts';
 import type { TimelineEntry } from '../core/digests/timeline.ts';
-import { contextWithRuntime } from '../services/embed.ts';
+import { assembleContext } from '../services/context.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
 import { MemoryRef, TurnRef } from './refs.ts';
@@ -250,6 +250,6 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: (_root, { sessionId, k, query, tokenBudget, maxTokens, ...args }, context) =>
-      contextWithRuntime(context.runtime, readSpace(context, args), { sessionId, k, query, tokenBudget, maxTokens }),
+      assembleContext(context.runtime, readSpace(context, args), { sessionId, k, query, tokenBudget, maxTokens }),
   }),
 }));
