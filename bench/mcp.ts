@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { search } from '../server/core/search/index.ts';
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { optimizeSearchIndexes } from '../server/db/search-index.ts';
 import { runMain } from './run-main.ts';

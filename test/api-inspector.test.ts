@@ -6,7 +6,7 @@ import { parse, subscribe } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema, type Context } from '../server/graphql/index.ts';
 import type { ConsolidationChange, MemoryChange, TurnChange } from '../server/graphql/builder.ts';
-import { ADMIN } from '../server/core/tokens.ts';
+import { ADMIN } from '../server/core/users/tokens.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { testStore } from './helpers/store.ts';
 import { MemoryStatus, Role, type SymbiosisClient } from '../client/src/index.ts';

@@ -54,6 +54,25 @@ function importGraph(): Map<string, string[]> {
   );
 }
 
+const CORE = join(ROOT, 'server/core');
+const moduleOf = (file: string) => relative(CORE, file).split('/')[0]!;
+
+/** The core's modules (its folders) and, for each, the modules it imports with one import that shows it. */
+function coreModuleGraph(): Map<string, Map<string, string>> {
+  const modules = new Map<string, Map<string, string>>();
+  for (const [file, targets] of importGraph()) {
+    if (!file.startsWith(`${CORE}/`)) continue;
+    const from = moduleOf(file);
+    const edges = modules.get(from) ?? modules.set(from, new Map()).get(from)!;
+    for (const target of targets) {
+      const to = moduleOf(target);
+      if (target.startsWith(`${CORE}/`) && to !== from && !edges.has(to))
+        edges.set(to, `${relative(CORE, file)} -> ${relative(CORE, target)}`);
+    }
+  }
+  return modules;
+}
+
 describe('architecture', () => {
   it('every source file belongs to a layer, and imports only its own layer and the ones below', () => {
     const graph = importGraph();
@@ -86,6 +105,50 @@ describe('architecture', () => {
     };
     for (const file of graph.keys()) visit(file, []);
     expect(cycles).toEqual([]);
+  });
+
+  it('server/core is modules by domain: every file in a module folder, no import cycles between the folders', () => {
+    const loose = sourceFiles(CORE).filter((file) => dirname(file) === CORE);
+    expect(
+      loose.map((f) => relative(ROOT, f)),
+      'a core file outside every module: put it in its domain',
+    ).toEqual([]);
+    const graph = coreModuleGraph();
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (module: string, path: string[]) => {
+      if (state.get(module) === 'done') return;
+      if (state.get(module) === 'open') {
+        const cycle = [...path.slice(path.indexOf(module)), module];
+        cycles.push(
+          cycle
+            .slice(1)
+            .map((to, i) => graph.get(cycle[i]!)!.get(to)!)
+            .join(', '),
+        );
+        return;
+      }
+      state.set(module, 'open');
+      for (const target of graph.get(module)?.keys() ?? []) visit(target, [...path, module]);
+      state.set(module, 'done');
+    };
+    for (const module of graph.keys()) visit(module, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it("server/core/README.md lists the core's modules lowest first, and each imports only modules before it", () => {
+    const listed = [...readFileSync(join(CORE, 'README.md'), 'utf8').matchAll(/^\| `([a-z-]+)\/` \|/gm)].map(
+      (m) => m[1]!,
+    );
+    const graph = coreModuleGraph();
+    expect([...listed].sort()).toEqual([...graph.keys()].sort());
+    const upward = [...graph].flatMap(([from, edges]) =>
+      [...edges].filter(([to]) => listed.indexOf(to) > listed.indexOf(from)).map(([, example]) => example),
+    );
+    expect(
+      upward,
+      'an import of a module listed after the importer: move the code down, or pass a function in',
+    ).toEqual([]);
   });
 
   it('every source folder has a README saying what lives there and what it may import', () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { closeStore, openStore } from '../server/db/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';

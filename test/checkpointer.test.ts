@@ -1,6 +1,6 @@
 // Background WAL checkpoints (openStore backgroundCheckpoints, used by the server): commits
 // leave checkpointing to a worker thread, which copies the WAL back into the database file.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

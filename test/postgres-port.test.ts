@@ -19,7 +19,7 @@ import {
   writeIfFree,
   type ChangeEvent,
   type Store,
-} from '../server/core/store.ts';
+} from '../server/core/kernel/store.ts';
 import { closeStore } from '../server/db/open.ts';
 import { openSnapshot } from '../server/db/snapshot.ts';
 import { openPostgresStore } from '../server/postgres/open-postgres.ts';

@@ -3,15 +3,15 @@
 // 0.85), saved as their own kinds, protected, superseded by a later contradicting one with the
 // history kept, and open every context block within their share of the budget, whatever the query.
 import { describe, expect, it } from 'vitest';
-import { getContext } from '../server/core/context.ts';
-import { runDecay } from '../server/core/decay.ts';
-import { explain } from '../server/core/explain.ts';
+import { getContext } from '../server/core/context/context.ts';
+import { runDecay } from '../server/core/memory/decay.ts';
+import { explain } from '../server/core/memory/explain.ts';
 import { recogniseStanding } from '../server/core/extraction/standing.ts';
-import { runGc } from '../server/core/gc.ts';
-import { getMemory } from '../server/core/memories.ts';
-import { getProfile, setPinned } from '../server/core/profile.ts';
-import { DEFAULT_SPACE, type Space } from '../server/core/space.ts';
-import { countTokens } from '../server/core/token-count.ts';
+import { runGc } from '../server/core/memory/gc.ts';
+import { getMemory } from '../server/core/memory/memories.ts';
+import { getProfile, setPinned } from '../server/core/memory/profile.ts';
+import { DEFAULT_SPACE, type Space } from '../server/core/kernel/space.ts';
+import { countTokens } from '../server/core/text/token-count.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { STANDING_PHRASINGS } from './fixtures/standing-phrasings.ts';

@@ -3,9 +3,9 @@
 // same order, written as the schema writes them (enums upper-case, times ISO-8601 with
 // milliseconds). test/cli-remote.test.ts holds them to a server's output.
 import type { MemoryFieldsFragment, TurnFieldsFragment } from '../../client/src/generated/sdk.ts';
-import { isProtected } from '../core/gc.ts';
-import type { MemoryRow } from '../core/memories.ts';
-import type { TurnRow } from '../core/turns.ts';
+import { isProtected } from '../core/memory/gc.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
+import type { TurnRow } from '../core/turns/turns.ts';
 
 /** The DateTime scalar's output. */
 export const iso = (ms: number) => new Date(ms).toISOString();

@@ -64,7 +64,7 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
   try {
     const [{ createRuntime }, { onChange }, { directReads }] = await Promise.all([
       import('../services/runtime.ts'),
-      import('../core/store.ts'),
+      import('../core/kernel/store.ts'),
       import('./direct-reads.ts'),
     ]);
     const runtime = await createRuntime(store);
@@ -75,7 +75,7 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
           import('../../client/src/generated/sdk.ts'),
           import('../../client/src/index.ts'),
           import('../graphql/local-requester.ts'),
-          import('../core/tokens.ts'),
+          import('../core/users/tokens.ts'),
         ]);
         return getSdk(withSpace(localRequester(runtime, ADMIN), named));
       };

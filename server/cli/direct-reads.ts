@@ -13,15 +13,15 @@ import type {
   StatsQuery,
   StatsQueryVariables,
 } from '../../client/src/generated/sdk.ts';
-import { parseTime } from '../core/clock.ts';
-import { badInput } from '../core/errors.ts';
+import { parseTime } from '../core/kernel/clock.ts';
+import { badInput } from '../core/kernel/errors.ts';
 import { EXTRACTION_PATHS, readExtractionStats } from '../core/extraction/stats.ts';
 import { SIGNALS } from '../core/search/index.ts';
-import { getStats } from '../core/stats.ts';
-import { ADMIN, spaceFor } from '../core/tokens.ts';
+import { getStats } from '../core/stats/stats.ts';
+import { ADMIN, spaceFor } from '../core/users/tokens.ts';
 import { assembleContext } from '../services/context.ts';
 import { searchMemory } from '../services/search.ts';
-import type { ContextItem } from '../core/context.ts';
+import type { ContextItem } from '../core/context/context.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { apiEnum, iso, isoOrNull, memoryJson, turnJson } from './api-json.ts';
 

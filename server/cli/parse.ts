@@ -1,6 +1,6 @@
 // Option parsers: a bad value is a usage error (exit 2) that names the option.
 import { InvalidArgumentError } from 'commander';
-import { parseTime } from '../core/clock.ts';
+import { parseTime } from '../core/kernel/clock.ts';
 
 export function integer(value: string): number {
   if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number');

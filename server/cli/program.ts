@@ -13,7 +13,7 @@ import { registerSearchCommands } from './commands/search.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerSessionCommands } from './commands/sessions.ts';
 import { registerTurnCommands } from './commands/turns.ts';
-import { VERSION } from '../core/version.ts';
+import { VERSION } from '../core/kernel/version.ts';
 import type { GlobalOptions } from './runtime.ts';
 
 export function buildProgram(): Command {

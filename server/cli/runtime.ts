@@ -1,6 +1,6 @@
 // Global options and the clock every command shares.
-import { fixedClock, parseTime, systemClock, type Clock } from '../core/clock.ts';
-import { badInput } from '../core/errors.ts';
+import { fixedClock, parseTime, systemClock, type Clock } from '../core/kernel/clock.ts';
+import { badInput } from '../core/kernel/errors.ts';
 
 export type GlobalOptions = {
   db?: string;

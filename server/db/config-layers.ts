@@ -5,8 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import * as tables from '../../drizzle/schema.ts';
-import { ConfigError, configFromEnv, resolveConfig, type Config, type ConfigLayer } from '../core/config.ts';
-import type { Db, Store } from '../core/store.ts';
+import { ConfigError, configFromEnv, resolveConfig, type Config, type ConfigLayer } from '../core/kernel/config.ts';
+import type { Db, Store } from '../core/kernel/store.ts';
 
 export const configFilePath = (dbPath: string) => join(dirname(dbPath), 'config.json');
 

@@ -6,7 +6,7 @@
 // a statement from outside the open transaction waits for it to end.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
-import type { Sql, SqlParam } from '../core/store.ts';
+import type { Sql, SqlParam } from '../core/kernel/store.ts';
 import { optimizeSearchIndexes } from './search-index.ts';
 
 const isBusy = (error: unknown) => Boolean((error as { code?: string }).code?.startsWith('SQLITE_BUSY'));

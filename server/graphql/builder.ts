@@ -5,8 +5,8 @@ import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
 import ValidationPlugin from '@pothos/plugin-validation';
 import type { PubSub } from 'graphql-yoga';
-import type { ChangeEvent, Store } from '../core/store.ts';
-import type { Access } from '../core/tokens.ts';
+import type { ChangeEvent, Store } from '../core/kernel/store.ts';
+import type { Access } from '../core/users/tokens.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { validationFailure } from './errors.ts';
 

@@ -1,8 +1,8 @@
 // Session consolidation: turning a finished session's turns into facts, on demand and
 // as events (STARTED, COMPLETED with the report, FAILED with the reason).
-import type { ConsolidationReport as ConsolidationReportShape } from '../core/consolidation.ts';
+import type { ConsolidationReport as ConsolidationReportShape } from '../core/extraction/consolidation.ts';
 import { consolidateSession } from '../services/consolidate.ts';
-import { sessionKey } from '../core/sessions.ts';
+import { sessionKey } from '../core/turns/sessions.ts';
 import { filter, pipe, stream } from './streams.ts';
 import { builder, type ConsolidationChange } from './builder.ts';
 import { readSpace, spaceArgs, writeSpace } from './spaces.ts';

@@ -6,8 +6,8 @@ import {
   TOKENIZER,
   type Context as ContextShape,
   type ContextItem as ContextItemShape,
-} from '../core/context.ts';
-import type { TimelineEntry } from '../core/digests/timeline.ts';
+} from '../core/context/context.ts';
+import type { TimelineEntry } from '../core/context/timeline.ts';
 import { assembleContext } from '../services/context.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';

@@ -10,12 +10,12 @@ import {
   type CoMention,
   type EntityGraph as EntityGraphShape,
   type EntityRow,
-} from '../core/entity-reads.ts';
-import { notFound } from '../core/errors.ts';
-import { ENTITY_TYPES, type EntityType } from '../core/ner/types.ts';
+} from '../core/reads/entity-reads.ts';
+import { notFound } from '../core/kernel/errors.ts';
+import { ENTITY_TYPES, type EntityType } from '../core/entities/ner/types.ts';
 import { builder } from './builder.ts';
 import { nestedSpace, readSpace, spaceArgs } from './spaces.ts';
-import { groupBy } from '../core/group-by.ts';
+import { groupBy } from '../core/kernel/group-by.ts';
 
 import { MemoryStatus } from './enums.ts';
 import { MemoryConnection } from './memories.ts';

@@ -1,8 +1,8 @@
 // Explain (REST `GET /memories/{id}/why`): why a memory is where it is, from its numbers and its decision log.
-import { sourcesByMemory } from '../core/batch-reads.ts';
-import { explain, type Explanation } from '../core/explain.ts';
-import type { ScoreTerms as ScoreTermsShape } from '../core/scoring.ts';
-import { memoryIdSchema } from '../core/validation.ts';
+import { sourcesByMemory } from '../core/reads/batch-reads.ts';
+import { explain, type Explanation } from '../core/memory/explain.ts';
+import type { ScoreTerms as ScoreTermsShape } from '../core/memory/scoring.ts';
+import { memoryIdSchema } from '../core/kernel/validation.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
 import { ExplanationStatus } from './enums.ts';

@@ -1,5 +1,5 @@
 // The GC pass: rescore, promote mid -> long, clean up the mid layer, purge old archived rows.
-import { runGc, type GcReport as GcReportShape } from '../core/gc.ts';
+import { runGc, type GcReport as GcReportShape } from '../core/memory/gc.ts';
 import { builder } from './builder.ts';
 import { optionalSpace, spaceArgs, writeSpace } from './spaces.ts';
 

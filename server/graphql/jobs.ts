@@ -1,7 +1,7 @@
 // Background jobs (docs/architecture.md#jobs): what is queued, failing or dead, and running the due ones now.
 import { z } from 'zod';
 import { JOB_STATUSES } from '../../drizzle/vocabulary.ts';
-import { JobType, listJobs, type JobRow } from '../core/jobs.ts';
+import { JobType, listJobs, type JobRow } from '../core/jobs/jobs.ts';
 import { jobHandlers } from '../services/job-handlers.ts';
 import { drainJobs, type DrainReport } from '../jobs/worker.ts';
 import { builder } from './builder.ts';

@@ -5,7 +5,7 @@ import { execute, GraphQLError, type DocumentNode } from 'graphql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { SymbiosisClientError } from '../../client/src/index.ts';
 import type { Requester } from '../../client/src/generated/sdk.ts';
-import type { Access } from '../core/tokens.ts';
+import type { Access } from '../core/users/tokens.ts';
 import type { Runtime } from '../services/runtime.ts';
 import type { ChangeFeed } from './builder.ts';
 import { expectedError, withCode } from './errors.ts';

@@ -1,6 +1,6 @@
 // Maintenance on demand: the nightly tasks (entity enrichment, consolidation catch-up, decay,
 // search index optimization, weekly reflection) run now, each with its typed report.
-import type { DecayReport as DecayReportShape } from '../core/decay.ts';
+import type { DecayReport as DecayReportShape } from '../core/memory/decay.ts';
 import {
   MAINTENANCE_TASKS,
   runMaintenance,

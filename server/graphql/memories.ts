@@ -1,15 +1,15 @@
 // Memory: the type, its provenance (sources, entities, relations, decisions) and the read queries.
 import { z } from 'zod';
-import { sourcesByMemory, type SourceRow } from '../core/batch-reads.ts';
-import { entitiesForMemories } from '../core/entity-reads.ts';
-import { decisionsByMemory, type DecisionRow } from '../core/decisions.ts';
-import { isProtected } from '../core/gc.ts';
-import { memoryIn, type MemoryRow } from '../core/memories.ts';
-import { listMemories } from '../core/memory-list.ts';
-import { memoryIdSchema } from '../core/validation.ts';
+import { sourcesByMemory, type SourceRow } from '../core/reads/batch-reads.ts';
+import { entitiesForMemories } from '../core/reads/entity-reads.ts';
+import { decisionsByMemory, type DecisionRow } from '../core/memory/decisions.ts';
+import { isProtected } from '../core/memory/gc.ts';
+import { memoryIn, type MemoryRow } from '../core/memory/memories.ts';
+import { listMemories } from '../core/memory/memory-list.ts';
+import { memoryIdSchema } from '../core/kernel/validation.ts';
 import { builder } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs } from './spaces.ts';
-import { sessionKey } from '../core/sessions.ts';
+import { sessionKey } from '../core/turns/sessions.ts';
 import { MemoryAction, MemoryKind, MemoryLayer, MemorySort, MemoryStatus, SaveAction, SourceReason } from './enums.ts';
 import { countedConnection, MAX_PAGE, offsetPage } from './pagination.ts';
 import { EntityRef, MemoryRef, relationLoader, SessionRef, TurnRef } from './refs.ts';

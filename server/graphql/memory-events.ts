@@ -1,9 +1,9 @@
 // memoryEvents: every decision on a memory, pushed as it commits.
-import { memoryIn, type MemoryRow } from '../core/memories.ts';
+import { memoryIn, type MemoryRow } from '../core/memory/memories.ts';
 import { filter, map, pipe, stream } from './streams.ts';
 import { builder, type MemoryChange } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs } from './spaces.ts';
-import { visibleIn } from '../core/space.ts';
+import { visibleIn } from '../core/kernel/space.ts';
 import { MemoryAction } from './enums.ts';
 import { MemoryRef, startEventScope } from './refs.ts';
 

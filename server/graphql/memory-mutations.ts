@@ -1,5 +1,5 @@
 // Writes on memories: remember, update, confirm, correct, forget.
-import { forget } from '../core/forget.ts';
+import { forget } from '../core/memory/forget.ts';
 import {
   confirmMemory,
   correctMemory,
@@ -8,8 +8,8 @@ import {
   updateMemory,
   updateMemorySchema,
   type MemoryRow,
-} from '../core/memories.ts';
-import { contentSchema, memoryIdSchema } from '../core/validation.ts';
+} from '../core/memory/memories.ts';
+import { contentSchema, memoryIdSchema } from '../core/kernel/validation.ts';
 import { builder } from './builder.ts';
 import { SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
 import { MemoryStatus } from './enums.ts';

@@ -1,6 +1,6 @@
 // The user's profile: standing instructions, preferences, profile facts and pinned memories, the
 // memory that opens every context block; pinning any memory, and rewording an instruction.
-import type { MemoryRow } from '../core/memories.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
 import { pinMemory, readProfile, rewordInstruction, type Profile } from '../services/profile.ts';
 import { builder } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';

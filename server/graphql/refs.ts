@@ -2,12 +2,12 @@
 // point at each other without import cycles. Each batches its loads per request (DataLoader).
 import { createContextCache, contextCacheSymbol } from '@pothos/core';
 import DataLoader from 'dataloader';
-import { relationsByMemory, type RelationRow } from '../core/batch-reads.ts';
-import { entitiesByIds } from '../core/entity-reads.ts';
-import { notFound } from '../core/errors.ts';
-import { memoriesByIds } from '../core/memories.ts';
-import { sessionsByKeys } from '../core/sessions.ts';
-import { turnsByIds } from '../core/turns.ts';
+import { relationsByMemory, type RelationRow } from '../core/reads/batch-reads.ts';
+import { entitiesByIds } from '../core/reads/entity-reads.ts';
+import { notFound } from '../core/kernel/errors.ts';
+import { memoriesByIds } from '../core/memory/memories.ts';
+import { sessionsByKeys } from '../core/turns/sessions.ts';
+import { turnsByIds } from '../core/turns/turns.ts';
 import { builder, type Context } from './builder.ts';
 import { reachable } from './spaces.ts';
 

@@ -1,9 +1,9 @@
 // Sessions: conversations, registered on their first turn.
 import { z } from 'zod';
-import { recentTurnsBySession, turnCountsBySession } from '../core/batch-reads.ts';
-import { groupBy } from '../core/group-by.ts';
-import { getSession, listSessions, sessionKey, type SessionRow } from '../core/sessions.ts';
-import type { Space } from '../core/space.ts';
+import { recentTurnsBySession, turnCountsBySession } from '../core/reads/batch-reads.ts';
+import { groupBy } from '../core/kernel/group-by.ts';
+import { getSession, listSessions, sessionKey, type SessionRow } from '../core/turns/sessions.ts';
+import type { Space } from '../core/kernel/space.ts';
 import { builder, type Context } from './builder.ts';
 import { nestedSpace, readSpace, spaceArgs } from './spaces.ts';
 import { countedConnection, MAX_PAGE, offsetPage, turnPage } from './pagination.ts';

@@ -1,7 +1,7 @@
 // Which memory space a field works in (docs/architecture.md#scope). Every root field that reads or writes a user's
 // data takes `userId` and `agentId`; the request's access (the token) decides what they may be.
-import { visibleIn, type Space } from '../core/space.ts';
-import { requireAdminAccess, spaceFor, type Access } from '../core/tokens.ts';
+import { visibleIn, type Space } from '../core/kernel/space.ts';
+import { requireAdminAccess, spaceFor, type Access } from '../core/users/tokens.ts';
 import type { builder, Context } from './builder.ts';
 
 /** Query, mutation and subscription field builders share this argument builder. */

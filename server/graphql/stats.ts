@@ -5,8 +5,8 @@ import {
   type ExtractionPath,
   type PathStats,
 } from '../core/extraction/stats.ts';
-import type { JobBacklog } from '../core/jobs.ts';
-import { getStats, type Stats as StatsShape } from '../core/stats.ts';
+import type { JobBacklog } from '../core/jobs/jobs.ts';
+import { getStats, type Stats as StatsShape } from '../core/stats/stats.ts';
 import type { ReadPoolStats } from '../services/read-pool.ts';
 import { builder } from './builder.ts';
 import { optionalSpace, spaceArgs } from './spaces.ts';

@@ -1,6 +1,6 @@
 // Access tokens (admin): scoped tokens for one user (and agent), and what the caller's own token reaches.
 import { z } from 'zod';
-import { createToken, listTokens, revokeToken, type TokenRow } from '../core/tokens.ts';
+import { createToken, listTokens, revokeToken, type TokenRow } from '../core/users/tokens.ts';
 import { builder } from './builder.ts';
 import { requireAdmin } from './spaces.ts';
 

@@ -1,6 +1,6 @@
 // Users (admin): who has memory here, with counts, and forgetUser, which erases one entirely.
 import { z } from 'zod';
-import { forgetUser, listUsers, type ForgetUserResult, type UserRow } from '../core/users.ts';
+import { forgetUser, listUsers, type ForgetUserResult, type UserRow } from '../core/users/users.ts';
 import { builder } from './builder.ts';
 import { countedConnection, MAX_PAGE, offsetPage } from './pagination.ts';
 import { requireAdmin } from './spaces.ts';

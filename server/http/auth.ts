@@ -4,8 +4,8 @@
 // token (created by the admin) reaches one user's space, on loopback and elsewhere alike.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { Store } from '../core/store.ts';
-import { accessForToken, ADMIN, type Access } from '../core/tokens.ts';
+import type { Store } from '../core/kernel/store.ts';
+import { accessForToken, ADMIN, type Access } from '../core/users/tokens.ts';
 
 export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();

@@ -3,10 +3,10 @@
 // POST /import takes such a stream and answers the import report. Same access rules as GraphQL.
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { exportRecords, importRecords } from '../core/export.ts';
+import { exportRecords, importRecords } from '../core/export/export.ts';
 import { openSnapshot } from '../db/snapshot.ts';
 import type { Runtime } from '../services/runtime.ts';
-import { spaceFor } from '../core/tokens.ts';
+import { spaceFor } from '../core/users/tokens.ts';
 import { accessOf } from './auth.ts';
 import { readBody, restError, toResponse } from './rest.ts';
 

@@ -5,7 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
 import type { ChangeFeed, ConsolidationChange, MemoryChange, TurnChange } from '../graphql/index.ts';
-import { hearOtherNodes, onChange, type Store } from '../core/store.ts';
+import { hearOtherNodes, onChange, type Store } from '../core/kernel/store.ts';
 
 export function createChangeFeed(store: Store): { changes: ChangeFeed; close: () => void; listening: Promise<void> } {
   // One listener per open subscription (every inspector tab holds one): no "possible leak" warning past 10.

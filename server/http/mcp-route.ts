@@ -6,7 +6,7 @@ import { getSdk } from '../../client/src/generated/sdk.ts';
 import { withSpace } from '../../client/src/index.ts';
 import type { ChangeFeed } from '../graphql/builder.ts';
 import { localRequester } from '../graphql/local-requester.ts';
-import { spaceFor } from '../core/tokens.ts';
+import { spaceFor } from '../core/users/tokens.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { accessOf } from './auth.ts';
 

@@ -1,9 +1,9 @@
 // The REST shapes: snake_case fields, ISO-8601 timestamps (docs/api.md#rest).
-import type { Context } from '../core/context.ts';
-import type { Explanation } from '../core/explain.ts';
-import type { GcReport } from '../core/gc.ts';
-import type { MemoryRow } from '../core/memories.ts';
-import type { TurnRow } from '../core/turns.ts';
+import type { Context } from '../core/context/context.ts';
+import type { Explanation } from '../core/memory/explain.ts';
+import type { GcReport } from '../core/memory/gc.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
+import type { TurnRow } from '../core/turns/turns.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

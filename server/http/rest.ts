@@ -1,15 +1,15 @@
 // The REST routes (docs/api.md#rest): a thin layer over the same core functions the GraphQL API calls.
 import type { Logger } from 'pino';
 import type { Plugin } from 'graphql-yoga';
-import { parseTime } from '../core/clock.ts';
-import { badInput, ErrorCode, expectedOf } from '../core/errors.ts';
-import { explain } from '../core/explain.ts';
-import { runGc } from '../core/gc.ts';
-import { remember, updateMemory } from '../core/memories.ts';
-import { listMemories } from '../core/memory-list.ts';
-import type { Space } from '../core/space.ts';
-import type { Store } from '../core/store.ts';
-import { spaceFor } from '../core/tokens.ts';
+import { parseTime } from '../core/kernel/clock.ts';
+import { badInput, ErrorCode, expectedOf } from '../core/kernel/errors.ts';
+import { explain } from '../core/memory/explain.ts';
+import { runGc } from '../core/memory/gc.ts';
+import { remember, updateMemory } from '../core/memory/memories.ts';
+import { listMemories } from '../core/memory/memory-list.ts';
+import type { Space } from '../core/kernel/space.ts';
+import type { Store } from '../core/kernel/store.ts';
+import { spaceFor } from '../core/users/tokens.ts';
 import { accessOf } from './auth.ts';
 import { ingestTurn } from '../services/ingest.ts';
 import { assembleContext } from '../services/context.ts';

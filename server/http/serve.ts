@@ -1,8 +1,8 @@
 // Running the server until a signal: `npm start` (server/main.ts) and `sm serve` both use this.
 import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import type { Clock } from '../core/clock.ts';
-import { VERSION } from '../core/version.ts';
+import type { Clock } from '../core/kernel/clock.ts';
+import { VERSION } from '../core/kernel/version.ts';
 import { closeStore } from '../db/open.ts';
 import { describeStore, openConfiguredStore, type StoreChoice } from '../postgres/configured-store.ts';
 import { logger } from '../logger.ts';

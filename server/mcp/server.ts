@@ -6,7 +6,7 @@ import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Sdk } from '../../client/src/generated/sdk.ts';
 import { executeTool, TOOLS, toolSchemas } from '../../client/src/tools.ts';
-import { VERSION } from '../core/version.ts';
+import { VERSION } from '../core/kernel/version.ts';
 
 const USE_MEMORY = `You have long-term memory about the user through these tools.
 - At the start of a conversation or a new topic, call get_context with what the user is asking about; it opens with the user's standing instructions and profile: follow the instructions in every answer (get_profile lists them all).

@@ -7,9 +7,9 @@
 //
 // Here, one layer with db/ (it opens either), so the layering stays one-way: postgres/ may
 // import db/, never the reverse. The Postgres code (pg, PGlite) loads only when chosen.
-import type { Clock } from '../core/clock.ts';
-import { badInput } from '../core/errors.ts';
-import type { Store } from '../core/store.ts';
+import type { Clock } from '../core/kernel/clock.ts';
+import { badInput } from '../core/kernel/errors.ts';
+import type { Store } from '../core/kernel/store.ts';
 import { openStore } from '../db/open.ts';
 import { resolveDbPath } from '../db/paths.ts';
 import { isPostgresUrl, parsePostgresUrl } from './url.ts';

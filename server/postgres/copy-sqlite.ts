@@ -13,8 +13,8 @@ import { openDatabase } from '../db/native-handles.ts';
 import { getTableName, is } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import * as pgTables from '../../drizzle/pg-schema.ts';
-import { badInput } from '../core/errors.ts';
-import type { Store } from '../core/store.ts';
+import { badInput } from '../core/kernel/errors.ts';
+import type { Store } from '../core/kernel/store.ts';
 import { closeStore, migrated, openStore } from '../db/open.ts';
 import { isPostgresUrl, parsePostgresUrl } from './url.ts';
 

@@ -11,7 +11,7 @@
 // memory's snapshot would also outlive a forget that promised to erase it).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { ChangeEvent } from '../core/store.ts';
+import type { ChangeEvent } from '../core/kernel/store.ts';
 import { logger } from '../logger.ts';
 
 export const CHANGES_CHANNEL = 'sm_changes';

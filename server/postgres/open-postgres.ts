@@ -5,9 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { systemClock, type Clock } from '../core/clock.ts';
-import { queryBuilder } from '../core/query-builder.ts';
-import type { Store } from '../core/store.ts';
+import { systemClock, type Clock } from '../core/kernel/clock.ts';
+import { queryBuilder } from '../core/kernel/query-builder.ts';
+import type { Store } from '../core/kernel/store.ts';
 import { configFilePath, outerConfigLayers, rememberConfigSources, resolveStoreConfig } from '../db/config-layers.ts';
 import { logger } from '../logger.ts';
 import { lockFolder } from './folder-lock.ts';

@@ -18,7 +18,7 @@ const FUNCTIONS = {
     create: (body: string) =>
       `create or replace function sm_ids(list text) returns table (value bigint) language sql immutable parallel safe as $$${body}$$`,
   },
-  // normalizeText (server/core/text.ts) in SQL: NFKC, lower case, apostrophes out, every run of
+  // normalizeText (server/core/text/text.ts) in SQL: NFKC, lower case, apostrophes out, every run of
   // what is not a letter or digit one space. Under ICU's root collation where the server has ICU:
   // it knows the case and the classes of every letter (a server made with --no-locale knows
   // ASCII's only, and so does this function on a server without ICU).

@@ -1,9 +1,15 @@
 // The context block as every adapter asks it: input parsed once, the query (or the session's
 // latest user turn) embedded when an embedding endpoint is configured, the read answered in a read
 // worker when the pool takes it, and the memories the block hands out counted as accessed.
-import { contextOfParsed, contextQueryText, contextSchema, type Context, type ContextInput } from '../core/context.ts';
-import type { Space } from '../core/space.ts';
-import { parseInput } from '../core/validation.ts';
+import {
+  contextOfParsed,
+  contextQueryText,
+  contextSchema,
+  type Context,
+  type ContextInput,
+} from '../core/context/context.ts';
+import type { Space } from '../core/kernel/space.ts';
+import { parseInput } from '../core/kernel/validation.ts';
 import { embedQuery } from './embed.ts';
 import { answerRead } from './read-access.ts';
 import type { Runtime } from './runtime.ts';

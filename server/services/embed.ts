@@ -1,8 +1,8 @@
 // Embeddings for the running service: the job that embeds new turns and memories after their
 // write commits, the re-embed backfill (`sm reembed`), and the query's vector for search and context.
-import { ErrorCode, SmError } from '../core/errors.ts';
-import { JobType } from '../core/jobs.ts';
-import { catchUpMark, setCatchUpMark, type EmbedPayload } from '../core/search/embed-queue.ts';
+import { ErrorCode, SmError } from '../core/kernel/errors.ts';
+import { JobType } from '../core/jobs/jobs.ts';
+import { catchUpMark, setCatchUpMark, type EmbedPayload } from '../core/vectors/embed-queue.ts';
 import {
   countVectors,
   hasVector,
@@ -10,8 +10,8 @@ import {
   resetVectors,
   vectorState,
   type VectorTable,
-} from '../core/search/vectors.ts';
-import { write, type Store } from '../core/store.ts';
+} from '../core/vectors/vectors.ts';
+import { write, type Store } from '../core/kernel/store.ts';
 import { describeLlmError } from '../llm/client.ts';
 import type { Embedder } from '../llm/embeddings.ts';
 import type { JobHandlers } from '../jobs/worker.ts';

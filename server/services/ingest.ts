@@ -2,17 +2,17 @@
 // heuristic facts in one transaction with no network call (hybrid queues LLM augmentation as a
 // durable job). llm mode commits the turn first, then waits for the LLM within llm.timeout_s and
 // falls back to heuristics on any failure; a recovery job covers a crash in between.
-import { pendingSessions, queueConsolidation } from '../core/consolidation.ts';
+import { pendingSessions, queueConsolidation } from '../core/extraction/consolidation.ts';
 import { extractHeuristically, applyLlmActions, subjectOf } from '../core/extraction/extract-turn.ts';
 import { relatedFacts, type Extracted } from '../core/extraction/save-facts.ts';
 import { recordExtraction } from '../core/extraction/stats.ts';
-import { assertQueueRoom, completeJob, enqueueJob, JobType, type JobRow } from '../core/jobs.ts';
-import { enqueueEmbedding } from '../core/search/embed-queue.ts';
-import type { EntityRow } from '../core/entities.ts';
-import { accurateNerJobNow, linkMemoriesFast, linkTurnFast } from '../core/ner/link.ts';
-import { spaceOfRow, type Space } from '../core/space.ts';
-import { write, type Store } from '../core/store.ts';
-import { addTurn, getTurn, type AddTurnInput, type TurnRow } from '../core/turns.ts';
+import { assertQueueRoom, completeJob, enqueueJob, JobType, type JobRow } from '../core/jobs/jobs.ts';
+import { enqueueEmbedding } from '../core/vectors/embed-queue.ts';
+import type { EntityRow } from '../core/entities/entities.ts';
+import { accurateNerJobNow, linkMemoriesFast, linkTurnFast } from '../core/entities/ner/link.ts';
+import { spaceOfRow, type Space } from '../core/kernel/space.ts';
+import { write, type Store } from '../core/kernel/store.ts';
+import { addTurn, getTurn, type AddTurnInput, type TurnRow } from '../core/turns/turns.ts';
 import { describeLlmError } from '../llm/client.ts';
 import { llmExtract } from '../llm/extract.ts';
 import type { Runtime } from './runtime.ts';

@@ -1,7 +1,7 @@
 // The one place a read counts as access (docs/architecture.md#reinforcement): search and context
 // answer here, in a read worker or in this process, and what they handed out is noted on this
 // thread, the one writer, just after the read.
-import { noteAccess } from '../core/access.ts';
+import { noteAccess } from '../core/memory/access.ts';
 import type { Runtime } from './runtime.ts';
 import { readInWorker } from './read-pool.ts';
 import type { ReadCall } from './read-protocol.ts';

@@ -10,11 +10,11 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { holdAccessWhile } from '../core/access.ts';
-import { SmError, type ErrorCode } from '../core/errors.ts';
-import { semanticOn } from '../core/search/semantic.ts';
-import { vectorState } from '../core/search/vector-state.ts';
-import type { Store } from '../core/store.ts';
+import { holdAccessWhile } from '../core/memory/access.ts';
+import { SmError, type ErrorCode } from '../core/kernel/errors.ts';
+import { semanticOn } from '../core/vectors/semantic.ts';
+import { vectorState } from '../core/vectors/vector-state.ts';
+import type { Store } from '../core/kernel/store.ts';
 import { logger } from '../logger.ts';
 import type { ReadCall, ReadReply, ReadRequest, ReadWorkerData } from './read-protocol.ts';
 import { afterWorkerStart } from '../young-generation.ts';
@@ -237,7 +237,7 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
     slot.worker.postMessage(request);
   };
 
-  // Accesses of reads answered meanwhile are written together (core/access.ts).
+  // Accesses of reads answered meanwhile are written together (core/memory/access.ts).
   holdAccessWhile(store, () => queue.length > 0 || slots.some((s) => s?.job));
 
   return {

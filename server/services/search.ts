@@ -4,8 +4,8 @@
 import type { SearchOptions } from '../core/search/search.ts';
 import { searchFiltered } from '../core/search/search.ts';
 import { searchSchema, type SearchInput, type SearchResult } from '../core/search/types.ts';
-import type { Space } from '../core/space.ts';
-import { parseInput } from '../core/validation.ts';
+import type { Space } from '../core/kernel/space.ts';
+import { parseInput } from '../core/kernel/validation.ts';
 import { embedQuery } from './embed.ts';
 import { answerRead } from './read-access.ts';
 import type { Runtime } from './runtime.ts';

@@ -1,7 +1,7 @@
 // remember, list, show, update, forget, confirm, correct, explain: the memory side.
 import { Option, type Command } from 'commander';
 import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES } from '../../../drizzle/vocabulary.ts';
-import { MEMORY_SORTS } from '../../core/vocabulary.ts';
+import { MEMORY_SORTS } from '../../core/kernel/vocabulary.ts';
 import { withBackend } from '../backend.ts';
 import { decisionLine, lower, memoryDetails, memoryLine, memoryTable, turnLine } from '../format.ts';
 import { count, emit, fixed, found, page } from '../output.ts';

@@ -1,14 +1,14 @@
 // Turning a stored turn into memories with the heuristic extractor, and applying the actions
 // an LLM proposed for it. Both run inside a write transaction.
 import { z } from 'zod';
-import { getMemory, reinforce } from '../memories.ts';
-import { spaceOfRow, visibleIn, type Space } from '../space.ts';
-import type { Store } from '../store.ts';
-import type { TurnRow } from '../turns.ts';
-import { entityKey, EntityType } from '../ner/types.ts';
-import { describeEntity, linkEntities } from '../entities.ts';
-import { mentionsOf } from '../turn-dates.ts';
-import { normalizeText } from '../text.ts';
+import { getMemory, reinforce } from '../memory/memories.ts';
+import { spaceOfRow, visibleIn, type Space } from '../kernel/space.ts';
+import type { Store } from '../kernel/store.ts';
+import type { TurnRow } from '../turns/turns.ts';
+import { entityKey, EntityType } from '../entities/ner/types.ts';
+import { describeEntity, linkEntities } from '../entities/entities.ts';
+import { mentionsOf } from '../turns/turn-dates.ts';
+import { normalizeText } from '../text/text.ts';
 import { extractAssistantFacts, extractFacts, type FactCandidate, type RelatedEntity } from './heuristics.ts';
 import { proseOf } from './fact-filter.ts';
 import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save-facts.ts';

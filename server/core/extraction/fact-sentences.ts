@@ -2,9 +2,9 @@
 // words turned to sentences about the subject ("I love hiking" -> "Alex loves hiking"), with verb
 // forms for a singular, plural or first-person subject. The rules (heuristics.ts, health-rules.ts,
 // relatives.ts) build their facts' sentences with these.
-import { isStopword } from '../search/query.ts';
-import { normalizeText } from '../text.ts';
-import { TIME_WORDS } from './time-phrases.ts';
+import { isStopword } from '../text/query.ts';
+import { normalizeText } from '../text/text.ts';
+import { TIME_WORDS } from '../text/time-phrases.ts';
 
 export const IRREGULAR_PAST = new Set(
   'went saw made got took gave had did ran read met won lost bought brought built began wrote drew found felt left kept taught thought heard held sold sent spent told understood became came caught chose drove ate fell flew forgot grew hung knew led paid put rode rang rose sang sat slept spoke stood swam threw wore'.split(

@@ -3,7 +3,7 @@
 // The rules run in order, the first match wins: health and diet first (health-rules.ts), then
 // these; a clause about a relative is read by relatives.ts with the same rules, and every fact is
 // said as fact-sentences.ts words it.
-import { DAY_MS } from '../clock.ts';
+import { DAY_MS } from '../kernel/clock.ts';
 import {
   capitalised,
   clauses,
@@ -20,7 +20,7 @@ import { hasLatinWords, lastingStatement, notAClaim, proseOf } from './fact-filt
 import { HEALTH_RULES, HEALTH_WORDS } from './health-rules.ts';
 import { relatedIn, relativeFacts, type RelatedEntity } from './relatives.ts';
 import type { Built, Match, Rule } from './rule.ts';
-import { resolveTimeMentions, withAbsoluteDates, type TimeMention } from './time-phrases.ts';
+import { resolveTimeMentions, withAbsoluteDates, type TimeMention } from '../text/time-phrases.ts';
 import { readAssistantTurn } from './assistant-turns.ts';
 
 export type { RelatedEntity };

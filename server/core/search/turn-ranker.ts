@@ -3,25 +3,24 @@
 // a user's chats with an assistant) were fitted on LoCoMo and BEAM conversations by coordinate ascent
 // on evidence recall, and checked by leaving each conversation out in turn: `npm run bench:fit`
 // refits them and prints both, so a change here is a measured one.
-import type { Space } from '../space.ts';
-import { datesOfTurns } from '../turn-dates.ts';
-import type { Store } from '../store.ts';
-import type { AnalyzedQuery } from './query.ts';
+import type { Space } from '../kernel/space.ts';
+import { datesOfTurns } from '../turns/turn-dates.ts';
+import type { Store } from '../kernel/store.ts';
+import type { AnalyzedQuery } from '../text/query.ts';
 import type { Scored } from './lexical.ts';
-import type { SemanticSignal } from './semantic.ts';
-import { documentFrequency, tableRows } from './term-stats.ts';
+import type { SemanticSignal } from '../vectors/semantic.ts';
+import { documentFrequency, tableRows } from '../text-index/term-stats.ts';
 import { passageCache, type Passage } from './passages.ts';
-import { textIndexOf } from './text-index.ts';
+import { textIndexOf } from '../text-index/text-index.ts';
 import {
   queryModel,
-  stem,
   TURN_FEATURES,
   turnFeatures,
-  wordCache,
   type FeatureTurn,
   type SignalScores,
   type TurnFeature,
 } from './turn-features.ts';
+import { stem, wordCache } from '../text/stems.ts';
 
 export type TurnInfo = {
   id: number;
