@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
 import { search, type SearchInput, type SearchOptions } from '../server/core/search/index.ts';
 import { ErrorCode, type SmError } from '../server/core/kernel/errors.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime, type Runtime } from '../server/services/runtime.ts';
 import { searchMemory } from '../server/services/search.ts';

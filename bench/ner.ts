@@ -14,7 +14,7 @@ import {
   extractSync,
   fastProviders,
 } from '../server/core/entities/ner/pipeline.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, SearchKind, ContextItemReason, type SymbiosisClient } from '../client/src/index.ts';
 import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { countTokens } from '../server/core/text/token-count.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { failure, startServer, type TestServer } from './helpers/api-server.ts';

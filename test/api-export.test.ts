@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role } from '../client/src/index.ts';
 import { addTurn } from '../server/core/turns/turns.ts';
 import { write } from '../server/core/kernel/store.ts';
-import { openSnapshot } from '../server/db/snapshot.ts';
+import { openSnapshot } from '../server/storage/sqlite/snapshot.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';
 
 let source: TestServer;

@@ -16,13 +16,13 @@ function sourceFiles(dir: string): string[] {
 
 /**
  * The layers, lowest first (each folder's README says the same): a file may import its own layer
- * and the ones below it, never one above. db/ opens the core's Store (with the core's config
- * rules), so it sits just above the core; the client is its own package, used by the adapters.
+ * and the ones below it, never one above. storage/ opens the core's Store (with the core's
+ * config rules), so it sits just above the core; the client is its own package, used by the adapters.
  */
 const LAYERS = [
   ['drizzle', 'server/logger.ts', 'server/young-generation.ts'],
   ['server/core'],
-  ['server/db', 'server/postgres'],
+  ['server/storage'],
   ['server/llm'],
   ['server/jobs'],
   ['server/services'],
@@ -55,22 +55,25 @@ function importGraph(): Map<string, string[]> {
 }
 
 const CORE = join(ROOT, 'server/core');
+/** A core file's module: the folder right under server/core. */
 const moduleOf = (file: string) => relative(CORE, file).split('/')[0]!;
+/** A core file's folder, nested ones apart (entities/ner is not entities). */
+const folderOf = (file: string) => relative(CORE, dirname(file));
 
-/** The core's modules (its folders) and, for each, the modules it imports with one import that shows it. */
-function coreModuleGraph(): Map<string, Map<string, string>> {
-  const modules = new Map<string, Map<string, string>>();
+/** Nodes (by `nodeOf`) of the core's files and, for each, the nodes it imports with one import that shows it. */
+function coreGraph(nodeOf: (file: string) => string): Map<string, Map<string, string>> {
+  const nodes = new Map<string, Map<string, string>>();
   for (const [file, targets] of importGraph()) {
     if (!file.startsWith(`${CORE}/`)) continue;
-    const from = moduleOf(file);
-    const edges = modules.get(from) ?? modules.set(from, new Map()).get(from)!;
+    const from = nodeOf(file);
+    const edges = nodes.get(from) ?? nodes.set(from, new Map()).get(from)!;
     for (const target of targets) {
-      const to = moduleOf(target);
+      const to = nodeOf(target);
       if (target.startsWith(`${CORE}/`) && to !== from && !edges.has(to))
         edges.set(to, `${relative(CORE, file)} -> ${relative(CORE, target)}`);
     }
   }
-  return modules;
+  return nodes;
 }
 
 describe('architecture', () => {
@@ -107,19 +110,19 @@ describe('architecture', () => {
     expect(cycles).toEqual([]);
   });
 
-  it('server/core is modules by domain: every file in a module folder, no import cycles between the folders', () => {
+  it('server/core is modules by domain: every file in a module folder, no import cycles between its folders', () => {
     const loose = sourceFiles(CORE).filter((file) => dirname(file) === CORE);
     expect(
       loose.map((f) => relative(ROOT, f)),
       'a core file outside every module: put it in its domain',
     ).toEqual([]);
-    const graph = coreModuleGraph();
+    const graph = coreGraph(folderOf);
     const cycles: string[] = [];
     const state = new Map<string, 'open' | 'done'>();
-    const visit = (module: string, path: string[]) => {
-      if (state.get(module) === 'done') return;
-      if (state.get(module) === 'open') {
-        const cycle = [...path.slice(path.indexOf(module)), module];
+    const visit = (folder: string, path: string[]) => {
+      if (state.get(folder) === 'done') return;
+      if (state.get(folder) === 'open') {
+        const cycle = [...path.slice(path.indexOf(folder)), folder];
         cycles.push(
           cycle
             .slice(1)
@@ -128,11 +131,11 @@ describe('architecture', () => {
         );
         return;
       }
-      state.set(module, 'open');
-      for (const target of graph.get(module)?.keys() ?? []) visit(target, [...path, module]);
-      state.set(module, 'done');
+      state.set(folder, 'open');
+      for (const target of graph.get(folder)?.keys() ?? []) visit(target, [...path, folder]);
+      state.set(folder, 'done');
     };
-    for (const module of graph.keys()) visit(module, []);
+    for (const folder of graph.keys()) visit(folder, []);
     expect(cycles).toEqual([]);
   });
 
@@ -140,7 +143,7 @@ describe('architecture', () => {
     const listed = [...readFileSync(join(CORE, 'README.md'), 'utf8').matchAll(/^\| `([a-z-]+)\/` \|/gm)].map(
       (m) => m[1]!,
     );
-    const graph = coreModuleGraph();
+    const graph = coreGraph(moduleOf);
     expect([...listed].sort()).toEqual([...graph.keys()].sort());
     const upward = [...graph].flatMap(([from, edges]) =>
       [...edges].filter(([to]) => listed.indexOf(to) > listed.indexOf(from)).map(([, example]) => example),
@@ -186,6 +189,19 @@ describe('architecture', () => {
     expect(existsSync(join(ROOT, 'web/README.md'))).toBe(true);
   });
 
+  it('server/storage/sqlite and server/storage/postgres do not import each other', () => {
+    const crossing = [...importGraph()].flatMap(([file, targets]) => {
+      const [from, to] = ['sqlite', 'postgres'].map((name) => join(ROOT, 'server/storage', name, '/'));
+      return targets
+        .filter(
+          (target) =>
+            (file.startsWith(from!) && target.startsWith(to!)) || (file.startsWith(to!) && target.startsWith(from!)),
+        )
+        .map((target) => `${relative(ROOT, file)} -> ${relative(ROOT, target)}`);
+    });
+    expect(crossing).toEqual([]);
+  });
+
   it('server/core imports no GraphQL, HTTP or CLI code', () => {
     const forbidden =
       /from ['"](graphql|graphql-yoga|graphql-ws|@pothos\/[^'"]+|ws|commander|node:http|(?:\.\.\/)+(cli|http|graphql)\/[^'"]*)['"]/;
@@ -201,8 +217,8 @@ describe('architecture', () => {
     );
     // The checkpoint thread's script opens its own, and keeps its statements referenced itself.
     expect(opened.map((file) => relative(ROOT, file)).sort()).toEqual([
-      'server/db/checkpointer.ts',
-      'server/db/native-handles.ts',
+      'server/storage/sqlite/checkpointer.ts',
+      'server/storage/sqlite/native-handles.ts',
     ]);
   });
 

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';

@@ -22,7 +22,7 @@ import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { backfillTurnDates } from '../server/core/turns/turn-dates.ts';
 import { addTurn } from '../server/core/turns/turns.ts';
 import { forgetUser, listUsers } from '../server/core/users/users.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { T0 } from './helpers/store.ts';
 import { ALICE, BOB, twoUsers } from './helpers/two-users.ts';
 

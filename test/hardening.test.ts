@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { setConfigValue, unsetConfigValue } from '../server/services/config-admin.ts';
 import { remember } from '../server/core/memory/memories.ts';
 import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { buildApp } from '../server/http/app.ts';
 import { startServer } from './helpers/api-server.ts';
 import { sm } from './helpers/sm-cli.ts';

@@ -12,7 +12,7 @@ import {
   mergeBySpan,
 } from '../server/core/entities/ner/pipeline.ts';
 import { regexEntities } from '../server/core/entities/ner/regex-provider.ts';
-import { displayName, entityKey, type NerEntity } from '../server/core/entities/ner/types.ts';
+import { displayName, entityKey, type NerEntity } from '../server/core/entities/types.ts';
 import { createLlm } from '../server/llm/client.ts';
 import { llmNerProvider, parseLlmEntities } from '../server/llm/ner.ts';
 import { startOpenAiServer } from './helpers/openai-server.ts';

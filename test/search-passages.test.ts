@@ -6,7 +6,7 @@ import { getContext } from '../server/core/context/context.ts';
 import { search } from '../server/core/search/index.ts';
 import { PASSAGE_MIN_CHARS, passagesOf, quoteOf } from '../server/core/search/passages.ts';
 import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
-import { closeStore } from '../server/db/open.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { T0, testStore } from './helpers/store.ts';

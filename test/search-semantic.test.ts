@@ -10,7 +10,7 @@ import { DEFAULT_SPACE, type Space } from '../server/core/kernel/space.ts';
 import { countVectors, lockedSpec, search } from '../server/core/search/index.ts';
 import { getStats } from '../server/core/stats/stats.ts';
 import type { Store } from '../server/core/kernel/store.ts';
-import { closeStore } from '../server/db/open.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import {
   convertWordVectors,

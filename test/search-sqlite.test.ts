@@ -12,7 +12,7 @@ import { getMemory, remember } from '../server/core/memory/memories.ts';
 import { initVectors, knnIds } from '../server/core/vectors/vectors.ts';
 import type { Space } from '../server/core/kernel/space.ts';
 import type { Store } from '../server/core/kernel/store.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { assembleContext } from '../server/services/context.ts';
 import { search } from '../server/core/search/index.ts';
 import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';

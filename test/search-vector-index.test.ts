@@ -17,7 +17,7 @@ import type { Space } from '../server/core/kernel/space.ts';
 import type { Store } from '../server/core/kernel/store.ts';
 import { forgetUser } from '../server/core/users/users.ts';
 import { write } from '../server/core/kernel/store.ts';
-import { closeStore } from '../server/db/open.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { openTestStore, testBackend } from './helpers/store.ts';
 
 const stores: Store[] = [];

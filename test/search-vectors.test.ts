@@ -11,7 +11,7 @@ import { forget } from '../server/core/memory/forget.ts';
 import { remember } from '../server/core/memory/memories.ts';
 import { countVectors, search, vectorState } from '../server/core/search/index.ts';
 import type { Store } from '../server/core/kernel/store.ts';
-import { closeStore } from '../server/db/open.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { reembed } from '../server/services/embed.ts';
 import { searchMemory } from '../server/services/search.ts';
 import { ingestTurn } from '../server/services/ingest.ts';

@@ -15,7 +15,7 @@ import { listSessions } from '../server/core/turns/sessions.ts';
 import { spaceOf, type Space } from '../server/core/kernel/space.ts';
 import { getStats } from '../server/core/stats/stats.ts';
 import { forgetUser, listUsers } from '../server/core/users/users.ts';
-import { closeStore } from '../server/db/open.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { everyTableRows } from './helpers/store.ts';
 import { ALICE, BOB, twoUsers } from './helpers/two-users.ts';
 

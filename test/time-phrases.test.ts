@@ -6,7 +6,7 @@ import { describeMention, resolveTimeMentions } from '../server/core/text/time-p
 import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { backfillTurnDates, turnsDatedIn } from '../server/core/turns/turn-dates.ts';
 import { addTurn } from '../server/core/turns/turns.ts';
-import { closeStore } from '../server/db/open.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { countRows, testStore, T0 } from './helpers/store.ts';
 
 const DAY = 86_400_000;

@@ -12,7 +12,7 @@ import {
   type EntityRow,
 } from '../core/reads/entity-reads.ts';
 import { notFound } from '../core/kernel/errors.ts';
-import { ENTITY_TYPES, type EntityType } from '../core/entities/ner/types.ts';
+import { ENTITY_TYPES, type EntityType } from '../core/entities/types.ts';
 import { builder } from './builder.ts';
 import { nestedSpace, readSpace, spaceArgs } from './spaces.ts';
 import { groupBy } from '../core/kernel/group-by.ts';

@@ -2,7 +2,7 @@
 // zod. It lives outside server/core (network) and is injected into the accurate strategy. An
 // entity the model names but the text does not contain is dropped: a link must point at text.
 import { z } from 'zod';
-import { displayName, EntityType, type NerEntity, type NerProvider } from '../core/entities/ner/types.ts';
+import { displayName, EntityType, type NerEntity, type NerProvider } from '../core/entities/types.ts';
 import type { Llm } from './client.ts';
 import { parseLlmJson } from './llm-json.ts';
 

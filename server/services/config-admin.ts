@@ -8,7 +8,7 @@ import { meta } from '../../drizzle/schema.ts';
 import { ConfigError, resolveConfig, setConfigKey, type Config, type ConfigLayer } from '../core/kernel/config.ts';
 import { badInput } from '../core/kernel/errors.ts';
 import { write, type Store } from '../core/kernel/store.ts';
-import { configSourcesOf, readMetaConfig } from '../db/config-layers.ts';
+import { configSourcesOf, readMetaConfig } from '../storage/config-layers.ts';
 
 /** Sections read once when the server starts: a change applies on the next start. */
 export const RESTART_SECTIONS: readonly string[] = ['llm', 'embedding', 'server', 'schedule', 'worker'];

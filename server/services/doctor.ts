@@ -10,7 +10,7 @@ import type { Store } from '../core/kernel/store.ts';
 import { lockedSpec } from '../core/vectors/vectors.ts';
 import { isLocalModel } from '../core/vectors/word-table.ts';
 import { WORD_VECTORS_PACKAGE } from '../llm/word-vectors.ts';
-import { defaultDbPath } from '../db/paths.ts';
+import { defaultDbPath } from '../storage/sqlite/paths.ts';
 import { describeLlmError } from '../llm/client.ts';
 import { endpointName, openAiClient } from '../llm/openai.ts';
 import type { Runtime } from './runtime.ts';

@@ -12,7 +12,7 @@ import {
   splitMatches,
   type CompromiseMatches,
 } from '../core/entities/ner/compromise-provider.ts';
-import { NerUnavailable, type NerProvider } from '../core/entities/ner/types.ts';
+import { NerUnavailable, type NerProvider } from '../core/entities/types.ts';
 import { afterWorkerStart } from '../young-generation.ts';
 
 /** How long the thread stays after its last parse. */

@@ -10,7 +10,7 @@ import { expectedOf } from '../core/kernel/errors.ts';
 import { searchFiltered } from '../core/search/search.ts';
 import { setIndexBudget } from '../core/vectors/vector-index.ts';
 import { setVectorState, type VectorState } from '../core/vectors/vector-state.ts';
-import { openReadOnlyStore } from '../db/open.ts';
+import { openReadOnlyStore } from '../storage/sqlite/open.ts';
 import type { ReadReply, ReadRequest, ReadWorkerData } from './read-protocol.ts';
 
 const data = workerData as ReadWorkerData;

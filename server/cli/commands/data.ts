@@ -1,11 +1,11 @@
 // export / import: JSON Lines of every record (sessions, turns, memories of all statuses, links,
 // events, entities), and LoCoMo conversations for trying the memory on real dialogue.
+import { badInput } from '../../services/kernel.ts';
 import { closeSync, createReadStream, createWriteStream, openSync, readFileSync, readSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Option, type Command } from 'commander';
-import { badInput } from '../../core/kernel/errors.ts';
 import type { ImportReport } from '../../core/export/export.ts';
 import { withBackend, type Backend } from '../backend.ts';
 import { count, emit } from '../output.ts';

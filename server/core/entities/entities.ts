@@ -4,7 +4,7 @@
 // mention_count is the number of those links, so it moves only when a link is added or removed.
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import { entities } from '../../../drizzle/schema.ts';
-import { entityKey, EntityType, NAME_TYPES, type NerEntity } from './ner/types.ts';
+import { entityKey, EntityType, NAME_TYPES, type NerEntity } from './types.ts';
 import { rowCodec } from '../kernel/rows.ts';
 import type { Space } from '../kernel/space.ts';
 import { NEW_ROWS, noted, prepared, publish, type Store } from '../kernel/store.ts';

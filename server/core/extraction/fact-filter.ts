@@ -51,7 +51,7 @@ export function lastingStatement(clause: string, contentWords: number): boolean 
 
 /** Lines the service writes into a context block: its headings, fact lines and dated excerpts. */
 const PRODUCED_LINE =
-  /^\s*(?:#{1,4}\s+(?:Facts|Conversation excerpts|Weekly insight|Standing instructions|Instructions|Preferences|Profile|Timeline|Session digests?|Digests?|Memories|Relevant memories|Context)\b.*|[-*]\s+.+\((?:stated|told|said) \d{4}-\d{2}-\d{2}[^)]*\)\s*|\[\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?\]\s+[^:\n]{1,60}:.*|Weekly reflection \d{4}-\d{2}-\d{2}\b.*|-\s+[^:\n]{1,40} \(\d+\): .*|-\s+".*" replaced ".*")$/i;
+  /^\s*(?:#{1,4}\s+(?:Facts|Conversation excerpts|Weekly insight|Standing instructions|About the user|Instructions|Preferences|Profile|Timeline|Session digests?|Digests?|Memories|Relevant memories|Context)\b.*|[-*]\s+.+\((?:pinned, )?(?:stated|told|said) \d{4}-\d{2}-\d{2}[^)]*\)\s*|-\s+\(\d+ more [^)]* not shown\)\s*|\[\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?\]\s+[^:\n]{1,60}:.*|Weekly reflection \d{4}-\d{2}-\d{2}\b.*|-\s+[^:\n]{1,40} \(\d+\): .*|-\s+".*" replaced ".*")$/i;
 
 /** Code and what looks like it: fenced blocks, and lines of symbols, keywords and indentation. */
 const FENCE = /^\s*(?:```|~~~)/;

@@ -596,6 +596,8 @@ export type ExtractOptions = {
   zone?: string;
   /** Statements kept whole when no rule reads them (the fallback); off for words restated by the assistant. */
   statements?: boolean;
+  /** The turn's prose (proseOf), when the caller has read it already: one read per turn on the hot path. */
+  prose?: string;
 };
 
 /**
@@ -614,7 +616,7 @@ export function extractFacts(
   const firstOf = new Map<string, TimeMention>();
   for (const m of mentions) if (!firstOf.has(m.phrase)) firstOf.set(m.phrase, m);
   const phrases = [...firstOf.values()];
-  for (const raw of clauses(proseOf(text))) {
+  for (const raw of clauses(options.prose ?? proseOf(text))) {
     if (SKIP_CLAUSE.test(raw) || !hasLatinWords(raw)) continue;
     const clause = impliedSpeaker(
       raw

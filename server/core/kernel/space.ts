@@ -76,7 +76,7 @@ export const spaceOfRow = (row: { userId: string; agentId?: string | null }): Sp
   agentId: row.agentId ?? null,
 });
 
-/** A user's token in the FTS indexes' `space` column (server/db/search-index.ts builds the same in SQL). */
+/** A user's token in the FTS indexes' `space` column (server/storage/sqlite/search-index.ts builds the same in SQL). */
 export const spaceToken = (userId: string) => `u${Buffer.from(userId, 'utf8').toString('hex')}x`;
 
 /** An FTS5 query for `expression` (safe FTS syntax over quoted terms) in `column`, within one user's rows. */

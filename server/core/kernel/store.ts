@@ -73,7 +73,7 @@ export interface Sql {
    * A read-only view of the data as it is now, on a connection of its own, for a long read (an
    * export) that must not see writes halfway nor hold them up: a repeatable-read transaction on a
    * Postgres server. Absent where the backend has its own way (SQLite: a second connection on the
-   * file, server/db/snapshot.ts) or none (PGlite: one connection).
+   * file, server/storage/sqlite/snapshot.ts) or none (PGlite: one connection).
    */
   snapshot?(): Promise<{ sql: Sql; close(): Promise<void> }>;
   /** Hears the events other nodes announce, until `stop()`; `ready` once listening. Absent with `announce`. */

@@ -55,7 +55,10 @@ const MEMORIES_BY_IDS = `select ${memoryRows.columns} from memories where id in 
 /** Memories `space` may change that match `where`; `tag`: a first column saying which part of a union a row is from. */
 const writableWhere = (where: string, tag = '') =>
   `select ${tag}${memoryRows.columnsOf('m')} from memories m where ${writableSql('m')} and ${where}`;
-const EXACT_WHERE = "m.content_key = ? and m.kind || '' = ? and m.status || '' = 'active'";
+// Facts and standing memory are one family for dedupe ("has a cat" once, whatever kind said it first); reflections another.
+const EXACT_WHERE =
+  "m.content_key = ? and (case when m.kind = 'reflection' then 'reflection' else 'fact' end) = ? and m.status || '' = 'active'";
+const dedupeFamily = (kind: MemoryKind) => (kind === 'reflection' ? 'reflection' : 'fact');
 const SLOT_WHERE = "m.subject = ? and m.slot = ? and m.status = 'active'";
 const EXACT_DUPLICATE = writableWhere(EXACT_WHERE);
 /** Both reads a new fact needs, in one statement (one round trip on a server): its slot's facts (0), then exact duplicates (1). */
@@ -99,7 +102,8 @@ export async function memoriesByIds(store: Store, ids: readonly number[]): Promi
 }
 
 /**
- * An active memory of the same kind whose normalised content is identical. Only the content_key
+ * An active memory of the same family (facts and standing memory together, reflections apart)
+ * whose normalised content is identical. Only the content_key
  * index may serve it (`+` keeps kind and status off the index): without ANALYZE statistics the
  * planner prefers the two-column (kind, status) index, which is a scan of every active fact.
  */
@@ -109,7 +113,11 @@ export async function findExactDuplicate(
   contentKey: string,
   kind: MemoryKind,
 ): Promise<MemoryRow | undefined> {
-  const [raw] = await store.sql.values(EXACT_DUPLICATE, [...writableClause(space, 'm').params, contentKey, kind]);
+  const [raw] = await store.sql.values(EXACT_DUPLICATE, [
+    ...writableClause(space, 'm').params,
+    contentKey,
+    dedupeFamily(kind),
+  ]);
   return raw && memoryRows.decode(raw);
 }
 
@@ -395,7 +403,7 @@ export async function slotFactsAndDuplicate(
     fact.slot,
     ...writable,
     contentKey,
-    kind,
+    dedupeFamily(kind),
     ...(also?.params ?? []),
   ]);
   const slotFacts: MemoryRow[] = [];

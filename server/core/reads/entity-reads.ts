@@ -16,7 +16,7 @@ import {
 } from './batch-reads.ts';
 import { byAlias, entityById, peopleByFirstName, type EntityRow } from '../entities/entities.ts';
 import type { MemoryRow } from '../memory/memories.ts';
-import { entityKey, ENTITY_TYPES, EntityType } from '../entities/ner/types.ts';
+import { entityKey, ENTITY_TYPES, EntityType } from '../entities/types.ts';
 import { badInput } from '../kernel/errors.ts';
 import { inSpace } from '../memory/memory-list.ts';
 import type { Space } from '../kernel/space.ts';

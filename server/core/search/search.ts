@@ -195,17 +195,15 @@ export async function searchFiltered(
       ranked,
       features,
       passages: found,
-    } = await rankTurns(
-      store,
-      space,
+    } = await rankTurns(store, space, {
       query,
       candidates,
-      tuning.turns,
-      turnFilter(space, filter),
+      tuning: tuning.turns,
+      allowed: turnFilter(space, filter),
       pinned,
       signals,
       semantic,
-    );
+    });
     for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
     passages = found;
     if (on('lexical'))

@@ -196,23 +196,30 @@ async function idfFor(store: Store, space: Space, query: AnalyzedQuery): Promise
   return (term) => idf.get(term)!;
 }
 
+export type RankTurnsInput = {
+  query: AnalyzedQuery;
+  /** BM25 candidates, best first. */
+  candidates: Scored[];
+  tuning: TurnTuning;
+  /** Filters the neighbours pulled in (they did not pass the SQL filters). */
+  allowed: (turn: TurnInfo) => boolean;
+  /** Scored in full whatever their rank (the matches on a date the query names, the nearest by word vector). */
+  pinned?: number[];
+  signals?: SignalScores;
+  semantic?: SemanticSignal | null;
+};
+
 /**
- * Ranks turns from BM25 candidates (best first). `pinned` candidates are scored in full whatever
- * their rank (the matches on a date the query names, the nearest by word vector). `allowed`
- * filters the neighbours pulled in (they did not pass the SQL filters). Also returns every
- * feature vector, for fitting and explain.
+ * Ranks turns from BM25 candidates (best first). Also returns every feature vector, for fitting
+ * and explain.
  */
 export async function rankTurns(
   store: Store,
   space: Space,
-  query: AnalyzedQuery,
-  candidates: Scored[],
-  tuning: TurnTuning,
-  allowed: (turn: TurnInfo) => boolean,
-  pinned: number[] = [],
-  signals: SignalScores = { memory: new Map(), entity: new Map() },
-  semantic: SemanticSignal | null = null,
+  input: RankTurnsInput,
 ): Promise<{ ranked: Scored[]; features: Map<number, number[]>; passages: Map<number, Passage> }> {
+  const { query, candidates, tuning, allowed, pinned = [], semantic = null } = input;
+  const signals = input.signals ?? { memory: new Map(), entity: new Map() };
   const passages = new Map<number, Passage>();
   // No word matches, but turns on the date the query names: those are still scored.
   if (candidates.length === 0 && pinned.length === 0) return { ranked: [], features: new Map(), passages };

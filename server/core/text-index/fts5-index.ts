@@ -1,4 +1,4 @@
-// SQLite's text index: FTS5 over turns and memories (server/db/search-index.ts). The MATCH always
+// SQLite's text index: FTS5 over turns and memories (server/storage/sqlite/search-index.ts). The MATCH always
 // runs alone in a subquery with its own LIMIT, and filters join afterwards: given both in one
 // query, SQLite's planner drives from the filtered table. CROSS JOIN pins that order, else the planner scans the filtered table by its
 // index and probes the FTS results. Terms are quoted: no user text is FTS5 syntax.

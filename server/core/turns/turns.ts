@@ -6,7 +6,7 @@ import { turns } from '../../../drizzle/schema.ts';
 import { ROLES } from '../../../drizzle/vocabulary.ts';
 import { enqueueJob, JOB_DEFAULTS, JOB_OF_TURN, jobColumnCount, jobQueued, type JobType } from '../jobs/jobs.ts';
 import { decodeEntity, entityColumnCount, SPEAKER_ENTITY, type EntityRow } from '../entities/entities.ts';
-import { entityKey, EntityType } from '../entities/ner/types.ts';
+import { entityKey, EntityType } from '../entities/types.ts';
 import { rowCodec } from '../kernel/rows.ts';
 import { ensureSession } from './sessions.ts';
 import { DEFAULT_SPACE, spaceClause, visibleIn, type Space } from '../kernel/space.ts';
@@ -78,20 +78,18 @@ function turnStatement(job: boolean, speaker: boolean): string {
   return text;
 }
 
-/**
- * Stores one turn in `space` (registering its user and session) and runs `afterInsert` in the
- * same transaction. `turnJob`: a job about the turn (payload `{turnId, userId}`) queued with it,
- * by the same statement on Postgres; `readSpeaker`: on Postgres that statement also reads the
- * speaker's entity, handed to `afterInsert` (entity linking needs it: a round trip saved).
- */
-export async function addTurn<R>(
-  store: Store,
-  space: Space,
-  input: AddTurnInput,
-  afterInsert?: TurnHook<R>,
-  turnJob?: JobType,
-  readSpeaker = false,
-) {
+export type AddTurnOptions<R> = {
+  /** Runs in the same transaction once the row is written. */
+  afterInsert?: TurnHook<R>;
+  /** A job about the turn (payload `{turnId, userId}`) queued with it, by the same statement on Postgres. */
+  job?: JobType;
+  /** On Postgres that statement also reads the speaker's entity, for `afterInsert` (entity linking needs it: a round trip saved). */
+  readSpeaker?: boolean;
+};
+
+/** Stores one turn in `space` (registering its user and session), with what `options` adds in the same transaction. */
+export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput, options: AddTurnOptions<R> = {}) {
+  const { afterInsert, job: turnJob, readSpeaker = false } = options;
   const parsed = parseInput(addTurnSchema, input);
   return write(store, async () => {
     const now = store.clock.now();

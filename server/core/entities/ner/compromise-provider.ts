@@ -2,7 +2,7 @@
 // stand-in for spaCy). It costs 2-5 ms per turn (p99 10-90 ms), too slow for addTurn's budget,
 // so it runs in the accurate strategy only: the durable job after a turn, and enrichment.
 import type nlpType from 'compromise';
-import { displayName, EntityType, type NerEntity, type NerProvider } from './types.ts';
+import { displayName, EntityType, type NerEntity, type NerProvider } from '../types.ts';
 
 type Nlp = typeof nlpType;
 let loading: Promise<Nlp> | undefined;

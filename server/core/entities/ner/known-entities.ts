@@ -9,7 +9,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { entities } from '../../../../drizzle/schema.ts';
 import type { Space } from '../../kernel/space.ts';
 import { currentWrite, onChange, prepared, type Store } from '../../kernel/store.ts';
-import { entityKey, NAME_TYPES, type NerEntity, type SyncNerProvider } from './types.ts';
+import { entityKey, NAME_TYPES, type NerEntity, type SyncNerProvider } from '../types.ts';
 
 type Known = { entityId: number; type: string; name: string; mentions: number };
 type Entry = Known & { tokens: string[] };

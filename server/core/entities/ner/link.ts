@@ -17,7 +17,7 @@ import {
   type NerExtras,
   type NerRun,
 } from './pipeline.ts';
-import { EntityType, type NerProvider } from './types.ts';
+import { EntityType, type NerProvider } from '../types.ts';
 
 // The row types from the tables, not from memories.ts and turns.ts: the entities module sits
 // below both (memories.ts links what it saves through this file).

@@ -7,7 +7,7 @@ import type { Store } from '../../kernel/store.ts';
 import { compromiseProvider } from './compromise-provider.ts';
 import { knownEntitiesProvider } from './known-entities.ts';
 import { regexProvider } from './regex-provider.ts';
-import { NerUnavailable, span, type NerEntity, type NerProvider, type SyncNerProvider } from './types.ts';
+import { NerUnavailable, span, type NerEntity, type NerProvider, type SyncNerProvider } from '../types.ts';
 import type { NerProviderName } from '../../kernel/vocabulary.ts';
 
 export const NerStrategy = { Fast: 'fast', Accurate: 'accurate' } as const;

@@ -1,6 +1,6 @@
 // The `regex` provider: mentions, hashtags, emails, URLs and explicit dates. Always on, no
 // dependencies, a few microseconds per turn, so it runs on the hot path.
-import { displayName, EntityType, type NerEntity, type SyncNerProvider } from './types.ts';
+import { displayName, EntityType, type NerEntity, type SyncNerProvider } from '../types.ts';
 
 const MONTH =
   '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';

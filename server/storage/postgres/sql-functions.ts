@@ -1,6 +1,6 @@
 // SQL functions the domain calls under the same name on both backends (docs/architecture.md#store-port), where SQLite and
 // Postgres share no spelling of a construct. SQLite's are JavaScript, registered on the
-// connection in server/db/open.ts; these are their Postgres twins, created at open time like the
+// connection in server/storage/sqlite/open.ts; these are their Postgres twins, created at open time like the
 // row-numbering triggers (drizzle-kit's migrations have no notion of functions).
 //
 //  - `sm_ids(?)`: the integers of a JSON array, as rows of one column `value`

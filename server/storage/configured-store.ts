@@ -5,14 +5,14 @@
 // wins over the environment; SM_DB and SM_DATABASE_URL set together are refused, since either
 // could be the one meant and memories written to the other would be lost from sight.
 //
-// Here, one layer with db/ (it opens either), so the layering stays one-way: postgres/ may
-// import db/, never the reverse. The Postgres code (pg, PGlite) loads only when chosen.
+// Here, beside sqlite/ and postgres/ (it opens either), so neither of them imports the other.
+// The Postgres code (pg, PGlite) loads only when chosen.
 import type { Clock } from '../core/kernel/clock.ts';
 import { badInput } from '../core/kernel/errors.ts';
 import type { Store } from '../core/kernel/store.ts';
-import { openStore } from '../db/open.ts';
-import { resolveDbPath } from '../db/paths.ts';
-import { isPostgresUrl, parsePostgresUrl } from './url.ts';
+import { openStore } from './sqlite/open.ts';
+import { resolveDbPath } from './sqlite/paths.ts';
+import { isPostgresUrl, parsePostgresUrl } from './postgres/url.ts';
 
 export type StoreChoice =
   /** `named`: --db or SM_DB chose the file (not the default location). */
@@ -71,6 +71,6 @@ export async function openConfiguredStore(choice: StoreChoice, options: Configur
   const { clock, env, config } = options;
   if (choice.backend === 'sqlite')
     return openStore({ path: choice.path, clock, env, config, backgroundCheckpoints: options.backgroundCheckpoints });
-  const { openPostgresStore } = await import('./open-postgres.ts');
+  const { openPostgresStore } = await import('./postgres/open-postgres.ts');
   return openPostgresStore({ url: choice.url, clock, env, config });
 }

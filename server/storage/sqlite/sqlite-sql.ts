@@ -6,7 +6,7 @@
 // a statement from outside the open transaction waits for it to end.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
-import type { Sql, SqlParam } from '../core/kernel/store.ts';
+import type { Sql, SqlParam } from '../../core/kernel/store.ts';
 import { optimizeSearchIndexes } from './search-index.ts';
 
 const isBusy = (error: unknown) => Boolean((error as { code?: string }).code?.startsWith('SQLITE_BUSY'));
@@ -14,7 +14,7 @@ const isBusy = (error: unknown) => Boolean((error as { code?: string }).code?.st
 /**
  * `sm_ids(?)` / `sm_texts(?)` (a JSON array's items as rows of `value`, named alike on Postgres)
  * are prepared as SQLite's native json_each: the same rows, about 5x faster than the JavaScript
- * table functions of those names (server/db/open.ts), which cost some microseconds a row. Done once
+ * table functions of those names (server/storage/sqlite/open.ts), which cost some microseconds a row. Done once
  * per statement text, when it is prepared.
  */
 const LIST_FUNCTION = /\bsm_(?:ids|texts)\(/g;

@@ -1,6 +1,6 @@
 // Named-entity recognition: what providers return, and how a surface form
 // becomes an entity's display name and lookup key.
-import { normalizeText } from '../../text/text.ts';
+import { normalizeText } from '../text/text.ts';
 
 export const EntityType = {
   Person: 'person',

@@ -5,7 +5,7 @@
 // the port does not depend on how its client was built).
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import pg from 'pg';
-import type { Hearing, SqlParam } from '../core/kernel/store.ts';
+import type { Hearing, SqlParam } from '../../core/kernel/store.ts';
 import { listenOnServer } from './notify.ts';
 
 /** The first key of the session locks that keep a scheduled task to one node ("smtk"); the second is the task's name hashed. */

@@ -7,7 +7,7 @@
 // WAL from its beginning, so the file stays small.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { afterWorkerStart } from '../young-generation.ts';
+import { afterWorkerStart } from '../../young-generation.ts';
 
 /** How often the thread checkpoints; a pass with nothing to copy costs microseconds. */
 const INTERVAL_MS = 100;

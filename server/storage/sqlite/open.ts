@@ -1,27 +1,24 @@
 // Opening a database: pragmas, sqlite-vec, migrations, search indexes, then the layered config.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type Database from 'better-sqlite3';
 import { openDatabase } from './native-handles.ts';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as sqliteVec from 'sqlite-vec';
-import { systemClock, type Clock } from '../core/kernel/clock.ts';
-import type { Store } from '../core/kernel/store.ts';
-import { normalizeText } from '../core/text/text.ts';
-import { logger } from '../logger.ts';
-import { flushAccess } from '../core/memory/access.ts';
-import { backfillTurnDates } from '../core/turns/turn-dates.ts';
+import { systemClock, type Clock } from '../../core/kernel/clock.ts';
+import type { Store } from '../../core/kernel/store.ts';
+import { normalizeText } from '../../core/text/text.ts';
+import { logger } from '../../logger.ts';
+import { flushAccess } from '../../core/memory/access.ts';
+import { backfillTurnDates } from '../../core/turns/turn-dates.ts';
 import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
-import { configFilePath, outerConfigLayers, rememberConfigSources, resolveStoreConfig } from './config-layers.ts';
-import { queryBuilder } from '../core/kernel/query-builder.ts';
+import { configFilePath, outerConfigLayers, rememberConfigSources, resolveStoreConfig } from '../config-layers.ts';
+import { queryBuilder } from '../../core/kernel/query-builder.ts';
 import { sqliteSql } from './sqlite-sql.ts';
 import { dropSearchViews, ensureSearchIndexes, hasFts5 } from './search-index.ts';
 import { defaultDbPath } from './paths.ts';
-
-// Two levels up from here and from the CLI bundle (dist/cli/) alike: the project root.
-const MIGRATIONS = fileURLToPath(new URL('../../drizzle/migrations', import.meta.url));
+import { SQLITE_MIGRATIONS as MIGRATIONS } from '../migrations.ts';
 
 export type OpenOptions = {
   path?: string;
@@ -86,7 +83,7 @@ const listItems = (list: unknown): unknown[] => {
 
 /**
  * `sm_ids(?)` and `sm_texts(?)`: a JSON array's integers or strings as rows of one column
- * `value`, under the same names as their Postgres twins (server/postgres/sql-functions.ts), so
+ * `value`, under the same names as their Postgres twins (server/storage/postgres/sql-functions.ts), so
  * `id in (select value from sm_ids(?))` is one statement for both backends.
  */
 function registerListFunctions(sqlite: Database.Database) {

@@ -9,14 +9,14 @@
 // in one read transaction (a consistent snapshot, while a server may keep writing to it).
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { openDatabase } from '../db/native-handles.ts';
+import { openDatabase } from './sqlite/native-handles.ts';
 import { getTableName, is } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import * as pgTables from '../../drizzle/pg-schema.ts';
 import { badInput } from '../core/kernel/errors.ts';
 import type { Store } from '../core/kernel/store.ts';
-import { closeStore, migrated, openStore } from '../db/open.ts';
-import { isPostgresUrl, parsePostgresUrl } from './url.ts';
+import { closeStore, migrated, openStore } from './sqlite/open.ts';
+import { isPostgresUrl, parsePostgresUrl } from './postgres/url.ts';
 
 export type TableCount = { table: string; rows: number };
 
@@ -231,7 +231,7 @@ export async function copySqliteToPostgres(options: CopyOptions): Promise<CopyRe
       await closeStore(await openStore({ path: options.from, env: {} }));
       ({ sqlite, present } = openSource(options.from));
     }
-    const { openPostgresStore } = await import('./open-postgres.ts');
+    const { openPostgresStore } = await import('./postgres/open-postgres.ts');
     const store = await openPostgresStore({ url: options.to });
     try {
       const held = await targetCounts((text) => store.sql.values(text), specs);

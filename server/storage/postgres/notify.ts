@@ -11,8 +11,8 @@
 // memory's snapshot would also outlive a forget that promised to erase it).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { ChangeEvent } from '../core/kernel/store.ts';
-import { logger } from '../logger.ts';
+import type { ChangeEvent } from '../../core/kernel/store.ts';
+import { logger } from '../../logger.ts';
 
 export const CHANGES_CHANNEL = 'sm_changes';
 

@@ -1,6 +1,6 @@
 import { openDatabase } from './native-handles.ts';
-import type { Store } from '../core/kernel/store.ts';
-import { queryBuilder } from '../core/kernel/query-builder.ts';
+import type { Store } from '../../core/kernel/store.ts';
+import { queryBuilder } from '../../core/kernel/query-builder.ts';
 import { sqliteSql } from './sqlite-sql.ts';
 
 export type Snapshot = { store: Store; close(): void };

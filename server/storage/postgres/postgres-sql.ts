@@ -11,8 +11,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import type { ChangeEvent, Hearing, Sql, SqlParam } from '../core/kernel/store.ts';
-import { logger } from '../logger.ts';
+import type { ChangeEvent, Hearing, Sql, SqlParam } from '../../core/kernel/store.ts';
+import { logger } from '../../logger.ts';
 import { pgliteClient, poolClient, type AtCommit, type Query } from './connections.ts';
 import { asDatabaseFault } from './faults.ts';
 import { announcer, CHANGES_CHANNEL, receiver } from './notify.ts';

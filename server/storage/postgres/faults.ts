@@ -2,7 +2,7 @@
 // what failed because of it becomes one expected error, DATABASE_UNAVAILABLE (HTTP 503 with
 // Retry-After), instead of an internal error, so a client knows to try again. Nothing else is
 // needed to recover: the pool opens new connections for the next queries once the server is back.
-import { ErrorCode, SmError } from '../core/kernel/errors.ts';
+import { ErrorCode, SmError } from '../../core/kernel/errors.ts';
 
 /** Long enough for a restart or a failover, short enough for a client to carry on. */
 export const DATABASE_RETRY_SECONDS = 5;

@@ -3,21 +3,18 @@
 // SQLite file: the extensions there are, the migrations (drizzle/pg-migrations), the triggers
 // the migrations cannot express, and the layered config.
 import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { systemClock, type Clock } from '../core/kernel/clock.ts';
-import { queryBuilder } from '../core/kernel/query-builder.ts';
-import type { Store } from '../core/kernel/store.ts';
-import { configFilePath, outerConfigLayers, rememberConfigSources, resolveStoreConfig } from '../db/config-layers.ts';
-import { logger } from '../logger.ts';
+import { systemClock, type Clock } from '../../core/kernel/clock.ts';
+import { queryBuilder } from '../../core/kernel/query-builder.ts';
+import type { Store } from '../../core/kernel/store.ts';
+import { configFilePath, outerConfigLayers, rememberConfigSources, resolveStoreConfig } from '../config-layers.ts';
+import { logger } from '../../logger.ts';
 import { lockFolder } from './folder-lock.ts';
 import { ensureRowNumbering } from './id-triggers.ts';
 import { postgresSql } from './postgres-sql.ts';
 import { parsePostgresUrl } from './url.ts';
 import { ensureSqlFunctions } from './sql-functions.ts';
-
-// Two levels up from here and from the CLI bundle (dist/cli/) alike: the project root.
-const MIGRATIONS = fileURLToPath(new URL('../../drizzle/pg-migrations', import.meta.url));
+import { POSTGRES_MIGRATIONS as MIGRATIONS } from '../migrations.ts';
 
 export type PostgresOpenOptions = {
   /** `postgres://user:password@host:port/database`, `pglite:` (in memory) or `pglite:<dir>`. */

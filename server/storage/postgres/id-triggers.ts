@@ -5,11 +5,11 @@
 // an id given explicitly (an import), as SQLite's autoincrement does, so the next numbered row
 // does not collide with it.
 //
-// Created at open time, like SQLite's FTS5 indexes (server/db/search-index.ts): drizzle-kit
+// Created at open time, like SQLite's FTS5 indexes (server/storage/sqlite/search-index.ts): drizzle-kit
 // generates the migrations from drizzle/pg-schema.ts and has no notion of triggers.
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgTable, type PgColumn } from 'drizzle-orm/pg-core';
-import * as pgTables from '../../drizzle/pg-schema.ts';
+import * as pgTables from '../../../drizzle/pg-schema.ts';
 
 type Query = (text: string) => Promise<unknown[][]>;
 
