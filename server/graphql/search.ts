@@ -1,13 +1,7 @@
 // Hybrid search (lexical BM25 + conversation structure, memories, entities, vectors, fused with
 // RRF k = 60): facts, reflections and turns, each hit with the rank every signal gave it.
-import {
-  SEARCH_KINDS,
-  SIGNALS,
-  type SearchHit as SearchHitShape,
-  type SearchKind as SearchKindName,
-  type Signal,
-} from '../core/search/index.ts';
-import { searchMemory } from '../services/search.ts';
+import type { SearchHit as SearchHitShape, SearchKind as SearchKindName, Signal } from '../core/search/index.ts';
+import { SEARCH_KINDS, SIGNALS, searchMemory } from '../services/search.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
 import { MemoryStatus } from './enums.ts';

@@ -13,6 +13,7 @@ import { parseInput } from '../core/kernel/validation.ts';
 import { embedQuery } from './embed.ts';
 import { answerRead } from './read-access.ts';
 import type { Runtime } from './runtime.ts';
+export { MAX_TOKEN_BUDGET, MIN_TOKEN_BUDGET, TOKENIZER } from '../core/context/context.ts';
 
 const LATEST_USER_TURN =
   "select text from turns where user_id = ? and session_id = ? and role = 'user' and (cast(? as text) is null or agent_id is null or agent_id = ?) order by at desc, id desc limit 1";

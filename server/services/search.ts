@@ -10,6 +10,8 @@ import { embedQuery } from './embed.ts';
 import { answerRead } from './read-access.ts';
 import type { Runtime } from './runtime.ts';
 
+export { SEARCH_KINDS, SIGNALS } from '../core/search/index.ts';
+
 /**
  * Hybrid search over one space, best first. Bad input throws BAD_USER_INPUT before any network
  * call. `options` tune the search in place (fitting, ablations): such a search stays in this process.
