@@ -6,15 +6,7 @@ export { explain } from '../core/memory/explain.ts';
 export { contentSchema, memoryIdSchema } from '../core/kernel/validation.ts';
 export { isProtected, runGc } from '../core/memory/gc.ts';
 export { decisionsByMemory } from '../core/memory/decisions.ts';
-export {
-  confirmMemory,
-  correctMemory,
-  memoriesByIds,
-  memoryIn,
-  remember,
-  rememberSchema,
-  updateMemory,
-  updateMemorySchema,
-} from '../core/memory/memories.ts';
+export { memoriesByIds, memoryIn, remember, rememberSchema } from '../core/memory/memories.ts';
+export { confirmMemory, correctMemory, updateMemory, updateMemorySchema } from '../core/memory/memory-edits.ts';
 export { listMemories } from '../core/memory/memory-list.ts';
 export { forget } from '../core/memory/forget.ts';

@@ -15,8 +15,9 @@ import {
   sentenceAbout,
   slotKey,
   thirdPerson,
+  withoutFiller,
 } from './fact-sentences.ts';
-import { hasLatinWords, lastingStatement, notAClaim, proseOf } from './fact-filter.ts';
+import { endsPointingBack, hasLatinWords, lastingStatement, notAClaim, proseOf } from './fact-filter.ts';
 import { HEALTH_RULES, HEALTH_WORDS } from './health-rules.ts';
 import { relatedIn, relativeFacts, type RelatedEntity } from './relatives.ts';
 import type { Built, Match, Rule } from './rule.ts';
@@ -337,7 +338,7 @@ const RULES: Rule[] = [
         polarity: 1,
         exclusive: false,
         rule: 'preference.like',
-        content: (s) => `${s} likes ${thirdPerson(value, s)}`,
+        content: (s) => `${s} ${likeVerb(m[1]!)} ${thirdPerson(value, s)}`,
         tags: ['preference'],
       };
     },
@@ -520,6 +521,12 @@ const RULES: Rule[] = [
   },
 ];
 
+/** The speaker's own verb of liking, said of the subject: "love" -> "loves", "into" -> "is into" (one slot for all). */
+function likeVerb(said: string): string {
+  const verb = said.toLowerCase();
+  return /^(?:like|love|enjoy|adore)$/.test(verb) ? `${verb}s` : LIKE_VERBS.test(verb) ? verb : `is ${verb}`;
+}
+
 /** Tasks of the moment, not of the project: understanding, deciding, fixing this one thing. */
 const MOMENTARY_TASK =
   /^(?:figure out|get|make sure|ensure|see|find|fix|debug|solve|work out|wrap|do|think|remember|recall|wrap my head)\b/i;
@@ -635,7 +642,8 @@ export function extractFacts(
       .sort((a, b) => raw.indexOf(a.phrase) - raw.indexOf(b.phrase));
     const eventAt = at === undefined || dated.length === 0 ? undefined : at + dated[0]!.offsetDays * DAY_MS;
     for (const b of built) {
-      const said = b.content(b.subject).replace(/\s+/g, ' ').trim();
+      const said = withoutFiller(b.content(b.subject)).replace(/\s+/g, ' ').trim();
+      if (endsPointingBack(said)) continue;
       let content = withAbsoluteDates(said, dated);
       // A date the rule cut from the value ("I moved to Lisbon, last month") still goes with the fact.
       const first = dated[0];
