@@ -91,7 +91,7 @@ function serviceReads(
     async stats(vars = {}) {
       // The admin without a user counts the whole file (as the schema's optionalSpace does).
       const whole = (vars.userId ?? named.userId) == null;
-      const counts = await s.readStats(runtime.store, whole ? null : space(vars));
+      const counts = await s.getStats(runtime.store, whole ? null : space(vars));
       return { stats: s.statsJson(counts, await s.extractionStats(runtime.store, s.ADMIN)) };
     },
   };

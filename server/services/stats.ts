@@ -1,22 +1,20 @@
-// Counts of what is stored and queued, of one user or (the admin without a user) the whole file,
-// and the extraction figures per path, which are the whole file's and so the admin's only.
+// What the service reports about itself: counts per user or the whole file, extraction figures,
+// and the job queue. Thin: the core's reads as they are.
 import {
   EXTRACTION_PATHS,
   type ExtractionPath,
   type PathStats,
   readExtractionStats,
 } from '../core/extraction/stats.ts';
-import type { Access } from '../core/users/tokens.ts';
-import type { Space } from '../core/kernel/space.ts';
 import type { Store } from '../core/kernel/store.ts';
-import { getStats, type Stats } from '../core/stats/stats.ts';
+import type { Access } from '../core/users/tokens.ts';
+export { JobType, listJobs } from '../core/jobs/jobs.ts';
+export { EXTRACTION_PATHS, readExtractionStats };
+export { getStats } from '../core/stats/stats.ts';
 
-export type { Stats };
 export type ExtractionStatsRow = PathStats & { path: ExtractionPath };
 
-export const readStats = (store: Store, space: Space | null): Promise<Stats> => getStats(store, space);
-
-/** One row per extraction path; none for a user's token. */
+/** One row per extraction path: the whole file's figures, so none for a user's token. */
 export async function extractionStats(store: Store, access: Access): Promise<ExtractionStatsRow[]> {
   if (!access.admin) return [];
   const stats = await readExtractionStats(store);
