@@ -7,12 +7,7 @@ import { z } from 'zod';
 import { noteAccess } from './access.ts';
 import { collectCandidates, type Source } from './context-candidates.ts';
 import { DEFAULT_PACK_TUNING, pack, type Candidate, type Packed, type PackTuning } from './context-pack.ts';
-import {
-  standingBlock,
-  type StandingItem,
-  type StandingSection,
-  type StandingTuning,
-} from './context-standing.ts';
+import { standingBlock, type StandingItem, type StandingSection, type StandingTuning } from './context-standing.ts';
 import { timelineFor, type Timeline } from './digests/timeline.ts';
 import type { MemoryRow } from './memories.ts';
 import { latestReflection } from './reflection.ts';
