@@ -1,4 +1,4 @@
-// The typed client (client/src/generated/sdk.ts) from the committed schema (schema/schema.graphql)
+// The typed client (client/src/generated/sdk.ts) from the committed schema (server/graphql/schema.graphql)
 // and the operations in client/operations. It never imports the server. `npm run codegen`
 // (scripts/codegen.ts) writes the file; test/api-client.test.ts checks it is up to date with the
 // same function.
@@ -15,7 +15,7 @@ import * as typescriptOperations from '@graphql-codegen/typescript-operations';
 import { buildSchema, Kind, lexicographicSortSchema, parse, printSchema, Source } from 'graphql';
 
 export const SDK_FILE = 'client/src/generated/sdk.ts';
-export const SCHEMA_FILE = 'schema/schema.graphql';
+export const SCHEMA_FILE = 'server/graphql/schema.graphql';
 export const OPERATIONS_DIR = 'client/operations';
 
 export const sdkConfig = {

@@ -13,21 +13,21 @@
 //   npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
 // With an embedding endpoint both the block and the yardstick's search rank with the model (the
 // question embedded as a server embeds it); --fit does not take one.
-// --fit fits the packing values (server/core/context-pack.ts) by coordinate ascent and reports
+// --fit fits the packing values (server/core/context/context-pack.ts) by coordinate ascent and reports
 // each conversation packed with values fitted on the others (leave one conversation out).
 import { parseArgs } from 'node:util';
-import { getContext } from '../server/core/context.ts';
-import { collectCandidates } from '../server/core/context-candidates.ts';
+import { getContext } from '../server/core/context/context.ts';
+import { collectCandidates } from '../server/core/context/context-candidates.ts';
 import {
   DEFAULT_PACK_TUNING,
   pack,
   type Candidate,
   type PackTuning,
   type Packed,
-} from '../server/core/context-pack.ts';
-import { countTokens, TOKENIZER } from '../server/core/token-count.ts';
+} from '../server/core/context/context-pack.ts';
+import { countTokens, TOKENIZER } from '../server/core/text/token-count.ts';
 import { quoteOf } from '../server/core/search/passages.ts';
-import { closeStore } from '../server/db/open.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { contextWithRuntime } from '../server/services/embed.ts';
 import {
   bm25Retriever,

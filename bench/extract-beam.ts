@@ -4,7 +4,7 @@
 // longer than a turn may be is cut to that length.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_TURN_TEXT } from '../server/core/turns.ts';
+import { MAX_TURN_TEXT } from '../server/core/turns/turns.ts';
 import { loadBeam } from './beam-data.ts';
 
 const MONTHS = [

@@ -2,7 +2,7 @@
 // through addTurn in a space of its own; "kept" when extraction saved at least one memory from it.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 

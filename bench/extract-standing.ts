@@ -3,7 +3,7 @@
 // misses) goes in through addTurn, heuristic mode, as a user of its own; precision and recall of
 // the kinds it saved against the labels, by style (LoCoMo-like chat, BEAM-like assistant work).
 import { STANDING_PHRASINGS, type Labelled } from '../test/fixtures/standing-phrasings.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 

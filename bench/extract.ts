@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
-import { normalizeText } from '../server/core/text.ts';
+import { normalizeText } from '../server/core/text/text.ts';
 import { loadLocomo, type LocomoConversation } from './locomo-data.ts';
 import { runMain } from './run-main.ts';
 import { round } from './stats.ts';

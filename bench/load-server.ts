@@ -1,15 +1,14 @@
 // The server side of bench:load: `sm serve` as a child process, its memory and CPU from /proc,
 // a keep-alive GraphQL client, and the job queue read from the file beside the server.
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { type SmServe, startSmServe } from '../scripts/sm-serve.ts';
 import { round } from './stats.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SM = join(ROOT, 'bin', 'sm.js');
 
 /** Resident memory of a process now and its peak (Linux /proc); null elsewhere. */
 export function memoryOf(pid: number): { rssMB: number; peakMB: number } | null {
@@ -51,45 +50,16 @@ export function runsBundle(): boolean {
   );
 }
 
-export type Server = { url: string; pid: number; stop(): Promise<void> };
+export type Server = SmServe;
 
-/** `sm serve` on `db` (null: the database `env` names, SM_DATABASE_URL), port 0; resolves once it prints its URL. */
-export async function startServer(
+/** `sm serve` on `db` (null: the database `env` names, SM_DATABASE_URL), port 0, without the scheduler. */
+export function startServer(
   db: string | null,
   env: Record<string, string>,
   nodeArgs: string[],
   args: string[] = [],
 ): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, SM, ...(db === null ? [] : ['--db', db]), 'serve', '--port', '0', '--no-scheduler', ...args],
-    {
-      env: { ...process.env, SM_LOG_LEVEL: 'error', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sm serve did not start: ${stderr}`)), 60_000);
-    child.stderr!.on('data', (chunk) => {
-      stderr += chunk;
-      const match = /on (http:\/\/\S+\/graphql)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`sm serve exited (${code}): ${stderr}`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return startSmServe({ db, env, nodeArgs, args: ['--no-scheduler', ...args] });
 }
 
 export type Reply = {
@@ -146,7 +116,7 @@ export function backlogReader(path: string) {
   const statement = db.prepare(
     "select count(*) as n, min(created_at) as oldest, sum(type = 'ner.accurate') as ner from jobs where status in ('pending', 'running')",
   );
-  // Turns whose accurate NER was deferred (cheap mode) and not yet caught up: server/core/ner/deferral.ts.
+  // Turns whose accurate NER was deferred (cheap mode) and not yet caught up: server/core/entities/ner/deferral.ts.
   const deferred = db
     .prepare(
       "select count(*) from turns where id >= (select value from meta where key = 'ner.deferred_from') and enriched_at is null",

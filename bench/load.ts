@@ -20,8 +20,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { closeStore, openStore } from '../server/db/open.ts';
-import { optimizeSearchIndexes } from '../server/db/search-index.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
+import { optimizeSearchIndexes } from '../server/storage/sqlite/search-index.ts';
 import { readWorkerCount } from '../server/services/read-pool.ts';
 import {
   ADD_TURN,

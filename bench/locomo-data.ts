@@ -1,2 +1,2 @@
 // The LoCoMo reader lives in the product (`sm import --format locomo`); benchmarks use the same one.
-export * from '../server/core/locomo.ts';
+export * from '../server/core/export/locomo.ts';

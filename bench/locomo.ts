@@ -10,21 +10,21 @@
 // question through the same path a server uses (searchWithRuntime); the key is read from the
 // variable embedding.api_key_env names (OPENAI_API_KEY).
 //   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
-import { DEFAULT_SPACE, type Space } from '../server/core/space.ts';
+import { DEFAULT_SPACE, type Space } from '../server/core/kernel/space.ts';
 import { build } from './scale-store.ts';
 import { rng } from './synthetic.ts';
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
 import { search, type SearchInput, type SearchOptions } from '../server/core/search/index.ts';
-import { ErrorCode, type SmError } from '../server/core/errors.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { ErrorCode, type SmError } from '../server/core/kernel/errors.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime, type Runtime } from '../server/services/runtime.ts';
 import { searchWithRuntime } from '../server/services/embed.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import type { Store } from '../server/core/store.ts';
+import type { Store } from '../server/core/kernel/store.ts';
 import { loadBenchData, type BenchConversation } from './bench-data.ts';
 import { percentile, round } from './stats.ts';
 

@@ -4,12 +4,17 @@
 // names); the accurate-NER jobs are drained after every session, as a worker would, so the
 // known-names index grows the way it does in use.
 //   npm run bench:ner -- [--json] FILE...
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
-import { loadCompromise } from '../server/core/ner/compromise-provider.ts';
-import { accurateProviders, extractEntities, extractSync, fastProviders } from '../server/core/ner/pipeline.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { loadCompromise } from '../server/core/entities/ner/compromise-provider.ts';
+import {
+  accurateProviders,
+  extractEntities,
+  extractSync,
+  fastProviders,
+} from '../server/core/entities/ner/pipeline.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';

@@ -5,11 +5,11 @@
 // the last database against one: closed-loop clients searching over HTTP, requests/s of each.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { hearOtherNodes, write, type Store } from '../server/core/store.ts';
-import { normalizeText } from '../server/core/text.ts';
-import { closeStore } from '../server/db/open.ts';
+import { hearOtherNodes, write, type Store } from '../server/core/kernel/store.ts';
+import { normalizeText } from '../server/core/text/text.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { logger } from '../server/logger.ts';
-import { openPostgresStore } from '../server/postgres/open-postgres.ts';
+import { openPostgresStore } from '../server/storage/postgres/open-postgres.ts';
 import { startPostgresServer } from '../scripts/postgres-server.ts';
 import { cpuOf, graphqlClient, startServer, type Server } from './load-server.ts';
 import type { BenchBackend } from './scale-store.ts';

@@ -5,10 +5,10 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Store } from '../server/core/store.ts';
-import { normalizeText } from '../server/core/text.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
-import { optimizeSearchIndexes } from '../server/db/search-index.ts';
+import type { Store } from '../server/core/kernel/store.ts';
+import { normalizeText } from '../server/core/text/text.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
+import { optimizeSearchIndexes } from '../server/storage/sqlite/search-index.ts';
 import { type makeText, synthetic } from './synthetic.ts';
 
 /** Bulk-loads `synthetic(...)`'s rows into a SQLite store, 5k rows a transaction (the FTS triggers index as they go). */

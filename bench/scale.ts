@@ -8,13 +8,13 @@
 // file of its 100 turns: its search in the big file should cost what it costs there.
 //   npm run bench:scale -- [--json] [--sizes 10000,100000] [--samples 300] [--users 1000]
 // With --vectors it runs the vector benchmark instead (bench/vectors.ts, its own options).
-import type { Space } from '../server/core/space.ts';
+import type { Space } from '../server/core/kernel/space.ts';
 import { runMain } from './run-main.ts';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { getContext } from '../server/core/context.ts';
+import { getContext } from '../server/core/context/context.ts';
 import { search } from '../server/core/search/index.ts';
-import type { Store } from '../server/core/store.ts';
+import type { Store } from '../server/core/kernel/store.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { percentile, round } from './stats.ts';

@@ -9,9 +9,9 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { search } from '../server/core/search/index.ts';
-import { initVectors, knnIds, putVectors, type VectorTable } from '../server/core/search/vectors.ts';
-import type { Space } from '../server/core/space.ts';
-import type { Store } from '../server/core/store.ts';
+import { initVectors, knnIds, putVectors, type VectorTable } from '../server/core/vectors/vectors.ts';
+import type { Space } from '../server/core/kernel/space.ts';
+import type { Store } from '../server/core/kernel/store.ts';
 import { build, openBenchStore, settle } from './scale-store.ts';
 import { question, rng, userName } from './synthetic.ts';
 import { percentile, round } from './stats.ts';

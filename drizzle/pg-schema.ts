@@ -5,7 +5,7 @@
 // every table and column of schema.ts is here with a type that takes and gives back what SQLite does.
 //
 // Types: integers (ids, epoch-ms times, counters) are bigint, read back as JS numbers (the
-// connection's int8 parser, server/postgres/postgres-sql.ts); 0/1 flags stay integer because the
+// connection's int8 parser, server/storage/postgres/postgres-sql.ts); 0/1 flags stay integer because the
 // SQLite code writes and reads 0/1, not booleans; JSON columns stay text (drizzle stringifies and
 // parses them itself); real is double precision; blobs are bytea.
 //
@@ -14,7 +14,7 @@
 //
 // Autoincrement ids: drizzle's SQLite builder sends `null` for an id it is not given (SQLite
 // then picks the next rowid); Postgres refuses a null key, so a trigger created at open time
-// (server/postgres/id-triggers.ts) fills it from the identity sequence.
+// (server/storage/postgres/id-triggers.ts) fills it from the identity sequence.
 import { sql } from 'drizzle-orm';
 import {
   bigint,

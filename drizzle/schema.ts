@@ -1,6 +1,6 @@
 // Drizzle table definitions: the whole data model (docs/architecture.md#data-model).
 // Migrations in drizzle/migrations are generated from this file by `npm run db:generate`.
-// The FTS5 virtual tables are created at open time (server/db/search-index.ts) because they
+// The FTS5 virtual tables are created at open time (server/storage/sqlite/search-index.ts) because they
 // depend on what the SQLite build provides.
 import { sql } from 'drizzle-orm';
 import {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import WebSocket from 'ws';
 import { createClient, Role } from '../client/src/index.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { buildApp } from '../server/http/app.ts';
 import { launchBrowser, openPage } from '../test/helpers/browser.ts';
 

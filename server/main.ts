@@ -7,7 +7,7 @@ import { holdYoungGeneration } from './young-generation.ts';
 holdYoungGeneration();
 const { logger } = await import('./logger.ts');
 const { serve } = await import('./http/serve.ts');
-const { chooseStore } = await import('./postgres/configured-store.ts');
+const { chooseStore } = await import('./storage/configured-store.ts');
 
 function portFromEnv(raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined;

@@ -19,7 +19,7 @@ describe('typed client', () => {
   it('has one method per API operation, named after its root field', async () => {
     const { getSdk } = await import('../client/src/generated/sdk.ts');
     const methods = Object.keys(getSdk(() => Promise.resolve({}) as never)).sort();
-    const schema = buildSchema(readFileSync(join(ROOT, 'schema/schema.graphql'), 'utf8'));
+    const schema = buildSchema(readFileSync(join(ROOT, 'server/graphql/schema.graphql'), 'utf8'));
     const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
       Object.keys(type!.getFields()),
     );

@@ -3,7 +3,7 @@
 // applied at once outside the restart sections; unsetConfig goes back to the layers below.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SymbiosisClient } from '../client/src/index.ts';
-import { readMetaConfig } from '../server/db/config-layers.ts';
+import { readMetaConfig } from '../server/storage/config-layers.ts';
 import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 
 const SECRET_ENV = 'SM_TEST_CONFIG_SECRET_KEY';

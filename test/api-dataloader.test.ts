@@ -1,11 +1,11 @@
 // No N+1: nested lists are batched per request (DataLoader), so a query over many memories
 // runs the same number of SQL statements as over a few.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entities, memoryEntities, turnEntities } from '../drizzle/schema.ts';
-import { insertMemory } from '../server/core/memories.ts';
-import { write } from '../server/core/store.ts';
-import { addTurn } from '../server/core/turns.ts';
+import { insertMemory } from '../server/core/memory/memories.ts';
+import { write } from '../server/core/kernel/store.ts';
+import { addTurn } from '../server/core/turns/turns.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';
 
 let server: TestServer;

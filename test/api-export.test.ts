@@ -1,12 +1,12 @@
 // Export / import over HTTP (for `sm export` / `sm import --url`): NDJSON out of one server and
 // into another gives the same records; import is idempotent; bad files change nothing; the
 // routes follow the same access rules as GraphQL.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role } from '../client/src/index.ts';
-import { addTurn } from '../server/core/turns.ts';
-import { write } from '../server/core/store.ts';
-import { openSnapshot } from '../server/db/snapshot.ts';
+import { addTurn } from '../server/core/turns/turns.ts';
+import { write } from '../server/core/kernel/store.ts';
+import { openSnapshot } from '../server/storage/sqlite/snapshot.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';
 
 let source: TestServer;

@@ -10,7 +10,7 @@ import { getIntrospectionQuery } from 'graphql';
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import { createClient, Role } from '../client/src/index.ts';
-import { openStore, closeStore } from '../server/db/open.ts';
+import { openStore, closeStore } from '../server/storage/sqlite/open.ts';
 import { firstEvent, startServer } from './helpers/api-server.ts';
 
 const ROOT = join(import.meta.dirname, '..');

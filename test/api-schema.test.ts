@@ -11,11 +11,11 @@ import {
   isUnionType,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { schema } from '../schema/index.ts';
-import { printSchemaFile, SCHEMA_FILE } from '../schema/print.ts';
+import { schema } from '../server/graphql/index.ts';
+import { printSchemaFile, SCHEMA_FILE } from '../server/graphql/print.ts';
 
 describe('schema', () => {
-  it('schema/schema.graphql is up to date (npm run schema:print)', () => {
+  it('server/graphql/schema.graphql is up to date (npm run schema:print)', () => {
     expect(
       printSchemaFile(schema) === readFileSync(SCHEMA_FILE, 'utf8'),
       'schema.graphql is stale: run npm run schema:print',

@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MemoryAction, SymbiosisClientError } from '../client/src/index.ts';
-import { openStore, closeStore } from '../server/db/open.ts';
+import { openStore, closeStore } from '../server/storage/sqlite/open.ts';
 import { buildApp } from '../server/http/app.ts';
 import { ARMOR, MAX_BODY_BYTES } from '../server/http/yoga.ts';
 import { firstEvent, startServer, type TestServer } from './helpers/api-server.ts';

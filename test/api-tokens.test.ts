@@ -7,8 +7,8 @@ import { pino } from 'pino';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../client/src/index.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
-import { createToken, hashToken, revokeToken } from '../server/core/tokens.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
+import { createToken, hashToken, revokeToken } from '../server/core/users/tokens.ts';
 import { buildApp } from '../server/http/app.ts';
 import { countsOf, failure, firstEvent, startServer, type TestServer } from './helpers/api-server.ts';
 

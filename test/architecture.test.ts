@@ -16,18 +16,18 @@ function sourceFiles(dir: string): string[] {
 
 /**
  * The layers, lowest first (each folder's README says the same): a file may import its own layer
- * and the ones below it, never one above. db/ opens the core's Store (with the core's config
- * rules), so it sits just above the core; the client is its own package, used by the adapters.
+ * and the ones below it, never one above. storage/ opens the core's Store (with the core's
+ * config rules), so it sits just above the core; the client is its own package, used by the adapters.
  */
 const LAYERS = [
   ['drizzle', 'server/logger.ts', 'server/young-generation.ts'],
   ['server/core'],
-  ['server/db', 'server/postgres'],
+  ['server/storage'],
   ['server/llm'],
   ['server/jobs'],
   ['server/services'],
   ['client/src'],
-  ['schema'],
+  ['server/graphql'],
   ['server/mcp'],
   ['server/http'],
   ['server/cli', 'server/main.ts'],
@@ -54,12 +54,32 @@ function importGraph(): Map<string, string[]> {
   );
 }
 
+const CORE = join(ROOT, 'server/core');
+/** A core file's module: the folder right under server/core. */
+const moduleOf = (file: string) => relative(CORE, file).split('/')[0]!;
+/** A core file's folder, nested ones apart (entities/ner is not entities). */
+const folderOf = (file: string) => relative(CORE, dirname(file));
+
+/** Nodes (by `nodeOf`) of the core's files and, for each, the nodes it imports with one import that shows it. */
+function coreGraph(nodeOf: (file: string) => string): Map<string, Map<string, string>> {
+  const nodes = new Map<string, Map<string, string>>();
+  for (const [file, targets] of importGraph()) {
+    if (!file.startsWith(`${CORE}/`)) continue;
+    const from = nodeOf(file);
+    const edges = nodes.get(from) ?? nodes.set(from, new Map()).get(from)!;
+    for (const target of targets) {
+      const to = nodeOf(target);
+      if (target.startsWith(`${CORE}/`) && to !== from && !edges.has(to))
+        edges.set(to, `${relative(CORE, file)} -> ${relative(CORE, target)}`);
+    }
+  }
+  return nodes;
+}
+
 describe('architecture', () => {
   it('every source file belongs to a layer, and imports only its own layer and the ones below', () => {
     const graph = importGraph();
-    const unplaced = [...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].filter(
-      (file) => layerOf(file) < 0,
-    );
+    const unplaced = sourceFiles(join(ROOT, 'server')).filter((file) => layerOf(file) < 0);
     expect(
       unplaced.map((f) => relative(ROOT, f)),
       'a file outside every layer: put it in the folder of its role',
@@ -90,11 +110,52 @@ describe('architecture', () => {
     expect(cycles).toEqual([]);
   });
 
+  it('server/core is modules by domain: every file in a module folder, no import cycles between its folders', () => {
+    const loose = sourceFiles(CORE).filter((file) => dirname(file) === CORE);
+    expect(
+      loose.map((f) => relative(ROOT, f)),
+      'a core file outside every module: put it in its domain',
+    ).toEqual([]);
+    const graph = coreGraph(folderOf);
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (folder: string, path: string[]) => {
+      if (state.get(folder) === 'done') return;
+      if (state.get(folder) === 'open') {
+        const cycle = [...path.slice(path.indexOf(folder)), folder];
+        cycles.push(
+          cycle
+            .slice(1)
+            .map((to, i) => graph.get(cycle[i]!)!.get(to)!)
+            .join(', '),
+        );
+        return;
+      }
+      state.set(folder, 'open');
+      for (const target of graph.get(folder)?.keys() ?? []) visit(target, [...path, folder]);
+      state.set(folder, 'done');
+    };
+    for (const folder of graph.keys()) visit(folder, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it("server/core/README.md lists the core's modules lowest first, and each imports only modules before it", () => {
+    const listed = [...readFileSync(join(CORE, 'README.md'), 'utf8').matchAll(/^\| `([a-z-]+)\/` \|/gm)].map(
+      (m) => m[1]!,
+    );
+    const graph = coreGraph(moduleOf);
+    expect([...listed].sort()).toEqual([...graph.keys()].sort());
+    const upward = [...graph].flatMap(([from, edges]) =>
+      [...edges].filter(([to]) => listed.indexOf(to) > listed.indexOf(from)).map(([, example]) => example),
+    );
+    expect(
+      upward,
+      'an import of a module listed after the importer: move the code down, or pass a function in',
+    ).toEqual([]);
+  });
+
   it('every source folder has a README saying what lives there and what it may import', () => {
-    const folders = [
-      ...new Set([...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].map((f) => dirname(f))),
-      join(ROOT, 'client'),
-    ];
+    const folders = [...new Set(sourceFiles(join(ROOT, 'server')).map((f) => dirname(f))), join(ROOT, 'client')];
     const missing = [...folders, join(ROOT, 'drizzle'), join(ROOT, 'bench'), join(ROOT, 'test')].filter(
       (dir) => !existsSync(join(dir, 'README.md')) && !dir.includes('generated'),
     );
@@ -128,9 +189,22 @@ describe('architecture', () => {
     expect(existsSync(join(ROOT, 'web/README.md'))).toBe(true);
   });
 
+  it('server/storage/sqlite and server/storage/postgres do not import each other', () => {
+    const crossing = [...importGraph()].flatMap(([file, targets]) => {
+      const [from, to] = ['sqlite', 'postgres'].map((name) => join(ROOT, 'server/storage', name, '/'));
+      return targets
+        .filter(
+          (target) =>
+            (file.startsWith(from!) && target.startsWith(to!)) || (file.startsWith(to!) && target.startsWith(from!)),
+        )
+        .map((target) => `${relative(ROOT, file)} -> ${relative(ROOT, target)}`);
+    });
+    expect(crossing).toEqual([]);
+  });
+
   it('server/core imports no GraphQL, HTTP or CLI code', () => {
     const forbidden =
-      /from ['"](graphql|graphql-yoga|graphql-ws|@pothos\/[^'"]+|ws|commander|node:http|\.\.\/(cli|http)\/[^'"]*|\.\.\/\.\.\/schema\/[^'"]*)['"]/;
+      /from ['"](graphql|graphql-yoga|graphql-ws|@pothos\/[^'"]+|ws|commander|node:http|(?:\.\.\/)+(cli|http|graphql)\/[^'"]*)['"]/;
     const offenders = sourceFiles(join(ROOT, 'server/core')).filter((file) =>
       forbidden.test(readFileSync(file, 'utf8')),
     );
@@ -138,13 +212,13 @@ describe('architecture', () => {
   });
 
   it('opens every SQLite connection through native-handles.ts (Node 24 aborts on a collected one)', () => {
-    const opened = [...sourceFiles(join(ROOT, 'server')), ...sourceFiles(join(ROOT, 'schema'))].filter((file) =>
+    const opened = sourceFiles(join(ROOT, 'server')).filter((file) =>
       /new Database\(/.test(readFileSync(file, 'utf8')),
     );
     // The checkpoint thread's script opens its own, and keeps its statements referenced itself.
     expect(opened.map((file) => relative(ROOT, file)).sort()).toEqual([
-      'server/db/checkpointer.ts',
-      'server/db/native-handles.ts',
+      'server/storage/sqlite/checkpointer.ts',
+      'server/storage/sqlite/native-handles.ts',
     ]);
   });
 

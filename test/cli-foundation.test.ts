@@ -1,12 +1,12 @@
 // The basics, through the real `sm` executable on a fresh db.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { addTurn } from '../server/core/turns.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { addTurn } from '../server/core/turns/turns.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { sm } from './helpers/sm-cli.ts';
 
 const DAY = 86_400_000;

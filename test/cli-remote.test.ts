@@ -88,7 +88,7 @@ describe('embedded and --url give the same JSON', () => {
     const cut = await same('get-context', '--session', 's2', '--query', 'pottery', '--token-budget', '50');
     expect(cut.markdown.length).toBeLessThan(full.markdown.length);
     expect(cut.tokensUsed).toBeLessThanOrEqual(50);
-    // search, get-context and stats skip GraphQL embedded (server/cli/direct-reads.ts): every filter and default.
+    // Embedded, search, get-context and stats call their services without GraphQL (server/cli/backend.ts): every filter and default.
     await same(
       'search',
       'Alice Lisbon',
@@ -119,7 +119,7 @@ describe('embedded and --url give the same JSON', () => {
     await same('doctor');
   });
 
-  it('for bad input to the reads that skip GraphQL embedded: the same message and exit code', {
+  it('for bad input to the reads answered without GraphQL embedded: the same message and exit code', {
     timeout: 300_000,
   }, async () => {
     for (const args of [
@@ -289,6 +289,14 @@ describe('failures', () => {
         ['--db', A, 'search', 'x', '--kinds', 'turn,bogus'],
         2,
         /comma-separated list of fact, reflection, instruction, preference, profile, turn \(got 'bogus'\)/,
+      ],
+      // Flags the API's 32-bit Int or its DateTime cannot hold fail before any call, naming the flag.
+      [['--db', A, 'search', 'x', '--limit', '99999999999'], 2, /'--limit <n>' argument '99999999999' is invalid/],
+      [['--url', server.url, 'get-context', '--session', 's1', '--token-budget', '3000000000'], 2, /--token-budget/],
+      [
+        ['--db', A, 'search', 'x', '--from=-5'],
+        2,
+        /'--from <time>' argument '-5' is invalid\. expected a time from 1970 on/,
       ],
       [['--db', A, 'show', '--id', '999'], 1, /memory 999 not found/],
       [['--db', A, 'entity', 'Nobody Atall'], 1, /not found/],

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFromEnv, resolveConfig } from '../server/core/config.ts';
+import { ConfigError, configFromEnv, resolveConfig } from '../server/core/kernel/config.ts';
 import { meta } from '../drizzle/schema.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 
 describe('config', () => {
   it('has the documented defaults', () => {

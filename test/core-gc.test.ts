@@ -1,10 +1,10 @@
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { describe, expect, it } from 'vitest';
-import { explain } from '../server/core/explain.ts';
-import { runGc } from '../server/core/gc.ts';
-import { claimJobs, completeJob, enqueueJob, failJob, JobType, listJobs } from '../server/core/jobs.ts';
-import { confirmMemory, getMemory, remember } from '../server/core/memories.ts';
-import { listMemories } from '../server/core/memory-list.ts';
+import { explain } from '../server/core/memory/explain.ts';
+import { runGc } from '../server/core/memory/gc.ts';
+import { claimJobs, completeJob, enqueueJob, failJob, JobType, listJobs } from '../server/core/jobs/jobs.ts';
+import { confirmMemory, getMemory, remember } from '../server/core/memory/memories.ts';
+import { listMemories } from '../server/core/memory/memory-list.ts';
 import { testStore } from './helpers/store.ts';
 
 describe('gc', () => {

@@ -1,4 +1,4 @@
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { describe, expect, it, vi } from 'vitest';
 import {
   entities,
@@ -8,8 +8,8 @@ import {
   memorySources,
   turnEntities,
 } from '../drizzle/schema.ts';
-import { explain } from '../server/core/explain.ts';
-import { forget } from '../server/core/forget.ts';
+import { explain } from '../server/core/memory/explain.ts';
+import { forget } from '../server/core/memory/forget.ts';
 import {
   confirmMemory,
   correctMemory,
@@ -17,11 +17,11 @@ import {
   linkSource,
   remember,
   updateMemory,
-} from '../server/core/memories.ts';
-import { listMemories } from '../server/core/memory-list.ts';
-import { addTurn, shortTermWindow } from '../server/core/turns.ts';
-import { getContext } from '../server/core/context.ts';
-import { onChange } from '../server/core/store.ts';
+} from '../server/core/memory/memories.ts';
+import { listMemories } from '../server/core/memory/memory-list.ts';
+import { addTurn, shortTermWindow } from '../server/core/turns/turns.ts';
+import { getContext } from '../server/core/context/context.ts';
+import { onChange } from '../server/core/kernel/store.ts';
 import { countRows, testStore, textIndexIds } from './helpers/store.ts';
 
 describe('remember and merge', () => {

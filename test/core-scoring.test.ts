@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS } from '../server/core/clock.ts';
-import { resolveConfig } from '../server/core/config.ts';
-import { score, scoreTerms } from '../server/core/scoring.ts';
+import { DAY_MS } from '../server/core/kernel/clock.ts';
+import { resolveConfig } from '../server/core/kernel/config.ts';
+import { score, scoreTerms } from '../server/core/memory/scoring.ts';
 
 const scoring = resolveConfig([]).scoring;
 const T0 = Date.UTC(2026, 0, 1);

@@ -15,14 +15,14 @@ import {
   memorySources,
   turnEntities,
 } from '../drizzle/schema.ts';
-import { forget } from '../server/core/forget.ts';
-import { getMemory, linkSource, remember } from '../server/core/memories.ts';
-import { listMemories } from '../server/core/memory-list.ts';
-import { DEFAULT_SPACE } from '../server/core/space.ts';
-import { backfillTurnDates } from '../server/core/turn-dates.ts';
-import { addTurn } from '../server/core/turns.ts';
-import { forgetUser, listUsers } from '../server/core/users.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { forget } from '../server/core/memory/forget.ts';
+import { getMemory, linkSource, remember } from '../server/core/memory/memories.ts';
+import { listMemories } from '../server/core/memory/memory-list.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
+import { backfillTurnDates } from '../server/core/turns/turn-dates.ts';
+import { addTurn } from '../server/core/turns/turns.ts';
+import { forgetUser, listUsers } from '../server/core/users/users.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { T0 } from './helpers/store.ts';
 import { ALICE, BOB, twoUsers } from './helpers/two-users.ts';
 

@@ -3,7 +3,7 @@
 // timeline a question about order or progress gets in its context, and the model summary as a
 // durable job against the local OpenAI-compatible server, whose failure loses nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getContext } from '../server/core/context.ts';
+import { getContext } from '../server/core/context/context.ts';
 import { answerGist, requestGist } from '../server/core/digests/gist.ts';
 import {
   asksForTimeline,
@@ -11,12 +11,12 @@ import {
   TIMELINE_HEADING,
   topicOf,
   withoutTimeline,
-} from '../server/core/digests/timeline.ts';
-import { forget } from '../server/core/forget.ts';
-import { jobCounts, JobType } from '../server/core/jobs.ts';
-import { DAY_MS } from '../server/core/clock.ts';
-import type { Space } from '../server/core/space.ts';
-import { countTokens } from '../server/core/token-count.ts';
+} from '../server/core/context/timeline.ts';
+import { forget } from '../server/core/memory/forget.ts';
+import { jobCounts, JobType } from '../server/core/jobs/jobs.ts';
+import { DAY_MS } from '../server/core/kernel/clock.ts';
+import type { Space } from '../server/core/kernel/space.ts';
+import { countTokens } from '../server/core/text/token-count.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import { consolidateSession } from '../server/services/consolidate.ts';
 import { sessionDigest } from '../server/services/digests.ts';

@@ -3,11 +3,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../schema/errors.ts';
+import { ERROR_CODES } from '../server/graphql/errors.ts';
 import { MIN_TOKEN_LENGTH } from '../server/http/auth.ts';
 import { MAX_WS_MESSAGE_BYTES } from '../server/http/ws.ts';
 import { ARMOR, MAX_BODY_BYTES } from '../server/http/yoga.ts';
-import { MAX_TURN_TEXT } from '../server/core/turns.ts';
+import { MAX_TURN_TEXT } from '../server/core/turns/turns.ts';
 
 const api = readFileSync(fileURLToPath(new URL('../docs/api.md', import.meta.url)), 'utf8');
 const section = api.slice(api.indexOf('## Errors and limits'));

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../server/core/config.ts';
+import { resolveConfig } from '../server/core/kernel/config.ts';
 import { CLI_DOC, withReference } from '../scripts/cli-docs.ts';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -1,11 +1,11 @@
 // The entity registry end to end: ingestTurn's fast NER, the durable accurate job, resolution
 // rules (case, possessive, alias, first name), reads for the API, forget and archive.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dropUnlinkedEntities, linkEntities, resolveEntity } from '../server/core/entities.ts';
+import { dropUnlinkedEntities, linkEntities, resolveEntity } from '../server/core/entities/entities.ts';
 import {
   entitiesForMemories,
   entitiesForTurns,
@@ -15,13 +15,13 @@ import {
   memoriesForEntity,
   turnsByEntity,
   turnsForEntity,
-} from '../server/core/entity-reads.ts';
-import { forget } from '../server/core/forget.ts';
-import { listJobs } from '../server/core/jobs.ts';
-import { remember, updateMemory } from '../server/core/memories.ts';
-import { knownNames } from '../server/core/ner/known-entities.ts';
-import { onChange, write } from '../server/core/store.ts';
-import { addTurn } from '../server/core/turns.ts';
+} from '../server/core/reads/entity-reads.ts';
+import { forget } from '../server/core/memory/forget.ts';
+import { listJobs } from '../server/core/jobs/jobs.ts';
+import { remember, updateMemory } from '../server/core/memory/memories.ts';
+import { knownNames } from '../server/core/entities/ner/known-entities.ts';
+import { onChange, write } from '../server/core/kernel/store.ts';
+import { addTurn } from '../server/core/turns/turns.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';

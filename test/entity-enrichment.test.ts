@@ -1,10 +1,10 @@
 // Entity enrichment and the LLM in the accurate strategy,
 // through the real openai client against a local OpenAI-compatible server.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entitiesForMemories, entitiesForTurns, findEntity } from '../server/core/entity-reads.ts';
-import { remember } from '../server/core/memories.ts';
-import { runEnrichment } from '../server/core/ner/enrichment.ts';
+import { entitiesForMemories, entitiesForTurns, findEntity } from '../server/core/reads/entity-reads.ts';
+import { remember } from '../server/core/memory/memories.ts';
+import { runEnrichment } from '../server/core/entities/ner/enrichment.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';

@@ -1,14 +1,14 @@
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { describe, expect, it } from 'vitest';
-import { explain } from '../server/core/explain.ts';
+import { explain } from '../server/core/memory/explain.ts';
 import { extractFacts } from '../server/core/extraction/heuristics.ts';
-import { detectPii } from '../server/core/extraction/pii.ts';
-import { getMemory, insertMemory } from '../server/core/memories.ts';
-import { write } from '../server/core/store.ts';
-import { listMemories } from '../server/core/memory-list.ts';
-import { getContext } from '../server/core/context.ts';
-import { runDecay } from '../server/core/decay.ts';
-import { findEntity, memoriesForEntity } from '../server/core/entity-reads.ts';
+import { detectPii } from '../server/core/text/pii.ts';
+import { getMemory, insertMemory } from '../server/core/memory/memories.ts';
+import { write } from '../server/core/kernel/store.ts';
+import { listMemories } from '../server/core/memory/memory-list.ts';
+import { getContext } from '../server/core/context/context.ts';
+import { runDecay } from '../server/core/memory/decay.ts';
+import { findEntity, memoriesForEntity } from '../server/core/reads/entity-reads.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { testStore, T0 } from './helpers/store.ts';
@@ -43,7 +43,7 @@ describe('heuristic rules', () => {
       slot: 'likes:hiking with my dog',
       polarity: 1,
       rule: 'preference.like',
-      content: 'Melanie likes hiking with their dog',
+      content: 'Melanie loves hiking with their dog',
     });
   });
 
@@ -262,7 +262,7 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
     ["I'm on a low-carb diet", ['User is on a low-carb diet']],
     ["I can't have kids", []], // not a diet
     ['My dog Rex is sick', ["User's dog Rex is sick"]],
-    ['My kids love the beach', ["User's kids like the beach"]],
+    ['My kids love the beach', ["User's kids love the beach"]],
     ['My mom is a nurse', ["User's mom is a nurse"]],
     ["My sister's name is Maria", ["User's sister is called Maria"]],
     ['Maria is my best friend', ["Maria is User's best friend"]],
@@ -298,9 +298,35 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
     expect(names('I saw my friend Monday at the gym')).toEqual([]);
   });
 
+  it("keeps the speaker's words of the claim and drops what says nothing on its own", () => {
+    // The speaker's own verb of liking, one slot for all of them.
+    expect(extract("I'm a big fan of pottery", 'Melanie').map((f) => [f.content, f.slot])).toEqual([
+      ['Melanie is a big fan of pottery', 'likes:pottery'],
+    ]);
+    expect(extract('I enjoy pottery', 'Melanie').map((f) => [f.content, f.slot])).toEqual([
+      ['Melanie enjoys pottery', 'likes:pottery'],
+    ]);
+    // Intensifiers go; a leading "Lately," goes after the claim, not into a reported "said".
+    expect(extract("I'm really lucky to have such a supportive sister", 'Caroline').map((f) => f.content)).toEqual([
+      'Caroline is lucky to have such a supportive sister',
+    ]);
+    expect(
+      extract("Lately, I've been looking into counseling and mental health as a career", 'Caroline').map(
+        (f) => f.content,
+      ),
+    ).toEqual(['Caroline has been looking into counseling and mental health as a career lately']);
+    // A claim whose object only points back at something said before is not a memory.
+    for (const text of [
+      "I couldn't have done it without them",
+      'I want to help make that happen',
+      "I'm gonna keep doing it",
+    ])
+      expect(extract(text, 'Caroline'), text).toEqual([]);
+  });
+
   it('writes third-person sentences: verbs agree, "my" at the start is the subject\'s, no "User:" labels', () => {
     expect(extract('I really love hiking with my dog').map((f) => f.content)).toEqual([
-      'User likes hiking with their dog',
+      'User loves hiking with their dog',
     ]);
     expect(extract('My favorite color is blue').map((f) => f.content)).toEqual(["User's favorite color is blue"]);
     const fallback = extract('We have been restoring an old boat with my dad', 'Caroline').map((f) => f.content);

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStatus, Role, SearchKind, type SymbiosisClient } from '../client/src/index.ts';
+import { proseOf } from '../server/core/extraction/fact-filter.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';
 
 let server: TestServer;
@@ -109,10 +110,13 @@ describe('no loops: text the service produced is not learnt again', () => {
   it('a context block pasted back into a turn, or a memory quoted word for word, adds nothing and reinforces nothing', async () => {
     const userId = freshUser();
     await say(userId, 'I moved to Lisbon last month and I work as a nurse.', { name: 'Ana' });
+    await say(userId, 'I prefer tea over coffee.', { name: 'Ana' });
     const before = await active(userId);
     expect(before.length).toBeGreaterThan(0);
     const { context } = await client.context({ userId, sessionId: 's9', query: 'where does Ana live and work?' });
-    expect(context.markdown).toMatch(/^## /m);
+    expect(context.markdown).toMatch(/^## About the user$/m);
+    // Every line of the block is recognised as the service's own: headings, standing lines, facts, excerpts.
+    expect(proseOf(context.markdown).trim()).toBe('');
     const pasted = await say(userId, `Here is what you know about me:\n\n${context.markdown}`, {
       name: 'Ana',
       sessionId: 's9',

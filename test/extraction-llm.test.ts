@@ -1,11 +1,11 @@
 // LLM and hybrid extraction through the real `openai` client against a local OpenAI-compatible server.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readExtractionStats } from '../server/core/extraction/stats.ts';
-import { jobCounts, listJobs } from '../server/core/jobs.ts';
-import { getMemory, remember } from '../server/core/memories.ts';
-import { listMemories } from '../server/core/memory-list.ts';
-import { onChange } from '../server/core/store.ts';
+import { jobCounts, listJobs } from '../server/core/jobs/jobs.ts';
+import { getMemory, remember } from '../server/core/memory/memories.ts';
+import { listMemories } from '../server/core/memory/memory-list.ts';
+import { onChange } from '../server/core/kernel/store.ts';
 import { extractionJobHandlers, ingestTurn } from '../server/services/ingest.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import { createRuntime } from '../server/services/runtime.ts';

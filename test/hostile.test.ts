@@ -19,7 +19,7 @@ import {
 } from 'graphql';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '../schema/errors.ts';
+import { ERROR_CODES } from '../server/graphql/errors.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';
 import { sm } from './helpers/sm-cli.ts';
 

@@ -7,9 +7,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { Role, type SymbiosisClient } from '../client/src/index.ts';
-import { insertMemory } from '../server/core/memories.ts';
-import { DEFAULT_SPACE } from '../server/core/space.ts';
-import { write } from '../server/core/store.ts';
+import { insertMemory } from '../server/core/memory/memories.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
+import { write } from '../server/core/kernel/store.ts';
 import { launchBrowser, openPage, overflowsSideways, tabTo } from './helpers/browser.ts';
 import { startServer } from './helpers/api-server.ts';
 

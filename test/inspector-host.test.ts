@@ -5,7 +5,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../server/core/config.ts';
+import { resolveConfig } from '../server/core/kernel/config.ts';
 import { formatBanner } from '../server/http/banner.ts';
 import { WEB_DIST } from '../server/http/inspector.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';

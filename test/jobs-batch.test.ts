@@ -3,12 +3,12 @@
 // the same result as turn by turn, duplicates run once, and past ner.max_backlog new turns get
 // the fast pass only while a catch-up job brings their accurate pass later.
 import { describe, expect, it, vi } from 'vitest';
-import { entitiesForTurns } from '../server/core/entity-reads.ts';
-import { enqueueJob, JobType, listJobs, queueLoad, type JobType as JobTypeName } from '../server/core/jobs.ts';
-import { compromiseEntities, loadCompromise } from '../server/core/ner/compromise-provider.ts';
-import { deferredTurnCount, nerCheapMode } from '../server/core/ner/deferral.ts';
-import { DEFAULT_SPACE } from '../server/core/space.ts';
-import { getStats } from '../server/core/stats.ts';
+import { entitiesForTurns } from '../server/core/reads/entity-reads.ts';
+import { enqueueJob, JobType, listJobs, queueLoad, type JobType as JobTypeName } from '../server/core/jobs/jobs.ts';
+import { compromiseEntities, loadCompromise } from '../server/core/entities/ner/compromise-provider.ts';
+import { deferredTurnCount, nerCheapMode } from '../server/core/entities/ner/deferral.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
+import { getStats } from '../server/core/stats/stats.ts';
 import { drainJobs, startWorker, type JobHandlers } from '../server/jobs/worker.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';

@@ -1,14 +1,14 @@
 // Sessions, consolidation, decay, reflection and the scheduler, over a real SQLite store.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { explain } from '../server/core/explain.ts';
-import { getContext } from '../server/core/context.ts';
-import { runDecay } from '../server/core/decay.ts';
-import { jobCounts } from '../server/core/jobs.ts';
-import { confirmMemory, getMemory, remember } from '../server/core/memories.ts';
-import { listMemories } from '../server/core/memory-list.ts';
-import { getSession } from '../server/core/sessions.ts';
-import { onChange } from '../server/core/store.ts';
+import { explain } from '../server/core/memory/explain.ts';
+import { getContext } from '../server/core/context/context.ts';
+import { runDecay } from '../server/core/memory/decay.ts';
+import { jobCounts } from '../server/core/jobs/jobs.ts';
+import { confirmMemory, getMemory, remember } from '../server/core/memory/memories.ts';
+import { listMemories } from '../server/core/memory/memory-list.ts';
+import { getSession } from '../server/core/turns/sessions.ts';
+import { onChange } from '../server/core/kernel/store.ts';
 import { consolidateSession } from '../server/services/consolidate.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, SearchKind, type SymbiosisClient } from '../client/src/index.ts';
-import { MAX_TURN_TEXT } from '../server/core/turns.ts';
+import { MAX_TURN_TEXT } from '../server/core/turns/turns.ts';
 import { failure, startServer, type TestServer } from './helpers/api-server.ts';
 import { sm } from './helpers/sm-cli.ts';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MaintenanceTask, Role, SearchKind, type SymbiosisClient } from '../client/src/index.ts';
-import { optimizeSearchIndexes } from '../server/db/search-index.ts';
+import { optimizeSearchIndexes } from '../server/storage/sqlite/search-index.ts';
 import { sm } from './helpers/sm-cli.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';
 

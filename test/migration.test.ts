@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SPACE } from '../server/core/space.ts';
-import { initVectors, knnIds } from '../server/core/search/vectors.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
+import { initVectors, knnIds } from '../server/core/vectors/vectors.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { sm } from './helpers/sm-cli.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/release-0.1.db', import.meta.url));

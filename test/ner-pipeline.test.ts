@@ -1,18 +1,18 @@
 // NER providers and the pipeline: regex patterns, compromise, the known-names matcher, the
 // LLM provider through the real openai client, and the merge by span overlap.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compromiseEntities as entitiesOf, loadCompromise } from '../server/core/ner/compromise-provider.ts';
-import { NameIndex } from '../server/core/ner/known-entities.ts';
+import { compromiseEntities as entitiesOf, loadCompromise } from '../server/core/entities/ner/compromise-provider.ts';
+import { NameIndex } from '../server/core/entities/ner/known-entities.ts';
 import {
   accurateNerAvailability,
   accurateProviders,
   extractEntities,
   fastProviders,
   mergeBySpan,
-} from '../server/core/ner/pipeline.ts';
-import { regexEntities } from '../server/core/ner/regex-provider.ts';
-import { displayName, entityKey, type NerEntity } from '../server/core/ner/types.ts';
+} from '../server/core/entities/ner/pipeline.ts';
+import { regexEntities } from '../server/core/entities/ner/regex-provider.ts';
+import { displayName, entityKey, type NerEntity } from '../server/core/entities/types.ts';
 import { createLlm } from '../server/llm/client.ts';
 import { llmNerProvider, parseLlmEntities } from '../server/llm/ner.ts';
 import { startOpenAiServer } from './helpers/openai-server.ts';

@@ -11,18 +11,18 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixedClock } from '../server/core/clock.ts';
-import { getContext } from '../server/core/context.ts';
+import { fixedClock } from '../server/core/kernel/clock.ts';
+import { getContext } from '../server/core/context/context.ts';
 import { search } from '../server/core/search/index.ts';
-import { initVectors, putVectors } from '../server/core/search/vectors.ts';
-import type { Space } from '../server/core/space.ts';
-import { getStats } from '../server/core/stats.ts';
-import type { Store } from '../server/core/store.ts';
-import { createToken } from '../server/core/tokens.ts';
-import { closeStore, openStore } from '../server/db/open.ts';
+import { initVectors, putVectors } from '../server/core/vectors/vectors.ts';
+import type { Space } from '../server/core/kernel/space.ts';
+import { getStats } from '../server/core/stats/stats.ts';
+import type { Store } from '../server/core/kernel/store.ts';
+import { createToken } from '../server/core/users/tokens.ts';
+import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
-import { copyOrder, copySqliteToPostgres } from '../server/postgres/copy-sqlite.ts';
-import { openPostgresStore } from '../server/postgres/open-postgres.ts';
+import { copyOrder, copySqliteToPostgres } from '../server/storage/copy-sqlite.ts';
+import { openPostgresStore } from '../server/storage/postgres/open-postgres.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { createRuntime } from '../server/services/runtime.ts';
@@ -126,7 +126,7 @@ type Hit = { kind: string; id: number; text: string };
 /**
  * Searches compared hit for hit (the same hits, the same best hit), but not the order of the
  * rest: SQLite ranks the words of a user who holds most of a table's rows with FTS5's own
- * bm25(), Postgres with search/bm25.ts, whose IDF of a word in most rows stays above FTS5's floor
+ * bm25(), Postgres with text-index/bm25.ts, whose IDF of a word in most rows stays above FTS5's floor
  * and whose lengths leave out stop words, so two hits matching only such a word can swap places
  * ('where does Alice live': facts 2 and 3, ranks 3 and 4).
  */

@@ -11,13 +11,13 @@ import { pino } from 'pino';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, MemoryAction } from '../client/src/index.ts';
-import { claimJobs, enqueueJob, runScheduledOnce, type JobType } from '../server/core/jobs.ts';
-import { hearOtherNodes, onChange, publish, write, type ChangeEvent, type Store } from '../server/core/store.ts';
-import { closeStore } from '../server/db/open.ts';
+import { claimJobs, enqueueJob, runScheduledOnce, type JobType } from '../server/core/jobs/jobs.ts';
+import { hearOtherNodes, onChange, publish, write, type ChangeEvent, type Store } from '../server/core/kernel/store.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { buildApp } from '../server/http/app.ts';
 import { startScheduler } from '../server/jobs/scheduler.ts';
 import { startWorker } from '../server/jobs/worker.ts';
-import { openPostgresStore } from '../server/postgres/open-postgres.ts';
+import { openPostgresStore } from '../server/storage/postgres/open-postgres.ts';
 import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.ts';
 
 const TYPE = 'test.node' as JobType;

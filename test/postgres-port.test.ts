@@ -19,11 +19,11 @@ import {
   writeIfFree,
   type ChangeEvent,
   type Store,
-} from '../server/core/store.ts';
-import { closeStore } from '../server/db/open.ts';
-import { openSnapshot } from '../server/db/snapshot.ts';
-import { openPostgresStore } from '../server/postgres/open-postgres.ts';
-import { toPostgresSql } from '../server/postgres/sql-text.ts';
+} from '../server/core/kernel/store.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
+import { openSnapshot } from '../server/storage/sqlite/snapshot.ts';
+import { openPostgresStore } from '../server/storage/postgres/open-postgres.ts';
+import { toPostgresSql } from '../server/storage/postgres/sql-text.ts';
 import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.ts';
 
 const MIGRATIONS = JSON.parse(

@@ -126,7 +126,7 @@ async function drive(client: SymbiosisClient) {
 /**
  * Searches compared hit for hit (the same hits, found by the same signals, the same best hit),
  * but not the order of the rest: SQLite ranks the words of a user who holds most of a table's
- * rows with FTS5's own bm25(), Postgres with search/bm25.ts, whose IDF of a word in most rows
+ * rows with FTS5's own bm25(), Postgres with text-index/bm25.ts, whose IDF of a word in most rows
  * stays above FTS5's floor and whose lengths leave out stop words, so two hits matching only such
  * a word can swap places ('where does Alice live': facts 2 and 3, ranks 3 and 4).
  */

@@ -1,8 +1,8 @@
 // Before the Postgres project's files: one throwaway server for the run (Debian's binaries) with a
 // migrated template database, so each test's database is a quick copy of it.
 import type { TestProject } from 'vitest/node';
-import { closeStore } from '../server/db/open.ts';
-import { openPostgresStore } from '../server/postgres/open-postgres.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
+import { openPostgresStore } from '../server/storage/postgres/open-postgres.ts';
 import { startPostgresServer } from './helpers/postgres-server.ts';
 
 declare module 'vitest' {

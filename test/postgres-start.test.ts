@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lockFolder } from '../server/postgres/folder-lock.ts';
+import { lockFolder } from '../server/storage/postgres/folder-lock.ts';
 import { startPostgresServer, type PostgresServer } from './helpers/postgres-server.ts';
 import { sm } from './helpers/sm-cli.ts';
 

@@ -1,11 +1,11 @@
 // getContext in the core: one ranked list of facts and turns for the query or the latest user turn
 // (the short-term window left out of the block), access counting, and the token budget.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { describe, expect, it, vi } from 'vitest';
-import { holdAccessWhile, noteAccess } from '../server/core/access.ts';
-import { getContext } from '../server/core/context.ts';
-import { countTokens } from '../server/core/token-count.ts';
-import { getMemory, remember } from '../server/core/memories.ts';
+import { holdAccessWhile, noteAccess } from '../server/core/memory/access.ts';
+import { getContext } from '../server/core/context/context.ts';
+import { countTokens } from '../server/core/text/token-count.ts';
+import { getMemory, remember } from '../server/core/memory/memories.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { testStore } from './helpers/store.ts';

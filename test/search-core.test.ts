@@ -1,15 +1,15 @@
 // search(): lexical + structure + memories + entities fused by RRF, its filters, and its safety:
 // any user string returns hits or an empty list, never an error, with FTS5 on and off.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { describe, expect, it } from 'vitest';
-import { SmError } from '../server/core/errors.ts';
-import { insertMemory, remember, updateMemory } from '../server/core/memories.ts';
+import { SmError } from '../server/core/kernel/errors.ts';
+import { insertMemory, remember, updateMemory } from '../server/core/memory/memories.ts';
 import { search } from '../server/core/search/index.ts';
-import { TINY_USER_ROWS } from '../server/core/search/bm25.ts';
-import { addTurn } from '../server/core/turns.ts';
-import { write, type Store } from '../server/core/store.ts';
-import { textIndexOf } from '../server/core/search/text-index.ts';
-import { tableRows } from '../server/core/search/term-stats.ts';
+import { TINY_USER_ROWS } from '../server/core/text-index/bm25.ts';
+import { addTurn } from '../server/core/turns/turns.ts';
+import { write, type Store } from '../server/core/kernel/store.ts';
+import { textIndexOf } from '../server/core/text-index/text-index.ts';
+import { tableRows } from '../server/core/text-index/term-stats.ts';
 import { conversation } from './helpers/conversation.ts';
 import { testStore } from './helpers/store.ts';
 

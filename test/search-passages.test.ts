@@ -2,11 +2,11 @@
 // matches is what search returns beside the turn and what the context quotes (with the turn's
 // date and role); a code block is one passage, whole. Runs on every backend.
 import { describe, expect, it } from 'vitest';
-import { getContext } from '../server/core/context.ts';
+import { getContext } from '../server/core/context/context.ts';
 import { search } from '../server/core/search/index.ts';
 import { PASSAGE_MIN_CHARS, passagesOf, quoteOf } from '../server/core/search/passages.ts';
-import { DEFAULT_SPACE } from '../server/core/space.ts';
-import { closeStore } from '../server/db/open.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { T0, testStore } from './helpers/store.ts';

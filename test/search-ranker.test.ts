@@ -1,10 +1,10 @@
 // The turn ranker: what each feature is for, shown on small conversations, and the date parsing
 // the time features rely on.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { describe, expect, it } from 'vitest';
-import { DAY_MS } from '../server/core/clock.ts';
+import { DAY_MS } from '../server/core/kernel/clock.ts';
 import { search } from '../server/core/search/index.ts';
-import { analyzeQuery, dateWindow } from '../server/core/search/query.ts';
+import { analyzeQuery, dateWindow } from '../server/core/text/query.ts';
 import { TURN_FEATURES } from '../server/core/search/turn-features.ts';
 import { conversation } from './helpers/conversation.ts';
 

@@ -6,11 +6,11 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SPACE, type Space } from '../server/core/space.ts';
+import { DEFAULT_SPACE, type Space } from '../server/core/kernel/space.ts';
 import { countVectors, lockedSpec, search } from '../server/core/search/index.ts';
-import { getStats } from '../server/core/stats.ts';
-import type { Store } from '../server/core/store.ts';
-import { closeStore } from '../server/db/open.ts';
+import { getStats } from '../server/core/stats/stats.ts';
+import type { Store } from '../server/core/kernel/store.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import {
   convertWordVectors,

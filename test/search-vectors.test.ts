@@ -2,16 +2,16 @@
 // server over HTTP, through the real openai client): vectors are written by the job after the
 // commit, hits carry a vector rank, a provider ignoring `dimensions` is truncated and
 // re-normalised, and a dimension change is detected and can be reset.
-import { DEFAULT_SPACE } from '../server/core/space.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forget } from '../server/core/forget.ts';
-import { remember } from '../server/core/memories.ts';
+import { forget } from '../server/core/memory/forget.ts';
+import { remember } from '../server/core/memory/memories.ts';
 import { countVectors, search, vectorState } from '../server/core/search/index.ts';
-import type { Store } from '../server/core/store.ts';
-import { closeStore } from '../server/db/open.ts';
+import type { Store } from '../server/core/kernel/store.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { reembed, searchWithRuntime } from '../server/services/embed.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';

@@ -1,21 +1,21 @@
 // Memory spaces in the domain (no GraphQL): what one user writes never reaches another, agents
 // see their own memories plus the shared ones, and forgetUser leaves no trace of a user.
 import { describe, expect, it } from 'vitest';
-import { getContext } from '../server/core/context.ts';
-import { findEntity, listEntities } from '../server/core/entity-reads.ts';
-import { explain } from '../server/core/explain.ts';
-import { forget } from '../server/core/forget.ts';
-import { runGc } from '../server/core/gc.ts';
-import { listMemories } from '../server/core/memory-list.ts';
-import { confirmMemory, correctMemory, remember, updateMemory } from '../server/core/memories.ts';
-import { reflectionDue } from '../server/core/reflection.ts';
+import { getContext } from '../server/core/context/context.ts';
+import { findEntity, listEntities } from '../server/core/reads/entity-reads.ts';
+import { explain } from '../server/core/memory/explain.ts';
+import { forget } from '../server/core/memory/forget.ts';
+import { runGc } from '../server/core/memory/gc.ts';
+import { listMemories } from '../server/core/memory/memory-list.ts';
+import { confirmMemory, correctMemory, remember, updateMemory } from '../server/core/memory/memories.ts';
+import { reflectionDue } from '../server/core/memory/reflection.ts';
 import { lexicalTurns, turnClauses } from '../server/core/search/lexical.ts';
 import { search } from '../server/core/search/search.ts';
-import { listSessions } from '../server/core/sessions.ts';
-import { spaceOf, type Space } from '../server/core/space.ts';
-import { getStats } from '../server/core/stats.ts';
-import { forgetUser, listUsers } from '../server/core/users.ts';
-import { closeStore } from '../server/db/open.ts';
+import { listSessions } from '../server/core/turns/sessions.ts';
+import { spaceOf, type Space } from '../server/core/kernel/space.ts';
+import { getStats } from '../server/core/stats/stats.ts';
+import { forgetUser, listUsers } from '../server/core/users/users.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { everyTableRows } from './helpers/store.ts';
 import { ALICE, BOB, twoUsers } from './helpers/two-users.ts';
 

@@ -3,16 +3,17 @@
 // 0.85), saved as their own kinds, protected, superseded by a later contradicting one with the
 // history kept, and open every context block within their share of the budget, whatever the query.
 import { describe, expect, it } from 'vitest';
-import { getContext } from '../server/core/context.ts';
-import { DEFAULT_STANDING_TUNING } from '../server/core/context-standing.ts';
-import { runDecay } from '../server/core/decay.ts';
-import { explain } from '../server/core/explain.ts';
+import { getContext } from '../server/core/context/context.ts';
+import { DEFAULT_STANDING_TUNING } from '../server/core/context/context-standing.ts';
+import { runDecay } from '../server/core/memory/decay.ts';
+import { explain } from '../server/core/memory/explain.ts';
 import { recogniseStanding } from '../server/core/extraction/standing.ts';
-import { runGc } from '../server/core/gc.ts';
-import { getMemory } from '../server/core/memories.ts';
-import { getProfile, setPinned } from '../server/core/profile.ts';
-import { DEFAULT_SPACE, type Space } from '../server/core/space.ts';
-import { countTokens } from '../server/core/token-count.ts';
+import { runGc } from '../server/core/memory/gc.ts';
+import { saveFacts } from '../server/core/extraction/save-facts.ts';
+import { getMemory } from '../server/core/memory/memories.ts';
+import { getProfile, setPinned } from '../server/core/memory/profile.ts';
+import { DEFAULT_SPACE, type Space } from '../server/core/kernel/space.ts';
+import { countTokens } from '../server/core/text/token-count.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { STANDING_PHRASINGS } from './fixtures/standing-phrasings.ts';
@@ -101,6 +102,22 @@ describe('standing memory on addTurn', () => {
     // An unrelated instruction of the opposite polarity leaves it alone.
     await say(runtime, 'Never use semicolons in JavaScript examples.');
     expect((await getProfile(store, DEFAULT_SPACE)).instructions).toHaveLength(2);
+  });
+
+  it('a fact said as standing memory too is one memory: in one turn, and across turns and kinds', async () => {
+    const { runtime, store } = await setup();
+    // "has a cat" (profile) and "has a cat named Luna" (a fact rule): the fuller one, as profile.
+    const named = await say(runtime, 'I have a cat named Luna.');
+    expect(named.extracted.map((e) => [e.action, e.memory.kind, e.memory.content])).toEqual([
+      ['created', 'profile', 'User has a cat named Luna'],
+    ]);
+    // The same words saved later as a plain fact (an LLM's, an import's) merge into the profile fact, not a second row.
+    const dog = (await say(runtime, 'I have a dog.', { sessionId: 's2' })).extracted[0]!.memory;
+    expect(dog.kind).toBe('profile');
+    const again = await saveFacts(store, DEFAULT_SPACE, [{ content: 'User has a dog', sessionId: 's3' }], null);
+    expect(again.map((e) => [e.action, e.memory.id, e.memory.kind])).toEqual([['merged', dog.id, 'profile']]);
+    const active = (await getProfile(store, DEFAULT_SPACE)).profile.map((m) => m.content).sort();
+    expect(active).toEqual(['User has a cat named Luna', 'User has a dog']);
   });
 
   it('"I moved to Lisbon" supersedes where the user lived: profile facts, history kept', async () => {

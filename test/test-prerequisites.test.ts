@@ -23,11 +23,11 @@ const empty = mkdtempSync(join(tmpdir(), 'sm-prerequisites-'));
 afterAll(() => rmSync(empty, { recursive: true, force: true }));
 
 describe('test prerequisites', () => {
-  it('npm test runs the check before the type check and the tests, and CI runs npm test', () => {
+  it('npm test runs the check, then the formatter and linter, before the type check and the tests, and CI runs npm test', () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(scripts.test).toMatch(/^node scripts\/test-prerequisites\.mjs && tsc --noEmit && vitest run/);
+    expect(scripts.test).toMatch(/^node scripts\/test-prerequisites\.mjs && biome check \. && tsc --noEmit && vitest run/);
     const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
     expect(ci).toMatch(/^npm test$/m);
     expect(ci).not.toMatch(/apt-get/);

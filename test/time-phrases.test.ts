@@ -2,11 +2,11 @@
 // what each phrase resolves to, the phrases that must stay text (two readings, or none), time
 // zones, and the turn_dates rows addTurn, import and the upgrade backfill write.
 import { describe, expect, it } from 'vitest';
-import { describeMention, resolveTimeMentions } from '../server/core/extraction/time-phrases.ts';
-import { DEFAULT_SPACE } from '../server/core/space.ts';
-import { backfillTurnDates, turnsDatedIn } from '../server/core/turn-dates.ts';
-import { addTurn } from '../server/core/turns.ts';
-import { closeStore } from '../server/db/open.ts';
+import { describeMention, resolveTimeMentions } from '../server/core/text/time-phrases.ts';
+import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
+import { backfillTurnDates, turnsDatedIn } from '../server/core/turns/turn-dates.ts';
+import { addTurn } from '../server/core/turns/turns.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
 import { countRows, testStore, T0 } from './helpers/store.ts';
 
 const DAY = 86_400_000;

@@ -52,8 +52,8 @@ function embeddedSdk(direct: object, schemaSdk: () => Promise<Sdk>): Sdk {
 async function embedded(options: GlobalOptions): Promise<Backend> {
   const space = spaceOption(options);
   const [{ closeStore }, { chooseStore, openConfiguredStore }] = await Promise.all([
-    import('../db/open.ts'),
-    import('../postgres/configured-store.ts'),
+    import('../storage/sqlite/open.ts'),
+    import('../storage/configured-store.ts'),
   ]);
   // --db (a SQLite file), else SM_DATABASE_URL (Postgres), else SM_DB or the default file.
   const choice = chooseStore({ db: options.db });
@@ -64,7 +64,7 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
   try {
     const [{ createRuntime }, { onChange }, { directReads }] = await Promise.all([
       import('../services/runtime.ts'),
-      import('../core/store.ts'),
+      import('../services/kernel.ts'),
       import('./direct-reads.ts'),
     ]);
     const runtime = await createRuntime(store);
@@ -74,8 +74,8 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
         const [{ getSdk }, { withSpace }, { localRequester }, { ADMIN }] = await Promise.all([
           import('../../client/src/generated/sdk.ts'),
           import('../../client/src/index.ts'),
-          import('../../schema/local-requester.ts'),
-          import('../core/tokens.ts'),
+          import('../graphql/local-requester.ts'),
+          import('../services/tokens.ts'),
         ]);
         return getSdk(withSpace(localRequester(runtime, ADMIN), named));
       };

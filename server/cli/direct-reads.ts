@@ -4,6 +4,8 @@
 // building the schema cost a one-shot process more than the read itself (about 150 ms of an
 // embedded `sm search`'s 350). Every other operation still runs on the schema (backend.ts), and
 // test/cli-remote.test.ts compares these with a server's answers, errors included.
+import { parseTime, badInput } from '../services/kernel.ts';
+import { ADMIN, spaceFor } from '../services/tokens.ts';
 import type {
   ContextQuery,
   ContextQueryVariables,
@@ -13,17 +15,12 @@ import type {
   StatsQuery,
   StatsQueryVariables,
 } from '../../client/src/generated/sdk.ts';
-import { noteAccess } from '../core/access.ts';
-import { parseTime } from '../core/clock.ts';
-import { badInput } from '../core/errors.ts';
+import { noteAccess } from '../core/memory/access.ts';
 import { EXTRACTION_PATHS, readExtractionStats } from '../core/extraction/stats.ts';
-import { SIGNALS } from '../core/search/index.ts';
-import { getStats } from '../core/stats.ts';
-import { ADMIN, spaceFor } from '../core/tokens.ts';
+import { getStats } from '../core/stats/stats.ts';
 import { contextWithRuntime, searchWithRuntime } from '../services/embed.ts';
-import type { ContextItem } from '../core/context.ts';
 import type { Runtime } from '../services/runtime.ts';
-import { apiEnum, iso, isoOrNull, memoryJson, turnJson } from './api-json.ts';
+import { contextJson, searchHitJson, statsJson } from '../services/json-shapes.ts';
 
 export type DirectReads = Pick<Sdk, 'search' | 'context' | 'stats'>;
 type Space = { userId?: string; agentId?: string };
@@ -90,23 +87,7 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
         store,
         hits.flatMap((h) => (h.memory ? [h.memory.id] : [])),
       );
-      return {
-        search: hits.map((h) => ({
-          kind: apiEnum(h.kind),
-          id: h.id,
-          text: h.text,
-          passage: h.passage ?? null,
-          sessionId: h.sessionId,
-          at: iso(h.at),
-          score: h.score,
-          signals: SIGNALS.flatMap((signal) =>
-            h.ranks[signal] === null ? [] : [{ signal: apiEnum(signal), rank: h.ranks[signal]! }],
-          ).sort((a, b) => a.rank - b.rank),
-          sourceTurnIds: h.sourceTurnIds,
-          memory: h.memory && memoryJson(h.memory),
-          turn: h.turn && turnJson(h.turn),
-        })),
-      };
+      return { search: hits.map(searchHitJson) };
     },
 
     async context(vars: ContextQueryVariables): Promise<ContextQuery> {
@@ -115,33 +96,7 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
         query: vars.query,
         tokenBudget: int('tokenBudget', vars.tokenBudget),
       });
-      return {
-        context: {
-          sessionId: c.sessionId,
-          query: c.query,
-          tokenBudget: c.tokenBudget,
-          tokensUsed: c.tokensUsed,
-          tokenizer: c.tokenizer,
-          shortTerm: c.shortTerm.map(turnJson),
-          items: c.items.map(contextItemJson),
-          standing: {
-            tokens: c.standing.tokens,
-            instructions: {
-              title: c.standing.instructions.title,
-              leftOut: c.standing.instructions.leftOut,
-              items: c.standing.instructions.items.map(contextItemJson),
-            },
-            about: {
-              title: c.standing.about.title,
-              leftOut: c.standing.about.leftOut,
-              items: c.standing.about.items.map(contextItemJson),
-            },
-          },
-          relevant: c.relevant.map(memoryJson),
-          reflection: c.reflection && memoryJson(c.reflection),
-          markdown: c.markdown,
-        },
-      };
+      return { context: contextJson(c) };
     },
 
     async stats(vars: StatsQueryVariables = {}): Promise<StatsQuery> {
@@ -150,62 +105,11 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
       const s = await getStats(store, userId == null ? null : readSpace(vars));
       const extraction = await readExtractionStats(store);
       return {
-        stats: {
-          memories: {
-            total: s.memories.total,
-            active: s.memories.byStatus.active,
-            archived: s.memories.byStatus.archived,
-            mid: s.memories.byLayer.mid,
-            long: s.memories.byLayer.long,
-            facts: s.memories.byKind.fact,
-            reflections: s.memories.byKind.reflection,
-          },
-          turns: s.turns,
-          sessions: s.sessions,
-          entities: s.entities,
-          jobs: {
-            pending: s.jobs.pending,
-            running: s.jobs.running,
-            done: s.jobs.done,
-            dead: s.jobs.dead,
-            backlog: s.jobs.backlog,
-            lagSeconds: s.jobs.lagSeconds,
-            byType: s.jobs.byType.map((t) => ({ type: t.type, backlog: t.backlog, lagSeconds: t.lagSeconds })),
-            nerDeferred: s.jobs.nerDeferred,
-            nerCheapMode: s.jobs.nerCheapMode,
-          },
-          features: { fts: s.features.fts, vec: s.features.vec, semantic: s.features.semantic },
-          extraction: EXTRACTION_PATHS.map((path) => {
-            const e = extraction[path];
-            return {
-              path,
-              runs: e.runs,
-              failures: e.failures,
-              facts: e.facts,
-              averageMs: e.runs ? e.totalMs / e.runs : 0,
-              promptTokens: e.promptTokens,
-              completionTokens: e.completionTokens,
-              lastError: e.lastError,
-            };
-          }),
-        },
+        stats: statsJson(
+          s,
+          EXTRACTION_PATHS.map((path) => ({ path, ...extraction[path] })),
+        ),
       };
     },
   };
 }
-
-/** A context item as the API writes it (the ContextItemFields fragment). */
-const contextItemJson = (i: ContextItem) => ({
-  kind: apiEnum(i.kind),
-  id: i.id,
-  text: i.text,
-  line: i.line,
-  at: iso(i.at),
-  eventAt: isoOrNull(i.eventAt),
-  supersededAt: isoOrNull(i.supersededAt),
-  tokens: i.tokens,
-  value: i.value,
-  reason: apiEnum(i.reason),
-  sessionId: i.sessionId,
-  sourceTurnIds: i.sourceTurnIds,
-});

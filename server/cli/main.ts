@@ -1,6 +1,6 @@
 // `sm` entry point. Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input. Errors on stderr.
+import { ErrorCode, expectedOf, SmError } from '../services/kernel.ts';
 import { CommanderError, type Command } from 'commander';
-import { ErrorCode, expectedOf, SmError } from '../core/errors.ts';
 import { buildProgram } from './program.ts';
 
 export const EXIT = { ok: 0, runtime: 1, usage: 2 } as const;

@@ -1,6 +1,6 @@
 // Output: `--json` prints one JSON document for scripts; otherwise readable text for people,
 // with colour only when stdout is a terminal.
-import { notFound } from '../core/errors.ts';
+import { notFound } from '../services/kernel.ts';
 import type { GlobalOptions } from './runtime.ts';
 
 export function emit(options: GlobalOptions, json: unknown, human: () => string) {

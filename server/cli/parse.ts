@@ -1,10 +1,17 @@
 // Option parsers: a bad value is a usage error (exit 2) that names the option.
+import { parseTime } from '../services/kernel.ts';
 import { InvalidArgumentError } from 'commander';
-import { parseTime } from '../core/clock.ts';
+
+// The API's Int is 32-bit: a flag outside it fails here, naming the flag, in both modes alike.
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
 
 export function integer(value: string): number {
   if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number');
-  return Number(value);
+  const n = Number(value);
+  if (n < INT_MIN || n > INT_MAX)
+    throw new InvalidArgumentError(`expected a whole number from ${INT_MIN} to ${INT_MAX}`);
+  return n;
 }
 
 export function number(value: string): number {
@@ -15,8 +22,9 @@ export function number(value: string): number {
 
 /** A time as the API takes it: ISO-8601 or epoch milliseconds, checked here for a clear message. */
 export function time(value: string): string {
-  if (parseTime(value) === null)
-    throw new InvalidArgumentError('expected ISO-8601 (2024-05-01T10:00:00Z) or epoch milliseconds');
+  const ms = parseTime(value);
+  if (ms === null) throw new InvalidArgumentError('expected ISO-8601 (2024-05-01T10:00:00Z) or epoch milliseconds');
+  if (ms < 0) throw new InvalidArgumentError('expected a time from 1970 on');
   return /^-?\d+$/.test(value.trim()) ? new Date(Number(value)).toISOString() : value;
 }
 

@@ -1,4 +1,5 @@
 // The `sm` command tree. Commands live beside the domain they drive, in commands/.
+import { VERSION } from '../services/kernel.ts';
 import { Command } from 'commander';
 import { registerAccessCommands } from './commands/access.ts';
 import { registerConfigCommands } from './commands/config.ts';
@@ -13,7 +14,6 @@ import { registerSearchCommands } from './commands/search.ts';
 import { registerServeCommand } from './commands/serve.ts';
 import { registerSessionCommands } from './commands/sessions.ts';
 import { registerTurnCommands } from './commands/turns.ts';
-import { VERSION } from '../core/version.ts';
 import type { GlobalOptions } from './runtime.ts';
 
 export function buildProgram(): Command {

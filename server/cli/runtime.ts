@@ -1,6 +1,5 @@
 // Global options and the clock every command shares.
-import { fixedClock, parseTime, systemClock, type Clock } from '../core/clock.ts';
-import { badInput } from '../core/errors.ts';
+import { fixedClock, parseTime, systemClock, type Clock, badInput } from '../services/kernel.ts';
 
 export type GlobalOptions = {
   db?: string;

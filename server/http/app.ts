@@ -3,7 +3,7 @@
 import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Store } from '../core/store.ts';
+import type { Store } from '../core/kernel/store.ts';
 import { jobHandlers } from '../services/job-handlers.ts';
 import { maintenanceSchedule } from '../services/maintenance.ts';
 import { startWorker, type Worker } from '../jobs/worker.ts';

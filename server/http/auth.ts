@@ -2,10 +2,10 @@
 // `Authorization: Bearer …` over HTTP and in connection_init over WebSocket. Browsers on other
 // sites are refused either way (cross-origin requests and DNS-rebinding Host names). A scoped
 // token (created by the admin) reaches one user's space, on loopback and elsewhere alike.
+import { accessForToken, ADMIN, type Access } from '../services/tokens.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { Store } from '../core/store.ts';
-import { accessForToken, ADMIN, type Access } from '../core/tokens.ts';
+import type { Store } from '../core/kernel/store.ts';
 
 export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();

@@ -1,6 +1,6 @@
 // What a person sees when they start the service in a terminal: where it answers, which file it
 // keeps, who may call it and which models it uses. Logs say the same as JSON lines elsewhere.
-import type { Config } from '../core/config.ts';
+import type { Config } from '../core/kernel/config.ts';
 import { endpointName } from '../llm/openai.ts';
 
 export type BannerInfo = {

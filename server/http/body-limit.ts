@@ -9,7 +9,7 @@ import { GraphQLError } from 'graphql';
 import type { FetchAPI, Plugin } from 'graphql-yoga';
 
 const CONTENT_LENGTH = /^\d+$/;
-// The codes of the API's table (schema/errors.ts), as REST answers them (yoga's were REQUEST_ENTITY_TOO_LARGE and BAD_REQUEST).
+// The codes of the API's table (server/graphql/errors.ts), as REST answers them (yoga's were REQUEST_ENTITY_TOO_LARGE and BAD_REQUEST).
 const tooLarge = (limit: number) =>
   new GraphQLError(`request body: larger than ${limit} bytes`, {
     extensions: { http: { status: 413 }, code: 'PAYLOAD_TOO_LARGE' },

@@ -1,12 +1,12 @@
 // Export and import over HTTP, for `sm export` / `sm import` against a remote server (--url):
 // GET /export streams every record as JSON Lines (NDJSON) from one consistent snapshot;
 // POST /import takes such a stream and answers the import report. Same access rules as GraphQL.
+import { spaceFor } from '../services/tokens.ts';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { exportRecords, importRecords } from '../core/export.ts';
-import { openSnapshot } from '../db/snapshot.ts';
+import { exportRecords, importRecords } from '../core/export/export.ts';
+import { openSnapshot } from '../storage/sqlite/snapshot.ts';
 import type { Runtime } from '../services/runtime.ts';
-import { spaceFor } from '../core/tokens.ts';
 import { accessOf } from './auth.ts';
 import { readBody, restError, toResponse } from './rest.ts';
 

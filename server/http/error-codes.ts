@@ -1,10 +1,10 @@
-// Error codes over HTTP: the code of every GraphQL error (schema/errors.ts), malformed GET
+// Error codes over HTTP: the code of every GraphQL error (server/graphql/errors.ts), malformed GET
 // parameters, documents nested too deep, and an alias limit that counts __typename too.
 import { GraphQLError, type ASTVisitor, type ExecutionResult, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { codedResult, withCode, type ApiErrorCode } from '../../schema/errors.ts';
+import { codedResult, withCode, type ApiErrorCode } from '../graphql/errors.ts';
 
-export { codedResult, ERROR_CODES, withCode } from '../../schema/errors.ts';
+export { codedResult, ERROR_CODES, withCode } from '../graphql/errors.ts';
 
 /**
  * Aliases, `__typename` ones included: graphql-armor leaves those out, so 10,000 aliased

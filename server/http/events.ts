@@ -1,11 +1,12 @@
 // Committed store changes, fanned out to GraphQL subscriptions through a yoga PubSub: this
 // process's own, and those other nodes commit on the same database (Postgres: LISTEN/NOTIFY, see
-// server/postgres/notify.ts), which reach the store's listeners the same way and so pass the same
+// server/storage/postgres/notify.ts), which reach the store's listeners the same way and so pass the same
 // per-user filters of the subscriptions.
+import { hearOtherNodes, onChange } from '../services/kernel.ts';
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
-import type { ChangeFeed, ConsolidationChange, MemoryChange, TurnChange } from '../../schema/index.ts';
-import { hearOtherNodes, onChange, type Store } from '../core/store.ts';
+import type { ChangeFeed, ConsolidationChange, MemoryChange, TurnChange } from '../graphql/index.ts';
+import type { Store } from '../core/kernel/store.ts';
 
 export function createChangeFeed(store: Store): { changes: ChangeFeed; close: () => void; listening: Promise<void> } {
   // One listener per open subscription (every inspector tab holds one): no "possible leak" warning past 10.

@@ -1,12 +1,12 @@
 // MCP over Streamable HTTP at /mcp on the running service, stateless: each request gets a server
 // bound to the space its token reaches (the admin names one with ?user_id=, else `default`), with
 // the same auth as the API (the access guard ran first). The tools run the schema in process.
+import { spaceFor } from '../services/tokens.ts';
 import type { Plugin } from 'graphql-yoga';
 import { getSdk } from '../../client/src/generated/sdk.ts';
 import { withSpace } from '../../client/src/index.ts';
-import type { ChangeFeed } from '../../schema/builder.ts';
-import { localRequester } from '../../schema/local-requester.ts';
-import { spaceFor } from '../core/tokens.ts';
+import type { ChangeFeed } from '../graphql/builder.ts';
+import { localRequester } from '../graphql/local-requester.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { accessOf } from './auth.ts';
 

@@ -3,7 +3,7 @@
 // gone is alive, and recovers by itself once it is back). Open without a token, like /health:
 // it tells nothing but yes or no, and it runs before the token check, which reads the database.
 import { useReadinessCheck, type Plugin } from 'graphql-yoga';
-import type { Store } from '../core/store.ts';
+import type { Store } from '../core/kernel/store.ts';
 
 export const READY_PATH = '/ready';
 

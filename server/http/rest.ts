@@ -1,20 +1,19 @@
 // The REST routes (docs/api.md#rest): a thin layer over the same core functions the GraphQL API calls.
+import { parseTime, badInput, ErrorCode, expectedOf } from '../services/kernel.ts';
+import { spaceFor } from '../services/tokens.ts';
 import type { Logger } from 'pino';
 import type { Plugin } from 'graphql-yoga';
-import { parseTime } from '../core/clock.ts';
-import { badInput, ErrorCode, expectedOf } from '../core/errors.ts';
-import { explain } from '../core/explain.ts';
-import { runGc } from '../core/gc.ts';
-import { remember, updateMemory } from '../core/memories.ts';
-import { listMemories } from '../core/memory-list.ts';
-import type { Space } from '../core/space.ts';
-import type { Store } from '../core/store.ts';
-import { spaceFor } from '../core/tokens.ts';
+import { explain } from '../core/memory/explain.ts';
+import { runGc } from '../core/memory/gc.ts';
+import { remember, updateMemory } from '../core/memory/memories.ts';
+import { listMemories } from '../core/memory/memory-list.ts';
+import type { Space } from '../core/kernel/space.ts';
+import type { Store } from '../core/kernel/store.ts';
 import { accessOf } from './auth.ts';
 import { ingestTurn } from '../services/ingest.ts';
 import { contextWithRuntime } from '../services/embed.ts';
 import type { Runtime } from '../services/runtime.ts';
-import { contextJson, gcJson, memoryJson, snakeMessage, turnJson, whyJson } from './rest-json.ts';
+import { restContextJson, restGcJson, restMemoryJson, restTurnJson, restWhyJson } from '../services/json-shapes.ts';
 
 type Body = Record<string, unknown>;
 type Call = {
@@ -86,7 +85,7 @@ const routes: Route[] = [
         status: 201,
         body: {
           turn_id: turn.id,
-          turn: turnJson(turn),
+          turn: restTurnJson(turn),
           extracted_memories: extracted.map((e) => ({
             id: e.memory.id,
             content: e.memory.content,
@@ -102,7 +101,7 @@ const routes: Route[] = [
     path: /^\/context$/,
     run: async ({ runtime, query, space }) => ({
       status: 200,
-      body: contextJson(
+      body: restContextJson(
         await contextWithRuntime(runtime, space('read'), {
           sessionId: query.get('session_id') as string,
           k: value(query.get('k')) as number,
@@ -125,7 +124,7 @@ const routes: Route[] = [
       });
       return {
         status: saved.action === 'created' ? 201 : 200,
-        body: { action: saved.action, memory: memoryJson(saved.memory) },
+        body: { action: saved.action, memory: restMemoryJson(saved.memory) },
       };
     },
   },
@@ -137,7 +136,7 @@ const routes: Route[] = [
         ['layer', 'kind', 'status', 'tag', 'q', 'sort', 'limit', 'offset'].map((key) => [key, value(query.get(key))]),
       );
       const { rows, total } = await listMemories(store, space('read'), filter);
-      return { status: 200, body: { memories: rows.map(memoryJson), total } };
+      return { status: 200, body: { memories: rows.map(restMemoryJson), total } };
     },
   },
   {
@@ -148,7 +147,7 @@ const routes: Route[] = [
       const patch = { status: b.status, content: b.content, tags: b.tags, importance: b.importance };
       return {
         status: 200,
-        body: memoryJson(await updateMemory(store, space('write', b), idParam(params[0]!), patch as never)),
+        body: restMemoryJson(await updateMemory(store, space('write', b), idParam(params[0]!), patch as never)),
       };
     },
   },
@@ -157,7 +156,7 @@ const routes: Route[] = [
     path: /^\/gc$/,
     run: async ({ store, body, space }) => ({
       status: 200,
-      body: gcJson(await runGc(store, space('write', await body()))),
+      body: restGcJson(await runGc(store, space('write', await body()))),
     }),
   },
   {
@@ -165,10 +164,17 @@ const routes: Route[] = [
     path: /^\/memories\/([^/]+)\/why$/,
     run: async ({ store, params, space }) => ({
       status: 200,
-      body: whyJson(await explain(store, space('read'), idParam(params[0]!))),
+      body: restWhyJson(await explain(store, space('read'), idParam(params[0]!))),
     }),
   },
 ];
+
+/** `sessionId: must not be empty` -> `session_id: must not be empty`: messages name the REST field. */
+export const snakeMessage = (message: string) =>
+  message.replace(
+    /^([A-Za-z0-9_.]+):/,
+    (_, path: string) => `${path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}:`,
+  );
 
 /** Reads a request body, refusing more than `limit` bytes (413, counted while streaming). */
 export async function readBody(request: Request, limit: number): Promise<Buffer> {

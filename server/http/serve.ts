@@ -1,10 +1,10 @@
 // Running the server until a signal: `npm start` (server/main.ts) and `sm serve` both use this.
+import { VERSION } from '../services/kernel.ts';
 import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import type { Clock } from '../core/clock.ts';
-import { VERSION } from '../core/version.ts';
-import { closeStore } from '../db/open.ts';
-import { describeStore, openConfiguredStore, type StoreChoice } from '../postgres/configured-store.ts';
+import type { Clock } from '../core/kernel/clock.ts';
+import { closeStore } from '../storage/sqlite/open.ts';
+import { describeStore, openConfiguredStore, type StoreChoice } from '../storage/configured-store.ts';
 import { logger } from '../logger.ts';
 import { holdYoungGeneration } from '../young-generation.ts';
 import { buildApp } from './app.ts';

@@ -1,13 +1,14 @@
 // graphql-ws on the HTTP server's port and path, running operations through yoga's envelop
 // (same schema, context, limits and error masking as HTTP).
+import { onChange } from '../services/kernel.ts';
+import { liveTokenIds, type Access } from '../services/tokens.ts';
 import type { Server } from 'node:http';
 import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
-import { onChange, type Store } from '../core/store.ts';
-import { liveTokenIds, type Access } from '../core/tokens.ts';
+import type { Store } from '../core/kernel/store.ts';
 import { browserRefusal, connectionToken, resolveAccess } from './auth.ts';
 import { codedResult, withCode } from './error-codes.ts';
 import { GRAPHQL_PATH, MAX_BODY_BYTES, type GraphQLServer } from './yoga.ts';

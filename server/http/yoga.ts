@@ -1,14 +1,14 @@
 // The GraphQL engine: yoga with our schema, query limits (graphql-armor), error masking,
 // the access guard, the REST routes and export/import as yoga plugins.
+import { liveTokenIds, type Access } from '../services/tokens.ts';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { createYoga, maskError as yogaMaskError, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { expectedError } from '../../schema/errors.ts';
-import { schema, type ChangeFeed, type Context } from '../../schema/index.ts';
+import { expectedError } from '../graphql/errors.ts';
+import { schema, type ChangeFeed, type Context } from '../graphql/index.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { getOperationAST, GraphQLError } from 'graphql';
-import type { Store } from '../core/store.ts';
-import { liveTokenIds, type Access } from '../core/tokens.ts';
+import type { Store } from '../core/kernel/store.ts';
 import { readinessCheck } from './readiness.ts';
 import { accessOf, bearer, browserRefusal, rememberAccess, resolveAccess } from './auth.ts';
 import { bodyLimit } from './body-limit.ts';

@@ -10,8 +10,8 @@ import {
   recoverAbandonedJobs,
   type ClaimFilter,
   type JobRow,
-} from '../core/jobs.ts';
-import { onChange, type Store } from '../core/store.ts';
+} from '../core/jobs/jobs.ts';
+import { onChange, type Store } from '../core/kernel/store.ts';
 import { logger } from '../logger.ts';
 
 export type JobHandler = (store: Store, job: JobRow) => Promise<void>;

@@ -1,6 +1,6 @@
 // One OpenAI-compatible client (OpenAI, Ollama, vLLM, LM Studio…) built from the config block.
 // The SDK's own retries are off: failures fall back (llm mode) or retry as durable jobs (hybrid).
-import type { Config } from '../core/config.ts';
+import type { Config } from '../core/kernel/config.ts';
 import { loadedOpenAi, openAiClient } from './openai.ts';
 
 export type ChatResult = { content: string; promptTokens: number; completionTokens: number };

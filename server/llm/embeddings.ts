@@ -2,7 +2,7 @@
 // config block (shaped like `llm`). Vectors come back unit-length at the configured size: a
 // provider that ignores `dimensions` (or has no such parameter) is truncated and re-normalised,
 // which is sound for Matryoshka-trained models and keeps the stored size fixed for the others.
-import type { Config } from '../core/config.ts';
+import type { Config } from '../core/kernel/config.ts';
 import { loadedOpenAi, openAiClient } from './openai.ts';
 
 export type Embedder = {

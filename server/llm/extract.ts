@@ -1,8 +1,9 @@
 // LLM extraction: the turn plus related memories go in; a JSON array of actions comes out,
 // validated with zod. Anything else is a failure (the caller falls back or retries), never a crash.
 import { llmActionsSchema, type LlmAction } from '../core/extraction/extract-turn.ts';
-import type { MemoryRow } from '../core/memories.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
 import type { Llm } from './client.ts';
+import { parseLlmJson } from './llm-json.ts';
 
 const SYSTEM_PROMPT = `You maintain the long-term memory of an assistant. From the user's message, extract durable facts
 about the speaker (identity, preferences, plans, relationships, events with their time) as short standalone
@@ -22,36 +23,35 @@ Use "merge" when a fact restates an existing memory, "archive" when the message 
 (a new instruction that contradicts an old one archives the old one).
 Answer [] when there is nothing worth remembering.`;
 
-export class InvalidLlmOutput extends Error {
-  override name = 'InvalidLlmOutput';
-}
-
 /** Accepts a bare array, a fenced code block, or an object wrapping the array under any key. */
 export function parseLlmActions(content: string): LlmAction[] {
-  const text = content.trim().replace(/^```(?:json)?\s*|\s*```$/g, '');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // The output itself stays out of the message: it may quote the user.
-    throw new InvalidLlmOutput(`not JSON (${text.length} characters)`);
-  }
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    parsed = Object.values(parsed).find(Array.isArray) ?? [parsed];
-  }
-  const result = llmActionsSchema.safeParse(parsed);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new InvalidLlmOutput(`invalid actions at ${issue.path.join('.') || 'root'}: ${issue.message}`);
-  }
-  return result.data;
+  return parseLlmJson(content, {
+    schema: llmActionsSchema,
+    what: 'actions',
+    unwrap: (parsed) =>
+      parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (Object.values(parsed).find(Array.isArray) ?? [parsed])
+        : parsed,
+  });
 }
 
 export async function llmExtract(llm: Llm, input: { speaker: string; text: string; related: MemoryRow[] }) {
-  const memories = input.related.map((m) => `#${m.id}: ${m.content}`).join('\n') || '(none)';
+  const memories = listMemories(input.related);
+  return chatActions(
+    llm,
+    SYSTEM_PROMPT,
+    `Speaker: ${input.speaker}\nExisting memories:\n${memories}\n\nMessage:\n${input.text}`,
+  );
+}
+
+function listMemories(related: MemoryRow[]): string {
+  return related.map((m) => `#${m.id}: ${m.content}`).join('\n') || '(none)';
+}
+
+async function chatActions(llm: Llm, system: string, user: string) {
   const result = await llm.chat([
-    { role: 'system', content: SYSTEM_PROMPT },
-    { role: 'user', content: `Speaker: ${input.speaker}\nExisting memories:\n${memories}\n\nMessage:\n${input.text}` },
+    { role: 'system', content: system },
+    { role: 'user', content: user },
   ]);
   return {
     actions: parseLlmActions(result.content),
@@ -74,14 +74,10 @@ export async function llmExtractPage(
   llm: Llm,
   input: { turns: { id: number; speaker: string; text: string }[]; related: MemoryRow[] },
 ) {
-  const memories = input.related.map((m) => `#${m.id}: ${m.content}`).join('\n') || '(none)';
   const dialogue = input.turns.map((t) => `[turn ${t.id}] ${t.speaker}: ${t.text}`).join('\n');
-  const result = await llm.chat([
-    { role: 'system', content: PAGE_PROMPT },
-    { role: 'user', content: `Existing memories:\n${memories}\n\nConversation:\n${dialogue}` },
-  ]);
-  return {
-    actions: parseLlmActions(result.content),
-    usage: { promptTokens: result.promptTokens, completionTokens: result.completionTokens },
-  };
+  return chatActions(
+    llm,
+    PAGE_PROMPT,
+    `Existing memories:\n${listMemories(input.related)}\n\nConversation:\n${dialogue}`,
+  );
 }

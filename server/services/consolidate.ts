@@ -10,17 +10,17 @@ import {
   tally,
   turnPage,
   type ConsolidationReport,
-} from '../core/consolidation.ts';
+} from '../core/extraction/consolidation.ts';
 import { queueSessionSummary } from '../core/digests/summaries.ts';
-import { notFound } from '../core/errors.ts';
+import { notFound } from '../core/kernel/errors.ts';
 import { applyLlmActions, subjectOf } from '../core/extraction/extract-turn.ts';
 import { relatedFacts } from '../core/extraction/save-facts.ts';
 import { recordExtraction } from '../core/extraction/stats.ts';
-import { JobType } from '../core/jobs.ts';
-import { getSession } from '../core/sessions.ts';
-import { spaceOf, spaceOfRow, type Space } from '../core/space.ts';
-import { write } from '../core/store.ts';
-import type { TurnRow } from '../core/turns.ts';
+import { JobType } from '../core/jobs/jobs.ts';
+import { getSession } from '../core/turns/sessions.ts';
+import { spaceOf, spaceOfRow, type Space } from '../core/kernel/space.ts';
+import { write } from '../core/kernel/store.ts';
+import type { TurnRow } from '../core/turns/turns.ts';
 import type { JobHandlers } from '../jobs/worker.ts';
 import { describeLlmError } from '../llm/client.ts';
 import { llmExtractPage } from '../llm/extract.ts';

@@ -4,10 +4,10 @@
 // and the extractive digest stays what readers get meanwhile.
 import { sessionDigestLines, type DigestLine } from '../core/digests/digest-lines.ts';
 import { saveSessionSummary, sessionSummary, type SessionSummary } from '../core/digests/summaries.ts';
-import { JobType } from '../core/jobs.ts';
-import { getSession } from '../core/sessions.ts';
-import { spaceOf, type Space } from '../core/space.ts';
-import { write } from '../core/store.ts';
+import { JobType } from '../core/jobs/jobs.ts';
+import { getSession } from '../core/turns/sessions.ts';
+import { spaceOf, type Space } from '../core/kernel/space.ts';
+import { write } from '../core/kernel/store.ts';
 import type { JobHandlers } from '../jobs/worker.ts';
 import { llmSummarizeSession } from '../llm/digest.ts';
 import type { Runtime } from './runtime.ts';

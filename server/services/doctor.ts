@@ -3,14 +3,14 @@
 // probes are cheap (a 1-token completion, a one-word embedding) and use the configured timeouts.
 import { statSync } from 'node:fs';
 import { effectiveConfig } from './config-admin.ts';
-import type { Config } from '../core/config.ts';
-import { jobBacklog, jobCounts } from '../core/jobs.ts';
-import { deferredTurnCount, nerCheapMode } from '../core/ner/deferral.ts';
-import type { Store } from '../core/store.ts';
-import { lockedSpec } from '../core/search/vectors.ts';
-import { isLocalModel } from '../core/search/word-table.ts';
+import type { Config } from '../core/kernel/config.ts';
+import { jobBacklog, jobCounts } from '../core/jobs/jobs.ts';
+import { deferredTurnCount, nerCheapMode } from '../core/entities/ner/deferral.ts';
+import type { Store } from '../core/kernel/store.ts';
+import { lockedSpec } from '../core/vectors/vectors.ts';
+import { isLocalModel } from '../core/vectors/word-table.ts';
 import { WORD_VECTORS_PACKAGE } from '../llm/word-vectors.ts';
-import { defaultDbPath } from '../db/paths.ts';
+import { defaultDbPath } from '../storage/sqlite/paths.ts';
 import { describeLlmError } from '../llm/client.ts';
 import { endpointName, openAiClient } from '../llm/openai.ts';
 import type { Runtime } from './runtime.ts';
@@ -81,7 +81,7 @@ function ftsCheck(store: Store): DoctorCheck {
 /**
  * pgvector on Postgres: optional (Debian does not package it). Without it vectors still work: the
  * KNN's exact rerank reads the candidates' stored float32 and ranks them in JavaScript instead of
- * in SQL (core/search/vector-sql.ts), so its absence is never a failure, only slower.
+ * in SQL (core/vectors/vector-sql.ts), so its absence is never a failure, only slower.
  */
 async function pgvectorCheck(store: Store): Promise<DoctorCheck> {
   if (store.features.vec) {

@@ -1,12 +1,18 @@
 // Embeddings for the running service: the job that embeds new turns and memories after their
 // write commits, the re-embed backfill (`sm reembed`), and search with a query embedding.
-import { ErrorCode, SmError } from '../core/errors.ts';
-import { contextQueryText, contextSchema, getContext, type Context, type ContextInput } from '../core/context.ts';
-import { JobType } from '../core/jobs.ts';
+import { ErrorCode, SmError } from '../core/kernel/errors.ts';
+import {
+  contextQueryText,
+  contextSchema,
+  getContext,
+  type Context,
+  type ContextInput,
+} from '../core/context/context.ts';
+import { JobType } from '../core/jobs/jobs.ts';
 import { search, type SearchOptions } from '../core/search/search.ts';
-import { catchUpMark, setCatchUpMark, type EmbedPayload } from '../core/search/embed-queue.ts';
+import { catchUpMark, setCatchUpMark, type EmbedPayload } from '../core/vectors/embed-queue.ts';
 import { searchSchema, type SearchInput, type SearchResult } from '../core/search/types.ts';
-import { parseInput } from '../core/validation.ts';
+import { parseInput } from '../core/kernel/validation.ts';
 import {
   countVectors,
   hasVector,
@@ -14,9 +20,9 @@ import {
   resetVectors,
   vectorState,
   type VectorTable,
-} from '../core/search/vectors.ts';
-import type { Space } from '../core/space.ts';
-import { write, type Store } from '../core/store.ts';
+} from '../core/vectors/vectors.ts';
+import type { Space } from '../core/kernel/space.ts';
+import { write, type Store } from '../core/kernel/store.ts';
 import { describeLlmError } from '../llm/client.ts';
 import type { Embedder } from '../llm/embeddings.ts';
 import type { JobHandlers } from '../jobs/worker.ts';

@@ -2,17 +2,17 @@
 // heuristic facts in one transaction with no network call (hybrid queues LLM augmentation as a
 // durable job). llm mode commits the turn first, then waits for the LLM within llm.timeout_s and
 // falls back to heuristics on any failure; a recovery job covers a crash in between.
-import { pendingSessions, queueConsolidation } from '../core/consolidation.ts';
+import { pendingSessions, queueConsolidation } from '../core/extraction/consolidation.ts';
 import { extractHeuristically, applyLlmActions, subjectOf } from '../core/extraction/extract-turn.ts';
 import { relatedFacts, type Extracted } from '../core/extraction/save-facts.ts';
 import { recordExtraction } from '../core/extraction/stats.ts';
-import { assertQueueRoom, completeJob, enqueueJob, JobType, type JobRow } from '../core/jobs.ts';
-import { enqueueEmbedding } from '../core/search/embed-queue.ts';
-import type { EntityRow } from '../core/entities.ts';
-import { accurateNerJobNow, linkMemoriesFast, linkTurnFast } from '../core/ner/link.ts';
-import { spaceOfRow, type Space } from '../core/space.ts';
-import { write, type Store } from '../core/store.ts';
-import { addTurn, getTurn, type AddTurnInput, type TurnRow } from '../core/turns.ts';
+import { assertQueueRoom, completeJob, enqueueJob, JobType, type JobRow } from '../core/jobs/jobs.ts';
+import { enqueueEmbedding } from '../core/vectors/embed-queue.ts';
+import type { EntityRow } from '../core/entities/entities.ts';
+import { accurateNerJobNow, linkMemoriesFast, linkTurnFast } from '../core/entities/ner/link.ts';
+import { spaceOfRow, type Space } from '../core/kernel/space.ts';
+import { write, type Store } from '../core/kernel/store.ts';
+import { addTurn, getTurn, type AddTurnInput, type TurnHook, type TurnRow } from '../core/turns/turns.ts';
 import { describeLlmError } from '../llm/client.ts';
 import { llmExtract } from '../llm/extract.ts';
 import type { Runtime } from './runtime.ts';
@@ -71,48 +71,57 @@ async function llmPass(runtime: Runtime, turn: TurnRow, path: 'llm' | 'hybrid'):
   }
 }
 
-/** Stores a turn in `space` and learns from it (see the header). */
-export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnInput): Promise<IngestResult> {
+/** What the transaction learned; `recovery`: llm mode's job, settled once the inline LLM pass is done. */
+type InlineLearning = { extracted: Extracted[]; recovery: JobRow | null };
+
+/**
+ * What addTurn runs in its transaction: consolidation of finished sessions, fast NER, the
+ * embedding job, and the extraction the mode calls for (none of it a network call).
+ */
+function learnInTransaction(runtime: Runtime, space: Space, nerQueued: boolean): TurnHook<InlineLearning> {
   const { store, llm } = runtime;
   const mode = store.config.extractor.mode;
+  return async (tx, turn, options) => {
+    // A new conversation means the user's earlier ones are finished: consolidate them.
+    if (options.newSession)
+      await queueConsolidation(tx, space, await pendingSessions(tx, space, { exclude: turn.sessionId }));
+    // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
+    const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime), nerQueued, options.speaker);
+    // Vectors are computed by a job after the commit, never here (no network in the hot path).
+    await enqueueEmbedding(tx, space, { turnIds: [turn.id] });
+    if (!options.autoExtract || (turn.role !== 'user' && turn.role !== 'assistant'))
+      return { extracted: [] as Extracted[], recovery: null };
+    // An assistant's turn teaches only what its heuristics recognise (decisions, restated user facts): no LLM pass.
+    if (turn.role === 'assistant')
+      return { extracted: await heuristicPass(tx, turn, 'heuristic', turnEntities), recovery: null };
+    if (mode === 'llm' && llm) {
+      // Runs only if this process dies before the inline extraction below settles it.
+      const recovery = await enqueueJob(
+        tx,
+        JobType.ExtractLlm,
+        { turnId: turn.id, userId: turn.userId, fallback: true },
+        { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 },
+      );
+      return { extracted: [] as Extracted[], recovery };
+    }
+    const extracted = await heuristicPass(tx, turn, 'heuristic', turnEntities);
+    if (mode === 'hybrid' && llm) await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId });
+    return { extracted, recovery: null };
+  };
+}
+
+/** Stores a turn in `space` and learns from it (see the header). */
+export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnInput): Promise<IngestResult> {
+  const { store } = runtime;
   // Past worker.max_queue, refused before anything is written (back-pressure, HTTP 503).
   await assertQueueRoom(store);
   // The accurate-NER job, when due, goes in with the turn (one statement on Postgres).
   const nerQueued = await accurateNerJobNow(store, nerExtras(runtime));
-  const { turn, newSession, extra } = await addTurn(
-    store,
-    space,
-    input,
-    async (tx, turn, options) => {
-      // A new conversation means the user's earlier ones are finished: consolidate them.
-      if (options.newSession)
-        await queueConsolidation(tx, space, await pendingSessions(tx, space, { exclude: turn.sessionId }));
-      // Fast NER (regex, known names, the speaker) for every turn; the accurate pass is queued.
-      const turnEntities = await linkTurnFast(tx, turn, nerExtras(runtime), nerQueued, options.speaker);
-      // Vectors are computed by a job after the commit, never here (no network in the hot path).
-      await enqueueEmbedding(tx, space, { turnIds: [turn.id] });
-      if (!options.autoExtract || (turn.role !== 'user' && turn.role !== 'assistant'))
-        return { extracted: [] as Extracted[], recovery: null };
-      // An assistant's turn teaches only what its heuristics recognise (decisions, restated user facts): no LLM pass.
-      if (turn.role === 'assistant')
-        return { extracted: await heuristicPass(tx, turn, 'heuristic', turnEntities), recovery: null };
-      if (mode === 'llm' && llm) {
-        // Runs only if this process dies before the inline extraction below settles it.
-        const recovery = await enqueueJob(
-          tx,
-          JobType.ExtractLlm,
-          { turnId: turn.id, userId: turn.userId, fallback: true },
-          { runAt: tx.clock.now() + store.config.llm.timeout_s * 1000 + 60_000 },
-        );
-        return { extracted: [] as Extracted[], recovery };
-      }
-      const extracted = await heuristicPass(tx, turn, 'heuristic', turnEntities);
-      if (mode === 'hybrid' && llm) await enqueueJob(tx, JobType.ExtractLlm, { turnId: turn.id, userId: turn.userId });
-      return { extracted, recovery: null };
-    },
-    nerQueued ? JobType.NerAccurate : undefined,
-    store.config.ner.enabled,
-  );
+  const { turn, newSession, extra } = await addTurn(store, space, input, {
+    afterInsert: learnInTransaction(runtime, space, nerQueued),
+    job: nerQueued ? JobType.NerAccurate : undefined,
+    readSpeaker: store.config.ner.enabled,
+  });
   if (!extra?.recovery) return { turn, newSession, extracted: extra?.extracted ?? [] };
   let extracted: Extracted[];
   try {

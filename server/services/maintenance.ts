@@ -1,12 +1,12 @@
 // The maintenance tasks (enrichment, consolidation catch-up, decay, weekly reflection, and merging the
 // full-text search indexes). The scheduler runs them nightly; the API (`runMaintenance`) and CLI (`sm maintenance TASK`) run them on demand.
-import { pendingSessions, pendingSessionsOfAll, type ConsolidationReport } from '../core/consolidation.ts';
-import type { Space } from '../core/space.ts';
-import type { Sql } from '../core/store.ts';
-import { runDecay, type DecayReport } from '../core/decay.ts';
-import { runScheduledOnce } from '../core/jobs.ts';
-import { reflectionDue, saveReflection, templateReflection, type ReflectionInputs } from '../core/reflection.ts';
-import type { MemoryRow } from '../core/memories.ts';
+import { pendingSessions, pendingSessionsOfAll, type ConsolidationReport } from '../core/extraction/consolidation.ts';
+import type { Space } from '../core/kernel/space.ts';
+import type { Sql } from '../core/kernel/store.ts';
+import { runDecay, type DecayReport } from '../core/memory/decay.ts';
+import { runScheduledOnce } from '../core/jobs/jobs.ts';
+import { reflectionDue, saveReflection, templateReflection, type ReflectionInputs } from '../core/memory/reflection.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
 import { consolidateSession } from './consolidate.ts';
 import { describeLlmError } from '../llm/client.ts';
 import { logger } from '../logger.ts';

@@ -11,15 +11,15 @@ import {
   parseGroups,
   splitMatches,
   type CompromiseMatches,
-} from '../core/ner/compromise-provider.ts';
-import { NerUnavailable, type NerProvider } from '../core/ner/types.ts';
+} from '../core/entities/ner/compromise-provider.ts';
+import { NerUnavailable, type NerProvider } from '../core/entities/types.ts';
 import { afterWorkerStart } from '../young-generation.ts';
 
 /** How long the thread stays after its last parse. */
 const IDLE_MS = 30_000;
 
 /**
- * The thread's code: what compromiseMatches (core/ner/compromise-provider.ts) does, in CommonJS
+ * The thread's code: what compromiseMatches (core/entities/ner/compromise-provider.ts) does, in CommonJS
  * and given compromise's path, so that it runs the same from the sources and from the CLI bundle
  * (which has no module file a Worker could be pointed at).
  */

@@ -2,11 +2,11 @@
 // compromise in its thread, the handlers of the accurate-NER jobs queued by addTurn (in batches)
 // and of the catch-up after cheap mode, and enrichment on demand (the scheduler calls the same
 // function at 02:00).
-import { JobType } from '../core/jobs.ts';
-import { nextDeferredTurns, queueCatchUp } from '../core/ner/deferral.ts';
-import { runEnrichment, type EnrichmentOptions, type EnrichmentReport } from '../core/ner/enrichment.ts';
-import { runAccurateNer } from '../core/ner/link.ts';
-import type { NerExtras } from '../core/ner/pipeline.ts';
+import { JobType } from '../core/jobs/jobs.ts';
+import { nextDeferredTurns, queueCatchUp } from '../core/entities/ner/deferral.ts';
+import { runEnrichment, type EnrichmentOptions, type EnrichmentReport } from '../core/entities/ner/enrichment.ts';
+import { runAccurateNer } from '../core/entities/ner/link.ts';
+import type { NerExtras } from '../core/entities/ner/pipeline.ts';
 import type { JobHandlers } from '../jobs/worker.ts';
 import { llmNerProvider } from '../llm/ner.ts';
 import type { Enricher } from './maintenance.ts';

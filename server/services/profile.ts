@@ -2,11 +2,11 @@
 // instructions, preferences, profile facts and pinned memories of the caller's space; pinning
 // any memory of that space, and editing an instruction. Ids are checked here; another space's
 // memory is NOT_FOUND, as an unknown id.
-import { editInstruction, getProfile, PROFILE_LIMIT, setPinned, type Profile } from '../core/profile.ts';
-import type { MemoryRow } from '../core/memories.ts';
-import type { Space } from '../core/space.ts';
-import type { Store } from '../core/store.ts';
-import { contentSchema, memoryIdSchema, parseInput } from '../core/validation.ts';
+import { editInstruction, getProfile, PROFILE_LIMIT, setPinned, type Profile } from '../core/memory/profile.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
+import type { Space } from '../core/kernel/space.ts';
+import type { Store } from '../core/kernel/store.ts';
+import { contentSchema, memoryIdSchema, parseInput } from '../core/kernel/validation.ts';
 import { z } from 'zod';
 
 export type { Profile };

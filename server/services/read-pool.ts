@@ -10,11 +10,11 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { holdAccessWhile, noteAccess } from '../core/access.ts';
-import { SmError, type ErrorCode } from '../core/errors.ts';
-import { semanticOn } from '../core/search/semantic.ts';
-import { vectorState } from '../core/search/vector-state.ts';
-import type { Store } from '../core/store.ts';
+import { holdAccessWhile, noteAccess } from '../core/memory/access.ts';
+import { SmError, type ErrorCode } from '../core/kernel/errors.ts';
+import { semanticOn } from '../core/vectors/semantic.ts';
+import { vectorState } from '../core/vectors/vector-state.ts';
+import type { Store } from '../core/kernel/store.ts';
 import { logger } from '../logger.ts';
 import type { ReadCall, ReadReply, ReadRequest, ReadWorkerData } from './read-protocol.ts';
 import { afterWorkerStart } from '../young-generation.ts';
@@ -121,27 +121,104 @@ export type ReadPoolOptions = {
 export function startReadPool(store: Store, size: number, options: ReadPoolOptions = {}): ReadPool | null {
   const path = store.sql.dialect === 'sqlite' ? store.sqlite.name : ':memory:';
   if (size <= 0 || path === ':memory:' || path === '') return null;
-  const entry = workerEntry();
-  const timeoutMs = options.readTimeoutMs ?? READ_TIMEOUT_MS;
-  const slots: (Slot | null)[] = Array.from({ length: size }, () => null);
-  const queue: Job[] = [];
-  const counts = { served: 0, inProcess: 0, restarts: 0 };
-  let failedStarts = 0;
-  let gaveUp = false;
-  let nextId = 0;
-  let stopped = false;
-  let idle: NodeJS.Timeout | undefined;
-  // The config goes to a worker with its first request after a change (setConfig swaps sections in place).
-  let configText = '';
-  let configVersion = 0;
+  return new WorkerPool({ store, path, size, options });
+}
 
-  const start = (index: number) => {
+/** The workers, their requests and the queue before them (see the header). */
+class WorkerPool implements ReadPool {
+  private readonly store: Store;
+  private readonly path: string;
+  private readonly size: number;
+  private readonly options: ReadPoolOptions;
+  private readonly entry = workerEntry();
+  private readonly timeoutMs: number;
+  private readonly slots: (Slot | null)[];
+  private readonly queue: Job[] = [];
+  private readonly counts = { served: 0, inProcess: 0, restarts: 0 };
+  private failedStarts = 0;
+  private gaveUp = false;
+  private nextId = 0;
+  private stopped = false;
+  private idle: NodeJS.Timeout | undefined;
+  // The config goes to a worker with its first request after a change (setConfig swaps sections in place).
+  private configText = '';
+  private configVersion = 0;
+
+  constructor(init: { store: Store; path: string; size: number; options: ReadPoolOptions }) {
+    this.store = init.store;
+    this.path = init.path;
+    this.size = init.size;
+    this.options = init.options;
+    this.timeoutMs = init.options.readTimeoutMs ?? READ_TIMEOUT_MS;
+    this.slots = Array.from({ length: init.size }, () => null);
+    // Accesses of reads answered meanwhile are written together (core/memory/access.ts).
+    holdAccessWhile(this.store, () => this.queue.length > 0 || this.slots.some((s) => s?.job));
+  }
+
+  run(call: ReadCall): Promise<Answer> | null {
+    // The local word vectors are a table of the main thread's (hundreds of MB): not copied per worker.
+    if (this.stopped || this.gaveUp || semanticOn(this.store)) return null;
+    clearTimeout(this.idle);
+    // The first read since the start or a quiet spell that is not alone starts the workers; it,
+    // and those that come while they load (about 0.3 s from the CLI bundle), run on the main thread.
+    if (this.slots.every((s) => s === null)) {
+      for (let i = 0; i < this.size; i++) this.start(i);
+      return null;
+    }
+    const ready = this.slots.filter((s): s is Slot => s?.ready === true);
+    if (ready.length === 0 || this.queue.length >= QUEUE_PER_WORKER * ready.length) return null;
+    const text = JSON.stringify(this.store.config);
+    if (text !== this.configText) {
+      this.configText = text;
+      this.configVersion++;
+    }
+    return new Promise<Answer>((resolve, reject) => {
+      this.queue.push({ call, resolve, reject });
+      this.pump();
+    });
+  }
+
+  lone(): boolean {
+    return Boolean(this.options.alone?.()) && this.queue.length === 0 && this.slots.every((s) => !s?.job);
+  }
+
+  ranInProcess(): void {
+    this.counts.inProcess++;
+  }
+
+  stats(): ReadPoolStats {
+    const live = this.slots.filter((s): s is Slot => s !== null);
+    return {
+      size: this.size,
+      ready: live.filter((s) => s.ready).length,
+      busy: live.filter((s) => s.job).length,
+      queued: this.queue.length,
+      ...this.counts,
+    };
+  }
+
+  async crash(index: number): Promise<void> {
+    const slot = this.slots[index];
+    if (slot) await slot.worker.terminate();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    holdAccessWhile(this.store, null);
+    clearTimeout(this.idle);
+    for (const job of this.queue.splice(0)) job.reject(new ReadWorkerLost('the server is stopping'));
+    await Promise.all(this.slots.map((slot) => slot?.worker.terminate()));
+  }
+
+  private start(index: number): void {
     const data: ReadWorkerData = {
-      path,
-      config: store.config,
+      path: this.path,
+      config: this.store.config,
       cacheKiB: CACHE_KIB,
       indexBudgetBytes: INDEX_BUDGET_BYTES,
     };
+    const { entry } = this;
     const worker = new Worker(entry.eval ? BOOT : entry.source, {
       eval: entry.eval,
       workerData: entry.eval ? { ...data, tsx: entry.tsx, entry: entry.source } : data,
@@ -151,143 +228,103 @@ export function startReadPool(store: Store, size: number, options: ReadPoolOptio
       stderr: false,
     });
     afterWorkerStart(worker);
-    const slot: Slot = { worker, ready: false, job: null, configVersion: 0, id: nextId++, retired: false };
-    slots[index] = slot;
-    worker.on('message', (reply: ReadReply) => {
-      if ('ready' in reply) {
-        slot.ready = true;
-        failedStarts = 0;
-        return pump();
-      }
-      const job = slot.job;
-      slot.job = null;
-      clearTimeout(slot.timer);
-      if (job) {
-        if (reply.error) job.reject(rebuild(reply.error));
-        else {
-          counts.served++;
-          job.resolve({ result: reply.result, accessed: reply.accessed });
-        }
-      }
-      pump();
-    });
+    const slot: Slot = { worker, ready: false, job: null, configVersion: 0, id: this.nextId++, retired: false };
+    this.slots[index] = slot;
+    worker.on('message', (reply: ReadReply) => this.answered(slot, reply));
     let ended = false;
     const end = (why: string) => {
       if (ended) return;
       ended = true;
-      clearTimeout(slot.timer);
-      if (slot.stuck) why = `took over ${timeoutMs} ms on one read`;
-      if (slots[index] === slot) slots[index] = null;
-      slot.job?.reject(new ReadWorkerLost(`read worker ${slot.id} ${why}`));
-      slot.job = null;
-      if (stopped || slot.retired) return;
-      if (!slot.ready && ++failedStarts >= MAX_FAILED_STARTS) {
-        if (!gaveUp) logger.error({ why }, 'read workers could not start: search and context run on the main thread');
-        gaveUp = true;
-        return giveUpIfNone();
-      }
-      logger.warn({ worker: slot.id, why }, 'a read worker ended: starting another');
-      counts.restarts++;
-      start(index);
+      this.ended(index, slot, why);
     };
     worker.on('error', (error) => end(`failed: ${error.message}`));
     worker.on('exit', (code) => end(`exited (${code})`));
-  };
+  }
+
+  /** A worker's message: it is ready, or it answered its request. */
+  private answered(slot: Slot, reply: ReadReply): void {
+    if ('ready' in reply) {
+      slot.ready = true;
+      this.failedStarts = 0;
+      this.pump();
+      return;
+    }
+    const job = slot.job;
+    slot.job = null;
+    clearTimeout(slot.timer);
+    if (job) {
+      if (reply.error) job.reject(rebuild(reply.error));
+      else {
+        this.counts.served++;
+        job.resolve({ result: reply.result, accessed: reply.accessed });
+      }
+    }
+    this.pump();
+  }
+
+  /** A worker ended (once per worker): its request is lost, and another takes its place unless it keeps failing to start. */
+  private ended(index: number, slot: Slot, reason: string): void {
+    clearTimeout(slot.timer);
+    const why = slot.stuck ? `took over ${this.timeoutMs} ms on one read` : reason;
+    if (this.slots[index] === slot) this.slots[index] = null;
+    slot.job?.reject(new ReadWorkerLost(`read worker ${slot.id} ${why}`));
+    slot.job = null;
+    if (this.stopped || slot.retired) return;
+    if (!slot.ready && ++this.failedStarts >= MAX_FAILED_STARTS) {
+      if (!this.gaveUp)
+        logger.error({ why }, 'read workers could not start: search and context run on the main thread');
+      this.gaveUp = true;
+      this.giveUpIfNone();
+      return;
+    }
+    logger.warn({ worker: slot.id, why }, 'a read worker ended: starting another');
+    this.counts.restarts++;
+    this.start(index);
+  }
 
   /** No worker left to start: what waits runs on the main thread. */
-  const giveUpIfNone = () => {
-    if (slots.some((s) => s !== null)) return;
-    for (const job of queue.splice(0)) job.reject(new ReadWorkerLost('no read worker is running'));
-  };
+  private giveUpIfNone(): void {
+    if (this.slots.some((s) => s !== null)) return;
+    for (const job of this.queue.splice(0)) job.reject(new ReadWorkerLost('no read worker is running'));
+  }
 
-  const pump = () => {
-    for (const slot of slots) {
-      if (queue.length === 0) break;
-      if (slot?.ready && !slot.job) send(slot, queue.shift()!);
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) break;
+      if (slot?.ready && !slot.job) this.send(slot, this.queue.shift()!);
     }
-    if (queue.length === 0 && slots.every((s) => !s?.job)) {
-      clearTimeout(idle);
-      idle = setTimeout(retire, IDLE_MS).unref();
+    if (this.queue.length === 0 && this.slots.every((s) => !s?.job)) {
+      clearTimeout(this.idle);
+      this.idle = setTimeout(() => this.retire(), IDLE_MS).unref();
     }
-  };
+  }
 
   /** Ends the workers after a quiet spell (the next read starts them again). */
-  const retire = () => {
-    if (queue.length > 0 || slots.some((s) => s?.job)) return;
-    slots.forEach((slot, i) => {
+  private retire(): void {
+    if (this.queue.length > 0 || this.slots.some((s) => s?.job)) return;
+    this.slots.forEach((slot, i) => {
       if (!slot) return;
       slot.retired = true;
-      slots[i] = null;
+      this.slots[i] = null;
       void slot.worker.terminate();
     });
-  };
+  }
 
-  const send = (slot: Slot, job: Job) => {
+  private send(slot: Slot, job: Job): void {
     slot.job = job;
     slot.timer = setTimeout(() => {
       slot.stuck = true;
       void slot.worker.terminate();
-    }, timeoutMs);
+    }, this.timeoutMs);
     slot.timer.unref();
+    const store = this.store;
     const request: ReadRequest = { ...job.call, id: slot.id, now: store.clock.now(), vectors: vectorState(store) };
-    if (slot.configVersion !== configVersion) {
+    if (slot.configVersion !== this.configVersion) {
       request.config = store.config;
-      slot.configVersion = configVersion;
+      slot.configVersion = this.configVersion;
     }
     slot.worker.postMessage(request);
-  };
-
-  // Accesses of reads answered meanwhile are written together (core/access.ts).
-  holdAccessWhile(store, () => queue.length > 0 || slots.some((s) => s?.job));
-
-  return {
-    run(call) {
-      // The local word vectors are a table of the main thread's (hundreds of MB): not copied per worker.
-      if (stopped || gaveUp || semanticOn(store)) return null;
-      clearTimeout(idle);
-      // The first read since the start or a quiet spell that is not alone starts the workers; it,
-      // and those that come while they load (about 0.3 s from the CLI bundle), run on the main thread.
-      if (slots.every((s) => s === null)) {
-        for (let i = 0; i < size; i++) start(i);
-        return null;
-      }
-      const ready = slots.filter((s): s is Slot => s?.ready === true);
-      if (ready.length === 0 || queue.length >= QUEUE_PER_WORKER * ready.length) return null;
-      const text = JSON.stringify(store.config);
-      if (text !== configText) {
-        configText = text;
-        configVersion++;
-      }
-      return new Promise<Answer>((resolve, reject) => {
-        queue.push({ call, resolve, reject });
-        pump();
-      });
-    },
-    lone: () => Boolean(options.alone?.()) && queue.length === 0 && slots.every((s) => !s?.job),
-    ranInProcess: () => void counts.inProcess++,
-    stats: () => {
-      const live = slots.filter((s): s is Slot => s !== null);
-      return {
-        size,
-        ready: live.filter((s) => s.ready).length,
-        busy: live.filter((s) => s.job).length,
-        queued: queue.length,
-        ...counts,
-      };
-    },
-    crash: async (index) => {
-      const slot = slots[index];
-      if (slot) await slot.worker.terminate();
-    },
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      holdAccessWhile(store, null);
-      clearTimeout(idle);
-      for (const job of queue.splice(0)) job.reject(new ReadWorkerLost('the server is stopping'));
-      await Promise.all(slots.map((slot) => slot?.worker.terminate()));
-    },
-  };
+  }
 }
 
 /** The worker's error as the main thread would have thrown it: an expected failure keeps its code. */

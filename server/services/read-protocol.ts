@@ -1,9 +1,9 @@
 // The messages between the read pool (read-pool.ts) and its workers (read-worker.ts).
-import type { Config } from '../core/config.ts';
-import type { ContextInput } from '../core/context.ts';
+import type { Config } from '../core/kernel/config.ts';
+import type { ContextInput } from '../core/context/context.ts';
 import type { SearchInput } from '../core/search/types.ts';
-import type { VectorState } from '../core/search/vector-state.ts';
-import type { Space } from '../core/space.ts';
+import type { VectorState } from '../core/vectors/vector-state.ts';
+import type { Space } from '../core/kernel/space.ts';
 
 export type ReadWorkerData = { path: string; config: Config; cacheKiB: number; indexBudgetBytes: number };
 

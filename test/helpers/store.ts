@@ -3,10 +3,10 @@
 // on PGlite and once on a real Postgres server, with the same assertions.
 import { createHash } from 'node:crypto';
 import { inject } from 'vitest';
-import { DAY_MS } from '../../server/core/clock.ts';
-import type { Store } from '../../server/core/store.ts';
-import { closeStore, openStore, type OpenOptions } from '../../server/db/open.ts';
-import { openPostgresStore } from '../../server/postgres/open-postgres.ts';
+import { DAY_MS } from '../../server/core/kernel/clock.ts';
+import type { Store } from '../../server/core/kernel/store.ts';
+import { closeStore, openStore, type OpenOptions } from '../../server/storage/sqlite/open.ts';
+import { openPostgresStore } from '../../server/storage/postgres/open-postgres.ts';
 
 export const T0 = Date.UTC(2026, 0, 1, 12);
 

@@ -1,7 +1,7 @@
 // Two users (alice, bob) on one store, and a `say` that adds a turn a minute after the last one
 // through the ingest service, as the API does: for the tests of spaces.
-import type { Space } from '../../server/core/space.ts';
-import type { Store } from '../../server/core/store.ts';
+import type { Space } from '../../server/core/kernel/space.ts';
+import type { Store } from '../../server/core/kernel/store.ts';
 import { ingestTurn } from '../../server/services/ingest.ts';
 import { createRuntime } from '../../server/services/runtime.ts';
 import { testStore } from './store.ts';

@@ -1,22 +1,11 @@
-// The shell: who is looking (viewer), whose memory is on view (the user picker for the admin),
-// the token box, the live event feed, the navigation, and the view of the current route.
+// The shell: the header (navigation, the user picker for the admin, live status), the token box,
+// and the view of the current route; its state (viewer, picked user, live feed) is shell-state.ts's.
 import { Component, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type { SymbiosisClient, UsersQuery } from '../../client/src/index.ts';
-import {
-  ApiContext,
-  connect,
-  shown,
-  storedToken,
-  storedUser,
-  storeToken,
-  storeUser,
-  type Api,
-  type LiveState,
-  type ShownError,
-  type Viewer,
-} from './api.ts';
+import { ApiContext, connect, shown, storedToken, storeToken, type Api, type LiveState, type Viewer } from './api.ts';
 import { href, useRoute, type Route } from './router.ts';
+import { useLiveEvents, usePickedUser, useViewer } from './shell-state.ts';
 import { TokenDialog } from './token-dialog.tsx';
 import { ErrorBox, Loading } from './ui.tsx';
 import { EntitiesView } from './views/entities.tsx';
@@ -27,8 +16,6 @@ import { SearchView } from './views/search.tsx';
 import { SessionsView } from './views/sessions.tsx';
 import { SystemView } from './views/system.tsx';
 import { TimelineView } from './views/timeline.tsx';
-
-const MAX_EVENTS = 500;
 
 const NAV: [string, string][] = [
   ['memories', 'Memories'],
@@ -115,119 +102,18 @@ function UserPicker({
   );
 }
 
-/** The user whose latest turn or memory is the newest (pages of 100, up to 2,000 users), or null when there is none. */
-async function latestActiveUser(client: SymbiosisClient): Promise<string | null> {
-  let best: { id: string; at: string } | null = null;
-  let after: string | undefined;
-  for (let page = 0; page < 20; page++) {
-    const { users } = await client.users({ first: 100, after });
-    for (const { node } of users.edges)
-      if (node.lastActiveAt && (!best || node.lastActiveAt > best.at)) best = { id: node.id, at: node.lastActiveAt };
-    if (!users.pageInfo.hasNextPage || !users.pageInfo.endCursor) break;
-    after = users.pageInfo.endCursor;
-  }
-  return best?.id ?? null;
-}
-
 export function App() {
   const route = useRoute();
   const [token, setToken] = useState<string | null>(storedToken);
   const client = useMemo(() => connect(token), [token]);
-  const [viewer, setViewer] = useState<Viewer | null>(null);
-  const [bootError, setBootError] = useState<ShownError | null>(null);
   const [prompt, setPrompt] = useState<string | null>(null);
-  const [picked, setPicked] = useState<string>(() => storedUser() ?? 'default');
-  // Nobody picked yet: the admin lands on the user with the latest activity, not an empty 'default'.
-  const [landed, setLanded] = useState(() => storedUser() !== null);
-  const [live, setLive] = useState<LiveState>({ status: 'connecting', error: null, events: [] });
-  const [liveTick, setLiveTick] = useState(0);
   const [boot, setBoot] = useState(0);
-
-  const askForToken = useCallback(
-    (reason: string) => {
-      setPrompt(reason);
-    },
-    [setPrompt],
-  );
-
-  useEffect(() => {
-    let cancelled = false;
-    setBootError(null);
-    client.viewer().then(
-      ({ viewer }) => {
-        if (cancelled) return;
-        setViewer(viewer);
-        setPrompt(null);
-      },
-      (error: unknown) => {
-        if (cancelled) return;
-        const problem = shown(error);
-        setViewer(null);
-        if (problem.code === 'AUTH')
-          askForToken(
-            token
-              ? 'The server refused this token: it is expired, wrong or revoked. Enter a valid one.'
-              : 'This server needs a token.',
-          );
-        else setBootError(problem);
-      },
-    );
-    return () => {
-      cancelled = true;
-      void client.dispose();
-    };
-  }, [client, boot]);
-
-  useEffect(() => {
-    if (!viewer?.admin || landed) return;
-    let cancelled = false;
-    latestActiveUser(client).then(
-      (id) => {
-        if (cancelled) return;
-        if (id) setPicked(id);
-        setLanded(true);
-      },
-      () => !cancelled && setLanded(true),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [client, viewer, landed]);
-
+  const askForToken = useCallback((reason: string) => setPrompt(reason), [setPrompt]);
+  const { viewer, setViewer, bootError } = useViewer({ client, token, boot, setPrompt });
+  const { picked, landed, pick } = usePickedUser(client, viewer);
   const user = viewer ? (viewer.admin ? picked : (viewer.userId ?? 'default')) : picked;
   const bound = useMemo(() => (viewer?.admin ? client.forUser(picked) : client), [client, viewer, picked]);
-
-  // Live memory events of the space on view, for the timeline and the lists.
-  useEffect(() => {
-    if (!viewer) return;
-    let stopped = false;
-    const events = bound.memoryEvents({})[Symbol.asyncIterator]();
-    setLive({ status: 'connecting', error: null, events: [] });
-    let key = 0;
-    (async () => {
-      try {
-        setLive((s) => ({ ...s, status: 'live' }));
-        for (;;) {
-          const next = await events.next();
-          if (stopped || next.done) break;
-          const { memoryEvents } = next.value;
-          const event = { ...memoryEvents, key: ++key };
-          setLive((s) => ({ status: 'live', error: null, events: [event, ...s.events].slice(0, MAX_EVENTS) }));
-          setLiveTick((n) => n + 1);
-        }
-      } catch (error) {
-        if (stopped) return;
-        const problem = shown(error);
-        setLive((s) => ({ ...s, status: 'offline', error: problem }));
-        if (problem.code === 'AUTH')
-          askForToken('The server refused this token for live updates: it is expired, wrong or revoked.');
-      }
-    })();
-    return () => {
-      stopped = true;
-      void events.return?.(undefined);
-    };
-  }, [bound, viewer]);
+  const { live, liveTick } = useLiveEvents({ bound, viewer, askForToken });
 
   const report = useCallback(
     (error: unknown) => {
@@ -257,55 +143,20 @@ export function App() {
     setViewer(null);
     setPrompt('Enter a token.');
   };
-  const pick = (next: string) => {
-    storeUser(next);
-    setPicked(next);
-    setLanded(true);
-  };
-
-  const section = route.path[0] ?? 'memories';
-  const current = section === 'memory' ? 'memories' : section;
 
   return (
     <>
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <header class="top">
-        <a class="brand" href={href('memories')}>
-          Symbiosis Memory
-        </a>
-        <nav aria-label="Sections">
-          {NAV.map(([key, label]) => (
-            <a key={key} href={href(key)} aria-current={current === key ? 'page' : undefined}>
-              {label}
-            </a>
-          ))}
-        </nav>
-        <div class="tools">
-          {viewer?.admin && landed && <UserPicker client={client} user={picked} onPick={pick} />}
-          {viewer && !viewer.admin && (
-            <span class="space" title="the space this token reaches">
-              {viewer.userId}
-              {viewer.agentId ? ` / ${viewer.agentId}` : ''}
-              {viewer.readOnly ? ' (read-only)' : ''}
-            </span>
-          )}
-          <span
-            class={`live live-${live.status}`}
-            title={live.error ? `${live.error.code}: ${live.error.message}` : `live updates: ${live.status}`}
-            role="status"
-          >
-            {viewer ? live.status : 'not connected'}
-          </span>
-          <button type="button" onClick={() => setPrompt('')}>
-            {token ? 'Token ✓' : 'Token'}
-          </button>
-          <a href="/graphql" class="button">
-            GraphiQL
-          </a>
-        </div>
-      </header>
+      <TopBar
+        route={route}
+        viewer={viewer}
+        picker={viewer?.admin && landed ? <UserPicker client={client} user={picked} onPick={pick} /> : null}
+        live={live}
+        hasToken={token !== null}
+        onToken={() => setPrompt('')}
+      />
       <main id="main" tabIndex={-1}>
         {bootError && <ErrorBox error={bootError} retry={() => setBoot((n) => n + 1)} />}
         {!viewer && !bootError && prompt === null && <Loading what="Connecting" />}
@@ -329,5 +180,56 @@ export function App() {
         />
       )}
     </>
+  );
+}
+
+/** The header: the sections, the user picker or the space the token reaches, live status, token and GraphiQL. */
+function TopBar(props: {
+  route: Route;
+  viewer: Viewer | null;
+  picker: ComponentChildren;
+  live: LiveState;
+  hasToken: boolean;
+  onToken: () => void;
+}) {
+  const { viewer, live } = props;
+  const section = props.route.path[0] ?? 'memories';
+  const current = section === 'memory' ? 'memories' : section;
+  return (
+    <header class="top">
+      <a class="brand" href={href('memories')}>
+        Symbiosis Memory
+      </a>
+      <nav aria-label="Sections">
+        {NAV.map(([key, label]) => (
+          <a key={key} href={href(key)} aria-current={current === key ? 'page' : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      <div class="tools">
+        {props.picker}
+        {viewer && !viewer.admin && (
+          <span class="space" title="the space this token reaches">
+            {viewer.userId}
+            {viewer.agentId ? ` / ${viewer.agentId}` : ''}
+            {viewer.readOnly ? ' (read-only)' : ''}
+          </span>
+        )}
+        <span
+          class={`live live-${live.status}`}
+          title={live.error ? `${live.error.code}: ${live.error.message}` : `live updates: ${live.status}`}
+          role="status"
+        >
+          {viewer ? live.status : 'not connected'}
+        </span>
+        <button type="button" onClick={props.onToken}>
+          {props.hasToken ? 'Token ✓' : 'Token'}
+        </button>
+        <a href="/graphql" class="button">
+          GraphiQL
+        </a>
+      </div>
+    </header>
   );
 }

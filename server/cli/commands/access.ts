@@ -1,6 +1,6 @@
 // token create / list / revoke, users, forget-user: who may reach which memory space (admin).
+import { badInput } from '../../services/kernel.ts';
 import type { Command } from 'commander';
-import { badInput } from '../../core/errors.ts';
 import { withBackend } from '../backend.ts';
 import { count, emit, page, table } from '../output.ts';
 import { integer } from '../parse.ts';

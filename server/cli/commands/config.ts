@@ -1,6 +1,6 @@
 // config get / set: the effective configuration and overrides stored in the database.
+import { badInput } from '../../services/kernel.ts';
 import type { Command } from 'commander';
-import { badInput } from '../../core/errors.ts';
 import { withBackend } from '../backend.ts';
 import { emit } from '../output.ts';
 import type { GlobalOptions } from '../runtime.ts';

@@ -1,12 +1,12 @@
 // export / import: JSON Lines of every record (sessions, turns, memories of all statuses, links,
 // events, entities), and LoCoMo conversations for trying the memory on real dialogue.
+import { badInput } from '../../services/kernel.ts';
 import { closeSync, createReadStream, createWriteStream, openSync, readFileSync, readSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Option, type Command } from 'commander';
-import { badInput } from '../../core/errors.ts';
-import type { ImportReport } from '../../core/export.ts';
+import type { ImportReport } from '../../core/export/export.ts';
 import { withBackend, type Backend } from '../backend.ts';
 import { count, emit } from '../output.ts';
 import type { GlobalOptions } from '../runtime.ts';
@@ -45,7 +45,7 @@ async function exportTo(backend: Backend, out: NodeJS.WritableStream): Promise<n
     return out.write(`${line}\n`) ? null : new Promise((resolve) => out.once('drain', resolve));
   };
   if (backend.runtime) {
-    const { exportRecords } = await import('../../core/export.ts');
+    const { exportRecords } = await import('../../core/export/export.ts');
     for await (const record of exportRecords(backend.runtime.store, { userId: backend.space.userId }))
       await write(JSON.stringify(record));
     return lines;
@@ -106,7 +106,7 @@ async function progress(total: number, unit: 'records' | 'turns') {
 
 async function importFrom(backend: Backend, file: string): Promise<ImportReport> {
   if (backend.runtime) {
-    const { importRecords } = await import('../../core/export.ts');
+    const { importRecords } = await import('../../core/export/export.ts');
     const text = readFileSync(file, 'utf8');
     const lines = text.split('\n');
     // The total counts records, not the empty string after the last newline.
@@ -137,7 +137,7 @@ async function importFrom(backend: Backend, file: string): Promise<ImportReport>
 
 /** LoCoMo conversations through addTurn, as an app would send them: speakers by name, session dates. */
 async function importLocomo(backend: Backend, file: string, assistant?: string) {
-  const { loadLocomo } = await import('../../core/locomo.ts');
+  const { loadLocomo } = await import('../../core/export/locomo.ts');
   let conversations;
   try {
     conversations = loadLocomo(file);

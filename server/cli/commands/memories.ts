@@ -1,7 +1,7 @@
 // remember, list, show, update, forget, confirm, correct, explain: the memory side.
+import { MEMORY_SORTS } from '../../services/kernel.ts';
 import { Option, type Command } from 'commander';
 import { MEMORY_KINDS, MEMORY_LAYERS, MEMORY_STATUSES } from '../../../drizzle/vocabulary.ts';
-import { MEMORY_SORTS } from '../../core/vocabulary.ts';
 import { withBackend } from '../backend.ts';
 import { decisionLine, lower, memoryDetails, memoryLine, memoryTable, turnLine } from '../format.ts';
 import { count, emit, fixed, found, page } from '../output.ts';
@@ -20,6 +20,17 @@ type ListOptions = {
 };
 
 export function registerMemoryCommands(program: Command, globals: () => GlobalOptions) {
+  rememberCommand(program, globals);
+  listCommand(program, globals);
+  showCommand(program, globals);
+  updateCommand(program, globals);
+  forgetCommand(program, globals);
+  confirmCommand(program, globals);
+  correctCommand(program, globals);
+  explainCommand(program, globals);
+}
+
+function rememberCommand(program: Command, globals: () => GlobalOptions) {
   program
     .command('remember')
     .description('save a fact explicitly (merges into an identical one)')
@@ -40,7 +51,9 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
         );
       });
     });
+}
 
+function listCommand(program: Command, globals: () => GlobalOptions) {
   program
     .command('list')
     .description('list memories, filtered and sorted, a page at a time')
@@ -78,7 +91,9 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
         });
       });
     });
+}
 
+function showCommand(program: Command, globals: () => GlobalOptions) {
   program
     .command('show')
     .description('one memory with its sources, entities, supersession links and decisions')
@@ -105,7 +120,9 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
         );
       });
     });
+}
 
+function updateCommand(program: Command, globals: () => GlobalOptions) {
   program
     .command('update')
     .description('change a memory: content, tags, importance, or status (archive / restore)')
@@ -130,7 +147,9 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
         emit(options, updateMemory, () => memoryDetails(updateMemory));
       });
     });
+}
 
+function forgetCommand(program: Command, globals: () => GlobalOptions) {
   program
     .command('forget')
     .description('hard-delete a memory by id, or every memory and turn containing a text')
@@ -149,7 +168,9 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
         );
       });
     });
+}
 
+function confirmCommand(program: Command, globals: () => GlobalOptions) {
   program
     .command('confirm')
     .description('protect a memory: full confidence, never decays, exempt from cleanup')
@@ -162,7 +183,9 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
         emit(options, confirmMemory, () => `confirmed ${memoryDetails(confirmMemory)}`);
       });
     });
+}
 
+function correctCommand(program: Command, globals: () => GlobalOptions) {
   program
     .command('correct')
     .description('replace a fact: the old one is archived and superseded by the new one')
@@ -180,7 +203,9 @@ export function registerMemoryCommands(program: Command, globals: () => GlobalOp
         );
       });
     });
+}
 
+function explainCommand(program: Command, globals: () => GlobalOptions) {
   program
     .command('explain')
     .description('why a memory is where it is: score terms, rules matched, last decisions')

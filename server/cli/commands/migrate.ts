@@ -1,8 +1,8 @@
-// migrate: copies a SQLite file into Postgres (server/postgres/copy-sqlite.ts does the copy). A
+// migrate: copies a SQLite file into Postgres (server/storage/copy-sqlite.ts does the copy). A
 // target that already holds rows is refused unless --replace says to empty it: the copy keeps
 // the file's ids, which rows already there could collide with or be mixed up with.
 import { InvalidArgumentError, type Command } from 'commander';
-import type { CopyReport } from '../../postgres/copy-sqlite.ts';
+import type { CopyReport } from '../../storage/copy-sqlite.ts';
 import { count, emit } from '../output.ts';
 import { integer } from '../parse.ts';
 import type { GlobalOptions } from '../runtime.ts';
@@ -73,7 +73,7 @@ export function registerMigrateCommand(program: Command, globals: () => GlobalOp
     .action(async (opts: { from: string; to: string; dryRun?: boolean; replace?: boolean; batch?: number }) => {
       const options = globals();
       const [{ copySqliteToPostgres }, bar] = await Promise.all([
-        import('../../postgres/copy-sqlite.ts'),
+        import('../../storage/copy-sqlite.ts'),
         progressBar(Boolean(options.json)),
       ]);
       let report: CopyReport;

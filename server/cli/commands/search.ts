@@ -1,7 +1,7 @@
 // search: hybrid retrieval over facts, reflections and turns.
+import { SEARCH_KINDS } from '../../services/kernel.ts';
 import { Option, type Command } from 'commander';
 import { MEMORY_STATUSES } from '../../../drizzle/vocabulary.ts';
-import { SEARCH_KINDS } from '../../core/vocabulary.ts';
 import { withBackend } from '../backend.ts';
 import { emit, fixed, table } from '../output.ts';
 import { integer, list, listOf, time, upper } from '../parse.ts';

@@ -20,7 +20,7 @@ export function registerServeCommand(program: Command, globals: () => GlobalOpti
       // Loaded here only: the HTTP stack is the heaviest part and no other command needs it.
       const [{ serve }, { chooseStore, describeStore }] = await Promise.all([
         import('../../http/serve.ts'),
-        import('../../postgres/configured-store.ts'),
+        import('../../storage/configured-store.ts'),
       ]);
       const database = chooseStore({ db: options.db });
       const { url } = await serve({

@@ -1,9 +1,9 @@
 // A session's extractive digest: one line per exchange, the user's request or decision and the
 // first thing the answer said, in order. Lines are drawn from the turns when they are read, not
 // stored: they follow every new turn of the session, and a forgotten turn takes its line along.
-import { DEFAULT_SPACE, spaceClause, type Space } from '../space.ts';
-import type { SqlParam, Store } from '../store.ts';
-import type { TurnRow } from '../turns.ts';
+import { DEFAULT_SPACE, spaceClause, type Space } from '../kernel/space.ts';
+import type { SqlParam, Store } from '../kernel/store.ts';
+import type { TurnRow } from '../turns/turns.ts';
 import { answerGist, requestGist } from './gist.ts';
 
 export type DigestLine = {

@@ -3,9 +3,9 @@
 // when a turn of the session is forgotten (it may repeat what was forgotten).
 import { and, eq, inArray } from 'drizzle-orm';
 import { sessionDigests } from '../../../drizzle/schema.ts';
-import { enqueueJob, JobType } from '../jobs.ts';
-import { visibleIn, type Space } from '../space.ts';
-import type { Store } from '../store.ts';
+import { enqueueJob, JobType } from '../jobs/jobs.ts';
+import { visibleIn, type Space } from '../kernel/space.ts';
+import type { Store } from '../kernel/store.ts';
 
 export type SessionSummary = typeof sessionDigests.$inferSelect;
 

@@ -1,14 +1,14 @@
 // Turning a stored turn into memories with the heuristic extractor, and applying the actions
 // an LLM proposed for it. Both run inside a write transaction.
 import { z } from 'zod';
-import { getMemory, reinforce } from '../memories.ts';
-import { spaceOfRow, visibleIn, type Space } from '../space.ts';
-import type { Store } from '../store.ts';
-import type { TurnRow } from '../turns.ts';
-import { entityKey, EntityType } from '../ner/types.ts';
-import { describeEntity, linkEntities } from '../entities.ts';
-import { mentionsOf } from '../turn-dates.ts';
-import { normalizeText } from '../text.ts';
+import { getMemory, reinforce } from '../memory/memories.ts';
+import { spaceOfRow, visibleIn, type Space } from '../kernel/space.ts';
+import type { Store } from '../kernel/store.ts';
+import type { TurnRow } from '../turns/turns.ts';
+import { entityKey, EntityType } from '../entities/types.ts';
+import { describeEntity, linkEntities } from '../entities/entities.ts';
+import { mentionsOf } from '../turns/turn-dates.ts';
+import { normalizeText } from '../text/text.ts';
 import { extractAssistantFacts, extractFacts, type FactCandidate, type RelatedEntity } from './heuristics.ts';
 import { proseOf } from './fact-filter.ts';
 import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
@@ -55,19 +55,28 @@ async function withoutPasted(store: Store, turn: TurnRow, facts: FactCandidate[]
 export async function extractHeuristically(store: Store, turn: TurnRow): Promise<Extracted[]> {
   if (turn.role !== 'user' && turn.role !== 'assistant') return [];
   const subject = subjectOf(turn);
+  const prose = turn.role === 'user' ? proseOf(turn.text) : '';
   const read =
     turn.role === 'assistant'
       ? await assistantFacts(store, turn)
-      : extractFacts(turn.text, subject, turn.at, { mentions: mentionsOf(store, turn) });
+      : extractFacts(turn.text, subject, turn.at, { mentions: mentionsOf(store, turn), prose });
   const all = await withoutPasted(store, turn, read);
   // Standing memory (the user's own turns only) before the fact rules' output is saved: a fact said
   // by a clause that is already an instruction, preference or profile fact is that one, not a second
   // memory. The fact rules say a name, a home, a job or a diet best (dates, exclusivity, health tags): those stay theirs.
   const profiled = all.filter((f) => f.subject === subject && standingKindOfSlot(f.slot) === 'profile');
-  const standing = (turn.role === 'user' ? recogniseStanding(proseOf(turn.text), subject) : []).filter(
+  const recognised = (turn.role === 'user' ? recogniseStanding(prose, subject) : []).filter(
     (s) => s.kind !== 'profile' || !profiled.some((f) => saidAsStanding(f, [s])),
   );
-  const facts = all.filter((f) => !saidAsStanding(f, standing));
+  // "I have a cat named Luna": the profile fact "has a cat" and the fact that says more are one
+  // memory, the fuller one, of the standing kind.
+  const fuller = new Map<FactCandidate, StandingCandidate>();
+  const standing = recognised.filter((s) => {
+    const fact = s.kind === 'instruction' ? undefined : all.find((f) => f.subject === subject && saysMore(f, s));
+    if (fact) fuller.set(fact, s);
+    return !fact;
+  });
+  const facts = all.filter((f) => fuller.has(f) || !saidAsStanding(f, standing));
   const candidates = facts.map((f) => ({
     content: f.content,
     tags: f.tags,
@@ -83,10 +92,11 @@ export async function extractHeuristically(store: Store, turn: TurnRow): Promise
   const space = spaceOfRow(turn);
   // A fact of a profile or preference slot ("lives in", "likes") is standing memory too.
   // Only the speaker's own: "my sister lives in Porto" is a fact about the sister, not the user's profile.
-  const byKind = candidates.map((c) => ({
+  const byKind = candidates.map((c, i) => ({
     ...c,
     kind:
-      turn.role === 'user' && c.fact.subject === subject ? (standingKindOfSlot(c.fact.slot) ?? undefined) : undefined,
+      fuller.get(facts[i]!)?.kind ??
+      (turn.role === 'user' && c.fact.subject === subject ? (standingKindOfSlot(c.fact.slot) ?? undefined) : undefined),
   }));
   const extracted = await saveStanding(
     store,
@@ -108,6 +118,22 @@ export async function extractHeuristically(store: Store, turn: TurnRow): Promise
   const related = facts.flatMap((f) => f.related ?? []);
   if (related.length > 0 && store.config.ner.enabled) await linkRelated(store, space, turn, related, extracted);
   return extracted;
+}
+
+const wordsOf = (text: string) =>
+  new Set(
+    normalizeText(text)
+      .split(' ')
+      .filter((w) => w.length > 2),
+  );
+
+/** Whether a heuristic fact holds every word of a standing candidate of the same turn, and more. */
+function saysMore(fact: { content: string }, standing: StandingCandidate): boolean {
+  const theirs = wordsOf(standing.content);
+  const mine = wordsOf(fact.content);
+  if (theirs.size === 0 || mine.size <= theirs.size) return false;
+  for (const w of theirs) if (!mine.has(w)) return false;
+  return true;
 }
 
 /** Whether a heuristic fact says what a standing candidate of the same turn says already (same slot, or mostly its words). */

@@ -51,7 +51,7 @@ export function lastingStatement(clause: string, contentWords: number): boolean 
 
 /** Lines the service writes into a context block: its headings, fact lines and dated excerpts. */
 const PRODUCED_LINE =
-  /^\s*(?:#{1,4}\s+(?:Facts|Conversation excerpts|Weekly insight|Standing instructions|Instructions|Preferences|Profile|Timeline|Session digests?|Digests?|Memories|Relevant memories|Context)\b.*|[-*]\s+.+\((?:stated|told|said) \d{4}-\d{2}-\d{2}[^)]*\)\s*|\[\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?\]\s+[^:\n]{1,60}:.*|Weekly reflection \d{4}-\d{2}-\d{2}\b.*|-\s+[^:\n]{1,40} \(\d+\): .*|-\s+".*" replaced ".*")$/i;
+  /^\s*(?:#{1,4}\s+(?:Facts|Conversation excerpts|Weekly insight|Standing instructions|About the user|Instructions|Preferences|Profile|Timeline|Session digests?|Digests?|Memories|Relevant memories|Context)\b.*|[-*]\s+.+\((?:pinned, )?(?:stated|told|said) \d{4}-\d{2}-\d{2}[^)]*\)\s*|-\s+\(\d+ more [^)]* not shown\)\s*|\[\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?\]\s+[^:\n]{1,60}:.*|Weekly reflection \d{4}-\d{2}-\d{2}\b.*|-\s+[^:\n]{1,40} \(\d+\): .*|-\s+".*" replaced ".*")$/i;
 
 /** Code and what looks like it: fenced blocks, and lines of symbols, keywords and indentation. */
 const FENCE = /^\s*(?:```|~~~)/;
@@ -79,6 +79,12 @@ export function proseOf(text: string): string {
   }
   return kept.join('\n');
 }
+
+/** A claim whose object is a word pointing back ("wants to make that happen", "couldn't have done it without them"): nothing on its own. */
+export const endsPointingBack = (sentence: string) =>
+  /\b(?:it|that|this|them|those|these|there|one)(?:\s+(?:too|again|happen|out|up|on|off|all|through))?\s*$/i.test(
+    sentence,
+  );
 
 /** A clause in no script the rules read (Hebrew, Chinese, only emoji or symbols): no English fact in it. */
 export const hasLatinWords = (clause: string) => /[A-Za-z]/.test(clause);

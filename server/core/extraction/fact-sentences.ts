@@ -2,9 +2,9 @@
 // words turned to sentences about the subject ("I love hiking" -> "Alex loves hiking"), with verb
 // forms for a singular, plural or first-person subject. The rules (heuristics.ts, health-rules.ts,
 // relatives.ts) build their facts' sentences with these.
-import { isStopword } from '../search/query.ts';
-import { normalizeText } from '../text.ts';
-import { TIME_WORDS } from './time-phrases.ts';
+import { isStopword } from '../text/query.ts';
+import { normalizeText } from '../text/text.ts';
+import { TIME_WORDS } from '../text/time-phrases.ts';
 
 export const IRREGULAR_PAST = new Set(
   'went saw made got took gave had did ran read met won lost bought brought built began wrote drew found felt left kept taught thought heard held sold sent spent told understood became came caught chose drove ate fell flew forgot grew hung knew led paid put rode rang rose sang sat slept spoke stood swam threw wore'.split(
@@ -127,6 +127,10 @@ export function pluralVerb(content: string, subject: string): string {
   return subject + rest;
 }
 
+/** Intensifiers that add no fact: "Caroline is really lucky" says what "Caroline is lucky" says. */
+const FILLER = /\b(?:really|super|totally|actually|literally|honestly|basically|kinda|truly|genuinely)\s+(?=\w)/gi;
+export const withoutFiller = (text: string) => text.replace(FILLER, '');
+
 /** A value ends where a new clause starts; keep it short enough to be one fact. */
 export function cleanValue(raw: string): string {
   const cut = raw
@@ -170,7 +174,7 @@ const COMMON_OPENERS = new Set(
 
 /** A subordinate clause before the main one: "since they last talked, Alex has had news". */
 const LEADING_CLAUSE =
-  /^((?:since|when|after|before|because|while|once|now that|ever since|last \w+|this \w+|on \w+ \w+ \d{4})\b[^,]*),\s+(.+)$/i;
+  /^((?:since|when|after|before|because|while|once|now that|ever since|lately|recently|currently|nowadays|these days|last \w+|this \w+|on \w+ \w+ \d{4})\b[^,]*),\s+(.+)$/i;
 
 /**
  * A first-person statement as a sentence about the subject: "we"/"our" become "they"/"their", a

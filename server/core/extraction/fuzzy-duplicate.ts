@@ -2,15 +2,15 @@
 // (Jaccard >= extractor.dedupe_threshold), found among the newest facts sharing a probe of its
 // words. The candidates' read is a statement of its own (findFuzzyDuplicate), or a part of the
 // new fact's other reads (memories.ts's slotFactsAndDuplicate), one round trip on a server.
-import { writableClause, writableSql, type Space } from '../space.ts';
-import type { SqlParam, Store } from '../store.ts';
-import { getMemory, type MemoryRow } from '../memories.ts';
-import { hasApostrophe, indexTokens, normalizeText, tokens } from '../text.ts';
-import { isStopword } from '../search/query.ts';
-import { textIndexOf } from '../search/text-index.ts';
-import type { TextIndex } from '../search/text-index-types.ts';
-import { TINY_USER_ROWS } from '../search/bm25.ts';
-import { tableRows } from '../search/term-stats.ts';
+import { writableClause, writableSql, type Space } from '../kernel/space.ts';
+import type { SqlParam, Store } from '../kernel/store.ts';
+import { getMemory, type MemoryRow } from '../memory/memories.ts';
+import { hasApostrophe, indexTokens, normalizeText, tokens } from '../text/text.ts';
+import { isStopword } from '../text/query.ts';
+import { textIndexOf } from '../text-index/text-index.ts';
+import type { TextIndex } from '../text-index/text-index-types.ts';
+import { TINY_USER_ROWS } from '../text-index/bm25.ts';
+import { tableRows } from '../text-index/term-stats.ts';
 
 const FUZZY_CANDIDATES = 20;
 /**

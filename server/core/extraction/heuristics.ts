@@ -3,7 +3,7 @@
 // The rules run in order, the first match wins: health and diet first (health-rules.ts), then
 // these; a clause about a relative is read by relatives.ts with the same rules, and every fact is
 // said as fact-sentences.ts words it.
-import { DAY_MS } from '../clock.ts';
+import { DAY_MS } from '../kernel/clock.ts';
 import {
   capitalised,
   clauses,
@@ -15,12 +15,13 @@ import {
   sentenceAbout,
   slotKey,
   thirdPerson,
+  withoutFiller,
 } from './fact-sentences.ts';
-import { hasLatinWords, lastingStatement, notAClaim, proseOf } from './fact-filter.ts';
+import { endsPointingBack, hasLatinWords, lastingStatement, notAClaim, proseOf } from './fact-filter.ts';
 import { HEALTH_RULES, HEALTH_WORDS } from './health-rules.ts';
 import { relatedIn, relativeFacts, type RelatedEntity } from './relatives.ts';
 import type { Built, Match, Rule } from './rule.ts';
-import { resolveTimeMentions, withAbsoluteDates, type TimeMention } from './time-phrases.ts';
+import { resolveTimeMentions, withAbsoluteDates, type TimeMention } from '../text/time-phrases.ts';
 import { readAssistantTurn } from './assistant-turns.ts';
 
 export type { RelatedEntity };
@@ -337,7 +338,7 @@ const RULES: Rule[] = [
         polarity: 1,
         exclusive: false,
         rule: 'preference.like',
-        content: (s) => `${s} likes ${thirdPerson(value, s)}`,
+        content: (s) => `${s} ${likeVerb(m[1]!)} ${thirdPerson(value, s)}`,
         tags: ['preference'],
       };
     },
@@ -520,6 +521,12 @@ const RULES: Rule[] = [
   },
 ];
 
+/** The speaker's own verb of liking, said of the subject: "love" -> "loves", "into" -> "is into" (one slot for all). */
+function likeVerb(said: string): string {
+  const verb = said.toLowerCase();
+  return /^(?:like|love|enjoy|adore)$/.test(verb) ? `${verb}s` : LIKE_VERBS.test(verb) ? verb : `is ${verb}`;
+}
+
 /** Tasks of the moment, not of the project: understanding, deciding, fixing this one thing. */
 const MOMENTARY_TASK =
   /^(?:figure out|get|make sure|ensure|see|find|fix|debug|solve|work out|wrap|do|think|remember|recall|wrap my head)\b/i;
@@ -596,6 +603,8 @@ export type ExtractOptions = {
   zone?: string;
   /** Statements kept whole when no rule reads them (the fallback); off for words restated by the assistant. */
   statements?: boolean;
+  /** The turn's prose (proseOf), when the caller has read it already: one read per turn on the hot path. */
+  prose?: string;
 };
 
 /**
@@ -614,7 +623,7 @@ export function extractFacts(
   const firstOf = new Map<string, TimeMention>();
   for (const m of mentions) if (!firstOf.has(m.phrase)) firstOf.set(m.phrase, m);
   const phrases = [...firstOf.values()];
-  for (const raw of clauses(proseOf(text))) {
+  for (const raw of clauses(options.prose ?? proseOf(text))) {
     if (SKIP_CLAUSE.test(raw) || !hasLatinWords(raw)) continue;
     const clause = impliedSpeaker(
       raw
@@ -633,7 +642,8 @@ export function extractFacts(
       .sort((a, b) => raw.indexOf(a.phrase) - raw.indexOf(b.phrase));
     const eventAt = at === undefined || dated.length === 0 ? undefined : at + dated[0]!.offsetDays * DAY_MS;
     for (const b of built) {
-      const said = b.content(b.subject).replace(/\s+/g, ' ').trim();
+      const said = withoutFiller(b.content(b.subject)).replace(/\s+/g, ' ').trim();
+      if (endsPointingBack(said)) continue;
       let content = withAbsoluteDates(said, dated);
       // A date the rule cut from the value ("I moved to Lisbon, last month") still goes with the fact.
       const first = dated[0];

@@ -14,13 +14,13 @@ import {
   type MemoryCandidate,
   type MemoryRow,
   type MemorySource,
-} from '../memories.ts';
-import { writableClause, writableSql, type Space } from '../space.ts';
-import { NEW_ROWS, noted, prepared, type Store } from '../store.ts';
-import { indexTokens, normalizeText } from '../text.ts';
-import { textIndexOf } from '../search/text-index.ts';
+} from '../memory/memories.ts';
+import { writableClause, writableSql, type Space } from '../kernel/space.ts';
+import { NEW_ROWS, noted, prepared, type Store } from '../kernel/store.ts';
+import { indexTokens, normalizeText } from '../text/text.ts';
+import { textIndexOf } from '../text-index/text-index.ts';
 import { closestOf, datesIn, findFuzzyDuplicate, fuzzyProbe, type FuzzyProbe } from './fuzzy-duplicate.ts';
-import { withPiiTag } from './pii.ts';
+import { withPiiTag } from '../text/pii.ts';
 
 /** `unchanged`: the fact was already known from this very turn (consolidation re-reading it). */
 export const EXTRACTED_ACTIONS = ['created', 'merged', 'superseded', 'archived', 'unchanged'] as const;

@@ -4,11 +4,11 @@
 // versions" supersedes "always include version numbers when I ask about libraries".
 import type { MemoryKind } from '../../../drizzle/schema.ts';
 import { STANDING_KINDS } from '../../../drizzle/vocabulary.ts';
-import { getMemory, memoryRows, supersede, type MemoryRow } from '../memories.ts';
-import { writableClause, type Space } from '../space.ts';
-import type { Store } from '../store.ts';
-import { normalizeText } from '../text.ts';
-import type { TurnRow } from '../turns.ts';
+import { getMemory, memoryRows, supersede, type MemoryRow } from '../memory/memories.ts';
+import { writableClause, type Space } from '../kernel/space.ts';
+import type { Store } from '../kernel/store.ts';
+import { normalizeText } from '../text/text.ts';
+import type { TurnRow } from '../turns/turns.ts';
 import { saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
 import { instructionTopic, topicOverlap, type StandingCandidate } from './standing.ts';
 

@@ -3,7 +3,7 @@
 // the user's own sentences (never an assistant's), before any other filtering, so that "always
 // format code with syntax highlighting" is known as an instruction when it is said: no later
 // query needs to share its words. docs/memory-kinds.md says what counts and what does not.
-import { normalizeText } from '../text.ts';
+import { normalizeText } from '../text/text.ts';
 import { slotKey, thirdPerson } from './fact-sentences.ts';
 
 export type StandingKind = 'instruction' | 'preference' | 'profile';

@@ -1,7 +1,7 @@
 // Extraction counters per path (heuristic, LLM, fallback), kept in the meta table so they survive restarts.
 import { eq } from 'drizzle-orm';
 import { meta } from '../../../drizzle/schema.ts';
-import { prepared, type Store } from '../store.ts';
+import { prepared, type Store } from '../kernel/store.ts';
 
 export const EXTRACTION_PATHS = ['heuristic', 'llm', 'hybrid', 'fallback'] as const;
 export type ExtractionPath = (typeof EXTRACTION_PATHS)[number];

@@ -1,8 +1,8 @@
 // The entity signal: entities named in the query, matched by canonical name or alias,
 // give the memories and turns linked to them. Reads the registry tables directly.
-import type { Space } from '../space.ts';
-import type { Store } from '../store.ts';
-import { normalizeText } from '../text.ts';
+import type { Space } from '../kernel/space.ts';
+import type { Store } from '../kernel/store.ts';
+import { normalizeText } from '../text/text.ts';
 import type { Scored } from './lexical.ts';
 
 /** Links read per entity: a very common entity (the user) must not flood the list. */

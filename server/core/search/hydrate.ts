@@ -1,11 +1,11 @@
 // Turns fused keys into hits: reads the rows of the best entries in batches, drops those the
 // filters exclude (signals like entities and vectors do not filter in SQL), and attaches provenance.
-import type { MemoryRow } from '../memories.ts';
-import { visibleIn, type Space } from '../space.ts';
-import type { Store } from '../store.ts';
-import type { TurnRow } from '../turns.ts';
+import type { MemoryRow } from '../memory/memories.ts';
+import { visibleIn, type Space } from '../kernel/space.ts';
+import type { Store } from '../kernel/store.ts';
+import type { TurnRow } from '../turns/turns.ts';
 import type { Fused } from './fuse.ts';
-import { SIGNALS } from '../vocabulary.ts';
+import { SIGNALS } from '../kernel/vocabulary.ts';
 import type { SearchFilter, SearchHit, Signal, SignalRanks } from './types.ts';
 
 /** Rows read per batch after the first, which is twice the limit (filters drop some). */

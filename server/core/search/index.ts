@@ -1,6 +1,6 @@
 // The retrieval core: hybrid search (lexical + structure, memories, entities, vectors) fused by RRF.
 export { search, DEFAULT_TUNING, type SearchOptions, type SearchTuning } from './search.ts';
-export { SEARCH_KINDS, SIGNALS } from '../vocabulary.ts';
+export { SEARCH_KINDS, SIGNALS } from '../kernel/vocabulary.ts';
 export {
   searchSchema,
   type SearchHit,
@@ -20,4 +20,4 @@ export {
   lockedSpec,
   type VectorSpec,
   type VectorState,
-} from './vectors.ts';
+} from '../vectors/vectors.ts';

@@ -1,15 +1,15 @@
 // Lexical candidates: BM25 over turns and memories by the store's text index (text-index.ts:
 // FTS5, Postgres's tsvector, or LIKE when full-text search is off), filtered by the same
 // clauses everywhere. Common terms are left out first (term-stats.ts).
-import { spaceClause, type Space } from '../space.ts';
-import type { Store } from '../store.ts';
-import { params, where, type Clause, type Scored } from './bm25.ts';
-import { selectiveTerms, tableRows } from './term-stats.ts';
-import { textIndexOf } from './text-index.ts';
+import { spaceClause, type Space } from '../kernel/space.ts';
+import type { Store } from '../kernel/store.ts';
+import { params, where, type Clause, type Scored } from '../text-index/bm25.ts';
+import { selectiveTerms, tableRows } from '../text-index/term-stats.ts';
+import { textIndexOf } from '../text-index/text-index.ts';
 import type { SearchFilter } from './types.ts';
 
 export type { Clause, Scored };
-export { ftsOn } from './text-index.ts';
+export { ftsOn } from '../text-index/text-index.ts';
 
 /** Filters on turns aliased `t`, the space's first. */
 export function turnClauses(

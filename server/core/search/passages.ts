@@ -4,7 +4,7 @@
 // favoured for holding every word somewhere nor penalised for its length, and the context quotes
 // that passage instead of the turn's first characters. The turn stays one row: passages are
 // spans of its text, found when a search first reads the turn and kept in memory by turn id.
-import { indexTokens } from '../text.ts';
+import { indexTokens } from '../text/text.ts';
 
 /** A turn up to this many characters is one passage. */
 export const PASSAGE_MIN_CHARS = 800;

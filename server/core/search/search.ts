@@ -3,22 +3,22 @@
 // (k = 60). Vectors of turns, an embedding model's or the local word vectors (semantic.ts), are
 // not a fused list: they are a turn-ranker feature.
 import { STANDING_KINDS } from '../../../drizzle/vocabulary.ts';
-import { parseInput } from '../validation.ts';
-import type { MemoryRow } from '../memories.ts';
-import { visibleIn, type Space } from '../space.ts';
-import type { Store } from '../store.ts';
+import { parseInput } from '../kernel/validation.ts';
+import type { MemoryRow } from '../memory/memories.ts';
+import { visibleIn, type Space } from '../kernel/space.ts';
+import type { Store } from '../kernel/store.ts';
 import { entitiesInQuery, entityLinked } from './entity-signal.ts';
 import { rrf, type RankedList } from './fuse.ts';
 import { lexicalMemories, lexicalTurns, memoryClauses, turnClauses, turnsWhere, type Scored } from './lexical.ts';
-import { analyzeQuery, type AnalyzedQuery } from './query.ts';
-import { normalizeText } from '../text.ts';
+import { analyzeQuery, type AnalyzedQuery } from '../text/query.ts';
+import { normalizeText } from '../text/text.ts';
 import { speakerLookup } from './speakers.ts';
 import { DEFAULT_TURN_TUNING, rankTurns, type TurnTuning } from './turn-ranker.ts';
 import type { Passage } from './passages.ts';
 import { DATE_SLACK_MS } from './turn-features.ts';
-import { SIGNALS } from '../vocabulary.ts';
-import { datesOfTurns, turnsDatedIn } from '../turn-dates.ts';
-import { DAY_MS } from '../clock.ts';
+import { SIGNALS } from '../kernel/vocabulary.ts';
+import { datesOfTurns, turnsDatedIn } from '../turns/turn-dates.ts';
+import { DAY_MS } from '../kernel/clock.ts';
 import {
   searchSchema,
   type SearchFilter,
@@ -28,9 +28,9 @@ import {
   type Signal,
   type SignalRanks,
 } from './types.ts';
-import { knnIds, vectorsReady } from './vectors.ts';
+import { knnIds, vectorsReady } from '../vectors/vectors.ts';
 import { hydrate, SOURCES } from './hydrate.ts';
-import { semanticSignal, vectorSignal } from './semantic.ts';
+import { semanticSignal, vectorSignal } from '../vectors/semantic.ts';
 
 export type SearchTuning = {
   turns: TurnTuning;
@@ -186,17 +186,15 @@ export async function search(
       ranked,
       features,
       passages: found,
-    } = await rankTurns(
-      store,
-      space,
+    } = await rankTurns(store, space, {
       query,
       candidates,
-      tuning.turns,
-      turnFilter(space, filter),
+      tuning: tuning.turns,
+      allowed: turnFilter(space, filter),
       pinned,
       signals,
       semantic,
-    );
+    });
     for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
     passages = found;
     if (on('lexical'))

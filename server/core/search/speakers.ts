@@ -1,9 +1,9 @@
 // The speakers seen in each user's turns (turns.name), so a query can be recognised as being
 // about one. Kept per store and topped up incrementally from the turns added since the last look
 // (a range of ids: cheap), so a search costs one max(id) lookup rather than a scan of every turn.
-import type { Space } from '../space.ts';
-import type { Store } from '../store.ts';
-import { normalizeText } from '../text.ts';
+import type { Space } from '../kernel/space.ts';
+import type { Store } from '../kernel/store.ts';
+import { normalizeText } from '../text/text.ts';
 
 type SpeakerCache = { maxId: number; byUser: Map<string, Map<string, string>> };
 const caches = new WeakMap<Store, SpeakerCache>();

@@ -3,8 +3,7 @@
 // how well the words match (BM25, the share of the query's weight covered, adjacent word pairs),
 // whether the neighbours match (an answer follows the question that named the topic), who
 // speaks, and whether the turn says what the question asks for (a time, a number, a name).
-import { stemmer } from 'stemmer';
-import { indexTokens } from '../text.ts';
+import { cachedStems, stem, type WordCache } from '../text/stems.ts';
 import {
   bestPassage,
   cachedPassages,
@@ -13,7 +12,7 @@ import {
   type PassageCache,
   type Passage,
 } from './passages.ts';
-import type { AnalyzedQuery } from './query.ts';
+import type { AnalyzedQuery } from '../text/query.ts';
 
 export const TURN_FEATURES = [
   'bm25',
@@ -93,45 +92,6 @@ const WANTS_NUMBER = /\bhow (?:many|much|long|old)\b/i;
 const WANTS_NAME = /^\s*(?:who|where|which)\b|\bwhat (?:city|country|place|state|book|movie|game|band|name)/i;
 /** A capitalised word after a space: a name, a place, a title. */
 const NAMED = /\s\p{Lu}\p{Ll}+/u;
-
-const NON_ASCII = /[^\x00-\x7f]/;
-/** A word without its diacritics (café -> cafe), as FTS5's remove_diacritics stores it. */
-const folded = (word: string) => (NON_ASCII.test(word) ? word.normalize('NFD').replace(/\p{M}+/gu, '') : word);
-
-// Porter stems of the folded words, as the FTS5 index stores them. Words repeat across turns, so
-// stems are memoised.
-const STEMS = new Map<string, string>();
-export function stem(word: string): string {
-  let out = STEMS.get(word);
-  if (out === undefined) {
-    if (STEMS.size > 50_000) STEMS.clear();
-    STEMS.set(word, (out = stemmer(folded(word))));
-  }
-  return out;
-}
-/**
- * Porter stems of the words of rows already seen, by row id (row text never changes; checked
- * anyway): every query's scoring reads them, so each row is tokenised and stemmed once.
- */
-export type WordCache = Map<number, { text: string; stems: string[] }>;
-
-const wordCaches = new WeakMap<object, Record<'turns' | 'memories', WordCache>>();
-/** A store's cache of stemmed words per row of `table` (the ranker's and the small-user scorer's). */
-export function wordCache(store: object, table: 'turns' | 'memories' = 'turns'): WordCache {
-  let caches = wordCaches.get(store);
-  if (!caches) wordCaches.set(store, (caches = { turns: new Map(), memories: new Map() }));
-  return caches[table];
-}
-const CACHE_LIMIT = 20_000;
-
-export function cachedStems(cache: WordCache, id: number, text: string): string[] {
-  const hit = cache.get(id);
-  if (hit && hit.text === text) return hit.stems;
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  const stems = indexTokens(text).map(stem);
-  cache.set(id, { text, stems });
-  return stems;
-}
 
 export type QueryModel = { terms: string[]; idf: number[]; pairs: Set<string>; query: AnalyzedQuery };
 

@@ -3,25 +3,24 @@
 // a user's chats with an assistant) were fitted on LoCoMo and BEAM conversations by coordinate ascent
 // on evidence recall, and checked by leaving each conversation out in turn: `npm run bench:fit`
 // refits them and prints both, so a change here is a measured one.
-import type { Space } from '../space.ts';
-import { datesOfTurns } from '../turn-dates.ts';
-import type { Store } from '../store.ts';
-import type { AnalyzedQuery } from './query.ts';
+import type { Space } from '../kernel/space.ts';
+import { datesOfTurns } from '../turns/turn-dates.ts';
+import type { Store } from '../kernel/store.ts';
+import type { AnalyzedQuery } from '../text/query.ts';
 import type { Scored } from './lexical.ts';
-import type { SemanticSignal } from './semantic.ts';
-import { documentFrequency, tableRows } from './term-stats.ts';
+import type { SemanticSignal } from '../vectors/semantic.ts';
+import { documentFrequency, tableRows } from '../text-index/term-stats.ts';
 import { passageCache, type Passage } from './passages.ts';
-import { textIndexOf } from './text-index.ts';
+import { textIndexOf } from '../text-index/text-index.ts';
 import {
   queryModel,
-  stem,
   TURN_FEATURES,
   turnFeatures,
-  wordCache,
   type FeatureTurn,
   type SignalScores,
   type TurnFeature,
 } from './turn-features.ts';
+import { stem, wordCache } from '../text/stems.ts';
 
 export type TurnInfo = {
   id: number;
@@ -197,23 +196,30 @@ async function idfFor(store: Store, space: Space, query: AnalyzedQuery): Promise
   return (term) => idf.get(term)!;
 }
 
+export type RankTurnsInput = {
+  query: AnalyzedQuery;
+  /** BM25 candidates, best first. */
+  candidates: Scored[];
+  tuning: TurnTuning;
+  /** Filters the neighbours pulled in (they did not pass the SQL filters). */
+  allowed: (turn: TurnInfo) => boolean;
+  /** Scored in full whatever their rank (the matches on a date the query names, the nearest by word vector). */
+  pinned?: number[];
+  signals?: SignalScores;
+  semantic?: SemanticSignal | null;
+};
+
 /**
- * Ranks turns from BM25 candidates (best first). `pinned` candidates are scored in full whatever
- * their rank (the matches on a date the query names, the nearest by word vector). `allowed`
- * filters the neighbours pulled in (they did not pass the SQL filters). Also returns every
- * feature vector, for fitting and explain.
+ * Ranks turns from BM25 candidates (best first). Also returns every feature vector, for fitting
+ * and explain.
  */
 export async function rankTurns(
   store: Store,
   space: Space,
-  query: AnalyzedQuery,
-  candidates: Scored[],
-  tuning: TurnTuning,
-  allowed: (turn: TurnInfo) => boolean,
-  pinned: number[] = [],
-  signals: SignalScores = { memory: new Map(), entity: new Map() },
-  semantic: SemanticSignal | null = null,
+  input: RankTurnsInput,
 ): Promise<{ ranked: Scored[]; features: Map<number, number[]>; passages: Map<number, Passage> }> {
+  const { query, candidates, tuning, allowed, pinned = [], semantic = null } = input;
+  const signals = input.signals ?? { memory: new Map(), entity: new Map() };
   const passages = new Map<number, Passage>();
   // No word matches, but turns on the date the query names: those are still scored.
   if (candidates.length === 0 && pinned.length === 0) return { ranked: [], features: new Map(), passages };

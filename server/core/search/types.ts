@@ -2,10 +2,10 @@
 // a hit is a fact, reflection or turn, with its fused score and its rank in every signal.
 import { z } from 'zod';
 import { MEMORY_STATUSES } from '../../../drizzle/vocabulary.ts';
-import { SEARCH_KINDS, type SIGNALS } from '../vocabulary.ts';
-import type { MemoryRow } from '../memories.ts';
-import type { TurnRow } from '../turns.ts';
-import { tagsSchema } from '../validation.ts';
+import { SEARCH_KINDS, type SIGNALS } from '../kernel/vocabulary.ts';
+import type { MemoryRow } from '../memory/memories.ts';
+import type { TurnRow } from '../turns/turns.ts';
+import { tagsSchema } from '../kernel/validation.ts';
 
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 

@@ -1,0 +1,272 @@
+// The handle every domain function takes first: the storage port with its config and clock.
+// The domain reaches the database only through it (docs/architecture.md#store-port), and only asynchronously, so a
+// networked database (Postgres) fits behind it as well as the embedded SQLite file.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import type * as tables from '../../../drizzle/schema.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+
+/** Drizzle's query builder over the port (`query-builder.ts`): `await store.db.select()…`. */
+export type Db = BaseSQLiteDatabase<'async', { changes: number }, typeof tables>;
+
+export type SqlParam = string | number | bigint | null | Uint8Array;
+
+/**
+ * The storage port: plain SQL in the dialect both backends share (positional `?` parameters,
+ * `on conflict`, `returning`), run where the store keeps its data. Queries inside `write()`
+ * run in its transaction wherever they are issued from.
+ */
+export interface Sql {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Rows as objects keyed by column name. */
+  all<T = Record<string, unknown>>(text: string, params?: readonly SqlParam[]): Promise<T[]>;
+  get<T = Record<string, unknown>>(text: string, params?: readonly SqlParam[]): Promise<T | undefined>;
+  /** Rows as arrays in select order (for `rowCodec` decoding). */
+  values(text: string, params?: readonly SqlParam[]): Promise<unknown[][]>;
+  /** The first row as an array, without reading the rest. */
+  row(text: string, params?: readonly SqlParam[]): Promise<unknown[] | undefined>;
+  /** The first column of the first row. */
+  pluck<T = unknown>(text: string, params?: readonly SqlParam[]): Promise<T | undefined>;
+  run(text: string, params?: readonly SqlParam[]): Promise<{ changes: number }>;
+  /**
+   * A write that nothing later in its transaction reads back (a counter growing): inside a
+   * transaction on a server it travels with the COMMIT (a round trip saved) and fails with it;
+   * elsewhere it runs at once.
+   */
+  runAtCommit(text: string, params?: readonly SqlParam[]): Promise<void>;
+  /** Runs `fn` in one transaction that holds the write lock from its start. */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * A write that gives up instead of waiting when another process holds the write lock
+   * (bookkeeping such as access counts): `undefined` when it gave up.
+   */
+  writeIfFree<T>(fn: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Rewrites the storage so deleted rows leave nothing behind (their text in free pages or in
+   * full-text index segments), outside any transaction. Slow: on demand only (forgetUser).
+   */
+  compact(): Promise<void>;
+  /** Moves when another connection commits (caches keyed on it see those writes). */
+  dataVersion(): Promise<number>;
+  /** Where the data lives, safe to print: a file path (`:memory:`), or a server's host, port and database (never its password). */
+  readonly location: string;
+  /** The backend's own read-only consistency check (doctor): what it ran, and the problems found (none: ok). */
+  check(): Promise<{ method: string; problems: string[] }>;
+  /** Merges the full-text indexes' pending entries (nightly maintenance): which indexes, and the wall time in ms. */
+  optimize(): Promise<{ indexes: string[]; ms: number }>;
+  readonly open: boolean;
+  close(): Promise<void>;
+  /**
+   * Runs `fn` unless the task `name` runs elsewhere now, then gives up with `undefined`: a
+   * scheduled task runs once across the nodes sharing a database (Postgres: a session advisory
+   * lock per name; SQLite: one server per file, so only this process's own runs count).
+   */
+  exclusively<T>(name: string, fn: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Tells the other nodes on this database about events, from inside the transaction under way
+   * (they hear them when it commits, never if it rolls back), or at once outside one. Absent
+   * where no other node can exist (SQLite: one server per file).
+   */
+  announce?(events: readonly ChangeEvent[]): Promise<void>;
+  /**
+   * A read-only view of the data as it is now, on a connection of its own, for a long read (an
+   * export) that must not see writes halfway nor hold them up: a repeatable-read transaction on a
+   * Postgres server. Absent where the backend has its own way (SQLite: a second connection on the
+   * file, server/storage/sqlite/snapshot.ts) or none (PGlite: one connection).
+   */
+  snapshot?(): Promise<{ sql: Sql; close(): Promise<void> }>;
+  /** Hears the events other nodes announce, until `stop()`; `ready` once listening. Absent with `announce`. */
+  listen?(deliver: (event: ChangeEvent) => void): Hearing;
+}
+
+/** A subscription to other nodes' events (see `Sql.listen`). */
+export type Hearing = { ready: Promise<void>; stop(): Promise<void> };
+
+export type Store = {
+  db: Db;
+  sql: Sql;
+  /** The SQLite connection, for the SQLite-only parts (FTS5 indexes, sqlite-vec, WAL checkpoints). */
+  sqlite: import('better-sqlite3').Database;
+  config: Config;
+  clock: Clock;
+  /** Which optional features are usable: full-text indexes (else LIKE), vector distance functions. */
+  features: { fts: boolean; vec: boolean };
+  listeners: Set<ChangeListener>;
+  /** Objects built once per store (drizzle prepared queries, see `prepared`). */
+  statements: Map<string, unknown>;
+};
+
+/**
+ * A change that committed. Published after the transaction, never for a rolled-back one. Each
+ * names the user whose data changed, so a subscriber hears only its own space.
+ */
+export type ChangeEvent = (
+  | {
+      type: 'memory';
+      action: string;
+      memoryId: number;
+      at: number;
+      detail: Record<string, unknown>;
+      /** The row as it was, for a `deleted` event (the row itself is gone). Never stored. */
+      snapshot?: typeof tables.memories.$inferSelect;
+    }
+  | { type: 'turn'; turnId: number; sessionId: string; at: number }
+  | { type: 'job'; jobId: number; jobType?: string; status: string; at: number }
+  /** An entity was created, renamed or given an alias (updated), linked to a turn or memory, or deleted. */
+  | {
+      type: 'entity';
+      action: 'created' | 'updated' | 'linked' | 'deleted';
+      entityId: number;
+      at: number;
+      turnId?: number;
+      memoryId?: number;
+    }
+  | {
+      type: 'consolidation';
+      sessionId: string;
+      status: 'STARTED' | 'COMPLETED' | 'FAILED';
+      at: number;
+      report?: Record<string, unknown>;
+      reason?: string;
+    }
+  /** A user's data was erased (forgetUser), or an access token was revoked. */
+  | { type: 'user'; action: 'forgotten'; at: number }
+  | { type: 'token'; action: 'created' | 'revoked'; tokenId: number; at: number }
+) & { userId: string; agentId?: string | null };
+
+export type ChangeListener = (event: ChangeEvent) => void;
+
+/**
+ * Builds a statement once per store and reuses it: query building and SQL compilation cost
+ * more than running these small indexed queries, and addTurn runs several of them.
+ */
+export function prepared<T>(store: Store, key: string, build: (db: Db) => T): T {
+  let statement = store.statements.get(key) as T | undefined;
+  if (statement === undefined) {
+    statement = build(store.db);
+    store.statements.set(key, statement);
+  }
+  return statement;
+}
+
+/** The write under way in this async context: its store, the events it will publish, its notes (see `noted`). */
+type WriteScope = { store: Store; events: ChangeEvent[]; notes?: Map<string, Set<string | number>> };
+const scope = new AsyncLocalStorage<WriteScope>();
+
+/** The write transaction this code runs in on `store`, if any (an object stable for its length). */
+export function currentWrite(store: Store): object | undefined {
+  const current = scope.getStore();
+  return current?.store === store ? current : undefined;
+}
+
+/**
+ * What the write under way has noted under `topic` (rows it created, or found present), for
+ * statements it can then skip: `undefined` outside a write. Gone with the transaction, so a
+ * note never outlives what it says (a rollback, another process's delete).
+ */
+export function noted(store: Store, topic: string): Set<string | number> | undefined {
+  const current = scope.getStore();
+  if (current?.store !== store) return undefined;
+  current.notes ??= new Map();
+  let set = current.notes.get(topic);
+  if (!set) current.notes.set(topic, (set = new Set()));
+  return set;
+}
+
+/**
+ * Topics of `noted` for the rows the write under way inserted: nothing outside it can have
+ * extracted from them, linked them or sourced them yet (it holds the write lock).
+ */
+export const NEW_ROWS = { turns: 'new turns', memories: 'new memories' } as const;
+
+/**
+ * Runs `fn` in one transaction holding the write lock from its start (concurrent writers wait
+ * instead of failing midway). Nested calls join the outer transaction. Change events go out
+ * only after commit.
+ */
+export async function write<T>(store: Store, fn: () => Promise<T>): Promise<T> {
+  if (currentWrite(store)) return fn();
+  const events: ChangeEvent[] = [];
+  const result = await store.sql.transaction(() =>
+    scope.run({ store, events }, store.sql.announce ? announcing(store, events, fn) : fn),
+  );
+  for (const event of events) for (const listener of store.listeners) listener(event);
+  return result;
+}
+
+/** `fn`, then its events announced to the other nodes before the commit (so a rollback sends none). */
+const announcing =
+  <T>(store: Store, events: ChangeEvent[], fn: () => Promise<T>) =>
+  async (): Promise<T> => {
+    const result = await fn();
+    if (events.length > 0) await store.sql.announce!(events);
+    return result;
+  };
+
+/**
+ * `write` for bookkeeping that must never wait for the lock (access counts, a token's last
+ * use): gives up at once, returning `undefined`, when another process holds it. Inside a write
+ * it joins it.
+ */
+export async function writeIfFree<T>(store: Store, fn: () => Promise<T>): Promise<T | undefined> {
+  if (currentWrite(store)) return fn();
+  const events: ChangeEvent[] = [];
+  const result = await store.sql.writeIfFree(() =>
+    scope.run({ store, events }, store.sql.announce ? announcing(store, events, fn) : fn),
+  );
+  for (const event of events) for (const listener of store.listeners) listener(event);
+  return result;
+}
+
+export function publish(store: Store, event: ChangeEvent) {
+  const current = scope.getStore();
+  if (current?.store === store) current.events.push(event);
+  else {
+    for (const listener of store.listeners) listener(event);
+    // Outside a transaction (a consolidation starting): announced on its own; one that cannot be
+    // (the database is gone) is lost to the other nodes' live subscribers only, like one they missed.
+    if (store.sql.announce) void store.sql.announce([event]).catch(() => undefined);
+  }
+}
+
+export function onChange(store: Store, listener: ChangeListener): () => void {
+  store.listeners.add(listener);
+  return () => store.listeners.delete(listener);
+}
+
+/** The hearings open per store, shared: each event of another node reaches each listener once. */
+const hearings = new WeakMap<Store, { hearing: Hearing; users: number }>();
+
+/**
+ * Delivers the events other nodes commit on this database to this store's listeners, as its own
+ * are delivered (a server's subscribers, its worker's wake-ups), until `stop()`. Nothing to hear
+ * on SQLite. Calls share one hearing.
+ */
+export function hearOtherNodes(store: Store): Hearing {
+  if (!store.sql.listen) return { ready: Promise.resolve(), stop: async () => undefined };
+  let shared = hearings.get(store);
+  if (!shared) {
+    shared = {
+      hearing: store.sql.listen((event) => {
+        for (const listener of store.listeners) listener(event);
+      }),
+      users: 0,
+    };
+    hearings.set(store, shared);
+  }
+  shared.users++;
+  const { hearing } = shared;
+  let stopped = false;
+  return {
+    ready: hearing.ready,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      if (--shared.users === 0) {
+        hearings.delete(store);
+        await hearing.stop();
+      }
+    },
+  };
+}

@@ -1,8 +1,0 @@
-// Value lists of the API's arguments that the CLI offers as choices: kept free of imports, so
-// `sm` builds its commands without loading zod or drizzle.
-export const SEARCH_KINDS = ['fact', 'reflection', 'instruction', 'preference', 'profile', 'turn'] as const;
-
-/** Every ranked list that can feed the fusion. A hit lists its rank in each (null: not found by it). */
-export const SIGNALS = ['lexical', 'vector', 'entity', 'memory'] as const;
-
-export const MEMORY_SORTS = ['score', 'recent', 'hits'] as const;
