@@ -8,7 +8,7 @@ import { getMemory, type MemoryRow } from '../memory/memories.ts';
 import { hasApostrophe, indexTokens, normalizeText, tokens } from '../text/text.ts';
 import { isStopword } from '../text/query.ts';
 import { textIndexOf } from '../text-index/text-index.ts';
-import type { TextIndex } from '../text-index/text-index-types.ts';
+import type { TextIndex } from '../kernel/store.ts';
 import { TINY_USER_ROWS } from '../text-index/bm25.ts';
 import { tableRows } from '../text-index/term-stats.ts';
 

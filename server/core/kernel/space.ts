@@ -2,7 +2,7 @@
 // that user. The space is resolved once per request (from the token and the arguments) and
 // passed to every domain function right after the store, so a path that forgets it does not compile.
 import { z } from 'zod';
-import type { SqlParam } from './store.ts';
+import type { SqlParam } from './sql-param.ts';
 import { parseInput } from './validation.ts';
 
 export type Space = {

@@ -6,11 +6,13 @@ import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as tables from '../../../drizzle/schema.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { Space } from './space.ts';
+import type { SqlParam } from './sql-param.ts';
 
 /** Drizzle's query builder over the port (`query-builder.ts`): `await store.db.select()…`. */
 export type Db = BaseSQLiteDatabase<'async', { changes: number }, typeof tables>;
 
-export type SqlParam = string | number | bigint | null | Uint8Array;
+export type { SqlParam } from './sql-param.ts';
 
 /**
  * The storage port: plain SQL in the dialect both backends share (positional `?` parameters,
@@ -80,6 +82,59 @@ export interface Sql {
   listen?(deliver: (event: ChangeEvent) => void): Hearing;
 }
 
+/**
+ * What a backend says in its own SQL, handed to the store by whoever opens it (server/storage/):
+ * the domain asks the store for it instead of branching on the backend's name
+ * (docs/architecture.md#store-port).
+ */
+export interface Dialect {
+  /** The same name as `Sql.dialect`. */
+  readonly name: 'sqlite' | 'postgres';
+  /** The backend's full-text index (used while `features.fts` and the config allow it; else LIKE). */
+  readonly textIndex: TextIndex;
+}
+
+// The shape of a full-text index: each backend's (FTS5, tsvector) is in server/storage/, and LIKE
+// is the domain's own (text-index/like-index.ts).
+export type Scored = { id: number; score: number };
+export type Clause = { sql: string; params: SqlParam[] };
+export type TextTable = 'turns' | 'memories';
+
+export interface TextIndex {
+  /** Each kind counts a little differently (tokens, lexemes, substrings): it names their cache. */
+  readonly kind: 'fts5' | 'tsvector' | 'like';
+  /** In how many of the user's rows of `table` the term appears, counted up to COMMON_DF + 1. */
+  count(store: Store, space: Space, table: TextTable, term: string): Promise<number>;
+  /**
+   * The user's rows of `table` that hold any of `terms` and pass `clauses` (the first is the
+   * space's), best first (higher score is better), at most `limit`. `rows`: how many rows the
+   * user has in `table` (tableRows, read once per search).
+   */
+  rank(
+    store: Store,
+    space: Space,
+    table: TextTable,
+    terms: string[],
+    clauses: Clause[],
+    limit: number,
+    rows: number,
+  ): Promise<Scored[]>;
+  /**
+   * A subquery selecting `id`: the user's rows of `table` holding any (or all) of `words`, at
+   * most `limit`, newest first (`best`: FTS5's best ranked, where it ranks). For a statement to
+   * join its own filters to; null when no word can be matched. `limit` is part of the text.
+   */
+  matching(
+    store: Store,
+    space: Space,
+    table: TextTable,
+    words: string[],
+    join: 'any' | 'all',
+    limit: number,
+    order?: 'newest' | 'best',
+  ): Clause | null;
+}
+
 /** A subscription to other nodes' events (see `Sql.listen`). */
 export type Hearing = { ready: Promise<void>; stop(): Promise<void> };
 
@@ -90,6 +145,8 @@ export type Store = {
   sqlite: import('better-sqlite3').Database;
   config: Config;
   clock: Clock;
+  /** The statements only this backend can say (its text index, ...), given by the opener. */
+  dialect: Dialect;
   /** Which optional features are usable: full-text indexes (else LIKE), vector distance functions. */
   features: { fts: boolean; vec: boolean };
   listeners: Set<ChangeListener>;

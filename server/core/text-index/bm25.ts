@@ -6,7 +6,7 @@
 import type { Space } from '../kernel/space.ts';
 import type { Store } from '../kernel/store.ts';
 import { documentFrequency, rememberFrequencies } from './term-stats.ts';
-import type { Clause, Scored, TextIndex, TextTable } from './text-index-types.ts';
+import type { Clause, Scored, TextIndex, TextTable } from '../kernel/store.ts';
 import { cachedStems, stem, wordCache } from '../text/stems.ts';
 
 export type { Clause, Scored, TextTable };

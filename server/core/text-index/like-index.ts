@@ -4,7 +4,7 @@ import type { Store } from '../kernel/store.ts';
 import { escapeLike, hasNonAscii } from '../text/text.ts';
 import { params, SCORED, type Scored } from './bm25.ts';
 import { COMMON_DF } from './term-stats.ts';
-import type { TextIndex } from './text-index-types.ts';
+import type { TextIndex } from '../kernel/store.ts';
 
 /** Words of a query matched at most: each is a LIKE over every candidate row. */
 const MAX_WORDS = 16;

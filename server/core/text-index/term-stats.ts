@@ -5,7 +5,7 @@
 // text-index.ts) is capped and cached per store (frequencies drift slowly).
 import type { Space } from '../kernel/space.ts';
 import type { Store } from '../kernel/store.ts';
-import type { TextIndex, TextTable } from './text-index-types.ts';
+import type { TextIndex, TextTable } from '../kernel/store.ts';
 
 /** A term in more rows than this is "common". Small histories never reach it. */
 export const COMMON_DF = 500;

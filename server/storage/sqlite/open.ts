@@ -16,6 +16,7 @@ import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { configFilePath, outerConfigLayers, rememberConfigSources, resolveStoreConfig } from '../config-layers.ts';
 import { queryBuilder } from '../../core/kernel/query-builder.ts';
 import { sqliteSql } from './sqlite-sql.ts';
+import { SQLITE_DIALECT } from './dialect.ts';
 import { dropSearchViews, ensureSearchIndexes, hasFts5 } from './search-index.ts';
 import { defaultDbPath } from './paths.ts';
 import { SQLITE_MIGRATIONS as MIGRATIONS } from '../migrations.ts';
@@ -144,6 +145,7 @@ export function openReadOnlyStore(options: ReadOnlyOptions): Store {
       sqlite,
       config: options.config,
       clock: options.clock,
+      dialect: SQLITE_DIALECT,
       features: { fts: hasFts5(sqlite), vec },
       listeners: new Set(),
       statements: new Map(),
@@ -181,6 +183,7 @@ export async function openStore(options: OpenOptions = {}): Promise<Store> {
       sqlite,
       config,
       clock: options.clock ?? systemClock,
+      dialect: SQLITE_DIALECT,
       features: { fts, vec },
       listeners: new Set(),
       statements: new Map(),

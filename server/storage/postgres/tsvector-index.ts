@@ -1,10 +1,10 @@
 // Postgres's text index: the stored tsvector columns turns.text_search and
 // memories.content_search (to_tsvector('english', …) under a GIN index, drizzle/pg-schema.ts).
 // A user's candidates are the rows whose vector matches an OR of the terms, filtered by the same
-// clauses as on SQLite, and ranked here by BM25 as FTS5 ranks (bm25.ts), with document
-// frequencies counted per user and cached (term-stats.ts): Postgres's own ts_rank is another
+// clauses as on SQLite, and ranked by the domain's BM25 as FTS5 ranks (core/text-index/bm25.ts),
+// with document frequencies counted per user and cached (core/text-index/term-stats.ts): Postgres's own ts_rank is another
 // formula and knows no document frequency. A user with few rows is read whole, as on SQLite.
-import type { Store } from '../kernel/store.ts';
+import type { Store } from '../../core/kernel/store.ts';
 import {
   everyRow,
   params,
@@ -14,10 +14,10 @@ import {
   type Scored,
   type TextTable,
   type UserRow,
-} from './bm25.ts';
-import { isStopword } from '../text/query.ts';
-import { COMMON_DF, countedRows } from './term-stats.ts';
-import type { TextIndex } from './text-index-types.ts';
+} from '../../core/text-index/bm25.ts';
+import { isStopword } from '../../core/text/query.ts';
+import { COMMON_DF, countedRows } from '../../core/text-index/term-stats.ts';
+import type { TextIndex } from '../../core/kernel/store.ts';
 
 const VECTOR = { turns: 'text_search', memories: 'content_search' } as const;
 

@@ -1,9 +1,9 @@
-// SQLite's text index: FTS5 over turns and memories (server/storage/sqlite/search-index.ts). The MATCH always
+// SQLite's text index: FTS5 over turns and memories (created by search-index.ts). The MATCH always
 // runs alone in a subquery with its own LIMIT, and filters join afterwards: given both in one
 // query, SQLite's planner drives from the filtered table. CROSS JOIN pins that order, else the planner scans the filtered table by its
 // index and probes the FTS results. Terms are quoted: no user text is FTS5 syntax.
-import { scopedMatch, type Space } from '../kernel/space.ts';
-import type { Store } from '../kernel/store.ts';
+import { scopedMatch, type Space } from '../../core/kernel/space.ts';
+import type { Store } from '../../core/kernel/store.ts';
 import {
   everyRow,
   params,
@@ -15,10 +15,10 @@ import {
   type Scored,
   type TextTable,
   type UserRow,
-} from './bm25.ts';
-import { ftsAny, ftsTerms } from '../text/query.ts';
-import { COMMON_DF, maxId, tableRows } from './term-stats.ts';
-import type { TextIndex } from './text-index-types.ts';
+} from '../../core/text-index/bm25.ts';
+import { ftsAny, ftsTerms } from '../../core/text/query.ts';
+import { COMMON_DF, maxId, tableRows } from '../../core/text-index/term-stats.ts';
+import type { TextIndex } from '../../core/kernel/store.ts';
 
 /**
  * How a search reads a table's FTS index for this user. ANDing the user's `space` token keeps

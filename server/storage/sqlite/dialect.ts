@@ -1,0 +1,5 @@
+// What SQLite says in its own SQL, given to every store opened on a SQLite file.
+import type { Dialect } from '../../core/kernel/store.ts';
+import { FTS5_INDEX } from './fts5-index.ts';
+
+export const SQLITE_DIALECT: Dialect = { name: 'sqlite', textIndex: FTS5_INDEX };
