@@ -4,7 +4,6 @@
 // memories come first, then those the query matches, then the newest stated; when some do
 // not fit, the section says how many were left out. The query-ranked list fills the rest.
 import { STANDING_KINDS } from '../../../drizzle/vocabulary.ts';
-import { asksForTimeline } from './timeline.ts';
 import { memoryRows, type MemoryRow } from '../memory/memories.ts';
 import { isStopword } from '../text/query.ts';
 import { DEFAULT_SPACE, spaceClause, type Space } from '../kernel/space.ts';
@@ -34,26 +33,11 @@ export const STANDING_TITLES = { instructions: 'Standing instructions', about: '
 /** How many standing memories a block looks through (pinned first, then the newest stated). */
 const READ_LIMIT = 2_000;
 /** Shares of the budget that standing memories the query does not match may take (within the standing share). */
-export type StandingTuning = {
-  unmatchedInstructions: number;
-  unmatchedAbout: number;
-  /** Share of the budget for matched ones, per section. */
-  matched: number;
-  /** Content words a memory shares with the query to count as matched. */
-  minShared: number;
-  /** For a question that gets a timeline: the standing share, and the about section's shares, are multiplied by these. */
-  onTimeline: number;
-  aboutOnTimeline: number;
-};
+export type StandingTuning = { unmatchedInstructions: number; unmatchedAbout: number };
 
-export const DEFAULT_STANDING_TUNING: StandingTuning = {
-  unmatchedInstructions: 0.1,
-  unmatchedAbout: 0.05,
-  matched: 1,
-  minShared: 1,
-  onTimeline: 1,
-  aboutOnTimeline: 1,
-};
+export const DEFAULT_STANDING_TUNING: StandingTuning = { unmatchedInstructions: 0.1, unmatchedAbout: 0.05 };
+/** Tokens an unmatched section may take whatever the budget: its heading and a line or two. */
+const UNMATCHED_FLOOR = 50;
 
 const STANDING_ROWS = `select ${memoryRows.columns} from memories m
   where ${spaceClause(DEFAULT_SPACE, 'm').sql} and m.status = 'active' and (m.kind in (${STANDING_KINDS.map((k) => `'${k}'`).join(', ')}) or m.pinned = 1)
@@ -108,11 +92,10 @@ export async function standingBlock(
     tokens: 0,
     ids: new Set(),
   };
-  const timeline = asksForTimeline(args.query);
-  const room = Math.floor(args.tokenBudget * args.share * (timeline ? tuning.onTimeline : 1));
-  const aboutScale = timeline ? tuning.aboutOnTimeline : 1;
+  const room = Math.floor(args.tokenBudget * args.share);
+  const unmatchedRoom = (share: number) => Math.max(Math.floor(args.tokenBudget * share), UNMATCHED_FLOOR);
   if (rows.length === 0 || room <= 0) return block;
-  const matchRank = args.query ? matchesOf(rows, args.query, tuning.minShared) : new Map<number, number>();
+  const matchRank = args.query ? matchesOf(rows, args.query) : new Map<number, number>();
   const sources = await sourcesOf(
     store,
     rows.map((m) => m.id),
@@ -167,13 +150,12 @@ export async function standingBlock(
     block.instructions,
     instructions.filter((m) => !m.pinned && matchRank.has(m.id)),
     WHAT.instructions,
-    Math.floor(args.tokenBudget * tuning.matched),
   );
   fill(
     block.instructions,
     instructions.filter((m) => !m.pinned && !matchRank.has(m.id)),
     WHAT.instructions,
-    Math.floor(args.tokenBudget * tuning.unmatchedInstructions),
+    unmatchedRoom(tuning.unmatchedInstructions),
   );
   // What the user prefers or is: what the query matches, then the newest in a smaller part of the
   // room (a chatty user states dozens of likes; most say nothing to this question).
@@ -181,13 +163,12 @@ export async function standingBlock(
     block.about,
     about.filter((m) => !m.pinned && matchRank.has(m.id)),
     WHAT.about,
-    Math.floor(args.tokenBudget * tuning.matched * aboutScale),
   );
   fill(
     block.about,
     about.filter((m) => !m.pinned && !matchRank.has(m.id)),
     WHAT.about,
-    Math.floor(args.tokenBudget * tuning.unmatchedAbout * aboutScale),
+    unmatchedRoom(tuning.unmatchedAbout),
   );
   const write = () => {
     block.markdown = [render(block.instructions, WHAT.instructions), render(block.about, WHAT.about)]
@@ -208,7 +189,7 @@ export async function standingBlock(
   return block;
 }
 
-const WHAT = { instructions: 'standing instructions', about: 'more about the user' } as const;
+const WHAT = { instructions: 'standing instructions', about: 'about the user' } as const;
 const leftOutLine = (n: number, what: string) => `- (${n} more ${what} not shown)`;
 
 function render(section: StandingSection, what: string): string {
@@ -231,14 +212,14 @@ const contentWords = (text: string) =>
  * query, the names of whom it is about left out ("Caroline" in every one of Caroline's), most
  * shared first (1-based ranks).
  */
-function matchesOf(rows: MemoryRow[], query: string, minShared: number): Map<number, number> {
+function matchesOf(rows: MemoryRow[], query: string): Map<number, number> {
   const asked = contentWords(query);
   const scored: { id: number; shared: number }[] = [];
   for (const m of rows) {
     const who = contentWords(`${m.subject ?? ''} user`);
     let shared = 0;
     for (const w of contentWords(m.content)) if (asked.has(w) && !who.has(w)) shared++;
-    if (shared >= minShared) scored.push({ id: m.id, shared });
+    if (shared > 0) scored.push({ id: m.id, shared });
   }
   scored.sort((a, b) => b.shared - a.shared);
   return new Map(scored.map((s, i) => [s.id, i + 1]));
