@@ -5,23 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { BenchConversation, BenchSession } from './bench-conversation.ts';
+import { MONTH_NAMES as MONTHS } from '../server/core/text/time-readings.ts';
 
 type BeamMessage = { role?: unknown; id?: unknown; content?: unknown; time_anchor?: unknown };
-
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
 
 /** "March-15-2024" as UTC epoch ms (09:00, a working morning). */
 export function parseBeamAnchor(text: string): number {

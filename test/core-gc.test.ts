@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { explain } from '../server/core/memory/explain.ts';
 import { runGc } from '../server/core/memory/gc.ts';
 import { claimJobs, completeJob, enqueueJob, failJob, JobType, listJobs } from '../server/core/jobs/jobs.ts';
-import { confirmMemory, getMemory, remember } from '../server/core/memory/memories.ts';
+import { getMemory, remember } from '../server/core/memory/memories.ts';
+import { confirmMemory } from '../server/core/memory/memory-edits.ts';
 import { listMemories } from '../server/core/memory/memory-list.ts';
 import { testStore } from './helpers/store.ts';
 

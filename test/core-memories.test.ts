@@ -10,14 +10,8 @@ import {
 } from '../drizzle/schema.ts';
 import { explain } from '../server/core/memory/explain.ts';
 import { forget } from '../server/core/memory/forget.ts';
-import {
-  confirmMemory,
-  correctMemory,
-  getMemory,
-  linkSource,
-  remember,
-  updateMemory,
-} from '../server/core/memory/memories.ts';
+import { getMemory, linkSource, remember } from '../server/core/memory/memories.ts';
+import { confirmMemory, correctMemory, updateMemory } from '../server/core/memory/memory-edits.ts';
 import { listMemories } from '../server/core/memory/memory-list.ts';
 import { addTurn, shortTermWindow } from '../server/core/turns/turns.ts';
 import { getContext } from '../server/core/context/context.ts';

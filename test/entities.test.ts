@@ -18,7 +18,8 @@ import {
 } from '../server/core/reads/entity-reads.ts';
 import { forget } from '../server/core/memory/forget.ts';
 import { listJobs } from '../server/core/jobs/jobs.ts';
-import { remember, updateMemory } from '../server/core/memory/memories.ts';
+import { remember } from '../server/core/memory/memories.ts';
+import { updateMemory } from '../server/core/memory/memory-edits.ts';
 import { knownNames } from '../server/core/entities/ner/known-entities.ts';
 import { onChange, write } from '../server/core/kernel/store.ts';
 import { addTurn } from '../server/core/turns/turns.ts';

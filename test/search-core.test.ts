@@ -3,7 +3,8 @@
 import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { describe, expect, it } from 'vitest';
 import { SmError } from '../server/core/kernel/errors.ts';
-import { insertMemory, remember, updateMemory } from '../server/core/memory/memories.ts';
+import { insertMemory, remember } from '../server/core/memory/memories.ts';
+import { updateMemory } from '../server/core/memory/memory-edits.ts';
 import { search } from '../server/core/search/index.ts';
 import { TINY_USER_ROWS } from '../server/core/text-index/bm25.ts';
 import { addTurn } from '../server/core/turns/turns.ts';

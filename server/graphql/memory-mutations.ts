@@ -1,14 +1,7 @@
 // Writes on memories: remember, update, confirm, correct, forget.
 import { forget } from '../core/memory/forget.ts';
-import {
-  confirmMemory,
-  correctMemory,
-  remember,
-  rememberSchema,
-  updateMemory,
-  updateMemorySchema,
-  type MemoryRow,
-} from '../core/memory/memories.ts';
+import { remember, rememberSchema, type MemoryRow } from '../core/memory/memories.ts';
+import { confirmMemory, correctMemory, updateMemory, updateMemorySchema } from '../core/memory/memory-edits.ts';
 import { contentSchema, memoryIdSchema } from '../core/kernel/validation.ts';
 import { builder } from './builder.ts';
 import { SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';

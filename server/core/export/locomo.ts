@@ -2,6 +2,7 @@
 // and the benchmarks, which take its path (the data is never copied into the project).
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { MONTH_NAMES as MONTHS } from '../text/time-readings.ts';
 
 export type LocomoTurn = { diaId: string; speaker: string; text: string; at: number };
 export type LocomoSession = { index: number; at: number; turns: LocomoTurn[] };
@@ -14,21 +15,6 @@ export type LocomoConversation = {
   questions: LocomoQuestion[];
   observations: LocomoObservation[];
 };
-
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
 
 /** "1:56 pm on 8 May, 2023" as UTC epoch ms. */
 export function parseLocomoDate(text: string): number {

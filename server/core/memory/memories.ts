@@ -6,7 +6,6 @@ import {
   memoryRelations,
   type MemoryKind,
   type MemoryLayer,
-  type MemoryStatus,
   type SourceReason,
 } from '../../../drizzle/schema.ts';
 import { Decision, logDecision, publishDecision } from './decisions.ts';
@@ -285,97 +284,6 @@ export async function supersede(store: Store, oldId: number, newId: number, deta
   await archiveMemory(store, oldId, { reason: 'superseded', by: newId, ...detail });
   await addRelation(store, newId, oldId, 'supersedes');
   await logDecision(store, oldId, Decision.Superseded, { by: newId, ...detail });
-}
-
-export const updateMemorySchema = z
-  .object({
-    status: z.enum(['active', 'archived'] satisfies MemoryStatus[]).optional(),
-    content: contentSchema.optional(),
-    tags: tagsSchema.optional(),
-    importance: importanceSchema.optional(),
-  })
-  .refine(
-    (v) => Object.values(v).some((x) => x !== undefined),
-    'give at least one of status, content, tags, importance',
-  );
-export type UpdateMemoryInput = z.input<typeof updateMemorySchema>;
-
-export async function updateMemory(
-  store: Store,
-  space: Space,
-  id: number,
-  input: UpdateMemoryInput,
-): Promise<MemoryRow> {
-  const patch = parseInput(updateMemorySchema, input);
-  return write(store, async () => {
-    const existing = await requireMemory(store, space, id);
-    const changes: Partial<typeof memories.$inferInsert> = {};
-    const changed: string[] = [];
-    if (patch.content !== undefined && patch.content !== existing.content) {
-      changes.content = patch.content;
-      changes.contentKey = normalizeText(patch.content);
-      changed.push('content');
-    }
-    if (patch.tags !== undefined) (changes.tags = patch.tags), changed.push('tags');
-    if (patch.importance !== undefined) (changes.importance = patch.importance), changed.push('importance');
-    if (changed.length > 0) {
-      await store.db.update(memories).set(changes).where(eq(memories.id, id)).run();
-      if (changes.content !== undefined) await enqueueEmbedding(store, space, { memoryIds: [id] }); // its vector is stale
-      await logDecision(store, id, Decision.Updated, { fields: changed });
-    }
-    if (patch.status === 'archived' && existing.status !== 'archived')
-      await archiveMemory(store, id, { reason: 'manual' });
-    if (patch.status === 'active' && existing.status !== 'active') {
-      await store.db.update(memories).set({ status: 'active', validUntil: null }).where(eq(memories.id, id)).run();
-      await logDecision(store, id, Decision.Restored, { reason: 'manual' });
-    }
-    return (await getMemory(store, id))!;
-  });
-}
-
-/** Protects a memory (`confirm`): never decays, full confidence. */
-export async function confirmMemory(store: Store, space: Space, id: number): Promise<MemoryRow> {
-  return write(store, async () => {
-    await requireMemory(store, space, id);
-    await store.db
-      .update(memories)
-      .set({ decayRate: 0, confidence: 1, confidenceBase: 1 })
-      .where(eq(memories.id, id))
-      .run();
-    await logDecision(store, id, Decision.Confirmed);
-    return (await getMemory(store, id))!;
-  });
-}
-
-/** Replaces a fact (`correct`): the old one is archived and superseded by the new one. */
-export async function correctMemory(
-  store: Store,
-  space: Space,
-  id: number,
-  content: string,
-): Promise<{ old: MemoryRow; memory: MemoryRow }> {
-  const text = parseInput(contentSchema, content);
-  return write(store, async () => {
-    const old = await requireMemory(store, space, id);
-    // The correction stays in the old fact's space (an agent's own fact stays that agent's).
-    const memory = await insertMemory(
-      store,
-      { userId: old.userId, agentId: old.agentId },
-      {
-        content: text,
-        kind: old.kind,
-        layer: old.layer,
-        importance: old.importance,
-        tags: old.tags,
-        sessionId: old.sessionId,
-        fact: old.subject && old.slot ? { subject: old.subject, slot: old.slot, value: text, polarity: 1 } : undefined,
-      },
-    );
-    await supersede(store, old.id, memory.id, { reason: 'corrected' });
-    // A pinned memory stays pinned in its new wording; standing memory stays protected (its kind's rate).
-    if (old.pinned) await store.sql.run('update memories set pinned = 1 where id = ?', [memory.id]);
-    return { old: (await getMemory(store, id))!, memory: old.pinned ? (await getMemory(store, memory.id))! : memory };
-  });
 }
 
 /**

@@ -4,7 +4,8 @@
 import { STANDING_KINDS } from '../../../drizzle/vocabulary.ts';
 import { Decision, logDecision } from './decisions.ts';
 import { badInput } from '../kernel/errors.ts';
-import { correctMemory, getMemory, memoryRows, requireMemory, type MemoryRow } from './memories.ts';
+import { getMemory, memoryRows, requireMemory, type MemoryRow } from './memories.ts';
+import { correctMemory } from './memory-edits.ts';
 import { DEFAULT_SPACE, spaceClause, type Space } from '../kernel/space.ts';
 import { write, type SqlParam, type Store } from '../kernel/store.ts';
 

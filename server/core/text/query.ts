@@ -2,6 +2,7 @@
 // and whether it asks for a time. Runs once per search, before any SQL.
 import { resolveTimeMentions } from './time-phrases.ts';
 import { indexTokens, normalizeText } from './text.ts';
+import { MONTH_NAMES as MONTHS } from './time-readings.ts';
 
 /**
  * Function words and question scaffolding. They match nearly every turn of a conversation, so
@@ -52,20 +53,6 @@ const ANCHOR_DAYS: Record<string, number> = { day: 1, 'few days': 5, week: 7, we
 
 export const MAX_QUERY_TOKENS = 64;
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
 const MONTH = `(${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)`;
 const DAY_FIRST = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}\\.?(?:,\\s*|\\s+)(\\d{4})\\b`, 'i');
 const MONTH_FIRST = new RegExp(`\\b${MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,\\s*|\\s+)(\\d{4})\\b`, 'i');
