@@ -27,7 +27,7 @@ import {
 import { countTokens, TOKENIZER } from '../server/core/text/token-count.ts';
 import { quoteOf } from '../server/core/search/passages.ts';
 import { closeStore } from '../server/storage/sqlite/open.ts';
-import { contextWithRuntime } from '../server/services/embed.ts';
+import { assembleContext } from '../server/services/context.ts';
 import {
   bm25Retriever,
   categoryLabel,
@@ -136,7 +136,7 @@ export async function runContextBench(
         const t0 = performance.now();
         const input = { sessionId: SESSION, query: q.text, tokenBudget: budget };
         const context = options.embedding
-          ? await contextWithRuntime(runtime, space, input)
+          ? await assembleContext(runtime, space, input)
           : await getContext(store, space, input);
         const ms = performance.now() - t0;
         for (const item of context.items)

@@ -7,7 +7,7 @@
 // turns), the share of questions with any evidence turn in the top k, and search latency, next
 // to two baselines on the same data: plain FTS5 BM25 (porter) over "speaker: text" and MiniSearch over turns.
 // With an OpenAI-compatible embedding endpoint, the turns are embedded by the embed jobs and each
-// question through the same path a server uses (searchWithRuntime); the key is read from the
+// question through the same path a server uses (searchMemory); the key is read from the
 // variable embedding.api_key_env names (OPENAI_API_KEY).
 //   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
 import { DEFAULT_SPACE, type Space } from '../server/core/kernel/space.ts';
@@ -21,7 +21,7 @@ import { ErrorCode, type SmError } from '../server/core/kernel/errors.ts';
 import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime, type Runtime } from '../server/services/runtime.ts';
-import { searchWithRuntime } from '../server/services/embed.ts';
+import { searchMemory } from '../server/services/search.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
 import type { Store } from '../server/core/kernel/store.ts';
@@ -83,7 +83,7 @@ export function embeddingOf(values: {
 /** Search as the benchmarks ask it: with an embedding model, the question embedded as a server embeds it. */
 export const searchLoaded = (loaded: Loaded, input: SearchInput, options: SearchOptions = {}) =>
   loaded.runtime.embedder && !loaded.runtime.embedder.local
-    ? searchWithRuntime(loaded.runtime, loaded.space, input, options)
+    ? searchMemory(loaded.runtime, loaded.space, input, options)
     : search(loaded.store, loaded.space, input, options);
 
 /**

@@ -13,7 +13,7 @@ if (args.includes('serve') || args.includes('mcp')) setFlagsFromString('--semi-s
 
 const root = new URL('..', import.meta.url);
 const bundle = new URL('dist/cli/sm.mjs', root);
-const SOURCES = ['server', 'schema', 'drizzle', 'client/src'];
+const SOURCES = ['server', 'drizzle', 'client/src'];
 
 function newestSource() {
   let newest = 0;

@@ -211,6 +211,25 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('the adapters take from server/core only types (`import type`): functions and values come through server/services', () => {
+    const adapters = ['server/graphql'];
+    const core = join(ROOT, 'server/core');
+    const offenders = adapters.flatMap((place) =>
+      sourceFiles(join(ROOT, place)).flatMap((file) =>
+        // Every import or re-export statement, and every dynamic import, with its target.
+        [
+          ...readFileSync(file, 'utf8').matchAll(
+            /^(import|export)\b([^;'"]*?)\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/gm,
+          ),
+        ]
+          .filter((m) => resolve(dirname(file), (m[3] ?? m[4])!).startsWith(`${core}/`))
+          .filter((m) => m[4] !== undefined || !/^\s*type\b/.test(m[2]!))
+          .map((m) => `${relative(ROOT, file)}: ${m[0].replace(/\s+/g, ' ')}`),
+      ),
+    );
+    expect(offenders).toEqual([]);
+  });
+
   it('opens every SQLite connection through native-handles.ts (Node 24 aborts on a collected one)', () => {
     const opened = sourceFiles(join(ROOT, 'server')).filter((file) =>
       /new Database\(/.test(readFileSync(file, 'utf8')),

@@ -15,6 +15,7 @@ import { confirmMemory, correctMemory, updateMemory } from '../server/core/memor
 import { listMemories } from '../server/core/memory/memory-list.ts';
 import { addTurn, shortTermWindow } from '../server/core/turns/turns.ts';
 import { getContext } from '../server/core/context/context.ts';
+import { assembleContext } from '../server/services/context.ts';
 import { onChange } from '../server/core/kernel/store.ts';
 import { countRows, testStore, textIndexIds } from './helpers/store.ts';
 
@@ -231,7 +232,7 @@ describe('turns and context', () => {
     await remember(store, DEFAULT_SPACE, { content: 'User likes tea', importance: 1 });
     await remember(store, DEFAULT_SPACE, { content: 'User phone is 555-0100', tags: ['pii'] });
     await remember(store, DEFAULT_SPACE, { content: 'User has a dog' });
-    const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's9', k: 5 });
+    const context = await assembleContext({ store, llm: null }, DEFAULT_SPACE, { sessionId: 's9', k: 5 });
     expect(context.midTerm.map((m) => m.content)).toEqual(['User likes tea', 'User has a dog']);
     expect(context.markdown).toContain('- User likes tea');
     expect(context.markdown).not.toContain('555');

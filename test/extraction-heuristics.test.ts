@@ -316,12 +316,25 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
       ),
     ).toEqual(['Caroline has been looking into counseling and mental health as a career lately']);
     // A claim whose object only points back at something said before is not a memory.
+    // Nor is a reaction, a reassurance or a resolution said to cheer on; a plan to stay somewhere is.
     for (const text of [
       "I couldn't have done it without them",
       'I want to help make that happen',
       "I'm gonna keep doing it",
+      'Glad I can be part of this journey with my friends',
+      "Don't worry, I won't let anything get me down",
+      "I'm gonna keep chasing my dreams no matter what",
+      "I'll stay positive and keep pushing forward",
     ])
       expect(extract(text, 'Caroline'), text).toEqual([]);
+    expect(extract("I'll stay in Galway for the arts and Irish music", 'Tim')).not.toEqual([]);
+    // Chat spellings said as sentences: "I been" and "wanna".
+    expect(extract('I been practicing dance routines every morning', 'Jon').map((f) => f.content)).toEqual([
+      'Jon has been practicing dance routines every morning',
+    ]);
+    expect(extract('I wanna open a dance studio in the city', 'Jon').map((f) => f.content)).toEqual([
+      'Jon wants to open a dance studio in the city',
+    ]);
   });
 
   it('writes third-person sentences: verbs agree, "my" at the start is the subject\'s, no "User:" labels', () => {

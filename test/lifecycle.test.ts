@@ -11,6 +11,7 @@ import { listMemories } from '../server/core/memory/memory-list.ts';
 import { getSession } from '../server/core/turns/sessions.ts';
 import { onChange } from '../server/core/kernel/store.ts';
 import { consolidateSession } from '../server/services/consolidate.ts';
+import { assembleContext } from '../server/services/context.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
@@ -225,7 +226,7 @@ describe('decay', () => {
     const used = (await remember(store, DEFAULT_SPACE, { content: 'User lives in Porto' })).memory;
     for (let day = 0; day < 90; day += 3) {
       advanceDays(3);
-      await getContext(store, DEFAULT_SPACE, { sessionId: 'any' }); // retrieval counts as access, written on the next tick
+      await assembleContext({ store, llm: null }, DEFAULT_SPACE, { sessionId: 'any' }); // retrieval counts as access, written on the next tick
       await new Promise((resolve) => setImmediate(resolve));
       await runDecay(store);
     }

@@ -14,6 +14,7 @@ import { buildApp } from '../server/http/app.ts';
 import { openPostgresStore } from '../server/storage/postgres/open-postgres.ts';
 import { addTurn } from '../server/core/turns/turns.ts';
 import { ReadWorkerLost, readWorkerCount, startReadPool } from '../server/services/read-pool.ts';
+import { searchSchema } from '../server/core/search/types.ts';
 import { startServer, type TestServer } from './helpers/api-server.ts';
 import { smServe } from './helpers/sm-serve.ts';
 
@@ -252,7 +253,7 @@ describe('a read worker that does not answer', () => {
       const call = {
         kind: 'search' as const,
         space: { userId: 'alice', agentId: null },
-        input: { query: 'Lisbon Maria' },
+        input: searchSchema.parse({ query: 'Lisbon Maria' }),
         queryVector: null,
       };
       expect(pool.run(call)).toBeNull(); // the first read starts the worker and runs on the main thread

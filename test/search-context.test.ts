@@ -1,11 +1,12 @@
 // getContext in the core: one ranked list of facts and turns for the query or the latest user turn
-// (the short-term window left out of the block), access counting, and the token budget.
+// (the short-term window left out of the block) and the token budget; access counting through the context service.
 import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { describe, expect, it, vi } from 'vitest';
 import { holdAccessWhile, noteAccess } from '../server/core/memory/access.ts';
 import { getContext } from '../server/core/context/context.ts';
 import { countTokens } from '../server/core/text/token-count.ts';
 import { getMemory, remember } from '../server/core/memory/memories.ts';
+import { assembleContext } from '../server/services/context.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { createRuntime } from '../server/services/runtime.ts';
 import { testStore } from './helpers/store.ts';
@@ -41,11 +42,14 @@ describe('context with relevant facts', () => {
   });
 
   it('uses an explicit query over the latest turn, and counts what it hands out as accessed', async () => {
-    const { store, say } = await setup();
+    const { store, runtime, say } = await setup();
     const tea = (await remember(store, DEFAULT_SPACE, { content: 'Sam drinks green tea every morning' })).memory;
     const bike = (await remember(store, DEFAULT_SPACE, { content: 'Sam rides a red bicycle to work' })).memory;
     await say('s9', 'What should I cook tonight?');
-    const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's9', query: 'which tea does Sam like' });
+    const context = await assembleContext(runtime, DEFAULT_SPACE, {
+      sessionId: 's9',
+      query: 'which tea does Sam like',
+    });
     // Both name Sam; the one about tea ranks first.
     expect(context.relevant.map((m) => m.id).slice(0, 2)).toEqual([tea.id, bike.id]);
     // Recorded just after the read, from the next tick, in one write for all of them (a write that

@@ -13,6 +13,7 @@ import { initVectors, knnIds } from '../server/core/vectors/vectors.ts';
 import type { Space } from '../server/core/kernel/space.ts';
 import type { Store } from '../server/core/kernel/store.ts';
 import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
+import { assembleContext } from '../server/services/context.ts';
 import { search } from '../server/core/search/index.ts';
 import { DEFAULT_SPACE } from '../server/core/kernel/space.ts';
 import { conversation } from './helpers/conversation.ts';
@@ -70,7 +71,7 @@ describe('search on SQLite', () => {
     const other = new Database(join(dir, 'memory.db'));
     other.exec('begin immediate'); // e.g. an `sm` command importing into the same file
     try {
-      const context = await getContext(store, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
+      const context = await assembleContext({ store, llm: null }, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
       expect(context.relevant.map((m) => m.id)).toEqual([tea.id]);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect((await getMemory(store, tea.id))!.accessCount).toBe(0); // still queued: the lock is taken
@@ -80,7 +81,7 @@ describe('search on SQLite', () => {
     }
     await vi.waitFor(async () => expect((await getMemory(store, tea.id))!.accessCount).toBe(1), { timeout: 3_000 });
     // Accesses still queued when the store closes are written by closeStore.
-    await getContext(store, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
+    await assembleContext({ store, llm: null }, DEFAULT_SPACE, { sessionId: 's1', query: 'tea' });
     await closeStore(store);
     const reopened = (await testStore({}, join(dir, 'memory.db'))).store;
     expect((await getMemory(reopened, tea.id))!.accessCount).toBe(2);

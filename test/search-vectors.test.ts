@@ -12,7 +12,8 @@ import { remember } from '../server/core/memory/memories.ts';
 import { countVectors, search, vectorState } from '../server/core/search/index.ts';
 import type { Store } from '../server/core/kernel/store.ts';
 import { closeStore } from '../server/storage/sqlite/open.ts';
-import { reembed, searchWithRuntime } from '../server/services/embed.ts';
+import { reembed } from '../server/services/embed.ts';
+import { searchMemory } from '../server/services/search.ts';
 import { ingestTurn } from '../server/services/ingest.ts';
 import { jobHandlers } from '../server/services/job-handlers.ts';
 import { drainJobs } from '../server/jobs/worker.ts';
@@ -100,7 +101,7 @@ describe('vector search', () => {
     expect(stored).toHaveLength(16);
     expect(Math.hypot(...stored)).toBeCloseTo(1, 5);
 
-    const { hits, signals } = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'guinea pig Oscar' });
+    const { hits, signals } = await searchMemory(runtime, DEFAULT_SPACE, { query: 'guinea pig Oscar' });
     expect(signals).toContain('vector');
     const turnHit = hits.find((h) => h.kind === 'turn' && h.id === turn.id)!;
     expect(turnHit.ranks.vector).not.toBeNull();
@@ -135,7 +136,7 @@ describe('vector search', () => {
     expect(
       (await search(store, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] })).hits.map((h) => h.id),
     ).not.toContain(ceramics.id);
-    const { hits, signals } = await searchWithRuntime(runtime, DEFAULT_SPACE, {
+    const { hits, signals } = await searchMemory(runtime, DEFAULT_SPACE, {
       query: 'pottery lessons',
       kinds: ['turn'],
     });
@@ -149,7 +150,7 @@ describe('vector search', () => {
   it('embedding.turn_weight sets how much the model counts: at 0 its nearest turns are scored, its cosine is not', async () => {
     const rankOf = async (weight?: number) => {
       const { runtime, ceramics } = await pottery(weight);
-      const { hits } = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] });
+      const { hits } = await searchMemory(runtime, DEFAULT_SPACE, { query: 'pottery lessons', kinds: ['turn'] });
       const at = hits.findIndex((h) => h.id === ceramics.id);
       expect(hits[at]!.ranks.vector).not.toBeNull();
       return at;
@@ -213,7 +214,7 @@ describe('vector search', () => {
     expect(state.ready ? '' : state.reason).toMatch(/16-dimensional.*32 dimensions.*sm reembed --reset/s);
     await second.say('Marathon training is going well.');
     expect(await pendingEmbeds(second.store)).toBe(0);
-    const result = await searchWithRuntime(second.runtime, DEFAULT_SPACE, { query: 'marathon' });
+    const result = await searchMemory(second.runtime, DEFAULT_SPACE, { query: 'marathon' });
     expect(result.signals).not.toContain('vector');
     expect(result.hits.length).toBe(2);
 
@@ -228,7 +229,7 @@ describe('vector search', () => {
     });
     expect(vectorState(second.store).ready).toBe(true);
     expect(await vectorOf(second.store, 'turn_vectors', 1)).toHaveLength(32);
-    expect((await searchWithRuntime(second.runtime, DEFAULT_SPACE, { query: 'marathon' })).signals).toContain('vector');
+    expect((await searchMemory(second.runtime, DEFAULT_SPACE, { query: 'marathon' })).signals).toContain('vector');
 
     // A model change with the same size is a different vector space: also detected.
     await closeStore(second.store);
@@ -274,7 +275,7 @@ describe('vector search', () => {
     expect(await pendingEmbeds(store, '503')).toBe(first.failed);
     expect(await countVectors(store, 'turns')).toBe(0);
     // The query embedding fails too: search still answers, lexically.
-    const result = await searchWithRuntime(runtime, DEFAULT_SPACE, { query: 'Bailey vase' });
+    const result = await searchMemory(runtime, DEFAULT_SPACE, { query: 'Bailey vase' });
     expect(result.hits.length).toBeGreaterThan(0);
     expect(result.signals).not.toContain('vector');
 

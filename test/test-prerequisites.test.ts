@@ -27,7 +27,9 @@ describe('test prerequisites', () => {
     const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(scripts.test).toMatch(/^node scripts\/test-prerequisites\.mjs && biome check \. && tsc --noEmit && vitest run/);
+    expect(scripts.test).toMatch(
+      /^node scripts\/test-prerequisites\.mjs && biome check \. && tsc --noEmit && vitest run/,
+    );
     const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
     expect(ci).toMatch(/^npm test$/m);
     expect(ci).not.toMatch(/apt-get/);

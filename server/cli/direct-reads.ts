@@ -15,10 +15,10 @@ import type {
   StatsQuery,
   StatsQueryVariables,
 } from '../../client/src/generated/sdk.ts';
-import { noteAccess } from '../core/memory/access.ts';
 import { EXTRACTION_PATHS, readExtractionStats } from '../core/extraction/stats.ts';
 import { getStats } from '../core/stats/stats.ts';
-import { contextWithRuntime, searchWithRuntime } from '../services/embed.ts';
+import { assembleContext } from '../services/context.ts';
+import { searchMemory } from '../services/search.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { contextJson, searchHitJson, statsJson } from '../services/json-shapes.ts';
 
@@ -82,16 +82,12 @@ export function directReads(runtime: Runtime, space: Space): DirectReads {
         status: vars.status == null ? undefined : dbEnum(vars.status),
         speakers: list(vars.speakers),
       };
-      const { hits } = await searchWithRuntime(runtime, readSpace(vars), input);
-      noteAccess(
-        store,
-        hits.flatMap((h) => (h.memory ? [h.memory.id] : [])),
-      );
+      const { hits } = await searchMemory(runtime, readSpace(vars), input);
       return { search: hits.map(searchHitJson) };
     },
 
     async context(vars: ContextQueryVariables): Promise<ContextQuery> {
-      const c = await contextWithRuntime(runtime, readSpace(vars), {
+      const c = await assembleContext(runtime, readSpace(vars), {
         sessionId: vars.sessionId,
         query: vars.query,
         tokenBudget: int('tokenBudget', vars.tokenBudget),

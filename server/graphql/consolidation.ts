@@ -2,11 +2,11 @@
 // as events (STARTED, COMPLETED with the report, FAILED with the reason).
 import type { ConsolidationReport as ConsolidationReportShape } from '../core/extraction/consolidation.ts';
 import { consolidateSession } from '../services/consolidate.ts';
-import { sessionKey } from '../core/turns/sessions.ts';
 import { filter, pipe, stream } from './streams.ts';
 import { builder, type ConsolidationChange } from './builder.ts';
 import { readSpace, spaceArgs, writeSpace } from './spaces.ts';
 import { SessionRef, startEventScope } from './refs.ts';
+import { sessionKey } from '../services/turns.ts';
 
 const ConsolidationStatus = builder.enumType('ConsolidationStatus', {
   description: 'What a consolidation run did with its session.',

@@ -1,14 +1,8 @@
 // Context for the next model call: the short-term window, and one block of facts, turns and
 // reflections packed to a token budget for the query, each item with its date.
-import {
-  MAX_TOKEN_BUDGET,
-  MIN_TOKEN_BUDGET,
-  TOKENIZER,
-  type Context as ContextShape,
-  type ContextItem as ContextItemShape,
-} from '../core/context/context.ts';
+import type { Context as ContextShape, ContextItem as ContextItemShape } from '../core/context/context.ts';
 import type { TimelineEntry } from '../core/context/timeline.ts';
-import { contextWithRuntime } from '../services/embed.ts';
+import { MAX_TOKEN_BUDGET, MIN_TOKEN_BUDGET, TOKENIZER, assembleContext } from '../services/context.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
 import { MemoryRef, TurnRef } from './refs.ts';
@@ -250,6 +244,6 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: (_root, { sessionId, k, query, tokenBudget, maxTokens, ...args }, context) =>
-      contextWithRuntime(context.runtime, readSpace(context, args), { sessionId, k, query, tokenBudget, maxTokens }),
+      assembleContext(context.runtime, readSpace(context, args), { sessionId, k, query, tokenBudget, maxTokens }),
   }),
 }));

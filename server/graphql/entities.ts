@@ -1,26 +1,24 @@
 // Entities: the people, places and things that memories and turns mention. One entity by id or
 // name, a searchable list, and the memories and turns that mention each (batched per request).
 import { z } from 'zod';
-import {
-  entityGraph,
-  findEntity,
-  listEntities,
-  memoriesByEntity,
-  turnsByEntity,
-  type CoMention,
-  type EntityGraph as EntityGraphShape,
-  type EntityRow,
-} from '../core/reads/entity-reads.ts';
-import { notFound } from '../core/kernel/errors.ts';
-import { ENTITY_TYPES, type EntityType } from '../core/entities/types.ts';
+import type { CoMention, EntityGraph as EntityGraphShape, EntityRow } from '../core/reads/entity-reads.ts';
+import type { EntityType } from '../core/entities/types.ts';
 import { builder } from './builder.ts';
 import { nestedSpace, readSpace, spaceArgs } from './spaces.ts';
-import { groupBy } from '../core/kernel/group-by.ts';
 
 import { MemoryStatus } from './enums.ts';
 import { MemoryConnection } from './memories.ts';
 import { countedConnection, decodeOffsetCursor, MAX_PAGE, offsetPage, type Page } from './pagination.ts';
 import { EntityRef, TurnRef } from './refs.ts';
+import {
+  ENTITY_TYPES,
+  entityGraph,
+  findEntity,
+  listEntities,
+  memoriesByEntity,
+  turnsByEntity,
+} from '../services/entities.ts';
+import { groupBy, notFound } from '../services/kernel.ts';
 
 // Types stay strings on the wire (imports may carry others); the core checks the ones given as input.
 const asType = (type: string | null | undefined) => type as EntityType | null | undefined;

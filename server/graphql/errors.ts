@@ -1,7 +1,7 @@
 // Expected failures become GraphQL errors with `extensions.code`; anything else stays an
 // ordinary error so the host masks it (no internals leak to clients).
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import { ErrorCode, expectedOf } from '../core/kernel/errors.ts';
+import { ErrorCode, expectedOf } from '../services/kernel.ts';
 
 type Issue = { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined };
 

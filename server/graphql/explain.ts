@@ -1,13 +1,12 @@
 // Explain (REST `GET /memories/{id}/why`): why a memory is where it is, from its numbers and its decision log.
-import { sourcesByMemory } from '../core/reads/batch-reads.ts';
-import { explain, type Explanation } from '../core/memory/explain.ts';
+import type { Explanation } from '../core/memory/explain.ts';
 import type { ScoreTerms as ScoreTermsShape } from '../core/memory/scoring.ts';
-import { memoryIdSchema } from '../core/kernel/validation.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
 import { ExplanationStatus } from './enums.ts';
 import { MemoryDecision, MemorySource } from './memories.ts';
 import { MemoryRef } from './refs.ts';
+import { explain, memoryIdSchema, sourcesByMemory } from '../services/memories.ts';
 
 const ScoreTerms = builder.objectRef<ScoreTermsShape>('ScoreTerms').implement({
   description: 'The score decomposed into its weighted terms (they add up to the score).',

@@ -1,7 +1,8 @@
 // The GC pass: rescore, promote mid -> long, clean up the mid layer, purge old archived rows.
-import { runGc, type GcReport as GcReportShape } from '../core/memory/gc.ts';
+import type { GcReport as GcReportShape } from '../core/memory/gc.ts';
 import { builder } from './builder.ts';
 import { optionalSpace, spaceArgs, writeSpace } from './spaces.ts';
+import { runGc } from '../services/memories.ts';
 
 const GcMode = builder.enumType('GcMode', {
   description: 'What GC does with the memories it cleans up (config gc.mode).',

@@ -1,11 +1,12 @@
 // Background jobs (docs/architecture.md#jobs): what is queued, failing or dead, and running the due ones now.
 import { z } from 'zod';
 import { JOB_STATUSES } from '../../drizzle/vocabulary.ts';
-import { JobType, listJobs, type JobRow } from '../core/jobs/jobs.ts';
+import type { JobRow } from '../core/jobs/jobs.ts';
 import { jobHandlers } from '../services/job-handlers.ts';
 import { drainJobs, type DrainReport } from '../jobs/worker.ts';
 import { builder } from './builder.ts';
 import { requireAdmin } from './spaces.ts';
+import { JobType, listJobs } from '../services/stats.ts';
 
 const STATUS_DESCRIPTIONS: Record<(typeof JOB_STATUSES)[number], string> = {
   pending: 'Waiting to run (new, or a retry waiting for its backoff).',

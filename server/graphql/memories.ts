@@ -1,18 +1,23 @@
 // Memory: the type, its provenance (sources, entities, relations, decisions) and the read queries.
 import { z } from 'zod';
-import { sourcesByMemory, type SourceRow } from '../core/reads/batch-reads.ts';
-import { entitiesForMemories } from '../core/reads/entity-reads.ts';
-import { decisionsByMemory, type DecisionRow } from '../core/memory/decisions.ts';
-import { isProtected } from '../core/memory/gc.ts';
-import { memoryIn, type MemoryRow } from '../core/memory/memories.ts';
-import { listMemories } from '../core/memory/memory-list.ts';
-import { memoryIdSchema } from '../core/kernel/validation.ts';
+import type { SourceRow } from '../core/reads/batch-reads.ts';
+import type { DecisionRow } from '../core/memory/decisions.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
 import { builder } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs } from './spaces.ts';
-import { sessionKey } from '../core/turns/sessions.ts';
 import { MemoryAction, MemoryKind, MemoryLayer, MemorySort, MemoryStatus, SaveAction, SourceReason } from './enums.ts';
 import { countedConnection, MAX_PAGE, offsetPage } from './pagination.ts';
 import { EntityRef, MemoryRef, relationLoader, SessionRef, TurnRef } from './refs.ts';
+import {
+  decisionsByMemory,
+  isProtected,
+  listMemories,
+  memoryIdSchema,
+  memoryIn,
+  sourcesByMemory,
+} from '../services/memories.ts';
+import { entitiesForMemories } from '../services/entities.ts';
+import { sessionKey } from '../services/turns.ts';
 
 const DECISIONS_SHOWN = 20;
 

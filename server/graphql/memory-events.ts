@@ -1,11 +1,12 @@
 // memoryEvents: every decision on a memory, pushed as it commits.
-import { memoryIn, type MemoryRow } from '../core/memory/memories.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
 import { filter, map, pipe, stream } from './streams.ts';
 import { builder, type MemoryChange } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs } from './spaces.ts';
-import { visibleIn } from '../core/kernel/space.ts';
 import { MemoryAction } from './enums.ts';
 import { MemoryRef, startEventScope } from './refs.ts';
+import { memoryIn } from '../services/memories.ts';
+import { visibleIn } from '../services/kernel.ts';
 
 type MemoryEventShape = { change: MemoryChange; memory: MemoryRow | null };
 

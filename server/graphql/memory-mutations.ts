@@ -1,13 +1,21 @@
 // Writes on memories: remember, update, confirm, correct, forget.
-import { forget } from '../core/memory/forget.ts';
-import { remember, rememberSchema, type MemoryRow } from '../core/memory/memories.ts';
-import { confirmMemory, correctMemory, updateMemory, updateMemorySchema } from '../core/memory/memory-edits.ts';
-import { contentSchema, memoryIdSchema } from '../core/kernel/validation.ts';
+import type { MemoryRow } from '../core/memory/memories.ts';
 import { builder } from './builder.ts';
 import { SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
 import { MemoryStatus } from './enums.ts';
 import { SavedMemory } from './memories.ts';
 import { MemoryRef } from './refs.ts';
+import {
+  confirmMemory,
+  contentSchema,
+  correctMemory,
+  forget,
+  memoryIdSchema,
+  remember,
+  rememberSchema,
+  updateMemory,
+  updateMemorySchema,
+} from '../services/memories.ts';
 
 const RememberInput = builder.inputType('RememberInput', {
   description: 'A fact to remember explicitly. It merges into an identical active memory instead of duplicating it.',

@@ -1,8 +1,8 @@
 // Cursor helpers for Relay connections. Cursors are opaque to clients (base64url of a tagged
 // position); lists sorted by score page by offset, a session's turns page by (at, id) keyset.
 import { builder } from './builder.ts';
-import { badInput } from '../core/kernel/errors.ts';
 import type { TurnPosition } from '../core/reads/batch-reads.ts';
+import { badInput } from '../services/kernel.ts';
 
 export const MAX_PAGE = 100;
 

@@ -2,14 +2,13 @@
 // point at each other without import cycles. Each batches its loads per request (DataLoader).
 import { createContextCache, contextCacheSymbol } from '@pothos/core';
 import DataLoader from 'dataloader';
-import { relationsByMemory, type RelationRow } from '../core/reads/batch-reads.ts';
-import { entitiesByIds } from '../core/reads/entity-reads.ts';
-import { notFound } from '../core/kernel/errors.ts';
-import { memoriesByIds } from '../core/memory/memories.ts';
-import { sessionsByKeys } from '../core/turns/sessions.ts';
-import { turnsByIds } from '../core/turns/turns.ts';
+import type { RelationRow } from '../core/reads/batch-reads.ts';
 import { builder, type Context } from './builder.ts';
 import { reachable } from './spaces.ts';
+import { memoriesByIds, relationsByMemory } from '../services/memories.ts';
+import { entitiesByIds } from '../services/entities.ts';
+import { notFound } from '../services/kernel.ts';
+import { sessionsByKeys, turnsByIds } from '../services/turns.ts';
 
 /**
  * One result per key, in key order; a missing row is a NOT_FOUND error for that item only, and

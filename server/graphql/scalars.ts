@@ -1,8 +1,7 @@
 // Custom scalars: DateTime (ISO-8601 on the wire, epoch ms inside) and JSON (free-form detail).
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
-import { parseTime } from '../core/kernel/clock.ts';
-import { ErrorCode } from '../core/kernel/errors.ts';
 import { builder } from './builder.ts';
+import { ErrorCode, parseTime } from '../services/kernel.ts';
 
 function toEpochMs(value: unknown): number {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;

@@ -1,14 +1,7 @@
 // Hybrid search (lexical BM25 + conversation structure, memories, entities, vectors, fused with
 // RRF k = 60): facts, reflections and turns, each hit with the rank every signal gave it.
-import { noteAccess } from '../core/memory/access.ts';
-import {
-  SEARCH_KINDS,
-  SIGNALS,
-  type SearchHit as SearchHitShape,
-  type SearchKind as SearchKindName,
-  type Signal,
-} from '../core/search/index.ts';
-import { searchWithRuntime } from '../services/embed.ts';
+import type { SearchHit as SearchHitShape, SearchKind as SearchKindName, Signal } from '../core/search/index.ts';
+import { SEARCH_KINDS, SIGNALS, searchMemory } from '../services/search.ts';
 import { builder } from './builder.ts';
 import { readSpace, spaceArgs } from './spaces.ts';
 import { MemoryStatus } from './enums.ts';
@@ -132,8 +125,7 @@ builder.queryFields((t) => ({
       ...spaceArgs(t),
     },
     resolve: async (_root, args, context) => {
-      const { store, runtime } = context;
-      const { hits } = await searchWithRuntime(runtime, readSpace(context, args), {
+      const { hits } = await searchMemory(context.runtime, readSpace(context, args), {
         query: args.query,
         kinds: args.kinds ?? undefined,
         limit: args.limit ?? undefined,
@@ -145,8 +137,6 @@ builder.queryFields((t) => ({
         status: args.status ?? undefined,
         speakers: args.speakers,
       });
-      const memoryIds = hits.flatMap((h) => (h.memory ? [h.memory.id] : []));
-      noteAccess(store, memoryIds);
       return hits;
     },
   }),

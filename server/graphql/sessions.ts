@@ -1,8 +1,6 @@
 // Sessions: conversations, registered on their first turn.
 import { z } from 'zod';
-import { recentTurnsBySession, turnCountsBySession } from '../core/reads/batch-reads.ts';
-import { groupBy } from '../core/kernel/group-by.ts';
-import { getSession, listSessions, sessionKey, type SessionRow } from '../core/turns/sessions.ts';
+import type { SessionRow } from '../core/turns/sessions.ts';
 import type { Space } from '../core/kernel/space.ts';
 import { builder, type Context } from './builder.ts';
 import { nestedSpace, readSpace, spaceArgs } from './spaces.ts';
@@ -11,6 +9,8 @@ import { SessionRef } from './refs.ts';
 import { TurnConnection, type TurnPage } from './turns.ts';
 import type { DigestLine } from '../core/digests/digest-lines.ts';
 import { sessionDigest, type SessionDigest } from '../services/digests.ts';
+import { getSession, listSessions, recentTurnsBySession, sessionKey, turnCountsBySession } from '../services/turns.ts';
+import { groupBy } from '../services/kernel.ts';
 
 const DigestLineRef = builder.objectRef<DigestLine>('DigestLine').implement({
   description: "One exchange of a session's extractive digest.",

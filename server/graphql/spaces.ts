@@ -1,8 +1,10 @@
 // Which memory space a field works in (docs/architecture.md#scope). Every root field that reads or writes a user's
 // data takes `userId` and `agentId`; the request's access (the token) decides what they may be.
-import { visibleIn, type Space } from '../core/kernel/space.ts';
-import { requireAdminAccess, spaceFor, type Access } from '../core/users/tokens.ts';
+import type { Space } from '../core/kernel/space.ts';
+import type { Access } from '../core/users/tokens.ts';
 import type { builder, Context } from './builder.ts';
+import { visibleIn } from '../services/kernel.ts';
+import { requireAdminAccess, spaceFor } from '../services/tokens.ts';
 
 /** Query, mutation and subscription field builders share this argument builder. */
 type ArgBuilder = Parameters<Parameters<typeof builder.queryFields>[0]>[0]['arg'];

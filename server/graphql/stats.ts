@@ -1,15 +1,11 @@
 // Stats: what is stored, what is queued, what the database can do.
-import {
-  EXTRACTION_PATHS,
-  readExtractionStats,
-  type ExtractionPath,
-  type PathStats,
-} from '../core/extraction/stats.ts';
+import type { ExtractionPath, PathStats } from '../core/extraction/stats.ts';
 import type { JobBacklog } from '../core/jobs/jobs.ts';
-import { getStats, type Stats as StatsShape } from '../core/stats/stats.ts';
+import type { Stats as StatsShape } from '../core/stats/stats.ts';
 import type { ReadPoolStats } from '../services/read-pool.ts';
 import { builder } from './builder.ts';
 import { optionalSpace, spaceArgs } from './spaces.ts';
+import { EXTRACTION_PATHS, getStats, readExtractionStats } from '../services/stats.ts';
 
 const MemoryStats = builder.objectRef<StatsShape['memories']>('MemoryStats').implement({
   description: 'Memory counts. Layer and kind counts cover active memories only.',

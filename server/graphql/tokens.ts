@@ -1,8 +1,9 @@
 // Access tokens (admin): scoped tokens for one user (and agent), and what the caller's own token reaches.
 import { z } from 'zod';
-import { createToken, listTokens, revokeToken, type TokenRow } from '../core/users/tokens.ts';
+import type { TokenRow } from '../core/users/tokens.ts';
 import { builder } from './builder.ts';
 import { requireAdmin } from './spaces.ts';
+import { createToken, listTokens, revokeToken } from '../services/tokens.ts';
 
 const AccessToken = builder.objectRef<TokenRow>('AccessToken').implement({
   description: 'A token scoped to one user (and one agent, when set). The token itself is never stored: only its hash.',

@@ -1,18 +1,17 @@
 // Turns (the episodic layer): the type, a session's history, addTurn and turnAdded.
 import { z } from 'zod';
-import { turnCountsBySession, turnsBefore } from '../core/reads/batch-reads.ts';
-import { entitiesForTurns } from '../core/reads/entity-reads.ts';
-import { addTurnSchema, turnIn, type TurnRow } from '../core/turns/turns.ts';
+import type { TurnRow } from '../core/turns/turns.ts';
 import { ingestTurn } from '../services/ingest.ts';
 import { filter, map, pipe, stream } from './streams.ts';
 import { builder, type TurnChange } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
-import { visibleIn } from '../core/kernel/space.ts';
-import { sessionKey } from '../core/turns/sessions.ts';
 import { Role } from './enums.ts';
 import { SavedMemory, type SavedShape } from './memories.ts';
 import { countedConnection, decodeTurnCursor, MAX_PAGE, turnPage, type Page } from './pagination.ts';
 import { EntityRef, SessionRef, startEventScope, TurnRef } from './refs.ts';
+import { addTurnSchema, sessionKey, turnCountsBySession, turnIn, turnsBefore } from '../services/turns.ts';
+import { entitiesForTurns } from '../services/entities.ts';
+import { visibleIn } from '../services/kernel.ts';
 
 TurnRef.implement({
   description: 'One user or assistant message of a session. Every turn is kept as searchable history.',

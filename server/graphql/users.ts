@@ -1,9 +1,10 @@
 // Users (admin): who has memory here, with counts, and forgetUser, which erases one entirely.
 import { z } from 'zod';
-import { forgetUser, listUsers, type ForgetUserResult, type UserRow } from '../core/users/users.ts';
+import type { ForgetUserResult, UserRow } from '../core/users/users.ts';
 import { builder } from './builder.ts';
 import { countedConnection, MAX_PAGE, offsetPage } from './pagination.ts';
 import { requireAdmin } from './spaces.ts';
+import { forgetUser, listUsers } from '../services/users.ts';
 
 const User = builder.objectRef<UserRow>('User').implement({
   description: 'A user that owns memory here (registered on its first write), with what it owns.',

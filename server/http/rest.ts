@@ -12,7 +12,7 @@ import type { Space } from '../core/kernel/space.ts';
 import type { Store } from '../core/kernel/store.ts';
 import { accessOf } from './auth.ts';
 import { ingestTurn } from '../services/ingest.ts';
-import { contextWithRuntime } from '../services/embed.ts';
+import { assembleContext } from '../services/context.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { restContextJson, restGcJson, restMemoryJson, restTurnJson, restWhyJson } from '../services/json-shapes.ts';
 
@@ -103,7 +103,7 @@ const routes: Route[] = [
     run: async ({ runtime, query, space }) => ({
       status: 200,
       body: restContextJson(
-        await contextWithRuntime(runtime, space('read'), {
+        await assembleContext(runtime, space('read'), {
           sessionId: query.get('session_id') as string,
           k: value(query.get('k')) as number,
           query: query.get('query'),

@@ -1,18 +1,8 @@
 // Embeddings for the running service: the job that embeds new turns and memories after their
-// write commits, the re-embed backfill (`sm reembed`), and search with a query embedding.
+// write commits, the re-embed backfill (`sm reembed`), and the query's vector for search and context.
 import { ErrorCode, SmError } from '../core/kernel/errors.ts';
-import {
-  contextQueryText,
-  contextSchema,
-  getContext,
-  type Context,
-  type ContextInput,
-} from '../core/context/context.ts';
 import { JobType } from '../core/jobs/jobs.ts';
-import { search, type SearchOptions } from '../core/search/search.ts';
 import { catchUpMark, setCatchUpMark, type EmbedPayload } from '../core/vectors/embed-queue.ts';
-import { searchSchema, type SearchInput, type SearchResult } from '../core/search/types.ts';
-import { parseInput } from '../core/kernel/validation.ts';
 import {
   countVectors,
   hasVector,
@@ -21,13 +11,11 @@ import {
   vectorState,
   type VectorTable,
 } from '../core/vectors/vectors.ts';
-import type { Space } from '../core/kernel/space.ts';
 import { write, type Store } from '../core/kernel/store.ts';
 import { describeLlmError } from '../llm/client.ts';
 import type { Embedder } from '../llm/embeddings.ts';
 import type { JobHandlers } from '../jobs/worker.ts';
 import { logger } from '../logger.ts';
-import { readInWorker } from './read-pool.ts';
 import type { Runtime } from './runtime.ts';
 
 type Row = { table: VectorTable; id: number; userId: string; text: string };
@@ -191,32 +179,11 @@ export async function reembed(runtime: Runtime, options: ReembedOptions = {}): P
   };
 }
 
-const LATEST_USER_TURN =
-  "select text from turns where user_id = ? and session_id = ? and role = 'user' and (cast(? as text) is null or agent_id is null or agent_id = ?) order by at desc, id desc limit 1";
-
-/** getContext() whose search also uses the vector signal (the query, or the latest user turn, embedded). */
-export async function contextWithRuntime(runtime: Runtime, space: Space, input: ContextInput): Promise<Context> {
-  const parsed = parseInput(contextSchema, input); // bad input fails before any network call
-  const text = await contextQueryText(parsed.query, async () => {
-    const last = await runtime.store.sql.get<{ text: string }>(LATEST_USER_TURN, [
-      space.userId,
-      parsed.sessionId,
-      space.agentId,
-      space.agentId,
-    ]);
-    return last?.text ?? null;
-  });
-  const queryVector = text ? await embedQuery(runtime, text) : null;
-  const answered = await readInWorker<Context>(runtime.reads, runtime.store, {
-    kind: 'context',
-    space,
-    input,
-    queryVector,
-  });
-  return answered ?? getContext(runtime.store, space, input, { queryVector });
-}
-
-async function embedQuery(runtime: Runtime, text: string): Promise<Float32Array | null> {
+/**
+ * The query's vector for search and context, when an embedding endpoint is configured and vectors
+ * are on. A failure degrades to lexical + entity search: logged, never an error.
+ */
+export async function embedQuery(runtime: Runtime, text: string): Promise<Float32Array | null> {
   // The local word vectors embed the query in the core search itself (semantic.ts).
   if (!runtime.embedder || runtime.embedder.local || !vectorState(runtime.store).ready || !text.trim()) return null;
   try {
@@ -225,24 +192,4 @@ async function embedQuery(runtime: Runtime, text: string): Promise<Float32Array 
     logger.warn({ error: describeLlmError(error) }, 'query embedding failed: searching without vectors');
     return null;
   }
-}
-
-/**
- * search() with the vector signal: the query is embedded first when an embedder is configured
- * and vectors are on. An embedding failure degrades to lexical + entity search, never an error.
- */
-export async function searchWithRuntime(
-  runtime: Runtime,
-  space: Space,
-  input: SearchInput,
-  options: Omit<SearchOptions, 'queryVector'> = {},
-): Promise<SearchResult> {
-  parseInput(searchSchema, input); // bad input fails before any network call
-  const queryVector = await embedQuery(runtime, input.query);
-  // Options that fill or tune the search in place (fitting, ablations) are the caller's own process's.
-  const answered =
-    Object.keys(options).length === 0
-      ? await readInWorker<SearchResult>(runtime.reads, runtime.store, { kind: 'search', space, input, queryVector })
-      : undefined;
-  return answered ?? search(runtime.store, space, input, { ...options, queryVector });
 }

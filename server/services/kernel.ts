@@ -6,3 +6,5 @@ export { badInput, ErrorCode, expectedOf, forbidden, notFound, SmError } from '.
 export { type ChangeEvent, hearOtherNodes, onChange } from '../core/kernel/store.ts';
 export { VERSION } from '../core/kernel/version.ts';
 export { MEMORY_SORTS, SEARCH_KINDS } from '../core/kernel/vocabulary.ts';
+export { groupBy } from '../core/kernel/group-by.ts';
+export { visibleIn } from '../core/kernel/space.ts';

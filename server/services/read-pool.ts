@@ -10,7 +10,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { holdAccessWhile, noteAccess } from '../core/memory/access.ts';
+import { holdAccessWhile } from '../core/memory/access.ts';
 import { SmError, type ErrorCode } from '../core/kernel/errors.ts';
 import { semanticOn } from '../core/vectors/semantic.ts';
 import { vectorState } from '../core/vectors/vector-state.ts';
@@ -61,7 +61,7 @@ export type ReadPoolStats = {
   restarts: number;
 };
 
-type Answer = { result: unknown; accessed: number[] };
+type Answer = { result: unknown };
 type Job = { call: ReadCall; resolve: (answer: Answer) => void; reject: (error: Error) => void };
 type Slot = {
   worker: Worker;
@@ -256,7 +256,7 @@ class WorkerPool implements ReadPool {
       if (reply.error) job.reject(rebuild(reply.error));
       else {
         this.counts.served++;
-        job.resolve({ result: reply.result, accessed: reply.accessed });
+        job.resolve({ result: reply.result });
       }
     }
     this.pump();
@@ -335,14 +335,10 @@ function rebuild(error: { message: string; code?: string; retryAfterSeconds?: nu
 }
 
 /**
- * A read through the pool when it can take it, its accesses then recorded by the writer;
- * undefined when it is the caller's to run in-process (no pool, none free, a worker lost).
+ * A read through the pool when it can take it; undefined when it is the caller's to run
+ * in-process (no pool, none free, a worker lost).
  */
-export async function readInWorker<T>(
-  pool: ReadPool | null | undefined,
-  store: Store,
-  call: ReadCall,
-): Promise<T | undefined> {
+export async function readInWorker<T>(pool: ReadPool | null | undefined, call: ReadCall): Promise<T | undefined> {
   if (!pool) return undefined;
   if (pool.lone()) {
     // Requests read from their sockets in the same pass as this one have not reached the server's
@@ -359,9 +355,7 @@ export async function readInWorker<T>(
     return undefined;
   }
   try {
-    const { result, accessed } = await pending;
-    if (accessed.length > 0) noteAccess(store, accessed);
-    return result as T;
+    return (await pending).result as T;
   } catch (error) {
     if (!(error instanceof ReadWorkerLost)) throw error;
     // Reads write nothing: running one again is safe, and the client never sees the crash.

@@ -1,16 +1,16 @@
 // The messages between the read pool (read-pool.ts) and its workers (read-worker.ts).
 import type { Config } from '../core/kernel/config.ts';
-import type { ContextInput } from '../core/context/context.ts';
-import type { SearchInput } from '../core/search/types.ts';
+import type { ContextRequest } from '../core/context/context.ts';
+import type { SearchFilter } from '../core/search/types.ts';
 import type { VectorState } from '../core/vectors/vector-state.ts';
 import type { Space } from '../core/kernel/space.ts';
 
 export type ReadWorkerData = { path: string; config: Config; cacheKiB: number; indexBudgetBytes: number };
 
-/** The reads a worker answers: the two hot ones. */
+/** The reads a worker answers: the two hot ones, their input parsed already by the main thread. */
 export type ReadCall =
-  | { kind: 'search'; space: Space; input: SearchInput; queryVector: Float32Array | null }
-  | { kind: 'context'; space: Space; input: ContextInput; queryVector: Float32Array | null };
+  | { kind: 'search'; space: Space; input: SearchFilter; queryVector: Float32Array | null }
+  | { kind: 'context'; space: Space; input: ContextRequest; queryVector: Float32Array | null };
 
 export type ReadRequest = ReadCall & {
   id: number;
@@ -27,6 +27,4 @@ export type ReadReply =
       id: number;
       result?: unknown;
       error?: { message: string; code?: string; retryAfterSeconds?: number };
-      /** Memories the read counted as accessed: recorded by the writer. */
-      accessed: number[];
     };

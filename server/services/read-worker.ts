@@ -1,14 +1,13 @@
 // A read worker (read-pool.ts starts it): the domain's own search and getContext on a read-only
-// connection to the writer's file, one request at a time. What a read would write (access counts)
-// is collected and handed back with the answer; the main thread, the one writer, records it.
+// connection to the writer's file, one request at a time. A read writes nothing here: what it
+// handed out is counted as accessed by the service that asked, on the main thread, the one writer.
 // The clock, the config and the vector state are the main thread's, sent with each request, so
 // the answer is the one the main thread would have computed.
 import { parentPort, workerData } from 'node:worker_threads';
-import { divertAccess } from '../core/memory/access.ts';
 import type { Config } from '../core/kernel/config.ts';
-import { getContext } from '../core/context/context.ts';
+import { contextOfParsed } from '../core/context/context.ts';
 import { expectedOf } from '../core/kernel/errors.ts';
-import { search } from '../core/search/search.ts';
+import { searchFiltered } from '../core/search/search.ts';
 import { setIndexBudget } from '../core/vectors/vector-index.ts';
 import { setVectorState, type VectorState } from '../core/vectors/vector-state.ts';
 import { openReadOnlyStore } from '../storage/sqlite/open.ts';
@@ -16,7 +15,6 @@ import type { ReadReply, ReadRequest, ReadWorkerData } from './read-protocol.ts'
 
 const data = workerData as ReadWorkerData;
 let now = Date.now();
-let accessed: number[] = [];
 let mapped = false;
 
 const store = openReadOnlyStore({
@@ -25,7 +23,6 @@ const store = openReadOnlyStore({
   clock: { now: () => now },
   cacheKiB: data.cacheKiB,
 });
-divertAccess(store, (ids) => void accessed.push(...ids));
 // Per-user vector indexes are this thread's own copy: a smaller budget than the writer's.
 setIndexBudget(data.indexBudgetBytes);
 
@@ -43,15 +40,14 @@ async function answer(request: ReadRequest): Promise<unknown> {
   if (request.config) store.config = request.config as Config;
   vectorsAs(request.vectors);
   if (request.kind === 'search')
-    return search(store, request.space, request.input, { queryVector: request.queryVector });
-  return getContext(store, request.space, request.input, { queryVector: request.queryVector });
+    return searchFiltered(store, request.space, request.input, { queryVector: request.queryVector });
+  return contextOfParsed(store, request.space, request.input, { queryVector: request.queryVector });
 }
 
 const port = parentPort!;
 port.on('message', (request: ReadRequest) => {
-  accessed = [];
   answer(request).then(
-    (result) => port.postMessage({ id: request.id, result, accessed } satisfies ReadReply),
+    (result) => port.postMessage({ id: request.id, result } satisfies ReadReply),
     (error: unknown) => {
       // An expected failure crosses with its code; anything else is masked by the API anyway.
       const expected = expectedOf(error);
@@ -59,7 +55,6 @@ port.on('message', (request: ReadRequest) => {
       port.postMessage({
         id: request.id,
         error: { message, code: expected?.code, retryAfterSeconds: expected?.retryAfterSeconds },
-        accessed: [],
       } satisfies ReadReply);
     },
   );

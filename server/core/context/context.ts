@@ -4,7 +4,6 @@
 // fills the token budget best value per token first (context-pack.ts), and every item carries
 // its date.
 import { z } from 'zod';
-import { noteAccess } from '../memory/access.ts';
 import { DAY_MS } from '../kernel/clock.ts';
 import { DEFAULT_PACK_TUNING, pack, type Candidate, type PackTuning } from './context-pack.ts';
 import { standingBlock, type StandingSection } from './context-standing.ts';
@@ -50,6 +49,7 @@ export const contextSchema = z
     path: ['maxTokens'],
   });
 export type ContextInput = z.input<typeof contextSchema>;
+export type ContextRequest = z.output<typeof contextSchema>;
 
 export type ContextItem = {
   /** Fact, reflection or turn; in the standing sections, the memory's own kind. */
@@ -154,7 +154,19 @@ export async function getContext(
   input: ContextInput,
   options: ContextOptions = {},
 ): Promise<Context> {
-  const parsed = parseInput(contextSchema, input);
+  return contextOfParsed(store, space, parseInput(contextSchema, input), options);
+}
+
+/**
+ * getContext() of input already parsed with contextSchema: the context service parses once,
+ * before it embeds the query. What the block hands out is the service's to count as accessed.
+ */
+export async function contextOfParsed(
+  store: Store,
+  space: Space,
+  parsed: ContextRequest,
+  options: ContextOptions = {},
+): Promise<Context> {
   const tokenBudget = parsed.tokenBudget ?? parsed.maxTokens ?? store.config.context.token_budget;
   const shortTerm = await shortTermWindow(store, space, parsed.sessionId);
   const query = await contextQueryText(parsed.query, () => latestUserText(shortTerm));
@@ -242,9 +254,6 @@ export async function getContext(
   });
   const items = [...sections.instructions.items, ...sections.about.items, ...ranked];
   const facts = items.flatMap((i) => (i.kind !== 'turn' && i.kind !== 'reflection' && i.memory ? [i.memory] : []));
-  // What the block hands out counts as accessed (it restarts the forgetting curve), written just after this read.
-  // Once per memory however many sections hold it.
-  noteAccess(store, new Set(items.flatMap((i) => (i.memory && i.memory.status === 'active' ? [i.memory.id] : []))));
   return {
     sessionId: parsed.sessionId,
     query,

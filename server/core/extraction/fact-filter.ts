@@ -16,6 +16,14 @@ const TO_LISTENER =
 const MOMENT =
   /^(?:it|that|this|those|these|there|here|seeing|hearing|knowing|being|having|doing|nothing|everything|life|things|moments?|such|what|how|so|yeah|yes|no|wow|oh|aw+|haha|lol)\b(?!\s+(?:i|my|we|our)\s+(?:have|had|went|got|made|started|bought|adopted|moved|finished|joined|took|won|lost|built|visited)\b)|\b(?:pic|pics|photo|photos|picture|pictures|snapshot|screenshot|here's|here is|look at|check out|take a look)\b|^(?:i|we) (?:all|both)\b|\b(?:we|they) (?:can|could|should|must|need to|have to|gotta)\b|^(?:i|we)(?:'re| are| am|'m)? (?:so |really |totally |very |super |just )*(?:glad|happy|excited|sorry|thrilled|stoked|pumped|proud|blessed|lucky|grateful|thankful)\b(?! to (?:have|be|start|join|move|get|own))/i;
 
+/** Words of the moment that open a clause: a reaction or reassurance ("Glad I can help", "Sounds like…", "Don't worry"). */
+const REACTION_OPENING =
+  /^(?:so\s+|really\s+)?(?:glad|happy|excited|thrilled|stoked|sorry|sounds|looks like|seems like|don't worry|no worries)\b/i;
+
+/** A resolution said to cheer on, not a plan: "I'm gonna keep going", "I'll stay positive", "I'll never give up". */
+const RESOLUTION =
+  /^(?:i|we)(?:'ll|\s+will|(?:'m|'re|\s+am|\s+are)\s+(?:gonna|going to))\s+(?:definitely\s+|totally\s+|just\s+|always\s+|still\s+)*(?:keep|stay (?:positive|optimistic|motivated|focused|strong|upbeat|hopeful|determined)|never (?:give up|quit|stop)|go for (?:it|my dreams?)|push(?:ing)? (?:on|forward|through)|chase|believe)\b/i;
+
 /** What the speaker is doing for this conversation only: trying, wanting, hoping, needing to. */
 const MOMENT_INTENT =
   /^(?:i|we)(?:'m|'re|'ve|'d|\s+am|\s+are|\s+have|\s+would)?\s+(?:just |really |currently |still |also |now |been |actually )*(?:(?:like|love) to (?:see|know|get|have|learn|understand|add|create|implement|make sure|ask|use|try|build|improve|integrate|explore|discuss)|heard|tried|tested|added|managed|noticed|need|needed|hope|hoping|wish|wonder|wondering|think|feel|felt|guess|mean|meant|believe|know|understand|see|bet|agree|remember|forgot|want(?:ed)? to (?:make sure|ensure|know|understand|see|check|confirm|figure|learn|avoid|improve|optimi[sz]e|handle|add|implement|get|try|ask|share|tell|say|thank|let))\b/i;
@@ -37,7 +45,8 @@ export const isRequestOrQuestion = (clause: string) =>
   /\?\s*$/.test(clause) || REQUEST.test(clause) || DEICTIC.test(clause);
 
 /** Not a lasting claim whatever rule reads it: a question, a request, a pointer to pasted text, an intent of the moment. */
-export const notAClaim = (clause: string) => isRequestOrQuestion(clause) || MOMENT_INTENT.test(clause);
+export const notAClaim = (clause: string) =>
+  isRequestOrQuestion(clause) || MOMENT_INTENT.test(clause) || REACTION_OPENING.test(clause) || RESOLUTION.test(clause);
 
 /**
  * Whether a clause kept whole as a statement (the fallback rule, no pattern of its own) is a

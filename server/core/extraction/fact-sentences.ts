@@ -102,7 +102,10 @@ const FIRST_PERSON_WORD = /\b(?:[Ii]|[Mm][ey]|[Mm]ine|[Mm]yself)\b/;
 export function thirdPerson(text: string, subject: string): string {
   if (!FIRST_PERSON_WORD.test(text)) return text;
   return text
+    .replace(/\bgonna\b/gi, 'going to')
+    .replace(/\bwanna\b/gi, 'want to')
     .replace(/\b[Ii] am\b|\b[Ii]'m\b/g, `${subject} is`)
+    .replace(/\b[Ii] been\b/g, `${subject} has been`)
     .replace(/\b[Ii]'ve\b/g, `${subject} has`)
     .replace(/\b[Ii]'ll\b/g, `${subject} will`)
     .replace(/\b[Ii]'d\b/g, `${subject} would`)
@@ -155,7 +158,7 @@ export const contentWords = (text: string) =>
 
 /** Interjections and greetings at the start of a clause ("Hey Caroline, ", "Wow! ", "Thanks, Mel, "). */
 const OPENER =
-  /^(?:(?:hey|hi|hello|wow|whoa|oh|ah|aw+|yeah|yes|yep|yup|nope|thanks|thank you|haha+|lol|omg|great|cool|awesome|sure|ok|okay|well|um+|hmm+|totally|absolutely|definitely|congrats|congratulations|nice|sweet|true|exactly|right|anyway|btw|so)(?:,?\s+[A-Z][a-z]+)?\s*[,!:–—-]+\s*)+/i;
+  /^(?:(?:hey|hi|hello|wow|whoa|oh|ah|aw+|yeah|yes|yep|yup|nope|plus|thanks|thank you|haha+|lol|omg|great|cool|awesome|sure|ok|okay|well|um+|hmm+|totally|absolutely|definitely|congrats|congratulations|nice|sweet|true|exactly|right|anyway|btw|so)(?:,?\s+[A-Z][a-z]+)?\s*[,!:–—-]+\s*)+/i;
 
 /** Lower-cases a sentence's first letter when the first word is an ordinary word, not a name. */
 function lowerFirst(text: string): string {

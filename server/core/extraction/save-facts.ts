@@ -135,14 +135,12 @@ async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId
       store.sql.dialect === 'postgres'
         ? await fuzzyProbe(store, space, candidate.content, fact.polarity, fact.subject)
         : null;
-    const found = await slotFactsAndDuplicate(
-      store,
-      space,
+    const found = await slotFactsAndDuplicate(store, space, {
       fact,
-      normalizeText(candidate.content),
+      contentKey: normalizeText(candidate.content),
       kind,
-      probe ?? undefined,
-    );
+      also: probe ?? undefined,
+    });
     const existing = found.slotFacts;
     exact = found.duplicate;
     if (probe && found.also.length > 0) {

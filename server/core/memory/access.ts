@@ -31,17 +31,6 @@ const detached = AsyncResource.bind((run: () => void, delayMs: number | null) =>
   else setTimeout(run, delayMs).unref();
 });
 
-/**
- * Stores whose accesses go to a sink instead of the queue: a read worker's read-only connection
- * cannot write them, so it hands them back to the one writer (server/services/read-worker.ts).
- */
-const sinks = new WeakMap<Store, (ids: number[]) => void>();
-
-/** Sends `store`'s accesses to `sink` from now on, instead of writing them. */
-export function divertAccess(store: Store, sink: (ids: number[]) => void) {
-  sinks.set(store, sink);
-}
-
 /** How long accesses may wait, while reads are under way in the server's read workers, to be written with theirs. */
 const HOLD_MS = 20;
 const holds = new WeakMap<Store, { busy: () => boolean; ms: number }>();
@@ -60,8 +49,6 @@ export function holdAccessWhile(store: Store, busy: (() => boolean) | null, hold
 
 /** Queues an access to each memory; written on the next tick (or with others' while reads are under way: holdAccessWhile). */
 export function noteAccess(store: Store, ids: Iterable<number>) {
-  const sink = sinks.get(store);
-  if (sink) return sink([...ids]);
   let pending = pendingByStore.get(store);
   if (!pending)
     pendingByStore.set(

@@ -48,10 +48,14 @@ export async function runDecay(store: Store, space: Space | null = null): Promis
         report.updated++;
       }
       if (confidence < threshold) {
-        await logDecision(store, fact.id, Decision.Decayed, {
-          confidence,
-          threshold,
-          daysSinceAccess: daysBetween(decayAnchor(fact), now),
+        await logDecision(store, {
+          memoryId: fact.id,
+          action: Decision.Decayed,
+          detail: {
+            confidence,
+            threshold,
+            daysSinceAccess: daysBetween(decayAnchor(fact), now),
+          },
         });
         await archiveMemory(store, fact.id, { reason: 'decayed', confidence });
         report.archived++;

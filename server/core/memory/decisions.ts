@@ -25,15 +25,19 @@ export type DecisionRow = typeof memoryEvents.$inferSelect;
 const OWNER = 'select user_id as userId, agent_id as agentId from memories where id = ?';
 const INSERT_DECISION = 'insert into memory_events (user_id, memory_id, action, detail, at) values (?, ?, ?, ?, ?)';
 
-export async function logDecision(
-  store: Store,
-  memoryId: number,
-  action: Decision,
-  detail: Record<string, unknown> = {},
-  snapshot?: typeof memories.$inferSelect,
+export type DecisionInput = {
+  memoryId: number;
+  action: Decision;
+  detail?: Record<string, unknown>;
+  /** The row as it was, for a memory deleted with the decision: whose it was comes from it. */
+  snapshot?: typeof memories.$inferSelect;
   /** Whose memory it is, when the caller knows (it just wrote the row): saves reading it back. */
-  known?: { userId: string; agentId: string | null },
-) {
+  known?: { userId: string; agentId: string | null };
+};
+
+/** Records a decision about a memory in its history and announces it to subscribers. */
+export async function logDecision(store: Store, input: DecisionInput) {
+  const { memoryId, action, detail = {}, snapshot, known } = input;
   const at = store.clock.now();
   // The entry belongs to the memory's user; a deleted memory's comes from its snapshot.
   const owner = snapshot

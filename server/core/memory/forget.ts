@@ -71,7 +71,8 @@ export async function deleteMemories(store: Store, ids: number[], reason: string
   await store.db.delete(memoryEvents).where(inArray(memoryEvents.memoryId, ids)).run();
   const rows = await store.db.delete(memories).where(inArray(memories.id, ids)).returning();
   await dropUnlinkedEntities(store, entityIds);
-  for (const row of rows) await logDecision(store, row.id, Decision.Deleted, { reason }, row);
+  for (const row of rows)
+    await logDecision(store, { memoryId: row.id, action: Decision.Deleted, detail: { reason }, snapshot: row });
 }
 
 async function deleteTurns(store: Store, ids: number[]) {

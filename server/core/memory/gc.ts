@@ -111,9 +111,13 @@ export async function runGc(store: Store, space: Space | null = null): Promise<G
           .set({ layer: 'long', decayRate: memory.decayRate === 0 ? 0 : store.config.decay.long_rate })
           .where(eq(memories.id, memory.id))
           .run();
-        await logDecision(store, memory.id, Decision.Promoted, {
-          hits: memory.hits,
-          daysSinceSeen: daysBetween(memory.lastSeenAt, now),
+        await logDecision(store, {
+          memoryId: memory.id,
+          action: Decision.Promoted,
+          detail: {
+            hits: memory.hits,
+            daysSinceSeen: daysBetween(memory.lastSeenAt, now),
+          },
         });
         report.promoted++;
         continue;

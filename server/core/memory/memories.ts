@@ -160,14 +160,12 @@ export async function reinforce(
     score: score({ ...existing, hits, importance }, now, store.config.scoring),
   }))!;
   if (source) await linkSource(store, memory.id, { ...source, reason: 'merged' });
-  await logDecision(
-    store,
-    memory.id,
-    Decision.Merged,
-    { hits, ...(source ? { turnId: source.turnId } : {}) },
-    undefined,
-    memory,
-  );
+  await logDecision(store, {
+    memoryId: memory.id,
+    action: Decision.Merged,
+    detail: { hits, ...(source ? { turnId: source.turnId } : {}) },
+    known: memory,
+  });
   return memory;
 }
 
@@ -225,7 +223,7 @@ export async function insertMemory(
     const [inserted] = await store.sql.values(INSERT_MEMORY, row);
     memory = memoryRows.decode(inserted!);
     if (source) await linkSource(store, memory.id, source);
-    await logDecision(store, memory.id, Decision.Created, detail, undefined, space);
+    await logDecision(store, { memoryId: memory.id, action: Decision.Created, detail, known: space });
   }
   noted(store, NEW_ROWS.memories)?.add(memory.id);
   // Every new memory (extracted, remembered, consolidated, corrected) gets a vector by a job.
@@ -268,7 +266,7 @@ export async function remember(store: Store, space: Space, input: RememberInput)
 export async function archiveMemory(store: Store, id: number, detail: Record<string, unknown>) {
   const now = store.clock.now();
   await store.db.update(memories).set({ status: 'archived', validUntil: now }).where(eq(memories.id, id)).run();
-  await logDecision(store, id, Decision.Archived, detail);
+  await logDecision(store, { memoryId: id, action: Decision.Archived, detail });
 }
 
 export async function addRelation(store: Store, fromId: number, toId: number, kind: 'supersedes' | 'derived_from') {
@@ -283,7 +281,7 @@ export async function addRelation(store: Store, fromId: number, toId: number, ki
 export async function supersede(store: Store, oldId: number, newId: number, detail: Record<string, unknown> = {}) {
   await archiveMemory(store, oldId, { reason: 'superseded', by: newId, ...detail });
   await addRelation(store, newId, oldId, 'supersedes');
-  await logDecision(store, oldId, Decision.Superseded, { by: newId, ...detail });
+  await logDecision(store, { memoryId: oldId, action: Decision.Superseded, detail: { by: newId, ...detail } });
 }
 
 /**
@@ -296,11 +294,14 @@ export async function supersede(store: Store, oldId: number, newId: number, deta
 export async function slotFactsAndDuplicate(
   store: Store,
   space: Space,
-  fact: { subject: string; slot: string },
-  contentKey: string,
-  kind: MemoryKind,
-  also?: { select(columns: string): string; params: SqlParam[] },
+  input: {
+    fact: { subject: string; slot: string };
+    contentKey: string;
+    kind: MemoryKind;
+    also?: { select(columns: string): string; params: SqlParam[] };
+  },
 ): Promise<{ slotFacts: MemoryRow[]; duplicate: MemoryRow | undefined; also: MemoryRow[] }> {
+  const { fact, contentKey, kind, also } = input;
   const writable = writableClause(space, 'm').params;
   const text = also
     ? `${SLOT_FACTS_AND_DUPLICATE} union all ${also.select(`2, ${memoryRows.columnsOf('m')}`)}`

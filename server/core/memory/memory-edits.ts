@@ -44,13 +44,13 @@ export async function updateMemory(
     if (changed.length > 0) {
       await store.db.update(memories).set(changes).where(eq(memories.id, id)).run();
       if (changes.content !== undefined) await enqueueEmbedding(store, space, { memoryIds: [id] }); // its vector is stale
-      await logDecision(store, id, Decision.Updated, { fields: changed });
+      await logDecision(store, { memoryId: id, action: Decision.Updated, detail: { fields: changed } });
     }
     if (patch.status === 'archived' && existing.status !== 'archived')
       await archiveMemory(store, id, { reason: 'manual' });
     if (patch.status === 'active' && existing.status !== 'active') {
       await store.db.update(memories).set({ status: 'active', validUntil: null }).where(eq(memories.id, id)).run();
-      await logDecision(store, id, Decision.Restored, { reason: 'manual' });
+      await logDecision(store, { memoryId: id, action: Decision.Restored, detail: { reason: 'manual' } });
     }
     return (await getMemory(store, id))!;
   });
@@ -65,7 +65,7 @@ export async function confirmMemory(store: Store, space: Space, id: number): Pro
       .set({ decayRate: 0, confidence: 1, confidenceBase: 1 })
       .where(eq(memories.id, id))
       .run();
-    await logDecision(store, id, Decision.Confirmed);
+    await logDecision(store, { memoryId: id, action: Decision.Confirmed });
     return (await getMemory(store, id))!;
   });
 }

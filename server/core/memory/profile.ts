@@ -56,7 +56,7 @@ export async function setPinned(store: Store, space: Space, id: number, pinned: 
       throw badInput(`id: memory ${id} is archived: restore it (updateMemory status ACTIVE) before pinning it`);
     if (memory.pinned !== pinned) {
       await store.sql.run(SET_PINNED, [pinned ? 1 : 0, id]);
-      await logDecision(store, id, pinned ? Decision.Pinned : Decision.Unpinned);
+      await logDecision(store, { memoryId: id, action: pinned ? Decision.Pinned : Decision.Unpinned });
     }
     return (await getMemory(store, id))!;
   });

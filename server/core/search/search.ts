@@ -103,7 +103,16 @@ export async function search(
   input: SearchInput,
   options: SearchOptions = {},
 ): Promise<SearchResult> {
-  const filter = parseInput(searchSchema, input);
+  return searchFiltered(store, space, parseInput(searchSchema, input), options);
+}
+
+/** search() of input already parsed with searchSchema: the search service parses once, before it embeds the query. */
+export async function searchFiltered(
+  store: Store,
+  space: Space,
+  filter: SearchFilter,
+  options: SearchOptions = {},
+): Promise<SearchResult> {
   const tuning = tuningOf(options, store.config.embedding.turn_weight);
   const wantTurns = filter.kinds.includes('turn') && !filter.tags?.length;
   const memoryKinds = filter.kinds.filter((k) => k !== 'turn');
