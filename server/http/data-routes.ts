@@ -4,7 +4,8 @@
 import { spaceFor } from '../services/tokens.ts';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { exportRecords, importRecords } from '../core/export/export.ts';
+import { exportRecords } from '../core/export/export.ts';
+import { importRecords } from '../core/export/import-records.ts';
 import { openSnapshot } from '../storage/sqlite/snapshot.ts';
 import type { Runtime } from '../services/runtime.ts';
 import { accessOf } from './auth.ts';

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Option, type Command } from 'commander';
-import type { ImportReport } from '../../core/export/export.ts';
+import type { ImportReport } from '../../core/export/import-records.ts';
 import { withBackend, type Backend } from '../backend.ts';
 import { count, emit } from '../output.ts';
 import type { GlobalOptions } from '../runtime.ts';
@@ -106,7 +106,7 @@ async function progress(total: number, unit: 'records' | 'turns') {
 
 async function importFrom(backend: Backend, file: string): Promise<ImportReport> {
   if (backend.runtime) {
-    const { importRecords } = await import('../../core/export/export.ts');
+    const { importRecords } = await import('../../core/export/import-records.ts');
     const text = readFileSync(file, 'utf8');
     const lines = text.split('\n');
     // The total counts records, not the empty string after the last newline.
