@@ -16,7 +16,8 @@
 // --fit fits the packing values (server/core/context/context-pack.ts) by coordinate ascent and reports
 // each conversation packed with values fitted on the others (leave one conversation out).
 import { parseArgs } from 'node:util';
-import { collectCandidates, getContext } from '../server/core/context/context.ts';
+import { getContext } from '../server/core/context/context.ts';
+import { collectCandidates } from '../server/core/context/context-candidates.ts';
 import {
   DEFAULT_PACK_TUNING,
   pack,

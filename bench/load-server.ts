@@ -43,7 +43,7 @@ export function runsBundle(): boolean {
   const bundle = join(ROOT, 'dist', 'cli', 'sm.mjs');
   if (process.env.SM_NO_BUNDLE === '1' || !existsSync(bundle)) return false;
   const built = statSync(bundle).mtimeMs;
-  return ['server', 'schema', 'drizzle', 'client/src'].every((dir) =>
+  return ['server', 'drizzle', 'client/src'].every((dir) =>
     readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true }).every(
       (e) => !e.isFile() || statSync(join(e.parentPath, e.name)).mtimeMs <= built,
     ),

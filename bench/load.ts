@@ -23,143 +23,14 @@ import { parseArgs } from 'node:util';
 import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
 import { optimizeSearchIndexes } from '../server/storage/sqlite/search-index.ts';
 import { readWorkerCount } from '../server/services/read-pool.ts';
-import {
-  ADD_TURN,
-  call,
-  closedLoop,
-  firstFailure,
-  SEARCH,
-  sleep,
-  stat,
-  type Context,
-  type Stat,
-} from './load-clients.ts';
+import { call, closedLoop, firstFailure, SEARCH, sleep, type Context, type Stat } from './load-clients.ts';
 import { formatReads, readComparison } from './load-reads.ts';
-import { backlogReader, cpuOf, graphqlClient, memoryOf, runsBundle, startServer } from './load-server.ts';
+import { backlogReader, graphqlClient, memoryOf, runsBundle, startServer } from './load-server.ts';
 import { runMain } from './run-main.ts';
+import { NAMES, sustainedWrites, turnText } from './load-writes.ts';
 import { build } from './scale-store.ts';
 import { rng, userName } from './synthetic.ts';
 import { round } from './stats.ts';
-
-const NAMES = ['Caroline', 'Melanie', 'John', 'Maria', 'Gina', 'Jon', 'Sam', 'Alex', 'Priya', 'Tomás'];
-const PLACES = ['Lisbon', 'Paris', 'Boston', 'Kyoto', 'Berlin'];
-
-/** Sentences with names and places in them, so the NER job has names to find. */
-function turnText(text: ReturnType<typeof build>, random: () => number) {
-  const name = NAMES[Math.floor(random() * NAMES.length)]!;
-  const place = PLACES[Math.floor(random() * PLACES.length)]!;
-  return random() < 0.5
-    ? `I met ${name} in ${place} and we talked about ${text.sentence(4, 14)}`
-    : `${name} said the ${text.word()} ${text.sentence(4, 14)} was great`;
-}
-
-type Sample = {
-  second: number;
-  acked: number;
-  refused: number;
-  backlog: number;
-  nerBacklog: number;
-  lagSeconds: number;
-  deferred: number;
-  rssMB: number | null;
-};
-
-/** W writers at `rate` turns/s in total for `seconds`, sampled every second; then the drain. */
-async function sustainedWrites(
-  ctx: Context,
-  writers: number,
-  rate: number,
-  seconds: number,
-  drainTimeoutSeconds: number,
-) {
-  const samples: Sample[] = [];
-  const latencies: number[] = [];
-  let acked = 0;
-  let refused = 0;
-  let failed = 0;
-  const started = performance.now();
-  const end = started + seconds * 1000;
-  let stopped = false;
-  const sampler = (async () => {
-    for (let second = 1; !stopped; second++) {
-      await sleep(started + second * 1000 - performance.now());
-      samples.push({ second, acked, refused, ...ctx.reader.read(), rssMB: memoryOf(ctx.server.pid)?.rssMB ?? null });
-    }
-  })();
-  let lastAck = started;
-  const cpuBefore = cpuOf(ctx.server.pid);
-  await Promise.all(
-    Array.from({ length: writers }, async (_, w) => {
-      for (let k = 0; ; k++) {
-        const due = started + ((k * writers + w) / rate) * 1000;
-        if (due >= end) return;
-        const wait = due - performance.now();
-        if (wait > 0) await sleep(wait);
-        const { input, userId } = ctx.nextTurn(w);
-        const outcome = await call(ctx.client, ADD_TURN, { input, userId });
-        refused += outcome.refused;
-        if (!outcome.ok || outcome.turnId === null) {
-          failed++;
-          continue;
-        }
-        acked++;
-        lastAck = performance.now();
-        ctx.acked.push(outcome.turnId);
-        // From when the turn was due: a server that falls behind shows as latency, not as fewer samples.
-        latencies.push(lastAck - Math.min(due, lastAck - outcome.ms));
-      }
-    }),
-  );
-  const writeSeconds = (lastAck - started) / 1000;
-  const atEnd = ctx.reader.read();
-  // The drain: sampled on, until the queue is empty.
-  let drainSeconds: number | null = null;
-  const drainStart = performance.now();
-  while (performance.now() - drainStart < drainTimeoutSeconds * 1000) {
-    const now = ctx.reader.read();
-    if (now.backlog === 0 && now.deferred === 0) {
-      drainSeconds = round((performance.now() - drainStart) / 1000, 1);
-      break;
-    }
-    await sleep(250);
-  }
-  stopped = true;
-  await sampler;
-  const cpuAfter = cpuOf(ctx.server.pid);
-  // CPU per acknowledged turn, the writes and all the background work they caused (to the drain):
-  // unlike throughput, it hardly moves when other work shares the machine.
-  const cpuMsPerTurn =
-    cpuBefore && cpuAfter
-      ? {
-          main: round(((cpuAfter.main - cpuBefore.main) * 1000) / acked, 2),
-          all: round(((cpuAfter.all - cpuBefore.all) * 1000) / acked, 2),
-        }
-      : null;
-  const peak = samples.reduce(
-    (m, s) => ({ backlog: Math.max(m.backlog, s.backlog), lag: Math.max(m.lag, s.lagSeconds) }),
-    { backlog: 0, lag: 0 },
-  );
-  return {
-    writers,
-    offeredPerSecond: rate,
-    seconds,
-    acked,
-    refused,
-    failed,
-    turnsPerSecond: round(acked / writeSeconds, 1),
-    /** From each turn's due time to its acknowledgement. */
-    latencyMs: stat(latencies),
-    backlogAtEnd: atEnd.backlog,
-    lagAtEndSeconds: atEnd.lagSeconds,
-    peakBacklog: peak.backlog,
-    peakLagSeconds: peak.lag,
-    drainSeconds,
-    /** Turns whose accurate NER was deferred (cheap mode) and not caught up when the writes ended. */
-    deferredAtEnd: atEnd.deferred,
-    cpuMsPerTurn,
-    samples,
-  };
-}
 
 export type LoadOptions = {
   size: number;
@@ -184,68 +55,42 @@ export type LoadOptions = {
   readsOnly?: boolean;
 };
 
-export async function benchLoad(options: LoadOptions) {
-  const idleSeconds = options.idleSeconds ?? 20;
-  const loadAtStart = loadavg().map((n) => round(n, 2));
+/** The file the servers open, of `size` synthetic turns and facts (16 users), and 500 questions about it. */
+async function buildFile(size: number) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-bench-load-'));
   const path = join(dir, 'load.db');
   const random = rng(7);
   const store = await openStore({ path, env: {} });
-  const text = build(store, options.size, random, 16);
+  const text = build(store, size, random, 16);
   optimizeSearchIndexes(store.sqlite);
   await closeStore(store);
   const queries = Array.from(
     { length: 500 },
     () => `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`,
   );
-  const bundle = runsBundle();
-  const env = Object.fromEntries(
-    Object.entries(options.config ?? {}).map(([key, value]) => [
-      `SM_CONFIG__${key.replaceAll('.', '__').toUpperCase()}`,
-      value,
-    ]),
+  return { dir, path, random, text, queries };
+}
+
+type LoadFile = Awaited<ReturnType<typeof buildFile>>;
+
+const machineNow = (loadAverageAtStart: number[]) => ({
+  cores: availableParallelism(),
+  loadAverageAtStart,
+  loadAverage: loadavg().map((n) => round(n, 2)),
+});
+
+/** Config as SM_CONFIG__ variables (`ner.max_backlog=100` -> SM_CONFIG__NER__MAX_BACKLOG=100). */
+const configEnv = (config: Record<string, string> = {}) =>
+  Object.fromEntries(
+    Object.entries(config).map(([key, value]) => [`SM_CONFIG__${key.replaceAll('.', '__').toUpperCase()}`, value]),
   );
-  const readWorkers = options.readWorkers ?? Math.max(1, readWorkerCount(undefined));
-  let reads: Awaited<ReturnType<typeof readComparison>>;
-  try {
-    reads = await readComparison(
-      path,
-      env,
-      options.nodeArgs ?? [],
-      readWorkers,
-      options.clients,
-      options.phaseSeconds,
-      queries,
-    );
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
-  const readMachine = {
-    cores: availableParallelism(),
-    loadAverageAtStart: loadAtStart,
-    loadAverage: loadavg().map((n) => round(n, 2)),
-  };
-  if (options.readsOnly) {
-    rmSync(dir, { recursive: true, force: true });
-    return {
-      machine: readMachine,
-      server: bundle ? 'sm serve (bundle)' : 'sm serve (tsx)',
-      size: options.size,
-      reads,
-      firstError: firstFailure(),
-    };
-  }
-  const server = await startServer(path, env, options.nodeArgs ?? []);
-  const client = graphqlClient(server.url, Math.max(options.writers, ...options.clients));
-  const reader = backlogReader(path);
+
+/** The clients' shared state: each client is a user of its own, in sessions of 10 turns. */
+function loadContext(parts: Pick<Context, 'server' | 'client' | 'reader'>, file: LoadFile): Context {
   const turnsSent = new Map<number, number>();
-  const ctx: Context = {
-    server,
-    client,
-    reader,
+  return {
+    ...parts,
     acked: [],
-    // Each client is a user of its own, in sessions of 10 turns.
     nextTurn: (c) => {
       const n = turnsSent.get(c) ?? 0;
       turnsSent.set(c, n + 1);
@@ -255,72 +100,124 @@ export async function benchLoad(options: LoadOptions) {
           sessionId: `load-${c}-${Math.floor(n / 10)}`,
           role: 'USER',
           name: NAMES[c % NAMES.length],
-          text: turnText(text, random),
+          text: turnText(file.text, file.random),
         },
       };
     },
   };
+}
+
+/** Phases 1 to 4 on one server: memory idle, sustained writes, closed loops, memory idle again. */
+async function loadPhases(ctx: Context, options: LoadOptions, queries: string[], idleSeconds: number) {
+  const { server, client, reader } = ctx;
+  await sleep(Math.min(2, idleSeconds) * 1000);
+  const started = memoryOf(server.pid);
+  await sleep(Math.max(0, idleSeconds - 2) * 1000);
+  const idle = memoryOf(server.pid);
+  // Warm-up: statements prepared, code compiled, as in a server that has run for a while.
+  for (let i = 0; i < 30; i++) await call(client, SEARCH, { query: queries[i], userId: userName(i % 16, 16) });
+  const sustained = await sustainedWrites(ctx, {
+    writers: options.writers,
+    rate: options.rate,
+    seconds: options.seconds,
+    drainTimeoutSeconds: 180,
+  });
+  const closed = [];
+  for (const op of ['search', 'addTurn'] as const)
+    for (const clients of options.clients)
+      closed.push(await closedLoop(ctx, op, clients, options.phaseSeconds, queries));
+  const justAfter = memoryOf(server.pid);
+  // Idle means no work left: the queue drained (the last addTurn phase left a backlog), then the wait.
+  for (const until = performance.now() + 180_000; reader.read().backlog > 0 && performance.now() < until; )
+    await sleep(250);
+  await sleep(idleSeconds === 0 ? 0 : (idleSeconds + 15) * 1000);
+  const after = memoryOf(server.pid);
+  const stored = reader.stored(ctx.acked);
+  return {
+    memoryMB: {
+      started: started?.rssMB ?? null,
+      idle: idle?.rssMB ?? null,
+      justAfterLoad: justAfter?.rssMB ?? null,
+      idleAfterLoad: after?.rssMB ?? null,
+      peak: after?.peakMB ?? null,
+    },
+    sustained,
+    closedLoop: closed,
+    acknowledged: { turns: ctx.acked.length, inFile: stored, lost: ctx.acked.length - stored },
+  };
+}
+
+type Machine = ReturnType<typeof machineNow>;
+/** What a run measured; with `readsOnly`, the read comparison alone. */
+export type LoadResult = {
+  machine: Machine;
+  server: string;
+  size: number;
+  reads: Awaited<ReturnType<typeof readComparison>>;
+  firstError: string | null;
+} & Partial<{ readMachine: Machine; idleSeconds: number } & Awaited<ReturnType<typeof loadPhases>>>;
+
+export async function benchLoad(options: LoadOptions): Promise<LoadResult> {
+  const idleSeconds = options.idleSeconds ?? 20;
+  const loadAtStart = loadavg().map((n) => round(n, 2));
+  const file = await buildFile(options.size);
+  const serverName = runsBundle() ? 'sm serve (bundle)' : 'sm serve (tsx)';
+  const env = configEnv(options.config);
+  const nodeArgs = options.nodeArgs ?? [];
+  const readWorkers = options.readWorkers ?? Math.max(1, readWorkerCount(undefined));
+  let reads: Awaited<ReturnType<typeof readComparison>>;
   try {
-    await sleep(Math.min(2, idleSeconds) * 1000);
-    const started = memoryOf(server.pid);
-    await sleep(Math.max(0, idleSeconds - 2) * 1000);
-    const idle = memoryOf(server.pid);
-    // Warm-up: statements prepared, code compiled, as in a server that has run for a while.
-    for (let i = 0; i < 30; i++) await call(client, SEARCH, { query: queries[i], userId: userName(i % 16, 16) });
-    const sustained = await sustainedWrites(ctx, options.writers, options.rate, options.seconds, 180);
-    const closed = [];
-    for (const op of ['search', 'addTurn'] as const)
-      for (const clients of options.clients)
-        closed.push(await closedLoop(ctx, op, clients, options.phaseSeconds, queries));
-    const justAfter = memoryOf(server.pid);
-    // Idle means no work left: the queue drained (the last addTurn phase left a backlog), then the wait.
-    for (const until = performance.now() + 180_000; reader.read().backlog > 0 && performance.now() < until; )
-      await sleep(250);
-    await sleep(idleSeconds === 0 ? 0 : (idleSeconds + 15) * 1000);
-    const after = memoryOf(server.pid);
-    const stored = reader.stored(ctx.acked);
+    reads = await readComparison(
+      file.path,
+      env,
+      nodeArgs,
+      readWorkers,
+      options.clients,
+      options.phaseSeconds,
+      file.queries,
+    );
+  } catch (error) {
+    rmSync(file.dir, { recursive: true, force: true });
+    throw error;
+  }
+  const readMachine = machineNow(loadAtStart);
+  if (options.readsOnly) {
+    rmSync(file.dir, { recursive: true, force: true });
+    return { machine: readMachine, server: serverName, size: options.size, reads, firstError: firstFailure() };
+  }
+  const server = await startServer(file.path, env, nodeArgs);
+  const client = graphqlClient(server.url, Math.max(options.writers, ...options.clients));
+  const reader = backlogReader(file.path);
+  const ctx = loadContext({ server, client, reader }, file);
+  try {
+    const phases = await loadPhases(ctx, options, file.queries, idleSeconds);
     return {
-      machine: {
-        cores: availableParallelism(),
-        loadAverageAtStart: loadAtStart,
-        loadAverage: loadavg().map((n) => round(n, 2)),
-      },
-      server: bundle ? 'sm serve (bundle)' : 'sm serve (tsx)',
+      machine: machineNow(loadAtStart),
+      server: serverName,
       size: options.size,
       reads,
       readMachine,
       idleSeconds,
-      memoryMB: {
-        started: started?.rssMB ?? null,
-        idle: idle?.rssMB ?? null,
-        justAfterLoad: justAfter?.rssMB ?? null,
-        idleAfterLoad: after?.rssMB ?? null,
-        peak: after?.peakMB ?? null,
-      },
-      sustained,
-      closedLoop: closed,
-      acknowledged: { turns: ctx.acked.length, inFile: stored, lost: ctx.acked.length - stored },
+      ...phases,
       firstError: firstFailure(),
     };
   } finally {
     reader.close();
     client.close();
     await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(file.dir, { recursive: true, force: true });
   }
 }
 
-type Result = Awaited<ReturnType<typeof benchLoad>>;
-
 const three = (x: Stat) => `${x.p50} / ${x.p95} / ${x.p99}`;
 
-export function formatLoad(result: Result): string {
+export function formatLoad(result: LoadResult): string {
   if (!result.sustained)
     return [
       ...formatReads(result.reads, result.machine),
       ...(result.firstError ? [`first failure: ${result.firstError}`] : []),
     ].join('\n');
-  const r = result as Required<Result>;
+  const r = result as Required<LoadResult>;
   const s = r.sustained;
   const every = Math.max(1, Math.ceil(s.samples.length / 15));
   return [

@@ -92,7 +92,7 @@ export async function openBenchStore() {
   const dir = mkdtempSync(join(tmpdir(), 'sm-scale-'));
   const path = join(dir, 'scale.db');
   const clock = { at: Date.UTC(2025, 0, 1), now: () => clock.at };
-  // Opened as the server opens it (serve.ts): checkpoints on their own thread.
+  // Opened as the server opens it (server/http/serve.ts): checkpoints on their own thread.
   const store = await openStore({
     path,
     env: {},

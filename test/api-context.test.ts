@@ -112,12 +112,14 @@ describe('context over GraphQL', () => {
       expect(context.tokensUsed).toBe(countTokens(context.markdown));
       expect(context.tokensUsed).toBeLessThanOrEqual(tokenBudget);
       expect(context.tokensUsed).toBeGreaterThanOrEqual(0.9 * tokenBudget);
-      // The standing section opens the block (Sam's home and what he loves), then the ranked list.
+      // The standing section opens the block, then the ranked list. The question touches neither of Sam's
+      // standing memories (his home, what he loves): their small share holds the newest stated, the other left out.
       expect(context.markdown).toMatch(
-        /^## About the user\n- Sam moved to Porto [^\n]*\n- Sam loves walking Rex on the beach [^\n]*\n\n## Facts\n/,
+        /^## About the user\n- Sam moved to Porto [^\n]*\n- \(1 more about the user not shown\)\n\n## Facts\n/,
       );
       expect(context.markdown).toContain('\n\n## Conversation excerpts\n');
-      expect(context.standing.about.items.map((i) => i.kind)).toEqual([SearchKind.Profile, SearchKind.Preference]);
+      expect(context.standing.about.items.map((i) => i.kind)).toEqual([SearchKind.Profile]);
+      expect(context.standing.about.leftOut).toBe(1);
       const ranked = context.items.filter((i) => i.reason !== ContextItemReason.Standing);
       expect(context.items.slice(0, context.items.length - ranked.length).map((i) => i.id)).toEqual(
         context.standing.about.items.map((i) => i.id),

@@ -4,6 +4,7 @@
 // history kept, and open every context block within their share of the budget, whatever the query.
 import { describe, expect, it } from 'vitest';
 import { getContext } from '../server/core/context/context.ts';
+import { DEFAULT_STANDING_TUNING } from '../server/core/context/context-standing.ts';
 import { runDecay } from '../server/core/memory/decay.ts';
 import { explain } from '../server/core/memory/explain.ts';
 import { recogniseStanding } from '../server/core/extraction/standing.ts';
@@ -246,5 +247,35 @@ describe('standing memory in context', () => {
     // A pinned memory of any kind is in the block, in "About the user", whatever the query.
     expect(context.standing.about.items.map((i) => [i.id, i.kind])).toEqual([[fact.id, 'fact']]);
     expect(context.markdown).toMatch(/## About the user\n- User went to the harbour with Rui[^\n]*\(pinned, stated /);
+  }, 120_000);
+
+  it('what the question does not touch takes a small share of the budget; what it touches comes first; instructions still open the block', async () => {
+    const { runtime, store } = await setup();
+    const name = (i: number) =>
+      `zo${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}ka`;
+    for (let i = 0; i < 30; i++) {
+      await say(runtime, `Always add a changelog entry when I touch the ${name(i)} module.`);
+      await say(runtime, `I prefer the ${name(i)} colour scheme.`);
+    }
+    await say(runtime, 'I prefer trail running shoes with a wide toe box.');
+    const budget = 1_000;
+    const context = await getContext(store, DEFAULT_SPACE, {
+      sessionId: 'later',
+      query: 'Which trail running shoes suit a wide toe box?',
+      tokenBudget: budget,
+    });
+    const { instructions, about } = context.standing;
+    const tokensOf = (items: { tokens: number }[]) => items.reduce((sum, i) => sum + i.tokens, 0);
+    expect(about.items[0]!.text).toBe('User prefers trail running shoes with a wide toe box');
+    // Unmatched: each section within its share (lines only; the headings are paid apart).
+    expect(tokensOf(about.items.slice(1))).toBeLessThanOrEqual(DEFAULT_STANDING_TUNING.unmatchedAbout * budget);
+    expect(instructions.items.length).toBeGreaterThan(0);
+    expect(tokensOf(instructions.items)).toBeLessThanOrEqual(DEFAULT_STANDING_TUNING.unmatchedInstructions * budget);
+    expect(instructions.leftOut + instructions.items.length).toBe(30);
+    expect(about.leftOut + about.items.length).toBe(31);
+    expect(context.markdown).toContain(`(${instructions.leftOut} more standing instructions not shown)`);
+    // The rest of the budget is the ranked list's.
+    expect(context.standing.tokens).toBeLessThan(0.25 * budget);
+    expect(context.tokensUsed).toBeLessThanOrEqual(budget);
   }, 120_000);
 });

@@ -29,7 +29,7 @@ export type ServeOptions = {
  * which a full collection kept about 40 MB; at 30 %, about 65 MB less. Collections come sooner
  * (concurrent, mostly off the main thread; CPU per turn within noise of before) and the old space
  * stays near what is live. V8 reads it at each collection, so it applies when set after start
- * (as does the young generation's growth factor: young-generation.ts).
+ * (as does the young generation's growth factor: server/young-generation.ts).
  */
 const HEAP_GROWING_PERCENT = 30;
 

@@ -1,6 +1,6 @@
 // The MCP server (docs/architecture.md#adapters): the memory tools of the typed client, resources to read memory by URI, and
 // a prompt that tells an agent when to call which tool, over one space's client. `sm mcp` serves
-// it over stdio; the service at /mcp over Streamable HTTP (http.ts).
+// it over stdio; the service at /mcp over Streamable HTTP (http/mcp-route.ts).
 import { VERSION } from '../services/kernel.ts';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -20,7 +20,7 @@ Never invent memories: say so when memory has nothing.`;
 
 const text = (uri: string, body: string, mimeType = 'text/markdown') => ({ contents: [{ uri, mimeType, text: body }] });
 
-// The service's /mcp is stateless: every request makes a server (mcp-route.ts). Two things the SDK
+// The service's /mcp is stateless: every request makes a server (http/mcp-route.ts). Two things the SDK
 // does for each server are the same every time, and were most of a request's CPU (8.4 ms of server
 // CPU a search_memory call, 9.3 ms a tools/list): a new Ajv instance (it validates elicitation
 // answers, which these tools never ask for), and tools/list's conversion of every tool's zod

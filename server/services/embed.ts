@@ -82,7 +82,7 @@ const TURNS_AFTER =
   "select id, user_id as userId, coalesce(name || ': ', '') || text as text from turns where id > ? order by id limit ?";
 
 /**
- * The local word vectors' catch-up (embed-queue.ts): every turn past the mark, oldest first, a
+ * The local word vectors' catch-up (core/vectors/embed-queue.ts): every turn past the mark, oldest first, a
  * batch per transaction, yielding between batches so requests are served meanwhile.
  */
 async function catchUpTurns(store: Store, embedder: Embedder) {

@@ -1,7 +1,7 @@
 // `sm migrate`: a SQLite file copied into Postgres, row for row with the same ids. The tables and
 // columns are the Postgres schema's (drizzle/pg-schema.ts, which mirrors the SQLite one), copied
 // parents first so every foreign key finds its row; rows in rowid order (the id for numbered
-// tables), in batches of multi-row inserts. The id triggers (id-triggers.ts) move each identity
+// tables), in batches of multi-row inserts. The id triggers (postgres/id-triggers.ts) move each identity
 // sequence past the ids given, so the next row numbered on Postgres follows the copied ones.
 //
 // The whole copy is one transaction on the target, holding the write lock: a copy that fails,

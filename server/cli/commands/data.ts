@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Option, type Command } from 'commander';
-import type { ImportReport } from '../../core/export/export.ts';
+import type { ImportReport } from '../../core/export/import-records.ts';
 import { withBackend, type Backend } from '../backend.ts';
 import { count, emit } from '../output.ts';
 import type { GlobalOptions } from '../runtime.ts';

@@ -32,8 +32,12 @@ export const STANDING_TITLES = { instructions: 'Standing instructions', about: '
 
 /** How many standing memories a block looks through (pinned first, then the newest stated). */
 const READ_LIMIT = 2_000;
-/** The share of the budget that preferences and profile facts the query does not match may take. */
-const UNMATCHED_ABOUT = 0.15;
+/** Shares of the budget that standing memories the query does not match may take (within the standing share). */
+export type StandingTuning = { unmatchedInstructions: number; unmatchedAbout: number };
+
+export const DEFAULT_STANDING_TUNING: StandingTuning = { unmatchedInstructions: 0.1, unmatchedAbout: 0.05 };
+/** Tokens an unmatched section may take whatever the budget: its heading and a line or two. */
+const UNMATCHED_FLOOR = 50;
 
 const STANDING_ROWS = `select ${memoryRows.columns} from memories m
   where ${spaceClause(DEFAULT_SPACE, 'm').sql} and m.status = 'active' and (m.kind in (${STANDING_KINDS.map((k) => `'${k}'`).join(', ')}) or m.pinned = 1)
@@ -70,8 +74,15 @@ function ordered(rows: MemoryRow[], matchRank: Map<number, number>): MemoryRow[]
 export async function standingBlock(
   store: Store,
   space: Space,
-  args: { query: string | null; tokenBudget: number; share: number; hidden?: (m: MemoryRow) => boolean },
+  args: {
+    query: string | null;
+    tokenBudget: number;
+    share: number;
+    hidden?: (m: MemoryRow) => boolean;
+    tuning?: Partial<StandingTuning>;
+  },
 ): Promise<StandingBlock> {
+  const tuning = { ...DEFAULT_STANDING_TUNING, ...args.tuning };
   const rows = (await standingRows(store, space)).filter((m) => !args.hidden?.(m));
   const empty = (title: string): StandingSection => ({ title, items: [], leftOut: 0 });
   const block: StandingBlock = {
@@ -82,6 +93,7 @@ export async function standingBlock(
     ids: new Set(),
   };
   const room = Math.floor(args.tokenBudget * args.share);
+  const unmatchedRoom = (share: number) => Math.max(Math.floor(args.tokenBudget * share), UNMATCHED_FLOOR);
   if (rows.length === 0 || room <= 0) return block;
   const matchRank = args.query ? matchesOf(rows, args.query) : new Map<number, number>();
   const sources = await sourcesOf(
@@ -136,8 +148,14 @@ export async function standingBlock(
   );
   fill(
     block.instructions,
-    instructions.filter((m) => !m.pinned),
+    instructions.filter((m) => !m.pinned && matchRank.has(m.id)),
     WHAT.instructions,
+  );
+  fill(
+    block.instructions,
+    instructions.filter((m) => !m.pinned && !matchRank.has(m.id)),
+    WHAT.instructions,
+    unmatchedRoom(tuning.unmatchedInstructions),
   );
   // What the user prefers or is: what the query matches, then the newest in a smaller part of the
   // room (a chatty user states dozens of likes; most say nothing to this question).
@@ -150,7 +168,7 @@ export async function standingBlock(
     block.about,
     about.filter((m) => !m.pinned && !matchRank.has(m.id)),
     WHAT.about,
-    Math.floor(args.tokenBudget * UNMATCHED_ABOUT),
+    unmatchedRoom(tuning.unmatchedAbout),
   );
   const write = () => {
     block.markdown = [render(block.instructions, WHAT.instructions), render(block.about, WHAT.about)]
@@ -171,7 +189,7 @@ export async function standingBlock(
   return block;
 }
 
-const WHAT = { instructions: 'standing instructions', about: 'more about the user' } as const;
+const WHAT = { instructions: 'standing instructions', about: 'about the user' } as const;
 const leftOutLine = (n: number, what: string) => `- (${n} more ${what} not shown)`;
 
 function render(section: StandingSection, what: string): string {
@@ -207,7 +225,8 @@ function matchesOf(rows: MemoryRow[], query: string): Map<number, number> {
   return new Map(scored.map((s, i) => [s.id, i + 1]));
 }
 
-async function sourcesOf(
+/** Each memory's source turns (oldest first) and the time of the first. */
+export async function sourcesOf(
   store: Store,
   memoryIds: number[],
 ): Promise<Map<number, { turnIds: number[]; firstAt: number }>> {

@@ -24,7 +24,7 @@ const BY_ID_SQL = `select ${entityRows.columns} from entities where id = ? and u
 
 /**
  * A turn's speaker as a CTE (`speaker`: the person whose key is the speaker's name, if known), so
- * a statement that writes the turn also reads it (turns.ts, Postgres: a round trip saved per
+ * a statement that writes the turn also reads it (turns/turns.ts, Postgres: a round trip saved per
  * turn); parameters: user id, key. Its columns decode with decodeEntity.
  */
 export const SPEAKER_ENTITY = `speaker as (select ${entityRows.columns} from entities where user_id = ? and name_key = ? and type = '${EntityType.Person}' limit 1)`;

@@ -92,6 +92,32 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** The backend's full-text index (used while `features.fts` and the config allow it; else LIKE). */
   readonly textIndex: TextIndex;
+  /** The backend's vector statements (core/vectors/vector-sql.ts runs them). */
+  readonly vectors: VectorDialect;
+}
+
+/** A vector row as stored: its sign-bit code and its float32 embedding. */
+export type StoredVector = { id: number; userId: string; seq: number; code: Buffer; vector: Float32Array };
+
+/** How a backend stores vectors and reranks a KNN's candidates (tables are named by the caller). */
+export interface VectorDialect {
+  /** Names the statements built from it (in caches keyed by text). */
+  readonly key: string;
+  /** Why vectors cannot go on here (a missing extension), or null. */
+  unavailable(store: Store): string | null;
+  /** The upsert of `rows` rows into table `name`; `upsertCells` gives one row's values in its order. */
+  upsertText(name: string, rows: number): string;
+  upsertCells(row: StoredVector): SqlParam[];
+  /** Aggregates of one row of a user's codes: the ids as a comma list, the codes as hex, both by seq. */
+  readonly codesColumns: { ids: string; codes: string };
+  /** The candidates that still exist for the user, nearest to `vector` first by cosine distance (ties by id). */
+  rerank(
+    store: Store,
+    name: string,
+    query: { userId: string; candidates: number[]; vector: Float32Array },
+  ): Promise<{ id: number; distance: number }[]>;
+  /** Makes the store ready to keep and search vectors when they go on (their columns, older tables moved). */
+  prepare(store: Store, spec: { dimensions: number }): Promise<void>;
 }
 
 // The shape of a full-text index: each backend's (FTS5, tsvector) is in server/storage/, and LIKE

@@ -86,7 +86,7 @@ export async function listMemories(
   return { rows, total };
 }
 
-// Read backwards in index order (memories_status_layer_score). Raw rows (rows.ts): context reads
+// Read backwards in index order (memories_status_layer_score). Raw rows (kernel/rows.ts): context reads
 // two pages of these for every request, and drizzle's mapping of each row cost more than the read.
 const TOP_MEMORIES = `select ${memoryRows.columns} from memories m where m.status = 'active' and m.layer = ? and ${spaceClause(DEFAULT_SPACE, 'm').sql}
   order by m.score desc, m.id desc limit ?`;

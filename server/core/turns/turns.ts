@@ -147,7 +147,7 @@ export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput
   });
 }
 
-// The window of every context: raw rows (rows.ts), the statement text the same for every space.
+// The window of every context: raw rows (kernel/rows.ts), the statement text the same for every space.
 const WINDOW = `select ${turnRows.columnsOf('t')} from turns t where ${spaceClause(DEFAULT_SPACE, 't').sql} and t.session_id = ?
   order by t.at desc, t.id desc limit ?`;
 

@@ -15,14 +15,15 @@
 //      the index read it, or any other user's, never comes back.
 // sqlite-vec stays for those SQL functions (and vec_to_json); its vec0 tables of earlier
 // releases are moved here when vectors go on. On Postgres the same index feeds a rerank by
-// pgvector's `<=>`, or by JavaScript where pgvector is missing (vector-sql.ts).
+// pgvector's `<=>`, or by JavaScript where pgvector is missing: each backend's statements are in
+// server/storage/ (the store's `dialect.vectors`).
 import { meta } from '../../../drizzle/schema.ts';
 import { eq } from 'drizzle-orm';
 import type { Space } from '../kernel/space.ts';
 import { write, type Store } from '../kernel/store.ts';
 import { dropIndexes, hammingNearest, reportFound, signBits } from './vector-index.ts';
 import { forgetMeans, meanOf, writeRows } from './vector-rows.ts';
-import { prepareVectorTables, rerank, type Near } from './vector-sql.ts';
+import { rerank, type Near } from './vector-sql.ts';
 import {
   LEGACY_VECTOR_TABLES,
   setVectorState,
@@ -52,40 +53,11 @@ export async function lockedSpec(store: Store): Promise<VectorSpec | null> {
   return (row?.value as VectorSpec | undefined) ?? null;
 }
 
-const tableExists = async (store: Store, name: string) =>
-  (await store.sql.get('select 1 from sqlite_master where name = ?', [name])) !== undefined;
-
-/** Vectors need sqlite-vec's functions on SQLite; Postgres reranks with pgvector or without it (vector-sql.ts). */
-const unavailable = (store: Store): VectorState | null =>
-  store.sql.dialect === 'sqlite' && !store.features.vec ? { ready: false, reason: 'sqlite-vec is not loaded' } : null;
-
-/**
- * Moves the vectors of a vec0 table of an earlier release (partitioned by user, or older, without
- * users) into the plain table, each under its row's owner, and drops it. Vectors whose row is gone
- * are left behind. Needs sqlite-vec loaded (vec0 is its module).
- */
-async function moveLegacyVectors(store: Store, spec: VectorSpec) {
-  for (const table of Object.keys(VECTOR_TABLES) as VectorTable[]) {
-    const legacy = LEGACY_VECTOR_TABLES[table];
-    if (!(await tableExists(store, legacy))) continue;
-    await write(store, async () => {
-      // The owner table is named as the key (turns, memories). CROSS JOIN keeps vec0 the outer
-      // loop: one scan of it, not a vec0 point read per row.
-      const rows = await store.sql.all<{ id: number | bigint; userId: string; embedding: Buffer }>(
-        `select v.rowid as id, o.user_id as userId, v.embedding as embedding from ${legacy} v cross join ${table} o on o.id = v.rowid`,
-      );
-      const moved = rows
-        .filter((r) => r.embedding.length === spec.dimensions * 4)
-        .map((r) => ({
-          id: Number(r.id),
-          userId: r.userId,
-          vector: new Float32Array(new Uint8Array(r.embedding).buffer),
-        }));
-      await writeRows(store, table, moved);
-      await store.sql.run(`drop table ${legacy}`);
-    });
-  }
-}
+/** Why vectors cannot go on in this store (a backend's missing extension), as a state; else null. */
+const unavailable = (store: Store): VectorState | null => {
+  const reason = store.dialect.vectors.unavailable(store);
+  return reason === null ? null : { ready: false, reason };
+};
 
 /**
  * Turns vectors on for this store with `spec` (called when an embedder is configured). The first
@@ -104,19 +76,13 @@ export async function initVectors(store: Store, spec: VectorSpec): Promise<Vecto
         `rebuild the vectors with \`sm reembed --reset\`.`,
     });
   }
-  if (store.sql.dialect === 'sqlite') {
-    // The rerank reads rows by id all over the table: memory-mapped, a page costs no read() call
-    // (400 ids of 100k 256-d rows: 1.3 -> 0.8 ms). A connection setting; SQLite maps at most this much.
-    store.sqlite.pragma(`mmap_size = ${2 ** 30}`);
-  }
   if (!locked)
     await store.db
       .insert(meta)
       .values({ key: EMBEDDING_META_KEY, value: spec })
       .onConflictDoUpdate({ target: meta.key, set: { value: spec } })
       .run();
-  if (store.sql.dialect === 'sqlite') await moveLegacyVectors(store, spec);
-  else await write(store, () => prepareVectorTables(store));
+  await store.dialect.vectors.prepare(store, spec);
   return setState(store, { ready: true, spec });
 }
 

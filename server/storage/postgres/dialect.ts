@@ -1,5 +1,10 @@
 // What Postgres says in its own SQL, given to every store opened on Postgres (a server or PGlite).
 import type { Dialect } from '../../core/kernel/store.ts';
 import { TSVECTOR_INDEX } from './tsvector-index.ts';
+import { PGVECTOR_VECTORS, PLAIN_VECTORS } from './vector-sql.ts';
 
-export const POSTGRES_DIALECT: Dialect = { name: 'postgres', textIndex: TSVECTOR_INDEX };
+const WITH_PGVECTOR: Dialect = { name: 'postgres', textIndex: TSVECTOR_INDEX, vectors: PGVECTOR_VECTORS };
+const WITHOUT_PGVECTOR: Dialect = { name: 'postgres', textIndex: TSVECTOR_INDEX, vectors: PLAIN_VECTORS };
+
+/** The dialect of a database with pgvector installed (`vec`) or without it. */
+export const postgresDialect = (vec: boolean) => (vec ? WITH_PGVECTOR : WITHOUT_PGVECTOR);

@@ -12,7 +12,7 @@ import { logger } from '../../logger.ts';
 import { lockFolder } from './folder-lock.ts';
 import { ensureRowNumbering } from './id-triggers.ts';
 import { postgresSql } from './postgres-sql.ts';
-import { POSTGRES_DIALECT } from './dialect.ts';
+import { postgresDialect } from './dialect.ts';
 import { parsePostgresUrl } from './url.ts';
 import { ensureSqlFunctions } from './sql-functions.ts';
 import { POSTGRES_MIGRATIONS as MIGRATIONS } from '../migrations.ts';
@@ -150,7 +150,7 @@ export async function openPostgresStore(options: PostgresOpenOptions): Promise<S
       sqlite: undefined as unknown as Store['sqlite'],
       config,
       clock: options.clock ?? systemClock,
-      dialect: POSTGRES_DIALECT,
+      dialect: postgresDialect(vec),
       features: { fts: true, vec },
       listeners: new Set(),
       statements: new Map(),

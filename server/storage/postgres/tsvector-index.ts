@@ -21,7 +21,7 @@ import type { TextIndex } from '../../core/kernel/store.ts';
 
 const VECTOR = { turns: 'text_search', memories: 'content_search' } as const;
 
-/** Matches read per search, newest first: past it a word is too common to rank on anyway (term-stats.ts). */
+/** Matches read per search, newest first: past it a word is too common to rank on anyway (core/text-index/term-stats.ts). */
 const MATCHED_ROWS = 5000;
 /**
  * A user with at most this many rows has them read newest first and tested one by one (matching):

@@ -1,5 +1,5 @@
 // What a Postgres store's URL names, and how to say it without the password. Kept apart from
-// open-postgres.ts (which loads `pg` and PGlite) so that choosing a store (configured-store.ts)
+// open-postgres.ts (which loads `pg` and PGlite) so that choosing a store (../configured-store.ts)
 // and printing where it lives cost nothing for a command that ends up on a SQLite file.
 import { resolve } from 'node:path';
 

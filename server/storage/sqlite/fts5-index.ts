@@ -29,7 +29,7 @@ import type { TextIndex } from '../../core/kernel/store.ts';
  * much further down the ranking to read so they do not crowd the user's out.
  *
  * `dominant`: unscoped match; `scoped`: the space token, ranked by FTS5; `small`: the space
- * token, ranked here (bm25.ts): FTS5's rank computes each term's IDF over the whole table, which
+ * token, ranked here (core/text-index/bm25.ts): FTS5's rank computes each term's IDF over the whole table, which
  * costs as much as a search of the whole file however few rows the user has.
  */
 type FtsScope = {

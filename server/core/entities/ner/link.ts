@@ -19,8 +19,8 @@ import {
 } from './pipeline.ts';
 import { EntityType, type NerProvider } from '../types.ts';
 
-// The row types from the tables, not from memories.ts and turns.ts: the entities module sits
-// below both (memories.ts links what it saves through this file).
+// The row types from the tables, not from memory/memories.ts and turns/turns.ts: the entities module sits
+// below both (memory/memories.ts links what it saves through this file).
 type MemoryRow = typeof memories.$inferSelect;
 type TurnRow = typeof turns.$inferSelect;
 
