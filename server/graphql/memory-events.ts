@@ -6,7 +6,7 @@ import { readSpace, SPACE_RULE, spaceArgs } from './spaces.ts';
 import { MemoryAction } from './enums.ts';
 import { MemoryRef, startEventScope } from './refs.ts';
 import { memoryIn } from '../services/memories.ts';
-import { visibleIn } from '../services/kernel.ts';
+import { visibleIn } from '../services/tokens.ts';
 
 type MemoryEventShape = { change: MemoryChange; memory: MemoryRow | null };
 

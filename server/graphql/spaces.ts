@@ -3,7 +3,7 @@
 import type { Space } from '../core/kernel/space.ts';
 import type { Access } from '../core/users/tokens.ts';
 import type { builder, Context } from './builder.ts';
-import { visibleIn } from '../services/kernel.ts';
+import { visibleIn } from '../services/tokens.ts';
 import { requireAdminAccess, spaceFor } from '../services/tokens.ts';
 
 /** Query, mutation and subscription field builders share this argument builder. */

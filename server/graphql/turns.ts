@@ -11,7 +11,7 @@ import { countedConnection, decodeTurnCursor, MAX_PAGE, turnPage, type Page } fr
 import { EntityRef, SessionRef, startEventScope, TurnRef } from './refs.ts';
 import { addTurnSchema, sessionKey, turnCountsBySession, turnIn, turnsBefore } from '../services/turns.ts';
 import { entitiesForTurns } from '../services/entities.ts';
-import { visibleIn } from '../services/kernel.ts';
+import { visibleIn } from '../services/tokens.ts';
 
 TurnRef.implement({
   description: 'One user or assistant message of a session. Every turn is kept as searchable history.',

@@ -7,4 +7,3 @@ export { type ChangeEvent, hearOtherNodes, onChange } from '../core/kernel/store
 export { VERSION } from '../core/kernel/version.ts';
 export { MEMORY_SORTS, SEARCH_KINDS } from '../core/kernel/vocabulary.ts';
 export { groupBy } from '../core/kernel/group-by.ts';
-export { visibleIn } from '../core/kernel/space.ts';
