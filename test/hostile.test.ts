@@ -229,7 +229,9 @@ describe('hostile input', () => {
   it('generated CLI argv and environment: exit 0, 1 or 2, one line on stderr, never a stack trace', {
     timeout: 60_000,
   }, async () => {
-    const db = join(mkdtempSync(join(tmpdir(), 'sm-hostile-')), 'cli.db');
+    // Commands run in the database's folder: a generated --out path lands there, not in the checkout.
+    const dir = mkdtempSync(join(tmpdir(), 'sm-hostile-'));
+    const db = join(dir, 'cli.db');
     const commands = [
       'add-turn',
       'remember',
@@ -277,7 +279,7 @@ describe('hostile input', () => {
       const text = (limit: number) => pick(NASTY).replace(/\0/g, '').slice(0, limit);
       for (let n = Math.floor(random() * 4); n > 0; n--) argv.push(pick(flags), ...(random() < 0.8 ? [text(300)] : []));
       const env = random() < 0.2 ? { SM_NOW: text(50), SM_USER: text(50) } : {};
-      runs.push(sm(argv, env).then((r) => ({ argv, env, ...r })));
+      runs.push(sm(argv, env, dir).then((r) => ({ argv, env, ...r })));
     }
     for (const r of await Promise.all(runs)) {
       const what = `${r.argv.slice(2).join(' ').slice(0, 200)} ${JSON.stringify(r.env)}`;
