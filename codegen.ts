@@ -1,6 +1,6 @@
 // The typed client (client/src/generated/sdk.ts) from the committed schema (server/graphql/schema.graphql)
 // and the operations in client/operations. It never imports the server. `npm run codegen`
-// (scripts/codegen.ts) writes the file; test/api-client.test.ts checks it is up to date with the
+// (scripts/codegen.ts) writes the file; test/api/api-client.test.ts checks it is up to date with the
 // same function.
 //
 // This calls @graphql-codegen/core directly instead of the @graphql-codegen/cli: the CLI's

@@ -28,7 +28,7 @@ const CONFORMANCE: string[] = [
   'search-semantic',
   'jobs-batch',
   'digests',
-].map((name) => `test/${name}.test.ts`);
+].map((name) => `test/**/${name}.test.ts`);
 
 export default defineConfig({
   resolve: {

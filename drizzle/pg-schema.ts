@@ -1,7 +1,7 @@
 // The Postgres mirror of drizzle/schema.ts (docs/architecture.md#store-port): the same tables, column names, keys, indexes and
 // checks, so the SQL the domain writes for SQLite (drizzle's SQLite builder over schema.ts, and
 // raw SQL with `?` parameters) runs here unchanged. Migrations in drizzle/pg-migrations are
-// generated from this file by `npm run db:generate`; test/postgres-schema.test.ts checks that
+// generated from this file by `npm run db:generate`; test/storage/postgres-schema.test.ts checks that
 // every table and column of schema.ts is here with a type that takes and gives back what SQLite does.
 //
 // Types: integers (ids, epoch-ms times, counters) are bigint, read back as JS numbers (the

@@ -1,6 +1,6 @@
 // Renders the CLI reference in docs/cli.md from the commander definitions (description and the
 // first example of each command's help), between the `cli:start` / `cli:end` markers.
-// `npm run docs:cli` rewrites docs/cli.md; test/docs.test.ts fails when it is out of date.
+// `npm run docs:cli` rewrites docs/cli.md; test/project/docs.test.ts fails when it is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';

@@ -2,7 +2,7 @@
 // the committed schema, the TypeScript client's operations and its model tools: the same
 // operations with the same selections, as snake_case methods whose keyword arguments are the
 // operations' variables (an `input` object's fields spread out), typed with TypedDicts and enums
-// of the schema. `npm run codegen` writes the files; test/python-client.test.ts checks they are
+// of the schema. `npm run codegen` writes the files; test/packages/python-client.test.ts checks they are
 // up to date with this same function.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 // The JSON of each domain type outside GraphQL, in one place for every adapter. The API shape is
 // the typed client's fragments (client/operations/fragments.graphql) field for field: camelCase,
 // enum values upper-case, times ISO-8601 with milliseconds; the embedded CLI prints it, and
-// test/cli-remote.test.ts holds it to a server's answers. REST writes the same rows in its own
+// test/cli/cli-remote.test.ts holds it to a server's answers. REST writes the same rows in its own
 // documented wire shape (snake_case, enum values lower-case: docs/api.md#rest).
 import type { Context, ContextItem } from '../core/context/context.ts';
 import type { Explanation } from '../core/memory/explain.ts';

@@ -5,7 +5,7 @@
 // need two widening adds and four lane reads) and ~1.5 ms for the fastest JS loop (2-core
 // machine); search does two scans (turns and memories). The module is assembled here from its
 // opcodes, so no toolchain or binary file is involved; it is this function (WAT), and
-// test/search-vector-index.test.ts checks its distances against a count in JS:
+// test/search/search-vector-index.test.ts checks its distances against a count in JS:
 //
 //   (func (export "scan") (param $codes i32) (param $query i32) (param $n i32) (param $vecs i32)
 //                         (param $dist i32) (param $hist i32)
