@@ -3,6 +3,7 @@
 // thanks, praise and advice for the listener, fragments, and text the service wrote itself are
 // not; the turn stays searchable either way. Pure functions of the text: cheap on the hot path.
 import { isTimelineLine } from '../digests/timeline-text.ts';
+import { isStopword } from '../text/query.ts';
 
 /** A clause that asks something, or asks the assistant to do something, says nothing lasting. */
 const REQUEST =
@@ -93,7 +94,19 @@ export function proseOf(text: string): string {
 export const endsPointingBack = (sentence: string) =>
   /\b(?:it|that|this|them|those|these|there|one)(?:\s+(?:too|again|happen|out|up|on|off|all|through))?\s*$/i.test(
     sentence,
-  );
+  ) && contentWords(sentence) < MIN_WORDS_BESIDE_POINTER;
+
+/** Words past the subject that say something ("went to a pottery class yesterday and loved it" keeps its claim). */
+const MIN_WORDS_BESIDE_POINTER = 3;
+const LIGHT_WORDS = new Set(
+  'want wants wanted help helps helped make makes made do does did done get gets got keep keeps kept try tries tried going gonna happen'.split(
+    ' ',
+  ),
+);
+const contentWords = (sentence: string) =>
+  (sentence.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).filter(
+    (w) => w.length > 2 && !isStopword(w) && !LIGHT_WORDS.has(w),
+  ).length - 1;
 
 /** A clause in no script the rules read (Hebrew, Chinese, only emoji or symbols): no English fact in it. */
 export const hasLatinWords = (clause: string) => /[A-Za-z]/.test(clause);
