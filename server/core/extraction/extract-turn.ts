@@ -13,13 +13,9 @@ import { extractAssistantFacts, extractFacts, type FactCandidate, type RelatedEn
 import { proseOf } from './fact-filter.ts';
 import { archiveFacts, saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
 import { saveStanding, standingFact } from './save-standing.ts';
-import {
-  instructionPolarity,
-  instructionSlot,
-  recogniseStanding,
-  standingKindOfSlot,
-  type StandingCandidate,
-} from './standing.ts';
+import { recogniseStanding } from './standing.ts';
+import type { StandingCandidate } from './standing-candidate.ts';
+import { instructionPolarity, instructionSlot, standingKindOfSlot } from './standing-slots.ts';
 
 /** Facts are about the speaker: the turn's name, or "User" when it has none. */
 export const subjectOf = (turn: Pick<TurnRow, 'name'>) => turn.name ?? 'User';

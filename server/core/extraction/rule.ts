@@ -18,3 +18,6 @@ export type Rule = {
 
 /** A rule's match with the subject it is about. */
 export type Built = Match & { subject: string };
+
+/** Adverbs a statement may carry before its verb ("I really like…"): rules in every file allow them. */
+export const ADVERBS = String.raw`(?:(?:really|also|still|just|truly|totally|absolutely|actually|recently|finally|now|do|kind of|sort of|definitely|honestly)\s+)*`;

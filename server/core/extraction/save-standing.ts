@@ -10,7 +10,8 @@ import type { Store } from '../kernel/store.ts';
 import { normalizeText } from '../text/text.ts';
 import type { TurnRow } from '../turns/turns.ts';
 import { saveFacts, type Extracted, type FactToSave } from './save-facts.ts';
-import { instructionTopic, topicOverlap, type StandingCandidate } from './standing.ts';
+import type { StandingCandidate } from './standing-candidate.ts';
+import { instructionTopic, topicOverlap } from './standing-slots.ts';
 
 export const isStandingKind = (kind: MemoryKind): kind is (typeof STANDING_KINDS)[number] =>
   (STANDING_KINDS as readonly string[]).includes(kind);

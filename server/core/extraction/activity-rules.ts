@@ -1,0 +1,365 @@
+// Heuristic rules about what the speaker does: things stopped or started, likes and dislikes,
+// current tasks, plans, possessions, past events, and the first-person fallback. heuristics.ts
+// tries them last, after identity-rules.ts.
+import {
+  cleanValue,
+  conjugate,
+  contentWords,
+  gerund,
+  IRREGULAR_PAST,
+  sentenceAbout,
+  slotKey,
+  thirdPerson,
+} from './fact-sentences.ts';
+import { lastingStatement } from './fact-filter.ts';
+import { ADVERBS, type Match, type Rule } from './rule.ts';
+
+const LIKE_VERBS = /^(like|likes|love|loves|enjoy|enjoys|adore|adores)$/i;
+const NOT_EVENTS = new Set([
+  'need',
+  'used',
+  'wanted',
+  'hoped',
+  'wished',
+  'guessed',
+  'supposed',
+  'agreed',
+  'wondered',
+  'bet',
+  'mean',
+  'meant',
+  'noticed',
+  'realized',
+  'realised',
+  'felt',
+  'thought',
+  'knew',
+  'had',
+  'got',
+  'did',
+  'tried',
+  'tested',
+  'heard',
+  'managed',
+  'noticed',
+  'added',
+  'defined',
+  'checked',
+]);
+
+/** The speaker's own verb of liking, said of the subject: "love" -> "loves", "into" -> "is into" (one slot for all). */
+function likeVerb(said: string): string {
+  const verb = said.toLowerCase();
+  return /^(?:like|love|enjoy|adore)$/.test(verb) ? `${verb}s` : LIKE_VERBS.test(verb) ? verb : `is ${verb}`;
+}
+
+/** Tasks of the moment, not of the project: understanding, deciding, fixing this one thing. */
+const MOMENTARY_TASK =
+  /^(?:figure out|get|make sure|ensure|see|find|fix|debug|solve|work out|wrap|do|think|remember|recall|wrap my head)\b/i;
+
+/** Social phrases that say nothing lasting about the speaker. */
+const SMALL_TALK =
+  /^(?:i|we)(?:'m| am| are|'re)? (?:so |really |totally |very |just )*(?:glad|happy for|sorry|thankful for you|proud of you|excited for you|sure|not sure|here for you|with you|agree|hope|bet|know|understand|see|mean|guess|wish you|can't wait|cannot wait|appreciate|love (?:that|this|it|your|how)|think so|totally get)\b|^(?:i|we) (?:can|could|would|should|will|'ll) (?:definitely |totally )?(?:try|do|check|keep|let)\b/i;
+
+function negated(verb: string, object: string, rule: string): Match | null {
+  const value = cleanValue(object);
+  if (!value) return null;
+  if (LIKE_VERBS.test(verb)) {
+    return {
+      slot: `likes:${slotKey(value)}`,
+      value,
+      polarity: -1,
+      exclusive: false,
+      rule,
+      content: (s) => `${s} no longer likes ${thirdPerson(value, s)}`,
+      tags: ['preference'],
+    };
+  }
+  if (/^(?:live|living)$/i.test(verb) && /^in\b/i.test(value)) {
+    const place = value.replace(/^in\s+/i, '');
+    return {
+      slot: 'home',
+      value: `not ${place}`,
+      polarity: -1,
+      exclusive: true,
+      rule,
+      content: (s) => `${s} no longer lives in ${place}`,
+      tags: ['place'],
+    };
+  }
+  const activity = `${verb} ${value}`.toLowerCase();
+  return {
+    slot: `does:${slotKey(activity)}`,
+    value: activity,
+    polarity: -1,
+    exclusive: false,
+    rule,
+    content: (s) => `${s} no longer ${conjugate(verb.toLowerCase())} ${thirdPerson(value, s)}`,
+  };
+}
+
+export const ACTIVITY_RULES: Rule[] = [
+  {
+    name: 'state.no_longer',
+    pattern: /\bi(?:'m| am)? no longer (\w+)\s+(.+)/i,
+    build: (m) => negated(m[1]!, m[2]!, 'state.no_longer'),
+  },
+  {
+    name: 'state.not_anymore',
+    pattern: /\bi (?:don't|do not|dont) (\w+)\s+(.+?)\s+(?:anymore|any more)\b/i,
+    build: (m) => negated(m[1]!, m[2]!, 'state.not_anymore'),
+  },
+  {
+    name: 'state.quit',
+    pattern: new RegExp(String.raw`\bi(?:'ve| have)? ${ADVERBS}(?:quit|stopped|gave up|gave-up) (.+)`, 'i'),
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      const activity = value.replace(/^(?:liking|loving|enjoying) /i, '');
+      if (activity !== value) return negated('like', activity, 'state.quit');
+      return {
+        slot: `does:${slotKey(value)}`,
+        value,
+        polarity: -1,
+        exclusive: false,
+        rule: 'state.quit',
+        content: (s) => `${s} quit ${thirdPerson(value, s)}`,
+      };
+    },
+  },
+  {
+    name: 'preference.dislike',
+    pattern: new RegExp(
+      String.raw`\bi ${ADVERBS}(?:hate|dislike|detest|can't stand|cannot stand|don't like|do not like|don't enjoy|do not enjoy|don't love)\s+(.+)`,
+      'i',
+    ),
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      return {
+        slot: `likes:${slotKey(value)}`,
+        value,
+        polarity: -1,
+        exclusive: false,
+        rule: 'preference.dislike',
+        content: (s) => `${s} dislikes ${thirdPerson(value, s)}`,
+        tags: ['preference'],
+      };
+    },
+  },
+  {
+    name: 'preference.prefer',
+    pattern: new RegExp(String.raw`\bi ${ADVERBS}prefer (.+)`, 'i'),
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      return {
+        slot: `prefers:${slotKey(value.split(/\s+(?:over|to|than)\s+/)[0]!)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'preference.prefer',
+        content: (s) => `${s} prefers ${thirdPerson(value, s)}`,
+        tags: ['preference'],
+      };
+    },
+  },
+  {
+    name: 'preference.like',
+    pattern: new RegExp(
+      String.raw`\bi(?:'m| am)? ${ADVERBS}(like|love|enjoy|adore|into|a fan of|a big fan of|passionate about|obsessed with)\s+(.+)`,
+      'i',
+    ),
+    build: (m) => {
+      const value = cleanValue(m[2]!);
+      if (
+        /^(?:to think|it when|that|this|what|how|you|your)\b/i.test(value) ||
+        /^(?:it|those|these|them|to|one|ones|so|him|her)$/i.test(value) ||
+        value.length < 2
+      )
+        return null;
+      return {
+        slot: `likes:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'preference.like',
+        content: (s) => `${s} ${likeVerb(m[1]!)} ${thirdPerson(value, s)}`,
+        tags: ['preference'],
+      };
+    },
+  },
+  {
+    name: 'state.started',
+    pattern: new RegExp(
+      String.raw`\bi(?:'ve| have)? ${ADVERBS}(?:started|began|begun|took up|picked up|signed up for|joined) (.+)`,
+      'i',
+    ),
+    build: (m, clause) => {
+      const value = cleanValue(m[1]!);
+      const verb = /joined/i.test(clause) ? 'joined' : /signed up/i.test(clause) ? 'signed up for' : 'started';
+      return {
+        slot: `does:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'state.started',
+        content: (s) => `${s} ${verb} ${thirdPerson(value, s)}`,
+      };
+    },
+  },
+  {
+    // The task the user is on ("I'm trying to implement caching for my weather app"): a fact of their project while it lasts.
+    name: 'task.current',
+    pattern: /\bi(?:'m| am|'ve been| have been)\s+(?:currently\s+|still\s+|now\s+)?(?:trying|attempting) to\s+(.+)/i,
+    build: (m) => {
+      // Longer than most values: a task's subject often comes late ("… for my JavaScript project").
+      const words = m[1]!
+        .split(/\s*(?:[,;:()–—?!]|\s-\s|\bbecause\b|\bbut\b|\bso that\b|\band (?=i\b))\s*/i)[0]!
+        .replace(/[.…"]+$/, '')
+        .trim()
+        .split(/\s+/)
+        .slice(0, 16);
+      while (words.length > 0 && /^(?:for|with|to|of|in|on|at|by|and|or|the|a|an|my|using)$/i.test(words.at(-1)!))
+        words.pop();
+      const value = words.join(' ');
+      if (MOMENTARY_TASK.test(value) || contentWords(value) < 3) return null;
+      return {
+        slot: `task:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'task.current',
+        content: (s) => `${s} is trying to ${thirdPerson(value, s)}`,
+        tags: ['task'],
+      };
+    },
+  },
+  {
+    name: 'plan.future',
+    pattern:
+      /\bi(?:'m| am| will|'ll)\s+(?:(?:going|planning|hoping|about|gonna)\s+(?:to\s+)?)?((?:fly|flying|travel|travelling|traveling|go|going|visit|visiting|move|moving|start|starting|take|taking|head|heading|attend|attending|see|seeing|meet|meeting|run|running|have|having|get|getting|do|doing)\b.+)/i,
+    build: (m, clause) => {
+      const value = cleanValue(m[1]!);
+      if (
+        /^(?:do|doing|have|having|get|getting|try|trying)\s+(?:it|that|this|so|my best|well|fine|great|good|okay|ok)\b/i.test(
+          value,
+        )
+      )
+        return null;
+      if (
+        /^(?:go|going|get|getting)\s+(?:there|through|better|worse|started|ready|by|on|along|creative|back|it|home|over it)$/i.test(
+          value,
+        )
+      )
+        return null;
+      const when = clause.match(
+        /\b(?:next|this|coming) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\btomorrow\b|\btonight\b|\bsoon\b/i,
+      )?.[0];
+      const tail = when && !value.toLowerCase().includes(when.toLowerCase()) ? ` ${when.toLowerCase()}` : '';
+      return {
+        slot: `plan:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'plan.future',
+        content: (s) => `${s} is ${gerund(thirdPerson(value, s))}${tail}`,
+        tags: ['plan'],
+      };
+    },
+  },
+  {
+    name: 'possession.has',
+    pattern:
+      /\bi (?:have|own|'ve got|have got)\s+(?!to\b|been\b|had\b|never\b|no\b|always\b|ever\b|done\b|seen\b|a (?:question|feeling|lot of questions)\b)(.+)/i,
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      if (value.split(' ').length < 1 || /^(?:it|that|this|them|one|fun|time|something|nothing|anything)$/i.test(value))
+        return null;
+      return {
+        slot: `has:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'possession.has',
+        content: (s) => `${s} has ${thirdPerson(value, s)}`,
+      };
+    },
+  },
+  {
+    name: 'identity.is',
+    pattern: /\bi(?:'m| am) (?:an? )(.+)/i,
+    build: (m) => {
+      const value = cleanValue(m[1]!);
+      if (/^(?:bit|little|lot|fan)\b/i.test(value)) return null;
+      return {
+        slot: `is:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'identity.is',
+        content: (s) => `${s} is ${/^[aeiou]/i.test(value) ? 'an' : 'a'} ${thirdPerson(value, s)}`,
+      };
+    },
+  },
+  {
+    name: 'attribute.my',
+    pattern:
+      /\bmy ([a-z][\w\s-]{1,30}?) (?:is|are|was|'s)\s+(?!so\b|very\b|really\b|too\b|pretty\b|kind of\b|such\b|going\b|doing\b)(.+)/i,
+    build: (m) => {
+      const thing = m[1]!.trim().toLowerCase();
+      const value = cleanValue(m[2]!);
+      if (!value || /^(?:it|that|this|the best|great|good|fine|okay|ok|amazing|awesome)$/i.test(value)) return null;
+      // "My dad when I was a kid...": not a thing of the speaker's.
+      if (/\b(?:when|if|and|but|i|you|we|he|she|they|that|who|because|while)\b/i.test(thing)) return null;
+      return {
+        slot: `attr:${slotKey(thing)}`,
+        value,
+        polarity: 1,
+        exclusive: true,
+        rule: 'attribute.my',
+        content: (s) => `${s}'s ${thing} is ${thirdPerson(value, s)}`,
+      };
+    },
+  },
+  {
+    name: 'event.past',
+    pattern: new RegExp(String.raw`\bi(?:'ve| have)? ${ADVERBS}([a-z]+)\s+(.+)`, 'i'),
+    build: (m) => {
+      const verb = m[1]!.toLowerCase();
+      const lifeEvent =
+        verb === 'got' && /^(?:married|engaged|divorced|promoted|hired|fired|a new|my first)\b/i.test(m[2]!);
+      if (
+        (NOT_EVENTS.has(verb) && !lifeEvent) ||
+        !(IRREGULAR_PAST.has(verb) || (/^[a-z]{3,}ed$/.test(verb) && !verb.endsWith('eed')))
+      )
+        return null;
+      const value = cleanValue(m[2]!);
+      if (!value || /^(?:to|that|if|it|so|about|you)$/i.test(value)) return null;
+      return {
+        slot: `event:${slotKey(`${verb} ${value}`)}`,
+        value: `${verb} ${value}`,
+        polarity: 1,
+        exclusive: false,
+        rule: 'event.past',
+        content: (s) => `${s} ${verb} ${thirdPerson(value, s)}`,
+        tags: ['event'],
+      };
+    },
+  },
+  {
+    // Fallback: a first-person statement about the speaker's life, kept whole in the third person.
+    name: 'statement.first_person',
+    pattern: /\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b/i,
+    build: (_m, clause) => {
+      if (SMALL_TALK.test(clause) || !lastingStatement(clause, contentWords(clause))) return null;
+      const value = clause.replace(/\s+/g, ' ').trim();
+      return {
+        slot: `said:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'statement.first_person',
+        content: (s) => sentenceAbout(s, value),
+        tags: ['statement'],
+      };
+    },
+  },
+];
