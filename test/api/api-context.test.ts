@@ -231,6 +231,10 @@ describe('context over GraphQL', () => {
       expect(error.code).toBe('BAD_USER_INPUT');
       expect(error.message).toMatch(new RegExp(`^${field}: must be at (least 50|most 32000)`));
     }
+    // A session id addTurn would refuse is refused here too.
+    const longSession = await failure(client.context({ sessionId: 's'.repeat(201), query: 'Rex' }));
+    expect(longSession.code).toBe('BAD_USER_INPUT');
+    expect(longSession.message).toMatch(/^sessionId: /);
     // The deprecated alias: the same bounds, and not both with different values.
     const raw = await server.graphql('{ context(sessionId: "new-chat", query: "Rex", maxTokens: 20) { markdown } }');
     expect(raw.body.errors?.[0]).toMatchObject({

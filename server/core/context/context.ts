@@ -14,7 +14,7 @@ import type { SearchOptions } from '../search/search.ts';
 import type { Space } from '../kernel/space.ts';
 import type { Store } from '../kernel/store.ts';
 import { countTokens, TOKENIZER } from '../text/token-count.ts';
-import { shortTermWindow, type TurnRow } from '../turns/turns.ts';
+import { sessionIdSchema, shortTermWindow, type TurnRow } from '../turns/turns.ts';
 import { parseInput } from '../kernel/validation.ts';
 
 export { TOKENIZER } from '../text/token-count.ts';
@@ -30,7 +30,7 @@ const budget = z
 
 export const contextSchema = z
   .object({
-    sessionId: z.string().trim().min(1, 'must not be empty'),
+    sessionId: sessionIdSchema,
     /** Deprecated: memories per layer before context was packed to a budget. Checked, not used. */
     k: z.number().int().min(1).max(200).nullish(),
     /** What the next turn is about; omitted: the session's latest user turn; empty: recency. */

@@ -23,8 +23,11 @@ const turnColumnCount = turnRows.columns.split(', ').length;
 /** A turn's text is stored whole up to this many characters (string length); longer is refused, nothing stored. */
 export const MAX_TURN_TEXT = 1_000_000;
 
+/** A session id as every entry point takes it: what addTurn refuses, context refuses too. */
+export const sessionIdSchema = z.string().trim().min(1, 'must not be empty').max(200);
+
 export const addTurnSchema = z.object({
-  sessionId: z.string().trim().min(1, 'must not be empty').max(200),
+  sessionId: sessionIdSchema,
   role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }),
   name: z.string().trim().min(1).max(100).nullish(),
   text: z
