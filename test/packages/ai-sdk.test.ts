@@ -505,8 +505,9 @@ describe('a token, and a bad argument', () => {
       prompt: 'Hello',
     });
     expect(result.text).toBe('Hi.');
-    // The context query takes it (a read); addTurn refuses it.
+    // The context query and addTurn both refuse it; the call is answered without memory.
     expect(logger.lines).toEqual([
+      'symbiosis-memory: answering without memory (no context): BAD_USER_INPUT: sessionId: Too big: expected string to have <=200 characters',
       'symbiosis-memory: the turns of this call were not all recorded: BAD_USER_INPUT: input.sessionId: Too big: expected string to have <=200 characters',
     ]);
     expect(await turnsOf('x'.repeat(200), 'alex')).toEqual([]);
