@@ -1,7 +1,7 @@
 // The standing part of a context block: what holds for every answer, whatever the query. It
 // opens the block with "Standing instructions" and "About the user" (preferences, profile facts,
 // and any pinned memory), within a share of the budget (config context.standing_share). Pinned
-// memories come first, then those the query matches, then the newest stated; when some do
+// memories come first, then those the query matches, then the newest stated (the most used first among equally new); when some do
 // not fit, the section says how many were left out. The query-ranked list fills the rest.
 import { STANDING_KINDS } from '../../../drizzle/vocabulary.ts';
 import { memoryRows, type MemoryRow } from '../memory/memories.ts';
@@ -30,7 +30,7 @@ export type StandingBlock = {
 
 export const STANDING_TITLES = { instructions: 'Standing instructions', about: 'About the user' } as const;
 
-/** How many standing memories a block looks through (pinned first, then the newest stated). */
+/** How many standing memories a block looks through (pinned first, then the newest stated, the most used first among equally new). */
 const READ_LIMIT = 2_000;
 /** Shares of the budget that standing memories the query does not match may take (within the standing share). */
 export type StandingTuning = { unmatchedInstructions: number; unmatchedAbout: number };
@@ -41,7 +41,7 @@ const UNMATCHED_FLOOR = 50;
 
 const STANDING_ROWS = `select ${memoryRows.columns} from memories m
   where ${spaceClause(DEFAULT_SPACE, 'm').sql} and m.status = 'active' and (m.kind in (${STANDING_KINDS.map((k) => `'${k}'`).join(', ')}) or m.pinned = 1)
-  order by m.pinned desc, m.event_at desc, m.id desc limit ${READ_LIMIT}`;
+  order by m.pinned desc, m.event_at desc, m.access_count desc, m.id desc limit ${READ_LIMIT}`;
 
 const SOURCES = `select s.memory_id as memoryId, s.turn_id as turnId, t.at as at from memory_sources s join turns t on t.id = s.turn_id
   where s.memory_id in (select value from sm_ids(?)) order by t.at, t.id`;
@@ -55,7 +55,7 @@ async function standingRows(store: Store, space: Space): Promise<MemoryRow[]> {
   );
 }
 
-/** The order within a section: pinned, then what the query matches (best first), then the newest stated. */
+/** The order within a section: pinned, then what the query matches (best first), then the newest stated (the most used first among equally new). */
 function ordered(rows: MemoryRow[], matchRank: Map<number, number>): MemoryRow[] {
   const position = new Map(rows.map((m, i) => [m.id, i]));
   const key = (m: MemoryRow) => (m.pinned ? 0 : matchRank.has(m.id) ? 1 : 2);
