@@ -94,7 +94,7 @@ export function proseOf(text: string): string {
 export const endsPointingBack = (sentence: string) =>
   /\b(?:it|that|this|them|those|these|there|one)(?:\s+(?:too|again|happen|out|up|on|off|all|through))?\s*$/i.test(
     sentence,
-  ) && contentWords(sentence) < MIN_WORDS_BESIDE_POINTER;
+  ) && wordsBesidePointer(sentence) < MIN_WORDS_BESIDE_POINTER;
 
 /** Words past the subject that say something ("went to a pottery class yesterday and loved it" keeps its claim). */
 const MIN_WORDS_BESIDE_POINTER = 3;
@@ -103,7 +103,9 @@ const LIGHT_WORDS = new Set(
     ' ',
   ),
 );
-const contentWords = (sentence: string) =>
+// Not fact-sentences.ts's contentWords (any word over three letters): this one leaves out stop
+// words, light verbs and the subject, to tell a claim from a pointer.
+const wordsBesidePointer = (sentence: string) =>
   (sentence.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).filter(
     (w) => w.length > 2 && !isStopword(w) && !LIGHT_WORDS.has(w),
   ).length - 1;
