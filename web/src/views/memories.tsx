@@ -10,6 +10,12 @@ import { MemoryList, type Status } from './memory-list.tsx';
 
 type Layer = 'short' | 'mid' | 'long';
 
+/** The route's `name` parameter when it is one of `allowed`, else `fallback`. */
+function paramIn<T extends string>(route: Route, name: string, allowed: T[], fallback: T): T {
+  const value = route.params.get(name) ?? '';
+  return (allowed as string[]).includes(value) ? (value as T) : fallback;
+}
+
 function Choice<T extends string>(props: {
   legend: string;
   name: string;
@@ -37,17 +43,9 @@ function Choice<T extends string>(props: {
 }
 
 export function MemoriesView({ route }: { route: Route }) {
-  const layer = (
-    ['short', 'mid', 'long'].includes(route.params.get('layer') ?? '') ? route.params.get('layer') : 'mid'
-  ) as Layer;
-  const status = (
-    ['active', 'superseded', 'archived'].includes(route.params.get('status') ?? '')
-      ? route.params.get('status')
-      : 'active'
-  ) as Status;
-  const sort = (
-    ['SCORE', 'RECENT', 'HITS'].includes(route.params.get('sort') ?? '') ? route.params.get('sort') : 'SCORE'
-  ) as MemorySort;
+  const layer = paramIn<Layer>(route, 'layer', ['short', 'mid', 'long'], 'mid');
+  const status = paramIn<Status>(route, 'status', ['active', 'superseded', 'archived'], 'active');
+  const sort = paramIn<MemorySort>(route, 'sort', ['SCORE', 'RECENT', 'HITS'], 'SCORE');
   const q = route.params.get('q') ?? '';
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
