@@ -120,7 +120,7 @@ function learnInTransaction(runtime: Runtime, space: Space, nerQueued: boolean):
 }
 
 /** Stores a turn in `space` and learns from it (see the header). Bad input is refused first. */
-export function ingestTurn(runtime: Runtime, space: Space, input: AddTurnInput): Promise<IngestResult> {
+export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnInput): Promise<IngestResult> {
   return ingestParsedTurn(runtime, space, parseInput(addTurnSchema, input));
 }
 

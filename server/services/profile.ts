@@ -18,17 +18,17 @@ const idSchema = z.object({ id: memoryIdSchema });
 const editSchema = z.object({ id: memoryIdSchema, content: contentSchema });
 
 /** The caller's profile; `limit` caps each list (1 to 500). */
-export function readProfile(store: Store, space: Space, limit: number = PROFILE_LIMIT): Promise<Profile> {
+export async function readProfile(store: Store, space: Space, limit: number = PROFILE_LIMIT): Promise<Profile> {
   return getProfile(store, space, parseInput(limitSchema, { limit }).limit);
 }
 
 /** Pins (true) or unpins (false) a memory of the caller's space. */
-export function pinMemory(store: Store, space: Space, id: number, pinned: boolean): Promise<MemoryRow> {
+export async function pinMemory(store: Store, space: Space, id: number, pinned: boolean): Promise<MemoryRow> {
   return setPinned(store, space, parseInput(idSchema, { id }).id, pinned);
 }
 
 /** Rewords an instruction of the caller's space; the old wording is kept as superseded history. */
-export function rewordInstruction(
+export async function rewordInstruction(
   store: Store,
   space: Space,
   id: number,

@@ -254,7 +254,7 @@ export type RememberInput = z.input<typeof rememberSchema>;
 export type ParsedRemember = z.output<typeof rememberSchema>;
 
 /** Explicitly saves a fact (the user or agent said "remember this"). */
-export function remember(store: Store, space: Space, input: RememberInput): Promise<SaveResult> {
+export async function remember(store: Store, space: Space, input: RememberInput): Promise<SaveResult> {
   return rememberParsed(store, space, parseInput(rememberSchema, input));
 }
 

@@ -25,7 +25,7 @@ export type UpdateMemoryInput = z.input<typeof updateMemorySchema>;
 /** An UpdateMemoryInput as updateMemorySchema made it. */
 export type MemoryPatch = z.output<typeof updateMemorySchema>;
 
-export function updateMemory(store: Store, space: Space, id: number, input: UpdateMemoryInput): Promise<MemoryRow> {
+export async function updateMemory(store: Store, space: Space, id: number, input: UpdateMemoryInput): Promise<MemoryRow> {
   return updateMemoryParsed(store, space, id, parseInput(updateMemorySchema, input));
 }
 
@@ -77,7 +77,7 @@ export async function confirmMemory(store: Store, space: Space, id: number): Pro
 }
 
 /** Replaces a fact (`correct`): the old one is archived and superseded by the new one. */
-export function correctMemory(
+export async function correctMemory(
   store: Store,
   space: Space,
   id: number,

@@ -93,7 +93,7 @@ export type AddTurnOptions<R> = {
 };
 
 /** Stores one turn in `space` (registering its user and session), with what `options` adds in the same transaction. */
-export function addTurn<R>(store: Store, space: Space, input: AddTurnInput, options: AddTurnOptions<R> = {}) {
+export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput, options: AddTurnOptions<R> = {}) {
   return addParsedTurn(store, space, parseInput(addTurnSchema, input), options);
 }
 
