@@ -26,7 +26,7 @@ import {
   type Packed,
 } from '../server/core/context/context-pack.ts';
 import { countTokens, TOKENIZER } from '../server/core/text/token-count.ts';
-import { quoteOf } from '../server/core/search/passages.ts';
+import { quoteOf } from '../server/core/text/passages.ts';
 import { closeStore } from '../server/storage/sqlite/open.ts';
 import { assembleContext } from '../server/services/context.ts';
 import {

@@ -8,6 +8,7 @@ import type { Store } from '../kernel/store.ts';
 import { documentFrequency, rememberFrequencies } from './term-stats.ts';
 import type { Clause, Scored, TextIndex, TextTable } from '../kernel/store.ts';
 import { cachedStems, stem, wordCache } from '../text/stems.ts';
+import { cachedPassages, PASSAGE_MIN_CHARS, passageCache } from '../text/passages.ts';
 
 export type { Clause, Scored, TextTable };
 
@@ -45,56 +46,94 @@ export function everyRow(
   return store.sql.all<UserRow>(text, [...params(clauses), space.userId]);
 }
 
+/** What rankHere scores: `found` among the user's `rows` of `table`, the best `limit` kept. */
+export type RankHereInput = {
+  index: TextIndex;
+  table: TextTable;
+  terms: string[];
+  found: UserRow[];
+  /** The user's rows in the table (tableRows). */
+  rows: number;
+  /** `found` is every row of the user: document frequencies are counted from them (and kept where the ranker reads them). */
+  tiny: boolean;
+  limit: number;
+};
+
+/** A row as BM25 sees it: its term frequencies, and those of each unit it is scored by. */
+type Doc = { id: number; tf: number[]; units: { length: number; tf: number[] }[]; keep: boolean };
+
+/** Term frequencies of `stems` (by slot) in a list of words. */
+function frequencies(words: string[], slots: Map<string, number[]>, size: number): number[] {
+  const tf = new Array<number>(size).fill(0);
+  for (const word of words) {
+    const at = slots.get(word);
+    if (at) for (const i of at) tf[i]!++;
+  }
+  return tf;
+}
+
 /**
- * The rows `found` ranked by BM25 over the user's rows, best first. `tiny`: `found` is every row
- * of the user, and the document frequencies are counted from them (and kept where the ranker
- * reads them); else they are the index's counts over the user's `rows`.
+ * A row's units: a memory or a short turn is one; a long turn is its passages
+ * (../text/passages.ts), each scored as a row of its own, so that the passage a question matches
+ * ranks the turn, not diluted by the rest of a long answer.
  */
-export async function rankHere(
-  store: Store,
-  space: Space,
-  index: TextIndex,
-  table: TextTable,
-  terms: string[],
-  found: UserRow[],
-  rows: number,
-  tiny: boolean,
-  limit: number,
-): Promise<Scored[]> {
+function docOf(store: Store, table: TextTable, row: UserRow, slots: Map<string, number[]>, size: number): Doc {
+  const keep = row.keep === 1;
+  if (table === 'turns' && row.text.length > PASSAGE_MIN_CHARS) {
+    const units = cachedPassages(passageCache(store), row.id, row.text, stem).map((p) => ({
+      length: p.stems.length,
+      tf: frequencies(p.stems, slots, size),
+    }));
+    const tf = units.reduce((sum, u) => sum.map((x, i) => x + u.tf[i]!), new Array<number>(size).fill(0));
+    return { id: row.id, tf, units, keep };
+  }
+  const words = cachedStems(wordCache(store, table), row.id, row.text);
+  const tf = frequencies(words, slots, size);
+  return { id: row.id, tf, units: [{ length: words.length, tf }], keep };
+}
+
+/** Each term's IDF, from the rows found when they are all the user's, else from the index's counts. */
+async function idfOf(store: Store, space: Space, input: RankHereInput, docs: Doc[]): Promise<number[]> {
+  const { index, table, terms, rows, tiny } = input;
+  let df: number[];
+  if (tiny) {
+    df = terms.map((_, i) => docs.reduce((n, d) => n + (d.tf[i]! > 0 ? 1 : 0), 0));
+    rememberFrequencies(store, space, { index, table, rows, terms, counts: df });
+  } else {
+    df = [];
+    for (const term of terms) df.push(await documentFrequency(store, space, { index, table, rows, term }));
+  }
+  const total = tiny ? input.found.length : rows;
+  return df.map((n) => Math.log(1 + (total - Math.max(1, n) + 0.5) / (Math.max(1, n) + 0.5)));
+}
+
+/** The rows `found` ranked by BM25 over the user's rows, best first; a long turn by its best passage. */
+export async function rankHere(store: Store, space: Space, input: RankHereInput): Promise<Scored[]> {
+  const { found, terms, limit } = input;
   if (found.length === 0 || terms.length === 0) return [];
   const stems = terms.map(stem);
   const slots = new Map<string, number[]>();
   stems.forEach((s, i) => slots.set(s, [...(slots.get(s) ?? []), i]));
-  const cache = wordCache(store, table);
-  const docs = found.map((row) => {
-    const words = cachedStems(cache, row.id, row.text);
-    const tf = new Array<number>(stems.length).fill(0);
-    for (const word of words) {
-      const at = slots.get(word);
-      if (at) for (const i of at) tf[i]!++;
+  const docs = found.map((row) => docOf(store, input.table, row, slots, stems.length));
+  const idf = await idfOf(store, space, input, docs);
+  let units = 0;
+  let words = 0;
+  for (const doc of docs) for (const unit of doc.units) units++, (words += unit.length);
+  const average = words / units || 1;
+  const bm25 = (unit: { length: number; tf: number[] }) => {
+    let score = 0;
+    for (let i = 0; i < stems.length; i++) {
+      const tf = unit.tf[i]!;
+      if (tf > 0)
+        score += (idf[i]! * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + (BM25.b * unit.length) / average));
     }
-    return { id: row.id, length: words.length, tf, keep: row.keep === 1 };
-  });
-  const total = tiny ? found.length : rows;
-  let frequencies: number[];
-  if (tiny) {
-    frequencies = terms.map((_, i) => docs.reduce((n, d) => n + (d.tf[i]! > 0 ? 1 : 0), 0));
-    rememberFrequencies(store, space, index, table, rows, terms, frequencies);
-  } else {
-    frequencies = [];
-    for (const term of terms) frequencies.push(await documentFrequency(store, space, index, table, rows, term));
-  }
-  const idf = frequencies.map((df) => Math.log(1 + (total - Math.max(1, df) + 0.5) / (Math.max(1, df) + 0.5)));
-  const average = docs.reduce((sum, d) => sum + d.length, 0) / docs.length || 1;
+    return score;
+  };
   const scored: Scored[] = [];
   for (const doc of docs) {
     if (!doc.keep) continue;
     let score = 0;
-    for (let i = 0; i < stems.length; i++) {
-      const tf = doc.tf[i]!;
-      if (tf > 0)
-        score += (idf[i]! * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + (BM25.b * doc.length) / average));
-    }
+    for (const unit of doc.units) score = Math.max(score, bm25(unit));
     if (score > 0) scored.push({ id: doc.id, score });
   }
   return scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, limit);

@@ -30,7 +30,8 @@ import type { TextIndex } from '../../core/kernel/store.ts';
  *
  * `dominant`: unscoped match; `scoped`: the space token, ranked by FTS5; `small`: the space
  * token, ranked here (core/text-index/bm25.ts): FTS5's rank computes each term's IDF over the whole table, which
- * costs as much as a search of the whole file however few rows the user has.
+ * costs as much as a search of the whole file however few rows the user has, and scores a long
+ * turn whole where bm25.ts scores it by its best passage.
  */
 type FtsScope = {
   kind: 'dominant' | 'scoped' | 'small';
@@ -46,7 +47,8 @@ const SMALL_USER_ROWS = 5000;
 
 async function ftsScope(store: Store, space: Space, table: TextTable, mine: number): Promise<FtsScope> {
   const all = await maxId(store, table);
-  if (all > 0 && mine > all * DOMINANT_SHARE)
+  // A small user is ranked here even when it owns the file: a long turn by its best passage.
+  if (mine > SMALL_USER_ROWS && all > 0 && mine > all * DOMINANT_SHARE)
     return {
       kind: 'dominant',
       rows: mine,
@@ -96,7 +98,8 @@ export const FTS5_INDEX: TextIndex = {
   },
 
   /** The MATCH names the user (its `space` token) unless the user owns most of the table. */
-  async rank(store, space, table, terms, clauses, limit, rows): Promise<Scored[]> {
+  async rank(store, space, query): Promise<Scored[]> {
+    const { table, terms, clauses, limit, rows } = query;
     const expression = ftsAny(terms);
     if (!expression) return [];
     const scope = await ftsScope(store, space, table, rows);
@@ -105,7 +108,7 @@ export const FTS5_INDEX: TextIndex = {
       const found = tiny
         ? await everyRow(store, space, table, clauses)
         : await matchedRows(store, table, scope.match(expression), clauses);
-      return rankHere(store, space, FTS5_INDEX, table, terms, found, scope.rows, tiny, limit);
+      return rankHere(store, space, { index: FTS5_INDEX, table, terms, found, rows: scope.rows, tiny, limit });
     }
     // Filters cut candidates after the LIMIT, so filtered searches look further down the list
     // (memories always have status and kind filters).
