@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import { getContext } from '../../server/core/context/context.ts';
 import { search } from '../../server/core/search/index.ts';
-import { lexicalTurns, turnClauses } from '../../server/core/search/lexical.ts';
 import { PASSAGE_MIN_CHARS, passagesOf, quoteOf } from '../../server/core/text/passages.ts';
 import { DEFAULT_SPACE } from '../../server/core/kernel/space.ts';
 import { closeStore } from '../../server/storage/sqlite/open.ts';
@@ -118,36 +117,6 @@ describe('long turns in search and context', () => {
       expect(short!.passage).toBeUndefined();
     } finally {
       await closeStore(store);
-    }
-  });
-});
-
-describe('long turns as lexical candidates', () => {
-  it('scores a long turn by its best passage, so the sentence a question matches is not diluted by the rest of the answer', async () => {
-    const t = await testStore({ extractor: { mode: 'heuristic' } });
-    const runtime = await createRuntime(t.store, {});
-    try {
-      let at = T0;
-      const say = async (role: 'user' | 'assistant', text: string) => {
-        at += 60_000;
-        t.setNow(at);
-        return (await ingestTurn(runtime, DEFAULT_SPACE, { sessionId: 'ops', role, text, at })).turn;
-      };
-      for (let i = 0; i < 12; i++) await say('user', `Lunch plans for day ${i}: soup, bread and a walk in the park.`);
-      // Short turns with two of the three words; the long answer has all three, in one sentence.
-      for (let i = 0; i < 4; i++) await say('user', `The grafana credentials for board ${i} are in the shared folder.`);
-      const answer = await say('assistant', longAnswer());
-      const found = await lexicalTurns(
-        t.store,
-        DEFAULT_SPACE,
-        ['rotate', 'grafana', 'credentials'],
-        turnClauses(DEFAULT_SPACE, {}),
-        3,
-      );
-      expect(found[0]?.id).toBe(answer.id);
-      expect(found).toHaveLength(3);
-    } finally {
-      await closeStore(t.store);
     }
   });
 });

@@ -321,9 +321,9 @@ function normalised(list: Scored[]): Map<number, number> {
 }
 
 function mergeCandidates(a: Scored[], b: Scored[]): Scored[] {
-  const best = new Map<number, number>();
-  for (const c of [...a, ...b]) best.set(c.id, Math.max(best.get(c.id) ?? -Infinity, c.score));
-  return [...best].map(([id, score]) => ({ id, score })).sort((x, y) => y.score - x.score || x.id - y.id);
+  const best = new Map<number, Scored>();
+  for (const c of [...a, ...b]) if (c.score > (best.get(c.id)?.score ?? -Infinity)) best.set(c.id, c);
+  return [...best.values()].sort((x, y) => y.score - x.score || x.id - y.id);
 }
 
 /** Memory hits as turns: each source turn takes the rank of its best memory. */

@@ -8,7 +8,6 @@ import type { Store } from '../kernel/store.ts';
 import { documentFrequency, rememberFrequencies } from './term-stats.ts';
 import type { Clause, Scored, TextIndex, TextTable } from '../kernel/store.ts';
 import { cachedStems, stem, wordCache } from '../text/stems.ts';
-import { cachedPassages, PASSAGE_MIN_CHARS, passageCache } from '../text/passages.ts';
 
 export type { Clause, Scored, TextTable };
 
@@ -59,38 +58,8 @@ export type RankHereInput = {
   limit: number;
 };
 
-/** A row as BM25 sees it: its term frequencies, and those of each unit it is scored by. */
-type Doc = { id: number; tf: number[]; units: { length: number; tf: number[] }[]; keep: boolean };
-
-/** Term frequencies of `stems` (by slot) in a list of words. */
-function frequencies(words: string[], slots: Map<string, number[]>, size: number): number[] {
-  const tf = new Array<number>(size).fill(0);
-  for (const word of words) {
-    const at = slots.get(word);
-    if (at) for (const i of at) tf[i]!++;
-  }
-  return tf;
-}
-
-/**
- * A row's units: a memory or a short turn is one; a long turn is its passages
- * (../text/passages.ts), each scored as a row of its own, so that the passage a question matches
- * ranks the turn, not diluted by the rest of a long answer.
- */
-function docOf(store: Store, table: TextTable, row: UserRow, slots: Map<string, number[]>, size: number): Doc {
-  const keep = row.keep === 1;
-  if (table === 'turns' && row.text.length > PASSAGE_MIN_CHARS) {
-    const units = cachedPassages(passageCache(store), row.id, row.text, stem).map((p) => ({
-      length: p.stems.length,
-      tf: frequencies(p.stems, slots, size),
-    }));
-    const tf = units.reduce((sum, u) => sum.map((x, i) => x + u.tf[i]!), new Array<number>(size).fill(0));
-    return { id: row.id, tf, units, keep };
-  }
-  const words = cachedStems(wordCache(store, table), row.id, row.text);
-  const tf = frequencies(words, slots, size);
-  return { id: row.id, tf, units: [{ length: words.length, tf }], keep };
-}
+/** A row as BM25 sees it: its length in words and each term's frequency in it. */
+type Doc = { id: number; length: number; tf: number[]; keep: boolean };
 
 /** Each term's IDF, from the rows found when they are all the user's, else from the index's counts. */
 async function idfOf(store: Store, space: Space, input: RankHereInput, docs: Doc[]): Promise<number[]> {
@@ -107,33 +76,34 @@ async function idfOf(store: Store, space: Space, input: RankHereInput, docs: Doc
   return df.map((n) => Math.log(1 + (total - Math.max(1, n) + 0.5) / (Math.max(1, n) + 0.5)));
 }
 
-/** The rows `found` ranked by BM25 over the user's rows, best first; a long turn by its best passage. */
+/** The rows `found` ranked by BM25 over the user's rows, best first. */
 export async function rankHere(store: Store, space: Space, input: RankHereInput): Promise<Scored[]> {
   const { found, terms, limit } = input;
   if (found.length === 0 || terms.length === 0) return [];
   const stems = terms.map(stem);
   const slots = new Map<string, number[]>();
   stems.forEach((s, i) => slots.set(s, [...(slots.get(s) ?? []), i]));
-  const docs = found.map((row) => docOf(store, input.table, row, slots, stems.length));
-  const idf = await idfOf(store, space, input, docs);
-  let units = 0;
-  let words = 0;
-  for (const doc of docs) for (const unit of doc.units) units++, (words += unit.length);
-  const average = words / units || 1;
-  const bm25 = (unit: { length: number; tf: number[] }) => {
-    let score = 0;
-    for (let i = 0; i < stems.length; i++) {
-      const tf = unit.tf[i]!;
-      if (tf > 0)
-        score += (idf[i]! * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + (BM25.b * unit.length) / average));
+  const cache = wordCache(store, input.table);
+  const docs: Doc[] = found.map((row) => {
+    const words = cachedStems(cache, row.id, row.text);
+    const tf = new Array<number>(stems.length).fill(0);
+    for (const word of words) {
+      const at = slots.get(word);
+      if (at) for (const i of at) tf[i]!++;
     }
-    return score;
-  };
+    return { id: row.id, length: words.length, tf, keep: row.keep === 1 };
+  });
+  const idf = await idfOf(store, space, input, docs);
+  const average = docs.reduce((sum, d) => sum + d.length, 0) / docs.length || 1;
   const scored: Scored[] = [];
   for (const doc of docs) {
     if (!doc.keep) continue;
     let score = 0;
-    for (const unit of doc.units) score = Math.max(score, bm25(unit));
+    for (let i = 0; i < stems.length; i++) {
+      const tf = doc.tf[i]!;
+      if (tf > 0)
+        score += (idf[i]! * tf * (BM25.k1 + 1)) / (tf + BM25.k1 * (1 - BM25.b + (BM25.b * doc.length) / average));
+    }
     if (score > 0) scored.push({ id: doc.id, score });
   }
   return scored.sort((a, b) => b.score - a.score || b.id - a.id).slice(0, limit);

@@ -30,8 +30,7 @@ import type { TextIndex } from '../../core/kernel/store.ts';
  *
  * `dominant`: unscoped match; `scoped`: the space token, ranked by FTS5; `small`: the space
  * token, ranked here (core/text-index/bm25.ts): FTS5's rank computes each term's IDF over the whole table, which
- * costs as much as a search of the whole file however few rows the user has, and scores a long
- * turn whole where bm25.ts scores it by its best passage.
+ * costs as much as a search of the whole file however few rows the user has.
  */
 type FtsScope = {
   kind: 'dominant' | 'scoped' | 'small';
@@ -47,8 +46,7 @@ const SMALL_USER_ROWS = 5000;
 
 async function ftsScope(store: Store, space: Space, table: TextTable, mine: number): Promise<FtsScope> {
   const all = await maxId(store, table);
-  // A small user is ranked here even when it owns the file: a long turn by its best passage.
-  if (mine > SMALL_USER_ROWS && all > 0 && mine > all * DOMINANT_SHARE)
+  if (all > 0 && mine > all * DOMINANT_SHARE)
     return {
       kind: 'dominant',
       rows: mine,
