@@ -3,7 +3,7 @@
 // and any pinned memory), within a share of the budget (config context.standing_share). Pinned
 // memories come first, then those the query matches, then the newest stated (the most used first among equally new); when some do
 // not fit, the section says how many were left out. The query-ranked list fills the rest.
-import { STANDING_KINDS } from '../../../drizzle/vocabulary.ts';
+import { STANDING_CONDITION } from '../../../drizzle/vocabulary.ts';
 import { memoryRows, type MemoryRow } from '../memory/memories.ts';
 import { isStopword } from '../text/query.ts';
 import { DEFAULT_SPACE, spaceClause, type Space } from '../kernel/space.ts';
@@ -39,8 +39,9 @@ export const DEFAULT_STANDING_TUNING: StandingTuning = { unmatchedInstructions: 
 /** Tokens an unmatched section may take whatever the budget: its heading and a line or two. */
 const UNMATCHED_FLOOR = 50;
 
-const STANDING_ROWS = `select ${memoryRows.columns} from memories m
-  where ${spaceClause(DEFAULT_SPACE, 'm').sql} and m.status = 'active' and (m.kind in (${STANDING_KINDS.map((k) => `'${k}'`).join(', ')}) or m.pinned = 1)
+/** Exported for the query-plan test: it must read the memories_standing partial index, not every memory of the user. */
+export const STANDING_ROWS = `select ${memoryRows.columns} from memories m
+  where ${spaceClause(DEFAULT_SPACE, 'm').sql} and status = 'active' and (${STANDING_CONDITION})
   order by m.pinned desc, m.event_at desc, m.access_count desc, m.id desc limit ${READ_LIMIT}`;
 
 const SOURCES = `select s.memory_id as memoryId, s.turn_id as turnId, t.at as at from memory_sources s join turns t on t.id = s.turn_id
