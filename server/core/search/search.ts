@@ -292,7 +292,12 @@ async function memoryLists(run: SearchRun, memoryHits: Scored[], matches: Awaite
     // Only a few pages past the limit can matter in the fusion (as for memoryLimit): a shallower
     // KNN, reranking four candidates a hit (400 would double the cost of a big user's search).
     const k = Math.min(tuning.candidates, Math.max(50, filter.limit * 5));
-    const nearest = await knnIds(store, space, 'memories', options.queryVector!, k, Math.max(200, 4 * k));
+    const nearest = await knnIds(store, space, {
+      table: 'memories',
+      vector: options.queryVector!,
+      k,
+      pool: Math.max(200, 4 * k),
+    });
     push(
       run,
       'vector',
