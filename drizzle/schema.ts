@@ -23,6 +23,7 @@ import {
   RELATION_KINDS,
   ROLES,
   SOURCE_REASONS,
+  STANDING_CONDITION,
 } from './vocabulary.ts';
 
 export type Role = (typeof ROLES)[number];
@@ -221,6 +222,11 @@ export const memories = sqliteTable(
     index('memories_content_key').on(t.userId, t.contentKey),
     index('memories_subject_slot').on(t.userId, t.subject, t.slot),
     index('memories_session').on(t.userId, t.sessionId),
+    // The standing sections of every context block: only a user's standing and pinned memories,
+    // newest stated first off the index, however many facts the user holds.
+    index('memories_standing')
+      .on(t.userId, t.pinned, t.eventAt, t.accessCount, t.id)
+      .where(sql.raw(`status = 'active' and (${STANDING_CONDITION})`)),
     check('memories_kind', inList('kind', MEMORY_KINDS)),
     check('memories_layer', inList('layer', MEMORY_LAYERS)),
     check('memories_status', inList('status', MEMORY_STATUSES)),

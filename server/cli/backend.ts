@@ -131,7 +131,7 @@ async function embedded(options: GlobalOptions): Promise<Backend> {
   try {
     const [{ createRuntime }, { onChange }, services] = await Promise.all([
       import('../services/runtime.ts'),
-      import('../services/kernel.ts'),
+      import('../services/changes.ts'),
       readServices(),
     ]);
     const runtime = await createRuntime(store);

@@ -1,4 +1,5 @@
-// Writes on memories: remember, update, confirm, correct, forget.
+// Writes on memories: remember, update, confirm, correct, forget. An argument's `validate` parses
+// it with the service's own schema, once: the resolvers hand its output to the *Parsed forms.
 import type { MemoryRow } from '../core/memory/memories.ts';
 import { builder } from './builder.ts';
 import { SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
@@ -8,12 +9,12 @@ import { MemoryRef } from './refs.ts';
 import {
   confirmMemory,
   contentSchema,
-  correctMemory,
+  correctMemoryParsed,
   forget,
   memoryIdSchema,
-  remember,
+  rememberParsed,
   rememberSchema,
-  updateMemory,
+  updateMemoryParsed,
   updateMemorySchema,
 } from '../services/memories.ts';
 
@@ -80,7 +81,7 @@ builder.mutationFields((t) => ({
     type: SavedMemory,
     description: `Saves a fact in the user's mid-term layer (or reinforces the identical active one). ${SPACE_RULE}`,
     args: { input: t.arg({ type: RememberInput, required: true, description: 'The fact.' }), ...spaceArgs(t) },
-    resolve: (_root, { input, ...args }, context) => remember(context.store, writeSpace(context, args), input),
+    resolve: (_root, { input, ...args }, context) => rememberParsed(context.store, writeSpace(context, args), input),
   }),
   updateMemory: t.field({
     type: MemoryRef,
@@ -91,9 +92,9 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateMemoryInput, required: true, description: 'The changes.' }),
       ...spaceArgs(t),
     },
-    // A null field means "not given", as if omitted.
+    // The `validate` refuses a null field; withoutNulls only narrows the GraphQL type to the patch's.
     resolve: (_root, { id, input, ...args }, context) =>
-      updateMemory(context.store, writeSpace(context, args), id, withoutNulls(input)),
+      updateMemoryParsed(context.store, writeSpace(context, args), id, withoutNulls(input)),
   }),
   confirmMemory: t.field({
     type: MemoryRef,
@@ -112,7 +113,7 @@ builder.mutationFields((t) => ({
       ...spaceArgs(t),
     },
     resolve: async (_root, { id, content, ...args }, context) => {
-      const { old, memory } = await correctMemory(context.store, writeSpace(context, args), id, content);
+      const { old, memory } = await correctMemoryParsed(context.store, writeSpace(context, args), id, content);
       return { previous: old, memory };
     },
   }),

@@ -1,7 +1,7 @@
 // Turns (the episodic layer): the type, a session's history, addTurn and turnAdded.
 import { z } from 'zod';
 import type { TurnRow } from '../core/turns/turns.ts';
-import { ingestTurn } from '../services/ingest.ts';
+import { ingestParsedTurn } from '../services/ingest.ts';
 import { filter, map, pipe, stream } from './streams.ts';
 import { builder, type TurnChange } from './builder.ts';
 import { readSpace, SPACE_RULE, spaceArgs, writeSpace } from './spaces.ts';
@@ -138,8 +138,9 @@ builder.mutationFields((t) => ({
       'in the background: watch `memoryEvents`); llm waits for the LLM (llm.timeout_s) and falls back to heuristics.',
     args: { input: t.arg({ type: AddTurnInput, required: true, description: 'The turn.' }), ...spaceArgs(t) },
     resolve: async (_root, { input, ...args }, context): Promise<AddTurnResult> => {
-      // newSession comes from the transaction that stored the turn: a check before it could race another writer.
-      const { turn, newSession, extracted } = await ingestTurn(context.runtime, writeSpace(context, args), input);
+      // `input` is addTurnSchema's output (the `validate` of AddTurnInput). newSession comes from the
+      // transaction that stored the turn: a check before it could race another writer.
+      const { turn, newSession, extracted } = await ingestParsedTurn(context.runtime, writeSpace(context, args), input);
       return { turn, newSession, extracted };
     },
   }),

@@ -2,7 +2,7 @@
 // process's own, and those other nodes commit on the same database (Postgres: LISTEN/NOTIFY, see
 // server/storage/postgres/notify.ts), which reach the store's listeners the same way and so pass the same
 // per-user filters of the subscriptions.
-import { hearOtherNodes, onChange } from '../services/kernel.ts';
+import { hearOtherNodes, onChange } from '../services/changes.ts';
 import { setMaxListeners } from 'node:events';
 import { createPubSub } from 'graphql-yoga';
 import type { ChangeFeed, ConsolidationChange, MemoryChange, TurnChange } from '../graphql/index.ts';

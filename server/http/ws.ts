@@ -1,6 +1,6 @@
 // graphql-ws on the HTTP server's port and path, running operations through yoga's envelop
 // (same schema, context, limits and error masking as HTTP).
-import { onChange } from '../services/kernel.ts';
+import { onChange } from '../services/changes.ts';
 import { liveTokenIds, type Access } from '../services/tokens.ts';
 import type { Server } from 'node:http';
 import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';

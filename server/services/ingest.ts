@@ -12,7 +12,16 @@ import type { EntityRow } from '../core/entities/entities.ts';
 import { accurateNerJobNow, linkMemoriesFast, linkTurnFast } from '../core/entities/ner/link.ts';
 import { spaceOfRow, type Space } from '../core/kernel/space.ts';
 import { write, type Store } from '../core/kernel/store.ts';
-import { addTurn, getTurn, type AddTurnInput, type TurnHook, type TurnRow } from '../core/turns/turns.ts';
+import {
+  addParsedTurn,
+  addTurnSchema,
+  getTurn,
+  type AddTurnInput,
+  type ParsedTurn,
+  type TurnHook,
+  type TurnRow,
+} from '../core/turns/turns.ts';
+import { parseInput } from '../core/kernel/validation.ts';
 import { describeLlmError } from '../llm/client.ts';
 import { llmExtract } from '../llm/extract.ts';
 import type { Runtime } from './runtime.ts';
@@ -110,14 +119,19 @@ function learnInTransaction(runtime: Runtime, space: Space, nerQueued: boolean):
   };
 }
 
-/** Stores a turn in `space` and learns from it (see the header). */
-export async function ingestTurn(runtime: Runtime, space: Space, input: AddTurnInput): Promise<IngestResult> {
+/** Stores a turn in `space` and learns from it (see the header). Bad input is refused first. */
+export function ingestTurn(runtime: Runtime, space: Space, input: AddTurnInput): Promise<IngestResult> {
+  return ingestParsedTurn(runtime, space, parseInput(addTurnSchema, input));
+}
+
+/** ingestTurn of input its caller parsed with addTurnSchema already (GraphQL's `validate`): parsed once. */
+export async function ingestParsedTurn(runtime: Runtime, space: Space, input: ParsedTurn): Promise<IngestResult> {
   const { store } = runtime;
   // Past worker.max_queue, refused before anything is written (back-pressure, HTTP 503).
   await assertQueueRoom(store);
   // The accurate-NER job, when due, goes in with the turn (one statement on Postgres).
   const nerQueued = await accurateNerJobNow(store, nerExtras(runtime));
-  const { turn, newSession, extra } = await addTurn(store, space, input, {
+  const { turn, newSession, extra } = await addParsedTurn(store, space, input, {
     afterInsert: learnInTransaction(runtime, space, nerQueued),
     job: nerQueued ? JobType.NerAccurate : undefined,
     readSpeaker: store.config.ner.enabled,

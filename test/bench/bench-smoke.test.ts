@@ -411,6 +411,21 @@ describe('benchmarks', () => {
     expect(Object.keys(result.fit.fitted.tuning)).toContain('decay');
   });
 
+  it('bench:context --fit-timeline scores every timeline setting on the questions that get one, each chat left out', {
+    timeout: 120_000,
+  }, async () => {
+    const result = await bench('context.ts', '--budgets', '300', '--fit-timeline', beamChat(), beamChat());
+    // Each chat has one question asking for an order; the other two get no timeline and are not asked.
+    expect(result.groups.find((g: { group: string }) => g.group === 'beam')).toMatchObject({ questions: 2 });
+    expect(result.folds).toHaveLength(2);
+    for (const fold of result.folds)
+      expect(Object.keys(fold.chosen).sort()).toEqual(Object.keys(result.current).sort());
+    for (const group of result.groups) {
+      expect(group.heldOut).toHaveLength(1);
+      expect(group.current[0]).toBeGreaterThan(0);
+    }
+  });
+
   it('bench:extract reports memories per turn, observation coverage and precision, and the labelled set', {
     timeout: 120_000,
   }, async () => {

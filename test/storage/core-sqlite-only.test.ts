@@ -15,6 +15,7 @@ import {
   memorySources,
   turnEntities,
 } from '../../drizzle/schema.ts';
+import { STANDING_ROWS } from '../../server/core/context/context-standing.ts';
 import { forget } from '../../server/core/memory/forget.ts';
 import { getMemory, linkSource, remember } from '../../server/core/memory/memories.ts';
 import { listMemories } from '../../server/core/memory/memory-list.ts';
@@ -97,6 +98,20 @@ describe('forget (core-memories)', () => {
     expect(log.map((e) => e.action)).toEqual(['deleted']);
     expect(JSON.stringify(log)).not.toContain('alex');
     expect(await getMemory(store, other.id)).toBeDefined();
+  });
+});
+
+describe('standing sections on disk', () => {
+  it("a context block reads only the user's standing and pinned memories, in order, off the memories_standing index", async () => {
+    const { store } = await testStore();
+    const plan = store.sqlite.prepare(`explain query plan ${STANDING_ROWS}`).all('default', null, null) as {
+      detail: string;
+    }[];
+    const details = plan.map((p) => p.detail).join(' ');
+    expect(details).toMatch(/USING (?:COVERING )?INDEX memories_standing/);
+    // Ordered by the index itself: no sort of the rows it reads.
+    expect(details).not.toMatch(/TEMP B-TREE/);
+    await closeStore(store);
   });
 });
 

@@ -1,4 +1,4 @@
-// The Postgres schema (drizzle/pg-schema.ts) mirrors the SQLite one (drizzle/schema.ts): the
+// The Postgres schema (drizzle/pg-schema.ts, built from drizzle/schema.ts) mirrors the SQLite one: the
 // domain's SQL, built over the SQLite tables, must find every table and column there with a type
 // that takes and gives back what SQLite does; and its migrations are generated, never stale.
 import { execFileSync } from 'node:child_process';

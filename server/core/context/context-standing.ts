@@ -3,7 +3,7 @@
 // and any pinned memory), within a share of the budget (config context.standing_share). Pinned
 // memories come first, then those the query matches, then the newest stated (the most used first among equally new); when some do
 // not fit, the section says how many were left out. The query-ranked list fills the rest.
-import { STANDING_KINDS } from '../../../drizzle/vocabulary.ts';
+import { STANDING_CONDITION } from '../../../drizzle/vocabulary.ts';
 import { memoryRows, type MemoryRow } from '../memory/memories.ts';
 import { isStopword } from '../text/query.ts';
 import { DEFAULT_SPACE, spaceClause, type Space } from '../kernel/space.ts';
@@ -39,8 +39,9 @@ export const DEFAULT_STANDING_TUNING: StandingTuning = { unmatchedInstructions: 
 /** Tokens an unmatched section may take whatever the budget: its heading and a line or two. */
 const UNMATCHED_FLOOR = 50;
 
-const STANDING_ROWS = `select ${memoryRows.columns} from memories m
-  where ${spaceClause(DEFAULT_SPACE, 'm').sql} and m.status = 'active' and (m.kind in (${STANDING_KINDS.map((k) => `'${k}'`).join(', ')}) or m.pinned = 1)
+/** Exported for the query-plan test: it must read the memories_standing partial index, not every memory of the user. */
+export const STANDING_ROWS = `select ${memoryRows.columns} from memories m
+  where ${spaceClause(DEFAULT_SPACE, 'm').sql} and status = 'active' and (${STANDING_CONDITION})
   order by m.pinned desc, m.event_at desc, m.access_count desc, m.id desc limit ${READ_LIMIT}`;
 
 const SOURCES = `select s.memory_id as memoryId, s.turn_id as turnId, t.at as at from memory_sources s join turns t on t.id = s.turn_id
@@ -67,9 +68,74 @@ function ordered(rows: MemoryRow[], matchRank: Map<number, number>): MemoryRow[]
   );
 }
 
+/** A block being filled: the room left, the sections already charged their heading, each memory's sources. */
+type Filling = {
+  block: StandingBlock;
+  left: number;
+  charged: Set<StandingSection>;
+  sources: Map<number, { turnIds: number[]; firstAt: number }>;
+};
+
+/** These memories into a section, in order, each that fits what is left (and `cap`, the tokens this pass may take). */
+function fill(state: Filling, section: StandingSection, list: MemoryRow[], what: string, cap = Infinity) {
+  // Room for the heading (and the blank line before it) and a "left out" line, kept back with the section's first item.
+  const reserve = state.charged.has(section)
+    ? 0
+    : countTokens(`## ${section.title}\n`) + 2 + countTokens(leftOutLine(12_345, what));
+  const room = Math.min(state.left, cap);
+  let used = 0;
+  for (const memory of list) {
+    const source = state.sources.get(memory.id);
+    const stated = source?.firstAt ?? memory.createdAt;
+    const line = `- ${oneLine(memory.content)} (${memory.pinned ? 'pinned, ' : ''}stated ${day(stated)})`;
+    // Clearly too long for what is left: skipped without counting (a user may have hundreds).
+    const tokens = line.length * 0.2 > room - used - reserve ? Infinity : countTokens(`${line}\n`);
+    if (used + tokens + reserve > room) {
+      section.leftOut++;
+      continue;
+    }
+    used += tokens;
+    section.items.push({ memory, line, tokens, at: stated, sourceTurnIds: source?.turnIds ?? [] });
+    state.block.ids.add(memory.id);
+  }
+  if (used > 0 || (list.length > 0 && !state.charged.has(section))) {
+    state.left -= used + reserve;
+    state.charged.add(section);
+  }
+}
+
+/** The block's markdown and tokens; lines counted one by one can differ from the block counted whole, so the last ones give way. */
+function writeWithin(block: StandingBlock, room: number) {
+  const write = () => {
+    block.markdown = [render(block.instructions, WHAT.instructions), render(block.about, WHAT.about)]
+      .filter(Boolean)
+      .join('\n\n');
+    block.tokens = block.markdown ? countTokens(block.markdown) : 0;
+  };
+  write();
+  while (block.tokens > room) {
+    const section = block.about.items.length > 0 ? block.about : block.instructions;
+    const dropped = section.items.pop();
+    if (!dropped) break;
+    section.leftOut++;
+    block.ids.delete(dropped.memory.id);
+    write();
+  }
+}
+
+const emptyBlock = (): StandingBlock => ({
+  instructions: { title: STANDING_TITLES.instructions, items: [], leftOut: 0 },
+  about: { title: STANDING_TITLES.about, items: [], leftOut: 0 },
+  markdown: '',
+  tokens: 0,
+  ids: new Set(),
+});
+
 /**
- * The standing sections for a block of `tokenBudget` tokens: at most `share` of it. Instructions
- * go first; what the user's profile says takes what they leave.
+ * The standing sections for a block of `tokenBudget` tokens: at most `share` of it. Pinned
+ * memories first (both sections), then instructions before what is known about the user: what
+ * the query matches, then the newest in a smaller part of the room (a chatty user states dozens
+ * of likes; most say nothing to this question).
  */
 export async function standingBlock(
   store: Store,
@@ -84,22 +150,16 @@ export async function standingBlock(
 ): Promise<StandingBlock> {
   const tuning = { ...DEFAULT_STANDING_TUNING, ...args.tuning };
   const rows = (await standingRows(store, space)).filter((m) => !args.hidden?.(m));
-  const empty = (title: string): StandingSection => ({ title, items: [], leftOut: 0 });
-  const block: StandingBlock = {
-    instructions: empty(STANDING_TITLES.instructions),
-    about: empty(STANDING_TITLES.about),
-    markdown: '',
-    tokens: 0,
-    ids: new Set(),
-  };
+  const block = emptyBlock();
   const room = Math.floor(args.tokenBudget * args.share);
-  const unmatchedRoom = (share: number) => Math.max(Math.floor(args.tokenBudget * share), UNMATCHED_FLOOR);
   if (rows.length === 0 || room <= 0) return block;
+  const unmatchedRoom = (share: number) => Math.max(Math.floor(args.tokenBudget * share), UNMATCHED_FLOOR);
   const matchRank = args.query ? matchesOf(rows, args.query) : new Map<number, number>();
   const sources = await sourcesOf(
     store,
     rows.map((m) => m.id),
   );
+  const state: Filling = { block, left: room, charged: new Set(), sources };
   const instructions = ordered(
     rows.filter((m) => m.kind === 'instruction'),
     matchRank,
@@ -108,84 +168,17 @@ export async function standingBlock(
     rows.filter((m) => m.kind !== 'instruction'),
     matchRank,
   );
-  // Pinned memories first (both sections), then the rest: instructions before what is known about the user.
-  let left = room;
-  const charged = new Set<StandingSection>();
-  const fill = (section: StandingSection, list: MemoryRow[], what: string, cap = Infinity) => {
-    // Room for the heading (and the blank line before it) and a "left out" line, kept back with the section's first item.
-    const reserve = charged.has(section)
-      ? 0
-      : countTokens(`## ${section.title}\n`) + 2 + countTokens(leftOutLine(12_345, what));
-    let used = 0;
-    for (const memory of list) {
-      const source = sources.get(memory.id);
-      const stated = source?.firstAt ?? memory.createdAt;
-      const line = `- ${oneLine(memory.content)} (${memory.pinned ? 'pinned, ' : ''}stated ${day(stated)})`;
-      // Clearly too long for what is left: skipped without counting (a user may have hundreds).
-      const tokens = line.length * 0.2 > Math.min(left, cap) - used - reserve ? Infinity : countTokens(`${line}\n`);
-      if (used + tokens + reserve > Math.min(left, cap)) {
-        section.leftOut++;
-        continue;
-      }
-      used += tokens;
-      section.items.push({ memory, line, tokens, at: stated, sourceTurnIds: source?.turnIds ?? [] });
-      block.ids.add(memory.id);
-    }
-    if (used > 0 || (list.length > 0 && !charged.has(section))) {
-      left -= used + reserve;
-      charged.add(section);
-    }
-  };
-  fill(
-    block.instructions,
-    instructions.filter((m) => m.pinned),
-    WHAT.instructions,
-  );
-  fill(
-    block.about,
-    about.filter((m) => m.pinned),
-    WHAT.about,
-  );
-  fill(
-    block.instructions,
-    instructions.filter((m) => !m.pinned && matchRank.has(m.id)),
-    WHAT.instructions,
-  );
-  fill(
-    block.instructions,
-    instructions.filter((m) => !m.pinned && !matchRank.has(m.id)),
-    WHAT.instructions,
-    unmatchedRoom(tuning.unmatchedInstructions),
-  );
-  // What the user prefers or is: what the query matches, then the newest in a smaller part of the
-  // room (a chatty user states dozens of likes; most say nothing to this question).
-  fill(
-    block.about,
-    about.filter((m) => !m.pinned && matchRank.has(m.id)),
-    WHAT.about,
-  );
-  fill(
-    block.about,
-    about.filter((m) => !m.pinned && !matchRank.has(m.id)),
-    WHAT.about,
-    unmatchedRoom(tuning.unmatchedAbout),
-  );
-  const write = () => {
-    block.markdown = [render(block.instructions, WHAT.instructions), render(block.about, WHAT.about)]
-      .filter(Boolean)
-      .join('\n\n');
-    block.tokens = block.markdown ? countTokens(block.markdown) : 0;
-  };
-  write();
-  // Lines counted one by one can differ from the block counted whole: the last ones give way.
-  while (block.tokens > room) {
-    const section = block.about.items.length > 0 ? block.about : block.instructions;
-    const dropped = section.items.pop();
-    if (!dropped) break;
-    section.leftOut++;
-    block.ids.delete(dropped.memory.id);
-    write();
-  }
+  const pinned = (m: MemoryRow) => m.pinned;
+  const matched = (m: MemoryRow) => !m.pinned && matchRank.has(m.id);
+  const unmatched = (m: MemoryRow) => !m.pinned && !matchRank.has(m.id);
+  fill(state, block.instructions, instructions.filter(pinned), WHAT.instructions);
+  fill(state, block.about, about.filter(pinned), WHAT.about);
+  fill(state, block.instructions, instructions.filter(matched), WHAT.instructions);
+  const unmatchedInstructions = unmatchedRoom(tuning.unmatchedInstructions);
+  fill(state, block.instructions, instructions.filter(unmatched), WHAT.instructions, unmatchedInstructions);
+  fill(state, block.about, about.filter(matched), WHAT.about);
+  fill(state, block.about, about.filter(unmatched), WHAT.about, unmatchedRoom(tuning.unmatchedAbout));
+  writeWithin(block, room);
   return block;
 }
 

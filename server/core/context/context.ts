@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { collectCandidates, type Source } from './context-candidates.ts';
 import { DEFAULT_PACK_TUNING, pack, type Candidate, type Packed, type PackTuning } from './context-pack.ts';
 import { standingBlock, type StandingItem, type StandingSection, type StandingTuning } from './context-standing.ts';
-import { timelineFor, type Timeline } from './timeline.ts';
+import { timelineFor, type Timeline, type TimelineTuning } from './timeline.ts';
 import type { MemoryRow } from '../memory/memories.ts';
 import { latestReflection } from '../memory/reflection.ts';
 import type { SearchOptions } from '../search/search.ts';
@@ -110,6 +110,7 @@ export type ContextOptions = Pick<SearchOptions, 'queryVector'> & {
   /** false: no timeline whatever the query (the benchmark's same-run comparison). */
   timeline?: boolean;
   standing?: Partial<StandingTuning>;
+  timelineTuning?: Partial<TimelineTuning>;
 };
 
 /** The latest user turn's text, the default query. */
@@ -172,7 +173,7 @@ export async function contextOfParsed(
     const timeline = await timelineFor(
       store,
       space,
-      { query: options.timeline === false ? null : query, tokenBudget: rest },
+      { query: options.timeline === false ? null : query, tokenBudget: rest, tuning: options.timelineTuning },
       options,
     );
     const packed = timeline.pack((left, shown) =>

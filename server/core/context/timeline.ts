@@ -69,13 +69,23 @@ export const topicOf = (query: string) => query.replace(ASKING, ' ').replace(/\s
 
 /** Turns read from search to find the relevant sessions and value their exchanges. */
 const HITS = 200;
-/** At most this many sessions, and turns of them, are read for their digests. */
-const MAX_SESSIONS = 12;
+/** At most this many turns of the relevant sessions are read for their digests. */
 const MAX_TURNS = 1_000;
-/** Characters of a request and of its answer in a timeline line. */
-const LENGTHS = { request: 70, answer: 35 };
-/** An exchange search did not find, in a relevant session: shown when there is room, the most relevant sessions' first. */
-const UNFOUND = 0.002;
+
+/**
+ * What shapes a timeline (docs/benchmarks.md#questions-that-need-many-turns-the-timeline says how
+ * they were chosen): its share of the budget the standing sections leave; the characters of a
+ * request and of its answer in a line; at most how many sessions are read; the value of an exchange
+ * search did not find, in a relevant session (shown when there is room, the most relevant sessions' first).
+ */
+export type TimelineTuning = { share: number; request: number; answer: number; sessions: number; unfound: number };
+export const DEFAULT_TIMELINE_TUNING: TimelineTuning = {
+  share: 0.8,
+  request: 70,
+  answer: 35,
+  sessions: 12,
+  unfound: 0.002,
+};
 
 /**
  * The timeline for `query` within `budget` tokens (its headings included). The sessions whose
@@ -87,9 +97,10 @@ const UNFOUND = 0.002;
 export async function buildTimeline(
   store: Store,
   space: Space,
-  args: { query: string; budget: number },
+  args: { query: string; budget: number; tuning?: Partial<TimelineTuning> },
   options: Pick<SearchOptions, 'queryVector'> = {},
 ): Promise<Timeline> {
+  const tuning = { ...DEFAULT_TIMELINE_TUNING, ...args.tuning };
   if (args.budget <= countTokens(`${TIMELINE_HEADING}\n`) + 8) return EMPTY_TIMELINE;
   const topic = topicOf(args.query) || args.query;
   const hits = (await search(store, space, { query: topic, kinds: ['turn'], limit: HITS }, options)).hits;
@@ -99,7 +110,7 @@ export async function buildTimeline(
     rankValue.set(hit.id, 1 / (i + 2));
     if (hit.sessionId) sessionValue.set(hit.sessionId, (sessionValue.get(hit.sessionId) ?? 0) + 1 / (i + 2));
   });
-  const sessions = [...sessionValue].sort((a, b) => b[1] - a[1]).slice(0, MAX_SESSIONS);
+  const sessions = [...sessionValue].sort((a, b) => b[1] - a[1]).slice(0, tuning.sessions);
   const best = sessions[0]?.[1] ?? 1;
   const turns = await turnsOfSessions(
     store,
@@ -109,14 +120,14 @@ export async function buildTimeline(
   );
   const candidates: TimelineEntry[] = [];
   for (const [sessionId, weight] of sessions) {
-    for (const line of linesOfTurns(turns.get(sessionId) ?? [], LENGTHS)) {
+    for (const line of linesOfTurns(turns.get(sessionId) ?? [], tuning)) {
       const found = line.turnIds.reduce((sum, id) => sum + (rankValue.get(id) ?? 0), 0);
       const written = timelineLine(line);
       candidates.push({
         ...line,
         line: written,
         tokens: countTokens(`${written}\n`),
-        value: found || (UNFOUND * weight) / best,
+        value: found || (tuning.unfound * weight) / best,
       });
     }
   }
@@ -164,9 +175,6 @@ function fit(candidates: TimelineEntry[], budget: number): Timeline {
   return { entries, markdown, tokens };
 }
 
-/** The share of a context budget a timeline may take; the ranked list fills the rest. */
-export const TIMELINE_SHARE = 0.8;
-
 /**
  * The timeline of a context block, when its query asks for one, and how the rest of the block
  * is packed around it: `pack` is given the budget left and the timeline goes on top.
@@ -174,14 +182,15 @@ export const TIMELINE_SHARE = 0.8;
 export async function timelineFor(
   store: Store,
   space: Space,
-  args: { query: string | null; tokenBudget: number },
+  args: { query: string | null; tokenBudget: number; tuning?: Partial<TimelineTuning> },
   options: Pick<SearchOptions, 'queryVector'> = {},
 ) {
+  const share = args.tuning?.share ?? DEFAULT_TIMELINE_TUNING.share;
   const timeline = asksForTimeline(args.query)
     ? await buildTimeline(
         store,
         space,
-        { query: args.query!, budget: Math.floor(args.tokenBudget * TIMELINE_SHARE) },
+        { query: args.query!, budget: Math.floor(args.tokenBudget * share), tuning: args.tuning },
         options,
       )
     : EMPTY_TIMELINE;

@@ -250,10 +250,16 @@ export const rememberSchema = z.object({
   tags: tagsSchema.default([]),
 });
 export type RememberInput = z.input<typeof rememberSchema>;
+/** A RememberInput as rememberSchema made it (trimmed, tags deduplicated, defaults filled in). */
+export type ParsedRemember = z.output<typeof rememberSchema>;
 
 /** Explicitly saves a fact (the user or agent said "remember this"). */
-export async function remember(store: Store, space: Space, input: RememberInput): Promise<SaveResult> {
-  const parsed = parseInput(rememberSchema, input);
+export function remember(store: Store, space: Space, input: RememberInput): Promise<SaveResult> {
+  return rememberParsed(store, space, parseInput(rememberSchema, input));
+}
+
+/** remember of input its caller parsed with rememberSchema already. */
+export async function rememberParsed(store: Store, space: Space, parsed: ParsedRemember): Promise<SaveResult> {
   return write(store, async () => {
     const result = await saveMemory(store, space, parsed);
     // Entities an explicit fact names link at once, as a turn's do.

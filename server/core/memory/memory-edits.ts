@@ -22,14 +22,20 @@ export const updateMemorySchema = z
     'give at least one of status, content, tags, importance',
   );
 export type UpdateMemoryInput = z.input<typeof updateMemorySchema>;
+/** An UpdateMemoryInput as updateMemorySchema made it. */
+export type MemoryPatch = z.output<typeof updateMemorySchema>;
 
-export async function updateMemory(
+export function updateMemory(store: Store, space: Space, id: number, input: UpdateMemoryInput): Promise<MemoryRow> {
+  return updateMemoryParsed(store, space, id, parseInput(updateMemorySchema, input));
+}
+
+/** updateMemory of a patch its caller parsed with updateMemorySchema already. */
+export async function updateMemoryParsed(
   store: Store,
   space: Space,
   id: number,
-  input: UpdateMemoryInput,
+  patch: MemoryPatch,
 ): Promise<MemoryRow> {
-  const patch = parseInput(updateMemorySchema, input);
   return write(store, async () => {
     const existing = await requireMemory(store, space, id);
     const changes: Partial<typeof memories.$inferInsert> = {};
@@ -71,13 +77,22 @@ export async function confirmMemory(store: Store, space: Space, id: number): Pro
 }
 
 /** Replaces a fact (`correct`): the old one is archived and superseded by the new one. */
-export async function correctMemory(
+export function correctMemory(
   store: Store,
   space: Space,
   id: number,
   content: string,
 ): Promise<{ old: MemoryRow; memory: MemoryRow }> {
-  const text = parseInput(contentSchema, content);
+  return correctMemoryParsed(store, space, id, parseInput(contentSchema, content));
+}
+
+/** correctMemory of content its caller parsed with contentSchema already. */
+export async function correctMemoryParsed(
+  store: Store,
+  space: Space,
+  id: number,
+  text: string,
+): Promise<{ old: MemoryRow; memory: MemoryRow }> {
   return write(store, async () => {
     const old = await requireMemory(store, space, id);
     // The correction stays in the old fact's space (an agent's own fact stays that agent's).

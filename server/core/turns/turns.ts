@@ -40,6 +40,8 @@ export const addTurnSchema = z.object({
   at: z.number().int().nonnegative().nullish(),
 });
 export type AddTurnInput = z.input<typeof addTurnSchema>;
+/** An AddTurnInput as addTurnSchema made it (trimmed, defaults filled in). */
+export type ParsedTurn = z.output<typeof addTurnSchema>;
 
 /** Things that run inside the addTurn transaction after the row is written (extraction, NER...). */
 /** `speaker`: the speaker's entity, when the turn's statement read it and there is one (Postgres). */
@@ -91,9 +93,18 @@ export type AddTurnOptions<R> = {
 };
 
 /** Stores one turn in `space` (registering its user and session), with what `options` adds in the same transaction. */
-export async function addTurn<R>(store: Store, space: Space, input: AddTurnInput, options: AddTurnOptions<R> = {}) {
+export function addTurn<R>(store: Store, space: Space, input: AddTurnInput, options: AddTurnOptions<R> = {}) {
+  return addParsedTurn(store, space, parseInput(addTurnSchema, input), options);
+}
+
+/** addTurn of input its caller parsed with addTurnSchema already: a turn's text is not parsed twice. */
+export async function addParsedTurn<R>(
+  store: Store,
+  space: Space,
+  parsed: ParsedTurn,
+  options: AddTurnOptions<R> = {},
+) {
   const { afterInsert, job: turnJob, readSpeaker = false } = options;
-  const parsed = parseInput(addTurnSchema, input);
   return write(store, async () => {
     const now = store.clock.now();
     const at = parsed.at ?? now;

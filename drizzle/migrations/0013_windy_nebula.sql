@@ -1,0 +1,1 @@
+CREATE INDEX `memories_standing` ON `memories` (`user_id`,`pinned`,`event_at`,`access_count`,`id`) WHERE status = 'active' and (kind in ('instruction', 'preference', 'profile') or pinned = 1);
