@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import {
   clauseFeatures,
   clauseScore,
+  clauseTokens,
   clauseWords,
   FEATURE_NAMES,
   TRUSTED_RULE,
@@ -68,7 +69,7 @@ function readConversation(c: LocomoConversation): Conversation {
         rows.push({
           turn: turn.diaId,
           features: clauseFeatures(reading),
-          words: clauseWords(reading.raw),
+          words: [...clauseWords(clauseTokens(reading.raw))],
           tokens,
           label: supported ? 1 : 0,
           trusted: TRUSTED_RULE.test(reading.rule),

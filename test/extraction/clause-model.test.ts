@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   clauseFeatures,
   clauseScore,
+  clauseTokens,
   clauseWords,
   FEATURE_NAMES,
   keepsClause,
@@ -45,7 +46,7 @@ describe('the clause model', () => {
   it('drops what the softer rules read when the model scores it low, keeps what it scores high', () => {
     const low = reading('Wow, we should totally go for it!', 'statement.first_person');
     const high = reading('I adopted a rescue dog named Max from the shelter last year', 'statement.first_person');
-    const score = (r: ClauseReading) => clauseScore(clauseFeatures(r), clauseWords(r.raw));
+    const score = (r: ClauseReading) => clauseScore(clauseFeatures(r), clauseWords(clauseTokens(r.raw)));
     expect(score(high)).toBeGreaterThan(score(low));
     expect(keepsClause(high)).toBe(true);
     expect(keepsClause(low)).toBe(false);

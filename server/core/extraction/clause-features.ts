@@ -36,24 +36,31 @@ export const turnShape = (prose: string): TurnShape => ({ words: words(prose), a
 export const TRUSTED_RULE =
   /^(?:health|diet|identity\.(?:name|age)|time\.|place\.|work\.|state\.|preference\.favorite|relation\.(?:name|is)$)/;
 
-const FIRST_PERSON_START = /^(?:[\w'-]+,?\s+){0,3}(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our|me and)\b/i;
-const LISTENER = /\b(?:you|your|you're|you've|you'll|yourself|ya)\b/i;
+const FIRST_PERSON_START = /^(?:[\w'-]+,?\s+){0,3}(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our|me and)\b/;
 const NAME_INSIDE = /\s(?!I\b|I'm\b|I've\b|I'll\b|I'd\b)[A-Z][a-z]+/;
 const PAST_ACTION =
-  /\b(?:i|we)\s+(?:\w+\s+)?(?:went|got|made|took|had|saw|met|ran|won|bought|began|found|joined|started|visited|finished|\w{3,}ed)\b/i;
+  /\b(?:i|we)\s+(?:\w+\s+)?(?:went|got|made|took|had|saw|met|ran|won|bought|began|found|joined|started|visited|finished|\w{3,}ed)\b/;
 const LASTING =
-  /\b(?:i|we)(?:'m|'ve|\s+am|\s+have|\s+are)?\s+(?:\w+\s+)?(?:love|like|enjoy|have|has|been|work|live|own|volunteer|plan|planning)\b/i;
-const FUTURE = /\b(?:going to|gonna|will|'ll|plan(?:ning)? to|thinking (?:of|about))\b/i;
-const REACTION =
-  /\b(?:wow|cool|awesome|amazing|great|nice|sweet|glad|happy|fun|so (?:\w+)|love (?:that|it|this|how))\b|!/i;
-const OPINION = /\b(?:think|maybe|probably|guess|feel|believe|seems?|hope|wish|must be|sounds?)\b/i;
-const MODAL = /\b(?:can|could|should|must|might|may)\b/i;
-const NEGATION = /\b(?:not|never|no)\b|n't\b/i;
-const PEOPLE =
-  /\b(?:kids?|children|husband|wife|family|friends?|mom|dad|mother|father|sister|brother|son|daughter|partner|parents?|grandma|grandpa)\b/i;
-const THINGS =
-  /\b(?:class|group|trip|job|school|book|team|project|event|concert|race|shelter|festival|course|store|business|career|degree|camp(?:ing)?|painting|pottery|dog|cat|pet|car|house|home)\b/i;
-const GENERIC = /^(?:it|that|this|they|there|it's|that's|this is|there's|things|life|everyone|people)\b/i;
+  /\b(?:i|we)(?:'m|'ve|\s+am|\s+have|\s+are)?\s+(?:\w+\s+)?(?:love|like|enjoy|have|has|been|work|live|own|volunteer|plan|planning)\b/;
+
+/** Word lists read from the clause's words (one pass over them, no pattern per list). */
+const LEXICON: Record<string, string> = {
+  listener: "you your you're you've you'll yourself ya",
+  future: "gonna will 'll planning",
+  reaction: 'wow cool awesome amazing great nice sweet glad happy fun so',
+  opinion: 'think maybe probably guess feel believe seem seems hope wish sound sounds',
+  modal: 'can could should must might may',
+  negation: "not never no can't don't didn't won't isn't wasn't haven't couldn't wouldn't",
+  people:
+    'kid kids children husband wife family friend friends mom dad mother father sister brother son daughter partner parent parents grandma grandpa',
+  things:
+    'class group trip job school book team project event concert race shelter festival course store business career degree camp camping painting pottery dog cat pet car house home',
+};
+const LISTS = Object.keys(LEXICON);
+const LIST_OF = new Map<string, number[]>();
+for (const [i, list] of LISTS.entries())
+  for (const word of LEXICON[list]!.split(' ')) LIST_OF.set(word, [...(LIST_OF.get(word) ?? []), i]);
+const GENERIC_OPENING = new Set("it that this they there it's that's there's things life everyone people".split(' '));
 
 function words(text: string): number {
   let n = 0;
@@ -61,6 +68,9 @@ function words(text: string): number {
   return n;
 }
 const on = (test: boolean) => (test ? 1 : 0);
+
+/** The clause's words in lower case, in order. */
+export const clauseTokens = (raw: string) => raw.toLowerCase().match(/[a-z0-9']+/g) ?? [];
 
 /** Feature names in the order clauseFeatures returns them (the fitted weights follow this order). */
 export const FEATURE_NAMES = [
@@ -93,7 +103,22 @@ export const FEATURE_NAMES = [
   'share of the turn',
 ] as const;
 
-export function clauseFeatures(r: ClauseReading): number[] {
+/** The features of one reading; the patterns above read the clause in lower case (one lowering, no case-blind matching). */
+export function clauseFeatures(r: ClauseReading, tokens = clauseTokens(r.raw)): number[] {
+  const raw = r.raw.toLowerCase();
+  const length = tokens.length;
+  const lists = new Array<number>(LISTS.length).fill(0);
+  for (const t of tokens) for (const i of LIST_OF.get(t) ?? []) lists[i] = 1;
+  const [listener, future, reaction, opinion, modal, negation, people, things] = lists as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const whole = r.rule === 'statement.clause';
   const statement = r.rule === 'statement.first_person';
   return [
@@ -101,41 +126,39 @@ export function clauseFeatures(r: ClauseReading): number[] {
     on(statement),
     on(!whole && !statement),
     on(r.subject !== r.speaker),
-    on(FIRST_PERSON_START.test(r.raw)),
-    on(LISTENER.test(r.raw)),
+    on(FIRST_PERSON_START.test(raw)),
+    listener,
     on(NAME_INSIDE.test(r.raw)),
     on(r.dated),
     on(/\d/.test(r.raw)),
-    Math.log1p(words(r.raw)) / 3,
-    on(PAST_ACTION.test(r.raw)),
-    on(LASTING.test(r.raw)),
-    on(FUTURE.test(r.raw)),
-    on(REACTION.test(r.raw)),
-    on(OPINION.test(r.raw)),
-    on(MODAL.test(r.raw)),
-    on(NEGATION.test(r.raw)),
-    on(PEOPLE.test(r.raw)),
-    on(THINGS.test(r.raw)),
-    on(GENERIC.test(r.raw)),
+    Math.log1p(length) / 3,
+    on(PAST_ACTION.test(raw)),
+    on(LASTING.test(raw)),
+    future,
+    reaction,
+    opinion,
+    modal,
+    negation,
+    people,
+    things,
+    on(GENERIC_OPENING.has(tokens[0] ?? '')),
     on(r.index === 0),
     on(r.index === r.count - 1),
     Math.log1p(r.count) / 2,
     on(r.content.startsWith(`${r.subject} said `)),
     Math.log1p(r.turn.words) / 4,
     on(r.turn.asks),
-    words(r.raw) / Math.max(1, r.turn.words),
+    length / Math.max(1, r.turn.words),
   ];
 }
 
-/** The clause's words the model weighs: lower case, three letters or more, each once. */
-export const clauseWords = (raw: string) => [
-  ...new Set((raw.toLowerCase().match(/[a-z][a-z']+[a-z]/g) ?? []).filter((w) => w.length > 2)),
-];
+/** The clause's words the model weighs: three letters or more, each once. */
+export const clauseWords = (tokens: string[]) => new Set(tokens.filter((t) => t.length > 2 && /[a-z]$/.test(t)));
 
 type Model = { bias: number; weights: readonly number[]; words: Readonly<Record<string, number>> };
 
 /** The model's probability that the clause's fact is one an annotator would write down. */
-export function clauseScore(features: number[], words: string[], model: Model = CLAUSE_MODEL): number {
+export function clauseScore(features: number[], words: Iterable<string>, model: Model = CLAUSE_MODEL): number {
   let z = model.bias;
   for (let i = 0; i < features.length; i++) z += (model.weights[i] ?? 0) * features[i]!;
   for (const w of words) if (Object.hasOwn(model.words, w)) z += model.words[w]!;
@@ -146,5 +169,6 @@ export function clauseScore(features: number[], words: string[], model: Model = 
 export function keepsClause(r: ClauseReading, model = CLAUSE_MODEL): boolean {
   if (TRUSTED_RULE.test(r.rule)) return true;
   const threshold = r.rule === 'statement.clause' ? model.wholeThreshold : model.threshold;
-  return clauseScore(clauseFeatures(r), clauseWords(r.raw), model) >= threshold;
+  const tokens = clauseTokens(r.raw);
+  return clauseScore(clauseFeatures(r, tokens), clauseWords(tokens), model) >= threshold;
 }
