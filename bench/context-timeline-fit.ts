@@ -54,6 +54,7 @@ async function askConversation(path: string, budgets: number[], grid: TimelineTu
         recall.push(row);
       }
       out.push({ conversation: name, dataset, category: q.category, recall });
+      process.stderr.write(`${name}: ${out.length} question(s) asked\n`);
     }
     await closeStore(store);
   }

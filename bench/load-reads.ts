@@ -14,19 +14,15 @@ async function workerCounts(client: GraphqlClient): Promise<WorkerCounts> {
   return ((await client.post(READ_WORKERS, {})).body?.data?.stats?.readWorkers as WorkerCounts) ?? null;
 }
 
+/** What both servers of the comparison share: node flags, environment, the clients at most, the queries. */
+type ServerSetup = { env: Record<string, string>; nodeArgs: string[]; maxClients: number; queries: string[] };
+
 /**
  * A server with `workers` read workers on `path`, started (workers up) and warmed up; `measure`
  * gives, for `n` closed-loop clients searching, requests/s, latency, the share the workers
  * answered, the server's CPU per search (all threads) and its memory.
  */
-async function readServer(
-  path: string,
-  env: Record<string, string>,
-  nodeArgs: string[],
-  workers: number,
-  maxClients: number,
-  queries: string[],
-) {
+async function readServer(path: string, workers: number, { env, nodeArgs, maxClients, queries }: ServerSetup) {
   const server = await startServer(path, { ...env, SM_CONFIG__SERVER__READ_WORKERS: String(workers) }, nodeArgs);
   const client = graphqlClient(server.url, maxClients);
   const reader = backlogReader(path);
@@ -84,26 +80,32 @@ async function readServer(
   };
 }
 
+export type ReadComparison = {
+  /** The file; each server gets a copy of its own. */
+  path: string;
+  env: Record<string, string>;
+  nodeArgs: string[];
+  /** Read workers of the second server (the first has none). */
+  workers: number;
+  /** Closed-loop client counts, one phase each. */
+  clients: number[];
+  /** Seconds per phase. */
+  seconds: number;
+  queries: string[];
+};
+
 /**
  * Search with read workers off, then on, each server on its own copy of the file (never two
  * writers on one), both up at once: the phases alternate per client count (off first, then on
  * first, ...), so the machine's load drifting over the run weighs on both alike.
  */
-export async function readComparison(
-  path: string,
-  env: Record<string, string>,
-  nodeArgs: string[],
-  workers: number,
-  clients: number[],
-  seconds: number,
-  queries: string[],
-) {
+export async function readComparison({ path, env, nodeArgs, workers, clients, seconds, queries }: ReadComparison) {
   const servers: Awaited<ReturnType<typeof readServer>>[] = [];
   try {
     for (const [k, n] of [0, workers].entries()) {
       const copy = `${path}.reads-${k}.db`;
       copyFileSync(path, copy);
-      servers.push(await readServer(copy, env, nodeArgs, n, Math.max(...clients), queries));
+      servers.push(await readServer(copy, n, { env, nodeArgs, maxClients: Math.max(...clients), queries }));
     }
     const rows: Awaited<ReturnType<(typeof servers)[number]['measure']>>[][] = [[], []];
     for (const [i, n] of clients.entries())

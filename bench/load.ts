@@ -167,15 +167,15 @@ export async function benchLoad(options: LoadOptions): Promise<LoadResult> {
   const readWorkers = options.readWorkers ?? Math.max(1, readWorkerCount(undefined));
   let reads: Awaited<ReturnType<typeof readComparison>>;
   try {
-    reads = await readComparison(
-      file.path,
+    reads = await readComparison({
+      path: file.path,
       env,
       nodeArgs,
-      readWorkers,
-      options.clients,
-      options.phaseSeconds,
-      file.queries,
-    );
+      workers: readWorkers,
+      clients: options.clients,
+      seconds: options.phaseSeconds,
+      queries: file.queries,
+    });
   } catch (error) {
     rmSync(file.dir, { recursive: true, force: true });
     throw error;

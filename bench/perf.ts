@@ -78,7 +78,14 @@ export function targetsOf(vectors: VectorResult[], load: Load, cores: number): T
 const USAGE =
   'usage: npm run bench:perf -- [--json] [--size 100000] [--dimensions 256] [--samples 300] [--users 1,1000] [--load-size 10000] [--rate 500] [--writers 16] [--seconds 20] [--clients 1,4,16] [--phase-seconds 8] [--idle-seconds 20]';
 
-async function main() {
+/** Exits 2 with the usage after a message naming the flag. */
+function refuse(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+/** The flags, checked: a bad one exits 2 naming it. */
+function options() {
   const { values } = parseArgs({
     options: {
       json: { type: 'boolean', default: false },
@@ -97,29 +104,20 @@ async function main() {
   });
   const n = (flag: keyof typeof values, min: number) => {
     const value = Number(values[flag]);
-    if (!Number.isInteger(value) || value < min) {
-      process.stderr.write(`--${flag}: a whole number from ${min}\n${USAGE}\n`);
-      process.exit(2);
-    }
+    if (!Number.isInteger(value) || value < min) refuse(`--${flag}: a whole number from ${min}`);
     return value;
   };
   const list = (flag: 'users' | 'clients') => {
     const numbers = String(values[flag]).split(',').map(Number);
-    if (numbers.some((x) => !Number.isInteger(x) || x < 1)) {
-      process.stderr.write(`--${flag}: whole numbers from 1, comma-separated\n${USAGE}\n`);
-      process.exit(2);
-    }
+    if (numbers.some((x) => !Number.isInteger(x) || x < 1)) refuse(`--${flag}: whole numbers from 1, comma-separated`);
     return numbers;
   };
   const size = n('size', 100);
   const dimensions = n('dimensions', 1);
   const samples = n('samples', 10);
   const users = list('users');
-  if (users.some((u) => u > size)) {
-    process.stderr.write(`--users: at most --size (${size})\n${USAGE}\n`);
-    process.exit(2);
-  }
-  const loadOptions = {
+  if (users.some((u) => u > size)) refuse(`--users: at most --size (${size})`);
+  const load = {
     size: n('load-size', 16),
     rate: n('rate', 1),
     writers: n('writers', 1),
@@ -128,6 +126,38 @@ async function main() {
     phaseSeconds: n('phase-seconds', 1),
     idleSeconds: n('idle-seconds', 0),
   };
+  return { json: values.json, size, dimensions, samples, users, load };
+}
+
+type Machine = { cores: number; loadAverageAtStart: number[]; loadAverage: number[] };
+type Run = { machine: Machine; targets: Target[]; vectors: VectorResult[]; load: Load };
+
+/** The targets' table, then each part's own tables (the vectors' with the load average after them). */
+function report({ machine, targets, vectors, load }: Run, afterVectors: number[], samples: number): string {
+  const lines = [
+    `Performance targets in one run: ${machine.cores} cores, load average ${machine.loadAverageAtStart.join(' ')} at the start, ${machine.loadAverage.join(' ')} at the end`,
+    '',
+    '| point | target | figure | verdict |',
+    '| --- | --- | --- | --- |',
+    ...targets.map((t) => `| ${t.point || '–'} | ${t.target} | ${t.figure} | ${t.verdict} |`),
+    '',
+    '## Vectors at scale',
+    '',
+    ...formatVectors(
+      vectors,
+      { cores: machine.cores, loadAverageAtStart: machine.loadAverageAtStart, loadAverage: afterVectors },
+      samples,
+    ),
+    '',
+    '## sm serve over HTTP',
+    '',
+    formatLoad(load),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+async function main() {
+  const { json, size, dimensions, samples, users, load: loadOptions } = options();
   const loadAtStart = loadavg().map((x) => round(x, 2));
   const vectors: VectorResult[] = [];
   for (const u of users) vectors.push(await benchVectors(size, dimensions, samples, u));
@@ -140,30 +170,11 @@ async function main() {
     loadAverage: loadavg().map((x) => round(x, 2)),
   };
   const targets = targetsOf(vectors, load, machine.cores);
-  if (values.json) {
+  if (json) {
     process.stdout.write(`${JSON.stringify({ machine, targets, vectors, load })}\n`);
     return;
   }
-  const lines = [
-    `Performance targets in one run: ${machine.cores} cores, load average ${machine.loadAverageAtStart.join(' ')} at the start, ${machine.loadAverage.join(' ')} at the end`,
-    '',
-    '| point | target | figure | verdict |',
-    '| --- | --- | --- | --- |',
-    ...targets.map((t) => `| ${t.point || '–'} | ${t.target} | ${t.figure} | ${t.verdict} |`),
-    '',
-    '## Vectors at scale',
-    '',
-    ...formatVectors(
-      vectors,
-      { cores: machine.cores, loadAverageAtStart: loadAtStart, loadAverage: afterVectors },
-      samples,
-    ),
-    '',
-    '## sm serve over HTTP',
-    '',
-    formatLoad(load),
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(report({ machine, targets, vectors, load }, afterVectors, samples));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runMain(main);

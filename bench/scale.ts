@@ -263,22 +263,24 @@ async function main() {
       : await (await import('./scale-postgres.ts')).postgresBackend(values.backend as 'postgres' | 'pglite');
   const backend = postgres ?? SQLITE;
   try {
-    return await report(values, backend, sizes, samples, users, loadAtStart, postgres);
+    return await report({ values, backend, sizes, samples, users, loadAtStart, postgres });
   } finally {
     await postgres?.stop();
   }
 }
 
-type Options = { json: boolean; clients: string; seconds: string };
-async function report(
-  values: Options,
-  backend: BenchBackend,
-  sizes: number[],
-  samples: number,
-  users: number,
-  loadAtStart: number[],
-  postgres: Awaited<ReturnType<typeof import('./scale-postgres.ts').postgresBackend>> | null,
-) {
+/** One run: the flags, the backend (and Postgres when it is one), the sizes and samples, the load at the start. */
+type Run = {
+  values: { json: boolean; clients: string; seconds: string };
+  backend: BenchBackend;
+  sizes: number[];
+  samples: number;
+  users: number;
+  loadAtStart: number[];
+  postgres: Awaited<ReturnType<typeof import('./scale-postgres.ts').postgresBackend>> | null;
+};
+
+async function report({ values, backend, sizes, samples, users, loadAtStart, postgres }: Run) {
   const alone = await benchAlone(samples, backend);
   // With several users, each size is also measured with one user, in the same run, to compare.
   const results: Result[] = [];

@@ -106,6 +106,68 @@ const recallAt10 = (got: number[], truth: number[]) =>
   got.slice(0, 10).filter((id) => truth.includes(id)).length / Math.min(10, truth.length || 1);
 const mean = (values: number[]) => round(values.reduce((a, b) => a + b, 0) / Math.max(1, values.length), 3);
 
+/** A query: a user, the turn rows it owns, two new vectors of one of its topics, and words. */
+type Sample = { space: Space; rows: number[]; vector: Float32Array; other: Float32Array; query: string };
+
+/** A user's first KNN builds its index (the codes, read from SQL): measured on users not asked yet. */
+async function firstKnns(store: Store, users: number, sample: () => Sample): Promise<number[]> {
+  const firstKnnMs: number[] = [];
+  const asked = new Set<string>();
+  while (firstKnnMs.length < Math.min(users, 50)) {
+    const s = sample();
+    if (asked.has(s.space.userId)) continue;
+    asked.add(s.space.userId);
+    firstKnnMs.push((await timed(() => knnIds(store, s.space, 'turns', s.vector, 10)))[1]);
+  }
+  return firstKnnMs;
+}
+
+/** KNN at k = 10 and k = 400, timed, with recall@10 against the exact answers. */
+async function measureKnn(store: Store, exact: (rows: number[], query: Float32Array) => number[], measured: Sample[]) {
+  const knn10: number[] = [];
+  const knn400: number[] = [];
+  const recall10: number[] = [];
+  const recall400: number[] = [];
+  for (const s of measured) {
+    const [ten, t10] = await timed(() => knnIds(store, s.space, 'turns', s.vector, 10));
+    const [many, t400] = await timed(() => knnIds(store, s.space, 'turns', s.other, 400));
+    knn10.push(t10);
+    knn400.push(t400);
+    recall10.push(recallAt10(ten, exact(s.rows, s.vector)));
+    recall400.push(recallAt10(many, exact(s.rows, s.other)));
+  }
+  return {
+    knn10Ms: stat(knn10),
+    knn400Ms: stat(knn400),
+    recallAt10: mean(recall10),
+    recallAt10OfK400: mean(recall400),
+  };
+}
+
+/** An exact scan in SQL, search without and with the query vector, and how often the vector signal served. */
+async function measureSearch(store: Store, measured: Sample[]) {
+  // The exact scan of the user's vectors is for scale (a few samples: it is slow).
+  const exactSql = 'select id from turn_vectors where user_id = ? order by vec_distance_cosine(embedding, ?) limit 10';
+  const exactMs: number[] = [];
+  for (const s of measured.slice(0, 30))
+    exactMs.push((await timed(() => store.sql.all(exactSql, [s.space.userId, Buffer.from(s.vector.buffer)])))[1]);
+  const lexicalMs: number[] = [];
+  for (const s of measured)
+    lexicalMs.push((await timed(() => search(store, s.space, { query: s.query, limit: 10 })))[1]);
+  const withVector = (s: Sample) => search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector });
+  const hybridMs: number[] = [];
+  for (const s of measured) hybridMs.push((await timed(() => withVector(s)))[1]);
+  let vectorHits = 0;
+  for (const s of measured.slice(0, 50)) if ((await withVector(s)).signals.includes('vector')) vectorHits++;
+  return {
+    exactSqlScanMs: stat(exactMs),
+    searchMs: stat(lexicalMs),
+    searchWithVectorsMs: stat(hybridMs),
+    /** Searches (of the first 50) that used the vector signal. */
+    vectorSignalPer50: vectorHits,
+  };
+}
+
 export async function benchVectors(size: number, dimensions: number, samples: number, users: number) {
   const { store, close } = await openBenchStore();
   const random = rng(42);
@@ -119,22 +181,14 @@ export async function benchVectors(size: number, dimensions: number, samples: nu
   const source = vectorSource(dimensions, 99);
   const spaceOf = (u: number): Space => ({ userId: userName(u, users), agentId: null });
   // A query: a random user, and a new vector of one of the topics that user's turns have.
-  const sample = () => {
+  const sample = (): Sample => {
     const space = spaceOf(Math.floor(random() * users));
     const rows = kept.byUser.get(space.userId)!;
     const topic = kept.topics[rows[Math.floor(random() * rows.length)]!]!;
     // Two vectors of the topic: KNN k=400 is measured on the second, so it does not find the rows the k=10 search just read.
     return { space, rows, vector: source.near(topic), other: source.near(topic), query: question(text, random) };
   };
-  // A user's first KNN builds its index (the codes, read from SQL): measured on users not asked yet.
-  const firstKnnMs: number[] = [];
-  const asked = new Set<string>();
-  while (firstKnnMs.length < Math.min(users, 50)) {
-    const s = sample();
-    if (asked.has(s.space.userId)) continue;
-    asked.add(s.space.userId);
-    firstKnnMs.push((await timed(() => knnIds(store, s.space, 'turns', s.vector, 10)))[1]);
-  }
+  const firstKnnMs = await firstKnns(store, users, sample);
   // Then every index is built, as in a server that has answered each user once.
   for (let u = 0; u < users; u++)
     for (const table of ['turns', 'memories'] as const) await knnIds(store, spaceOf(u), table, source.near(0), 10);
@@ -144,39 +198,9 @@ export async function benchVectors(size: number, dimensions: number, samples: nu
     await search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector });
   }
   const measured = Array.from({ length: samples }, sample);
-  const knn10: number[] = [];
-  const knn400: number[] = [];
-  const recall10: number[] = [];
-  const recall400: number[] = [];
-  for (const s of measured) {
-    const [ten, t10] = await timed(() => knnIds(store, s.space, 'turns', s.vector, 10));
-    const [many, t400] = await timed(() => knnIds(store, s.space, 'turns', s.other, 400));
-    knn10.push(t10);
-    knn400.push(t400);
-    recall10.push(recallAt10(ten, exactTopK(kept, dimensions, s.rows, s.vector, 10)));
-    recall400.push(recallAt10(many, exactTopK(kept, dimensions, s.rows, s.other, 10)));
-  }
-  // An exact scan in SQL of the user's vectors, for scale (a few samples: it is slow).
-  const exactSql = 'select id from turn_vectors where user_id = ? order by vec_distance_cosine(embedding, ?) limit 10';
-  const exactMs: number[] = [];
-  for (const s of measured.slice(0, 30))
-    exactMs.push((await timed(() => store.sql.all(exactSql, [s.space.userId, Buffer.from(s.vector.buffer)])))[1]);
-  const lexicalMs: number[] = [];
-  for (const s of measured)
-    lexicalMs.push((await timed(() => search(store, s.space, { query: s.query, limit: 10 })))[1]);
-  const hybridMs: number[] = [];
-  for (const s of measured)
-    hybridMs.push(
-      (await timed(() => search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector })))[1],
-    );
-  let vectorHits = 0;
-  for (const s of measured.slice(0, 50))
-    if (
-      (await search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector })).signals.includes(
-        'vector',
-      )
-    )
-      vectorHits++;
+  const exact = (rows: number[], query: Float32Array) => exactTopK(kept, dimensions, rows, query, 10);
+  const knn = await measureKnn(store, exact, measured);
+  const searches = await measureSearch(store, measured);
   await close();
   return {
     size,
@@ -184,16 +208,16 @@ export async function benchVectors(size: number, dimensions: number, samples: nu
     noise: NOISE,
     users,
     buildSeconds,
-    knn10Ms: stat(knn10),
-    knn400Ms: stat(knn400),
-    recallAt10: mean(recall10),
-    recallAt10OfK400: mean(recall400),
+    knn10Ms: knn.knn10Ms,
+    knn400Ms: knn.knn400Ms,
+    recallAt10: knn.recallAt10,
+    recallAt10OfK400: knn.recallAt10OfK400,
     firstKnnMs: stat(firstKnnMs),
-    exactSqlScanMs: stat(exactMs),
-    searchMs: stat(lexicalMs),
-    searchWithVectorsMs: stat(hybridMs),
+    exactSqlScanMs: searches.exactSqlScanMs,
+    searchMs: searches.searchMs,
+    searchWithVectorsMs: searches.searchWithVectorsMs,
     /** Searches (of the first 50) that used the vector signal. */
-    vectorSignalPer50: vectorHits,
+    vectorSignalPer50: searches.vectorSignalPer50,
   };
 }
 

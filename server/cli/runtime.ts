@@ -1,4 +1,5 @@
 // Global options and the clock every command shares.
+import type { Command } from 'commander';
 import { fixedClock, parseTime, systemClock, type Clock, badInput } from '../services/kernel.ts';
 
 export type GlobalOptions = {
@@ -9,6 +10,9 @@ export type GlobalOptions = {
   user?: string;
   agent?: string;
 };
+
+/** Adds one command (or one group) to `program`; `globals` reads the global options when it runs. */
+export type RegisterCommand = (program: Command, globals: () => GlobalOptions) => void;
 
 /** Whose memory a command works on: --user / --agent, else SM_USER / SM_AGENT; unset leaves the server's default. */
 export function spaceOption(options: GlobalOptions): { userId?: string; agentId?: string } {

@@ -175,50 +175,54 @@ MemoryRef.implement({
       nullable: true,
       description: 'When it was archived; null while active.',
     }),
-    sources: t.loadableList({
-      type: MemorySource,
-      description: 'The turns it came from, oldest first.',
-      load: async (ids: number[], context) => {
-        const rows = await sourcesByMemory(context.store, ids);
-        return ids.map((id) => rows.get(id) ?? []);
-      },
-      resolve: (m) => m.id,
-    }),
-    entities: t.loadableList({
-      type: EntityRef,
-      description: 'The entities (people, places, things) it mentions, most mentioned first.',
-      load: async (ids: number[], context) => {
-        const rows = await entitiesForMemories(context.store, ids);
-        return ids.map((id) => rows.get(id) ?? []);
-      },
-      resolve: (m) => m.id,
-    }),
-    supersedes: t.field({
-      type: [MemoryRef],
-      description: 'Older memories this one replaced (a conflict or a correction); they are archived.',
-      resolve: (m, _args, context) => relatedIds(m, context, 'supersedes', 'from'),
-    }),
-    supersededBy: t.field({
-      type: [MemoryRef],
-      description: 'Newer memories that replaced this one.',
-      resolve: (m, _args, context) => relatedIds(m, context, 'supersedes', 'to'),
-    }),
-    derivedFrom: t.field({
-      type: [MemoryRef],
-      description: 'Memories this one was derived from (a reflection lists its facts).',
-      resolve: (m, _args, context) => relatedIds(m, context, 'derived_from', 'from'),
-    }),
-    decisions: t.loadableList({
-      type: MemoryDecision,
-      description: `Its latest decisions (up to ${DECISIONS_SHOWN}), newest first.`,
-      load: async (ids: number[], context) => {
-        const rows = await decisionsByMemory(context.store, ids);
-        return ids.map((id) => (rows.get(id) ?? []).slice(0, DECISIONS_SHOWN));
-      },
-      resolve: (m) => m.id,
-    }),
   }),
 });
+
+// What a memory links to (its turns, entities, related memories, decisions), each read in batches.
+builder.objectFields(MemoryRef, (t) => ({
+  sources: t.loadableList({
+    type: MemorySource,
+    description: 'The turns it came from, oldest first.',
+    load: async (ids: number[], context) => {
+      const rows = await sourcesByMemory(context.store, ids);
+      return ids.map((id) => rows.get(id) ?? []);
+    },
+    resolve: (m) => m.id,
+  }),
+  entities: t.loadableList({
+    type: EntityRef,
+    description: 'The entities (people, places, things) it mentions, most mentioned first.',
+    load: async (ids: number[], context) => {
+      const rows = await entitiesForMemories(context.store, ids);
+      return ids.map((id) => rows.get(id) ?? []);
+    },
+    resolve: (m) => m.id,
+  }),
+  supersedes: t.field({
+    type: [MemoryRef],
+    description: 'Older memories this one replaced (a conflict or a correction); they are archived.',
+    resolve: (m, _args, context) => relatedIds(m, context, 'supersedes', 'from'),
+  }),
+  supersededBy: t.field({
+    type: [MemoryRef],
+    description: 'Newer memories that replaced this one.',
+    resolve: (m, _args, context) => relatedIds(m, context, 'supersedes', 'to'),
+  }),
+  derivedFrom: t.field({
+    type: [MemoryRef],
+    description: 'Memories this one was derived from (a reflection lists its facts).',
+    resolve: (m, _args, context) => relatedIds(m, context, 'derived_from', 'from'),
+  }),
+  decisions: t.loadableList({
+    type: MemoryDecision,
+    description: `Its latest decisions (up to ${DECISIONS_SHOWN}), newest first.`,
+    load: async (ids: number[], context) => {
+      const rows = await decisionsByMemory(context.store, ids);
+      return ids.map((id) => (rows.get(id) ?? []).slice(0, DECISIONS_SHOWN));
+    },
+    resolve: (m) => m.id,
+  }),
+}));
 
 export const MemoryConnection = countedConnection({
   type: MemoryRef,

@@ -1,6 +1,6 @@
 // The host: one node:http server with GraphQL over HTTP (yoga, GraphiQL), graphql-ws on the same
 // port and path, the REST routes and /health. The CLI's `sm serve` and server/main.ts use it.
-import { createServer, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Store } from '../core/kernel/store.ts';
@@ -50,6 +50,46 @@ export type App = {
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
+/** Why listening failed, said with what to do about it. */
+function listenFailure(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (error.code === 'EADDRINUSE')
+    return new Error(
+      `port ${port} on ${host} is already in use: stop what listens there, or pick another port with --port or SM_PORT`,
+    );
+  if (error.code === 'EACCES')
+    return new Error(`not allowed to listen on port ${port} of ${host}: pick a port above 1023 with --port or SM_PORT`);
+  return error;
+}
+
+/** The responses still being computed; once `stopping()`, each closes its connection when sent. */
+function responsesInFlight(server: Server, stopping: () => boolean): Set<ServerResponse> {
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    if (stopping()) res.shouldKeepAlive = false;
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
+  return inFlight;
+}
+
+/**
+ * Stops accepting (so clients cannot reconnect) and resolves once in-flight requests are answered,
+ * cutting connections after `graceMs`. A request is answered after its write transaction settles,
+ * so an answered request is a committed (or rolled back) one.
+ */
+async function closeHttp(
+  server: Server,
+  parts: { inFlight: Set<ServerResponse>; ws: { close(): Promise<void> } | null; graceMs: number },
+) {
+  const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+  server.closeIdleConnections();
+  for (const res of parts.inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+  await parts.ws?.close();
+  const grace = setTimeout(() => server.closeAllConnections(), parts.graceMs);
+  await closed;
+  clearTimeout(grace);
+}
+
 export function buildApp(options: AppOptions): App {
   const { store, host, port } = options;
   const token = options.token || undefined;
@@ -69,13 +109,7 @@ export function buildApp(options: AppOptions): App {
   let stopping: Promise<void> | null = null;
   // The read workers this app started (a runtime passed in may come with its own, or none).
   let reads: ReadPool | null = null;
-  // Responses still being computed when stop() is called close their connection once sent.
-  const inFlight = new Set<ServerResponse>();
-  server.on('request', (_req, res: ServerResponse) => {
-    if (stopping) res.shouldKeepAlive = false;
-    inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
-  });
+  const inFlight = responsesInFlight(server, () => stopping !== null);
   // Attached once listening: a busy port is then one clear error from start(), not also the WebSocket server's.
   let ws: ReturnType<typeof attachWebSocket> | null = null;
 
@@ -95,19 +129,7 @@ export function buildApp(options: AppOptions): App {
       handler = yoga;
       const graphql = yoga;
       return new Promise((resolve, reject) => {
-        server.once('error', (error: NodeJS.ErrnoException) =>
-          reject(
-            error.code === 'EADDRINUSE'
-              ? new Error(
-                  `port ${port} on ${host} is already in use: stop what listens there, or pick another port with --port or SM_PORT`,
-                )
-              : error.code === 'EACCES'
-                ? new Error(
-                    `not allowed to listen on port ${port} of ${host}: pick a port above 1023 with --port or SM_PORT`,
-                  )
-                : error,
-          ),
-        );
+        server.once('error', (error: NodeJS.ErrnoException) => reject(listenFailure(error, host, port)));
         server.listen(port, host, () => {
           server.removeAllListeners('error');
           ws = attachWebSocket({ server, store, yoga: graphql, token, log });
@@ -126,18 +148,7 @@ export function buildApp(options: AppOptions): App {
       (stopping ??= (async () => {
         scheduler?.stop();
         feed.close();
-        // close() stops accepting first (so clients cannot reconnect) and resolves once in-flight
-        // requests are answered; a request is answered after its write transaction settles, so an
-        // answered request is a committed (or rolled back) one.
-        const closed = server.listening
-          ? new Promise<void>((resolve) => server.close(() => resolve()))
-          : Promise.resolve();
-        server.closeIdleConnections();
-        for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
-        await ws?.close();
-        const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 5000);
-        await closed;
-        clearTimeout(grace);
+        await closeHttp(server, { inFlight, ws, graceMs: options.shutdownGraceMs ?? 5000 });
         // Jobs already running finish (their writes commit); queued ones resume on the next start.
         await worker?.stop();
         if (reads && runtime?.reads === reads) runtime.reads = undefined;

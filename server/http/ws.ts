@@ -4,7 +4,8 @@ import { onChange } from '../services/changes.ts';
 import { liveTokenIds, type Access } from '../services/tokens.ts';
 import type { Server } from 'node:http';
 import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
+import type { Context, SubscribePayload } from 'graphql-ws';
+import { type Extra, useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { WebSocket } from 'ws';
@@ -25,15 +26,11 @@ type EnvelopedArgs = ExecutionArgs & {
   rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
 };
 
-export function attachWebSocket(options: {
-  server: Server;
-  store: Store;
-  yoga: GraphQLServer;
-  token?: string;
-  log: Logger;
-}) {
-  const { server, store, yoga, token, log } = options;
-  // Connections on a scoped token, to close them the moment it is revoked.
+/**
+ * The connections on a scoped token, closed the moment it is revoked: by this process (its change
+ * event) or by another one on the same file (the CLI), whose event never reaches us (a sweep).
+ */
+function revocationWatch(store: Store, log: Logger) {
   const scoped = new Map<WebSocket, number>();
   const closeRevoked = (revoked: (tokenId: number) => boolean) => {
     for (const [socket, tokenId] of scoped) {
@@ -45,7 +42,6 @@ export function attachWebSocket(options: {
   const unsubscribe = onChange(store, (event) => {
     if (event.type === 'token' && event.action === 'revoked') closeRevoked((id) => id === event.tokenId);
   });
-  // Another process (the CLI on the same file) may revoke a token: its change event never reaches us.
   const sweep = setInterval(async () => {
     if (scoped.size === 0 || !store.sql.open) return;
     try {
@@ -56,6 +52,58 @@ export function attachWebSocket(options: {
     }
   }, REVOCATION_CHECK_MS);
   sweep.unref();
+  return {
+    scoped,
+    stop() {
+      clearInterval(sweep);
+      unsubscribe();
+    },
+  };
+}
+
+/** An operation of a socket, parsed and validated through yoga's envelop: its arguments, or its errors. */
+async function envelopedOperation(
+  yoga: GraphQLServer,
+  ctx: Context<Record<string, unknown> | undefined, Extra>,
+  payload: SubscribePayload,
+) {
+  const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+    ...ctx,
+    req: ctx.extra.request,
+    socket: ctx.extra.socket,
+    params: payload,
+    access: (ctx.extra as { access?: Access }).access,
+  });
+  let document;
+  try {
+    document = parse(payload.query);
+  } catch (error) {
+    // A syntax error, armor's token limit or a document nested too deep: the client's, for
+    // this operation only (the socket stays open for the others).
+    if (error instanceof GraphQLError) return [withCode(error)];
+    throw error;
+  }
+  const args: EnvelopedArgs = {
+    schema,
+    operationName: payload.operationName,
+    document,
+    variableValues: payload.variables,
+    contextValue: await contextFactory(),
+    rootValue: { execute, subscribe },
+  };
+  const errors = validate(args.schema, args.document);
+  return errors.length > 0 ? errors.map(withCode) : args;
+}
+
+export function attachWebSocket(options: {
+  server: Server;
+  store: Store;
+  yoga: GraphQLServer;
+  token?: string;
+  log: Logger;
+}) {
+  const { server, store, yoga, token, log } = options;
+  const revocations = revocationWatch(store, log);
   const wss = new WebSocketServer({
     server,
     path: GRAPHQL_PATH,
@@ -76,40 +124,13 @@ export function attachWebSocket(options: {
         const access = await resolveAccess(store, token, connectionToken(ctx.connectionParams));
         if (!access) return false;
         (ctx.extra as { access?: Access }).access = access;
-        if (!access.admin) scoped.set(ctx.extra.socket, access.tokenId);
+        if (!access.admin) revocations.scoped.set(ctx.extra.socket, access.tokenId);
         return true;
       },
       onClose: (ctx) => {
-        scoped.delete(ctx.extra.socket);
+        revocations.scoped.delete(ctx.extra.socket);
       },
-      onSubscribe: async (ctx, _id, payload) => {
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          params: payload,
-          access: (ctx.extra as { access?: Access }).access,
-        });
-        let document;
-        try {
-          document = parse(payload.query);
-        } catch (error) {
-          // A syntax error, armor's token limit or a document nested too deep: the client's, for
-          // this operation only (the socket stays open for the others).
-          if (error instanceof GraphQLError) return [withCode(error)];
-          throw error;
-        }
-        const args: EnvelopedArgs = {
-          schema,
-          operationName: payload.operationName,
-          document,
-          variableValues: payload.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
-        };
-        const errors = validate(args.schema, args.document);
-        return errors.length > 0 ? errors.map(withCode) : args;
-      },
+      onSubscribe: (ctx, _id, payload) => envelopedOperation(yoga, ctx, payload),
       onNext: (_ctx, _id, _payload, _args, result) => codedResult(result as ExecutionResult),
     },
     wss,
@@ -117,8 +138,7 @@ export function attachWebSocket(options: {
   return {
     /** Closes every socket (1001 Going Away) and the WebSocket server. */
     async close() {
-      clearInterval(sweep);
-      unsubscribe();
+      revocations.stop();
       await disposable.dispose();
       // ws leaves sockets of an external HTTP server open; they would hold server.close() forever.
       for (const socket of wss.clients) socket.terminate();

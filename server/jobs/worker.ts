@@ -132,15 +132,27 @@ export type Worker = { stop(): Promise<void> };
 /** How often a running worker looks for jobs held by dead processes. */
 const RECOVERY_EVERY_MS = 10_000;
 
+/**
+ * recoverJobs when `everyMs` have passed since it last ran: a running worker calls it before each
+ * claim loop, as a node sharing the database (on this host) may be killed under its jobs.
+ */
+function periodicRecovery(store: Store, everyMs: number): () => Promise<void> {
+  let recoveredAt = Number.NEGATIVE_INFINITY;
+  return async () => {
+    if (performance.now() - recoveredAt < everyMs) return;
+    await recoverJobs(store);
+    recoveredAt = performance.now();
+  };
+}
+
 /** A long-running worker for the server: wakes on new jobs and when the next retry is due. */
 export function startWorker(
   store: Store,
   handlers: JobHandlers,
   options: { concurrency?: number; pollMs?: number; recoveryMs?: number } = {},
 ): Worker {
-  const concurrency = options.concurrency ?? 4;
-  const pollMs = options.pollMs ?? 1_000;
-  const recoveryMs = options.recoveryMs ?? RECOVERY_EVERY_MS;
+  const { concurrency = 4, pollMs = 1_000, recoveryMs = RECOVERY_EVERY_MS } = options;
+  const recoverWhenDue = periodicRecovery(store, recoveryMs);
   const types = Object.keys(handlers);
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
@@ -151,7 +163,6 @@ export function startWorker(
   // loop sets its own timer.
   let ticking: Promise<void> | null = null;
   let again = false;
-  let recoveredAt = Number.NEGATIVE_INFINITY;
 
   const schedule = (delay: number) => {
     if (stopped) return;
@@ -182,12 +193,7 @@ export function startWorker(
 
   async function tick() {
     if (stopped) return;
-    // Jobs of dead processes go back to the queue before the first claim, and every few
-    // seconds after: a node sharing the database (on this host) may be killed under its jobs.
-    if (performance.now() - recoveredAt >= recoveryMs) {
-      await recoverJobs(store);
-      recoveredAt = performance.now();
-    }
+    await recoverWhenDue(); // jobs of dead processes go back to the queue before the claims
     while (!stopped && inFlight.size < concurrency) {
       const unit = await claimUnit(store, handlers, { types });
       if (unit.length === 0) break;

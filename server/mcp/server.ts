@@ -51,7 +51,21 @@ export function createMcpServer(sdk: Sdk): McpServer {
     { instructions: USE_MEMORY, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
   );
   keepToolList(server);
+  registerTools(server, sdk);
+  registerResources(server, sdk);
+  server.registerPrompt(
+    'use-memory',
+    {
+      title: 'Use memory',
+      description: 'When to call which memory tool: paste into the system prompt of an agent that has these tools.',
+    },
+    () => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text: USE_MEMORY } }] }),
+  );
+  return server;
+}
 
+/** The typed client's tools, each answered by executeTool over the space's client. */
+function registerTools(server: McpServer, sdk: Sdk) {
   for (const definition of TOOLS) {
     server.registerTool(
       definition.name,
@@ -71,7 +85,10 @@ export function createMcpServer(sdk: Sdk): McpServer {
       },
     );
   }
+}
 
+/** Memory to read by URI: a session's context, the profile, an entity, a memory with its explanation. */
+function registerResources(server: McpServer, sdk: Sdk) {
   server.registerResource(
     'context',
     new ResourceTemplate('memory://context/{session}', { list: undefined }),
@@ -127,14 +144,4 @@ export function createMcpServer(sdk: Sdk): McpServer {
       return text(uri.href, JSON.stringify(explain, null, 2), 'application/json');
     },
   );
-
-  server.registerPrompt(
-    'use-memory',
-    {
-      title: 'Use memory',
-      description: 'When to call which memory tool: paste into the system prompt of an agent that has these tools.',
-    },
-    () => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text: USE_MEMORY } }] }),
-  );
-  return server;
 }

@@ -63,6 +63,18 @@ describe('a full job queue', () => {
     // REST says the same.
     const rest = await post(server, '/turns', { session_id: 's1', role: 'user', text: 'over REST' });
     expect(rest).toMatchObject({ status: 503, retryAfter: '2', body: { error: { code: 'UNAVAILABLE' } } });
+    // Bad input is refused as such first, full queue or not, over GraphQL and REST alike.
+    const blank = await addTurn(server, '   ');
+    expect(blank.status).toBe(200);
+    expect(blank.body.errors[0]).toMatchObject({
+      message: 'input.text: must not be empty',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+    expect(await post(server, '/turns', { session_id: 's1', role: 'user', text: '   ' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'BAD_USER_INPUT', message: 'text: must not be empty' } },
+    });
+    expect(storedTexts(server).size).toBe(10);
 
     // As the worker catches up, the client's retries go through, ten at a time: all 30 are stored.
     for (let round = 0; storedTexts(server).size < 30 && round < 5; round++) {

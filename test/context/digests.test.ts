@@ -4,6 +4,7 @@
 // durable job against the local OpenAI-compatible server, whose failure loses nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getContext } from '../../server/core/context/context.ts';
+import { linesOfTurns, turnsOfSessions } from '../../server/core/digests/digest-lines.ts';
 import { answerGist, requestGist } from '../../server/core/digests/gist.ts';
 import {
   asksForTimeline,
@@ -109,6 +110,7 @@ describe('gists', () => {
       'Use generate_password_hash from werkzeug.security.',
     );
     expect(requestGist(`${'a'.repeat(50)} ${'b'.repeat(80)}`, 60)).toMatch(/^a{50}…$/);
+    expect(answerGist('Use generate_password_hash from werkzeug.security.', 0)).toBe('');
   });
 
   it('a question asks for a timeline when it asks for an order, a summary or a progression', () => {
@@ -120,9 +122,21 @@ describe('gists', () => {
       'What steps did I take to secure the app?',
       'Give me a timeline of the project',
       'How did my project progress?',
+      'Walk me through what we changed in the deployment',
     ])
       expect(asksForTimeline(q), q).toBe(true);
-    for (const q of ['What is my name?', 'Which database did I choose?', 'When did I deploy?', '', null])
+    // How-tos and progress as a topic ask for no history of the conversation.
+    for (const q of [
+      'What is my name?',
+      'Which database did I choose?',
+      'When did I deploy?',
+      'Can you walk me through how to prove two triangles are congruent?',
+      "I'm looking to improve the security of my app. What steps would you suggest I take?",
+      "What did Jon say about Gina's progress with her store?",
+      'How many problems have I completed across all sessions where I mentioned my progress?',
+      '',
+      null,
+    ])
       expect(asksForTimeline(q), String(q)).toBe(false);
     const topic = topicOf(
       'Can you list the order in which I brought up different aspects of my budget tracker throughout our conversations? Mention ONLY and ONLY three items.',
@@ -144,6 +158,11 @@ describe('session digests', () => {
       'build a personal budget tracker with Flask. set up the project with SQLite? → Start with a Flask app factory and an SQLite database file.',
     );
     expect(digest.summary).toBeNull();
+    // With no room for the answer, a line is the request's alone and stands for it alone.
+    const plan = (await turnsOfSessions(t.store, ME, ['plan'], 100)).get('plan')!;
+    const short = linesOfTurns(plan, { request: 60, answer: 0 });
+    expect(short.map((l) => l.turnIds)).toEqual([ids.plan!.slice(0, 1), ids.plan!.slice(2, 3)]);
+    expect(short[0]!.text).toBe('set up the project with SQLite?');
     // A new turn in a finished session: its line is there at once (nothing stored to go stale).
     await ingestTurn(runtime, ME, {
       sessionId: 'plan',

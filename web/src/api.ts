@@ -120,8 +120,17 @@ export function useQuery<T>(load: (client: SymbiosisClient) => Promise<T>, deps:
   return { ...state, reload };
 }
 
+/** A mutation under way or done: `run(...)` resolves with its result, or null after an error (kept in `error`). */
+export type Action<A extends unknown[], T> = {
+  busy: boolean;
+  error: ShownError | null;
+  run: (...args: A) => Promise<T | null>;
+};
+
 /** A mutation: run(...) resolves with its result, or null after an error (kept in `error`). */
-export function useAction<A extends unknown[], T>(act: (client: SymbiosisClient, ...args: A) => Promise<T>) {
+export function useAction<A extends unknown[], T>(
+  act: (client: SymbiosisClient, ...args: A) => Promise<T>,
+): Action<A, T> {
   const { client, report } = useApi();
   const [state, setState] = useState<{ busy: boolean; error: ShownError | null }>({ busy: false, error: null });
   const run = async (...args: A): Promise<T | null> => {

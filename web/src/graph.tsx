@@ -28,13 +28,15 @@ export const TYPE_COLOURS: Record<string, string> = {
   other: '#475569',
 };
 
-export function layout(
-  graph: Graph,
-  iterations = 300,
-): { nodes: Placed[]; links: { a: Placed; b: Placed; weight: number }[] } {
+type Link = { a: number; b: number; weight: number };
+/** One run of the layout: the nodes, their links by index, and each step's displacement. */
+type Simulation = { nodes: Placed[]; links: Link[]; k: number; maxWeight: number; dx: Float64Array; dy: Float64Array };
+
+/** A deterministic start: the first node at the centre, the others on three rings around it. */
+function startPositions(graph: Graph): Placed[] {
   const n = graph.nodes.length;
   const maxMentions = Math.max(1, ...graph.nodes.map((e) => e.mentionCount));
-  const nodes: Placed[] = graph.nodes.map((e, i) => {
+  return graph.nodes.map((e, i) => {
     const angle = (2 * Math.PI * i) / Math.max(1, n);
     const radius = i === 0 ? 0 : 120 + 40 * (i % 3);
     return {
@@ -47,82 +49,117 @@ export function layout(
       r: 6 + 14 * Math.sqrt(e.mentionCount / maxMentions),
     };
   });
+}
+
+/** The graph's links between placed nodes, by their index (a link to a node not shown is left out). */
+function linksBetween(graph: Graph, nodes: Placed[]): Link[] {
   const index = new Map(nodes.map((node, i) => [node.id, i]));
-  const links = graph.links.flatMap((l) => {
+  return graph.links.flatMap((l) => {
     const a = index.get(l.sourceId);
     const b = index.get(l.targetId);
     return a === undefined || b === undefined ? [] : [{ a, b, weight: l.memories + l.turns }];
   });
-  const maxWeight = Math.max(1, ...links.map((l) => l.weight));
-  // Fruchterman-Reingold: repulsion k²/d between every pair, attraction d²/k along links (heavier
-  // links pull harder), a gentle pull to the centre so loose nodes stay in the picture, and a
-  // step size that cools from a tenth of the width to nothing.
-  const k = 0.6 * Math.sqrt((WIDTH * HEIGHT) / Math.max(1, n));
-  const start = WIDTH / 10;
-  const dx = new Float64Array(n);
-  const dy = new Float64Array(n);
-  for (let step = 0; step < iterations; step++) {
-    dx.fill(0);
-    dy.fill(0);
-    for (let i = 0; i < n; i++) {
-      for (let j = i + 1; j < n; j++) {
-        let x = nodes[i]!.x - nodes[j]!.x;
-        let y = nodes[i]!.y - nodes[j]!.y;
-        let d = Math.sqrt(x * x + y * y);
-        if (d < 0.01) {
-          x = 0.01 * (i - j);
-          y = 0.01;
-          d = Math.sqrt(x * x + y * y);
-        }
-        const push = (k * k) / d / d;
-        dx[i] = dx[i]! + x * push;
-        dy[i] = dy[i]! + y * push;
-        dx[j] = dx[j]! - x * push;
-        dy[j] = dy[j]! - y * push;
+}
+
+/** Repulsion k²/d between every pair (two nodes on one spot are pushed apart along a fixed line). */
+function repel({ nodes, k, dx, dy }: Simulation) {
+  const n = nodes.length;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      let x = nodes[i]!.x - nodes[j]!.x;
+      let y = nodes[i]!.y - nodes[j]!.y;
+      let d = Math.sqrt(x * x + y * y);
+      if (d < 0.01) {
+        x = 0.01 * (i - j);
+        y = 0.01;
+        d = Math.sqrt(x * x + y * y);
       }
-    }
-    for (const { a, b, weight } of links) {
-      const x = nodes[b]!.x - nodes[a]!.x;
-      const y = nodes[b]!.y - nodes[a]!.y;
-      const d = Math.sqrt(x * x + y * y) || 0.01;
-      const pull = (d / k) * (0.6 + weight / maxWeight);
-      dx[a] = dx[a]! + x * pull;
-      dy[a] = dy[a]! + y * pull;
-      dx[b] = dx[b]! - x * pull;
-      dy[b] = dy[b]! - y * pull;
-    }
-    const temperature = start * (1 - step / iterations) + 0.5;
-    for (let i = 0; i < n; i++) {
-      const node = nodes[i]!;
-      // Gravity: a spring to the centre, so unlinked nodes stay near the others.
-      const cx = WIDTH / 2 - node.x;
-      const cy = HEIGHT / 2 - node.y;
-      const toCentre = (GRAVITY * Math.sqrt(cx * cx + cy * cy)) / k;
-      const gx = dx[i]! + cx * toCentre;
-      const gy = dy[i]! + cy * toCentre;
-      const length = Math.sqrt(gx * gx + gy * gy) || 1;
-      const move = Math.min(length, temperature);
-      node.x += (gx / length) * move;
-      node.y += (gy / length) * move;
+      const push = (k * k) / d / d;
+      dx[i] = dx[i]! + x * push;
+      dy[i] = dy[i]! + y * push;
+      dx[j] = dx[j]! - x * push;
+      dy[j] = dy[j]! - y * push;
     }
   }
-  // Fit the drawing into the box (labels sit under their nodes: more room at the bottom).
-  if (n > 1) {
-    const xs = nodes.map((node) => node.x);
-    const ys = nodes.map((node) => node.y);
-    const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-    const scale = Math.min(
-      (WIDTH - 2 * MARGIN_X) / Math.max(1, maxX - minX),
-      (HEIGHT - MARGIN_TOP - MARGIN_BOTTOM) / Math.max(1, maxY - minY),
-      2,
-    );
-    const offsetX = (WIDTH - scale * (maxX - minX)) / 2;
-    const offsetY = MARGIN_TOP + (HEIGHT - MARGIN_TOP - MARGIN_BOTTOM - scale * (maxY - minY)) / 2;
-    for (const node of nodes) {
-      node.x = offsetX + (node.x - minX) * scale;
-      node.y = offsetY + (node.y - minY) * scale;
-    }
+}
+
+/** Attraction d²/k along links, heavier links pulling harder. */
+function attract({ nodes, links, k, maxWeight, dx, dy }: Simulation) {
+  for (const { a, b, weight } of links) {
+    const x = nodes[b]!.x - nodes[a]!.x;
+    const y = nodes[b]!.y - nodes[a]!.y;
+    const d = Math.sqrt(x * x + y * y) || 0.01;
+    const pull = (d / k) * (0.6 + weight / maxWeight);
+    dx[a] = dx[a]! + x * pull;
+    dy[a] = dy[a]! + y * pull;
+    dx[b] = dx[b]! - x * pull;
+    dy[b] = dy[b]! - y * pull;
   }
+}
+
+/** Moves each node along its displacement, at most `temperature`. */
+function move({ nodes, k, dx, dy }: Simulation, temperature: number) {
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
+    // Gravity: a spring to the centre, so unlinked nodes stay near the others.
+    const cx = WIDTH / 2 - node.x;
+    const cy = HEIGHT / 2 - node.y;
+    const toCentre = (GRAVITY * Math.sqrt(cx * cx + cy * cy)) / k;
+    const gx = dx[i]! + cx * toCentre;
+    const gy = dy[i]! + cy * toCentre;
+    const length = Math.sqrt(gx * gx + gy * gy) || 1;
+    const step = Math.min(length, temperature);
+    node.x += (gx / length) * step;
+    node.y += (gy / length) * step;
+  }
+}
+
+/** Fits the drawing into the box (labels sit under their nodes: more room at the bottom). */
+function fitToBox(nodes: Placed[]) {
+  if (nodes.length <= 1) return;
+  const xs = nodes.map((node) => node.x);
+  const ys = nodes.map((node) => node.y);
+  const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const scale = Math.min(
+    (WIDTH - 2 * MARGIN_X) / Math.max(1, maxX - minX),
+    (HEIGHT - MARGIN_TOP - MARGIN_BOTTOM) / Math.max(1, maxY - minY),
+    2,
+  );
+  const offsetX = (WIDTH - scale * (maxX - minX)) / 2;
+  const offsetY = MARGIN_TOP + (HEIGHT - MARGIN_TOP - MARGIN_BOTTOM - scale * (maxY - minY)) / 2;
+  for (const node of nodes) {
+    node.x = offsetX + (node.x - minX) * scale;
+    node.y = offsetY + (node.y - minY) * scale;
+  }
+}
+
+export function layout(
+  graph: Graph,
+  iterations = 300,
+): { nodes: Placed[]; links: { a: Placed; b: Placed; weight: number }[] } {
+  const nodes = startPositions(graph);
+  const links = linksBetween(graph, nodes);
+  const n = nodes.length;
+  // Fruchterman-Reingold: repulsion between every pair, attraction along links, a gentle pull to
+  // the centre so loose nodes stay in the picture, and a step size that cools from a tenth of the
+  // width to nothing.
+  const simulation: Simulation = {
+    nodes,
+    links,
+    k: 0.6 * Math.sqrt((WIDTH * HEIGHT) / Math.max(1, n)),
+    maxWeight: Math.max(1, ...links.map((l) => l.weight)),
+    dx: new Float64Array(n),
+    dy: new Float64Array(n),
+  };
+  const start = WIDTH / 10;
+  for (let step = 0; step < iterations; step++) {
+    simulation.dx.fill(0);
+    simulation.dy.fill(0);
+    repel(simulation);
+    attract(simulation);
+    move(simulation, start * (1 - step / iterations) + 0.5);
+  }
+  fitToBox(nodes);
   return { nodes, links: links.map((l) => ({ a: nodes[l.a]!, b: nodes[l.b]!, weight: l.weight })) };
 }
 

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { withBackend } from '../backend.ts';
 import { count, emit, page, table } from '../output.ts';
 import { integer } from '../parse.ts';
-import { spaceOption, type GlobalOptions } from '../runtime.ts';
+import { spaceOption, type GlobalOptions, type RegisterCommand } from '../runtime.ts';
 
 /** --user is the global option: the user a token reaches, or the user to erase. */
 function requiredUser(options: GlobalOptions, command: string): string {
@@ -17,7 +17,12 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
   const token = program
     .command('token')
     .description('scoped access tokens: one user (and agent) each, optionally read-only (admin)');
+  for (const register of [tokenCreate, tokenList, tokenRevoke]) register(token, globals);
+  users(program, globals);
+  forgetUser(program, globals);
+}
 
+const tokenCreate: RegisterCommand = (token, globals) =>
   token
     .command('create')
     .description('create a token for --user (and --agent); its secret is printed once and stored only as a hash')
@@ -49,6 +54,7 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
       });
     });
 
+const tokenList: RegisterCommand = (token, globals) =>
   token
     .command('list')
     .description('tokens (of --user, when given), oldest first; secrets are never shown')
@@ -82,6 +88,7 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
       });
     });
 
+const tokenRevoke: RegisterCommand = (token, globals) =>
   token
     .command('revoke')
     .description('revoke a token at once: its next request is refused, its open subscriptions close')
@@ -95,6 +102,7 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
       });
     });
 
+const users: RegisterCommand = (program, globals) =>
   program
     .command('users')
     .description('users with memory here, with their counts (admin)')
@@ -125,6 +133,7 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
       });
     });
 
+const forgetUser: RegisterCommand = (program, globals) =>
   program
     .command('forget-user')
     .description(
@@ -147,4 +156,3 @@ export function registerAccessCommands(program: Command, globals: () => GlobalOp
         );
       });
     });
-}

@@ -4,7 +4,7 @@ import { withBackend } from '../backend.ts';
 import { lower, memoryLine, turnLine } from '../format.ts';
 import { count, dim, emit } from '../output.ts';
 import { integer, time, upper } from '../parse.ts';
-import type { GlobalOptions } from '../runtime.ts';
+import type { GlobalOptions, RegisterCommand } from '../runtime.ts';
 
 /** All of stdin as text: a turn too long for a command-line argument (the OS caps one at 128 KB). */
 async function readStdin(): Promise<string> {
@@ -14,6 +14,11 @@ async function readStdin(): Promise<string> {
 }
 
 export function registerTurnCommands(program: Command, globals: () => GlobalOptions) {
+  addTurn(program, globals);
+  getContext(program, globals);
+}
+
+const addTurn: RegisterCommand = (program, globals) =>
   program
     .command('add-turn')
     .description(
@@ -60,6 +65,7 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
       },
     );
 
+const getContext: RegisterCommand = (program, globals) =>
   program
     .command('get-context')
     .description(
@@ -101,4 +107,3 @@ export function registerTurnCommands(program: Command, globals: () => GlobalOpti
         emit(options, context, () => [...recent, ...memory].join('\n'));
       });
     });
-}

@@ -24,12 +24,14 @@ export type Timeline = { entries: TimelineEntry[]; markdown: string; tokens: num
 export const EMPTY_TIMELINE: Timeline = Object.freeze({ entries: [], markdown: '', tokens: 0 }) as Timeline;
 
 /**
- * Questions that need many turns in order: a sequence ("in what order", "walk me through",
- * "what steps"), a summary or a progression ("how has X changed", "progress", "timeline").
+ * Questions that need many turns in order: a sequence ("in what order", "walk me through what I…",
+ * "what steps did I…"), a summary or a progression ("how has X changed", "how did X progress",
+ * "timeline"). A how-to ("walk me through how to…", "what steps would you suggest") and progress
+ * as a thing talked about ("Gina's progress with her store") ask for no history.
  */
 const CUES = new RegExp(
   [
-    String.raw`\bwalk(?:ing)? me through\b`,
+    String.raw`\bwalk(?:ing)? me through (?:what|how|when|everything) (?:i|we|my|our|i've|we've)\b`,
     String.raw`\b(?:in|the) (?:what |which |chronological |right )?order\b`,
     String.raw`\border (?:in which|of)\b`,
     String.raw`\bchronolog`,
@@ -37,11 +39,12 @@ const CUES = new RegExp(
     String.raw`\bsummar(?:y|ies|i[sz]e|i[sz]ing)\b`,
     String.raw`\brecap\b`,
     String.raw`\boverview\b`,
-    String.raw`\bprogress(?:ed|ion|ing)?\b`,
+    String.raw`\bprogress(?:ed|ion|ing)\b`,
+    String.raw`\bhow (?:has|have|did|does|do) (?:my|our|the|i|we)\b[^?.]{0,80}\bprogress\b`,
+    String.raw`\bwhat progress (?:have|has|did)\b`,
     String.raw`\bevol(?:ve|ved|ving|ution)\b`,
     String.raw`\bover time\b`,
     String.raw`\bsteps? (?:did|have|had) (?:i|we)\b`,
-    String.raw`\bwhat steps\b`,
     String.raw`\bhow (?:has|have|did) .{1,80}\b(?:change|changed|develop|developed|grow|grown|grew)\b`,
     String.raw`\bsequence of\b`,
     String.raw`\bfirst,? (?:then|and then)\b`,
@@ -80,8 +83,8 @@ const MAX_TURNS = 1_000;
  */
 export type TimelineTuning = { share: number; request: number; answer: number; sessions: number; unfound: number };
 export const DEFAULT_TIMELINE_TUNING: TimelineTuning = {
-  share: 0.8,
-  request: 70,
+  share: 0.9,
+  request: 50,
   answer: 35,
   sessions: 12,
   unfound: 0.002,

@@ -28,12 +28,13 @@ export const FULL_GIST: GistLengths = { request: 180, answer: 110, ellipsis: tru
 export function digestLine(turn: TurnRow, reply: TurnRow | null, lengths: GistLengths = FULL_GIST): DigestLine {
   const cut = (gist: string) => (lengths.ellipsis ? gist : gist.replace(/…$/, ''));
   const asked = `${turn.name ? `${turn.name}: ` : ''}${cut(requestGist(turn.text, lengths.request))}`;
-  const answered = reply ? ` → ${cut(answerGist(reply.text, lengths.answer))}` : '';
+  // No room for the answer: the line is the request's alone.
+  const answer = reply && lengths.answer > 0 ? cut(answerGist(reply.text, lengths.answer)) : '';
   return {
     sessionId: turn.sessionId,
     at: turn.at,
-    text: `${asked}${answered}`,
-    turnIds: reply ? [turn.id, reply.id] : [turn.id],
+    text: answer ? `${asked} → ${answer}` : asked,
+    turnIds: answer ? [turn.id, reply!.id] : [turn.id],
   };
 }
 

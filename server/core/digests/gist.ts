@@ -59,6 +59,7 @@ export const withoutPreamble = (sentence: string) => {
 
 /** `text` cut to at most `max` characters at a word boundary, with an ellipsis when cut. */
 export function clip(text: string, max: number): string {
+  if (max <= 0) return '';
   if (text.length <= max) return text;
   const cut = text.slice(0, max - 1);
   const space = cut.lastIndexOf(' ');

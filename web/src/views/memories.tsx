@@ -1,31 +1,20 @@
 // Memories by layer and status. Short is the short-term window (a session's latest turns); mid
 // and long are memories, active, superseded (archived because a newer one replaced them) or
-// archived (for any other reason), read a page of 100 at a time as the list scrolls, and drawn
-// by a virtual list. New memory events refresh the list while it is scrolled to the top.
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import {
-  MemoryLayer,
-  type MemorySort,
-  MemoryStatus,
-  type MemoriesQueryVariables,
-  type MemoryFieldsFragment,
-} from '../../../client/src/index.ts';
-import { useApi, useQuery, type ShownError } from '../api.ts';
+// archived (for any other reason), listed by memory-list.tsx.
+import { useEffect, useState } from 'preact/hooks';
+import { MemoryLayer, type MemorySort } from '../../../client/src/index.ts';
+import { useApi, useQuery } from '../api.ts';
 import { href, replaceParams, type Route } from '../router.ts';
-import { count, ErrorBox, Loading, MemoryBadges, MemoryNumbers, Time } from '../ui.tsx';
-import { VirtualList } from '../virtual-list.tsx';
-
-const PAGE = 100;
-const ROW_HEIGHT = 68;
+import { count, ErrorBox, Loading, Time } from '../ui.tsx';
+import { MemoryList, type Status } from './memory-list.tsx';
 
 type Layer = 'short' | 'mid' | 'long';
-type Status = 'active' | 'superseded' | 'archived';
 
-const STATUS_FILTER: Record<Status, Pick<MemoriesQueryVariables, 'status' | 'superseded'>> = {
-  active: { status: MemoryStatus.Active },
-  superseded: { status: MemoryStatus.Archived, superseded: true },
-  archived: { status: MemoryStatus.Archived, superseded: false },
-};
+/** The route's `name` parameter when it is one of `allowed`, else `fallback`. */
+function paramIn<T extends string>(route: Route, name: string, allowed: T[], fallback: T): T {
+  const value = route.params.get(name) ?? '';
+  return (allowed as string[]).includes(value) ? (value as T) : fallback;
+}
 
 function Choice<T extends string>(props: {
   legend: string;
@@ -54,17 +43,9 @@ function Choice<T extends string>(props: {
 }
 
 export function MemoriesView({ route }: { route: Route }) {
-  const layer = (
-    ['short', 'mid', 'long'].includes(route.params.get('layer') ?? '') ? route.params.get('layer') : 'mid'
-  ) as Layer;
-  const status = (
-    ['active', 'superseded', 'archived'].includes(route.params.get('status') ?? '')
-      ? route.params.get('status')
-      : 'active'
-  ) as Status;
-  const sort = (
-    ['SCORE', 'RECENT', 'HITS'].includes(route.params.get('sort') ?? '') ? route.params.get('sort') : 'SCORE'
-  ) as MemorySort;
+  const layer = paramIn<Layer>(route, 'layer', ['short', 'mid', 'long'], 'mid');
+  const status = paramIn<Status>(route, 'status', ['active', 'superseded', 'archived'], 'active');
+  const sort = paramIn<MemorySort>(route, 'sort', ['SCORE', 'RECENT', 'HITS'], 'SCORE');
   const q = route.params.get('q') ?? '';
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
@@ -129,134 +110,6 @@ export function MemoriesView({ route }: { route: Route }) {
         <ShortTerm route={route} />
       ) : (
         <MemoryList layer={layer === 'long' ? MemoryLayer.Long : MemoryLayer.Mid} status={status} sort={sort} q={q} />
-      )}
-    </div>
-  );
-}
-
-function MemoryList({ layer, status, sort, q }: { layer: MemoryLayer; status: Status; sort: MemorySort; q: string }) {
-  const { client, report, liveTick } = useApi();
-  const [items, setItems] = useState<MemoryFieldsFragment[]>([]);
-  const [total, setTotal] = useState<number | null>(null);
-  const [error, setError] = useState<ShownError | null>(null);
-  const [loading, setLoading] = useState(false);
-  const cursor = useRef<{ after: string | null; more: boolean; generation: number; busy: boolean }>({
-    after: null,
-    more: true,
-    generation: 0,
-    busy: false,
-  });
-  const filterKey = `${layer}|${status}|${sort}|${q}`;
-  const [atTop, setAtTop] = useState(true);
-  const [fresh, setFresh] = useState(0);
-
-  const load = useCallback(
-    async (reset: boolean) => {
-      const state = cursor.current;
-      if (reset) {
-        state.generation++;
-        state.after = null;
-        state.more = true;
-        state.busy = false;
-      }
-      if (state.busy || !state.more) return;
-      state.busy = true;
-      const generation = state.generation;
-      setLoading(true);
-      try {
-        const { memories } = await client.memories({
-          layer,
-          sort,
-          q: q || undefined,
-          first: PAGE,
-          after: state.after,
-          ...STATUS_FILTER[status],
-        });
-        if (generation !== state.generation) return;
-        state.after = memories.pageInfo.endCursor ?? null;
-        state.more = memories.pageInfo.hasNextPage;
-        setTotal(memories.totalCount);
-        setItems((previous) =>
-          reset ? memories.edges.map((e) => e.node) : [...previous, ...memories.edges.map((e) => e.node)],
-        );
-        setError(null);
-      } catch (failure) {
-        if (generation === state.generation) setError(report(failure));
-      } finally {
-        if (generation === state.generation) {
-          state.busy = false;
-          setLoading(false);
-        }
-      }
-    },
-    [client, filterKey],
-  );
-
-  useEffect(() => {
-    setItems([]);
-    setTotal(null);
-    void load(true);
-  }, [load]);
-
-  // Live: a new event refreshes the first page when the list is at its top, else offers to.
-  useEffect(() => {
-    if (liveTick === 0) return;
-    if (atTop) {
-      const timer = setTimeout(() => void load(true), 250);
-      return () => clearTimeout(timer);
-    }
-    setFresh((n) => n + 1);
-  }, [liveTick]);
-
-  const onEnd = useCallback(() => void load(false), [load]);
-  const superseded = status === 'superseded';
-
-  return (
-    <div
-      class="list-area"
-      onScrollCapture={(event) => {
-        const top = (event.target as HTMLElement).scrollTop < ROW_HEIGHT;
-        if (top !== atTop) setAtTop(top);
-        if (top) setFresh(0);
-      }}
-    >
-      <p class="summary" aria-live="polite">
-        {total === null ? 'Loading…' : count(total, 'memory', 'memories')}
-        {loading && total !== null && ' (loading more…)'}
-        {fresh > 0 && !atTop && (
-          <button
-            type="button"
-            class="link"
-            onClick={() => {
-              setFresh(0);
-              setAtTop(true);
-              void load(true);
-            }}
-          >
-            New events: refresh
-          </button>
-        )}
-      </p>
-      {error && <ErrorBox error={error} retry={() => void load(items.length === 0)} />}
-      {total === 0 && !error && <p class="empty">No memories here{q ? ` matching “${q}”` : ''}.</p>}
-      {items.length > 0 && (
-        <VirtualList
-          label="memories"
-          items={items}
-          rowHeight={ROW_HEIGHT}
-          onEnd={onEnd}
-          resetKey={filterKey}
-          row={(memory) => (
-            <a class="memory-row" href={href('memory', memory.id)}>
-              <span class="content">{memory.content}</span>
-              <span class="meta">
-                <span class="id">#{memory.id}</span>
-                <MemoryBadges memory={memory} superseded={superseded} />
-                <MemoryNumbers memory={memory} />
-              </span>
-            </a>
-          )}
-        />
       )}
     </div>
   );

@@ -4,9 +4,10 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { ExplainQuery, MemoryQuery } from '../../../client/src/index.ts';
-import { useAction, useApi, useQuery } from '../api.ts';
+import { useApi, useQuery } from '../api.ts';
 import { href } from '../router.ts';
 import { Badge, detailText, ErrorBox, fixed, Loading, MemoryBadges, MemoryLink, num, Section, Time } from '../ui.tsx';
+import { Actions } from './memory-actions.tsx';
 
 type Explanation = ExplainQuery['explain'];
 type Memory = NonNullable<MemoryQuery['memory']>;
@@ -89,126 +90,6 @@ function Summary({ memory, explain }: { memory: Memory; explain: Explanation }) 
           ))}
         </p>
       )}
-    </div>
-  );
-}
-
-function Actions({
-  memory,
-  onDone,
-  onNotice,
-}: {
-  memory: Memory;
-  onDone: () => void;
-  onNotice: (text: string) => void;
-}) {
-  const { viewer } = useApi();
-  const [mode, setMode] = useState<'none' | 'correct' | 'forget'>('none');
-  const [text, setText] = useState(memory.content);
-  const confirm = useAction((c) => c.confirmMemory({ id: memory.id }));
-  const correct = useAction((c, content: string) => c.correctMemory({ id: memory.id, content }));
-  const forget = useAction((c) => c.forget({ id: memory.id }));
-  const error = confirm.error ?? correct.error ?? forget.error;
-  const readOnly = viewer.readOnly;
-  const active = memory.status === 'ACTIVE';
-  return (
-    <div class="actions">
-      <div class="row">
-        <button
-          type="button"
-          disabled={readOnly || confirm.busy || !active || memory.protected}
-          title={memory.protected ? 'already protected' : 'full confidence, never decays, exempt from cleanup'}
-          onClick={async () => {
-            if (await confirm.run()) {
-              onNotice('Confirmed: it no longer decays.');
-              onDone();
-            }
-          }}
-        >
-          Confirm
-        </button>
-        <button
-          type="button"
-          disabled={readOnly || !active}
-          aria-expanded={mode === 'correct'}
-          onClick={() => setMode(mode === 'correct' ? 'none' : 'correct')}
-        >
-          Correct…
-        </button>
-        <button
-          type="button"
-          class="danger"
-          disabled={readOnly}
-          aria-expanded={mode === 'forget'}
-          onClick={() => setMode(mode === 'forget' ? 'none' : 'forget')}
-        >
-          Forget…
-        </button>
-        {readOnly && <span class="muted">This token is read-only.</span>}
-      </div>
-      {mode === 'correct' && (
-        <form
-          class="inline-form"
-          onSubmit={async (event) => {
-            event.preventDefault();
-            const result = await correct.run(text.trim());
-            if (result) location.hash = href('memory', result.correctMemory.memory.id);
-          }}
-        >
-          <label>
-            Corrected fact (the old one is archived, superseded by it)
-            <textarea
-              rows={2}
-              value={text}
-              onInput={(event) => setText((event.target as HTMLTextAreaElement).value)}
-              required
-            />
-          </label>
-          <div class="row">
-            <button
-              type="submit"
-              class="primary"
-              disabled={correct.busy || !text.trim() || text.trim() === memory.content}
-            >
-              Save correction
-            </button>
-            <button type="button" onClick={() => setMode('none')}>
-              Cancel
-            </button>
-          </div>
-        </form>
-      )}
-      {mode === 'forget' && (
-        <div class="inline-form" role="group" aria-label="Forget this memory">
-          <p>
-            Forget memory #{memory.id} for good? Its text, search entries and vectors are deleted; only its decision log
-            stays.
-          </p>
-          <div class="row">
-            <button
-              type="button"
-              class="danger"
-              disabled={forget.busy}
-              onClick={async () => {
-                const result = await forget.run();
-                if (result) {
-                  setMode('none');
-                  onNotice(
-                    `Forgotten: ${result.forget.deleted === 1 ? '1 memory' : `${result.forget.deleted} memories`} deleted.`,
-                  );
-                  onDone();
-                }
-              }}
-            >
-              Forget it
-            </button>
-            <button type="button" onClick={() => setMode('none')}>
-              Cancel
-            </button>
-          </div>
-        </div>
-      )}
-      {error && <ErrorBox error={error} />}
     </div>
   );
 }

@@ -2,10 +2,11 @@
 // signal (full text, entity, vector, memory) gave it; and the context a model would get for a
 // session at a chosen token budget, with its size.
 import { useEffect, useState } from 'preact/hooks';
-import { SearchKind, type ContextQuery, type SearchQuery } from '../../../client/src/index.ts';
-import { useAction, useApi, useQuery } from '../api.ts';
+import { SearchKind, type SearchQuery } from '../../../client/src/index.ts';
+import { useQuery } from '../api.ts';
 import { href, replaceParams, type Route } from '../router.ts';
-import { Badge, count, ErrorBox, Loading, MemoryBadges, num, Section, Time } from '../ui.tsx';
+import { Badge, ErrorBox, Loading, MemoryBadges, num, Time } from '../ui.tsx';
+import { ContextPreview } from './context-preview.tsx';
 
 const KINDS: [SearchKind, string][] = [
   [SearchKind.Fact, 'facts'],
@@ -115,113 +116,5 @@ function Hit({ hit, rank }: { hit: SearchQuery['search'][number]; rank: number }
         </p>
       </div>
     </li>
-  );
-}
-
-const KIND_LABEL: Record<string, string> = { FACT: 'fact', TURN: 'turn', REFLECTION: 'insight' };
-
-function ContextPreview({ query }: { query: string }) {
-  const { liveTick } = useApi();
-  const sessions = useQuery((c) => c.sessions({ first: 50 }), [liveTick === 0]);
-  const [sessionId, setSessionId] = useState('');
-  const [budget, setBudget] = useState(500);
-  const build = useAction((c, args: { sessionId: string; query: string; budget: number }) =>
-    c.context({ sessionId: args.sessionId, query: args.query || undefined, tokenBudget: args.budget }),
-  );
-  const [context, setContext] = useState<ContextQuery['context'] | null>(null);
-  const session = sessionId || sessions.data?.sessions.edges[0]?.node.id || '';
-  return (
-    <Section title="Context preview">
-      <form
-        class="filters"
-        onSubmit={async (event) => {
-          event.preventDefault();
-          const result = await build.run({ sessionId: session, query, budget });
-          if (result) setContext(result.context);
-        }}
-      >
-        <label class="field">
-          <span>Session</span>
-          <input
-            list="context-sessions"
-            value={session}
-            required
-            onInput={(event) => setSessionId((event.target as HTMLInputElement).value)}
-          />
-          <datalist id="context-sessions">
-            {sessions.data?.sessions.edges.map(({ node }) => (
-              <option key={node.id} value={node.id} />
-            ))}
-          </datalist>
-        </label>
-        <label class="field">
-          <span>Budget (tokens)</span>
-          <input
-            type="number"
-            min={50}
-            max={32000}
-            step={50}
-            value={budget}
-            onInput={(event) => setBudget(Number((event.target as HTMLInputElement).value))}
-          />
-        </label>
-        <button type="submit" class="primary" disabled={build.busy || !session}>
-          Preview context
-        </button>
-      </form>
-      <p class="muted">
-        {query
-          ? `For the query “${query}”.`
-          : 'For the latest user turn of the session (type a query above to steer it).'}
-      </p>
-      {build.error && <ErrorBox error={build.error} />}
-      {context && (
-        <>
-          <p class="summary" aria-live="polite">
-            <strong>{count(context.tokensUsed, 'token')}</strong> of a budget of {context.tokenBudget} (
-            {context.tokenizer}) · {count(context.items.length, 'item')} · {count(context.markdown.length, 'character')}
-          </p>
-          <pre class="markdown">{context.markdown || '(empty: nothing to add)'}</pre>
-          {context.items.length > 0 && (
-            <div class="table-wrap">
-              <table class="table">
-                <caption>What made it in, with its size and value</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">kind</th>
-                    <th scope="col">item</th>
-                    <th scope="col">tokens</th>
-                    <th scope="col">value</th>
-                    <th scope="col">why</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {context.items.map((item) => (
-                    <tr key={`${item.kind}-${item.id}`}>
-                      <td>{KIND_LABEL[item.kind] ?? item.kind.toLowerCase()}</td>
-                      <td>
-                        {item.kind === SearchKind.Turn ? (
-                          item.sessionId ? (
-                            <a href={href('sessions', item.sessionId)}>{item.text}</a>
-                          ) : (
-                            item.text
-                          )
-                        ) : (
-                          <a href={href('memory', item.id)}>{item.text}</a>
-                        )}
-                        {item.supersededAt && <span class="muted"> (superseded)</span>}
-                      </td>
-                      <td>{item.tokens}</td>
-                      <td>{num(item.value, 3)}</td>
-                      <td>{item.reason.toLowerCase()}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-        </>
-      )}
-    </Section>
   );
 }
