@@ -165,6 +165,15 @@ export function clauseScore(features: number[], words: Iterable<string>, model: 
   return 1 / (1 + Math.exp(-z));
 }
 
+/**
+ * Whether the clause could be kept whatever its fact's sentence says (the sentence read at its
+ * most favourable): when not, the sentence need not be written at all.
+ */
+export function mayKeepClause(r: Omit<ClauseReading, 'content'>, model = CLAUSE_MODEL): boolean {
+  const reported = model.weights[FEATURE_NAMES.indexOf('reported ("said")')] ?? 0;
+  return keepsClause({ ...r, content: reported > 0 ? `${r.subject} said ` : '' }, model);
+}
+
 /** Whether the fact read from a clause is kept: trusted rules always, the rest when the model says so. */
 export function keepsClause(r: ClauseReading, model = CLAUSE_MODEL): boolean {
   if (TRUSTED_RULE.test(r.rule)) return true;

@@ -5,7 +5,7 @@
 // said as fact-sentences.ts words it.
 import { DAY_MS } from '../kernel/clock.ts';
 import { clauses, contentWords, sentenceAbout, slotKey, withoutFiller } from './fact-sentences.ts';
-import { keepsClause, turnShape, type ClauseReading } from './clause-features.ts';
+import { keepsClause, mayKeepClause, turnShape, type ClauseReading } from './clause-features.ts';
 import { endsPointingBack, hasLatinWords, notAClaim, proseOf, toListenerOrTrying } from './fact-filter.ts';
 import { HEALTH_RULES, HEALTH_WORDS } from './health-rules.ts';
 import { relatedIn, relativeFacts, type RelatedEntity } from './relatives.ts';
@@ -160,11 +160,14 @@ export function extractFacts(
       .sort((a, b) => raw.indexOf(a.phrase) - raw.indexOf(b.phrase));
     const eventAt = at === undefined || dated.length === 0 ? undefined : at + dated[0]!.offsetDays * DAY_MS;
     for (const b of read.built) {
+      const reading = { raw, rule: b.rule, speaker: subject, subject: b.subject, index, count: all.length, turn };
+      // Most clauses kept whole score too low whatever their sentence says: not worded at all.
+      if (b.rule === 'statement.clause' && !options.keep && !mayKeepClause({ ...reading, dated: dated.length > 0 }))
+        continue;
       const said = withoutFiller(b.content(b.subject)).replace(/\s+/g, ' ').trim();
       if (endsPointingBack(said)) continue;
       const content = datedContent(said, raw, dated);
-      const reading = { raw, rule: b.rule, content, speaker: subject, subject: b.subject, index, count: all.length };
-      if (!keep({ ...reading, dated: dated.length > 0, turn })) continue;
+      if (!keep({ ...reading, content, dated: dated.length > 0 })) continue;
       facts.push({
         subject: b.subject,
         slot: b.slot,
