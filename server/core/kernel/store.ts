@@ -6,6 +6,7 @@ import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as tables from '../../../drizzle/schema.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { DialectStatements } from './dialect-statements.ts';
 import type { Space } from './space.ts';
 import type { SqlParam } from './sql-param.ts';
 
@@ -94,6 +95,8 @@ export interface Dialect {
   readonly textIndex: TextIndex;
   /** The backend's vector statements (core/vectors/vector-sql.ts runs them). */
   readonly vectors: VectorDialect;
+  /** The rest of what the backends spell differently, by domain. */
+  readonly statements: DialectStatements;
 }
 
 /** A vector row as stored: its sign-bit code and its float32 embedding. */

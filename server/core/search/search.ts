@@ -255,7 +255,9 @@ export async function searchFiltered(
     const k = Math.min(tuning.candidates, Math.max(50, filter.limit * 5));
     push(
       'vector',
-      (await knnIds(store, space, 'memories', options.queryVector!, k, Math.max(200, 4 * k))).map((id) => key('m', id)),
+      (
+        await knnIds(store, space, { table: 'memories', vector: options.queryVector!, k, pool: Math.max(200, 4 * k) })
+      ).map((id) => key('m', id)),
     );
   }
 

@@ -3,6 +3,7 @@
 // a user's chats with an assistant) were fitted on LoCoMo and BEAM conversations by coordinate ascent
 // on evidence recall, and checked by leaving each conversation out in turn: `npm run bench:fit`
 // refits them and prints both, so a change here is a measured one.
+import { perDialect } from '../kernel/dialect-statements.ts';
 import type { Space } from '../kernel/space.ts';
 import { datesOfTurns } from '../turns/turn-dates.ts';
 import type { Store } from '../kernel/store.ts';
@@ -101,30 +102,17 @@ export const DEFAULT_TURN_TUNING: TurnTuning = {
 };
 
 /**
- * The ids of a turn's neighbours as a JSON array, nearest first: SQLite's json_group_array over
- * the ordered subquery, Postgres's json_agg in that order (an empty list is null there).
+ * The neighbours statement for each window size, built once per backend (the port prepares it by
+ * its text): the ids of a turn's neighbours as a JSON array, nearest first.
  */
-const AGGREGATE = {
-  sqlite: (rows: string, _order: string) => `(select json_group_array(id) from (${rows}) x)`,
-  postgres: (rows: string, order: string) =>
-    `(select coalesce(json_agg(x.id order by ${order}), '[]')::text from (${rows}) x)`,
-} as const;
-
-/** The neighbours statement for each dialect and window size, built once (the port prepares it by its text). */
-const neighbourTexts = new Map<string, string>();
-function neighboursText(dialect: 'sqlite' | 'postgres', window: number): string {
-  let text = neighbourTexts.get(`${dialect}${window}`);
-  if (text === undefined) {
-    const aggregate = AGGREGATE[dialect];
-    const before = `select p.id as id, p.at as at from turns p where p.user_id = c.user_id and p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window}`;
-    const after = `select n.id as id, n.at as at from turns n where n.user_id = c.user_id and n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window}`;
-    text = `
-      select c.id as id, ${aggregate(before, 'x.at desc, x.id desc')} as prev, ${aggregate(after, 'x.at, x.id')} as next
+const neighboursText = perDialect<number>((statements, window) => {
+  const { jsonIds } = statements.search;
+  const before = `select p.id as id, p.at as at from turns p where p.user_id = c.user_id and p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window}`;
+  const after = `select n.id as id, n.at as at from turns n where n.user_id = c.user_id and n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window}`;
+  return `
+      select c.id as id, ${jsonIds(before, 'x.at desc, x.id desc')} as prev, ${jsonIds(after, 'x.at, x.id')} as next
       from turns c where c.id in (select value from sm_ids(?))`;
-    neighbourTexts.set(`${dialect}${window}`, text);
-  }
-  return text;
-}
+});
 
 /**
  * The two turns before and after each turn in its session (by time, then id), nearest first:
@@ -138,7 +126,7 @@ export async function neighbourIds(
   const out = new Map<number, [number[], number[]]>();
   if (ids.length === 0 || window < 1) return out;
   for (const row of await store.sql.all<{ id: number; prev: string; next: string }>(
-    neighboursText(store.sql.dialect, window),
+    neighboursText(store.dialect.statements, window),
     [JSON.stringify(ids)],
   )) {
     out.set(row.id, [JSON.parse(row.prev), JSON.parse(row.next)]);
