@@ -11,7 +11,7 @@ import type { AnalyzedQuery } from '../text/query.ts';
 import type { Scored } from './lexical.ts';
 import type { SemanticSignal } from '../vectors/semantic.ts';
 import { documentFrequency, tableRows } from '../text-index/term-stats.ts';
-import { passageCache, type Passage } from './passages.ts';
+import { passageCache, type Passage } from '../text/passages.ts';
 import { textIndexOf } from '../text-index/text-index.ts';
 import {
   queryModel,
@@ -178,7 +178,7 @@ async function idfFor(store: Store, space: Space, query: AnalyzedQuery): Promise
     const s = stem(term);
     if (stems.has(s)) continue;
     stems.add(s);
-    const df = await documentFrequency(store, space, index, 'turns', rows, term);
+    const df = await documentFrequency(store, space, { index, table: 'turns', rows, term });
     idf.set(term, Math.log(1 + (rows - df + 0.5) / (df + 0.5)));
   }
   return (term) => idf.get(term)!;
@@ -252,16 +252,15 @@ export async function rankTurns(
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
   const withSemantic = semantic ? { ...signals, [semantic.feature]: semantic.similarity(rows.values()) } : signals;
-  const features = turnFeatures(
-    queryModel(query, await idfFor(store, space, query)),
-    scored,
+  const features = turnFeatures(queryModel(query, await idfFor(store, space, query)), {
+    turns: scored,
     bm25,
-    turns,
-    withSemantic,
-    wordCache(store),
-    passageCache(store),
+    turnsById: turns,
+    signals: withSemantic,
+    cache: wordCache(store),
+    passageCache: passageCache(store),
     passages,
-  );
+  });
   // The weights for the kind of conversation: one with an assistant, or one between named people.
   const profile = scored.some((t) => t.role === 'assistant') ? tuning.chatWeights : tuning.weights;
   const weights = TURN_FEATURES.map((f) => profile[f]);

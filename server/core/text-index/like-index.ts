@@ -39,7 +39,7 @@ export const LIKE_INDEX: TextIndex = {
     return (await store.sql.get<{ n: number }>(text, [space.userId, `%${escapeLike(term)}%`]))!.n;
   },
 
-  async rank(store, _space, table, terms, clauses, limit): Promise<Scored[]> {
+  async rank(store, _space, { table, terms, clauses, limit }): Promise<Scored[]> {
     const { alias } = SCORED[table];
     const words = terms.slice(0, MAX_WORDS);
     if (words.length === 0) return [];
