@@ -3,9 +3,11 @@
 // in the same run (the floor no command can go under). Targets: --version <= 150 ms, search
 // <= 300 ms (p50). Without targets, for comparison: `sm get-context` (a direct read too, which
 // also loads the o200k tokenizer) and `sm list` (still run on the GraphQL schema embedded).
-//   npm run bench:cli -- [--json] [--size 1000] [--runs 15]
+// --baseline DIR adds another checkout's `sm --version` and `sm search` (its bin/sm.js, with its
+// dist/cli built) to the same rounds, for a same-run ratio of ours to its.
+//   npm run bench:cli -- [--json] [--size 1000] [--runs 15] [--baseline ../other-checkout]
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +38,7 @@ function wallTimes(commands: string[][], runs: number, env: NodeJS.ProcessEnv): 
   return times;
 }
 
-export async function benchCli(size: number, runs: number) {
+export async function benchCli(size: number, runs: number, baseline?: string) {
   const dir = mkdtempSync(join(tmpdir(), 'sm-bench-cli-'));
   const path = join(dir, 'cli.db');
   const store = await openStore({ path, env: {} });
@@ -45,17 +47,25 @@ export async function benchCli(size: number, runs: number) {
   const env = { ...process.env, SM_DB: path, SM_LOG_LEVEL: 'error' };
   const stat = (values: number[]) => ({ p50: round(percentile(values, 50), 1), p95: round(percentile(values, 95), 1) });
   const query = 'what did Caroline say about the trip';
-  const [node, version, search, context, list] = wallTimes(
+  const baseSm = baseline && join(baseline, 'bin', 'sm.js');
+  const [node, version, search, context, list, baseVersion, baseSearch] = wallTimes(
     [
       ['-e', '0'],
       [SM, '--version'],
       [SM, 'search', query],
       [SM, 'get-context', '--session', 's0', '--query', query],
       [SM, 'list', '--limit', '10'],
+      ...(baseSm
+        ? [
+            [baseSm, '--version'],
+            [baseSm, 'search', query],
+          ]
+        : []),
     ],
     runs,
     env,
   ).map(stat);
+  const ratio = (ours: { p50: number }, theirs: { p50: number }) => round(ours.p50 / theirs.p50, 3);
   const result = {
     size,
     runs,
@@ -65,6 +75,16 @@ export async function benchCli(size: number, runs: number) {
     searchMs: search!,
     contextMs: context!,
     listMs: list!,
+    baseline:
+      baseline && baseVersion && baseSearch
+        ? {
+            path: baseline,
+            versionMs: baseVersion,
+            searchMs: baseSearch,
+            versionRatio: ratio(version!, baseVersion),
+            searchRatio: ratio(search!, baseSearch),
+          }
+        : null,
   };
   rmSync(dir, { recursive: true, force: true });
   return {
@@ -79,15 +99,20 @@ async function main() {
       json: { type: 'boolean', default: false },
       size: { type: 'string', default: '1000' },
       runs: { type: 'string', default: '15' },
+      baseline: { type: 'string' },
     },
   });
   const size = Number(values.size);
   const runs = Number(values.runs);
   if (!Number.isInteger(size) || size < 1 || !Number.isInteger(runs) || runs < 3) {
-    process.stderr.write('usage: npm run bench:cli -- [--json] [--size 1000] [--runs 15]\n');
+    process.stderr.write('usage: npm run bench:cli -- [--json] [--size 1000] [--runs 15] [--baseline DIR]\n');
     process.exit(2);
   }
-  const result = await benchCli(size, runs);
+  if (values.baseline && !existsSync(join(values.baseline, 'bin', 'sm.js'))) {
+    process.stderr.write(`--baseline: ${values.baseline} has no bin/sm.js (a checkout, with its dist/cli built)\n`);
+    process.exit(2);
+  }
+  const result = await benchCli(size, runs, values.baseline);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
@@ -103,6 +128,13 @@ async function main() {
       row('sm search (embedded)', result.searchMs, TARGETS.searchMs, result.met.search),
       row('sm get-context (embedded)', result.contextMs),
       row('sm list (embedded, GraphQL)', result.listMs),
+      ...(result.baseline
+        ? [
+            row('baseline sm --version', result.baseline.versionMs),
+            row('baseline sm search', result.baseline.searchMs),
+            `ours / baseline (p50): --version ${result.baseline.versionRatio}x, search ${result.baseline.searchRatio}x`,
+          ]
+        : []),
     ].join('\n')}\n`,
   );
 }

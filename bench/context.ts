@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { getContext } from '../server/core/context/context.ts';
 import { collectCandidates } from '../server/core/context/context-candidates.ts';
 import { countTokens, TOKENIZER } from '../server/core/text/token-count.ts';
-import { quoteOf } from '../server/core/search/passages.ts';
+import { quoteOf } from '../server/core/text/passages.ts';
 import { closeStore } from '../server/storage/sqlite/open.ts';
 import { assembleContext } from '../server/services/context.ts';
 import {

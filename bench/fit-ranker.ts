@@ -6,9 +6,11 @@
 // sets of weights, chosen by what it sees: questions whose scored turns include an assistant's
 // (a user's chat with an assistant) take `chatWeights`, the others `weights`; each is fitted on the
 // questions that take it.
-//   npm run bench:fit -- [--json] [--cache FILE] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
+//   npm run bench:fit -- [--json] [--cache FILE] [--start committed|neutral] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
 // --cache keeps the features of every question in FILE (made when absent, read when present):
 // refits without loading the conversations again. Delete it after changing the features.
+// --start neutral fits from BM25 alone rather than the committed weights (which were fitted on
+// every conversation, the left-out one included: slightly optimistic).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CHAT_TURN_WEIGHTS, DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
@@ -187,55 +189,55 @@ function frozenOf(set: Sample[], chat: boolean): Set<number> {
   return new Set([...unused, ...(chat ? [TURN_FEATURES.indexOf('memory'), TURN_FEATURES.indexOf('entity')] : [])]);
 }
 
-export async function fitRanker(files: string[], options: { embedding?: BenchEmbedding; cache?: string } = {}) {
-  const all = await loadSamples(files, options.cache, options.embedding);
-  const chat = new Map(all.map((s) => [s, isChat(s)]));
-  const start = {
-    named: Float64Array.from(TURN_FEATURES.map((f) => DEFAULT_TURN_WEIGHTS[f])),
-    chat: Float64Array.from(TURN_FEATURES.map((f) => CHAT_TURN_WEIGHTS[f])),
-  };
-  const frozen = {
-    named: frozenOf(
-      all.filter((s) => !chat.get(s)),
-      false,
-    ),
-    chat: frozenOf(
-      all.filter((s) => chat.get(s)),
-      true,
-    ),
-  };
-  /** Both sets fitted on `set` (each on its own questions), and a ranking of any sample by the set it takes. */
-  const fitBoth = (set: Sample[], need = { named: true, chat: true }) => {
-    const named = need.named
-      ? fit(
-          set.filter((s) => !chat.get(s)),
-          start.named,
-          frozen.named,
-        )
-      : start.named;
-    const chats = need.chat
-      ? fit(
-          set.filter((s) => chat.get(s)),
-          start.chat,
-          frozen.chat,
-        )
-      : start.chat;
-    return { named, chat: chats, of: (s: Sample) => (chat.get(s) ? chats : named) };
-  };
-  const currentOf = (s: Sample) => (chat.get(s) ? start.chat : start.named);
+type Weights = { named: Float64Array; chat: Float64Array };
+type Fitting = { chat: Map<Sample, boolean>; start: Weights; frozen: { named: Set<number>; chat: Set<number> } };
+
+/** Where a fit starts: the committed weights, or neutral (BM25 alone), so that no left-out figure starts from weights fitted on it. */
+export type FitStart = 'committed' | 'neutral';
+
+function startOf(from: FitStart): Weights {
+  const of = (weights: Record<TurnFeature, number>) =>
+    Float64Array.from(TURN_FEATURES.map((f) => (from === 'neutral' ? (f === 'bm25' ? 1 : 0) : weights[f])));
+  return { named: of(DEFAULT_TURN_WEIGHTS), chat: of(CHAT_TURN_WEIGHTS) };
+}
+
+/** Both sets fitted on `set` (each on its own questions), and a ranking of any sample by the set it takes. */
+function fitBoth(f: Fitting, set: Sample[], need = { named: true, chat: true }) {
+  const named = need.named
+    ? fit(
+        set.filter((s) => !f.chat.get(s)),
+        f.start.named,
+        f.frozen.named,
+      )
+    : f.start.named;
+  const chats = need.chat
+    ? fit(
+        set.filter((s) => f.chat.get(s)),
+        f.start.chat,
+        f.frozen.chat,
+      )
+    : f.start.chat;
+  return { named, chat: chats, of: (s: Sample) => (f.chat.get(s) ? chats : named) };
+}
+
+/** Each conversation left out of the fit in turn: its questions' recall at 5/10/20 (and any@10) under the others' weights, and under the committed ones. */
+function leaveOneOut(f: Fitting, all: Sample[]) {
+  const committed = startOf('committed');
+  const currentOf = (s: Sample) => (f.chat.get(s) ? committed.chat : committed.named);
   const conversations = [];
-  // Left out of the fit: each question's recall at 5/10/20 and any@10, for pooling by data set and category.
   const heldOutOf = new Map<Sample, number[]>();
   const currentOfSample = new Map<Sample, number[]>();
   for (const name of [...new Set(all.map((s) => s.file))]) {
     const held = all.filter((s) => s.file === name);
     const weights = fitBoth(
+      f,
       all.filter((s) => s.file !== name),
-      { named: held.some((s) => !chat.get(s)), chat: held.some((s) => chat.get(s)) },
+      { named: held.some((s) => !f.chat.get(s)), chat: held.some((s) => f.chat.get(s)) },
     );
-    for (const s of held)
+    for (const s of held) {
       heldOutOf.set(s, [...recalls(weights.of(s), s), found(scored(weights.of(s), s), s, 10) > 0 ? 1 : 0]);
-    for (const s of held) currentOfSample.set(s, recalls(currentOf(s), s));
+      currentOfSample.set(s, recalls(currentOf(s), s));
+    }
     const mean = (of: Map<Sample, number[]>) =>
       [0, 1, 2].map((j) => held.reduce((sum, s) => sum + of.get(s)![j]!, 0) / held.length);
     const heldOut = mean(heldOutOf);
@@ -244,13 +246,18 @@ export async function fitRanker(files: string[], options: { embedding?: BenchEmb
       name,
       dataset: held[0]!.dataset,
       questions: held.length,
-      chat: held.filter((s) => chat.get(s)).length,
+      chat: held.filter((s) => f.chat.get(s)).length,
       current: atK(mean(currentOfSample)),
       heldOut: atK(heldOut),
       bm25: atK(bm25),
       marginAt10: round(heldOut[1]! - bm25[1]),
     });
   }
+  return { conversations, heldOutOf, currentOfSample };
+}
+
+/** Per data set and per category: the committed weights', the left-out and the plain BM25 recall. */
+function byDataset(all: Sample[], heldOutOf: Map<Sample, number[]>, currentOfSample: Map<Sample, number[]>) {
   const meanOf = (set: Sample[], of: Map<Sample, number[]>, j: number) =>
     set.reduce((sum, s) => sum + of.get(s)![j]!, 0) / Math.max(1, set.length);
   const pooled = (set: Sample[]) => ({
@@ -264,38 +271,65 @@ export async function fitRanker(files: string[], options: { embedding?: BenchEmb
     [...new Set(all.map((s) => s.dataset))].map((d) => {
       const mine = all.filter((s) => s.dataset === d);
       const categories = [...new Set(mine.map((s) => s.category))].sort();
-      return [
-        d,
-        {
-          ...pooled(mine),
-          byCategory: Object.fromEntries(categories.map((c) => [c, pooled(mine.filter((s) => s.category === c))])),
-        },
-      ];
+      const byCategory = Object.fromEntries(categories.map((c) => [c, pooled(mine.filter((s) => s.category === c))]));
+      return [d, { ...pooled(mine), byCategory }];
     }),
   );
-  const fitted = fitBoth(all);
+  return { datasets, all: pooled(all) };
+}
+
+export async function fitRanker(
+  files: string[],
+  options: { embedding?: BenchEmbedding; cache?: string; start?: FitStart } = {},
+) {
+  const all = await loadSamples(files, options.cache, options.embedding);
+  const chat = new Map(all.map((s) => [s, isChat(s)]));
+  const frozen = {
+    named: frozenOf(
+      all.filter((s) => !chat.get(s)),
+      false,
+    ),
+    chat: frozenOf(
+      all.filter((s) => chat.get(s)),
+      true,
+    ),
+  };
+  const f: Fitting = { chat, start: startOf(options.start ?? 'committed'), frozen };
+  const { conversations, heldOutOf, currentOfSample } = leaveOneOut(f, all);
+  const fitted = fitBoth(f, all);
   const fittedRecall = [0, 1, 2].map((j) => all.reduce((sum, s) => sum + recalls(fitted.of(s), s)[j]!, 0) / all.length);
   return {
     conversations,
-    datasets,
-    all: pooled(all),
+    ...byDataset(all, heldOutOf, currentOfSample),
     fitted: { recall: atK(fittedRecall), weights: asRecord(fitted.named), chatWeights: asRecord(fitted.chat) },
   };
 }
 
 async function main() {
   const { values, positionals } = parseArgs({
-    options: { json: { type: 'boolean', default: false }, cache: { type: 'string' }, ...EMBEDDING_FLAGS },
+    options: {
+      json: { type: 'boolean', default: false },
+      cache: { type: 'string' },
+      start: { type: 'string', default: 'committed' },
+      ...EMBEDDING_FLAGS,
+    },
     allowPositionals: true,
   });
-  const { embedding, problem } = embeddingOf(values);
+  const { embedding, problem: embeddingProblem } = embeddingOf(values);
+  const problem =
+    embeddingProblem ??
+    (values.start === 'committed' || values.start === 'neutral' ? undefined : '--start must be committed or neutral');
   if ((positionals.length < 2 && !(values.cache && existsSync(values.cache))) || problem) {
     process.stderr.write(
-      `${problem ? `${problem}\n` : ''}usage: npm run bench:fit -- [--json] [--cache FILE] ${EMBEDDING_USAGE} FILE|FOLDER...  (two or more conversations)\n`,
+      `${problem ? `${problem}\n` : ''}usage: npm run bench:fit -- [--json] [--cache FILE] [--start committed|neutral] ${EMBEDDING_USAGE} FILE|FOLDER...  (two or more conversations)\n`,
     );
     process.exit(2);
   }
-  const result = await fitRanker(positionals, { embedding, cache: values.cache });
+  const result = await fitRanker(positionals, {
+    embedding,
+    cache: values.cache,
+    start: values.start as FitStart,
+  });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;

@@ -1,31 +1,29 @@
-// Retrieval benchmark on LoCoMo files and BEAM chat folders (bench/bench-data.ts). Each
-// conversation goes in through the path users use (ingestTurn, heuristic extraction, roles and
-// speaker names, session dates), then every question with evidence is asked (LoCoMo's adversarial
-// category 5 and BEAM's abstention questions have none: counted apart, not asked); only the
-// question text reaches the retrieval code. Each data set is reported on its own.
-// Reports mean evidence recall@k (retrieved units are turns; a memory counts as its source
-// turns), the share of questions with any evidence turn in the top k, and search latency, next
-// to two baselines on the same data: plain FTS5 BM25 (porter) over "speaker: text" and MiniSearch over turns.
-// With an OpenAI-compatible embedding endpoint, the turns are embedded by the embed jobs and each
-// question through the same path a server uses (searchMemory); the key is read from the
-// variable embedding.api_key_env names (OPENAI_API_KEY).
-//   npm run bench:locomo -- [--json] [--k 5,10,20] [--ablation] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
-import { DEFAULT_SPACE, type Space } from '../server/core/kernel/space.ts';
-import { build } from './scale-store.ts';
-import { rng } from './synthetic.ts';
 import { runMain } from './run-main.ts';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
-import { search, type SearchInput, type SearchOptions } from '../server/core/search/index.ts';
-import { ErrorCode, type SmError } from '../server/core/kernel/errors.ts';
-import { closeStore, openStore } from '../server/storage/sqlite/open.ts';
-import { ingestTurn } from '../server/services/ingest.ts';
-import { createRuntime, type Runtime } from '../server/services/runtime.ts';
-import { searchMemory } from '../server/services/search.ts';
-import { jobHandlers } from '../server/services/job-handlers.ts';
-import { drainJobs } from '../server/jobs/worker.ts';
-import type { Store } from '../server/core/kernel/store.ts';
-import { loadBenchData, type BenchConversation } from './bench-data.ts';
+import type { SearchOptions } from '../server/core/search/index.ts';
+import { closeStore } from '../server/storage/sqlite/open.ts';
+import {
+  type BenchEmbedding,
+  EMBEDDING_FLAGS,
+  EMBEDDING_USAGE,
+  embeddingOf,
+  type Loaded,
+  loadConversation,
+  searchLoaded,
+} from './loaded-conversation.ts';
+
+// bench:fit and bench:context load conversations as this benchmark does.
+export {
+  type BenchEmbedding,
+  EMBEDDING_FLAGS,
+  EMBEDDING_USAGE,
+  embeddingOf,
+  type Loaded,
+  loadConversation,
+  searchLoaded,
+} from './loaded-conversation.ts';
+import { loadBenchData } from './bench-data.ts';
 import { percentile, round } from './stats.ts';
 
 export type Retriever = { name: string; retrieve(question: string, k: number): number[] | Promise<number[]> };
@@ -37,136 +35,6 @@ export type SystemResult = {
   byCategory: Record<string, Record<string, number>>;
   latencyMs: { p50: number; p95: number };
 };
-
-type Question = { text: string; category: string; evidence: number[] };
-/** `unasked`: questions with no evidence turn, by category; `refused`: turns the store would not take. */
-type Loaded = {
-  name: string;
-  dataset: BenchConversation['dataset'];
-  store: Store;
-  runtime: Runtime;
-  space: Space;
-  questions: Question[];
-  unasked: Record<string, number>;
-  refused: number;
-  turns: { id: number; speaker: string; text: string; at: number }[];
-};
-/** An embedding endpoint to rank with (config embedding.endpoint, model, dimensions). */
-export type BenchEmbedding = { endpoint: string; model: string; dimensions: number };
-
-/** The flags that name an embedding endpoint (bench:locomo, bench:fit), for parseArgs. */
-export const EMBEDDING_FLAGS = {
-  'embedding-endpoint': { type: 'string' },
-  'embedding-model': { type: 'string' },
-  'embedding-dimensions': { type: 'string', default: '256' },
-} as const;
-export const EMBEDDING_USAGE = '[--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]]';
-
-/** The endpoint the flags name (none without them), or the problem with them, naming the flag. */
-export function embeddingOf(values: {
-  'embedding-endpoint'?: string;
-  'embedding-model'?: string;
-  'embedding-dimensions'?: string;
-}): { embedding?: BenchEmbedding; problem?: string } {
-  const endpoint = values['embedding-endpoint'];
-  const model = values['embedding-model'];
-  const dimensions = Number(values['embedding-dimensions'] ?? 256);
-  if (endpoint !== undefined && !URL.canParse(endpoint))
-    return { problem: '--embedding-endpoint: a URL (http://host:port/v1)' };
-  if ((endpoint === undefined) !== (model === undefined))
-    return { problem: '--embedding-endpoint and --embedding-model go together' };
-  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4096)
-    return { problem: '--embedding-dimensions: 1 to 4096' };
-  return { embedding: endpoint && model ? { endpoint, model, dimensions } : undefined };
-}
-
-/** Search as the benchmarks ask it: with an embedding model, the question embedded as a server embeds it. */
-export const searchLoaded = (loaded: Loaded, input: SearchInput, options: SearchOptions = {}) =>
-  loaded.runtime.embedder && !loaded.runtime.embedder.local
-    ? searchMemory(loaded.runtime, loaded.space, input, options)
-    : search(loaded.store, loaded.space, input, options);
-
-/**
- * One conversation in a store of its own. With `crowd`, that many synthetic turns of another user
- * share the file (bench/scale.ts), and the conversation is a user of its own: its searches take
- * the small-user path (space token, ranked by BM25 over its own rows) instead of the whole file's.
- */
-export async function loadConversation(
-  conversation: BenchConversation,
-  crowd = 0,
-  embedding?: BenchEmbedding,
-): Promise<Loaded> {
-  // BENCH_SEMANTIC=1 turns the local word vectors on (embedding.local; off by default, see docs/memory.md#word-vectors);
-  // BENCH_STANDING_SHARE sets context.standing_share (the standing sections' share of the budget).
-  const share = process.env.BENCH_STANDING_SHARE
-    ? { context: { standing_share: Number(process.env.BENCH_STANDING_SHARE) } }
-    : {};
-  const store = await openStore({
-    path: ':memory:',
-    env: {},
-    config: {
-      extractor: { mode: 'heuristic' },
-      embedding: { local: process.env.BENCH_SEMANTIC === '1', ...embedding },
-      ...share,
-    },
-  });
-  const runtime = await createRuntime(store, embedding ? process.env : {});
-  // The word vectors, converted into the cache folder by the first run that finds none.
-  await runtime.semantic?.settled;
-  const space: Space = crowd > 0 ? { userId: 'locomo', agentId: null } : DEFAULT_SPACE;
-  if (crowd > 0) build(store, crowd, rng(7));
-  const turnIds = new Map<string, number>();
-  const turns: Loaded['turns'] = [];
-  let refused = 0;
-  for (const session of conversation.sessions) {
-    for (const turn of session.turns) {
-      const at = turn.at;
-      store.clock = { now: () => at };
-      try {
-        const { turn: row } = await ingestTurn(runtime, space, {
-          sessionId: `${conversation.name}:${session.index}`,
-          role: turn.role,
-          name: turn.name,
-          text: turn.text,
-          at,
-        });
-        turnIds.set(turn.id, row.id);
-        turns.push({ id: row.id, speaker: turn.name ?? turn.role, text: row.text, at: row.at });
-      } catch (error) {
-        // A turn the store refuses (too long) stays evidence that cannot be found: counted, not hidden.
-        if ((error as SmError).code !== ErrorCode.BadUserInput) throw error;
-        refused++;
-        turnIds.set(turn.id, -refused);
-      }
-    }
-  }
-  // The server's worker runs the background jobs the writes queued (accurate NER, consolidation).
-  if (process.env.BENCH_DRAIN !== '0') await drainJobs(store, jobHandlers(runtime));
-  // After ingestion the clock moves on: questions are asked later, as in real use.
-  const last = Math.max(...conversation.sessions.map((s) => s.turns.at(-1)?.at ?? s.at)) + 86_400_000;
-  store.clock = { now: () => last };
-  const questions: Question[] = [];
-  const unasked: Record<string, number> = {};
-  for (const q of conversation.questions) {
-    // Evidence ids that name no turn (a few typos in LoCoMo) cannot be retrieved: dropped.
-    const evidence = [
-      ...new Set(q.evidence.map((id) => turnIds.get(id)).filter((id): id is number => id !== undefined)),
-    ];
-    if (evidence.length === 0) unasked[q.category] = (unasked[q.category] ?? 0) + 1;
-    else questions.push({ text: q.text, category: q.category, evidence });
-  }
-  return {
-    name: conversation.name,
-    dataset: conversation.dataset,
-    store,
-    runtime,
-    space,
-    questions,
-    unasked,
-    refused,
-    turns,
-  };
-}
 
 /** The plain baseline's query: every distinct word of the question, quoted, OR-ed. */
 export const plainMatch = (question: string) => {

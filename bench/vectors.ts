@@ -117,7 +117,7 @@ async function firstKnns(store: Store, users: number, sample: () => Sample): Pro
     const s = sample();
     if (asked.has(s.space.userId)) continue;
     asked.add(s.space.userId);
-    firstKnnMs.push((await timed(() => knnIds(store, s.space, 'turns', s.vector, 10)))[1]);
+    firstKnnMs.push((await timed(() => knnIds(store, s.space, { table: 'turns', vector: s.vector, k: 10 })))[1]);
   }
   return firstKnnMs;
 }
@@ -129,8 +129,8 @@ async function measureKnn(store: Store, exact: (rows: number[], query: Float32Ar
   const recall10: number[] = [];
   const recall400: number[] = [];
   for (const s of measured) {
-    const [ten, t10] = await timed(() => knnIds(store, s.space, 'turns', s.vector, 10));
-    const [many, t400] = await timed(() => knnIds(store, s.space, 'turns', s.other, 400));
+    const [ten, t10] = await timed(() => knnIds(store, s.space, { table: 'turns', vector: s.vector, k: 10 }));
+    const [many, t400] = await timed(() => knnIds(store, s.space, { table: 'turns', vector: s.other, k: 400 }));
     knn10.push(t10);
     knn400.push(t400);
     recall10.push(recallAt10(ten, exact(s.rows, s.vector)));
@@ -191,10 +191,11 @@ export async function benchVectors(size: number, dimensions: number, samples: nu
   const firstKnnMs = await firstKnns(store, users, sample);
   // Then every index is built, as in a server that has answered each user once.
   for (let u = 0; u < users; u++)
-    for (const table of ['turns', 'memories'] as const) await knnIds(store, spaceOf(u), table, source.near(0), 10);
+    for (const table of ['turns', 'memories'] as const)
+      await knnIds(store, spaceOf(u), { table, vector: source.near(0), k: 10 });
   for (let i = 0; i < 20; i++) {
     const s = sample();
-    await knnIds(store, s.space, 'turns', s.vector, 400);
+    await knnIds(store, s.space, { table: 'turns', vector: s.vector, k: 400 });
     await search(store, s.space, { query: s.query, limit: 10 }, { queryVector: s.vector });
   }
   const measured = Array.from({ length: samples }, sample);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { getContext } from '../../server/core/context/context.ts';
 import { search } from '../../server/core/search/index.ts';
-import { PASSAGE_MIN_CHARS, passagesOf, quoteOf } from '../../server/core/search/passages.ts';
+import { PASSAGE_MIN_CHARS, passagesOf, quoteOf } from '../../server/core/text/passages.ts';
 import { DEFAULT_SPACE } from '../../server/core/kernel/space.ts';
 import { closeStore } from '../../server/storage/sqlite/open.ts';
 import { ingestTurn } from '../../server/services/ingest.ts';

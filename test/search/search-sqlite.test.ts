@@ -113,7 +113,9 @@ describe('search on SQLite', () => {
       { id: a, userId: 'alice' },
       { id: b, userId: 'bob' },
     ]);
-    expect(await knnIds(store, space('alice'), 'turns', new Float32Array([0, 1]), 5)).toEqual([a]);
-    expect(await knnIds(store, space('bob'), 'turns', new Float32Array([1, 0]), 5)).toEqual([b]);
+    expect(await knnIds(store, space('alice'), { table: 'turns', vector: new Float32Array([0, 1]), k: 5 })).toEqual([
+      a,
+    ]);
+    expect(await knnIds(store, space('bob'), { table: 'turns', vector: new Float32Array([1, 0]), k: 5 })).toEqual([b]);
   });
 });

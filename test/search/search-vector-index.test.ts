@@ -118,7 +118,9 @@ describe('vector KNN', () => {
     const stored = await putAll(store, 'alice', await addTurns(store, 'alice', 300), make);
     for (let q = 0; q < 20; q++) {
       const query = make();
-      expect(await knnIds(store, space('alice'), 'turns', query, 10)).toEqual(exact(stored, query, 10));
+      expect(await knnIds(store, space('alice'), { table: 'turns', vector: query, k: 10 })).toEqual(
+        exact(stored, query, 10),
+      );
     }
   });
 
@@ -139,7 +141,7 @@ describe('vector KNN', () => {
       wasm!.scan(1024, 0, rows, words / 4, distAt, histogramAt);
       const dist = new Uint16Array(rows);
       const histogram = new Uint32Array(words * 32 + 2);
-      scanJs(codes, query, rows, words, dist, histogram);
+      scanJs({ codes, size: rows, words }, query, { dist, histogram });
       expect([...new Uint16Array(memory.buffer, distAt, rows)]).toEqual([...dist]);
       expect([...new Uint32Array(memory.buffer, histogramAt, words * 32 + 2)]).toEqual([...histogram]);
       expect(dist[0]).toBe(hamming(codes.subarray(0, words), query));
@@ -183,7 +185,13 @@ describe('vector KNN', () => {
         for (let q = 0; q < 5; q++) {
           const query = make();
           const code = signBits(query, meanValues);
-          const picked = await hammingNearest(store, 'turns', 'alice', code, mean, 100);
+          const picked = await hammingNearest(store, {
+            table: 'turns',
+            userId: 'alice',
+            query: code,
+            mean: mean,
+            m: 100,
+          });
           const best = [...codes.values()].map((c) => hamming(c, code)).sort((a, b) => a - b);
           expect(
             picked.map((id) => hamming(codes.get(id)!, code)),
@@ -191,13 +199,19 @@ describe('vector KNN', () => {
           ).toEqual(best.slice(0, 100));
           // Many more than the memory's slack past the distances holds: the room for them is grown.
           if (q === 0 && to === 9000) {
-            const many = await hammingNearest(store, 'turns', 'alice', code, mean, 6000);
+            const many = await hammingNearest(store, {
+              table: 'turns',
+              userId: 'alice',
+              query: code,
+              mean: mean,
+              m: 6000,
+            });
             expect(
               many.map((id) => hamming(codes.get(id)!, code)),
               `${dimensions}-d, 6,000 of ${to}`,
             ).toEqual(best.slice(0, 6000));
           }
-          const found = await knnIds(store, space('alice'), 'turns', query, 10);
+          const found = await knnIds(store, space('alice'), { table: 'turns', vector: query, k: 10 });
           const truth = exact(stored, query, 10);
           // In cosine order, and the exact neighbours (nearly all: the codes only preselect).
           const scores = found.map((id) => stored.get(id)!.reduce((s, x, d) => s + x * query[d]!, 0));
@@ -223,7 +237,9 @@ describe('vector KNN', () => {
       const query = make();
       const truth = exact(stored, query, 10);
       recall +=
-        (await knnIds(store, space('alice'), 'turns', query, 10)).filter((id) => truth.includes(id)).length / 10;
+        (await knnIds(store, space('alice'), { table: 'turns', vector: query, k: 10 })).filter((id) =>
+          truth.includes(id),
+        ).length / 10;
     }
     expect(recall / 20).toBeGreaterThanOrEqual(0.9);
   });
@@ -234,12 +250,12 @@ describe('vector KNN', () => {
     const alice = await putAll(store, 'alice', await addTurns(store, 'alice', 600), make);
     const bob = await putAll(store, 'bob', await addTurns(store, 'bob', 50), make);
     for (const [id, vector] of [...alice].slice(0, 20)) {
-      const found = await knnIds(store, space('bob'), 'turns', vector, 400);
+      const found = await knnIds(store, space('bob'), { table: 'turns', vector: vector, k: 400 });
       expect(found).not.toContain(id);
       expect(found.every((f) => bob.has(f))).toBe(true);
-      expect(await knnIds(store, space('alice'), 'turns', vector, 1)).toEqual([id]);
+      expect(await knnIds(store, space('alice'), { table: 'turns', vector: vector, k: 1 })).toEqual([id]);
     }
-    expect(await knnIds(store, space('carol'), 'turns', make(), 10)).toEqual([]);
+    expect(await knnIds(store, space('carol'), { table: 'turns', vector: make(), k: 10 })).toEqual([]);
   });
 
   it('sees rows another connection writes, replaces and deletes, through the index it already built', async () => {
@@ -248,7 +264,9 @@ describe('vector KNN', () => {
     const make = vectors(3, 32);
     const stored = await putAll(server, 'alice', await addTurns(server, 'alice', 800), make);
     const probe = make();
-    expect(await knnIds(server, space('alice'), 'turns', probe, 10)).toEqual(exact(stored, probe, 10));
+    expect(await knnIds(server, space('alice'), { table: 'turns', vector: probe, k: 10 })).toEqual(
+      exact(stored, probe, 10),
+    );
 
     // The CLI, on the same file (PGlite is one connection in one process: the same store writes
     // past its own index there): a new turn whose vector is the probe itself, and a replaced one.
@@ -259,12 +277,12 @@ describe('vector KNN', () => {
     await putVectors(cli, 'turns', [
       { id: replaced!, userId: 'alice', vector: probe.map((x, d) => (d === 0 ? x + 0.01 : x)) },
     ]);
-    expect(await knnIds(server, space('alice'), 'turns', probe, 2)).toEqual([fresh, replaced]);
+    expect(await knnIds(server, space('alice'), { table: 'turns', vector: probe, k: 2 })).toEqual([fresh, replaced]);
 
     // Deleted by the other connection (the row goes with its turn): never returned again.
     await cli.sql.run('delete from turns where id = ?', [fresh!]);
-    expect(await knnIds(server, space('alice'), 'turns', probe, 800)).not.toContain(fresh);
-    expect(await knnIds(server, space('alice'), 'turns', probe, 1)).toEqual([replaced]);
+    expect(await knnIds(server, space('alice'), { table: 'turns', vector: probe, k: 800 })).not.toContain(fresh);
+    expect(await knnIds(server, space('alice'), { table: 'turns', vector: probe, k: 1 })).toEqual([replaced]);
 
     // Most rows gone elsewhere: the index notices garbage and rebuilds; answers stay exact.
     const left = [...stored.keys()].filter((id) => id % 5 === 0 && id !== replaced);
@@ -278,7 +296,9 @@ describe('vector KNN', () => {
         replaced!,
         probe.map((x, d) => (d === 0 ? x + 0.01 : x)),
       );
-      expect(await knnIds(server, space('alice'), 'turns', query, 10)).toEqual(exact(remaining, query, 10));
+      expect(await knnIds(server, space('alice'), { table: 'turns', vector: query, k: 10 })).toEqual(
+        exact(remaining, query, 10),
+      );
     }
   });
 
@@ -289,16 +309,18 @@ describe('vector KNN', () => {
     const stored = await putAll(store, 'alice', ids, make);
     await putAll(store, 'bob', await addTurns(store, 'bob', 10), make);
     const target = stored.get(ids[7]!)!;
-    expect(await knnIds(store, space('alice'), 'turns', target, 1)).toEqual([ids[7]]);
+    expect(await knnIds(store, space('alice'), { table: 'turns', vector: target, k: 1 })).toEqual([ids[7]]);
     expect((await forget(store, space('alice'), { text: 'turn 7 of alice' })).turnIds).toEqual([ids[7]]);
-    expect(await knnIds(store, space('alice'), 'turns', target, 500)).not.toContain(ids[7]);
+    expect(await knnIds(store, space('alice'), { table: 'turns', vector: target, k: 500 })).not.toContain(ids[7]);
     // Not even among the candidates: its bits are cleared from this process's index at once.
-    expect(await hammingNearest(store, 'turns', 'alice', signBits(target), '', 400)).not.toContain(ids[7]);
+    expect(
+      await hammingNearest(store, { table: 'turns', userId: 'alice', query: signBits(target), mean: '', m: 400 }),
+    ).not.toContain(ids[7]);
     expect(await countVectors(store, 'turns')).toBe(509);
 
     expect((await forgetUser(store, { userId: 'alice' })).vectors).toBe(499);
-    expect(await knnIds(store, space('alice'), 'turns', target, 10)).toEqual([]);
-    expect(await knnIds(store, space('bob'), 'turns', target, 10)).toHaveLength(10);
+    expect(await knnIds(store, space('alice'), { table: 'turns', vector: target, k: 10 })).toEqual([]);
+    expect(await knnIds(store, space('bob'), { table: 'turns', vector: target, k: 10 })).toHaveLength(10);
   });
 
   it("answers the same under a memory cap that evicts other users' indexes", async () => {
@@ -312,7 +334,7 @@ describe('vector KNN', () => {
     for (let round = 0; round < 3; round++) {
       for (const u of users) {
         const query = make();
-        const found = await knnIds(store, space(u), 'turns', query, 5);
+        const found = await knnIds(store, space(u), { table: 'turns', vector: query, k: 5 });
         expect(found.every((id) => stored.get(u)!.has(id))).toBe(true);
         expect(found[0]).toBe(exact(stored.get(u)!, query, 1)[0]);
       }
@@ -326,6 +348,6 @@ describe('vector KNN', () => {
     await resetVectors(store, { dimensions: 12, model: 'other' });
     expect(await countVectors(store, 'turns')).toBe(0);
     expect(await meanOfTurns(store)).toBeUndefined();
-    expect(await knnIds(store, space('alice'), 'turns', vectors(8, 12)(), 5)).toEqual([]);
+    expect(await knnIds(store, space('alice'), { table: 'turns', vector: vectors(8, 12)(), k: 5 })).toEqual([]);
   });
 });

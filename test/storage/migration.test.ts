@@ -123,9 +123,13 @@ describe('upgrading a database of the previous release', () => {
       store.sqlite.prepare("select sql from sqlite_master where name = 'vec_turns'").pluck().get(),
     ).toBeUndefined();
     expect(store.sqlite.prepare('select id, user_id from turn_vectors').all()).toEqual([{ id: 1, user_id: 'default' }]);
-    expect(await knnIds(store, DEFAULT_SPACE, 'turns', new Float32Array([1, 0]), 5)).toEqual([1]);
+    expect(await knnIds(store, DEFAULT_SPACE, { table: 'turns', vector: new Float32Array([1, 0]), k: 5 })).toEqual([1]);
     expect(
-      await knnIds(store, { userId: 'someone-else', agentId: null }, 'turns', new Float32Array([1, 0]), 5),
+      await knnIds(
+        store,
+        { userId: 'someone-else', agentId: null },
+        { table: 'turns', vector: new Float32Array([1, 0]), k: 5 },
+      ),
     ).toEqual([]);
     await closeStore(store);
   });

@@ -78,12 +78,9 @@ export async function byAlias(
 /** People whose canonical name starts with this first name (at most two: enough to see ambiguity). */
 export async function peopleByFirstName(store: Store, space: Space, first: string): Promise<EntityRow[]> {
   // A range on name_key uses the (name_key, type) index; " " < "!" so this is "first + space + anything".
-  // That holds in byte order (SQLite's): Postgres compares in byte order too (collate "C"), whatever
-  // its database's collation, which may skip spaces and punctuation (en_US does).
-  const range =
-    store.sql.dialect === 'postgres'
-      ? sql`${entities.nameKey} collate "C" > ${sql.placeholder('low')} and ${entities.nameKey} collate "C" < ${sql.placeholder('high')}`
-      : and(gt(entities.nameKey, sql.placeholder('low')), lt(entities.nameKey, sql.placeholder('high')));
+  // That holds in byte order, which the backend's byteOrder asks for.
+  const nameKey = sql`${entities.nameKey}${sql.raw(store.dialect.statements.byteOrder)}`;
+  const range = and(gt(nameKey, sql.placeholder('low')), lt(nameKey, sql.placeholder('high')));
   return prepared(store, 'entity.byFirstName', (db) =>
     db
       .select()
@@ -100,10 +97,8 @@ const MIN_SHORT_FORM = 3;
 /** People whose first name starts with `prefix` and is longer: "mel" finds "Melanie" and "Melanie Smith". */
 async function peopleByPrefix(store: Store, space: Space, prefix: string): Promise<EntityRow[]> {
   const high = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-  const range =
-    store.sql.dialect === 'postgres'
-      ? `name_key collate "C" > ? and name_key collate "C" < ?`
-      : 'name_key > ? and name_key < ?';
+  const nameKey = `name_key${store.dialect.statements.byteOrder}`;
+  const range = `${nameKey} > ? and ${nameKey} < ?`;
   const rows = await store.sql.values(
     `select ${entityRows.columns} from entities where user_id = ? and type = ? and ${range} limit 3`,
     [space.userId, EntityType.Person, `${prefix}!`, high],
@@ -278,7 +273,7 @@ async function linkAndCount(
   entityId: number,
   now: number,
 ): Promise<boolean> {
-  if (store.sql.dialect === 'postgres') {
+  if (store.dialect.statements.combinesWrites) {
     // A row this write inserted has only the links this write made, so whether a link is new is
     // known without asking, and the statement can travel with the COMMIT (a round trip saved;
     // nothing in addTurn's transaction reads a new row's links back).

@@ -5,6 +5,7 @@ import { sessions, turns } from '../../../drizzle/schema.ts';
 import { extractHeuristically } from './extract-turn.ts';
 import type { Extracted } from './save-facts.ts';
 import { enqueueJob, JobType } from '../jobs/jobs.ts';
+import { perDialect } from '../kernel/dialect-statements.ts';
 import type { Space } from '../kernel/space.ts';
 import { publish, write, type Store } from '../kernel/store.ts';
 import type { TurnRow } from '../turns/turns.ts';
@@ -95,17 +96,16 @@ export async function pendingSessionsOfAll(
 // The type is spelled out, not bound, so that the partial index jobs_consolidation_session serves
 // it; the payload is read as that index reads it on each backend (Postgres keeps it as text).
 // One statement for all the sessions: a new session usually finds several of the user's waiting.
-const CONSOLIDATION_WAITING = {
-  sqlite: `select value from sm_texts(?) where exists (select 1 from jobs
-  where jobs.type = '${JobType.Consolidate}' and jobs.user_id = ? and jobs.status in ('pending', 'running') and jobs.payload ->> '$.sessionId' = value)`,
-  postgres: `select value from sm_texts(?) where exists (select 1 from jobs
-  where jobs.type = '${JobType.Consolidate}' and jobs.user_id = ? and jobs.status in ('pending', 'running') and (jobs.payload::jsonb ->> 'sessionId') = value)`,
-} as const;
+/** The sessions of a list that have a consolidation job waiting (the jobs_consolidation_session index). */
+const consolidationWaiting = perDialect(
+  (statements) => `select value from sm_texts(?) where exists (select 1 from jobs
+  where jobs.type = '${JobType.Consolidate}' and jobs.user_id = ? and jobs.status in ('pending', 'running') and ${statements.jsonField('jobs.payload', 'sessionId')} = value)`,
+);
 
 /** Queues consolidation for each of the user's sessions unless a job for it is already waiting. Inside a write. */
 export async function queueConsolidation(store: Store, space: Space, sessionIds: string[]): Promise<number> {
   if (sessionIds.length === 0) return 0;
-  const rows = await store.sql.values(CONSOLIDATION_WAITING[store.sql.dialect], [
+  const rows = await store.sql.values(consolidationWaiting(store.dialect.statements, ''), [
     JSON.stringify(sessionIds),
     space.userId,
   ]);

@@ -2,6 +2,7 @@
 // (Jaccard >= extractor.dedupe_threshold), found among the newest facts sharing a probe of its
 // words. The candidates' read is a statement of its own (findFuzzyDuplicate), or a part of the
 // new fact's other reads (memories.ts's slotFactsAndDuplicate), one round trip on a server.
+import { perDialect } from '../kernel/dialect-statements.ts';
 import { writableClause, writableSql, type Space } from '../kernel/space.ts';
 import type { SqlParam, Store } from '../kernel/store.ts';
 import { getMemory, type MemoryRow } from '../memory/memories.ts';
@@ -14,23 +15,20 @@ import { tableRows } from '../text-index/term-stats.ts';
 
 const FUZZY_CANDIDATES = 20;
 /**
- * What differs by backend: SQLite's CROSS JOIN keeps the FTS5 subquery the outer loop (Postgres
- * has no CROSS JOIN … ON, and plans the join well), and the same subject case aside (Postgres has
- * no nocase collation; lower() folds what its locale knows).
+ * The candidates: the newest matches of the probe (`source`, from the text index), joined to their
+ * filters, for each column list and source text (the join and the same-subject test are the backend's).
  */
-const FUZZY_SQL = {
-  sqlite: { join: 'cross join', sameSubject: 'm.subject = ? collate nocase' },
-  postgres: { join: 'join', sameSubject: 'lower(m.subject) = lower(?)' },
-} as const;
-/** The candidates: the newest matches of the probe (`source`, from the text index), joined to their filters. */
-const fuzzyText = (columns: string, source: string, dialect: 'sqlite' | 'postgres') => `select ${columns}
+const fuzzyText = perDialect<string>((statements, key) => {
+  const cut = key.indexOf('\0');
+  const [columns, source] = [key.slice(0, cut), key.slice(cut + 1)];
+  const { join, sameSubject } = statements.extraction.fuzzy;
+  return `select ${columns}
   from (${source}) f
-  ${FUZZY_SQL[dialect].join} memories m on m.id = f.id
+  ${join} memories m on m.id = f.id
   where ${writableSql('m')} and m.status = 'active' and m.kind = 'fact' and coalesce(m.polarity, 1) = ?
-    and (cast(? as text) is null or m.subject is null or ${FUZZY_SQL[dialect].sameSubject})
+    and (cast(? as text) is null or m.subject is null or ${sameSubject})
     and length(m.content_key) - length(replace(m.content_key, ' ', '')) + 1 >= ?`;
-/** The statement for each column list and source text (one per backend). */
-const FUZZY_TEXTS = new Map<string, string>();
+});
 
 /** An absolute date as extraction writes it, in a normalised key: "on 7 may 2023", "in october 2026", "around 2019". */
 const DATE_KEY =
@@ -107,13 +105,7 @@ export async function fuzzyProbe(
     ? { sql: NEWEST_FACTS, params: [space.userId] }
     : index.matching(store, space, 'memories', probe, 'any', FUZZY_CANDIDATES);
   if (!source) return null;
-  const dialect = store.sql.dialect;
-  const select = (columns: string) => {
-    const cacheKey = `${columns}\n${source.sql}`;
-    let text = FUZZY_TEXTS.get(cacheKey);
-    if (text === undefined) FUZZY_TEXTS.set(cacheKey, (text = fuzzyText(columns, source.sql, dialect)));
-    return text;
-  };
+  const select = (columns: string) => fuzzyText(store.dialect.statements, `${columns}\0${source.sql}`);
   // Of the newest matches, the read drops those the checks in closestOf would skip: the other
   // polarity, and keys with fewer words than t·|A| (a key has no more distinct tokens than words).
   const params = [

@@ -131,10 +131,9 @@ async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId
   if (fact) {
     // On a server the fuzzy duplicate's candidates are read with the slot and the exact duplicate:
     // a round trip saved. SQLite has no round trip to save, and reads them only when the slot settles nothing.
-    probe =
-      store.sql.dialect === 'postgres'
-        ? await fuzzyProbe(store, space, candidate.content, fact.polarity, fact.subject)
-        : null;
+    probe = store.dialect.statements.combinesWrites
+      ? await fuzzyProbe(store, space, candidate.content, fact.polarity, fact.subject)
+      : null;
     const found = await slotFactsAndDuplicate(store, space, {
       fact,
       contentKey: normalizeText(candidate.content),

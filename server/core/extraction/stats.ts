@@ -1,6 +1,7 @@
 // Extraction counters per path (heuristic, LLM, fallback), kept in the meta table so they survive restarts.
 import { eq } from 'drizzle-orm';
 import { meta } from '../../../drizzle/schema.ts';
+import { perDialect } from '../kernel/dialect-statements.ts';
 import { prepared, type Store } from '../kernel/store.ts';
 
 export const EXTRACTION_PATHS = ['heuristic', 'llm', 'hybrid', 'fallback'] as const;
@@ -42,32 +43,9 @@ const COUNTERS = ['runs', 'failures', 'facts', 'totalMs', 'promptTokens', 'compl
 
 /**
  * Per path: its counters (COUNTERS order, then lastError) are bound twice, for a new row and for
- * the update. SQLite's JSON functions and Postgres's jsonb ones side by side (meta.value is text on both).
+ * the update, in the backend's JSON functions (meta.value is text on both).
  */
-const RECORD = Object.fromEntries(
-  EXTRACTION_PATHS.map((path) => {
-    const fresh = COUNTERS.map((c) => `'${c}', ?`).join(', ');
-    const grown = COUNTERS.map((c) => `'$.${path}.${c}', coalesce(json_extract(value, '$.${path}.${c}'), 0) + ?`).join(
-      ', ',
-    );
-    const freshPg = COUNTERS.map((c) => `'${c}', cast(? as float8)`).join(', ');
-    const grownPg = COUNTERS.map(
-      (c) => `'${c}', coalesce((meta.value::jsonb #>> '{${path},${c}}')::float8, 0) + cast(? as float8)`,
-    ).join(', ');
-    return [
-      path,
-      {
-        sqlite: `insert into meta (key, value) values (?, json_object('${path}', json_object(${fresh}, 'lastError', ?)))
-       on conflict (key) do update set value = json_set(value, ${grown},
-         '$.${path}.lastError', coalesce(?, json_extract(value, '$.${path}.lastError')))`,
-        postgres: `insert into meta (key, value) values (?, jsonb_build_object('${path}', jsonb_build_object(${freshPg}, 'lastError', cast(? as text)))::text)
-       on conflict (key) do update set value = (meta.value::jsonb || jsonb_build_object('${path}',
-         coalesce(meta.value::jsonb -> '${path}', '{}'::jsonb) || jsonb_build_object(${grownPg},
-           'lastError', coalesce(to_jsonb(cast(? as text)), meta.value::jsonb #> '{${path},lastError}', 'null'::jsonb))))::text`,
-      },
-    ];
-  }),
-) as Record<ExtractionPath, { sqlite: string; postgres: string }>;
+const record = perDialect<ExtractionPath>((statements, path) => statements.extraction.recordStats(path, COUNTERS));
 
 /**
  * Adds one sample in a single statement: the counters grow inside the database, so the hot path
@@ -88,5 +66,11 @@ export async function recordExtraction(
     sample.completionTokens ?? 0,
   ];
   const lastError = sample.error ?? null;
-  await store.sql.runAtCommit(RECORD[path][store.sql.dialect], [KEY, ...counters, lastError, ...counters, lastError]);
+  await store.sql.runAtCommit(record(store.dialect.statements, path), [
+    KEY,
+    ...counters,
+    lastError,
+    ...counters,
+    lastError,
+  ]);
 }

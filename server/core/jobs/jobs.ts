@@ -141,27 +141,15 @@ const ready = (now: number) =>
 export type ClaimFilter = { types?: readonly string[]; ids?: readonly number[]; fresh?: boolean };
 
 /**
- * Postgres: one statement that locks the due rows it picks and skips the rows another node's claim
- * (or any open transaction) has locked, so nodes claiming at once get different jobs and none
- * waits for another. It runs outside write(): the database-wide write lock would queue each claim
- * behind every other node's writes, which is what SKIP LOCKED is there to avoid, and the row
- * locks are all a claim needs (the readers that look at jobs, such as "is a consolidation job
- * waiting?", count running jobs as waiting too). Lists go in as JSON arrays so the text is one.
+ * Where the backend can (Postgres), one statement that locks the due rows it picks and skips rows
+ * other nodes' claims hold (the dialect's text). It runs outside write(): the database-wide write
+ * lock would queue each claim behind every other node's writes, which is what SKIP LOCKED is there
+ * to avoid, and the row locks are all a claim needs (the readers that look at jobs, such as "is a
+ * consolidation job waiting?", count running jobs as waiting too).
  */
-const CLAIM_SKIP_LOCKED = `update jobs set status = 'running', attempts = attempts + 1, locked_until = ?, locked_by = ?, updated_at = ?
-  where id in (
-    select id from jobs
-    where ((status = 'pending' and run_at <= ?) or (status = 'running' and locked_until <= ?))
-      and (cast(? as text) is null or type in (select value from sm_texts(?)))
-      and (cast(? as text) is null or id in (select value from sm_ids(?)))
-      and (? = 0 or attempts = 0)
-    order by run_at, id
-    limit ?
-    for update skip locked)
-  returning ${jobRows.columns}`;
-
 async function claimSkippingLocked(
   store: Store,
+  statement: string,
   limit: number,
   filter: ClaimFilter,
   workerId: string | null,
@@ -169,7 +157,7 @@ async function claimSkippingLocked(
   const now = store.clock.now();
   const types = filter.types ? JSON.stringify(filter.types) : null;
   const ids = filter.ids ? JSON.stringify(filter.ids) : null;
-  const rows = await store.sql.values(CLAIM_SKIP_LOCKED, [
+  const rows = await store.sql.values(statement, [
     leaseEnd(store, now),
     workerId,
     now,
@@ -192,7 +180,8 @@ export async function claimJobs(
   filter: ClaimFilter = {},
   workerId: string | null = null,
 ): Promise<JobRow[]> {
-  if (store.sql.dialect === 'postgres') return claimSkippingLocked(store, limit, filter, workerId);
+  const skipLocked = store.dialect.statements.jobs.claimSkippingLocked;
+  if (skipLocked) return claimSkippingLocked(store, skipLocked(jobRows.columns), limit, filter, workerId);
   return write(store, async () => {
     const now = store.clock.now();
     const due = await store.db

@@ -6,6 +6,7 @@ import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import type * as tables from '../../../drizzle/schema.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { DialectStatements } from './dialect-statements.ts';
 import type { Space } from './space.ts';
 import type { SqlParam } from './sql-param.ts';
 
@@ -94,6 +95,8 @@ export interface Dialect {
   readonly textIndex: TextIndex;
   /** The backend's vector statements (core/vectors/vector-sql.ts runs them). */
   readonly vectors: VectorDialect;
+  /** The rest of what the backends spell differently, by domain. */
+  readonly statements: DialectStatements;
 }
 
 /** A vector row as stored: its sign-bit code and its float32 embedding. */
@@ -125,26 +128,20 @@ export interface VectorDialect {
 export type Scored = { id: number; score: number };
 export type Clause = { sql: string; params: SqlParam[] };
 export type TextTable = 'turns' | 'memories';
+/**
+ * A ranked match: the user's rows of `table` that hold any of `terms` and pass `clauses` (the
+ * first is the space's), at most `limit`. `rows`: how many rows the user has in `table`
+ * (tableRows, read once per search).
+ */
+export type RankQuery = { table: TextTable; terms: string[]; clauses: Clause[]; limit: number; rows: number };
 
 export interface TextIndex {
   /** Each kind counts a little differently (tokens, lexemes, substrings): it names their cache. */
   readonly kind: 'fts5' | 'tsvector' | 'like';
   /** In how many of the user's rows of `table` the term appears, counted up to COMMON_DF + 1. */
   count(store: Store, space: Space, table: TextTable, term: string): Promise<number>;
-  /**
-   * The user's rows of `table` that hold any of `terms` and pass `clauses` (the first is the
-   * space's), best first (higher score is better), at most `limit`. `rows`: how many rows the
-   * user has in `table` (tableRows, read once per search).
-   */
-  rank(
-    store: Store,
-    space: Space,
-    table: TextTable,
-    terms: string[],
-    clauses: Clause[],
-    limit: number,
-    rows: number,
-  ): Promise<Scored[]>;
+  /** The rows of a RankQuery, best first (higher score is better). */
+  rank(store: Store, space: Space, query: RankQuery): Promise<Scored[]>;
   /**
    * A subquery selecting `id`: the user's rows of `table` holding any (or all) of `words`, at
    * most `limit`, newest first (`best`: FTS5's best ranked, where it ranks). For a statement to

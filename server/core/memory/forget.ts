@@ -37,10 +37,9 @@ async function deleteVectors(store: Store, table: VectorTable, ids: number[]) {
     users.map((row) => row.userId),
     ids,
   );
-  // vec0 tables were SQLite's only (sqlite-vec): a Postgres store never had them.
   const legacy = LEGACY_VECTOR_TABLES[table];
-  if (store.sql.dialect !== 'sqlite' || !(await store.sql.get('select 1 from sqlite_master where name = ?', [legacy])))
-    return;
+  const { legacyVectorTables, tableExists } = store.dialect.statements;
+  if (!legacyVectorTables || !(await store.sql.get(tableExists, [legacy]))) return;
   const remove = `delete from ${legacy} where rowid = ?`;
   for (const id of ids) await store.sql.run(remove, [BigInt(id)]);
 }

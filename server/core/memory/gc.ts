@@ -61,16 +61,112 @@ export function cleanupReason(
   return null;
 }
 
+const SET_SCORE = 'update memories set score = ? where id = ?';
+
+type Removal = { memory: MemoryRow; reason: GcReason };
+
+/** Rescores the active memories (of one user, or all), writing the scores that moved, and averages them into `report`. */
+async function rescore(store: Store, space: Space | null, report: GcReport) {
+  const now = report.at;
+  const active = await store.db
+    .select()
+    .from(memories)
+    .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active')));
+  const scores = new Map<number, number>();
+  for (const memory of active) {
+    const value = score(memory, now, store.config.scoring);
+    scores.set(memory.id, value);
+    if (value !== memory.score) await store.sql.run(SET_SCORE, [value, memory.id]);
+    report.averageScore += value;
+    report.averageAgeDays += daysBetween(memory.createdAt, now);
+  }
+  report.scored = active.length;
+  if (active.length > 0) {
+    report.averageScore /= active.length;
+    report.averageAgeDays /= active.length;
+  }
+  return { active, scores };
+}
+
+/** Promotes what qualifies; of the rest, what goes and why, and the mid memories kept. */
+async function promoteOrSort(
+  store: Store,
+  scored: { active: MemoryRow[]; scores: Map<number, number> },
+  report: GcReport,
+): Promise<{ removals: Removal[]; keptMid: MemoryRow[] }> {
+  const now = report.at;
+  const { mid } = store.config;
+  const removals: Removal[] = [];
+  const keptMid: MemoryRow[] = [];
+  for (const memory of scored.active) {
+    if (isPromotable(memory, now, mid)) {
+      await store.db
+        .update(memories)
+        .set({ layer: 'long', decayRate: memory.decayRate === 0 ? 0 : store.config.decay.long_rate })
+        .where(eq(memories.id, memory.id))
+        .run();
+      await logDecision(store, {
+        memoryId: memory.id,
+        action: Decision.Promoted,
+        detail: {
+          hits: memory.hits,
+          daysSinceSeen: daysBetween(memory.lastSeenAt, now),
+        },
+      });
+      report.promoted++;
+      continue;
+    }
+    const reason = cleanupReason(memory, scored.scores.get(memory.id)!, now, mid);
+    if (reason) removals.push({ memory, reason });
+    else if (memory.layer === 'mid') keptMid.push(memory);
+  }
+  return { removals, keptMid };
+}
+
+/** Each user's lowest-scored unprotected mid memories past mid.capacity (which counts protected ones too). */
+function overCapacity(keptMid: MemoryRow[], scores: Map<number, number>, capacity: number): Removal[] {
+  const removals: Removal[] = [];
+  for (const userMid of groupBy(keptMid, (m) => m.userId).values()) {
+    const overflow = userMid.length - capacity;
+    if (overflow <= 0) continue;
+    const evictable = userMid
+      .filter((m) => !isProtected(m))
+      .sort((a, b) => scores.get(a.id)! - scores.get(b.id)! || a.id - b.id);
+    for (const memory of evictable.slice(0, overflow)) removals.push({ memory, reason: GcReason.OverCapacity });
+  }
+  return removals;
+}
+
+/** Hard-deletes archived memories whose validity ended more than gc.purge_archived_after_days ago. */
+async function purgeArchived(store: Store, space: Space | null, now: number): Promise<number> {
+  const days = store.config.gc.purge_archived_after_days;
+  if (days === null) return 0;
+  const cutoff = now - days * DAY_MS;
+  const purge = (
+    await store.db
+      .select({ id: memories.id })
+      .from(memories)
+      .where(
+        and(
+          space ? eq(memories.userId, space.userId) : undefined,
+          eq(memories.status, 'archived'),
+          isNotNull(memories.validUntil),
+          lt(memories.validUntil, cutoff),
+        ),
+      )
+  ).map((r) => r.id);
+  await deleteMemories(store, purge, 'purged');
+  return purge.length;
+}
+
 /**
  * Runs GC for one user, or for every user when `space` is null (the scheduled run). Capacity
  * (mid.capacity) is per user: one user's memories never push out another's.
  */
-const SET_SCORE = 'update memories set score = ? where id = ?';
-
 export async function runGc(store: Store, space: Space | null = null): Promise<GcReport> {
   return write(store, async () => {
     const now = store.clock.now();
-    const { mid, gc, scoring } = store.config;
+    const { gc } = store.config;
     const report: GcReport = {
       at: now,
       mode: gc.mode,
@@ -84,85 +180,18 @@ export async function runGc(store: Store, space: Space | null = null): Promise<G
       averageScore: 0,
       averageAgeDays: 0,
     };
-    const active = await store.db
-      .select()
-      .from(memories)
-      .where(and(space ? eq(memories.userId, space.userId) : undefined, eq(memories.status, 'active')));
-    const scores = new Map<number, number>();
-    for (const memory of active) {
-      const value = score(memory, now, scoring);
-      scores.set(memory.id, value);
-      if (value !== memory.score) await store.sql.run(SET_SCORE, [value, memory.id]);
-      report.averageScore += value;
-      report.averageAgeDays += daysBetween(memory.createdAt, now);
-    }
-    report.scored = active.length;
-    if (active.length > 0) {
-      report.averageScore /= active.length;
-      report.averageAgeDays /= active.length;
-    }
-
-    const removals: { memory: MemoryRow; reason: GcReason }[] = [];
-    const keptMid: MemoryRow[] = [];
-    for (const memory of active) {
-      if (isPromotable(memory, now, mid)) {
-        await store.db
-          .update(memories)
-          .set({ layer: 'long', decayRate: memory.decayRate === 0 ? 0 : store.config.decay.long_rate })
-          .where(eq(memories.id, memory.id))
-          .run();
-        await logDecision(store, {
-          memoryId: memory.id,
-          action: Decision.Promoted,
-          detail: {
-            hits: memory.hits,
-            daysSinceSeen: daysBetween(memory.lastSeenAt, now),
-          },
-        });
-        report.promoted++;
-        continue;
-      }
-      const reason = cleanupReason(memory, scores.get(memory.id)!, now, mid);
-      if (reason) removals.push({ memory, reason });
-      else if (memory.layer === 'mid') keptMid.push(memory);
-    }
-    // Capacity counts every active mid memory of a user, protected ones included; only unprotected ones go.
-    for (const userMid of groupBy(keptMid, (m) => m.userId).values()) {
-      const overflow = userMid.length - mid.capacity;
-      if (overflow <= 0) continue;
-      const evictable = userMid
-        .filter((m) => !isProtected(m))
-        .sort((a, b) => scores.get(a.id)! - scores.get(b.id)! || a.id - b.id);
-      for (const memory of evictable.slice(0, overflow)) removals.push({ memory, reason: GcReason.OverCapacity });
-    }
-
+    const scored = await rescore(store, space, report);
+    const { removals, keptMid } = await promoteOrSort(store, scored, report);
+    removals.push(...overCapacity(keptMid, scored.scores, store.config.mid.capacity));
     for (const { memory, reason } of removals) {
       report.byReason[reason]++;
-      const detail = { reason, score: scores.get(memory.id), ageDays: daysBetween(memory.createdAt, now) };
+      const detail = { reason, score: scored.scores.get(memory.id), ageDays: daysBetween(memory.createdAt, now) };
       if (gc.mode === 'archive') await archiveMemory(store, memory.id, detail);
       else await deleteMemories(store, [memory.id], reason);
     }
     if (gc.mode === 'archive') report.archived = removals.length;
     else report.deleted = removals.length;
-
-    if (gc.purge_archived_after_days !== null) {
-      const cutoff = now - gc.purge_archived_after_days * DAY_MS;
-      const purge = (
-        await store.db
-          .select({ id: memories.id })
-          .from(memories)
-          .where(
-            and(
-              space ? eq(memories.userId, space.userId) : undefined,
-              eq(memories.status, 'archived'),
-              isNotNull(memories.validUntil),
-              lt(memories.validUntil, cutoff),
-            ),
-          )
-      ).map((r) => r.id);
-      await deleteMemories(store, purge, 'purged');
-      report.purged = purge.length;
-    }
+    report.purged = await purgeArchived(store, space, now);
     // The job queue is the whole file's: only the run over every user clears it.
     if (!space) report.jobsPurged = await purgeFinishedJobs(store, now - JOB_RETENTION_DAYS * DAY_MS);
     return report;

@@ -206,7 +206,7 @@ export async function insertMemory(
     ...(source ? { turnId: source.turnId, reason: source.reason, rule: source.rule ?? undefined } : {}),
   };
   let memory: MemoryRow;
-  if (source && store.sql.dialect === 'postgres') {
+  if (source && store.dialect.statements.combinesWrites) {
     const at = store.clock.now();
     const [inserted] = await store.sql.values(INSERT_MEMORY_SOURCED, [
       ...row,

@@ -57,31 +57,21 @@ export function memoryClauses(
 async function lexical(
   store: Store,
   space: Space,
-  table: 'turns' | 'memories',
-  terms: string[],
-  clauses: Clause[],
-  limit: number,
+  { table, terms, clauses, limit }: { table: 'turns' | 'memories'; terms: string[]; clauses: Clause[]; limit: number },
 ): Promise<Scored[]> {
   if (terms.length === 0) return [];
   const index = textIndexOf(store);
   // The LIKE fallback scores by terms found, without frequencies: every term stays.
-  if (index.kind === 'like') return index.rank(store, space, table, terms, clauses, limit, 0);
+  if (index.kind === 'like') return index.rank(store, space, { table, terms, clauses, limit, rows: 0 });
   const rows = await tableRows(store, space, table);
-  return index.rank(
-    store,
-    space,
-    table,
-    await selectiveTerms(store, space, index, table, terms, rows),
-    clauses,
-    limit,
-    rows,
-  );
+  const selective = await selectiveTerms(store, space, { index, table, terms, rows });
+  return index.rank(store, space, { table, terms: selective, clauses, limit, rows });
 }
 
 export const lexicalTurns = (store: Store, space: Space, terms: string[], clauses: Clause[], limit: number) =>
-  lexical(store, space, 'turns', terms, clauses, limit);
+  lexical(store, space, { table: 'turns', terms, clauses, limit });
 export const lexicalMemories = (store: Store, space: Space, terms: string[], clauses: Clause[], limit: number) =>
-  lexical(store, space, 'memories', terms, clauses, limit);
+  lexical(store, space, { table: 'memories', terms, clauses, limit });
 
 /** Turns the clauses select, oldest first, unscored: the turns on a date a query names. */
 export function turnsWhere(store: Store, clauses: Clause[], limit: number): Promise<Scored[]> {

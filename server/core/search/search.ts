@@ -9,16 +9,24 @@ import { visibleIn, type Space } from '../kernel/space.ts';
 import type { Store } from '../kernel/store.ts';
 import { entitiesInQuery, entityLinked } from './entity-signal.ts';
 import { rrf, type RankedList } from './fuse.ts';
-import { lexicalMemories, lexicalTurns, memoryClauses, turnClauses, turnsWhere, type Scored } from './lexical.ts';
+import {
+  lexicalMemories,
+  lexicalTurns,
+  memoryClauses,
+  turnClauses,
+  turnsWhere,
+  type Clause,
+  type Scored,
+} from './lexical.ts';
 import { analyzeQuery, type AnalyzedQuery } from '../text/query.ts';
 import { normalizeText } from '../text/text.ts';
 import { speakerLookup } from './speakers.ts';
 import { DEFAULT_TURN_TUNING, rankTurns, type TurnTuning } from './turn-ranker.ts';
-import type { Passage } from './passages.ts';
+import type { Passage } from '../text/passages.ts';
 import { DATE_SLACK_MS } from './turn-features.ts';
 import { SIGNALS } from '../kernel/vocabulary.ts';
-import { datesOfTurns, turnsDatedIn } from '../turns/turn-dates.ts';
-import { DAY_MS } from '../kernel/clock.ts';
+import { turnsDatedIn } from '../turns/turn-dates.ts';
+import { anchorWindow, datedFirst } from './query-dates.ts';
 import {
   searchSchema,
   type SearchFilter,
@@ -106,6 +114,28 @@ export async function search(
   return searchFiltered(store, space, parseInput(searchSchema, input), options);
 }
 
+/** One search under way: what it was asked, how it is tuned, and the ranked lists it has made so far. */
+type SearchRun = {
+  store: Store;
+  space: Space;
+  filter: SearchFilter;
+  options: SearchOptions;
+  tuning: SearchTuning;
+  /** The query analysed, with the window an event it names dates (anchorWindow). */
+  query: AnalyzedQuery;
+  wantTurns: boolean;
+  memoryKinds: SearchFilter['kinds'];
+  tClauses: Clause[];
+  lists: RankedList<Signal>[];
+  used: Set<Signal>;
+};
+
+const on = (run: SearchRun, signal: Signal) => run.tuning.weights[signal] > 0;
+function push(run: SearchRun, signal: Signal, ids: string[], weight = run.tuning.weights[signal]) {
+  run.used.add(signal);
+  if (ids.length > 0) run.lists.push({ signal, ids, weight });
+}
+
 /** search() of input already parsed with searchSchema: the search service parses once, before it embeds the query. */
 export async function searchFiltered(
   store: Store,
@@ -114,218 +144,166 @@ export async function searchFiltered(
   options: SearchOptions = {},
 ): Promise<SearchResult> {
   const tuning = tuningOf(options, store.config.embedding.turn_weight);
-  const wantTurns = filter.kinds.includes('turn') && !filter.tags?.length;
-  const memoryKinds = filter.kinds.filter((k) => k !== 'turn');
   const analyzed = analyzeQuery(filter.query, await speakerLookup(store, space), store.clock.now());
-  const lists: RankedList<Signal>[] = [];
-  const used = new Set<Signal>();
-  const on = (signal: Signal) => tuning.weights[signal] > 0;
-  const push = (signal: Signal, ids: string[], weight = tuning.weights[signal]) => {
-    used.add(signal);
-    if (ids.length > 0) lists.push({ signal, ids, weight });
-  };
   if (analyzed.tokens.length === 0) return { hits: [], signals: [] };
-  let passages = new Map<number, Passage>();
-
   const tClauses = turnClauses(space, filter);
   // "the week before her trip": the trip's date, from the turn that best tells of it, makes the window.
   const query =
     analyzed.anchor && filter.kinds.includes('turn') && tuning.turns.weights.talksOfDate > 0
       ? { ...analyzed, window: await anchorWindow(store, space, analyzed, tClauses) }
       : analyzed;
-  const mClauses =
-    memoryKinds.length > 0 || wantTurns
-      ? memoryClauses(space, filter, memoryKinds.length > 0 ? memoryKinds : ['fact', ...STANDING_KINDS])
-      : [];
-  // Memory text names its subject ("Caroline went…"), so memories are searched with the names too.
-  const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
-  // Turns use facts and entities only as ranker features: with a weight of 0, a turn search skips them.
-  const factsForTurns = wantTurns && (tuning.turns.weights.memory !== 0 || tuning.weights.memory > 0);
-  const entitiesForTurns = wantTurns && (tuning.turns.weights.entity !== 0 || on('entity'));
-  // Memory candidates that only feed their own list: a few pages past the limit do.
-  const memoryLimit = factsForTurns
-    ? tuning.memoryCandidates
-    : Math.min(tuning.memoryCandidates, Math.max(50, filter.limit * 5));
-  const memoryHits =
-    (memoryKinds.length > 0 && on('lexical')) || factsForTurns
-      ? await lexicalMemories(store, space, memoryTerms, mClauses, memoryLimit)
-      : [];
-
-  const projected = factsForTurns ? await projectToTurns(store, memoryHits) : [];
-  // Speakers are left to the speaker features: their entity links are every turn they said.
-  const matches =
-    entitiesForTurns || (memoryKinds.length > 0 && on('entity'))
-      ? await entitiesInQuery(store, space, query.raw, new Set(query.speakers.map((s) => normalizeText(s))))
-      : [];
-  const vectorsOn = on('vector') && !!options.queryVector && vectorsReady(store);
-  // The model's vectors reach turns through the ranker (semantic.ts), not a list fused by rank.
-  const modelVectors = wantTurns && vectorsOn;
-  if (wantTurns) {
-    let candidates = await lexicalTurns(store, space, query.terms, tClauses, tuning.candidates);
-    const entityTurns = entitiesForTurns
-      ? await entityLinked(store, 'turns', matches, tuning.candidates, new Map(candidates.map((c) => [c.id, c.score])))
-      : [];
-    let pinned: number[] = [];
-    if (query.window && tuning.turns.weights.onDate > 0) {
-      // A named date: the best matches on that date are scored even if they rank low overall.
-      const onDate = turnClauses(space, {
-        ...filter,
-        from: Math.max(filter.from ?? 0, query.window.from - DATE_SLACK_MS),
-        to: Math.min(filter.to ?? Infinity, query.window.to + DATE_SLACK_MS),
-      });
-      const dated = await lexicalTurns(store, space, query.terms, onDate, 50);
-      // Turns that talk about that date, whenever they were said ("last week", said a week later).
-      const talking = tuning.turns.weights.talksOfDate > 0 ? await turnsDatedIn(store, space, query.window, 50) : [];
-      // With few word matches on that date, the date's first turns are scored too (no words needed).
-      const first = dated.length < 10 ? await turnsWhere(store, onDate, 20) : [];
-      pinned = [...new Set([...dated.map((c) => c.id), ...talking, ...first.map((c) => c.id)])];
-      candidates = mergeCandidates(candidates, dated);
-    }
-    // Facts and entities are evidence for a turn: the ranker can weigh them as features (fitted to
-    // 0 on LoCoMo), and their own lists join the fusion with the signal's weight (memory: 0, so
-    // its ranks show without counting twice; entity: low, so linked turns with no shared word still come up).
-    const signals = { memory: normalised(projected), entity: normalised(entityTurns) };
-    // An embedding model's vectors (the query's given) or else the word vectors (when on): a
-    // feature of every scored turn, and the nearest turns scored too.
-    const semantic = modelVectors
-      ? await vectorSignal(store, space, query, options.queryVector!, tuning.semanticCandidates)
-      : await semanticSignal(store, space, query, tuning.semanticCandidates);
-    if (semantic) pinned = [...new Set([...pinned, ...semantic.nearest])];
-    const {
-      ranked,
-      features,
-      passages: found,
-    } = await rankTurns(store, space, {
-      query,
-      candidates,
-      tuning: tuning.turns,
-      allowed: turnFilter(space, filter),
-      pinned,
-      signals,
-      semantic,
-    });
-    for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
-    passages = found;
-    if (on('lexical'))
-      push(
-        'lexical',
-        ranked.slice(0, tuning.candidates).map((t) => key('t', t.id)),
-      );
-    if (projected.length > 0)
-      push(
-        'memory',
-        projected.map((t) => key('t', t.id)),
-        tuning.weights.memory,
-      );
-    if (entityTurns.length > 0)
-      push(
-        'entity',
-        entityTurns.map((t) => key('t', t.id)),
-      );
-    // The model's nearest turns, with weight 0 like facts': their ranks show, counted once (as a feature).
-    if (modelVectors)
-      push(
-        'vector',
-        semantic!.nearest.map((id) => key('t', id)),
-        0,
-      );
-  }
-  if (memoryKinds.length > 0 && on('lexical'))
-    push(
-      'lexical',
-      (await datedFirst(store, memoryHits, query.window)).map((m) => key('m', m.id)),
-    );
-  if (memoryKinds.length > 0 && on('entity') && matches.length > 0) {
-    const linked = await entityLinked(
-      store,
-      'memories',
-      matches,
-      tuning.candidates,
-      new Map(memoryHits.map((m) => [m.id, m.score])),
-    );
-    push(
-      'entity',
-      linked.map((m) => key('m', m.id)),
-    );
-  }
-
-  if (vectorsOn && memoryKinds.length > 0) {
-    // Only a few pages past the limit can matter in the fusion (as for memoryLimit): a shallower
-    // KNN, reranking four candidates a hit (400 would double the cost of a big user's search).
-    const k = Math.min(tuning.candidates, Math.max(50, filter.limit * 5));
-    push(
-      'vector',
-      (await knnIds(store, space, 'memories', options.queryVector!, k, Math.max(200, 4 * k))).map((id) => key('m', id)),
-    );
-  }
-
-  const fused = rrf(lists);
-  const hits = await hydrate(store, space, fused, filter, {
-    memoryKinds,
-    turns: wantTurns,
+  const run: SearchRun = {
+    ...{ store, space, filter, options, tuning, query, tClauses },
+    wantTurns: filter.kinds.includes('turn') && !filter.tags?.length,
+    memoryKinds: filter.kinds.filter((k) => k !== 'turn'),
+    lists: [],
+    used: new Set(),
+  };
+  const { memoryHits, matches } = await memoryCandidates(run);
+  const passages = run.wantTurns ? await turnLists(run, memoryHits, matches) : new Map<number, Passage>();
+  await memoryLists(run, memoryHits, matches);
+  const hits = await hydrate(store, space, rrf(run.lists), filter, {
+    memoryKinds: run.memoryKinds,
+    turns: run.wantTurns,
     allowTurn: turnFilter(space, filter),
   });
   for (const hit of hits) {
     const span = hit.kind === 'turn' ? passages.get(hit.id) : undefined;
     if (span) hit.passage = hit.text.slice(span.start, span.end);
   }
-  return { hits: hits.slice(0, filter.limit), signals: SIGNALS.filter((s) => used.has(s)) };
+  return { hits: hits.slice(0, filter.limit), signals: SIGNALS.filter((s) => run.used.has(s)) };
 }
 
-const ANCHOR_TURNS = 'select id, name, at from turns where id in (select value from sm_ids(?))';
+/** Turns use facts and entities only as ranker features: with a weight of 0, a turn search skips them. */
+const factsForTurns = (run: SearchRun) =>
+  run.wantTurns && (run.tuning.turns.weights.memory !== 0 || run.tuning.weights.memory > 0);
+const entitiesForTurns = (run: SearchRun) =>
+  run.wantTurns && (run.tuning.turns.weights.entity !== 0 || on(run, 'entity'));
 
-/**
- * The window an event names ("the week before her trip"): the event is dated by the best
- * lexical match for its words (the one said by the person the query names, when there is one),
- * at the date that turn talks about, else when it was said.
- */
-async function anchorWindow(
-  store: Store,
-  space: Space,
-  query: AnalyzedQuery,
-  clauses: ReturnType<typeof turnClauses>,
-): Promise<{ from: number; to: number } | null> {
-  const anchor = query.anchor!;
-  const found = await lexicalTurns(store, space, anchor.terms, clauses, 10);
-  if (found.length === 0) return null;
-  const rows = await store.sql.all<{ id: number; name: string | null; at: number }>(ANCHOR_TURNS, [
-    JSON.stringify(found.map((f) => f.id)),
-  ]);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
-  const best =
-    found
-      .map((f) => byId.get(f.id)!)
-      .find((r) => r && (speakers.size === 0 || speakers.has((r.name ?? '').toLowerCase()))) ?? byId.get(found[0]!.id)!;
-  const talked = (await datesOfTurns(store, [best.id]))
-    .get(best.id)
-    ?.find((d) => d.grain === 'day' || d.grain === 'weekend');
-  const at = talked ? talked.from : best.at;
-  const span = anchor.days * DAY_MS;
-  // The event's own day is in too: it is often where the question's answer is told.
-  return anchor.before ? { from: at - span, to: at + DAY_MS - 1 } : { from: at, to: at + DAY_MS + span };
+/** The memories that match lexically, and the entities the query names, when anything asks for them. */
+async function memoryCandidates(run: SearchRun) {
+  const { store, space, filter, tuning, query, memoryKinds } = run;
+  const mClauses =
+    memoryKinds.length > 0 || run.wantTurns
+      ? memoryClauses(space, filter, memoryKinds.length > 0 ? memoryKinds : ['fact', ...STANDING_KINDS])
+      : [];
+  // Memory text names its subject ("Caroline went…"), so memories are searched with the names too.
+  const memoryTerms = [...new Set([...query.terms, ...query.speakers.map((s) => s.toLowerCase().split(' ')[0]!)])];
+  // Memory candidates that only feed their own list: a few pages past the limit do.
+  const memoryLimit = factsForTurns(run)
+    ? tuning.memoryCandidates
+    : Math.min(tuning.memoryCandidates, Math.max(50, filter.limit * 5));
+  const memoryHits =
+    (memoryKinds.length > 0 && on(run, 'lexical')) || factsForTurns(run)
+      ? await lexicalMemories(store, space, memoryTerms, mClauses, memoryLimit)
+      : [];
+  // Speakers are left to the speaker features: their entity links are every turn they said.
+  const matches =
+    entitiesForTurns(run) || (memoryKinds.length > 0 && on(run, 'entity'))
+      ? await entitiesInQuery(store, space, query.raw, new Set(query.speakers.map((s) => normalizeText(s))))
+      : [];
+  return { memoryHits, matches };
 }
 
-const FACTS_IN_WINDOW =
-  'select id from memories where id in (select value from sm_ids(?)) and event_at between ? and ?';
+/** The turns a named date pins (scored whatever their rank), and the candidates with that date's best matches merged in. */
+async function datePinned(run: SearchRun, candidates: Scored[]) {
+  const { store, space, filter, query, tuning } = run;
+  if (!query.window || tuning.turns.weights.onDate <= 0) return { candidates, pinned: [] as number[] };
+  // A named date: the best matches on that date are scored even if they rank low overall.
+  const onDate = turnClauses(space, {
+    ...filter,
+    from: Math.max(filter.from ?? 0, query.window.from - DATE_SLACK_MS),
+    to: Math.min(filter.to ?? Infinity, query.window.to + DATE_SLACK_MS),
+  });
+  const dated = await lexicalTurns(store, space, query.terms, onDate, 50);
+  // Turns that talk about that date, whenever they were said ("last week", said a week later).
+  const talking = tuning.turns.weights.talksOfDate > 0 ? await turnsDatedIn(store, space, query.window, 50) : [];
+  // With few word matches on that date, the date's first turns are scored too (no words needed).
+  const first = dated.length < 10 ? await turnsWhere(store, onDate, 20) : [];
+  const pinned = [...new Set([...dated.map((c) => c.id), ...talking, ...first.map((c) => c.id)])];
+  return { candidates: mergeCandidates(candidates, dated), pinned };
+}
 
-/**
- * Facts dated in the window a query names ("in May 2023") move ahead of the others, each group in
- * its lexical order: a boost, not a filter (a fact's date may be when it was told).
- */
-async function datedFirst(
-  store: Store,
-  hits: Scored[],
-  window: { from: number; to: number } | null,
-): Promise<Scored[]> {
-  if (!window || hits.length === 0) return hits;
-  const rows = await store.sql.values(FACTS_IN_WINDOW, [
-    JSON.stringify(hits.map((h) => h.id)),
-    window.from - DATE_SLACK_MS,
-    window.to + DATE_SLACK_MS,
-  ]);
-  const inside = new Set(rows.map((row) => row[0] as number));
-  return [...hits.filter((h) => inside.has(h.id)), ...hits.filter((h) => !inside.has(h.id))];
+/** The turns ranked (lexical list) with facts', entities' and the model's nearest turns beside; returns the passages that matched. */
+async function turnLists(
+  run: SearchRun,
+  memoryHits: Scored[],
+  matches: Awaited<ReturnType<typeof entitiesInQuery>>,
+): Promise<Map<number, Passage>> {
+  const { store, space, filter, options, tuning, query } = run;
+  const projected = factsForTurns(run) ? await projectToTurns(store, memoryHits) : [];
+  const lexical = await lexicalTurns(store, space, query.terms, run.tClauses, tuning.candidates);
+  const entityTurns = entitiesForTurns(run)
+    ? await entityLinked(store, 'turns', matches, tuning.candidates, new Map(lexical.map((c) => [c.id, c.score])))
+    : [];
+  let { candidates, pinned } = await datePinned(run, lexical);
+  // Facts and entities are evidence for a turn: the ranker can weigh them as features (fitted to
+  // 0 on LoCoMo), and their own lists join the fusion with the signal's weight (memory: 0, so
+  // its ranks show without counting twice; entity: low, so linked turns with no shared word still come up).
+  const signals = { memory: normalised(projected), entity: normalised(entityTurns) };
+  // An embedding model's vectors (the query's given) or else the word vectors (when on): a
+  // feature of every scored turn, and the nearest turns scored too. They reach turns through the
+  // ranker, not a list fused by rank.
+  const modelVectors = on(run, 'vector') && !!options.queryVector && vectorsReady(store);
+  const semantic = modelVectors
+    ? await vectorSignal(store, space, query, options.queryVector!, tuning.semanticCandidates)
+    : await semanticSignal(store, space, query, tuning.semanticCandidates);
+  if (semantic) pinned = [...new Set([...pinned, ...semantic.nearest])];
+  const { ranked, features, passages } = await rankTurns(store, space, {
+    ...{ query, candidates, tuning: tuning.turns, allowed: turnFilter(space, filter) },
+    ...{ pinned, signals, semantic },
+  });
+  for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
+  const ids = (list: { id: number }[]) => list.map((t) => key('t', t.id));
+  if (on(run, 'lexical')) push(run, 'lexical', ids(ranked.slice(0, tuning.candidates)));
+  if (projected.length > 0) push(run, 'memory', ids(projected), tuning.weights.memory);
+  if (entityTurns.length > 0) push(run, 'entity', ids(entityTurns));
+  // The model's nearest turns, with weight 0 like facts': their ranks show, counted once (as a feature).
+  if (modelVectors)
+    push(
+      run,
+      'vector',
+      semantic!.nearest.map((id) => key('t', id)),
+      0,
+    );
+  return passages;
+}
+
+/** The memory lists: lexical (facts dated in a named window first), entity-linked, and vector KNN. */
+async function memoryLists(run: SearchRun, memoryHits: Scored[], matches: Awaited<ReturnType<typeof entitiesInQuery>>) {
+  const { store, space, filter, options, tuning, query, memoryKinds } = run;
+  if (memoryKinds.length === 0) return;
+  if (on(run, 'lexical'))
+    push(
+      run,
+      'lexical',
+      (await datedFirst(store, memoryHits, query.window)).map((m) => key('m', m.id)),
+    );
+  if (on(run, 'entity') && matches.length > 0) {
+    const scores = new Map(memoryHits.map((m) => [m.id, m.score]));
+    const linked = await entityLinked(store, 'memories', matches, tuning.candidates, scores);
+    push(
+      run,
+      'entity',
+      linked.map((m) => key('m', m.id)),
+    );
+  }
+  if (on(run, 'vector') && options.queryVector && vectorsReady(store)) {
+    // Only a few pages past the limit can matter in the fusion (as for memoryLimit): a shallower
+    // KNN, reranking four candidates a hit (400 would double the cost of a big user's search).
+    const k = Math.min(tuning.candidates, Math.max(50, filter.limit * 5));
+    const nearest = await knnIds(store, space, {
+      table: 'memories',
+      vector: options.queryVector!,
+      k,
+      pool: Math.max(200, 4 * k),
+    });
+    push(
+      run,
+      'vector',
+      nearest.map((id) => key('m', id)),
+    );
+  }
 }
 
 /** The SQL filters, again in JS, for turns that reach the list another way (neighbours, entities). */
@@ -348,9 +326,9 @@ function normalised(list: Scored[]): Map<number, number> {
 }
 
 function mergeCandidates(a: Scored[], b: Scored[]): Scored[] {
-  const best = new Map<number, number>();
-  for (const c of [...a, ...b]) best.set(c.id, Math.max(best.get(c.id) ?? -Infinity, c.score));
-  return [...best].map(([id, score]) => ({ id, score })).sort((x, y) => y.score - x.score || x.id - y.id);
+  const best = new Map<number, Scored>();
+  for (const c of [...a, ...b]) if (c.score > (best.get(c.id)?.score ?? -Infinity)) best.set(c.id, c);
+  return [...best.values()].sort((x, y) => y.score - x.score || x.id - y.id);
 }
 
 /** Memory hits as turns: each source turn takes the rank of its best memory. */

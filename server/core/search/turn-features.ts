@@ -11,7 +11,7 @@ import {
   type BestPassage,
   type PassageCache,
   type Passage,
-} from './passages.ts';
+} from '../text/passages.ts';
 import type { AnalyzedQuery } from '../text/query.ts';
 
 export const TURN_FEATURES = [
@@ -110,33 +110,34 @@ export function queryModel(query: AnalyzedQuery, idfOf: (term: string) => number
   return { terms, idf, pairs, query };
 }
 
-/**
- * Feature vectors (in TURN_FEATURES order) for `turns`. `bm25` is each turn's lexical score,
- * normalised to the best candidate's; `turnsById` also holds the neighbours' texts. `passages`
- * receives the best passage of each scored turn that has more than one (passages.ts).
- */
-export function turnFeatures(
-  model: QueryModel,
-  turns: FeatureTurn[],
-  bm25: Map<number, number>,
-  turnsById: Map<number, FeatureTurn>,
-  signals: SignalScores,
-  cache: WordCache = new Map(),
-  passageCache: PassageCache = new Map(),
-  passages?: Map<number, Passage>,
-): Map<number, number[]> {
-  const { terms, idf, pairs, query } = model;
-  const idfSum = idf.reduce((a, b) => a + b, 0) || 1;
-  // Which query terms a turn holds, as a bitmask (terms past the 30th count for BM25 only).
+/** What turnFeatures reads besides the query model. */
+export type FeatureInput = {
+  /** The turns to score. */
+  turns: FeatureTurn[];
+  /** Each turn's lexical score, normalised to the best candidate's. */
+  bm25: Map<number, number>;
+  /** The scored turns and their neighbours. */
+  turnsById: Map<number, FeatureTurn>;
+  signals: SignalScores;
+  cache?: WordCache;
+  passageCache?: PassageCache;
+  /** Receives the best passage of each scored turn that has more than one (../text/passages.ts). */
+  passages?: Map<number, Passage>;
+};
+
+/** Which query terms a turn holds, as a bitmask (terms past the 30th count for BM25 only), and how many adjacent query-term pairs. */
+function termMasks(model: QueryModel, input: FeatureInput) {
+  const { terms, pairs } = model;
   const termIndex = new Map(terms.slice(0, 30).map((term, i) => [term, i]));
   const termSet = new Set(terms);
+  const cache = input.cache ?? new Map();
   const masks = new Map<number, number>();
   const bigrams = new Map<number, number>();
   const read = (id: number | null) => {
     if (id === null) return 0;
     let mask = masks.get(id);
     if (mask !== undefined) return mask;
-    const turn = turnsById.get(id);
+    const turn = input.turnsById.get(id);
     if (!turn) return 0;
     mask = 0;
     let pairCount = 0;
@@ -154,21 +155,6 @@ export function turnFeatures(
     bigrams.set(id, pairCount);
     return mask;
   };
-  // Each turn's best passage: a short turn is one passage, its words stemmed once (cachedStems).
-  const bests = new Map<number, BestPassage>();
-  const best = (id: number | null): BestPassage | undefined => {
-    if (id === null) return undefined;
-    let found = bests.get(id);
-    if (found) return found;
-    const turn = turnsById.get(id);
-    if (!turn) return undefined;
-    const stemmed =
-      turn.text.length <= PASSAGE_MIN_CHARS
-        ? [{ start: 0, end: turn.text.length, stems: cachedStems(cache, id, turn.text) }]
-        : cachedPassages(passageCache, id, turn.text, stem);
-    bests.set(id, (found = bestPassage(stemmed, terms, idf)));
-    return found;
-  };
   const maskOf = (stems: string[]) => {
     let mask = 0;
     for (const s of stems) {
@@ -177,9 +163,43 @@ export function turnFeatures(
     }
     return mask;
   };
-  let topPassage = 0;
-  for (const turn of turns) topPassage = Math.max(topPassage, best(turn.id)!.score);
-  const passageScore = (id: number | null) => (best(id)?.score ?? 0) / (topPassage || 1);
+  return { read, maskOf, bigrams };
+}
+
+/** Each turn's best passage (a short turn is one passage, its words stemmed once), and its score relative to the best scored turn's. */
+function passageScores(model: QueryModel, input: FeatureInput) {
+  const cache = input.cache ?? new Map();
+  const passageCache = input.passageCache ?? new Map();
+  const bests = new Map<number, BestPassage>();
+  const best = (id: number | null): BestPassage | undefined => {
+    if (id === null) return undefined;
+    let found = bests.get(id);
+    if (found) return found;
+    const turn = input.turnsById.get(id);
+    if (!turn) return undefined;
+    const stemmed =
+      turn.text.length <= PASSAGE_MIN_CHARS
+        ? [{ start: 0, end: turn.text.length, stems: cachedStems(cache, id, turn.text) }]
+        : cachedPassages(passageCache, id, turn.text, stem);
+    bests.set(id, (found = bestPassage(stemmed, model.terms, model.idf)));
+    return found;
+  };
+  let top = 0;
+  for (const turn of input.turns) top = Math.max(top, best(turn.id)!.score);
+  const score = (id: number | null) => (best(id)?.score ?? 0) / (top || 1);
+  return { best: (id: number) => best(id)!, score };
+}
+
+/**
+ * Feature vectors (in TURN_FEATURES order) for `input.turns`; `input.passages` receives the best
+ * passage of each scored turn that has more than one (../text/passages.ts).
+ */
+export function turnFeatures(model: QueryModel, input: FeatureInput): Map<number, number[]> {
+  const { idf, terms, query } = model;
+  const { turns, bm25, signals, passages } = input;
+  const idfSum = idf.reduce((a, b) => a + b, 0) || 1;
+  const { read, maskOf, bigrams } = termMasks(model, input);
+  const passage = passageScores(model, input);
   const covered = (mask: number) => {
     let sum = 0;
     for (let i = 0; mask !== 0; i++, mask >>>= 1) if (mask & 1) sum += idf[i]!;
@@ -189,10 +209,12 @@ export function turnFeatures(
   const wantsNumber = WANTS_NUMBER.test(query.raw);
   const wantsName = WANTS_NAME.test(query.raw);
   const score = (id: number | null) => (id === null ? 0 : (bm25.get(id) ?? 0));
+  const inWindow = (at: number) =>
+    !!query.window && at >= query.window.from - DATE_SLACK_MS && at <= query.window.to + DATE_SLACK_MS;
   const out = new Map<number, number[]>();
   for (const turn of turns) {
     const own = read(turn.id);
-    const mine = best(turn.id)!;
+    const mine = passage.best(turn.id);
     if (passages && mine.of > 1) passages.set(turn.id, mine.passage);
     const speaker = (turn.name ?? '').toLowerCase();
     out.set(turn.id, [
@@ -208,9 +230,7 @@ export function turnFeatures(
       turn.text.includes('?') ? 1 : 0,
       query.temporal && TIME_WORDS.test(turn.text) ? 1 : 0,
       turn.opener ? 1 : 0,
-      query.window && turn.at >= query.window.from - DATE_SLACK_MS && turn.at <= query.window.to + DATE_SLACK_MS
-        ? 1
-        : 0,
+      inWindow(turn.at) ? 1 : 0,
       terms.length > 1 ? (bigrams.get(turn.id) ?? 0) / (terms.length - 1) : 0,
       wantsNumber && NUMBER_WORDS.test(turn.text) ? 1 : 0,
       wantsName && NAMED.test(turn.text) ? 1 : 0,
@@ -220,10 +240,10 @@ export function turnFeatures(
       query.temporal && (turn.dates?.length ?? 0) > 0 ? 1 : 0,
       signals.semantic?.get(turn.id) ?? 0,
       signals.vector?.get(turn.id) ?? 0,
-      passageScore(turn.id),
+      passage.score(turn.id),
       mine.of > 1 ? covered(maskOf(mine.stems)) : covered(own),
-      passageScore(turn.prev),
-      passageScore(turn.next),
+      passage.score(turn.prev),
+      passage.score(turn.next),
       turn.role === 'assistant' ? 1 : 0,
     ]);
   }

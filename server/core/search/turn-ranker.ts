@@ -3,6 +3,7 @@
 // a user's chats with an assistant) were fitted on LoCoMo and BEAM conversations by coordinate ascent
 // on evidence recall, and checked by leaving each conversation out in turn: `npm run bench:fit`
 // refits them and prints both, so a change here is a measured one.
+import { perDialect } from '../kernel/dialect-statements.ts';
 import type { Space } from '../kernel/space.ts';
 import { datesOfTurns } from '../turns/turn-dates.ts';
 import type { Store } from '../kernel/store.ts';
@@ -10,7 +11,7 @@ import type { AnalyzedQuery } from '../text/query.ts';
 import type { Scored } from './lexical.ts';
 import type { SemanticSignal } from '../vectors/semantic.ts';
 import { documentFrequency, tableRows } from '../text-index/term-stats.ts';
-import { passageCache, type Passage } from './passages.ts';
+import { passageCache, type Passage } from '../text/passages.ts';
 import { textIndexOf } from '../text-index/text-index.ts';
 import {
   queryModel,
@@ -101,30 +102,17 @@ export const DEFAULT_TURN_TUNING: TurnTuning = {
 };
 
 /**
- * The ids of a turn's neighbours as a JSON array, nearest first: SQLite's json_group_array over
- * the ordered subquery, Postgres's json_agg in that order (an empty list is null there).
+ * The neighbours statement for each window size, built once per backend (the port prepares it by
+ * its text): the ids of a turn's neighbours as a JSON array, nearest first.
  */
-const AGGREGATE = {
-  sqlite: (rows: string, _order: string) => `(select json_group_array(id) from (${rows}) x)`,
-  postgres: (rows: string, order: string) =>
-    `(select coalesce(json_agg(x.id order by ${order}), '[]')::text from (${rows}) x)`,
-} as const;
-
-/** The neighbours statement for each dialect and window size, built once (the port prepares it by its text). */
-const neighbourTexts = new Map<string, string>();
-function neighboursText(dialect: 'sqlite' | 'postgres', window: number): string {
-  let text = neighbourTexts.get(`${dialect}${window}`);
-  if (text === undefined) {
-    const aggregate = AGGREGATE[dialect];
-    const before = `select p.id as id, p.at as at from turns p where p.user_id = c.user_id and p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window}`;
-    const after = `select n.id as id, n.at as at from turns n where n.user_id = c.user_id and n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window}`;
-    text = `
-      select c.id as id, ${aggregate(before, 'x.at desc, x.id desc')} as prev, ${aggregate(after, 'x.at, x.id')} as next
+const neighboursText = perDialect<number>((statements, window) => {
+  const { jsonIds } = statements.search;
+  const before = `select p.id as id, p.at as at from turns p where p.user_id = c.user_id and p.session_id = c.session_id and (p.at, p.id) < (c.at, c.id) order by p.at desc, p.id desc limit ${window}`;
+  const after = `select n.id as id, n.at as at from turns n where n.user_id = c.user_id and n.session_id = c.session_id and (n.at, n.id) > (c.at, c.id) order by n.at, n.id limit ${window}`;
+  return `
+      select c.id as id, ${jsonIds(before, 'x.at desc, x.id desc')} as prev, ${jsonIds(after, 'x.at, x.id')} as next
       from turns c where c.id in (select value from sm_ids(?))`;
-    neighbourTexts.set(`${dialect}${window}`, text);
-  }
-  return text;
-}
+});
 
 /**
  * The two turns before and after each turn in its session (by time, then id), nearest first:
@@ -138,7 +126,7 @@ export async function neighbourIds(
   const out = new Map<number, [number[], number[]]>();
   if (ids.length === 0 || window < 1) return out;
   for (const row of await store.sql.all<{ id: number; prev: string; next: string }>(
-    neighboursText(store.sql.dialect, window),
+    neighboursText(store.dialect.statements, window),
     [JSON.stringify(ids)],
   )) {
     out.set(row.id, [JSON.parse(row.prev), JSON.parse(row.next)]);
@@ -190,7 +178,7 @@ async function idfFor(store: Store, space: Space, query: AnalyzedQuery): Promise
     const s = stem(term);
     if (stems.has(s)) continue;
     stems.add(s);
-    const df = await documentFrequency(store, space, index, 'turns', rows, term);
+    const df = await documentFrequency(store, space, { index, table: 'turns', rows, term });
     idf.set(term, Math.log(1 + (rows - df + 0.5) / (df + 0.5)));
   }
   return (term) => idf.get(term)!;
@@ -264,16 +252,15 @@ export async function rankTurns(
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
   const withSemantic = semantic ? { ...signals, [semantic.feature]: semantic.similarity(rows.values()) } : signals;
-  const features = turnFeatures(
-    queryModel(query, await idfFor(store, space, query)),
-    scored,
+  const features = turnFeatures(queryModel(query, await idfFor(store, space, query)), {
+    turns: scored,
     bm25,
-    turns,
-    withSemantic,
-    wordCache(store),
-    passageCache(store),
+    turnsById: turns,
+    signals: withSemantic,
+    cache: wordCache(store),
+    passageCache: passageCache(store),
     passages,
-  );
+  });
   // The weights for the kind of conversation: one with an assistant, or one between named people.
   const profile = scored.some((t) => t.role === 'assistant') ? tuning.chatWeights : tuning.weights;
   const weights = TURN_FEATURES.map((f) => profile[f]);

@@ -45,28 +45,46 @@ export function everyRow(
   return store.sql.all<UserRow>(text, [...params(clauses), space.userId]);
 }
 
-/**
- * The rows `found` ranked by BM25 over the user's rows, best first. `tiny`: `found` is every row
- * of the user, and the document frequencies are counted from them (and kept where the ranker
- * reads them); else they are the index's counts over the user's `rows`.
- */
-export async function rankHere(
-  store: Store,
-  space: Space,
-  index: TextIndex,
-  table: TextTable,
-  terms: string[],
-  found: UserRow[],
-  rows: number,
-  tiny: boolean,
-  limit: number,
-): Promise<Scored[]> {
+/** What rankHere scores: `found` among the user's `rows` of `table`, the best `limit` kept. */
+export type RankHereInput = {
+  index: TextIndex;
+  table: TextTable;
+  terms: string[];
+  found: UserRow[];
+  /** The user's rows in the table (tableRows). */
+  rows: number;
+  /** `found` is every row of the user: document frequencies are counted from them (and kept where the ranker reads them). */
+  tiny: boolean;
+  limit: number;
+};
+
+/** A row as BM25 sees it: its length in words and each term's frequency in it. */
+type Doc = { id: number; length: number; tf: number[]; keep: boolean };
+
+/** Each term's IDF, from the rows found when they are all the user's, else from the index's counts. */
+async function idfOf(store: Store, space: Space, input: RankHereInput, docs: Doc[]): Promise<number[]> {
+  const { index, table, terms, rows, tiny } = input;
+  let df: number[];
+  if (tiny) {
+    df = terms.map((_, i) => docs.reduce((n, d) => n + (d.tf[i]! > 0 ? 1 : 0), 0));
+    rememberFrequencies(store, space, { index, table, rows, terms, counts: df });
+  } else {
+    df = [];
+    for (const term of terms) df.push(await documentFrequency(store, space, { index, table, rows, term }));
+  }
+  const total = tiny ? input.found.length : rows;
+  return df.map((n) => Math.log(1 + (total - Math.max(1, n) + 0.5) / (Math.max(1, n) + 0.5)));
+}
+
+/** The rows `found` ranked by BM25 over the user's rows, best first. */
+export async function rankHere(store: Store, space: Space, input: RankHereInput): Promise<Scored[]> {
+  const { found, terms, limit } = input;
   if (found.length === 0 || terms.length === 0) return [];
   const stems = terms.map(stem);
   const slots = new Map<string, number[]>();
   stems.forEach((s, i) => slots.set(s, [...(slots.get(s) ?? []), i]));
-  const cache = wordCache(store, table);
-  const docs = found.map((row) => {
+  const cache = wordCache(store, input.table);
+  const docs: Doc[] = found.map((row) => {
     const words = cachedStems(cache, row.id, row.text);
     const tf = new Array<number>(stems.length).fill(0);
     for (const word of words) {
@@ -75,16 +93,7 @@ export async function rankHere(
     }
     return { id: row.id, length: words.length, tf, keep: row.keep === 1 };
   });
-  const total = tiny ? found.length : rows;
-  let frequencies: number[];
-  if (tiny) {
-    frequencies = terms.map((_, i) => docs.reduce((n, d) => n + (d.tf[i]! > 0 ? 1 : 0), 0));
-    rememberFrequencies(store, space, index, table, rows, terms, frequencies);
-  } else {
-    frequencies = [];
-    for (const term of terms) frequencies.push(await documentFrequency(store, space, index, table, rows, term));
-  }
-  const idf = frequencies.map((df) => Math.log(1 + (total - Math.max(1, df) + 0.5) / (Math.max(1, df) + 0.5)));
+  const idf = await idfOf(store, space, input, docs);
   const average = docs.reduce((sum, d) => sum + d.length, 0) / docs.length || 1;
   const scored: Scored[] = [];
   for (const doc of docs) {

@@ -9,9 +9,6 @@ import type { TextIndex } from '../kernel/store.ts';
 /** Words of a query matched at most: each is a LIKE over every candidate row. */
 const MAX_WORDS = 16;
 
-/** SQLite's LIKE folds ASCII case; Postgres's folds none, its ILIKE folds what the server's locale knows. */
-const LIKE = { sqlite: 'like', postgres: 'ilike' } as const;
-
 /**
  * The column a word is matched in. A memory's content_key is already normalised (lower case).
  * A non-ASCII word (école) is matched against the turn text normalised as the terms are (ÉCOLE ->
@@ -22,7 +19,7 @@ const columnFor = (store: Store, table: 'turns' | 'memories', words: string[]) =
     ? 'm.content_key like'
     : words.some(hasNonAscii)
       ? 'sm_normalize(t.text) like'
-      : `t.text ${LIKE[store.sql.dialect]}`;
+      : `t.text ${store.dialect.statements.likeFoldingCase}`;
 
 export const LIKE_INDEX: TextIndex = {
   kind: 'like',
@@ -42,7 +39,7 @@ export const LIKE_INDEX: TextIndex = {
     return (await store.sql.get<{ n: number }>(text, [space.userId, `%${escapeLike(term)}%`]))!.n;
   },
 
-  async rank(store, _space, table, terms, clauses, limit): Promise<Scored[]> {
+  async rank(store, _space, { table, terms, clauses, limit }): Promise<Scored[]> {
     const { alias } = SCORED[table];
     const words = terms.slice(0, MAX_WORDS);
     if (words.length === 0) return [];

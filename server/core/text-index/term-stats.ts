@@ -32,7 +32,10 @@ function remember<V>(map: Map<string, V>, key: string, value: V): V {
   return value;
 }
 
-function cacheFor(store: Store, space: Space, index: TextIndex, table: TextTable, rows: number): Cache {
+/** Which counts: the user's rows of `table` (`rows` of them) as `index` counts them. */
+export type CountScope = { index: TextIndex; table: TextTable; rows: number };
+
+function cacheFor(store: Store, space: Space, { index, table, rows }: CountScope): Cache {
   const byKey = cachesOf(store).df;
   // Indexes count a little differently (FTS5 tokens, Postgres lexemes, LIKE substrings): one cache each.
   const key = `${space.userId}\u0000${table}:${index.kind}`;
@@ -47,15 +50,13 @@ function cacheFor(store: Store, space: Space, index: TextIndex, table: TextTable
 export async function documentFrequency(
   store: Store,
   space: Space,
-  index: TextIndex,
-  table: TextTable,
-  rows: number,
-  term: string,
+  scope: CountScope & { term: string },
 ): Promise<number> {
-  const cache = cacheFor(store, space, index, table, rows);
+  const { term } = scope;
+  const cache = cacheFor(store, space, scope);
   let df = cache.df.get(term);
   if (df === undefined) {
-    df = await index.count(store, space, table, term);
+    df = await scope.index.count(store, space, scope.table, term);
     if (cache.df.size >= CACHE_SIZE) cache.df.clear();
     cache.df.set(term, df);
   }
@@ -66,13 +67,10 @@ export async function documentFrequency(
 export function rememberFrequencies(
   store: Store,
   space: Space,
-  index: TextIndex,
-  table: TextTable,
-  rows: number,
-  terms: string[],
-  counts: number[],
+  scope: CountScope & { terms: string[]; counts: number[] },
 ) {
-  const cache = cacheFor(store, space, index, table, rows);
+  const { terms, counts } = scope;
+  const cache = cacheFor(store, space, scope);
   terms.forEach((term, i) => {
     if (cache.df.size >= CACHE_SIZE) cache.df.clear();
     cache.df.set(term, counts[i]!);
@@ -114,14 +112,12 @@ export async function tableRows(store: Store, space: Space, table: TextTable): P
 export async function selectiveTerms(
   store: Store,
   space: Space,
-  index: TextIndex,
-  table: TextTable,
-  terms: string[],
-  rows: number,
+  scope: CountScope & { terms: string[] },
 ): Promise<string[]> {
+  const { terms, rows } = scope;
   if (rows <= COMMON_DF || terms.length === 0) return terms;
   const scored: { term: string; df: number }[] = [];
-  for (const term of terms) scored.push({ term, df: await documentFrequency(store, space, index, table, rows, term) });
+  for (const term of terms) scored.push({ term, df: await documentFrequency(store, space, { ...scope, term }) });
   const rare = scored.filter((t) => t.df <= COMMON_DF).map((t) => t.term);
   if (rare.length > 0) return rare;
   return scored

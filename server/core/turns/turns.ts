@@ -122,7 +122,7 @@ export async function addParsedTurn<R>(
     let inserted: unknown[];
     let jobRow: unknown[] | undefined;
     let speaker: EntityRow | undefined;
-    if (store.sql.dialect === 'postgres') {
+    if (store.dialect.statements.combinesWrites) {
       const speakerKey = readSpeaker && parsed.name ? entityKey(parsed.name, EntityType.Person) : '';
       const params = [space.userId, parsed.sessionId, at, at, ...values];
       if (turnJob) params.push(turnJob, now, JOB_DEFAULTS.maxAttempts, now, now);

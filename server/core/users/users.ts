@@ -46,11 +46,6 @@ const COUNTS = `
   (select max(at) from (select max(last_seen_at) as at from sessions where user_id = u.id
     union all select max(created_at) from memories where user_id = u.id) latest) as lastActiveAt`;
 
-const PREFIX_RANGE = {
-  sqlite: 'where u.id >= ? and u.id < ?',
-  postgres: 'where u.id collate "C" >= ? and u.id collate "C" < ?',
-} as const;
-
 export const listUsersSchema = z.object({
   /** Only users whose id starts with this. */
   prefix: z.string().max(128).nullish(),
@@ -64,7 +59,8 @@ export async function listUsers(store: Store, input: ListUsersInput = {}): Promi
   const { prefix, limit, offset } = parseInput(listUsersSchema, input);
   // A prefix range on the primary key: '\uffff' sorts after every id character in byte order
   // (SQLite's; on Postgres asked for, whatever the database's collation).
-  const range = prefix ? PREFIX_RANGE[store.sql.dialect] : '';
+  const byteOrder = store.dialect.statements.byteOrder;
+  const range = prefix ? `where u.id${byteOrder} >= ? and u.id${byteOrder} < ?` : '';
   const params = prefix ? [prefix, `${prefix}\uffff`] : [];
   const rows = await store.sql.all<UserRow>(
     `select u.id as id, u.created_at as createdAt, ${COUNTS} from users u ${range} order by u.id limit ? offset ?`,
@@ -95,17 +91,6 @@ export type ForgetUserResult = {
   vacuumed: boolean;
 };
 
-const TABLE_EXISTS = {
-  sqlite: 'select 1 from sqlite_master where name = ?',
-  postgres: 'select 1 from pg_tables where tablename = ? and schemaname = current_schema()',
-} as const;
-
-/** Jobs of the user, by their row or by their payload (which names users it works on). */
-const DELETE_JOBS = {
-  sqlite: "delete from jobs where user_id = ? or payload ->> '$.userId' = ?",
-  postgres: "delete from jobs where user_id = ? or payload::jsonb ->> 'userId' = ?",
-} as const;
-
 /** Plain tables, and vec0 tables of an earlier release not moved yet (moved when vectors go on). */
 const VECTOR_TABLE_NAMES = [...Object.values(VECTOR_TABLES), ...Object.values(LEGACY_VECTOR_TABLES)];
 
@@ -126,7 +111,7 @@ export async function forgetUser(
     const run = async (sql: string, params: string[] = [userId]) => (await store.sql.run(sql, params)).changes;
     let vectors = 0;
     for (const table of VECTOR_TABLE_NAMES) {
-      if (!(await store.sql.get(TABLE_EXISTS[store.sql.dialect], [table]))) continue;
+      if (!(await store.sql.get(store.dialect.statements.tableExists, [table]))) continue;
       vectors += await run(`delete from ${table} where user_id = ?`);
     }
     // Junction rows go with their owners (foreign keys cascade); links and relations likewise.
@@ -135,7 +120,9 @@ export async function forgetUser(
     const sessions = await run('delete from sessions where user_id = ?');
     const entities = await run('delete from entities where user_id = ?');
     const events = await run('delete from memory_events where user_id = ?');
-    const jobs = await run(DELETE_JOBS[store.sql.dialect], [userId, userId]);
+    // Jobs of the user, by their row or by their payload (which names users it works on).
+    const payloadUser = store.dialect.statements.jsonField('payload', 'userId');
+    const jobs = await run(`delete from jobs where user_id = ? or ${payloadUser} = ?`, [userId, userId]);
     const tokens = await run('delete from access_tokens where user_id = ?');
     await run('delete from users where id = ?');
     publish(store, { type: 'user', action: 'forgotten', userId, at: store.clock.now() });

@@ -32,13 +32,6 @@ export function localVectors(store: Store): boolean {
 }
 
 const CATCH_UP_PENDING = "select 1 from jobs where id = ? and status = 'pending'";
-/** A pending catch-up of any process: its payload's catchUp flag (the payload is JSON text; Postgres reads it as jsonb). */
-const ANY_CATCH_UP = {
-  sqlite: "select id from jobs where status = 'pending' and type = ? and payload ->> '$.catchUp' limit 1",
-  postgres:
-    "select id from jobs where status = 'pending' and type = ? and payload::jsonb ->> 'catchUp' = 'true' limit 1",
-} as const;
-
 /** The catch-up job this process queued last, by store. */
 const queued = new WeakMap<Store, number>();
 
@@ -49,7 +42,9 @@ const queued = new WeakMap<Store, number>();
 export async function queueCatchUp(store: Store) {
   const last = queued.get(store);
   if (last !== undefined && (await store.sql.pluck(CATCH_UP_PENDING, [last]))) return;
-  const any = last === undefined && (await store.sql.pluck<number>(ANY_CATCH_UP[store.sql.dialect], [JobType.Embed]));
+  // A pending catch-up of any process: its payload's catchUp flag.
+  const anyCatchUp = store.dialect.statements.jobs.anyCatchUp;
+  const any = last === undefined && (await store.sql.pluck<number>(anyCatchUp, [JobType.Embed]));
   queued.set(store, any || (await enqueueJob(store, JobType.Embed, { catchUp: true })).id);
 }
 

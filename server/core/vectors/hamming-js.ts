@@ -19,14 +19,14 @@ const fold4 = (a: number, b: number, c: number, e: number) => {
   return Math.imul(a + c, 0x01010101) >>> 24;
 };
 
+/** The Hamming distance of each of `rows.size` codes to `query` into `into.dist`, counted in `into.histogram`. */
 export function scanJs(
-  codes: Uint32Array,
+  rows: { codes: Uint32Array; size: number; words: number },
   query: Uint32Array,
-  size: number,
-  words: number,
-  dist: Uint16Array,
-  histogram: Uint32Array,
+  into: { dist: Uint16Array; histogram: Uint32Array },
 ) {
+  const { codes, size, words } = rows;
+  const { dist, histogram } = into;
   if (words % 4 === 0) {
     for (let i = 0, base = 0; i < size; i++, base += words) {
       let d = 0;

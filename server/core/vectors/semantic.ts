@@ -66,7 +66,7 @@ export async function semanticSignal(
   const state = vectorState(store);
   const nearest =
     k > 0 && state.ready && state.spec.model === localModel(table.source)
-      ? await knnIds(store, space, 'turns', vector, k)
+      ? await knnIds(store, space, { table: 'turns', vector, k })
       : [];
   let cache = vectorCaches.get(store);
   if (!cache) vectorCaches.set(store, (cache = new Map()));
@@ -110,7 +110,7 @@ export async function vectorSignal(
   vector: Float32Array,
   k: number,
 ): Promise<SemanticSignal> {
-  const pool = await knnPool(store, space, 'turns', vector, k);
+  const pool = await knnPool(store, space, { table: 'turns', vector, k });
   const near = new Map(pool.map((n) => [n.id, 1 - n.distance]));
   const floor = pool.length >= rerankPool(k) ? 1 - pool.at(-1)!.distance : 0;
   const weighed = !query.temporal;

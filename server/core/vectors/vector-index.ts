@@ -278,12 +278,9 @@ let distances = new Uint16Array(0);
  */
 export async function hammingNearest(
   store: Store,
-  table: VectorTable,
-  userId: string,
-  query: Uint32Array,
-  mean: string,
-  m: number,
+  near: { table: VectorTable; userId: string; query: Uint32Array; mean: string; m: number },
 ): Promise<number[]> {
+  const { table, userId, query, mean, m } = near;
   const index = await indexFor(store, table, userId, query.length, mean);
   const { size, ids, codes, words } = index;
   if (size - index.dead.length <= m) return [...new Set(Array.from(ids.subarray(0, size)).filter((id) => id >= 0))];
@@ -299,7 +296,7 @@ export async function hammingNearest(
     if (distances.length < size) distances = new Uint16Array(Math.max(size, distances.length * 2));
     dist = distances;
     histogram = new Uint32Array(words * 32 + 2);
-    scanJs(codes, query, size, words, dist, histogram);
+    scanJs({ codes, size, words }, query, { dist, histogram });
   }
   // Deleted slots move past every real distance (bits + 1).
   for (const slot of index.dead) {

@@ -125,40 +125,36 @@ export async function countVectors(store: Store, table: VectorTable): Promise<nu
   return (await store.sql.get<{ n: number }>(`select count(*) as n from ${VECTOR_TABLES[table]}`))!.n;
 }
 
+/** A KNN: the `k` nearest of `table` to `vector`, reranked exactly among `pool` candidates (rerankPool(k) by default). */
+export type KnnQuery = { table: VectorTable; vector: Float32Array; k: number; pool?: number };
+
 /**
  * The user's nearest ids by cosine distance, nearest first (that user's vectors only: the index
  * is the user's, and the rerank reads rows of that user). Other filters apply afterwards (hydrate).
  */
-export async function knnIds(
-  store: Store,
-  space: Space,
-  table: VectorTable,
-  vector: Float32Array,
-  k: number,
-  pool = rerankPool(k),
-): Promise<number[]> {
-  return (await knnPool(store, space, table, vector, k, pool)).slice(0, k).map((near) => near.id);
+export async function knnIds(store: Store, space: Space, query: KnnQuery): Promise<number[]> {
+  return (await knnPool(store, space, query)).slice(0, query.k).map((near) => near.id);
 }
 
 /**
  * Every candidate the KNN of k reranked exactly (`pool` of them, or all of the user's rows when
  * fewer), with its distance, nearest first.
  */
-export async function knnPool(
-  store: Store,
-  space: Space,
-  table: VectorTable,
-  vector: Float32Array,
-  k: number,
-  pool = rerankPool(k),
-): Promise<Near[]> {
+export async function knnPool(store: Store, space: Space, query: KnnQuery): Promise<Near[]> {
+  const { table, vector, k, pool = rerankPool(k) } = query;
   const state = vectorState(store);
   if (!state.ready || vector.length !== state.spec.dimensions || k <= 0) return [];
   const mean = await meanOf(store, table);
   const code = signBits(vector, mean.values);
   // A second pass only when the first found much of its index deleted (it is rebuilt for it).
   for (let pass = 0; ; pass++) {
-    const candidates = await hammingNearest(store, table, space.userId, code, mean.key, Math.max(k, pool));
+    const candidates = await hammingNearest(store, {
+      table,
+      userId: space.userId,
+      query: code,
+      mean: mean.key,
+      m: Math.max(k, pool),
+    });
     if (candidates.length === 0) return [];
     const found = await rerank(store, table, space.userId, candidates, vector);
     if (pass === 0 && reportFound(store, table, space.userId, candidates.length, found.length)) continue;

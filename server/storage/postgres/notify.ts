@@ -81,6 +81,81 @@ const RETRY_MAX_MS = 5_000;
 /** A connection that died without a word (a network gone quiet) is found by the next ping. */
 const PING_MS = 30_000;
 
+/** One LISTEN connection's state: the client now, whether it was lost, and the wait before the next try. */
+type Listening = {
+  config: pg.ClientConfig;
+  channel: string;
+  hear: (payload: string) => void;
+  reconnected: () => void;
+  up?: (listening: boolean) => void;
+  stopped: boolean;
+  current: pg.Client | null;
+  timer: NodeJS.Timeout | undefined;
+  delay: number;
+  lost: boolean;
+  isUp: boolean;
+  ready: () => void;
+};
+
+const setUp = (state: Listening, value: boolean) => {
+  if (state.isUp === value) return;
+  state.isUp = value;
+  state.up?.(value);
+};
+
+function retry(state: Listening) {
+  if (state.stopped || state.timer) return;
+  state.timer = setTimeout(() => {
+    state.timer = undefined;
+    void connect(state);
+  }, state.delay);
+  state.timer.unref();
+  state.delay = Math.min(RETRY_MAX_MS, state.delay * 2);
+}
+
+/** The connection `client` is lost (an error, its end, a failed ping): said once, then connecting again. */
+function drop(state: Listening, client: pg.Client, error?: Error) {
+  if (state.current !== client) return;
+  state.current = null;
+  setUp(state, false);
+  if (!state.lost && !state.stopped)
+    logger.warn(
+      { err: error?.message },
+      "the connection listening for other nodes' changes was lost: connecting again",
+    );
+  state.lost = true;
+  client.end().catch(() => undefined);
+  retry(state);
+}
+
+async function connect(state: Listening) {
+  if (state.stopped) return;
+  const client = new pg.Client({ ...state.config, keepAlive: true });
+  client.on('notification', (message) => {
+    if (message.channel === state.channel && message.payload) state.hear(message.payload);
+  });
+  client.on('error', (error) => drop(state, client, error));
+  client.on('end', () => drop(state, client));
+  state.current = client;
+  try {
+    await client.connect();
+    await client.query(`listen ${state.channel}`);
+  } catch (error) {
+    drop(state, client, error as Error);
+    return;
+  }
+  if (state.stopped) return void (await client.end().catch(() => undefined));
+  if (state.current !== client) return;
+  state.delay = RETRY_FIRST_MS;
+  if (state.lost) {
+    state.lost = false;
+    logger.info("listening for other nodes' changes again");
+    state.reconnected();
+  }
+  setUp(state, true);
+  state.ready();
+}
+
 /**
  * LISTENs on `channel` on a connection of its own (a pooled one would be handed to queries),
  * and keeps listening: when the connection is lost (the server restarted, the network failed) it
@@ -94,88 +169,29 @@ export function listenOnServer(
   reconnected: () => void,
   up?: (listening: boolean) => void,
 ) {
-  let stopped = false;
-  let current: pg.Client | null = null;
-  let timer: NodeJS.Timeout | undefined;
-  let delay = RETRY_FIRST_MS;
-  let lost = false;
-  let isUp = false;
-  const setUp = (value: boolean) => {
-    if (isUp === value) return;
-    isUp = value;
-    up?.(value);
-  };
   let ready!: () => void;
   const listening = new Promise<void>((resolve) => (ready = resolve));
-
-  const retry = () => {
-    if (stopped || timer) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      void connect();
-    }, delay);
-    timer.unref();
-    delay = Math.min(RETRY_MAX_MS, delay * 2);
+  const state: Listening = {
+    ...{ config, channel, hear, reconnected, up, ready },
+    ...{ stopped: false, current: null, timer: undefined, delay: RETRY_FIRST_MS, lost: false, isUp: false },
   };
-  const drop = (client: pg.Client, error?: Error) => {
-    if (current !== client) return;
-    current = null;
-    setUp(false);
-    if (!lost && !stopped)
-      logger.warn(
-        { err: error?.message },
-        "the connection listening for other nodes' changes was lost: connecting again",
-      );
-    lost = true;
-    client.end().catch(() => undefined);
-    retry();
-  };
-
-  async function connect() {
-    if (stopped) return;
-    const client = new pg.Client({ ...config, keepAlive: true });
-    client.on('notification', (message) => {
-      if (message.channel === channel && message.payload) hear(message.payload);
-    });
-    client.on('error', (error) => drop(client, error));
-    client.on('end', () => drop(client));
-    current = client;
-    try {
-      await client.connect();
-      await client.query(`listen ${channel}`);
-    } catch (error) {
-      drop(client, error as Error);
-      return;
-    }
-    if (stopped) return void (await client.end().catch(() => undefined));
-    if (current !== client) return;
-    delay = RETRY_FIRST_MS;
-    if (lost) {
-      lost = false;
-      logger.info("listening for other nodes' changes again");
-      reconnected();
-    }
-    setUp(true);
-    ready();
-  }
-
   const ping = setInterval(() => {
-    const client = current;
-    client?.query('select 1').catch((error: Error) => drop(client, error));
+    const client = state.current;
+    client?.query('select 1').catch((error: Error) => drop(state, client, error));
   }, PING_MS);
   ping.unref();
-  void connect();
+  void connect(state);
 
   return {
     ready: listening,
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
+      state.stopped = true;
+      clearTimeout(state.timer);
       clearInterval(ping);
       ready();
-      const client = current;
-      current = null;
-      setUp(false);
+      const client = state.current;
+      state.current = null;
+      setUp(state, false);
       await client?.end().catch(() => undefined);
     },
   };

@@ -13,7 +13,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { ChangeEvent, Hearing, Sql, SqlParam } from '../../core/kernel/store.ts';
 import { logger } from '../../logger.ts';
-import { pgliteClient, poolClient, type AtCommit, type Query } from './connections.ts';
+import { type AtCommit, type Client, pgliteClient, poolClient, type Query } from './connections.ts';
 import { asDatabaseFault } from './faults.ts';
 import { announcer, CHANGES_CHANNEL, receiver } from './notify.ts';
 import { toPostgresSql } from './sql-text.ts';
@@ -50,30 +50,46 @@ const GIN_INDEXES = `select c.relname from pg_class c join pg_am a on a.oid = c.
 const CHECKSUMS = `select current_setting('data_checksums') = 'on', checksum_failures
   from pg_stat_database where datname = current_database()`;
 
-/** `location`: where the data lives, safe to print (see url.ts). */
-export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sql {
-  const client = 'connect' in target ? poolClient(target) : pgliteClient(target);
-  // The transaction this async context runs in: its queries go to its connection, from any depth.
-  const current = new AsyncLocalStorage<Query>();
-  // Said once when the database stops answering and once when it answers again, not per request.
+/** What the parts of the port share: the client, the transaction in the async context, and how faults read. */
+type Port = {
+  client: Client;
+  /** The transaction this async context runs in: its queries go to its connection, from any depth. */
+  current: AsyncLocalStorage<Query>;
+  fault: (error: unknown) => unknown;
+  run: Query;
+  /** One at a time from this process, in order (transactions, and what must not overlap one). */
+  serially: <T>(body: () => Promise<T>) => Promise<T>;
+};
+
+/**
+ * Database faults as DATABASE_UNAVAILABLE, said once when the database stops answering and once
+ * when it answers again, not per request.
+ */
+function faultLog(location: string) {
   let reachable = true;
-  const fault = (error: unknown) => {
-    const converted = asDatabaseFault(error);
-    if (converted !== error && reachable) {
-      reachable = false;
-      logger.warn(
-        { where: location, err: (error as Error).message },
-        'the database cannot be reached: requests fail with DATABASE_UNAVAILABLE until it answers again',
-      );
-    }
-    return converted;
+  return {
+    fault(error: unknown): unknown {
+      const converted = asDatabaseFault(error);
+      if (converted !== error && reachable) {
+        reachable = false;
+        logger.warn(
+          { where: location, err: (error as Error).message },
+          'the database cannot be reached: requests fail with DATABASE_UNAVAILABLE until it answers again',
+        );
+      }
+      return converted;
+    },
+    answered() {
+      if (reachable) return;
+      reachable = true;
+      logger.info({ where: location }, 'the database answers again');
+    },
   };
-  const answered = () => {
-    if (reachable) return;
-    reachable = true;
-    logger.info({ where: location }, 'the database answers again');
-  };
-  const run: Query = async (text, params, arrays) => {
+}
+
+/** Runs the domain's statements on the async context's transaction, or on any connection. */
+function runner(client: Client, current: AsyncLocalStorage<Query>, faults: ReturnType<typeof faultLog>): Query {
+  return async (text, params, arrays) => {
     // store.db.transaction() sends BEGIN and COMMIT through here, where they could land on two
     // pooled connections (and would not take the write lock): transactions are write()'s.
     if (TRANSACTION_CONTROL.test(text))
@@ -81,37 +97,46 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
     const sqlText = toPostgresSql(text);
     try {
       const result = await (current.getStore() ?? client.query)(sqlText, params, arrays);
-      if (!reachable) answered();
+      faults.answered();
       return result;
     } catch (error) {
-      const converted = fault(error);
+      const converted = faults.fault(error);
       throw converted === error ? withStatement(error, sqlText) : converted;
     }
   };
-  // One transaction at a time from this process, like the SQLite connection: the others wait
-  // here without holding a pooled connection while the database lock is held.
+}
+
+/** One transaction at a time from this process; the others wait without holding a pooled connection. */
+function inOrder(): Port['serially'] {
   let queue: Promise<unknown> = Promise.resolve();
-  const serially = <T>(body: () => Promise<T>): Promise<T> => {
+  return <T>(body: () => Promise<T>): Promise<T> => {
     const result = queue.then(body, body);
     queue = result.catch(() => undefined);
     return result;
   };
-  // Statements of the open transaction (one at a time, see `serially`) that go with its COMMIT,
-  // in one round trip: its notifications and runAtCommit's writes (see connections.ts).
+}
+
+/**
+ * Write transactions under the database-wide lock, and what goes with their COMMIT in one round
+ * trip: notifications and runAtCommit's writes (see connections.ts).
+ */
+function transactions(port: Port) {
+  const { client, current } = port;
+  // Statements of the open transaction (one at a time, see `serially`) to send with its COMMIT.
   let atCommit: AtCommit[] = [];
   // The write transactions' connections (a snapshot's is in `current` too, but has no COMMIT to ride).
   const writing = new WeakSet<Query>();
-  const inWrite = () => {
-    const query = current.getStore();
-    return query !== undefined && writing.has(query);
-  };
   const sendAtCommit = () => {
     const sent = atCommit;
     atCommit = [];
     return sent;
   };
+  const begin = (wait: boolean) =>
+    wait
+      ? `select set_config('lock_timeout', '${LOCK_WAIT}', true), pg_advisory_xact_lock(${WRITE_LOCK})`
+      : `select pg_try_advisory_xact_lock(${WRITE_LOCK})`;
   const inTransaction = <T>(fn: () => Promise<T>, wait: boolean): Promise<T> =>
-    serially(() => {
+    port.serially(() => {
       atCommit = [];
       return client
         .transaction(
@@ -122,38 +147,17 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
             writing.add(query);
             return current.run(query, () => Promise.resolve(fn()));
           },
-          wait
-            ? `select set_config('lock_timeout', '${LOCK_WAIT}', true), pg_advisory_xact_lock(${WRITE_LOCK})`
-            : `select pg_try_advisory_xact_lock(${WRITE_LOCK})`,
+          begin(wait),
           sendAtCommit,
         )
         .catch((error: unknown) => {
           // A connection lost at BEGIN, at the lock or at COMMIT: the transaction did not commit.
-          throw fault(error);
+          throw port.fault(error);
         });
     });
-  // This process's scheduled tasks under way, by name (a session lock is reentrant within its
-  // session, and PGlite has one session: the lock alone would not refuse this process's own).
-  const tasks = new Set<string>();
-  const node = announcer();
-  /** Hearings connected now, and a count of their connects and disconnects (see dataVersion). */
-  let listening = 0;
-  let epoch = 0;
-  const hearings = new Set<Hearing>();
-  const sql: Sql = {
-    dialect: 'postgres',
-    all: async <T>(text: string, params: readonly SqlParam[] = []) => (await run(text, params, false)).rows as T[],
-    get: async <T>(text: string, params: readonly SqlParam[] = []) =>
-      (await run(text, params, false)).rows[0] as T | undefined,
-    values: async (text, params = []) => (await run(text, params, true)).rows as unknown[][],
-    // The whole result is read: a statement asked for one row is expected to select few.
-    row: async (text, params = []) => (await run(text, params, true)).rows[0] as unknown[] | undefined,
-    pluck: async <T>(text: string, params: readonly SqlParam[] = []) =>
-      ((await run(text, params, true)).rows[0] as unknown[] | undefined)?.[0] as T | undefined,
-    run: async (text, params = []) => ({ changes: (await run(text, params, false)).changes }),
-    // A transaction inside another joins it (write() already does; this keeps a direct call from waiting on itself).
-    transaction: (fn) => (current.getStore() ? fn() : inTransaction(fn, true)),
-    writeIfFree: async (fn) => {
+  return {
+    transaction: <T>(fn: () => Promise<T>) => (current.getStore() ? fn() : inTransaction(fn, true)),
+    writeIfFree: async <T>(fn: () => Promise<T>) => {
       if (current.getStore()) return fn();
       try {
         return await inTransaction(fn, false);
@@ -162,6 +166,21 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
         throw error;
       }
     },
+    /** Whether statements can go with the open write's COMMIT: not outside one, nor on PGlite (nothing to save). */
+    deferring(): boolean {
+      const query = current.getStore();
+      return query !== undefined && writing.has(query) && !client.single;
+    },
+    /** Sends `statements` with the open write's COMMIT (when `deferring()`). */
+    defer(...statements: AtCommit[]) {
+      atCommit.push(...statements);
+    },
+  };
+}
+
+/** The maintenance a doctor and the nightly job ask for: compact, check, optimize. */
+function maintenance({ client, run, fault, serially }: Port): Pick<Sql, 'compact' | 'check' | 'optimize'> {
+  return {
     // VACUUM FULL rewrites every table and index into new files, so a deleted row's text is no
     // longer in the database's files (the WAL keeps it until recycled). It cannot run in a
     // transaction; queued like one so none of this process's is open meanwhile.
@@ -170,19 +189,6 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
         async () =>
           void (await client.query('vacuum full', [], false).catch((error: unknown) => Promise.reject(fault(error)))),
       ),
-    // The WAL insert position moves with every committed write of any connection, this one's
-    // included (SQLite's data_version leaves out its own), and with maintenance that writes WAL
-    // (vacuum, a read pruning a page): a cache keyed on it refreshes for nothing then, never
-    // misses a commit. PGlite has it too. Read-only transactions do not move it.
-    dataVersion: async () => {
-      // While this node hears the others, their commits reach its caches as events (as its own
-      // do): the version moves only when the hearing starts or stops, when events may be missed.
-      if (listening > 0) return -epoch;
-      return Number(
-        ((await run("select pg_current_wal_insert_lsn() - '0/0'::pg_lsn", [], true)).rows[0] as unknown[])[0],
-      );
-    },
-    location,
     // Postgres checks what it reads as it reads it; what a doctor can ask is whether a page
     // checksum failed, which it counts when the cluster was made with checksums (initdb -k).
     check: async () => {
@@ -209,34 +215,36 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
       for (const name of indexes) await run('select gin_clean_pending_list(cast(? as regclass))', [name], true);
       return { indexes, ms: Math.round((performance.now() - started) * 100) / 100 };
     },
-    get open() {
-      return client.open;
-    },
-    close: async () => {
-      await Promise.all([...hearings].map((hearing) => hearing.stop()));
-      if (client.open) await client.close();
-    },
-    exclusively: async (name, fn) => {
-      if (tasks.has(name)) return undefined;
-      tasks.add(name);
-      try {
-        return await client.holding(taskKey(name), fn);
-      } catch (error) {
-        throw fault(error);
-      } finally {
-        tasks.delete(name);
-      }
-    },
-    runAtCommit: async (text, params = []) => {
-      if (inWrite() && !client.single) atCommit.push({ text: toPostgresSql(text), params });
-      else await run(text, params, false);
+  };
+}
+
+/** Other nodes' changes: announced with this node's commits, heard on a channel, and the data version caches key on. */
+function changes(port: Port, commit: { deferring(): boolean; defer(...statements: AtCommit[]): void }) {
+  const { client, run } = port;
+  const node = announcer();
+  /** Hearings connected now, and a count of their connects and disconnects (see dataVersion). */
+  let listening = 0;
+  let epoch = 0;
+  const hearings = new Set<Hearing>();
+  const sql: Pick<Sql, 'dataVersion' | 'announce' | 'listen'> = {
+    // The WAL insert position moves with every committed write of any connection, this one's
+    // included (SQLite's data_version leaves out its own), and with maintenance that writes WAL
+    // (vacuum, a read pruning a page): a cache keyed on it refreshes for nothing then, never
+    // misses a commit. PGlite has it too. Read-only transactions do not move it.
+    dataVersion: async () => {
+      // While this node hears the others, their commits reach its caches as events (as its own
+      // do): the version moves only when the hearing starts or stops, when events may be missed.
+      if (listening > 0) return -epoch;
+      return Number(
+        ((await run("select pg_current_wal_insert_lsn() - '0/0'::pg_lsn", [], true)).rows[0] as unknown[])[0],
+      );
     },
     // In a transaction: with its COMMIT on a server, or on its connection (PGlite), which
     // Postgres delivers at commit. Outside one: at once, on its own.
     announce: async (events: readonly ChangeEvent[]) => {
       const payloads = node.payloads(events);
-      if (inWrite() && !client.single)
-        atCommit.push(
+      if (commit.deferring())
+        commit.defer(
           ...payloads.map((payload) => `select pg_notify('${CHANGES_CHANNEL}', ${pg.escapeLiteral(payload)})`),
         );
       else for (const payload of payloads) await run('select pg_notify(?, ?)', [CHANGES_CHANNEL, payload], true);
@@ -265,27 +273,86 @@ export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sq
       return hearing;
     },
   };
+  return { sql, stopHearings: () => Promise.all([...hearings].map((hearing) => hearing.stop())) };
+}
+
+/** A read-only view on a pinned connection (a server only): the view's statements go to it as a transaction's do. */
+function snapshots(sql: Sql, { client, current, fault }: Port): Sql['snapshot'] {
   const pin = client.pin;
-  if (pin) {
-    // The view's statements go to the pinned connection as a transaction's do (see `run`).
-    sql.snapshot = async () => {
-      const pinned = await pin().catch((error: unknown) => Promise.reject(fault(error)));
-      const on =
-        <A extends unknown[], R>(method: (...args: A) => Promise<R>) =>
-        (...args: A) =>
-          current.run(pinned.query, () => method(...args));
-      const view: Sql = {
-        ...sql,
-        all: on(sql.all) as Sql['all'],
-        get: on(sql.get) as Sql['get'],
-        values: on(sql.values),
-        row: on(sql.row),
-        pluck: on(sql.pluck) as Sql['pluck'],
-        run: on(sql.run),
-        snapshot: undefined,
-      };
-      return { sql: view, close: pinned.release };
+  if (!pin) return undefined;
+  return async () => {
+    const pinned = await pin().catch((error: unknown) => Promise.reject(fault(error)));
+    const on =
+      <A extends unknown[], R>(method: (...args: A) => Promise<R>) =>
+      (...args: A) =>
+        current.run(pinned.query, () => method(...args));
+    const view: Sql = {
+      ...sql,
+      all: on(sql.all) as Sql['all'],
+      get: on(sql.get) as Sql['get'],
+      values: on(sql.values),
+      row: on(sql.row),
+      pluck: on(sql.pluck) as Sql['pluck'],
+      run: on(sql.run),
+      snapshot: undefined,
     };
-  }
+    return { sql: view, close: pinned.release };
+  };
+}
+
+/** `location`: where the data lives, safe to print (see url.ts). */
+export function postgresSql(target: pg.Pool | PGlite, location = 'Postgres'): Sql {
+  const client = 'connect' in target ? poolClient(target) : pgliteClient(target);
+  const current = new AsyncLocalStorage<Query>();
+  const faults = faultLog(location);
+  const run = runner(client, current, faults);
+  const port: Port = { client, current, fault: faults.fault, run, serially: inOrder() };
+  const { transaction, writeIfFree, ...commit } = transactions(port);
+  const heard = changes(port, commit);
+  // This process's scheduled tasks under way, by name (a session lock is reentrant within its
+  // session, and PGlite has one session: the lock alone would not refuse this process's own).
+  const tasks = new Set<string>();
+  const sql: Sql = {
+    dialect: 'postgres',
+    all: async <T>(text: string, params: readonly SqlParam[] = []) => (await run(text, params, false)).rows as T[],
+    get: async <T>(text: string, params: readonly SqlParam[] = []) =>
+      (await run(text, params, false)).rows[0] as T | undefined,
+    values: async (text, params = []) => (await run(text, params, true)).rows as unknown[][],
+    // The whole result is read: a statement asked for one row is expected to select few.
+    row: async (text, params = []) => (await run(text, params, true)).rows[0] as unknown[] | undefined,
+    pluck: async <T>(text: string, params: readonly SqlParam[] = []) =>
+      ((await run(text, params, true)).rows[0] as unknown[] | undefined)?.[0] as T | undefined,
+    run: async (text, params = []) => ({ changes: (await run(text, params, false)).changes }),
+    // A transaction inside another joins it (write() already does; this keeps a direct call from waiting on itself).
+    transaction,
+    writeIfFree,
+    runAtCommit: async (text, params = []) => {
+      if (commit.deferring()) commit.defer({ text: toPostgresSql(text), params });
+      else await run(text, params, false);
+    },
+    ...maintenance(port),
+    ...heard.sql,
+    location,
+    get open() {
+      return client.open;
+    },
+    close: async () => {
+      await heard.stopHearings();
+      if (client.open) await client.close();
+    },
+    exclusively: async (name, fn) => {
+      if (tasks.has(name)) return undefined;
+      tasks.add(name);
+      try {
+        return await client.holding(taskKey(name), fn);
+      } catch (error) {
+        throw faults.fault(error);
+      } finally {
+        tasks.delete(name);
+      }
+    },
+  };
+  const snapshot = snapshots(sql, port);
+  if (snapshot) sql.snapshot = snapshot;
   return sql;
 }

@@ -120,7 +120,8 @@ export const TSVECTOR_INDEX: TextIndex = {
     return (await store.sql.get<{ n: number }>(COUNT[table], [space.userId, query]))!.n;
   },
 
-  async rank(store: Store, space, table, terms, clauses, limit, rows): Promise<Scored[]> {
+  async rank(store: Store, space, ranked): Promise<Scored[]> {
+    const { table, terms, clauses, limit, rows } = ranked;
     const query = tsQuery(terms, 'any');
     if (!query) return [];
     const tiny = rows <= TINY_USER_ROWS;
@@ -130,18 +131,9 @@ export const TSVECTOR_INDEX: TextIndex = {
     // Stop words only ("who am I"): the vectors leave them out, so the index finds nothing; the
     // user's newest rows are read and ranked here instead, as FTS5 (which keeps every word) would.
     if (found.length === 0 && !tiny && terms.every(isStopword)) {
-      return rankHere(
-        store,
-        space,
-        TSVECTOR_INDEX,
-        table,
-        terms,
-        await everyRow(store, space, table, clauses, STOPWORD_ROWS),
-        rows,
-        false,
-        limit,
-      );
+      const newest = await everyRow(store, space, table, clauses, STOPWORD_ROWS);
+      return rankHere(store, space, { index: TSVECTOR_INDEX, table, terms, found: newest, rows, tiny: false, limit });
     }
-    return rankHere(store, space, TSVECTOR_INDEX, table, terms, found, rows, tiny, limit);
+    return rankHere(store, space, { index: TSVECTOR_INDEX, table, terms, found, rows, tiny, limit });
   },
 };

@@ -96,7 +96,8 @@ export const FTS5_INDEX: TextIndex = {
   },
 
   /** The MATCH names the user (its `space` token) unless the user owns most of the table. */
-  async rank(store, space, table, terms, clauses, limit, rows): Promise<Scored[]> {
+  async rank(store, space, query): Promise<Scored[]> {
+    const { table, terms, clauses, limit, rows } = query;
     const expression = ftsAny(terms);
     if (!expression) return [];
     const scope = await ftsScope(store, space, table, rows);
@@ -105,7 +106,7 @@ export const FTS5_INDEX: TextIndex = {
       const found = tiny
         ? await everyRow(store, space, table, clauses)
         : await matchedRows(store, table, scope.match(expression), clauses);
-      return rankHere(store, space, FTS5_INDEX, table, terms, found, scope.rows, tiny, limit);
+      return rankHere(store, space, { index: FTS5_INDEX, table, terms, found, rows: scope.rows, tiny, limit });
     }
     // Filters cut candidates after the LIMIT, so filtered searches look further down the list
     // (memories always have status and kind filters).

@@ -20,12 +20,14 @@ const isBusy = (error: unknown) => Boolean((error as { code?: string }).code?.st
 const LIST_FUNCTION = /\bsm_(?:ids|texts)\(/g;
 const sqliteText = (text: string) => (text.includes('sm_') ? text.replace(LIST_FUNCTION, 'json_each(') : text);
 
-export function sqliteSql(sqlite: Database.Database): Sql {
-  // Three caches because raw() and pluck() switch a statement's mode for good.
-  const objects = new Map<string, Database.Statement>();
-  const arrays = new Map<string, Database.Statement>();
-  const firsts = new Map<string, Database.Statement>();
-  const statement = (cache: Map<string, Database.Statement>, text: string, mode?: 'raw' | 'pluck') => {
+type Cache = Map<string, Database.Statement>;
+
+/** Statements prepared once per text; three caches because raw() and pluck() switch a statement's mode for good. */
+function statements(sqlite: Database.Database) {
+  const objects: Cache = new Map();
+  const arrays: Cache = new Map();
+  const firsts: Cache = new Map();
+  const statement = (cache: Cache, text: string, mode?: 'raw' | 'pluck') => {
     let prepared = cache.get(text);
     if (!prepared) {
       prepared = sqlite.prepare(sqliteText(text));
@@ -41,14 +43,17 @@ export function sqliteSql(sqlite: Database.Database): Sql {
    * (native-handles.ts).
    */
   const pragma = (text: string) => statement(firsts, `pragma ${text}`, 'pluck').get();
+  return { objects, arrays, firsts, statement, pragma };
+}
+
+/** The one connection's order: one transaction at a time, and statements from outside it after it. */
+function ordering(sqlite: Database.Database) {
   let queue: Promise<unknown> = Promise.resolve();
   const serially = <T>(body: () => Promise<T>): Promise<T> => {
     const result = queue.then(body, body);
     queue = result.catch(() => undefined);
     return result;
   };
-  /** Scheduled tasks under way in this process, by name (see `exclusively`). */
-  const tasks = new Set<string>();
   // Set for the code of the open transaction, however deep its calls and awaits go.
   const insideTransaction = new AsyncLocalStorage<true>();
   /** Runs a statement now, or after the open transaction if it does not belong to it. */
@@ -60,6 +65,7 @@ export function sqliteSql(sqlite: Database.Database): Sql {
       return Promise.reject(error);
     }
   };
+  /** `fn` in the transaction just begun: committed, or rolled back when it throws. */
   const inTransaction = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       const result = await insideTransaction.run(true, fn);
@@ -70,6 +76,14 @@ export function sqliteSql(sqlite: Database.Database): Sql {
       throw error;
     }
   };
+  return { serially, inTurn, inTransaction };
+}
+
+export function sqliteSql(sqlite: Database.Database): Sql {
+  const { objects, arrays, firsts, statement, pragma } = statements(sqlite);
+  const { serially, inTurn, inTransaction } = ordering(sqlite);
+  /** Scheduled tasks under way in this process, by name (see `exclusively`). */
+  const tasks = new Set<string>();
   return {
     dialect: 'sqlite',
     all: <T>(text: string, params: readonly SqlParam[] = []) =>
