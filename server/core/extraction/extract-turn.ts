@@ -209,6 +209,37 @@ export const llmActionSchema = z.discriminatedUnion('action', [
 export const llmActionsSchema = z.array(llmActionSchema).max(50);
 export type LlmAction = z.infer<typeof llmActionSchema>;
 
+/** What a create (or a merge naming no memory of this space) saves: standing memory protected, an instruction with its slot. */
+function factOfAction(
+  action: Exclude<LlmAction, { action: 'archive' }>,
+  turn: TurnRow | null,
+  turns: TurnRow[],
+): FactToSave {
+  const kind = action.action === 'create' && action.kind && action.kind !== 'fact' ? action.kind : undefined;
+  return {
+    content: action.content,
+    // Standing memory is protected and important, whoever recognised it.
+    ...(kind ? { kind, decayRate: 0 } : {}),
+    // An instruction carries its topic and polarity, so that a later contradicting one supersedes it.
+    ...(kind === 'instruction'
+      ? {
+          fact: {
+            subject: turn ? subjectOf(turn) : 'User',
+            slot: instructionSlot(action.content),
+            value: action.content,
+            polarity: instructionPolarity(action.content),
+          },
+        }
+      : {}),
+    importance: kind ? 1 : action.action === 'create' ? action.importance : undefined,
+    tags: action.action === 'create' ? action.tags : undefined,
+    sessionId: turn?.sessionId ?? turns[0]?.sessionId ?? null,
+    eventAt: turn?.at,
+    toldAt: turn?.at,
+    rule: 'llm',
+  };
+}
+
 /**
  * Applies the actions an LLM proposed for `turns` (one turn on addTurn, a page in consolidation).
  * Each action's source is the turn it names, or the only turn; an unknown turn id is ignored.
@@ -247,29 +278,7 @@ export async function applyLlmActions(
       continue;
     }
     const group = toSave.get(turn) ?? [];
-    const kind = action.action === 'create' && action.kind && action.kind !== 'fact' ? action.kind : undefined;
-    group.push({
-      content: action.content,
-      // Standing memory is protected and important, whoever recognised it.
-      ...(kind ? { kind, decayRate: 0 } : {}),
-      // An instruction carries its topic and polarity, so that a later contradicting one supersedes it.
-      ...(kind === 'instruction'
-        ? {
-            fact: {
-              subject: turn ? subjectOf(turn) : 'User',
-              slot: instructionSlot(action.content),
-              value: action.content,
-              polarity: instructionPolarity(action.content),
-            },
-          }
-        : {}),
-      importance: kind ? 1 : action.action === 'create' ? action.importance : undefined,
-      tags: action.action === 'create' ? action.tags : undefined,
-      sessionId: turn?.sessionId ?? turns[0]?.sessionId ?? null,
-      eventAt: turn?.at,
-      toldAt: turn?.at,
-      rule: 'llm',
-    });
+    group.push(factOfAction(action, turn, turns));
     toSave.set(turn, group);
   }
   // New facts first, so an archive naming old content cannot hit the fact that replaces it.

@@ -35,6 +35,9 @@ const FIRST_PERSON_SUBJECT = /^(?:[\w'-]+,?\s+){0,3}(?:i|i'm|i've|i'd|i'll|my|we
 /** "I'm trying to…": a task (task.current in heuristics.ts reads the lasting ones), never a statement kept whole. */
 const TRYING = /^(?:i|we)(?:'m|'re|'ve been|\s+am|\s+are|\s+have been)\s+(?:\w+\s+)?(?:trying|attempting) to\b/i;
 
+/** Said to the listener, or about trying something now: never a statement kept whole, whatever the model says. */
+export const toListenerOrTrying = (clause: string) => TO_LISTENER.test(clause) || TRYING.test(clause);
+
 /** A clause with at least this many words of four letters or more says something of its own. */
 const MIN_CONTENT_WORDS = 4;
 

@@ -4,8 +4,9 @@
 // identity-rules.ts and activity-rules.ts; a clause about a relative is read by relatives.ts with the same rules, and every fact is
 // said as fact-sentences.ts words it.
 import { DAY_MS } from '../kernel/clock.ts';
-import { clauses, withoutFiller } from './fact-sentences.ts';
-import { endsPointingBack, hasLatinWords, notAClaim, proseOf } from './fact-filter.ts';
+import { clauses, contentWords, sentenceAbout, slotKey, withoutFiller } from './fact-sentences.ts';
+import { keepsClause, mayKeepClause, turnShape, type ClauseReading } from './clause-features.ts';
+import { endsPointingBack, hasLatinWords, notAClaim, proseOf, toListenerOrTrying } from './fact-filter.ts';
 import { HEALTH_RULES, HEALTH_WORDS } from './health-rules.ts';
 import { relatedIn, relativeFacts, type RelatedEntity } from './relatives.ts';
 import type { Built, Rule } from './rule.ts';
@@ -71,7 +72,63 @@ export type ExtractOptions = {
   statements?: boolean;
   /** The turn's prose (proseOf), when the caller has read it already: one read per turn on the hot path. */
   prose?: string;
+  /** Which clauses' facts are kept (the fitted model by default; bench/fit-clauses.ts sees them all). */
+  keep?: (reading: ClauseReading) => boolean;
 };
+
+/** A clause no rule reads, said whole about the speaker: the model decides whether it is kept. */
+function wholeClause(clause: string): Built | null {
+  if (contentWords(clause) < MIN_WHOLE_WORDS || toListenerOrTrying(clause)) return null;
+  const value = clause.replace(/\s+/g, ' ').trim();
+  return {
+    subject: '',
+    slot: `said:${slotKey(value)}`,
+    value,
+    polarity: 1,
+    exclusive: false,
+    rule: 'statement.clause',
+    content: (s) => sentenceAbout(s, value),
+    tags: ['statement'],
+  };
+}
+/** A clause kept whole has at least this many words of four letters or more. */
+const MIN_WHOLE_WORDS = 3;
+
+/** The facts one clause says, before dating and the model's say. */
+function builtOf(raw: string, subject: string, statements: boolean): { clause: string; built: Built[] } | null {
+  if (SKIP_CLAUSE.test(raw) || !hasLatinWords(raw)) return null;
+  const clause = impliedSpeaker(
+    raw
+      .replace(/^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway)[,!]?\s+/i, '')
+      .replace(/\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?/i, ''),
+  );
+  // Health and diet facts are read even when said as a need ("I need to avoid gluten").
+  if (!HEALTH_WORDS.test(clause) && notAClaim(clause)) return null;
+  const built = relativeFacts(clause, subject, (inner, who) => matchRules(inner, who, false));
+  if (built.length === 0) built.push(...matchRules(clause, subject, statements));
+  const whole = built.length === 0 && statements ? wholeClause(clause) : null;
+  if (whole) built.push({ ...whole, subject });
+  return { clause, built };
+}
+
+/** A fact's sentence with its clause's dates said as dates ("yesterday" -> "on 7 May 2023"). */
+function datedContent(said: string, raw: string, dated: TimeMention[]): string {
+  let content = withAbsoluteDates(said, dated);
+  // A date the rule cut from the value ("I moved to Lisbon, last month") still goes with the fact.
+  const first = dated[0];
+  if (first && !said.toLowerCase().includes(first.phrase.toLowerCase())) {
+    const preposition = new RegExp(
+      `\\b(since|until|by|before|after|from)\\s+${first.phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+      'i',
+    ).exec(raw)?.[1];
+    const when = withAbsoluteDates(`${preposition ? `${preposition.toLowerCase()} ` : ''}${first.phrase}`, [first]);
+    // "put this dress on" + "on 8 June 2023": one "on".
+    const last = /(\w+)$/.exec(content)?.[1]?.toLowerCase();
+    content = `${content} ${last && when.toLowerCase().startsWith(`${last} `) ? when.slice(last.length + 1) : when}`;
+  }
+  content = content.charAt(0).toUpperCase() + content.slice(1);
+  return content.endsWith('.') ? content.slice(0, -1) : content;
+}
 
 /**
  * Extracts fact candidates from one turn. `at` anchors relative time phrases ("yesterday"): a
@@ -89,41 +146,28 @@ export function extractFacts(
   const firstOf = new Map<string, TimeMention>();
   for (const m of mentions) if (!firstOf.has(m.phrase)) firstOf.set(m.phrase, m);
   const phrases = [...firstOf.values()];
-  for (const raw of clauses(options.prose ?? proseOf(text))) {
-    if (SKIP_CLAUSE.test(raw) || !hasLatinWords(raw)) continue;
-    const clause = impliedSpeaker(
-      raw
-        .replace(/^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway)[,!]?\s+/i, '')
-        .replace(/\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?/i, ''),
-    );
-    // Health and diet facts are read even when said as a need ("I need to avoid gluten").
-    if (!HEALTH_WORDS.test(clause) && notAClaim(clause)) continue;
-    const related = relatedIn(clause, subject);
-    const built = relativeFacts(clause, subject, (inner, who) => matchRules(inner, who, false));
-    if (built.length === 0) built.push(...matchRules(clause, subject, options.statements !== false));
-    if (built.length === 0) continue;
+  const keep = options.keep ?? keepsClause;
+  const prose = options.prose ?? proseOf(text);
+  const all = clauses(prose);
+  const turn = turnShape(prose);
+  for (const [index, raw] of all.entries()) {
+    const read = builtOf(raw, subject, options.statements !== false);
+    if (!read || read.built.length === 0) continue;
+    const related = relatedIn(read.clause, subject);
     // The clause's dates, in the order they appear; the first says when its fact happened.
     const dated = phrases
       .filter((m) => raw.includes(m.phrase))
       .sort((a, b) => raw.indexOf(a.phrase) - raw.indexOf(b.phrase));
     const eventAt = at === undefined || dated.length === 0 ? undefined : at + dated[0]!.offsetDays * DAY_MS;
-    for (const b of built) {
+    for (const b of read.built) {
+      const reading = { raw, rule: b.rule, speaker: subject, subject: b.subject, index, count: all.length, turn };
+      // Most clauses kept whole score too low whatever their sentence says: not worded at all.
+      if (b.rule === 'statement.clause' && !options.keep && !mayKeepClause({ ...reading, dated: dated.length > 0 }))
+        continue;
       const said = withoutFiller(b.content(b.subject)).replace(/\s+/g, ' ').trim();
       if (endsPointingBack(said)) continue;
-      let content = withAbsoluteDates(said, dated);
-      // A date the rule cut from the value ("I moved to Lisbon, last month") still goes with the fact.
-      const first = dated[0];
-      if (first && !said.toLowerCase().includes(first.phrase.toLowerCase())) {
-        const preposition = new RegExp(
-          `\\b(since|until|by|before|after|from)\\s+${first.phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
-          'i',
-        ).exec(raw)?.[1];
-        const when = withAbsoluteDates(`${preposition ? `${preposition.toLowerCase()} ` : ''}${first.phrase}`, [first]);
-        // "put this dress on" + "on 8 June 2023": one "on".
-        const last = /(\w+)$/.exec(content)?.[1]?.toLowerCase();
-        content = `${content} ${last && when.toLowerCase().startsWith(`${last} `) ? when.slice(last.length + 1) : when}`;
-      }
-      content = content.charAt(0).toUpperCase() + content.slice(1);
+      const content = datedContent(said, raw, dated);
+      if (!keep({ ...reading, content, dated: dated.length > 0 })) continue;
       facts.push({
         subject: b.subject,
         slot: b.slot,
@@ -131,7 +175,7 @@ export function extractFacts(
         polarity: b.polarity,
         exclusive: b.exclusive,
         rule: b.rule,
-        content: content.endsWith('.') ? content.slice(0, -1) : content,
+        content,
         tags: b.tags ?? [],
         clause: raw,
         ...(eventAt === undefined ? {} : { eventAt }),

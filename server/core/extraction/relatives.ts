@@ -187,16 +187,8 @@ const RELATIVE_NAMED = new RegExp(
 const RELATIVE_HINT = /^(?:[Mm]y|[Oo]ur)\s|\bis\s+(?:my|our)\s/;
 const NAME_FIRST = new RegExp(String.raw`^${NAME}\s+is\s+(?:[Mm]y|[Oo]ur)\s+(${REL_ADJ}${REL})\b`, 'u');
 
-/**
- * Facts about a relative, friend or pet the subject names first in the clause (see
- * RELATIVE_SUBJECT): what the relative does is read by `rulesFor`, the speaker's rules.
- */
-export function relativeFacts(
-  clause: string,
-  subject: string,
-  rulesFor: (clause: string, subject: string) => Built[],
-): Built[] {
-  if (!RELATIVE_HINT.test(clause)) return [];
+/** "My sister Maria", "Maria is my sister": the relative's name or relation, or null when the clause names no one so. */
+function relativeNamed(clause: string, subject: string): Built[] | null {
   const named = RELATIVE_NAMED.exec(clause);
   if (named) {
     const relation = named[1]!.toLowerCase();
@@ -234,6 +226,21 @@ export function relativeFacts(
       },
     ];
   }
+  return null;
+}
+
+/**
+ * Facts about a relative, friend or pet the subject names first in the clause (see
+ * RELATIVE_SUBJECT): what the relative does is read by `rulesFor`, the speaker's rules.
+ */
+export function relativeFacts(
+  clause: string,
+  subject: string,
+  rulesFor: (clause: string, subject: string) => Built[],
+): Built[] {
+  if (!RELATIVE_HINT.test(clause)) return [];
+  const naming = relativeNamed(clause, subject);
+  if (naming) return naming;
   const m = RELATIVE_SUBJECT.exec(clause);
   if (!m) return [];
   const relation = m[1]!.toLowerCase();

@@ -103,6 +103,45 @@ async function extractedBefore(
 
 const PROTECT = 'update memories set decay_rate = 0, confidence = 1, confidence_base = 1 where id = ?';
 
+type Conflict = {
+  candidate: FactToSave;
+  fact: NonNullable<FactToSave['fact']>;
+  conflicting: MemoryRow[];
+  turnId: number | null;
+  source: MemorySource | undefined;
+};
+
+/** A fact that contradicts facts of its slot: the later-told one stays current, the other superseded. */
+async function saveConflicting(store: Store, space: Space, c: Conflict): Promise<Extracted[]> {
+  const { candidate, fact, conflicting, turnId } = c;
+  const rule = candidate.rule ?? null;
+  const memory = await insertMemory(store, space, candidate, c.source);
+  const fresh = { toldAt: candidate.toldAt ?? memory.createdAt, eventAt: memory.eventAt };
+  // Older news never replaces newer: the late-arriving fact is kept as history, superseded.
+  const current: MemoryRow[] = [];
+  for (const m of conflicting) if (await staysCurrent(store, m, fresh)) current.push(m);
+  const newer = current.sort((a, b) => b.eventAt - a.eventAt)[0];
+  if (newer) {
+    await supersede(store, memory.id, newer.id, {
+      reason: 'conflict',
+      slot: fact.slot,
+      older: true,
+      ...(turnId ? { turnId } : {}),
+    });
+    return [{ action: 'superseded', memory: (await getMemory(store, memory.id))!, rule }];
+  }
+  const results: Extracted[] = [{ action: 'created', memory, rule }];
+  for (const old of conflicting) {
+    await supersede(store, old.id, memory.id, {
+      reason: 'conflict',
+      slot: fact.slot,
+      ...(turnId ? { turnId } : {}),
+    });
+    results.push({ action: 'superseded', memory: (await getMemory(store, old.id))!, rule });
+  }
+  return results;
+}
+
 async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId: number | null): Promise<Extracted[]> {
   const source = (reason: MemorySource['reason']): MemorySource | undefined =>
     turnId === null ? undefined : { turnId, reason, rule: candidate.rule ?? null };
@@ -156,33 +195,8 @@ async function saveOne(store: Store, space: Space, candidate: FactToSave, turnId
     );
     if (same) return merge(same);
     const conflicting = existing.filter((m) => candidate.exclusive || (m.polarity ?? 1) !== fact.polarity);
-    if (conflicting.length > 0) {
-      const memory = await insertMemory(store, space, candidate, source('conflict'));
-      const fresh = { toldAt: candidate.toldAt ?? memory.createdAt, eventAt: memory.eventAt };
-      // Older news never replaces newer: the late-arriving fact is kept as history, superseded.
-      const current: MemoryRow[] = [];
-      for (const m of conflicting) if (await staysCurrent(store, m, fresh)) current.push(m);
-      const newer = current.sort((a, b) => b.eventAt - a.eventAt)[0];
-      if (newer) {
-        await supersede(store, memory.id, newer.id, {
-          reason: 'conflict',
-          slot: fact.slot,
-          older: true,
-          ...(turnId ? { turnId } : {}),
-        });
-        return [{ action: 'superseded', memory: (await getMemory(store, memory.id))!, rule }];
-      }
-      const results: Extracted[] = [{ action: 'created', memory, rule }];
-      for (const old of conflicting) {
-        await supersede(store, old.id, memory.id, {
-          reason: 'conflict',
-          slot: fact.slot,
-          ...(turnId ? { turnId } : {}),
-        });
-        results.push({ action: 'superseded', memory: (await getMemory(store, old.id))!, rule });
-      }
-      return results;
-    }
+    if (conflicting.length > 0)
+      return saveConflicting(store, space, { candidate, fact, conflicting, turnId, source: source('conflict') });
   }
   // Nothing was written since the slot's read: its duplicates still stand.
   const duplicate =
