@@ -19,17 +19,31 @@ const product = <T extends object>(axes: { [K in keyof T]: T[K][] }): Partial<T>
     [{}],
   );
 
-/** The grid: share by line lengths in full, the session count and an unfound exchange's value one at a time. */
+/**
+ * The grid: share by line lengths in full, the session count and an unfound exchange's value one
+ * at a time (beside the values first chosen without leaving any chat out: 0.8 / 70 / 35). Its second part goes on where the first's choice sat at its edges; the gists stop at
+ * 35 / 25 characters, still enough to say what was asked (the fit would take shorter lines still:
+ * a line counts for the turns it quotes, however little of them it says).
+ */
 export const TIMELINE_GRID: TimelineTuning[] = [
   ...product<TimelineTuning>({
     share: [0.6, 0.7, 0.8, 0.9],
     request: [50, 70, 100],
     answer: [0, 35, 60],
   } as { [K in keyof TimelineTuning]: TimelineTuning[K][] }),
-  { sessions: 8 },
-  { sessions: 20 },
-  { unfound: 0 },
-  { unfound: 0.02 },
+  ...product<TimelineTuning>({
+    share: [0.85, 0.9, 0.95],
+    request: [35, 42, 50],
+    answer: [25, 35, 45],
+  } as { [K in keyof TimelineTuning]: TimelineTuning[K][] }).filter(
+    (s) => !(s.share === 0.9 && s.request === 50 && s.answer === 35),
+  ),
+  ...[{ sessions: 8 }, { sessions: 20 }, { unfound: 0 }, { unfound: 0.02 }].map((s) => ({
+    share: 0.8,
+    request: 70,
+    answer: 35,
+    ...s,
+  })),
 ].map((s) => ({ ...DEFAULT_TIMELINE_TUNING, ...s }));
 
 const isDefault = (t: TimelineTuning) =>

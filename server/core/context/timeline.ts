@@ -83,9 +83,9 @@ const MAX_TURNS = 1_000;
  */
 export type TimelineTuning = { share: number; request: number; answer: number; sessions: number; unfound: number };
 export const DEFAULT_TIMELINE_TUNING: TimelineTuning = {
-  share: 0.9,
-  request: 50,
-  answer: 35,
+  share: 0.95,
+  request: 35,
+  answer: 25,
   sessions: 12,
   unfound: 0.002,
 };
