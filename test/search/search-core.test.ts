@@ -113,7 +113,12 @@ describe('search', () => {
       return { first: first.id, late: late.id, own: own.id };
     });
     const matched = async (space: typeof big) => {
-      const source = textIndexOf(store).matching(store, space, 'memories', ['apple'], 'any', 20)!;
+      const source = textIndexOf(store).matching(store, space, {
+        table: 'memories',
+        words: ['apple'],
+        join: 'any',
+        limit: 20,
+      })!;
       return (await store.sql.all<{ id: number }>(source.sql, source.params))
         .map((r) => Number(r.id))
         .sort((a, b) => b - a);

@@ -103,7 +103,7 @@ export async function fuzzyProbe(
   const probe = duplicateProbe(content, [...mine], threshold, new Set(subject ? tokens(subject) : []));
   const source = (await fewFacts(store, space, index))
     ? { sql: NEWEST_FACTS, params: [space.userId] }
-    : index.matching(store, space, 'memories', probe, 'any', FUZZY_CANDIDATES);
+    : index.matching(store, space, { table: 'memories', words: probe, join: 'any', limit: FUZZY_CANDIDATES });
   if (!source) return null;
   const select = (columns: string) => fuzzyText(store.dialect.statements, `${columns}\0${source.sql}`);
   // Of the newest matches, the read drops those the checks in closestOf would skip: the other

@@ -285,15 +285,13 @@ const RELATED_FACTS = `select m.id from memories m where m.id in (select value f
 export async function relatedFacts(store: Store, space: Space, text: string, limit = 10): Promise<MemoryRow[]> {
   const index = textIndexOf(store);
   if (index.kind === 'like') return [];
-  const source = index.matching(
-    store,
-    space,
-    'memories',
-    [...new Set(indexTokens(text))].slice(0, 64),
-    'any',
-    RELATED_CANDIDATES,
-    'best',
-  );
+  const source = index.matching(store, space, {
+    table: 'memories',
+    words: [...new Set(indexTokens(text))].slice(0, 64),
+    join: 'any',
+    limit: RELATED_CANDIDATES,
+    order: 'best',
+  });
   if (!source) return [];
   // The candidates in the index's order, then those that are the space's active facts, in that order.
   const candidates = (await store.sql.values(source.sql, source.params)).map((row) => Number(row[0]));

@@ -134,6 +134,14 @@ export type TextTable = 'turns' | 'memories';
  * (tableRows, read once per search).
  */
 export type RankQuery = { table: TextTable; terms: string[]; clauses: Clause[]; limit: number; rows: number };
+/** The rows of `table` holding any (or all) of `words`: at most `limit`, newest first unless `best`. */
+export type MatchQuery = {
+  table: TextTable;
+  words: string[];
+  join: 'any' | 'all';
+  limit: number;
+  order?: 'newest' | 'best';
+};
 
 export interface TextIndex {
   /** Each kind counts a little differently (tokens, lexemes, substrings): it names their cache. */
@@ -147,15 +155,7 @@ export interface TextIndex {
    * most `limit`, newest first (`best`: FTS5's best ranked, where it ranks). For a statement to
    * join its own filters to; null when no word can be matched. `limit` is part of the text.
    */
-  matching(
-    store: Store,
-    space: Space,
-    table: TextTable,
-    words: string[],
-    join: 'any' | 'all',
-    limit: number,
-    order?: 'newest' | 'best',
-  ): Clause | null;
+  matching(store: Store, space: Space, query: MatchQuery): Clause | null;
 }
 
 /** A subscription to other nodes' events (see `Sql.listen`). */

@@ -25,7 +25,12 @@ export type UpdateMemoryInput = z.input<typeof updateMemorySchema>;
 /** An UpdateMemoryInput as updateMemorySchema made it. */
 export type MemoryPatch = z.output<typeof updateMemorySchema>;
 
-export async function updateMemory(store: Store, space: Space, id: number, input: UpdateMemoryInput): Promise<MemoryRow> {
+export async function updateMemory(
+  store: Store,
+  space: Space,
+  id: number,
+  input: UpdateMemoryInput,
+): Promise<MemoryRow> {
   return updateMemoryParsed(store, space, id, parseInput(updateMemorySchema, input));
 }
 

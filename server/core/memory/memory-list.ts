@@ -36,7 +36,13 @@ const FTS_CANDIDATES = 5000;
  */
 export function memoryIdsMatching(store: Store, space: Space, text: string): SQL {
   const words = [...new Set(indexTokens(text))].slice(0, 64);
-  const source = textIndexOf(store).matching(store, space, 'memories', words, 'all', FTS_CANDIDATES, 'best');
+  const source = textIndexOf(store).matching(store, space, {
+    table: 'memories',
+    words,
+    join: 'all',
+    limit: FTS_CANDIDATES,
+    order: 'best',
+  });
   if (!source) return sql`1 = 0`;
   // The subquery's `?` are its parameters, in order (its text has no other).
   const parts = source.sql.split('?');

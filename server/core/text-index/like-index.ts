@@ -24,7 +24,7 @@ const columnFor = (store: Store, table: 'turns' | 'memories', words: string[]) =
 export const LIKE_INDEX: TextIndex = {
   kind: 'like',
 
-  matching(store, space, table, words, join, limit) {
+  matching(store, space, { table, words, join, limit }) {
     if (words.length === 0) return null;
     const { alias } = SCORED[table];
     const test = columnFor(store, table, words);

@@ -104,7 +104,7 @@ export const TSVECTOR_INDEX: TextIndex = {
   kind: 'tsvector',
 
   // Postgres does not rank the match: `best` is newest first too.
-  matching(store, space, table, words, join, limit) {
+  matching(store, space, { table, words, join, limit }) {
     const query = tsQuery(words, join);
     if (!query) return null;
     const user = space.userId;

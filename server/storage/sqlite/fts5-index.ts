@@ -81,7 +81,7 @@ const COUNT = {
 export const FTS5_INDEX: TextIndex = {
   kind: 'fts5',
 
-  matching(_store, space, table, words, join, limit, order = 'newest') {
+  matching(_store, space, { table, words, join, limit, order = 'newest' }) {
     const expression = ftsTerms(words, join);
     if (!expression) return null;
     const sql = `select rowid as id from ${table}_fts where ${table}_fts match ? order by ${order === 'best' ? 'rank' : 'rowid desc'} limit ${limit}`;
