@@ -10,7 +10,7 @@ import { asksForTimeline, DEFAULT_TIMELINE_TUNING, type TimelineTuning } from '.
 import { closeStore } from '../server/storage/sqlite/open.ts';
 import { loadBenchData } from './bench-data.ts';
 import { covered, score } from './context-score.ts';
-import { loadConversation } from './locomo.ts';
+import { loadConversation } from './loaded-conversation.ts';
 import { round } from './stats.ts';
 
 const product = <T extends object>(axes: { [K in keyof T]: T[K][] }): Partial<T>[] =>

@@ -22,17 +22,15 @@ import { countTokens, TOKENIZER } from '../server/core/text/token-count.ts';
 import { quoteOf } from '../server/core/text/passages.ts';
 import { closeStore } from '../server/storage/sqlite/open.ts';
 import { assembleContext } from '../server/services/context.ts';
+import { bm25Retriever, categoryLabel, textTable } from './locomo.ts';
 import {
-  bm25Retriever,
-  categoryLabel,
+  type BenchEmbedding,
   EMBEDDING_FLAGS,
   EMBEDDING_USAGE,
   embeddingOf,
   loadConversation,
   searchLoaded,
-  textTable,
-  type BenchEmbedding,
-} from './locomo.ts';
+} from './loaded-conversation.ts';
 import { loadBenchData } from './bench-data.ts';
 import { fitPacking, printPackingFit, type FitQuestion } from './context-fit.ts';
 import { covered, packedSearchTurns, score, summarise, type Row } from './context-score.ts';

@@ -17,17 +17,15 @@ import { CHAT_TURN_WEIGHTS, DEFAULT_TURN_WEIGHTS } from '../server/core/search/t
 import { TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
 import { closeStore } from '../server/storage/sqlite/open.ts';
 import { loadBenchData, type BenchConversation } from './bench-data.ts';
+import { bm25Retriever, categoryLabel, textTable } from './locomo.ts';
 import {
-  bm25Retriever,
-  categoryLabel,
+  type BenchEmbedding,
   EMBEDDING_FLAGS,
   EMBEDDING_USAGE,
   embeddingOf,
   loadConversation,
   searchLoaded,
-  textTable,
-  type BenchEmbedding,
-} from './locomo.ts';
+} from './loaded-conversation.ts';
 import { runMain } from './run-main.ts';
 import { round } from './stats.ts';
 

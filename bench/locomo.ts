@@ -13,16 +13,6 @@ import {
   searchLoaded,
 } from './loaded-conversation.ts';
 
-// bench:fit and bench:context load conversations as this benchmark does.
-export {
-  type BenchEmbedding,
-  EMBEDDING_FLAGS,
-  EMBEDDING_USAGE,
-  embeddingOf,
-  type Loaded,
-  loadConversation,
-  searchLoaded,
-} from './loaded-conversation.ts';
 import { loadBenchData } from './bench-data.ts';
 import { percentile, round } from './stats.ts';
 
