@@ -231,6 +231,6 @@ export const CLAUSE_MODEL = {
     yesterday: 0.061,
     yoga: 0.062,
   } as Record<string, number>,
-  threshold: 0.425,
-  wholeThreshold: 0.25,
+  threshold: 0.325,
+  wholeThreshold: 0.4,
 };
