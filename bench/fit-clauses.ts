@@ -170,23 +170,22 @@ const PRECISION_MARGIN = 0.04;
  * training is going well") and made addTurn's p50 1.2-1.3x; at 0.4 held-out coverage is the
  * rules' alone, with precision higher and fewer memories (docs/extraction.md).
  */
-const WHOLE_THRESHOLDS = [0.4];
+const WHOLE_THRESHOLD = 0.4;
 
-/** Fits on `train` and picks the thresholds that cover the most there, with precision above the rules alone's and at most 0.5 memories per turn. */
+/** Fits on `train` and picks the threshold that covers the most there, with precision above the rules alone's and at most 0.5 memories per turn. */
 function fit(train: Conversation[]): Model {
   const base = fitLogistic(train.flatMap((c) => c.rows.filter((r) => !r.trusted)));
   const scores = new Map(train.flatMap((c) => c.rows).map((r) => [r, clauseScore(r.features, r.words, base)]));
   const keepAt = (m: Model) => (r: Row) => r.trusted || scores.get(r)! >= (r.whole ? m.wholeThreshold : m.threshold);
-  let best: Model = { ...base, threshold: 0, wholeThreshold: 1 };
+  let best: Model = { ...base, threshold: 0, wholeThreshold: WHOLE_THRESHOLD };
   let bestValue = -1;
   const before = measure(train, rulesAlone);
-  for (let t = 0.05; t <= 0.8; t += 0.025)
-    for (const w of WHOLE_THRESHOLDS) {
-      const model = { ...base, threshold: round(t), wholeThreshold: w };
-      const f = measure(train, keepAt(model));
-      const value = f.memoriesPerTurn > 0.5 || f.precision < before.precision + PRECISION_MARGIN ? -1 : f.coverage;
-      if (value > bestValue) [best, bestValue] = [model, value];
-    }
+  for (let t = 0.05; t <= 0.8; t += 0.025) {
+    const model = { ...base, threshold: round(t), wholeThreshold: WHOLE_THRESHOLD };
+    const f = measure(train, keepAt(model));
+    const value = f.memoriesPerTurn > 0.5 || f.precision < before.precision + PRECISION_MARGIN ? -1 : f.coverage;
+    if (value > bestValue) [best, bestValue] = [model, value];
+  }
   return best;
 }
 
