@@ -11,6 +11,7 @@ import {
   slotKey,
   thirdPerson,
 } from './fact-sentences.ts';
+import { inRelativeClause } from './clause-position.ts';
 import { lastingStatement } from './fact-filter.ts';
 import { ADVERBS, type Match, type Rule } from './rule.ts';
 
@@ -47,6 +48,28 @@ const NOT_EVENTS = new Set([
   'checked',
 ]);
 
+/** A value that opens with a time, a subordinate clause or a bare particle: the verb's object is not in it. */
+const NO_OBJECT =
+  /^(?:(?:in|for|up|out|on|at|to|with|about|over|through|into|back|some|more|one|all|them|it)$|(?:when|if|because|while|as|since|after|before|once|until|though|although)\b)/i;
+/** Verbs that need an object: "bought yesterday", "made last week", "took last summer" lost theirs. */
+const TRANSITIVE_PAST = new Set(
+  'bought made took got found saw built wrote brought gave sent created finished received picked painted baked adopted read drew sold kept caught chose won lost held watched ordered booked cooked planted grabbed posted shared designed knitted sewed framed started'.split(
+    ' ',
+  ),
+);
+const STARTS_WITH_TIME =
+  /^(?:yesterday|today|tonight|recently|lately|earlier|last\s+\w+|this\s+(?:week|weekend|month|year|morning|afternoon|evening)|a\s+(?:few|couple)\b|\d+\s+(?:days?|weeks?|months?|years?)\s+ago|in\s+\d{4})\b/i;
+export const objectLost = (verb: string, value: string) =>
+  NO_OBJECT.test(value) || (TRANSITIVE_PAST.has(verb) && STARTS_WITH_TIME.test(value));
+
+const DETERMINER = /^(?:the|a|an|this|these|those|my|our|some|another)$/i;
+/** Heads too vague to be the thing a relative clause says was made or bought ("the way I felt", "the things I did"). */
+const VAGUE_HEADS = new Set(
+  'thing things stuff way ways time times one ones day days lot bit moment moments part kind sort reason point feeling fact people everything something anything nothing'.split(
+    ' ',
+  ),
+);
+
 /** The speaker's own verb of liking, said of the subject: "love" -> "loves", "into" -> "is into" (one slot for all). */
 function likeVerb(said: string): string {
   const verb = said.toLowerCase();
@@ -57,9 +80,17 @@ function likeVerb(said: string): string {
 const MOMENTARY_TASK =
   /^(?:figure out|get|make sure|ensure|see|find|fix|debug|solve|work out|wrap|do|think|remember|recall|wrap my head)\b/i;
 
+/** What may come before a clause's own subject: interjections, names with a comma, a conjunction. */
+const OPENS_CLAUSE =
+  /^(?:\s*(?:[\w'-]+\s*[,!:]|(?:and|but|so|also|plus|now|yeah|yes|well|oh|actually|honestly|because|since|though|anyway)\b))*\s*$/i;
+
 /** Social phrases that say nothing lasting about the speaker. */
 const SMALL_TALK =
   /^(?:i|we)(?:'m| am| are|'re)? (?:so |really |totally |very |just )*(?:glad|happy for|sorry|thankful for you|proud of you|excited for you|sure|not sure|here for you|with you|agree|hope|bet|know|understand|see|mean|guess|wish you|can't wait|cannot wait|appreciate|love (?:that|this|it|your|how)|think so|totally get)\b|^(?:i|we) (?:can|could|would|should|will|'ll) (?:definitely |totally )?(?:try|do|check|keep|let)\b/i;
+
+/** "I'm getting an error", "I'll see you soon", "I'm doing alright", "I'll have to convince you": of the moment, not a plan. */
+const MOMENT_NOT_PLAN =
+  /\b(?:you|your)\b|^(?:get|getting)\s+(?:(?:an?|the|this|that|some|another|same|a similar)\s+)?(?:[\w.-]+\s+)?(?:errors?|exceptions?|warnings?|issues?|problems?|messages?|results?|output)\b|^(?:get|getting)\s+(?:["'“]|when\b|it\b|stuck\b|confused\b|lost\b)|^(?:doing|going)\s+(?:alright|all right|ok|okay|fine|well|great|good|better|worse)$|^(?:have|having)\s+(?:fun|a blast|a good time|to)\b|^(?:start|starting)\s+(?:to\s+)?think/i;
 
 function negated(verb: string, object: string, rule: string): Match | null {
   const value = cleanValue(object);
@@ -172,6 +203,7 @@ export const ACTIVITY_RULES: Rule[] = [
       if (
         /^(?:to think|it when|that|this|what|how|you|your)\b/i.test(value) ||
         /^(?:it|those|these|them|to|one|ones|so|him|her)$/i.test(value) ||
+        /^(?:is|was|are|were|to (?:hear|see|know|say|think))\b/i.test(value) ||
         value.length < 2
       )
         return null;
@@ -194,6 +226,7 @@ export const ACTIVITY_RULES: Rule[] = [
     ),
     build: (m, clause) => {
       const value = cleanValue(m[1]!);
+      if (objectLost('started', value)) return null;
       const verb = /joined/i.test(clause) ? 'joined' : /signed up/i.test(clause) ? 'signed up for' : 'started';
       return {
         slot: `does:${slotKey(value)}`,
@@ -212,7 +245,7 @@ export const ACTIVITY_RULES: Rule[] = [
     build: (m) => {
       // Longer than most values: a task's subject often comes late ("… for my JavaScript project").
       const words = m[1]!
-        .split(/\s*(?:[,;:()–—?!]|\s-\s|\bbecause\b|\bbut\b|\bso that\b|\band (?=i\b))\s*/i)[0]!
+        .split(/\s*(?:,(?!\d{3}\b)|[;:()–—?!]|\s-\s|\bbecause\b|\bbut\b|\bso that\b|\band (?=i\b))\s*/i)[0]!
         .replace(/[.…"]+$/, '')
         .trim()
         .split(/\s+/)
@@ -250,6 +283,7 @@ export const ACTIVITY_RULES: Rule[] = [
         )
       )
         return null;
+      if (MOMENT_NOT_PLAN.test(value)) return null;
       const when = clause.match(
         /\b(?:next|this|coming) (?:week|weekend|month|year|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\btomorrow\b|\btonight\b|\bsoon\b/i,
       )?.[0];
@@ -268,10 +302,17 @@ export const ACTIVITY_RULES: Rule[] = [
   {
     name: 'possession.has',
     pattern:
-      /\bi (?:have|own|'ve got|have got)\s+(?!to\b|been\b|had\b|never\b|no\b|always\b|ever\b|done\b|seen\b|a (?:question|feeling|lot of questions)\b)(.+)/i,
+      /\bi (?:have|own|'ve got|have got)\s+(?!to\b|been\b|had\b|never\b|no\b|always\b|ever\b|done\b|seen\b|made\b|got\b|gotten\b|found\b|taken\b|given\b|written\b|read\b|met\b|heard\b|learned\b|used\b|[a-z]{3,}ed\b|a (?:question|feeling|lot of questions)\b)(.+)/i,
     build: (m) => {
       const value = cleanValue(m[1]!);
       if (value.split(' ').length < 1 || /^(?:it|that|this|them|one|fun|time|something|nothing|anything)$/i.test(value))
+        return null;
+      // "I have faith in you", "I have a few plans", "I have something special": said to the listener, or saying nothing yet.
+      if (
+        /\b(?:you|your)\b|^(?:a few|some|many|lots of|a lot of)?\s*(?:plans?|ideas?|questions?|thoughts?|something\b.*)$/i.test(
+          value,
+        )
+      )
         return null;
       return {
         slot: `has:${slotKey(value)}`,
@@ -303,10 +344,12 @@ export const ACTIVITY_RULES: Rule[] = [
     name: 'attribute.my',
     pattern:
       /\bmy ([a-z][\w\s-]{1,30}?) (?:is|are|was|'s)\s+(?!so\b|very\b|really\b|too\b|pretty\b|kind of\b|such\b|going\b|doing\b)(.+)/i,
-    build: (m) => {
+    build: (m, clause) => {
       const thing = m[1]!.trim().toLowerCase();
       const value = cleanValue(m[2]!);
       if (!value || /^(?:it|that|this|the best|great|good|fine|okay|ok|amazing|awesome)$/i.test(value)) return null;
+      // "Losing my job was hard", "verify if my understanding is correct": the "my" is inside another subject or clause.
+      if (!OPENS_CLAUSE.test(clause.slice(0, m.index))) return null;
       // "My dad when I was a kid...": not a thing of the speaker's.
       if (/\b(?:when|if|and|but|i|you|we|he|she|they|that|who|because|while)\b/i.test(thing)) return null;
       return {
@@ -316,6 +359,39 @@ export const ACTIVITY_RULES: Rule[] = [
         exclusive: true,
         rule: 'attribute.my',
         content: (s) => `${s}'s ${thing} is ${thirdPerson(value, s)}`,
+      };
+    },
+  },
+  {
+    // The object before the "I" of a relative clause: "These figurines I bought yesterday remind me…"
+    // is "bought these figurines", "the study abroad program I applied for" is "applied for" it.
+    name: 'event.object',
+    pattern: new RegExp(
+      String.raw`\b((?:the|a|an|this|these|those|my|our|some|another)\s+(?:[a-z][\w'-]*\s+){0,3}?([a-z][\w'-]*))\s+(?:(?:that|which)\s+)?i(?:'ve| have)?\s+${ADVERBS}([a-z]+)\b(\s+(?:for|to|in|on|at|with|about|into|up|out)(?=\s*$|\s*[-–—,;:]|\s+(?:is|was|are|were|has|have|had|will|would|reminds?|makes?|means?|keeps?)\b))?`,
+      'i',
+    ),
+    build: (m, clause) => {
+      const [, phrase = '', head = '', said = '', particle = ''] = m;
+      const verb = said.toLowerCase();
+      if (NOT_EVENTS.has(verb) || VAGUE_HEADS.has(head.toLowerCase())) return null;
+      if (!(IRREGULAR_PAST.has(verb) || (/^[a-z]{3,}ed$/.test(verb) && !verb.endsWith('eed')))) return null;
+      if (!inRelativeClause(clause, (m.index ?? 0) + m[0].search(/\bi(?:'ve| have)?\s/i))) return null;
+      // "a pic of a cake I made": the last determiner opens the object.
+      const words = phrase.split(/\s+/);
+      const last = words.findLastIndex((w) => DETERMINER.test(w));
+      const object = words
+        .slice(Math.max(0, last))
+        .join(' ')
+        .replace(/^\w+/, (d) => d.toLowerCase());
+      const value = `${verb}${particle.toLowerCase().replace(/\s+/g, ' ')} ${object}`;
+      return {
+        slot: `event:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'event.object',
+        content: (s) => `${s} ${thirdPerson(value, s)}`,
+        tags: ['event'],
       };
     },
   },
@@ -332,7 +408,7 @@ export const ACTIVITY_RULES: Rule[] = [
       )
         return null;
       const value = cleanValue(m[2]!);
-      if (!value || /^(?:to|that|if|it|so|about|you)$/i.test(value)) return null;
+      if (!value || /^(?:to|that|if|it|so|about|you)$/i.test(value) || objectLost(verb, value)) return null;
       return {
         slot: `event:${slotKey(`${verb} ${value}`)}`,
         value: `${verb} ${value}`,

@@ -25,9 +25,9 @@ const REACTION_OPENING =
 const RESOLUTION =
   /^(?:i|we)(?:'ll|\s+will|(?:'m|'re|\s+am|\s+are)\s+(?:gonna|going to))\s+(?:definitely\s+|totally\s+|just\s+|always\s+|still\s+)*(?:keep|stay (?:positive|optimistic|motivated|focused|strong|upbeat|hopeful|determined)|never (?:give up|quit|stop)|go for (?:it|my dreams?)|push(?:ing)? (?:on|forward|through)|chase|believe)\b/i;
 
-/** What the speaker is doing for this conversation only: trying, wanting, hoping, needing to. */
+/** What the speaker is doing for this conversation only: trying, wanting, hoping, needing to, getting an error. */
 const MOMENT_INTENT =
-  /^(?:i|we)(?:'m|'re|'ve|'d|\s+am|\s+are|\s+have|\s+would)?\s+(?:just |really |currently |still |also |now |been |actually )*(?:(?:like|love) to (?:see|know|get|have|learn|understand|add|create|implement|make sure|ask|use|try|build|improve|integrate|explore|discuss)|heard|tried|tested|added|managed|noticed|need|needed|hope|hoping|wish|wonder|wondering|think|feel|felt|guess|mean|meant|believe|know|understand|see|bet|agree|remember|forgot|want(?:ed)? to (?:make sure|ensure|know|understand|see|check|confirm|figure|learn|avoid|improve|optimi[sz]e|handle|add|implement|get|try|ask|share|tell|say|thank|let))\b/i;
+  /^(?:i|we)(?:'m|'re|'ve|'d|\s+am|\s+are|\s+have|\s+would)?\s+(?:just |really |currently |still |also |now |been |actually )*(?:(?:like|love) to (?:see|know|get|have|learn|understand|add|create|implement|make sure|ask|use|try|build|improve|integrate|explore|discuss)|heard|tried|tested|added|managed|noticed|need|needed|hope|hoping|wish|wonder|wondering|think|feel|felt|guess|mean|meant|believe|know|understand|see|bet|agree|remember|forgot|want(?:ed)? to (?:make sure|ensure|know|understand|see|check|confirm|figure|learn|avoid|improve|optimi[sz]e|handle|add|implement|get|try|ask|share|tell|say|thank|let)|(?:getting|seeing|encountering|hitting|receiving) (?:(?:an?|the|this|that|these|some|another|a similar|the same) )?(?:[\w.-]+ ){0,3}\w*(?:errors?|exceptions?|warnings?)|getting (?:an? |the )?["“'])\b/i;
 
 /** The speaker is the clause's subject: it opens with "I"/"my"/"we", after at most a short lead ("Last Monday I…"). */
 const FIRST_PERSON_SUBJECT = /^(?:[\w'-]+,?\s+){0,3}(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our|me and)\b/i;

@@ -138,12 +138,32 @@ export const withoutFiller = (text: string) => text.replace(FILLER, '');
 export function cleanValue(raw: string): string {
   const cut = raw
     .split(
-      /\s*(?:[,;:()–—]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i,
+      /\s*(?:,(?!\d{3}\b)|[;:()–—]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i,
     )[0]!
-    .replace(/\s+(?:anymore|any more|at all|either|too|as well|a lot|so much|very much)$/i, '')
+    .replace(/\s+(?:anymore|any more|at all|either|too|as well|a lot|so much|very much|and|or|but)$/i, '')
     .replace(/[.!?…"]+$/g, '')
     .trim();
-  return cut.split(/\s+/).slice(0, 10).join(' ');
+  return shortened(cut.split(/\s+/));
+}
+
+/** At most this many words in a value: one fact, not the rest of the turn. */
+const MAX_VALUE_WORDS = 14;
+/** Words that open a phrase or a clause: a value cut short ends before the last of them, not inside it. */
+const PHRASE_OPENERS = new Set(
+  'and or to of for with in on at from by about into onto over under after before during until while when where who whom that as than like'.split(
+    ' ',
+  ),
+);
+/** Words that open a noun phrase: where to cut when no phrase or clause opens late enough. */
+const NOUN_OPENERS = new Set('the a an their his her its our my some'.split(' '));
+
+/** A value's words, cut to MAX_VALUE_WORDS where a phrase opens ("met a couple who had a dog" -> "met a couple"). */
+function shortened(words: string[]): string {
+  if (words.length <= MAX_VALUE_WORDS) return words.join(' ');
+  const kept = words.slice(0, MAX_VALUE_WORDS);
+  const lastOf = (set: Set<string>) => kept.findLastIndex((w, i) => i >= 3 && set.has(w.toLowerCase()));
+  const open = Math.max(lastOf(PHRASE_OPENERS), 0) || lastOf(NOUN_OPENERS);
+  return (open > 0 ? kept.slice(0, open) : kept).join(' ');
 }
 
 /** The part of a value that identifies the fact: no article, no time phrase ("quit smoking last year" = "quit smoking"). */

@@ -14,6 +14,7 @@ import { IDENTITY_RULES } from './identity-rules.ts';
 import { ACTIVITY_RULES } from './activity-rules.ts';
 import { resolveTimeMentions, withAbsoluteDates, type TimeMention } from '../text/time-phrases.ts';
 import { readAssistantTurn } from './assistant-turns.ts';
+import { inCondition, inQuotation, inRelativeClause } from './clause-position.ts';
 
 export type { RelatedEntity };
 
@@ -48,6 +49,21 @@ const SPEAKER_DROPPED =
 const impliedSpeaker = (clause: string) =>
   SPEAKER_DROPPED.test(clause) ? `I ${clause.charAt(0).toLowerCase()}${clause.slice(1)}` : clause;
 
+/** Rules that read a past event: "when I moved" is one, "when I have kids" is no possession yet. */
+const PAST_RULE = /^(?:event\.|state\.(?:started|quit|moved_to)|place\.moved|work\.new_job)/;
+
+/**
+ * Whether a rule's "I" is the clause's own subject: not inside a relative clause ("the cake I made
+ * recently"), a condition ("for when I have kids") or a quotation. Health rules read conditions
+ * too ("if I eat gluten I get sick" is a health fact).
+ */
+function speakerSubject(rule: Rule, match: RegExpMatchArray, clause: string): boolean {
+  const at = match.index ?? 0;
+  if (!/^i\b/i.test(match[0]) || rule.name === 'statement.first_person') return true;
+  if (inQuotation(clause, at) || inRelativeClause(clause, at)) return false;
+  return HEALTH_RULES.includes(rule) || !inCondition(clause, at, !PAST_RULE.test(rule.name));
+}
+
 /** The first rule that matches `clause`, about `subject`. */
 function matchRules(clause: string, subject: string, withFallback: boolean): Built[] {
   const health = HEALTH_WORDS.test(clause);
@@ -55,7 +71,7 @@ function matchRules(clause: string, subject: string, withFallback: boolean): Bui
     if (!withFallback && rule.name === 'statement.first_person') continue;
     if (!health && HEALTH_RULES.includes(rule)) continue;
     const match = clause.match(rule.pattern);
-    if (!match) continue;
+    if (!match || !speakerSubject(rule, match, clause)) continue;
     const built = rule.build(match, clause);
     const list = (Array.isArray(built) ? built : built ? [built] : []).filter((b) => b.value);
     if (list.length > 0) return list.map((b) => ({ ...b, subject }));
@@ -99,8 +115,14 @@ function builtOf(raw: string, subject: string, statements: boolean): { clause: s
   if (SKIP_CLAUSE.test(raw) || !hasLatinWords(raw)) return null;
   const clause = impliedSpeaker(
     raw
-      .replace(/^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway)[,!]?\s+/i, '')
-      .replace(/\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?/i, ''),
+      .replace(
+        /^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway|however|plus|okay|ok|hmm|sure)[,!]?\s+/i,
+        '',
+      )
+      .replace(
+        /\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?(?=(?:i|i'm|i've|i'll|i'd|my|we|we're|our|it|it's|this|that|there|the|he|she|they)\b)/i,
+        '',
+      ),
   );
   // Health and diet facts are read even when said as a need ("I need to avoid gluten").
   if (!HEALTH_WORDS.test(clause) && notAClaim(clause)) return null;

@@ -1,0 +1,115 @@
+// No fragments and no false facts (docs/extraction.md): the sentences here are real turns from
+// LoCoMo and BEAM whose rules once kept a broken cut ("Melanie bought on 7 May 2023 remind them
+// of family love") or a claim the speaker never made ("Melanie has kids" from "for when I have
+// kids"). Each one is read by the rules with every candidate kept (`keep: () => true`), so what is
+// checked is what the rules make of it, whatever the fitted model later keeps.
+import { describe, expect, it } from 'vitest';
+import { extractFacts } from '../../server/core/extraction/heuristics.ts';
+
+const AT = Date.parse('2023-05-08');
+/** Every candidate the rules read from a turn of Melanie's, as its sentence. */
+const candidates = (text: string) => extractFacts(text, 'Melanie', AT, { keep: () => true }).map((f) => f.content);
+
+describe('a relative clause keeps its object', () => {
+  it('"X I bought yesterday" is "bought X", dated; a vague or phrase-long head is not the object', () => {
+    expect(candidates('These figurines I bought yesterday remind me of family love.')).toEqual([
+      'Melanie bought these figurines on 7 May 2023',
+    ]);
+    expect(candidates("Here's a pic of a cake I made recently")).toEqual(['Melanie made a cake']);
+    expect(candidates("I'm finally in the study abroad program I applied for")).toEqual([
+      'Melanie applied for the study abroad program',
+    ]);
+    expect(candidates('It reminds me of a trip I took last summer')).toEqual(['Melanie took a trip']);
+  });
+
+  it('"something I love is awesome" is not a liking of "is awesome"', () => {
+    expect(candidates('Being my own boss and doing something I love is awesome')).toEqual([
+      'Melanie said being their own boss and doing something Melanie loves is awesome',
+    ]);
+    expect(candidates("That's what I like to hear")).toEqual(["Melanie said that's what Melanie likes to hear"]);
+  });
+
+  it('"causes I believe in" keeps "I believe": only a leading "I believe (that) X" is dropped', () => {
+    expect(candidates('I use my influence and resources to help causes I believe in')).toEqual([
+      'Melanie uses their influence and resources to help causes Melanie believes in',
+    ]);
+  });
+});
+
+describe('a condition or a quotation is no possession', () => {
+  it('"for when I have kids" says no kids; the whole clause is what was said', () => {
+    expect(candidates("I'm creating a library for when I have kids.")).toEqual([
+      'Melanie is creating a library for when Melanie has kids',
+    ]);
+    expect(candidates('so if I have 10 problems to solve').some((c) => c.startsWith('Melanie has'))).toBe(false);
+  });
+
+  it('"I have" inside a quoted example sentence is not the speaker\'s', () => {
+    const said = candidates(
+      'For example, I want to match "machine learning" in the sentence "I have experience in machine learning algorithms."',
+    );
+    expect(said.some((c) => c.startsWith('Melanie has experience'))).toBe(false);
+  });
+
+  it('"I have developed X" is an event, not a possession; "I have faith in you" is nothing', () => {
+    expect(candidates('I have developed a video presentation to teach how to style my fashion pieces, btw')).toEqual([
+      'Melanie developed a video presentation to teach how to style their fashion pieces',
+    ]);
+    expect(candidates('I have faith in you')).toEqual([]);
+  });
+});
+
+describe('"my X is" only when "my X" is the subject', () => {
+  it('"Losing my job was hard" is not "Melanie\'s job is hard"', () => {
+    expect(candidates('Losing my job was hard')).toEqual([]);
+    expect(candidates('Sourcing trendy pieces for my store was a big hurdle')).toEqual([
+      'Melanie said sourcing trendy pieces for their store was a big hurdle',
+    ]);
+    expect(candidates('I\'m trying to fix the "ECONNREFUSED" error that occurs when my app is deployed')).toEqual([]);
+    expect(candidates('Yeah, my job is hard')).toEqual(["Melanie's job is hard"]);
+  });
+});
+
+describe('plans and events that say nothing', () => {
+  it('an error of the moment, words to the listener and "doing alright" are no plan', () => {
+    expect(candidates("I'm getting an error when I try to verify the token")).toEqual([]);
+    expect(
+      candidates(
+        "However, I'm getting a 500 Internal Server Error due to a missing Content-Type header in the requests",
+      ),
+    ).toEqual([]);
+    expect(candidates("Got it Nate, I'll see you soon")).toEqual([]);
+    expect(candidates("I'm doing alright")).toEqual([]);
+  });
+
+  it('a verb whose object went missing is nothing: "I saved some", "I joined in"', () => {
+    expect(candidates('Yeah, I saved some')).toEqual([]);
+    expect(candidates('I joined in')).toEqual([]);
+  });
+});
+
+describe('a long value is cut where a phrase opens, not inside it', () => {
+  it('ends before the clause or phrase it cannot hold', () => {
+    expect(candidates('I took Max for a walk and ran into this super nice couple who had a dog')).toEqual([
+      'Melanie took Max for a walk and ran into this nice couple',
+    ]);
+    expect(
+      candidates(
+        'On another note, I made vegan ice cream last Friday and shared it with some people in my vegan diet group',
+      ),
+    ).toEqual(['Melanie made vegan ice cream on 5 May 2023 and shared it with some people']);
+    expect(candidates('Joined a travel club and, like I said, working on studies')).toEqual([
+      'Melanie joined a travel club',
+    ]);
+  });
+
+  it('a number with a thousands comma is one number', () => {
+    expect(
+      candidates(
+        "I'm trying to optimize the performance of my app to handle 1,000+ concurrent users with stable latency",
+      ),
+    ).toEqual([
+      'Melanie is trying to optimize the performance of their app to handle 1,000+ concurrent users with stable latency',
+    ]);
+  });
+});
