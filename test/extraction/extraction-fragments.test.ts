@@ -113,3 +113,46 @@ describe('a long value is cut where a phrase opens, not inside it', () => {
     ]);
   });
 });
+
+describe('examples, wishes and remarks', () => {
+  it('an example or a wish under a condition is nothing: "For example, I want…", "I would … if I could"', () => {
+    expect(candidates('I would get two turtles today if I could')).toEqual([]);
+    expect(
+      candidates(
+        'For example, I want to match "machine learning" in the sentence "I have experience in machine learning algorithms."',
+      ),
+    ).toEqual([]);
+  });
+
+  it('"Been a busy week" drops "It\'s", not "I\'ve"; "Been super busy lately" is the speaker\'s', () => {
+    expect(candidates('Been a busy week since we talked')).toEqual(['Melanie said been a busy week since they talked']);
+    expect(candidates('Been super busy lately')).toEqual(['Melanie has been busy lately']);
+  });
+
+  it('a relative clause whose verb goes on is not read as its object: "my characters I worked so hard on"', () => {
+    expect(candidates('Seeing my characters I worked so hard on come alive was my favorite part')).toEqual([
+      'Melanie said seeing their characters Melanie worked so hard on come alive was their favorite part',
+    ]);
+    expect(candidates('Just finished something - pretty wild journey')).toEqual([
+      'Melanie just finished something - pretty wild journey',
+    ]);
+  });
+});
+
+describe('an activity the speaker finds a way to express themselves is a liking, kept', () => {
+  it('"Painting\'s a fun way to express my feelings" is kept; "Cooking is a great way to chill" is a remark', () => {
+    const turn =
+      "Thanks, Caroline! Painting's a fun way to express my feelings and get creative. It's a great way to relax after a long day.";
+    const kept = extractFacts(turn, 'Melanie', AT);
+    expect(kept.map((f) => [f.rule, f.content])).toEqual([
+      ['preference.way', 'Melanie finds painting a fun way to express their feelings and get creative'],
+    ]);
+    expect(kept[0]!.slot).toBe('likes:painting');
+    expect(candidates('Playing games is my escape from life struggles')).toEqual([
+      'Melanie finds playing games an escape from life struggles',
+    ]);
+    expect(candidates('Cooking is a great way to chill and be creative.')).toEqual([
+      'Melanie said cooking is a great way to chill and be creative',
+    ]);
+  });
+});

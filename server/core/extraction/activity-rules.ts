@@ -46,6 +46,7 @@ const NOT_EVENTS = new Set([
   'added',
   'defined',
   'checked',
+  'needed',
 ]);
 
 /** A value that opens with a time, a subordinate clause or a bare particle: the verb's object is not in it. */
@@ -62,6 +63,9 @@ const STARTS_WITH_TIME =
 export const objectLost = (verb: string, value: string) =>
   NO_OBJECT.test(value) || (TRANSITIVE_PAST.has(verb) && STARTS_WITH_TIME.test(value));
 
+/** What may follow a relative clause's verb when its object is the head before it: an end, a time, a preposition, the main verb. */
+const GAP_ENDS =
+  /^(?:\s*$|\s*[-–—,;:.!?]|\s+(?:is|was|are|were|has|have|had|will|would|reminds?|reminded|makes?|made|means?|keeps?|gives?|gave|looks?|looked|turned|came|comes?|during|on|at|in|last|yesterday|recently|today|this|for|and|but|with|from|to|when|while|before|after|back|ago|\d)\b)/i;
 const DETERMINER = /^(?:the|a|an|this|these|those|my|our|some|another)$/i;
 /** Heads too vague to be the thing a relative clause says was made or bought ("the way I felt", "the things I did"). */
 const VAGUE_HEADS = new Set(
@@ -214,6 +218,28 @@ export const ACTIVITY_RULES: Rule[] = [
         exclusive: false,
         rule: 'preference.like',
         content: (s) => `${s} ${likeVerb(m[1]!)} ${thirdPerson(value, s)}`,
+        tags: ['preference'],
+      };
+    },
+  },
+  {
+    // "Painting's a fun way to express my feelings", "Playing games is my escape": a liking said of
+    // the activity, the speaker's when their own words are in it ("Cooking is a great way to chill" is a remark).
+    name: 'preference.way',
+    pattern:
+      /^(?:[\w'-]+,\s+)?([a-z]+ing(?:\s+[a-z][\w'-]*){0,3}?)(?:'s|\s+is)\s+((?:a|an|my)\s+(?:[a-z]+\s+){0,2}?(?:way|outlet|escape|release))\b(.*)$/i,
+    build: (m) => {
+      const [, activity = '', what = '', rest = ''] = m;
+      if (!/\bmy\b/i.test(what) && !/\b(?:i|me|my|myself)\b/i.test(rest)) return null;
+      const value = activity.toLowerCase();
+      const said = cleanValue(`${what.replace(/^my\s+/i, /^my\s+[aeiou]/i.test(what) ? 'an ' : 'a ')}${rest}`);
+      return {
+        slot: `likes:${slotKey(value)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'preference.way',
+        content: (s) => `${s} finds ${value} ${thirdPerson(said, s)}`,
         tags: ['preference'],
       };
     },
@@ -376,6 +402,8 @@ export const ACTIVITY_RULES: Rule[] = [
       if (NOT_EVENTS.has(verb) || VAGUE_HEADS.has(head.toLowerCase())) return null;
       if (!(IRREGULAR_PAST.has(verb) || (/^[a-z]{3,}ed$/.test(verb) && !verb.endsWith('eed')))) return null;
       if (!inRelativeClause(clause, (m.index ?? 0) + m[0].search(/\bi(?:'ve| have)?\s/i))) return null;
+      // The relative clause ends at its verb (the object is the head before it): "my characters I worked so hard on" does not.
+      if (!GAP_ENDS.test(clause.slice((m.index ?? 0) + m[0].length))) return null;
       // "a pic of a cake I made": the last determiner opens the object.
       const words = phrase.split(/\s+/);
       const last = words.findLastIndex((w) => DETERMINER.test(w));
@@ -408,7 +436,12 @@ export const ACTIVITY_RULES: Rule[] = [
       )
         return null;
       const value = cleanValue(m[2]!);
-      if (!value || /^(?:to|that|if|it|so|about|you)$/i.test(value) || objectLost(verb, value)) return null;
+      if (
+        !value ||
+        /^(?:to|that|if|it|so|about|you|something|anything|everything|nothing)$/i.test(value) ||
+        objectLost(verb, value)
+      )
+        return null;
       return {
         slot: `event:${slotKey(`${verb} ${value}`)}`,
         value: `${verb} ${value}`,

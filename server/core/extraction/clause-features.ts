@@ -31,10 +31,11 @@ export const turnShape = (prose: string): TurnShape => ({ words: words(prose), a
 
 /**
  * Facts the rules read with slots of their own (health, diet, name, age, home, work, birthday,
- * favourites, what started or stopped, a relative's name): never second-guessed.
+ * favourites, an activity the speaker finds a way to relax, what started or stopped, a relative's
+ * name): never second-guessed.
  */
 export const TRUSTED_RULE =
-  /^(?:health|diet|identity\.(?:name|age)|time\.|place\.|work\.|state\.|preference\.favorite|relation\.(?:name|is)$)/;
+  /^(?:health|diet|identity\.(?:name|age)|time\.|place\.|work\.|state\.|preference\.(?:favorite|way)|relation\.(?:name|is)$)/;
 
 const FIRST_PERSON_START = /^(?:[\w'-]+,?\s+){0,3}(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our|me and)\b/;
 const NAME_INSIDE = /\s(?!I\b|I'm\b|I've\b|I'll\b|I'd\b)[A-Z][a-z]+/;

@@ -45,12 +45,20 @@ const MIN_CONTENT_WORDS = 4;
 const DEICTIC =
   /:\s*$|\b(?:this|these|that|the following|my current|the above) (?:error|errors|code|snippet|function|schema|setup|output|message|config|configuration|implementation|file|query|script|class|component|method|example|approach|issue|problem|warning|stack trace|traceback)\b|\blike (?:this|so)\b|\bas follows\b|\b(?:below|above)\s*$/i;
 
+/** An example or a wish under a condition, not something that happened: "For example, I want…", "I would get two turtles if I could". */
+const HYPOTHETICAL =
+  /^(?:for example|for instance|e\.g\.|suppose|supposing|let's say|hypothetically|in theory|what if)\b|\bif (?:i|we)(?: could| were| was| had| would|'d| ever)\b|\b(?:i|we)(?: would|'d) (?:\w+ ){0,6}if\b/i;
+
 export const isRequestOrQuestion = (clause: string) =>
   /\?\s*$/.test(clause) || REQUEST.test(clause) || DEICTIC.test(clause);
 
-/** Not a lasting claim whatever rule reads it: a question, a request, a pointer to pasted text, an intent of the moment. */
+/** Not a lasting claim whatever rule reads it: a question, a request, a pointer to pasted text, an intent of the moment, an example. */
 export const notAClaim = (clause: string) =>
-  isRequestOrQuestion(clause) || MOMENT_INTENT.test(clause) || REACTION_OPENING.test(clause) || RESOLUTION.test(clause);
+  isRequestOrQuestion(clause) ||
+  MOMENT_INTENT.test(clause) ||
+  REACTION_OPENING.test(clause) ||
+  RESOLUTION.test(clause) ||
+  HYPOTHETICAL.test(clause);
 
 /**
  * Whether a clause kept whole as a statement (the fallback rule, no pattern of its own) is a

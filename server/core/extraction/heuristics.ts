@@ -43,9 +43,9 @@ const RULES: Rule[] = [...HEALTH_RULES, ...IDENTITY_RULES, ...ACTIVITY_RULES];
 const SKIP_CLAUSE =
   /\?\s*$|^\s*(?:if|when|whether|do you|did you|have you|are you|would you|could you|what|how|why|who|where)\b|\b(?:you|your)\s+(?:like|love|have)\b/i;
 
-/** Chat drops the "I" of a past action ("Started hitting the gym last week"): it is the speaker's. */
+/** Chat drops the "I" of a past action ("Started hitting the gym last week"): it is the speaker's ("Been a busy week" drops "It's"). */
 const SPEAKER_DROPPED =
-  /^(?:(?:just|finally|recently|also)\s+)?(?:been|started|went|got|had|made|finished|took|joined|bought|visited|spent|signed up|moved|met|picked up|adopted|ran|won|painted|baked|volunteered|graduated|booked)\s+\w/i;
+  /^(?:(?:just|finally|recently|also)\s+)?(?:been(?!\s+(?:a|an|the|such|quite|ages|forever|too long)\b)|started|went|got|had|made|finished|took|joined|bought|visited|spent|signed up|moved|met|picked up|adopted|ran|won|painted|baked|volunteered|graduated|booked)\s+\w/i;
 const impliedSpeaker = (clause: string) =>
   SPEAKER_DROPPED.test(clause) ? `I ${clause.charAt(0).toLowerCase()}${clause.slice(1)}` : clause;
 
