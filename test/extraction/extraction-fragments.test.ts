@@ -156,3 +156,33 @@ describe('an activity the speaker finds a way to express themselves is a liking,
     ]);
   });
 });
+
+describe('sentences that read right', () => {
+  it('names the speaker as an object ("they motivate me" is not "they motivate them"); "me-time" stays', () => {
+    expect(
+      candidates('My friends, family and mentors are my rocks – they motivate me and give me the strength to push on'),
+    ).toEqual([
+      "Melanie's friends, family and mentors are their rocks – they motivate Melanie and give Melanie the strength to push on",
+    ]);
+    expect(candidates('I\'ve been taking regular "me-time" walks at the park nearby')).toEqual([
+      'Melanie has been taking regular "me-time" walks at the park nearby',
+    ]);
+  });
+
+  it('an adverb in "-ly" is no verb: "I slowly formed" is not "Melanie slowlies formed"', () => {
+    expect(candidates('I slowly formed connections by listening and showing compassion')).toEqual([
+      'Melanie slowly formed connections by listening and showing compassion',
+    ]);
+  });
+
+  it('"the line where I\'m trying to…" is no task of the speaker\'s; "getting a bit worried" is no plan', () => {
+    expect(
+      candidates("The error is happening on the line where I'm trying to iterate over the transactions variable"),
+    ).toEqual([
+      'Melanie said the error is happening on the line where Melanie is trying to iterate over the transactions variable',
+    ]);
+    expect(
+      candidates("I'm getting a bit worried about meeting the sprint deadline for the MVP backend completion"),
+    ).toEqual(['Melanie is getting a bit worried about meeting the sprint deadline for the MVP backend completion']);
+  });
+});

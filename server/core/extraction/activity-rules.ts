@@ -94,7 +94,7 @@ const SMALL_TALK =
 
 /** "I'm getting an error", "I'll see you soon", "I'm doing alright", "I'll have to convince you": of the moment, not a plan. */
 const MOMENT_NOT_PLAN =
-  /\b(?:you|your)\b|^(?:get|getting)\s+(?:(?:an?|the|this|that|some|another|same|a similar)\s+)?(?:[\w.-]+\s+)?(?:errors?|exceptions?|warnings?|issues?|problems?|messages?|results?|output)\b|^(?:get|getting)\s+(?:["'“]|when\b|it\b|stuck\b|confused\b|lost\b)|^(?:doing|going)\s+(?:alright|all right|ok|okay|fine|well|great|good|better|worse)$|^(?:have|having)\s+(?:fun|a blast|a good time|to)\b|^(?:start|starting)\s+(?:to\s+)?think/i;
+  /\b(?:you|your)\b|^(?:get|getting)\s+(?:(?:an?|the|this|that|some|another|same|a similar)\s+)?(?:[\w.-]+\s+)?(?:errors?|exceptions?|warnings?|issues?|problems?|messages?|results?|output)\b|^(?:get|getting)\s+(?:["'“]|when\b|it\b|(?:(?:a bit|a little|really|so|pretty|kind of)\s+)?(?:stuck|confused|lost|worried|nervous|anxious|frustrated|tired|overwhelmed)\b)|^(?:doing|going)\s+(?:alright|all right|ok|okay|fine|well|great|good|better|worse)$|^(?:have|having)\s+(?:fun|a blast|a good time|to)\b|^(?:start|starting)\s+(?:to\s+)?think/i;
 
 function negated(verb: string, object: string, rule: string): Match | null {
   const value = cleanValue(object);

@@ -10,26 +10,26 @@ const NOT_HEADS = new Set(
     ' ',
   ),
 );
+const RELATIVE_WORDS = new Set(['that', 'which', 'where']);
 /** Heads that stand alone before a relative "I": "something I love", "what I like to hear", "all I want". */
 const PRONOUN_HEAD = /\b(?:something|anything|everything|nothing|what|whatever|all)\s+(?:that\s+)?$/i;
 /** A determiner, then at most four words of a noun phrase, then (maybe "that"/"which") the "I". */
 const NOUN_PHRASE_BEFORE =
-  /\b(?:the|a|an|this|these|those|that|my|our|his|her|their|some|another|any|every|each)\s+((?:[a-z][\w'-]*\s+){0,3}[a-z][\w'-]*)\s+(?:(?:that|which)\s+)?$/i;
+  /\b(?:the|a|an|this|these|those|that|my|our|his|her|their|some|another|any|every|each)\s+((?:[a-z][\w'-]*\s+){0,3}[a-z][\w'-]*)\s+(?:(?:that|which|where)\s+)?$/i;
 
 /** The few words before a position: enough for a noun phrase, linear in nothing but this window. */
 const before = (clause: string, index: number) => clause.slice(Math.max(0, index - 80), index);
 
-/** Whether the "I" at `index` opens a relative clause: "the screenplay I sent in", "something I love". */
+/** Whether the "I" at `index` opens a relative clause: "the screenplay I sent in", "something I love", "the line where I'm…". */
 export function inRelativeClause(clause: string, index: number): boolean {
   const lead = before(clause, index);
   if (PRONOUN_HEAD.test(lead)) return true;
   const phrase = NOUN_PHRASE_BEFORE.exec(lead)?.[1];
   if (!phrase) return false;
+  const words = phrase.toLowerCase().split(/\s+/);
+  if (words.length > 1 && RELATIVE_WORDS.has(words.at(-1)!)) words.pop();
   // "my dad and I", "the day after I": a word of the phrase that is no noun's means it is not one.
-  return !phrase
-    .toLowerCase()
-    .split(/\s+/)
-    .some((w) => NOT_HEADS.has(w) || /(?:ed|ly)$/.test(w));
+  return !words.some((w) => NOT_HEADS.has(w) || /(?:ed|ly)$/.test(w));
 }
 
 /**

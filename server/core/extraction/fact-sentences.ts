@@ -94,7 +94,9 @@ export function firstPersonPredicate(predicate: string): string {
   return [first, ...rest].join(' ');
 }
 
-const I_VERB = new RegExp(String.raw`\b[Ii]((?:\s+(?:${VERB_ADVERBS}))*)\s+([a-z][a-z']*)\b`, 'g');
+/** Any "-ly" word after "I" is an adverb ("I slowly formed"), but for the verbs that end so. */
+const LY_ADVERB = String.raw`(?!(?:apply|fly|rely|reply|supply|multiply|comply|imply|ally|bully|tally|rally)\b)[a-z]{2,}ly`;
+const I_VERB = new RegExp(String.raw`\b[Ii]((?:\s+(?:${VERB_ADVERBS}|${LY_ADVERB}))*)\s+([a-z][a-z']*)\b`, 'g');
 
 const FIRST_PERSON_WORD = /\b(?:[Ii]|[Mm][ey]|[Mm]ine|[Mm]yself)\b/;
 
@@ -116,7 +118,7 @@ export function thirdPerson(text: string, subject: string): string {
     .replace(/\bmyself\b/gi, 'themselves')
     .replace(/\bmy\b/gi, 'their')
     .replace(/\bmine\b/gi, 'theirs')
-    .replace(/\bme\b/gi, 'them');
+    .replace(/\bme\b(?!-)/gi, 'them');
 }
 
 /** A plural subject's verb: "User's kids likes" -> "User's kids like". */
@@ -206,7 +208,8 @@ const LEADING_CLAUSE =
  */
 export function sentenceAbout(subject: string, clause: string): string {
   const bare = clause.replace(OPENER, '');
-  let text = thirdPerson(bare, subject)
+  // The speaker as an object is named: "they motivate me" -> "they motivate Caroline", not a "them" that reads as the others.
+  let text = thirdPerson(bare.replace(/\b[Mm]e\b(?!-)/g, subject), subject)
     .replace(/\bwe're\b/gi, 'they are')
     .replace(/\bwe've\b/gi, 'they have')
     .replace(/\bwe\b/gi, 'they')
