@@ -186,3 +186,29 @@ describe('sentences that read right', () => {
     ).toEqual(['Melanie is getting a bit worried about meeting the sprint deadline for the MVP backend completion']);
   });
 });
+
+describe('more fragments from the sample', () => {
+  it('"our" is the subject\'s too; "I\'m a huge fan" (of nothing said) and "going for my dreams" are nothing', () => {
+    expect(candidates('Our kids are our future')).toEqual(["Melanie's kids are their future"]);
+    expect(candidates('I just left for our European vacation')).toEqual(['Melanie left for their European vacation']);
+    expect(candidates("I'm a huge fan")).toEqual([]);
+    expect(candidates("I'm going for my dreams")).toEqual([]);
+  });
+
+  it("a long task is cut where a phrase opens; a date's comma is no cut, and the date is said once", () => {
+    expect(
+      candidates(
+        "I'm trying to integrate Google Analytics v4 with anonymized IP tracking to monitor user sessions and bounce rate under 40% on my portfolio site",
+      ),
+    ).toEqual([
+      'Melanie is trying to integrate Google Analytics v4 with anonymized IP tracking to monitor user sessions and bounce rate',
+    ]);
+    expect(candidates("I'm getting ready for the scheduled peer review on April 15, 2024")).toEqual([
+      'Melanie is getting ready for the scheduled peer review on 15 April 2024',
+    ]);
+    expect(candidates("I'm trying to set up the release for March 3, 2024 with the new pipeline")).toEqual([
+      'Melanie is trying to set up the release for 3 March 2024 with the new pipeline',
+    ]);
+    expect(candidates('I moved to Berlin in 2019, 2020 was hard')).toEqual(['Melanie moved to Berlin in 2019']);
+  });
+});

@@ -8,6 +8,7 @@ import {
   gerund,
   IRREGULAR_PAST,
   sentenceAbout,
+  shortened,
   slotKey,
   thirdPerson,
 } from './fact-sentences.ts';
@@ -94,7 +95,7 @@ const SMALL_TALK =
 
 /** "I'm getting an error", "I'll see you soon", "I'm doing alright", "I'll have to convince you": of the moment, not a plan. */
 const MOMENT_NOT_PLAN =
-  /\b(?:you|your)\b|^(?:get|getting)\s+(?:(?:an?|the|this|that|some|another|same|a similar)\s+)?(?:[\w.-]+\s+)?(?:errors?|exceptions?|warnings?|issues?|problems?|messages?|results?|output)\b|^(?:get|getting)\s+(?:["'“]|when\b|it\b|(?:(?:a bit|a little|really|so|pretty|kind of)\s+)?(?:stuck|confused|lost|worried|nervous|anxious|frustrated|tired|overwhelmed)\b)|^(?:doing|going)\s+(?:alright|all right|ok|okay|fine|well|great|good|better|worse)$|^(?:have|having)\s+(?:fun|a blast|a good time|to)\b|^(?:start|starting)\s+(?:to\s+)?think/i;
+  /\b(?:you|your)\b|^(?:get|getting)\s+(?:(?:an?|the|this|that|some|another|same|a similar)\s+)?(?:[\w.-]+\s+)?(?:errors?|exceptions?|warnings?|issues?|problems?|messages?|results?|output)\b|^(?:get|getting)\s+(?:["'“]|when\b|it\b|(?:(?:a bit|a little|really|so|pretty|kind of)\s+)?(?:stuck|confused|lost|worried|nervous|anxious|frustrated|tired|overwhelmed)\b)|^(?:doing|going)\s+(?:alright|all right|ok|okay|fine|well|great|good|better|worse)$|^(?:have|having)\s+(?:fun|a blast|a good time|to)\b|^(?:start|starting)\s+(?:to\s+)?think|^(?:go|going)\s+for\s+(?:it|my dreams?)$/i;
 
 function negated(verb: string, object: string, rule: string): Match | null {
   const value = cleanValue(object);
@@ -270,12 +271,16 @@ export const ACTIVITY_RULES: Rule[] = [
     pattern: /\bi(?:'m| am|'ve been| have been)\s+(?:currently\s+|still\s+|now\s+)?(?:trying|attempting) to\s+(.+)/i,
     build: (m) => {
       // Longer than most values: a task's subject often comes late ("… for my JavaScript project").
-      const words = m[1]!
-        .split(/\s*(?:,(?!\d{3}\b)|[;:()–—?!]|\s-\s|\bbecause\b|\bbut\b|\bso that\b|\band (?=i\b))\s*/i)[0]!
-        .replace(/[.…"]+$/, '')
-        .trim()
-        .split(/\s+/)
-        .slice(0, 16);
+      const words = shortened(
+        m[1]!
+          .split(
+            /\s*(?:(?<!\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s\d{1,2}),(?!\d{3}\b)|[;:()–—?!]|\s-\s|\bbecause\b|\bbut\b|\bso that\b|\band (?=i\b))\s*/i,
+          )[0]!
+          .replace(/[.…"]+$/, '')
+          .trim()
+          .split(/\s+/),
+        16,
+      ).split(' ');
       while (words.length > 0 && /^(?:for|with|to|of|in|on|at|by|and|or|the|a|an|my|using)$/i.test(words.at(-1)!))
         words.pop();
       const value = words.join(' ');
@@ -355,7 +360,7 @@ export const ACTIVITY_RULES: Rule[] = [
     pattern: /\bi(?:'m| am) (?:an? )(.+)/i,
     build: (m) => {
       const value = cleanValue(m[1]!);
-      if (/^(?:bit|little|lot|fan)\b/i.test(value)) return null;
+      if (/^(?:bit|little|lot|fan)\b|\bfans?$/i.test(value)) return null;
       return {
         slot: `is:${slotKey(value)}`,
         value,

@@ -98,7 +98,7 @@ export function firstPersonPredicate(predicate: string): string {
 const LY_ADVERB = String.raw`(?!(?:apply|fly|rely|reply|supply|multiply|comply|imply|ally|bully|tally|rally)\b)[a-z]{2,}ly`;
 const I_VERB = new RegExp(String.raw`\b[Ii]((?:\s+(?:${VERB_ADVERBS}|${LY_ADVERB}))*)\s+([a-z][a-z']*)\b`, 'g');
 
-const FIRST_PERSON_WORD = /\b(?:[Ii]|[Mm][ey]|[Mm]ine|[Mm]yself)\b/;
+const FIRST_PERSON_WORD = /\b(?:[Ii]|[Mm][ey]|[Mm]ine|[Mm]yself|[Oo]ur|us)\b/;
 
 /** Pronouns of the speaker become the subject's, so the fact reads on its own ("I love" -> "Alex loves"). */
 export function thirdPerson(text: string, subject: string): string {
@@ -118,6 +118,8 @@ export function thirdPerson(text: string, subject: string): string {
     .replace(/\bmyself\b/gi, 'themselves')
     .replace(/\bmy\b/gi, 'their')
     .replace(/\bmine\b/gi, 'theirs')
+    .replace(/\b[Oo]ur\b/g, 'their')
+    .replace(/\bus\b/g, 'them')
     .replace(/\bme\b(?!-)/gi, 'them');
 }
 
@@ -136,11 +138,11 @@ export function pluralVerb(content: string, subject: string): string {
 const FILLER = /\b(?:really|super|totally|actually|literally|honestly|basically|kinda|truly|genuinely)\s+(?=\w)/gi;
 export const withoutFiller = (text: string) => text.replace(FILLER, '');
 
-/** A value ends where a new clause starts; keep it short enough to be one fact. */
+/** A value ends where a new clause starts (not at the comma of "1,000" or "April 15, 2024"); keep it short enough to be one fact. */
 export function cleanValue(raw: string): string {
   const cut = raw
     .split(
-      /\s*(?:,(?!\d{3}\b)|[;:()–—]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i,
+      /\s*(?:(?<!\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s\d{1,2}),(?!\d{3}\b)|[;:()–—]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i,
     )[0]!
     .replace(/\s+(?:anymore|any more|at all|either|too|as well|a lot|so much|very much|and|or|but)$/i, '')
     .replace(/[.!?…"]+$/g, '')
@@ -159,10 +161,10 @@ const PHRASE_OPENERS = new Set(
 /** Words that open a noun phrase: where to cut when no phrase or clause opens late enough. */
 const NOUN_OPENERS = new Set('the a an their his her its our my some'.split(' '));
 
-/** A value's words, cut to MAX_VALUE_WORDS where a phrase opens ("met a couple who had a dog" -> "met a couple"). */
-function shortened(words: string[]): string {
-  if (words.length <= MAX_VALUE_WORDS) return words.join(' ');
-  const kept = words.slice(0, MAX_VALUE_WORDS);
+/** A value's words, cut to `max` where a phrase opens ("met a couple who had a dog" -> "met a couple"). */
+export function shortened(words: string[], max = MAX_VALUE_WORDS): string {
+  if (words.length <= max) return words.join(' ');
+  const kept = words.slice(0, max);
   const lastOf = (set: Set<string>) => kept.findLastIndex((w, i) => i >= 3 && set.has(w.toLowerCase()));
   const open = Math.max(lastOf(PHRASE_OPENERS), 0) || lastOf(NOUN_OPENERS);
   return (open > 0 ? kept.slice(0, open) : kept).join(' ');

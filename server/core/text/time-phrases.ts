@@ -298,7 +298,10 @@ export function withAbsoluteDates(
   for (const mention of mentions) {
     const described = describeMention(mention);
     const escaped = mention.phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const re = new RegExp(`(\\b(?:on|in|at|during|since|by|until|from|before|after)\\s+)?\\b${escaped}(?![\\w])`, 'i');
+    const re = new RegExp(
+      `(\\b(?:on|in|at|during|since|by|until|from|before|after|for|to)\\s+)?\\b${escaped}(?![\\w])`,
+      'i',
+    );
     out = out.replace(re, (_, preposition: string | undefined) => {
       const ownPreposition = /^(?:on|in|around)\s+/i.test(mention.phrase);
       if (preposition && !ownPreposition)
