@@ -212,3 +212,33 @@ describe('more fragments from the sample', () => {
     expect(candidates('I moved to Berlin in 2019, 2020 was hard')).toEqual(['Melanie moved to Berlin in 2019']);
   });
 });
+
+describe('what the speaker said around the claim', () => {
+  it('the listener named at the start or the end is no part of the claim', () => {
+    expect(
+      candidates(
+        "Yeah, Caroline, my family's been great - their love and support really helped me through tough times",
+      ),
+    ).toEqual(["Melanie's family's been great - their love and support helped Melanie through tough times"]);
+    expect(candidates("I've had some tough times with my business, Jon")).toEqual([
+      'Melanie has had some tough times with their business',
+    ]);
+  });
+
+  it('"Just been helping" is "has just been helping"; "Wish I had…" is a wish, nothing', () => {
+    expect(
+      candidates('Just been helping some friends reset their high scores at the international tournament'),
+    ).toEqual(['Melanie has just been helping some friends reset their high scores at the international tournament']);
+    expect(candidates('Wish I had a vacation lined up, but right now my writing is consuming me')).toEqual([]);
+  });
+
+  it('a title keeps its closing quote; a stray dash or quote at a cut goes; "I figured" is no event', () => {
+    expect(candidates('I just watched "Little Women" and it was amazing')).toEqual(['Melanie watched "Little Women"']);
+    expect(candidates('And, I bought a cross necklace to feel closer to my faith- which has made me happy')).toEqual([
+      'Melanie bought a cross necklace to feel closer to their faith',
+    ]);
+    expect(candidates("So I figured I'd try them out with my family and friends")).toEqual([
+      'Melanie figured Melanie would try them out with their family and friends',
+    ]);
+  });
+});

@@ -47,7 +47,7 @@ const DEICTIC =
 
 /** An example or a wish under a condition, not something that happened: "For example, I want…", "I would get two turtles if I could". */
 const HYPOTHETICAL =
-  /^(?:for example|for instance|e\.g\.|suppose|supposing|let's say|hypothetically|in theory|what if)\b|\bif (?:i|we)(?: could| were| was| had| would|'d| ever)\b|\b(?:i|we)(?: would|'d) (?:\w+ ){0,6}if\b/i;
+  /^(?:for example|for instance|e\.g\.|suppose|supposing|let's say|hypothetically|in theory|what if|wish (?:i|we))\b|\bif (?:i|we)(?: could| were| was| had| would|'d| ever)\b|\b(?:i|we)(?: would|'d) (?:\w+ ){0,6}if\b/i;
 
 export const isRequestOrQuestion = (clause: string) =>
   /\?\s*$/.test(clause) || REQUEST.test(clause) || DEICTIC.test(clause);

@@ -145,9 +145,11 @@ export function cleanValue(raw: string): string {
       /\s*(?:(?<!\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s\d{1,2}),(?!\d{3}\b)|[;:()–—]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i,
     )[0]!
     .replace(/\s+(?:anymore|any more|at all|either|too|as well|a lot|so much|very much|and|or|but)$/i, '')
-    .replace(/[.!?…"]+$/g, '')
+    .replace(/[.!?…\-–—]+$/g, '')
     .trim();
-  return shortened(cut.split(/\s+/));
+  // A closing quote stays when it closes one ("watched "Little Women""); a stray one goes.
+  const quotes = cut.split('"').length - 1;
+  return shortened((quotes % 2 === 1 && cut.endsWith('"') ? cut.slice(0, -1) : cut).trim().split(/\s+/));
 }
 
 /** At most this many words in a value: one fact, not the rest of the turn. */
@@ -184,15 +186,33 @@ export const contentWords = (text: string) =>
 const OPENER =
   /^(?:(?:hey|hi|hello|wow|whoa|oh|ah|aw+|yeah|yes|yep|yup|nope|plus|thanks|thank you|haha+|lol|omg|great|cool|awesome|sure|ok|okay|well|um+|hmm+|totally|absolutely|definitely|congrats|congratulations|nice|sweet|true|exactly|right|anyway|btw|so)(?:,?\s+[A-Z][a-z]+)?\s*[,!:–—-]+\s*)+/i;
 
+/** Whether a capitalised word is an ordinary word (a sentence's first), not a name. */
+const ordinaryWord = (word: string) => {
+  const bare = word.toLowerCase().replace(/'s$/, '');
+  return isStopword(bare) || /(?:ing|ed|ly)$/.test(bare) || COMMON_OPENERS.has(bare);
+};
+/** A name, not an ordinary word, a day or a month. */
+const nameLike = (word: string) => !ordinaryWord(word) && !CALENDAR_WORDS.has(word.toLowerCase());
+
 /** Lower-cases a sentence's first letter when the first word is an ordinary word, not a name. */
 function lowerFirst(text: string): string {
   const word = /^[A-Za-z']+/.exec(text)?.[0] ?? '';
-  const bare = word.toLowerCase().replace(/'s$/, '');
   if (word.slice(1) !== word.slice(1).toLowerCase()) return text; // LGBTQ, McDonald's
-  return isStopword(bare) || /(?:ing|ed|ly)$/.test(bare) || COMMON_OPENERS.has(bare)
-    ? text.charAt(0).toLowerCase() + text.slice(1)
-    : text;
+  return ordinaryWord(word) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
 }
+
+/** The listener named at a clause's start or end ("Caroline, my family's been great", "… with my business, Jon"): not part of the claim. */
+function withoutVocative(text: string): string {
+  const lead = /^([A-Z][a-z]+),\s+(?=(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|our)\b)/i.exec(text);
+  const bare = lead && nameLike(lead[1]!) ? text.slice(lead[0].length) : text;
+  const tail = /,\s+([A-Z][a-z]+)[.!]*$/.exec(bare);
+  return tail && nameLike(tail[1]!) ? bare.slice(0, tail.index) : bare;
+}
+const CALENDAR_WORDS = new Set(
+  'monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december overall anyway besides meanwhile otherwise'.split(
+    ' ',
+  ),
+);
 const COMMON_OPENERS = new Set(
   'since being having life work school family everything nothing something everyone someone people things stuff today tonight tomorrow yesterday last next gonna wanna gotta glad thanks love loved went made took very still always never sometimes maybe probably definitely totally super pretty lots plenty both one two my whenever whatever however wherever although though unless until after before'.split(
     ' ',
@@ -209,7 +229,7 @@ const LEADING_CLAUSE =
  * reported ("Alex said the trip was great").
  */
 export function sentenceAbout(subject: string, clause: string): string {
-  const bare = clause.replace(OPENER, '');
+  const bare = withoutVocative(clause.replace(OPENER, ''));
   // The speaker as an object is named: "they motivate me" -> "they motivate Caroline", not a "them" that reads as the others.
   let text = thirdPerson(bare.replace(/\b[Mm]e\b(?!-)/g, subject), subject)
     .replace(/\bwe're\b/gi, 'they are')

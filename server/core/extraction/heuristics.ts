@@ -46,8 +46,12 @@ const SKIP_CLAUSE =
 /** Chat drops the "I" of a past action ("Started hitting the gym last week"): it is the speaker's ("Been a busy week" drops "It's"). */
 const SPEAKER_DROPPED =
   /^(?:(?:just|finally|recently|also)\s+)?(?:been(?!\s+(?:a|an|the|such|quite|ages|forever|too long)\b)|started|went|got|had|made|finished|took|joined|bought|visited|spent|signed up|moved|met|picked up|adopted|ran|won|painted|baked|volunteered|graduated|booked)\s+\w/i;
-const impliedSpeaker = (clause: string) =>
-  SPEAKER_DROPPED.test(clause) ? `I ${clause.charAt(0).toLowerCase()}${clause.slice(1)}` : clause;
+const impliedSpeaker = (clause: string) => {
+  if (!SPEAKER_DROPPED.test(clause)) return clause;
+  const lower = `${clause.charAt(0).toLowerCase()}${clause.slice(1)}`;
+  // "Just been helping friends" is "I've just been helping", not "I just been".
+  return /^(?:\w+\s+)?been\b/.test(lower) ? `I've ${lower}` : `I ${lower}`;
+};
 
 /** Rules that read a past event: "when I moved" is one, "when I have kids" is no possession yet. */
 const PAST_RULE = /^(?:event\.|state\.(?:started|quit|moved_to)|place\.moved|work\.new_job)/;
