@@ -242,3 +242,44 @@ describe('what the speaker said around the claim', () => {
     ]);
   });
 });
+
+describe('a coding chat: problems of the moment are no plans, settings are said whole', () => {
+  it('"running into issues", "seeing inconsistent numbers", "I\'ll run the tests now" are nothing; "I\'ll start with X" is no plan', () => {
+    expect(candidates("I'm running into some issues with the configuration")).toEqual([]);
+    expect(candidates("I'm seeing some inconsistent latency numbers")).toEqual([]);
+    expect(candidates("Sure, I'll run the unit tests now")).toEqual([]);
+    expect(candidates("I'll start with the coin toss problem")).toEqual([
+      'Melanie will start with the coin toss problem',
+    ]);
+    expect(candidates("I'd like to ensure that I have enough time to complete each task")).toEqual([]);
+  });
+
+  it('"which I prefer" is a relative clause; a URL, a plural and "every Friday" are kept as said', () => {
+    expect(
+      candidates(
+        "I'm using SQLite for lightweight persistence, which I prefer over heavier DBMS for this prototype stage",
+      ),
+    ).toEqual([
+      'Melanie is using SQLite for lightweight persistence, which Melanie prefers over heavier DBMS for this prototype stage',
+    ]);
+    expect(candidates('My frontend is built with React and is running on http://localhost:5173')).toEqual([
+      "Melanie's frontend is built with React and is running on http://localhost:5173",
+    ]);
+    expect(candidates('My database credentials are stored in a .env file')).toEqual([
+      "Melanie's database credentials are stored in a .env file",
+    ]);
+    expect(candidates('I have weekly code reviews scheduled every Friday at 3 PM Palau time')).toEqual([
+      'Melanie has weekly code reviews scheduled every Friday at 3 PM Palau time',
+    ]);
+  });
+
+  it('an adjective before a comma opens a list, not the end of the value', () => {
+    expect(candidates('I prefer simple, minimal dependencies')).toEqual([
+      'Melanie prefers simple, minimal dependencies',
+    ]);
+    expect(candidates('I prefer using lightweight, dependency-free solutions over heavy frameworks')).toEqual([
+      'Melanie prefers using lightweight, dependency-free solutions over heavy frameworks',
+    ]);
+    expect(candidates('I love hiking, biking and swimming')).toEqual(['Melanie loves hiking']);
+  });
+});

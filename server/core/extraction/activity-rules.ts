@@ -34,9 +34,9 @@ const OPENS_CLAUSE =
 const SMALL_TALK =
   /^(?:i|we)(?:'m| am| are|'re)? (?:so |really |totally |very |just )*(?:glad|happy for|sorry|thankful for you|proud of you|excited for you|sure|not sure|here for you|with you|agree|hope|bet|know|understand|see|mean|guess|wish you|can't wait|cannot wait|appreciate|love (?:that|this|it|your|how)|think so|totally get)\b|^(?:i|we) (?:can|could|would|should|will|'ll) (?:definitely |totally )?(?:try|do|check|keep|let)\b/i;
 
-/** "I'm getting an error", "I'll see you soon", "I'm doing alright", "I'll have to convince you": of the moment, not a plan. */
+/** "I'm getting an error", "I'll see you soon", "I'm doing alright", "I'll start with Lighthouse first": of the moment, not a plan. */
 const MOMENT_NOT_PLAN =
-  /\b(?:you|your)\b|^(?:get|getting)\s+(?:(?:an?|the|this|that|some|another|same|a similar)\s+)?(?:[\w.-]+\s+)?(?:errors?|exceptions?|warnings?|issues?|problems?|messages?|results?|output)\b|^(?:get|getting)\s+(?:["'“]|when\b|it\b|(?:(?:a bit|a little|really|so|pretty|kind of)\s+)?(?:stuck|confused|lost|worried|nervous|anxious|frustrated|tired|overwhelmed)\b)|^(?:doing|going)\s+(?:alright|all right|ok|okay|fine|well|great|good|better|worse)$|^(?:have|having)\s+(?:fun|a blast|a good time|to)\b|^(?:start|starting)\s+(?:to\s+)?think|^(?:go|going)\s+for\s+(?:it|my dreams?)$/i;
+  /\b(?:you|your)\b|^(?:get|getting)\s+(?:(?:an?|the|this|that|some|another|same|a similar)\s+)?(?:[\w.-]+\s+)?(?:errors?|exceptions?|warnings?|issues?|problems?|messages?|results?|output)\b|^(?:get|getting)\s+(?:["'“]|when\b|it\b|(?:(?:a bit|a little|really|so|pretty|kind of)\s+)?(?:stuck|confused|lost|worried|nervous|anxious|frustrated|tired|overwhelmed)\b)|^(?:doing|going)\s+(?:alright|all right|ok|okay|fine|well|great|good|better|worse)$|^(?:have|having)\s+(?:fun|a blast|a good time|to)\b|^(?:start|starting)\s+(?:to\s+)?think|^(?:go|going)\s+for\s+(?:it|my dreams?)$|^(?:start|starting)\s+(?:with|from|by)\b|\b(?:now|right away|right now|first)$/i;
 
 function negated(verb: string, object: string, rule: string): Match | null {
   const value = cleanValue(object);
@@ -315,10 +315,12 @@ export const ACTIVITY_RULES: Rule[] = [
   {
     name: 'attribute.my',
     pattern:
-      /\bmy ([a-z][\w\s-]{1,30}?) (?:is|are|was|'s)\s+(?!so\b|very\b|really\b|too\b|pretty\b|kind of\b|such\b|going\b|doing\b)(.+)/i,
+      /\bmy ([a-z][\w\s-]{1,30}?) (is|are|was|were|'s)\s+(?!so\b|very\b|really\b|too\b|pretty\b|kind of\b|such\b|going\b|doing\b)(.+)/i,
     build: (m, clause) => {
       const thing = m[1]!.trim().toLowerCase();
-      const value = cleanValue(m[2]!);
+      const value = cleanValue(m[3]!);
+      // "My database credentials are stored…": "are" stays; "was" is said as what still holds.
+      const verb = /^(?:are|were)$/i.test(m[2]!) ? 'are' : 'is';
       if (!value || /^(?:it|that|this|the best|great|good|fine|okay|ok|amazing|awesome)$/i.test(value)) return null;
       // "Losing my job was hard", "verify if my understanding is correct": the "my" is inside another subject or clause.
       if (!OPENS_CLAUSE.test(clause.slice(0, m.index))) return null;
@@ -330,7 +332,7 @@ export const ACTIVITY_RULES: Rule[] = [
         polarity: 1,
         exclusive: true,
         rule: 'attribute.my',
-        content: (s) => `${s}'s ${thing} is ${thirdPerson(value, s)}`,
+        content: (s) => `${s}'s ${thing} ${verb} ${thirdPerson(value, s)}`,
       };
     },
   },

@@ -23,7 +23,7 @@ const before = (clause: string, index: number) => clause.slice(Math.max(0, index
 /** Whether the "I" at `index` opens a relative clause: "the screenplay I sent in", "something I love", "the line where I'm…". */
 export function inRelativeClause(clause: string, index: number): boolean {
   const lead = before(clause, index);
-  if (PRONOUN_HEAD.test(lead)) return true;
+  if (PRONOUN_HEAD.test(lead) || /\b(?:which|whom)\s+$/i.test(lead)) return true;
   const phrase = NOUN_PHRASE_BEFORE.exec(lead)?.[1];
   if (!phrase) return false;
   const words = phrase.toLowerCase().split(/\s+/);

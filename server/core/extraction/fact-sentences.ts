@@ -140,10 +140,11 @@ export const withoutFiller = (text: string) => text.replace(FILLER, '');
 
 /** A value ends where a new clause starts (not at the comma of "1,000" or "April 15, 2024"); keep it short enough to be one fact. */
 export function cleanValue(raw: string): string {
-  const cut = raw
-    .split(
-      /\s*(?:(?<!\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s\d{1,2}),(?!\d{3}\b)|[;:()–—]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i,
-    )[0]!
+  const [first = '', second] = raw.split(VALUE_END);
+  // "simple, minimal dependencies": an adjective before a comma is not the end of the value.
+  const listed = second && /^(?:[a-z-]+\s+){0,2}[a-z-]+$/i.test(first) && LIST_ADJECTIVE.test(first);
+  const joined = listed && raw.slice(first.length).trimStart().startsWith(',') ? `${first}, ${second}` : first;
+  const cut = joined
     .replace(/\s+(?:anymore|any more|at all|either|too|as well|a lot|so much|very much|and|or|but)$/i, '')
     .replace(/[.!?…\-–—]+$/g, '')
     .trim();
@@ -151,6 +152,12 @@ export function cleanValue(raw: string): string {
   const quotes = cut.split('"').length - 1;
   return shortened((quotes % 2 === 1 && cut.endsWith('"') ? cut.slice(0, -1) : cut).trim().split(/\s+/));
 }
+
+/** Where a value ends: a new clause, a parenthesis, a dash, a comma (not "1,000" or "April 15, 2024"), a colon before a space (not "http://"). */
+const VALUE_END =
+  /\s*(?:(?<!\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s\d{1,2}),(?!\d{3}\b)|:(?=\s|$)|[;()–—]|\s-\s|\bbecause\b|\bbut\b|\bsince\b|\bwhich\b|\bso that\b|\bthough\b|\balthough\b|\band (?=(?:it|that|this|they|we|he|she|you)\b))\s*/i;
+/** Adjectives that open a list of them ("simple, minimal dependencies", "lightweight, dependency-free solutions"). */
+const LIST_ADJECTIVE = /(?:ple|ight|al|ful|ive|ous|ic|ble|less|ean|ast|ern|ized|ised)$/i;
 
 /** At most this many words in a value: one fact, not the rest of the turn. */
 const MAX_VALUE_WORDS = 14;

@@ -298,8 +298,9 @@ export function withAbsoluteDates(
   for (const mention of mentions) {
     const described = describeMention(mention);
     const escaped = mention.phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // "every Friday" is no one Friday: left as said.
     const re = new RegExp(
-      `(\\b(?:on|in|at|during|since|by|until|from|before|after|for|to)\\s+)?\\b${escaped}(?![\\w])`,
+      `(?<!\\bevery\\s+)(\\b(?:on|in|at|during|since|by|until|from|before|after|for|to|of)\\s+)?\\b(?<!\\bevery\\s+)${escaped}(?![\\w])`,
       'i',
     );
     out = out.replace(re, (_, preposition: string | undefined) => {
