@@ -283,3 +283,14 @@ describe('a coding chat: problems of the moment are no plans, settings are said 
     expect(candidates('I love hiking, biking and swimming')).toEqual(['Melanie loves hiking']);
   });
 });
+
+describe('"Me and my X" is the speaker\'s', () => {
+  it('is not a fact about X alone', () => {
+    expect(candidates('Me and my friends went camping last weekend')).toEqual([
+      'Melanie went camping on the weekend of 6 May 2023 with their friends',
+    ]);
+    expect(candidates('Me and my husband are planning a trip')).toEqual([
+      'Melanie is planning a trip with their husband',
+    ]);
+  });
+});

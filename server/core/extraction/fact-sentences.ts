@@ -279,7 +279,8 @@ export function clauses(text: string): string[] {
         /(?<!\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Prof|vs|etc|approx|Mt|Ave)\.)(?<=[.!?])\s+|\n+|;\s*|\s*[-–—]+\s+(?=(?:i|i'm|i've|we|we're|we've|my|our)\b)/i,
       )
       .flatMap((sentence) =>
-        sentence.split(/,?\s+\b(?:and|but|so|plus|also)\s+(?=(?:i|i'm|i've|i'll|my|actually|now|next)\b)/i),
+        // Not after a lone "Me" ("Me and my friends went camping" is one clause).
+        sentence.split(/(?<!^me),?\s+\b(?:and|but|so|plus|also)\s+(?=(?:i|i'm|i've|i'll|my|actually|now|next)\b)/i),
       )
       .map((c) => c.trim().replace(/[.!…]+$/, ''))
       .filter((c) => c.length > 2)

@@ -123,6 +123,11 @@ function builtOf(raw: string, subject: string, statements: boolean): { clause: s
         /^(?:actually|well|oh|so|yeah|yes|honestly|also|and|but|now|lol|haha|btw|anyway|however|plus|okay|ok|hmm|sure)[,!]?\s+/i,
         '',
       )
+      // "Me and my friends went camping" is the speaker's: "I went camping … with my friends".
+      .replace(
+        /^me and (my (?:(?:best|little|big|older|younger|two|three|new|old) )?[a-z][\w'-]*) ([a-z].*)$/i,
+        (_, who: string, rest: string) => `I ${rest} with ${who.toLowerCase()}`,
+      )
       .replace(
         /\bI (?:think|guess|feel like|believe)\s+(?:that\s+)?(?=(?:i|i'm|i've|i'll|i'd|my|we|we're|our|it|it's|this|that|there|the|he|she|they)\b)/i,
         '',
