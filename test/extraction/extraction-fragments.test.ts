@@ -164,6 +164,11 @@ describe('sentences that read right', () => {
     ).toEqual([
       "Melanie's friends, family and mentors are their rocks – they motivate Melanie and give Melanie the strength to push on",
     ]);
+    expect(candidates("They've been my rock, giving me words of encouragement and reminding me I'm not alone")).toEqual(
+      [
+        "Melanie said They've been their rock, giving Melanie words of encouragement and reminding them Melanie is not alone",
+      ],
+    );
     expect(candidates('I\'ve been taking regular "me-time" walks at the park nearby')).toEqual([
       'Melanie has been taking regular "me-time" walks at the park nearby',
     ]);

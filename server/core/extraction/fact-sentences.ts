@@ -237,8 +237,9 @@ const LEADING_CLAUSE =
  */
 export function sentenceAbout(subject: string, clause: string): string {
   const bare = withoutVocative(clause.replace(OPENER, ''));
-  // The speaker as an object is named: "they motivate me" -> "they motivate Caroline", not a "them" that reads as the others.
-  let text = thirdPerson(bare.replace(/\b[Mm]e\b(?!-)/g, subject), subject)
+  // The speaker as an object is named: "they motivate me" -> "they motivate Caroline", not a "them" that reads as the
+  // others ("reminding me I'm not alone" keeps "them": the name follows).
+  let text = thirdPerson(bare.replace(/\b[Mm]e\b(?!-|\s+[Ii]\b|\s+[Ii]')/g, subject), subject)
     .replace(/\bwe're\b/gi, 'they are')
     .replace(/\bwe've\b/gi, 'they have')
     .replace(/\bwe\b/gi, 'they')
