@@ -2,7 +2,7 @@
 // look broken (a cut clause, a dangling word, a possession said only as a condition). A reading aid
 // for the rules, not a figure: each class is a pattern over the memory's sentence, so its counts
 // are candidates to read by hand.
-//   npm run bench:extract-fragments -- [--sample N] [--seed S] [--class NAME] [LOCOMO.json | BEAM_FOLDER]...
+//   npm run bench:extract-fragments -- [--json] [--sample N] [--seed S] [--class NAME] [LOCOMO.json | BEAM_FOLDER]...
 // Prints, per data set, the kept memories, how many fall in each class, the flagged ones with
 // their clause, and a seeded sample of kept memories to read by hand.
 import { parseArgs } from 'node:util';
@@ -42,7 +42,7 @@ const CONDITIONAL_HAVE =
 
 /** A determiner and a noun right before "I": "the cake I made", "something I love". */
 const RELATIVE_I =
-  /\b(?:(?:the|a|an|this|these|those|some|another) [a-z]+|something|everything|what) (?:that )?I (?!and\b)/;
+  /\b(?:(?:[Tt]he|[Aa]n?|[Tt]his|[Tt]hese|[Tt]hose|[Ss]ome|[Aa]nother) [a-z]+|[Ss]omething|[Ee]verything|[Ww]hat) (?:that )?I (?!and\b)/;
 /** What plan.future should not read as a plan: an error of the moment, words to the listener. */
 const PLAN_OF_THE_MOMENT =
   /\bis getting (?:an? |the )?(?:[\w."-]+ )?(?:error|exception|warning|when)\b|\byou\b|is (?:doing|going) (?:alright|fine|well|ok)\b|is having (?:fun|to)\b/i;
@@ -118,21 +118,31 @@ async function main() {
       sample: { type: 'string', default: '60' },
       seed: { type: 'string', default: '1' },
       class: { type: 'string' },
+      json: { type: 'boolean', default: false },
     },
   });
   if (positionals.length === 0) throw new Error('give LoCoMo files and BEAM chat folders');
+  const size = Number(values.sample);
+  if (!Number.isInteger(size) || size < 0) throw new Error(`--sample: ${values.sample} is not a count`);
   const all = positionals.flatMap(loadBenchData).flatMap(keptOf);
-  for (const dataset of ['locomo', 'beam']) {
+  const report = ['locomo', 'beam'].flatMap((dataset) => {
     const kept = all.filter((k) => k.dataset === dataset);
-    if (kept.length === 0) continue;
-    console.log(`\n=== ${dataset}: ${kept.length} kept memories`);
-    for (const [name, test] of Object.entries(CLASSES)) {
-      const hits = kept.filter(test);
+    if (kept.length === 0) return [];
+    const classes = Object.fromEntries(Object.entries(CLASSES).map(([name, test]) => [name, kept.filter(test)]));
+    return [{ dataset, kept: kept.length, classes, sample: sample(kept, size, Number(values.seed)) }];
+  });
+  if (values.json) {
+    console.log(JSON.stringify(report));
+    return;
+  }
+  for (const { dataset, kept, classes, sample: picked } of report) {
+    console.log(`\n=== ${dataset}: ${kept} kept memories`);
+    for (const [name, hits] of Object.entries(classes)) {
       console.log(`${name}: ${hits.length}`);
       if (!values.class || name.startsWith(values.class)) for (const k of hits) console.log(line(k));
     }
-    console.log(`\n--- sample of ${values.sample} (seed ${values.seed})`);
-    for (const k of sample(kept, Number(values.sample), Number(values.seed))) console.log(line(k));
+    console.log(`\n--- sample of ${size} (seed ${values.seed})`);
+    for (const k of picked) console.log(line(k));
   }
 }
 

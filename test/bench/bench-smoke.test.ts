@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { CLASSES } from '../../bench/extract-fragments.ts';
 import { startOpenAiServer } from '../helpers/openai-server.ts';
 
 const run = promisify(execFile);
@@ -440,6 +441,45 @@ describe('benchmarks', () => {
     expect(result.overall.locomo.memoriesPerTurn).toBeGreaterThan(0);
     expect(result.labelled.n).toBeGreaterThanOrEqual(300);
     expect(result.labelled.precision).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('bench:extract-fragments lists what extraction keeps, class by class, and a seeded sample to read', {
+    timeout: 120_000,
+  }, async () => {
+    const [locomo] = await bench('extract-fragments.ts', '--sample', '2', conversation());
+    expect(locomo).toMatchObject({ dataset: 'locomo', kept: 4 });
+    const contents = (list: { content: string }[]) => list.map((k) => k.content);
+    expect(contents(locomo.sample)).toHaveLength(2);
+    // The tiny conversation's memories are whole: no class holds one.
+    for (const hits of Object.values(locomo.classes)) expect(hits).toEqual([]);
+    const again = await bench('extract-fragments.ts', '--sample', '2', conversation());
+    expect(contents(again[0].sample)).toEqual(contents(locomo.sample));
+    // The classes name the fragments the rules once kept.
+    const kept = (rule: string, content: string, clause: string) =>
+      ({ dataset: 'locomo', conversation: 'c', turn: 't', rule, content, clause }) as const;
+    const classesOf = (k: ReturnType<typeof kept>) =>
+      Object.entries(CLASSES)
+        .filter(([, test]) => test(k))
+        .map(([name]) => name);
+    expect(
+      classesOf(
+        kept(
+          'event.past',
+          'Melanie bought on 7 May 2023 remind them of family love',
+          'These figurines I bought yesterday remind me of family love',
+        ),
+      ),
+    ).toEqual(['cut object (verb + preposition/date)', 'lost subject', 'relative "I" read as the subject']);
+    expect(
+      classesOf(kept('possession.has', 'Caroline has kids', "I'm creating a library for when I have kids")),
+    ).toEqual(['conditional has', 'under 3 content words']);
+    expect(
+      classesOf(kept('event.past', 'Nate went to a game convention and met new people who weren', 'I went to a game…')),
+    ).toEqual([]);
+    expect(classesOf(kept('plan.future', 'User is getting an error', "I'm getting an error"))).toEqual([
+      'under 3 content words',
+      'plan of the moment',
+    ]);
   });
 
   it('bench:scale --users measures one user and many in the same run, with the small user in each file and alone', {
