@@ -299,3 +299,14 @@ describe('"Me and my X" is the speaker\'s', () => {
     ]);
   });
 });
+
+describe('an event needs its object', () => {
+  it('"I made it in pottery class" is no event of a thing named elsewhere: the clause is said whole', () => {
+    const read = (text: string) =>
+      extractFacts(text, 'Melanie', AT, { keep: () => true }).map((f) => [f.rule, f.content]);
+    expect(read('Yeah, I made it in pottery class yesterday')).toEqual([
+      ['statement.first_person', 'Melanie made it in pottery class on 7 May 2023'],
+    ]);
+    expect(read('I made this bowl in my class')).toEqual([['event.past', 'Melanie made this bowl in their class']]);
+  });
+});

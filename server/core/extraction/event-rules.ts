@@ -64,6 +64,10 @@ const VAGUE_HEADS = new Set(
   ),
 );
 
+/** An object that only points: "it", "them", or "this"/"that" with no noun after it. */
+const POINTER_OBJECT =
+  /^(?:it|them|one)\b|^(?:this|that|these|those)\s+(?:for|to|in|on|at|with|after|before|up|out|back|into|from|as|the|a|an|and|because|so|when|while)\b/i;
+
 export const EVENT_RULES: Rule[] = [
   {
     // The object before the "I" of a relative clause: "These figurines I bought yesterday remind me…"
@@ -116,7 +120,9 @@ export const EVENT_RULES: Rule[] = [
       if (
         !value ||
         /^(?:to|that|if|it|so|about|you|something|anything|everything|nothing)$/i.test(value) ||
-        objectLost(verb, value)
+        objectLost(verb, value) ||
+        // "I made it in pottery class", "I turned it into a learning experience": the thing is in another turn.
+        POINTER_OBJECT.test(value)
       )
         return null;
       return {
