@@ -2,6 +2,7 @@
 // coordinate ascent on mean evidence over the budgets, each conversation packed with values
 // fitted on the others (leave one conversation out).
 import {
+  CHAT_PACK_TUNING,
   DEFAULT_PACK_TUNING,
   pack,
   type Candidate,
@@ -12,6 +13,8 @@ import { covered, score } from './context-score.ts';
 import { round } from './stats.ts';
 
 export type FitQuestion = {
+  /** A chat with an assistant: packed (and fitted) with the chat values. */
+  chat: boolean;
   conversation: string;
   dataset: string;
   category: string;
@@ -31,15 +34,20 @@ const GRID: Partial<Record<keyof PackTuning, number[]>> = {
   length: [0.25, 0.5, 0.75, 1],
 };
 
+/** Mean evidence over the budgets, each data set weighing the same whatever its number of questions. */
 function recallOf(questions: FitQuestion[], budgets: number[], tuning: PackTuning): number {
-  let sum = 0;
+  const sums = new Map<string, { sum: number; n: number }>();
   for (const q of questions) {
+    const d = sums.get(q.dataset) ?? { sum: 0, n: 0 };
     for (const budget of budgets) {
       const { items } = pack(q.candidates, budget, tuning);
-      sum += score(q.evidence, covered(items.map((p: Packed) => p.candidate))).recall;
+      d.sum += score(q.evidence, covered(items.map((p: Packed) => p.candidate))).recall;
+      d.n++;
     }
+    sums.set(q.dataset, d);
   }
-  return sum / Math.max(1, questions.length * budgets.length);
+  const means = [...sums.values()].map((d) => d.sum / d.n);
+  return means.reduce((a, b) => a + b, 0) / Math.max(1, means.length);
 }
 
 function fit(questions: FitQuestion[], budgets: number[], start: PackTuning): PackTuning {
@@ -61,48 +69,61 @@ function fit(questions: FitQuestion[], budgets: number[], start: PackTuning): Pa
   return t;
 }
 
+/**
+ * Each group (chats with an assistant, conversations between people) fitted on its own questions,
+ * from its current values: every conversation packed with values fitted on the others of its group.
+ */
 export function fitPacking(questions: FitQuestion[], budgets: number[]) {
-  const names = [...new Set(questions.map((q) => q.conversation))];
   const perBudget = (set: FitQuestion[], tuning: PackTuning) =>
     Object.fromEntries(budgets.map((b) => [String(b), round(recallOf(set, [b], tuning))]));
-  const conversations = names.map((name) => {
-    const held = questions.filter((q) => q.conversation === name);
-    const tuning = fit(
-      questions.filter((q) => q.conversation !== name),
-      budgets,
-      DEFAULT_PACK_TUNING,
+  const groups = [true, false].flatMap((chat) => {
+    const set = questions.filter((q) => q.chat === chat);
+    if (set.length === 0) return [];
+    const start = chat ? CHAT_PACK_TUNING : DEFAULT_PACK_TUNING;
+    const names = [...new Set(set.map((q) => q.conversation))];
+    const conversations = names.map((name) => {
+      const held = set.filter((q) => q.conversation === name);
+      const tuning = fit(
+        set.filter((q) => q.conversation !== name),
+        budgets,
+        start,
+      );
+      return {
+        name,
+        questions: held.length,
+        current: perBudget(held, start),
+        heldOut: perBudget(held, tuning),
+        tuning,
+      };
+    });
+    const pooled = Object.fromEntries(
+      budgets.map((b) => [
+        String(b),
+        round(conversations.reduce((s, c) => s + c.heldOut[String(b)]! * c.questions, 0) / set.length),
+      ]),
     );
-    return {
-      name,
-      questions: held.length,
-      current: perBudget(held, DEFAULT_PACK_TUNING),
-      heldOut: perBudget(held, tuning),
-      tuning,
-    };
+    const fitted = fit(set, budgets, start);
+    return [
+      {
+        group: chat ? 'chats with an assistant' : 'conversations between people',
+        conversations,
+        current: perBudget(set, start),
+        heldOut: pooled,
+        fitted: { recall: perBudget(set, fitted), tuning: fitted },
+      },
+    ];
   });
-  const pooled = Object.fromEntries(
-    budgets.map((b) => [
-      String(b),
-      round(conversations.reduce((s, c) => s + c.heldOut[String(b)]! * c.questions, 0) / questions.length),
-    ]),
-  );
-  const fitted = fit(questions, budgets, DEFAULT_PACK_TUNING);
-  return {
-    conversations,
-    current: perBudget(questions, DEFAULT_PACK_TUNING),
-    heldOut: pooled,
-    fitted: { recall: perBudget(questions, fitted), tuning: fitted },
-  };
+  return { groups, conversations: groups.flatMap((g) => g.conversations) };
 }
 
-/** The fit's lines: each conversation's evidence with the current values and with values fitted on the others. */
+/** The fit's lines: each conversation's evidence with the current values and with values fitted on the others of its group. */
 export function printPackingFit(f: ReturnType<typeof fitPacking>, budgets: number[]): string[] {
   const r = (x: Record<string, number>) => budgets.map((b) => x[String(b)]).join(' / ');
-  return [
+  return f.groups.flatMap((g) => [
     '',
-    `packing values fitted, evidence at ${budgets.join(' / ')}: current values vs left out of the fit`,
-    ...f.conversations.map((c) => `${c.name.padEnd(12)}  ${r(c.current)}   ${r(c.heldOut)}`),
-    `${'all'.padEnd(12)}  ${r(f.current)}   ${r(f.heldOut)}`,
-    `fitted on all: ${r(f.fitted.recall)}  ${JSON.stringify(f.fitted.tuning)}`,
-  ];
+    `packing values fitted for ${g.group}, evidence at ${budgets.join(' / ')}: current values vs left out of the fit`,
+    ...g.conversations.map((c) => `${c.name.padEnd(12)}  ${r(c.current)}   ${r(c.heldOut)}`),
+    `${'all'.padEnd(12)}  ${r(g.current)}   ${r(g.heldOut)}`,
+    `fitted on all: ${r(g.fitted.recall)}  ${JSON.stringify(g.fitted.tuning)}`,
+  ]);
 }

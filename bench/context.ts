@@ -17,7 +17,7 @@
 // (context-timeline-fit.ts), each reporting every conversation with values fitted on the others.
 import { parseArgs } from 'node:util';
 import { getContext } from '../server/core/context/context.ts';
-import { collectCandidates } from '../server/core/context/context-candidates.ts';
+import { collectCandidates, isChat } from '../server/core/context/context-candidates.ts';
 import { countTokens, TOKENIZER } from '../server/core/text/token-count.ts';
 import { quoteOf } from '../server/core/text/passages.ts';
 import { closeStore } from '../server/storage/sqlite/open.ts';
@@ -122,13 +122,14 @@ export async function runContextBench(files: string[], budgets: number[], option
       for (const budget of budgets) rows.push(...(await askAt(loaded, q, budget, hits, options)));
       if (!options.fit) continue;
       const input = { query: q.text, tokenBudget: maxBudget, window: new Set<number>() };
-      const candidates = (await collectCandidates(loaded.store, loaded.space, input)).map((s) => s.candidate);
+      const sources = await collectCandidates(loaded.store, loaded.space, input);
       cached.push({
+        chat: isChat(sources),
         dataset: loaded.dataset,
         category: q.category,
         conversation: loaded.name,
         evidence: q.evidence,
-        candidates,
+        candidates: sources.map((s) => s.candidate),
       });
     }
     await closeStore(loaded.store);

@@ -413,7 +413,7 @@ describe('benchmarks', () => {
     );
     expect(result.fit.conversations.map((c: { name: string }) => c.name)).toEqual(['conv-a', 'conv-b']);
     for (const c of result.fit.conversations) expect(Object.keys(c.heldOut)).toEqual(['50', '100']);
-    expect(Object.keys(result.fit.fitted.tuning)).toContain('decay');
+    expect(Object.keys(result.fit.groups[0].fitted.tuning)).toContain('decay');
   });
 
   it('bench:context --fit-timeline scores every timeline setting on the questions that get one, each chat left out', {

@@ -260,6 +260,9 @@ async function addFill(
     memories.set(reflection.id, { memory: reflection, rank: 1, projected: null, tier, supersededAt: null });
 }
 
+/** A user's chat with an assistant (an assistant's turn among the candidates): packed with the chat values. */
+export const isChat = (sources: Source[]) => sources.some((s) => s.turn?.role === 'assistant');
+
 /** The ranked list's kinds: standing memories found for the query rank as facts. */
 const candidateKind = (m: MemoryRow): 'fact' | 'reflection' => (m.kind === 'reflection' ? 'reflection' : 'fact');
 

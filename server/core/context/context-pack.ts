@@ -69,6 +69,22 @@ export const DEFAULT_PACK_TUNING: PackTuning = {
   length: 1,
 };
 
+/**
+ * For a user's chats with an assistant (context-candidates.ts isChat), fitted the same way on the
+ * seven BEAM development chats. A long message yields many facts, and valued by their turn's rank
+ * they filled the block with one message's asides: here a fact counts by its own rank only
+ * (`projected` 0), and relevance falls more slowly with rank (`offset` 4). Each chat packed with
+ * values fitted on the other six: evidence 0.480 / 0.645 / 0.761 -> 0.606 / 0.714 / 0.780 at 500 /
+ * 1,000 / 2,000 tokens (docs/benchmarks.md).
+ */
+export const CHAT_PACK_TUNING: PackTuning = {
+  ...DEFAULT_PACK_TUNING,
+  offset: 4,
+  fact: 0.5,
+  projected: 0,
+  factAfterTurn: 0,
+};
+
 export const GROUPS: { kind: CandidateKind; title: string }[] = [
   { kind: 'fact', title: 'Facts' },
   { kind: 'turn', title: 'Conversation excerpts' },

@@ -4,8 +4,15 @@
 // fills the token budget best value per token first (context-pack.ts), and every item carries
 // its date.
 import { z } from 'zod';
-import { collectCandidates, type Source } from './context-candidates.ts';
-import { DEFAULT_PACK_TUNING, pack, type Candidate, type Packed, type PackTuning } from './context-pack.ts';
+import { collectCandidates, isChat, type Source } from './context-candidates.ts';
+import {
+  CHAT_PACK_TUNING,
+  DEFAULT_PACK_TUNING,
+  pack,
+  type Candidate,
+  type Packed,
+  type PackTuning,
+} from './context-pack.ts';
 import { standingBlock, type StandingItem, type StandingSection, type StandingTuning } from './context-standing.ts';
 import { timelineFor, type Timeline, type TimelineTuning } from './timeline.ts';
 import type { MemoryRow } from '../memory/memories.ts';
@@ -167,7 +174,7 @@ export async function contextOfParsed(
       !(s.memory && standing.ids.has(s.memory.id)) &&
       !(s.turn && said.has(s.turn.id) && s.turn.text.length <= 2 * MAX_RESTATED),
   );
-  const tuning = { ...DEFAULT_PACK_TUNING, ...options.tuning };
+  const tuning = { ...(isChat(sources) ? CHAT_PACK_TUNING : DEFAULT_PACK_TUNING), ...options.tuning };
   // The timeline and the ranked list fill what the standing sections leave (and the blank line between them).
   const fillRest = async (rest: number) => {
     const timeline = await timelineFor(
