@@ -310,3 +310,21 @@ describe('an event needs its object', () => {
     expect(read('I made this bowl in my class')).toEqual([['event.past', 'Melanie made this bowl in their class']]);
   });
 });
+
+describe('hostile whitespace', () => {
+  it('a run of spaces is read in linear time: four times as long costs well under sixteen times as much', () => {
+    const turn = (spaces: number) => `and${' '.repeat(spaces)}my job is hard x`;
+    const best = (text: string) => {
+      let fastest = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < 3; i++) {
+        const start = performance.now();
+        extractFacts(text, 'Melanie', AT);
+        fastest = Math.min(fastest, performance.now() - start);
+      }
+      return fastest;
+    };
+    const short = best(turn(20_000));
+    const long = best(turn(80_000));
+    expect(long / Math.max(short, 2)).toBeLessThan(8);
+  });
+});
