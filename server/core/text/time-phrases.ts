@@ -177,12 +177,23 @@ const PATTERNS: Pattern[] = [
 ];
 
 /** The sentence around `index`, for its tense. */
-function sentenceAt(text: string, index: number): string {
-  let start = index;
-  while (start > 0 && !/[.!?\n]/.test(text[start - 1]!)) start--;
-  let end = index;
-  while (end < text.length && !/[.!?\n]/.test(text[end]!)) end++;
-  return text.slice(start, end);
+/** Where the text's sentences end ([.!?] or a new line), found once per text. */
+function sentenceEnds(text: string): number[] {
+  const ends: number[] = [];
+  for (let i = 0; i < text.length; i++) if (/[.!?\n]/.test(text[i]!)) ends.push(i);
+  return ends;
+}
+
+/** The bounds of the sentence holding `index`: a binary search of the ends, so a turn of many phrases stays linear. */
+function sentenceAt(text: string, ends: number[], index: number): { start: number; end: number } {
+  let low = 0;
+  let high = ends.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (ends[mid]! < index) low = mid + 1;
+    else high = mid;
+  }
+  return { start: low > 0 ? ends[low - 1]! + 1 : 0, end: low < ends.length ? ends[low]! : text.length };
 }
 
 /** Cheap pre-check: most turns name no time at all. */
@@ -203,7 +214,9 @@ export function resolveTimeMentions(
   if (!ANY_TIME.test(text)) return [];
   const today = localDay(at, zone);
   const found: (TimeMention & { length: number })[] = [];
+  // Each sentence's tense, read once (keyed by where the sentence starts).
   const tenses = new Map<number, Tense>();
+  const ends = sentenceEnds(text);
   for (const { re, resolve } of PATTERNS) {
     re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -214,13 +227,13 @@ export function resolveTimeMentions(
       let last = first;
       while (last < found.length && found[last]!.start < end) last++;
       if (found.slice(first, last).some((f) => f.length >= end - start)) continue;
-      const sentence = sentenceAt(text, start);
-      let tense = tenses.get(start);
+      const sentence = sentenceAt(text, ends, start);
+      let tense = tenses.get(sentence.start);
       if (!tense) {
-        tense = tenseOf(sentence);
+        tense = tenseOf(text.slice(sentence.start, sentence.end));
         // A question about the record ("What did she do in May?" or "Joanna's plans for May?") asks about the past.
         if (options.assumePast && !tense.past && !tense.future) tense = { past: true, future: false };
-        tenses.set(start, tense);
+        tenses.set(sentence.start, tense);
       }
       const days = resolve(m, { today, tense });
       if (!days || days.from > days.to) continue;
