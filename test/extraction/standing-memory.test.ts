@@ -138,6 +138,15 @@ describe('standing memory on addTurn', () => {
     if (old) expect(old.line).toMatch(/replaced \d{4}-\d{2}-\d{2} by: User moved to Lisbon/);
   });
 
+  it('a user introducing themselves to an assistant gives their name and job; a fan or a believer has no job', async () => {
+    const { runtime, store } = await setup();
+    await say(runtime, "I'm Craig, a 44-year-old colour technologist, and I'm trying to learn about probability.");
+    await say(runtime, "I'm a huge fan of jazz, and I'm a big believer in testing.", { sessionId: 's2' });
+    const profile = (await getProfile(store, DEFAULT_SPACE)).profile.map((m) => m.content).sort();
+    // The clause's own fact says the same, more fully: one profile memory, the fuller wording.
+    expect(profile).toEqual(['User is Craig, a 44-year-old colour technologist', "User's name is Craig"]);
+  });
+
   it('preferences, and not: habits, "never mind", questions, reported speech, assistant turns', async () => {
     const { runtime, store } = await setup();
     await say(runtime, "I'm building the budget app and I prefer minimal dependencies, how should I start?");

@@ -23,7 +23,39 @@ const LANGUAGE = new RegExp(String.raw`\b(${LANGUAGES.split(' ').join('|')})\b`,
 const FAMILY =
   'wife|husband|partner|spouse|son|daughter|kids|children|child|baby|mom|mum|mother|dad|father|parents|brother|sister|siblings|boyfriend|girlfriend|fianc[ée]e?|grandma|grandmother|grandpa|grandfather|dog|cat|puppy|kitten';
 
+/** Words that name a job: "I'm a nurse" is one, "I'm a huge fan" is not. */
+const OCCUPATIONS = new Set(
+  'engineer developer programmer designer technologist scientist analyst architect teacher tutor professor lecturer nurse doctor physician surgeon dentist pharmacist therapist counselor counsellor psychologist lawyer attorney accountant consultant manager director student researcher writer author journalist editor artist musician photographer chef cook baker barista librarian mechanic electrician plumber carpenter farmer pilot firefighter paramedic technician administrator entrepreneur founder freelancer translator veterinarian officer clerk cashier driver retiree'.split(
+    ' ',
+  ),
+);
+/** Where a job's words end: "a colour technologist from Port Michael". */
+const JOB_END = /\s(?:from|in|at|for|with|and|but|who|based|working|living|trying|looking)\b|[,;:.!?(]/;
+
 export const PROFILE_RULES: ProfileRule[] = [
+  {
+    // How a user often introduces themselves to an assistant: "I'm Craig, a 44-year-old colour technologist".
+    rule: 'profile.name',
+    pattern: /\bI(?:'m| am) ([A-Z][a-z]+), (?:an?|the) /,
+    build: (m, s) => ({ content: `${s}'s name is ${m[1]}`, slot: 'name', value: m[1]!, polarity: 1, exclusive: true }),
+  },
+  {
+    rule: 'profile.work',
+    pattern: /\bI(?:'m| am) (?:[A-Z][a-z]+, )?[Aa]n? (?:\d{1,3}-year-old )?([\w-]+(?: [\w-]+){0,5})/,
+    build: (m, s) => {
+      const value = m[1]!.split(JOB_END)[0]!.trim().split(/\s+/).slice(-3).join(' ');
+      const last = value.split(' ').pop()!.toLowerCase().replace(/s$/, '');
+      if (!OCCUPATIONS.has(last)) return null;
+      const job = value.toLowerCase();
+      return {
+        content: `${s} is ${/^[aeiou]/.test(job) ? 'an' : 'a'} ${job}`,
+        slot: 'job',
+        value: job,
+        polarity: 1,
+        exclusive: true,
+      };
+    },
+  },
   {
     rule: 'profile.name',
     pattern: /\b(?:[Mm]y name is|[Mm]y name's|[Cc]all me|I go by)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)/,
