@@ -6,7 +6,7 @@ import {
   conjugate,
   contentWords,
   gerund,
-  sentenceAbout,
+  statementOf,
   shortened,
   slotKey,
   thirdPerson,
@@ -343,16 +343,7 @@ export const ACTIVITY_RULES: Rule[] = [
     pattern: /\b(?:i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our|us)\b/i,
     build: (_m, clause) => {
       if (SMALL_TALK.test(clause) || !lastingStatement(clause, contentWords(clause))) return null;
-      const value = clause.replace(/\s+/g, ' ').trim();
-      return {
-        slot: `said:${slotKey(value)}`,
-        value,
-        polarity: 1,
-        exclusive: false,
-        rule: 'statement.first_person',
-        content: (s) => sentenceAbout(s, value),
-        tags: ['statement'],
-      };
+      return statementOf(clause, 'statement.first_person');
     },
   },
 ];

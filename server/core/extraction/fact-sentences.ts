@@ -3,6 +3,7 @@
 // forms for a singular, plural or first-person subject. The rules (heuristics.ts, health-rules.ts,
 // relatives.ts) build their facts' sentences with these.
 import { isStopword } from '../text/query.ts';
+import type { Match } from './rule.ts';
 import { normalizeText } from '../text/text.ts';
 import { TIME_WORDS } from '../text/time-phrases.ts';
 
@@ -252,6 +253,20 @@ export function sentenceAbout(subject: string, clause: string): string {
   if (lead && lead[2]!.startsWith(subject)) text = `${lead[2]} ${lead[1]!.charAt(0).toLowerCase()}${lead[1]!.slice(1)}`;
   if (text.startsWith(subject)) return text;
   return `${subject} said ${lowerFirst(text)}`;
+}
+
+/** A statement kept whole as a fact about its speaker: its words, the slot they make, said about whoever it is. */
+export function statementOf(clause: string, rule: string): Match {
+  const value = clause.replace(/\s+/g, ' ').trim();
+  return {
+    slot: `said:${slotKey(value)}`,
+    value,
+    polarity: 1,
+    exclusive: false,
+    rule,
+    content: (s) => sentenceAbout(s, value),
+    tags: ['statement'],
+  };
 }
 
 export function gerund(phrase: string): string {

@@ -4,7 +4,7 @@
 // identity-rules.ts and activity-rules.ts; a clause about a relative is read by relatives.ts with the same rules, and every fact is
 // said as fact-sentences.ts words it.
 import { DAY_MS } from '../kernel/clock.ts';
-import { clauses, contentWords, sentenceAbout, slotKey, withoutFiller } from './fact-sentences.ts';
+import { clauses, contentWords, statementOf, withoutFiller } from './fact-sentences.ts';
 import { keepsClause, mayKeepClause, turnShape, type ClauseReading } from './clause-features.ts';
 import { endsPointingBack, hasLatinWords, notAClaim, proseOf, toListenerOrTrying } from './fact-filter.ts';
 import { HEALTH_RULES, HEALTH_WORDS } from './health-rules.ts';
@@ -99,17 +99,7 @@ export type ExtractOptions = {
 /** A clause no rule reads, said whole about the speaker: the model decides whether it is kept. */
 function wholeClause(clause: string): Built | null {
   if (contentWords(clause) < MIN_WHOLE_WORDS || toListenerOrTrying(clause)) return null;
-  const value = clause.replace(/\s+/g, ' ').trim();
-  return {
-    subject: '',
-    slot: `said:${slotKey(value)}`,
-    value,
-    polarity: 1,
-    exclusive: false,
-    rule: 'statement.clause',
-    content: (s) => sentenceAbout(s, value),
-    tags: ['statement'],
-  };
+  return { ...statementOf(clause, 'statement.clause'), subject: '' };
 }
 /** A clause kept whole has at least this many words of four letters or more. */
 const MIN_WHOLE_WORDS = 3;

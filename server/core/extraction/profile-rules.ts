@@ -32,12 +32,20 @@ const OCCUPATIONS = new Set(
 /** Where a job's words end: "a colour technologist from Port Michael". */
 const JOB_END = /\s(?:from|in|at|for|with|and|but|who|based|working|living|trying|looking)\b|[,;:.!?(]/;
 
+const nameIs: ProfileRule['build'] = (m, s) => ({
+  content: `${s}'s name is ${m[1]}`,
+  slot: 'name',
+  value: m[1]!,
+  polarity: 1,
+  exclusive: true,
+});
+
 export const PROFILE_RULES: ProfileRule[] = [
   {
     // How a user often introduces themselves to an assistant: "I'm Craig, a 44-year-old colour technologist".
     rule: 'profile.name',
     pattern: /\bI(?:'m| am) ([A-Z][a-z]+), (?:an?|the) /,
-    build: (m, s) => ({ content: `${s}'s name is ${m[1]}`, slot: 'name', value: m[1]!, polarity: 1, exclusive: true }),
+    build: nameIs,
   },
   {
     rule: 'profile.work',
@@ -59,7 +67,7 @@ export const PROFILE_RULES: ProfileRule[] = [
   {
     rule: 'profile.name',
     pattern: /\b(?:[Mm]y name is|[Mm]y name's|[Cc]all me|I go by)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)/,
-    build: (m, s) => ({ content: `${s}'s name is ${m[1]}`, slot: 'name', value: m[1]!, polarity: 1, exclusive: true }),
+    build: nameIs,
   },
   {
     rule: 'profile.home',
