@@ -34,20 +34,15 @@ const GRID: Partial<Record<keyof PackTuning, number[]>> = {
   length: [0.25, 0.5, 0.75, 1],
 };
 
-/** Mean evidence over the budgets, each data set weighing the same whatever its number of questions. */
+/** Mean evidence over the questions and budgets (a group's questions: one kind of conversation). */
 function recallOf(questions: FitQuestion[], budgets: number[], tuning: PackTuning): number {
-  const sums = new Map<string, { sum: number; n: number }>();
-  for (const q of questions) {
-    const d = sums.get(q.dataset) ?? { sum: 0, n: 0 };
+  let sum = 0;
+  for (const q of questions)
     for (const budget of budgets) {
       const { items } = pack(q.candidates, budget, tuning);
-      d.sum += score(q.evidence, covered(items.map((p: Packed) => p.candidate))).recall;
-      d.n++;
+      sum += score(q.evidence, covered(items.map((p: Packed) => p.candidate))).recall;
     }
-    sums.set(q.dataset, d);
-  }
-  const means = [...sums.values()].map((d) => d.sum / d.n);
-  return means.reduce((a, b) => a + b, 0) / Math.max(1, means.length);
+  return sum / Math.max(1, questions.length * budgets.length);
 }
 
 function fit(questions: FitQuestion[], budgets: number[], start: PackTuning): PackTuning {
