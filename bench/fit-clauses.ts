@@ -199,9 +199,45 @@ function writeModel(model: Model) {
   process.stdout.write(`wrote ${file}\n`);
 }
 
+/** Zeroes the features whose names start with one of the comma-separated prefixes (an ablation in the same run). */
+function withoutFeatures(conversations: Conversation[], prefixes: string | undefined): string[] {
+  const names = (prefixes ?? '').split(',').filter(Boolean);
+  const columns = FEATURE_NAMES.flatMap((name, i) => (names.some((p) => name.startsWith(p)) ? [i] : []));
+  for (const c of conversations) for (const r of c.rows) for (const i of columns) r.features[i] = 0;
+  return columns.map((i) => FEATURE_NAMES[i]!);
+}
+
+/**
+ * Held-out figures at fixed thresholds (each conversation scored by the model fitted on the
+ * others), and the held-out AUC of the facts the model decides: how well it ranks, whatever threshold.
+ */
+function curve(conversations: Conversation[], scores: Map<Row, number>): string {
+  const lines = ['threshold\theld out: memories/turn\tcoverage\tprecision'];
+  for (const t of [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6]) {
+    const f = measure(conversations, (r) => r.trusted || scores.get(r)! >= (r.whole ? WHOLE_THRESHOLD : t));
+    lines.push(`${t}\t${[f.memoriesPerTurn, f.coverage, f.precision].map((n) => round(n)).join('\t')}`);
+  }
+  const decided = conversations.flatMap((c) => c.rows).filter((r) => !r.trusted);
+  const ranked = decided.sort((a, b) => scores.get(a)! - scores.get(b)!);
+  const positives = ranked.filter((r) => r.label === 1).length;
+  let pairs = 0;
+  let below = 0;
+  for (const r of ranked) {
+    if (r.label === 1) pairs += below;
+    else below++;
+  }
+  const auc = pairs / Math.max(1, positives * (ranked.length - positives));
+  lines.push(`held-out AUC (facts the model decides: ${ranked.length})\t${round(auc)}`);
+  return `${lines.join('\n')}\n`;
+}
+
 async function main() {
   const { values, positionals } = parseArgs({
-    options: { write: { type: 'boolean', default: false } },
+    options: {
+      write: { type: 'boolean', default: false },
+      curve: { type: 'boolean', default: false },
+      without: { type: 'string', default: '' },
+    },
     allowPositionals: true,
   });
   if (positionals.length === 0) {
@@ -209,13 +245,17 @@ async function main() {
     process.exit(2);
   }
   const conversations = positionals.flatMap((p) => loadLocomo(p)).map(readConversation);
+  const ablated = withoutFeatures(conversations, values.without);
+  if (ablated.length > 0) process.stdout.write(`features left out (zeroed): ${ablated.join(', ')}\n`);
   const cell = (f: Figures) => [f.memoriesPerTurn, f.coverage, f.precision].map((n) => round(n)).join('\t');
   const lines = [
     'held out\trules alone: memories/turn\tcoverage\tprecision\tfitted: memories/turn\tcoverage\tprecision\tthresholds',
   ];
   const pooled = { turns: 0, kept: 0, supported: 0, observations: 0, covered: 0 };
+  const heldOutScores = new Map<Row, number>();
   for (const held of conversations) {
     const model = fit(conversations.filter((c) => c !== held));
+    for (const r of held.rows) heldOutScores.set(r, clauseScore(r.features, r.words, model));
     const f = measure([held], keepWith(model));
     pooled.turns += held.turns;
     pooled.kept += f.memoriesPerTurn * held.turns;
@@ -237,6 +277,7 @@ async function main() {
     `all (in sample)\t${cell(measure(conversations, rulesAlone))}\t${cell(measure(conversations, keepWith(all)))}\t${all.threshold}/${all.wholeThreshold}`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
+  if (values.curve) process.stdout.write(curve(conversations, heldOutScores));
   if (values.write) writeModel(all);
 }
 

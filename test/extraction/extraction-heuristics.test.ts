@@ -260,7 +260,7 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
     ["I'm no longer vegetarian", ['User is no longer vegetarian']],
     ['I have type 2 diabetes', ['User has type 2 diabetes']],
     ["I'm on a low-carb diet", ['User is on a low-carb diet']],
-    ["I can't have kids", []], // not a diet, and scored too low to keep whole
+    ["I can't have kids", ["User can't have kids"]], // a lasting fact kept whole, not a diet
     ['My dog Rex is sick', ["User's dog Rex is sick"]],
     ['My kids love the beach', ["User's kids love the beach"]],
     ['My mom is a nurse', ["User's mom is a nurse"]],
@@ -284,6 +284,11 @@ describe('reading people right: moves, health and diet, relatives, clean sentenc
   ];
   it.each(CASES)('%s', (text, expected) => {
     expect(extract(text).map((f) => f.content)).toEqual(expected);
+  });
+
+  it('"I can\'t have kids" is no diet: kept whole, tagged a statement, unprotected', () => {
+    expect(extract("I can't have kids")).toMatchObject([{ rule: 'statement.clause', tags: ['statement'] }]);
+    expect(extract("I can't have kids")[0]?.protect).toBeUndefined();
   });
 
   it('names relatives, friends and pets with their relation; an animal is not a person', () => {

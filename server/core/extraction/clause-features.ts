@@ -25,9 +25,19 @@ export type ClauseReading = {
   turn: TurnShape;
 };
 
-export type TurnShape = { words: number; asks: boolean };
-/** What the model reads of the whole turn, once per turn. */
-export const turnShape = (prose: string): TurnShape => ({ words: words(prose), asks: prose.includes('?') });
+/**
+ * What the model reads of the whole turn, once per turn: its words, whether it asks something, and
+ * the share of its words that are the speaker's "I", "me", "my" (a turn about the speaker tells
+ * something; a reply about the other or the world seldom does).
+ */
+export type TurnShape = { words: number; asks: boolean; selfShare: number };
+const SELF = new Set(['i', "i'm", "i've", "i'd", "i'll", 'me', 'my', 'mine', 'myself']);
+export function turnShape(prose: string): TurnShape {
+  const tokens = prose.toLowerCase().match(/[a-z0-9']+/g) ?? [];
+  let self = 0;
+  for (const t of tokens) if (SELF.has(t)) self++;
+  return { words: words(prose), asks: prose.includes('?'), selfShare: self / Math.max(1, tokens.length) };
+}
 
 /**
  * Facts the rules read with slots of their own (health, diet, name, age, home, work, birthday,
@@ -102,6 +112,7 @@ export const FEATURE_NAMES = [
   'turn words (log)',
   'turn asks',
   'share of the turn',
+  'turn about the speaker (share)',
 ] as const;
 
 /** The features of one reading; the patterns above read the clause in lower case (one lowering, no case-blind matching). */
@@ -150,6 +161,7 @@ export function clauseFeatures(r: ClauseReading, tokens = clauseTokens(r.raw)): 
     Math.log1p(r.turn.words) / 4,
     on(r.turn.asks),
     length / Math.max(1, r.turn.words),
+    Math.min(1, r.turn.selfShare * 5),
   ];
 }
 
