@@ -212,11 +212,13 @@ function withoutFeatures(conversations: Conversation[], prefixes: string | undef
  * others), and the held-out AUC of the facts the model decides: how well it ranks, whatever threshold.
  */
 function curve(conversations: Conversation[], scores: Map<Row, number>): string {
-  const lines = ['threshold\theld out: memories/turn\tcoverage\tprecision'];
-  for (const t of [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6]) {
-    const f = measure(conversations, (r) => r.trusted || scores.get(r)! >= (r.whole ? WHOLE_THRESHOLD : t));
-    lines.push(`${t}\t${[f.memoriesPerTurn, f.coverage, f.precision].map((n) => round(n)).join('\t')}`);
-  }
+  const lines = ['threshold (facts a rule read / clauses kept whole)\theld out: memories/turn\tcoverage\tprecision'];
+  const at = (t: number, whole: number) => {
+    const f = measure(conversations, (r) => r.trusted || scores.get(r)! >= (r.whole ? whole : t));
+    lines.push(`${t}/${whole}\t${[f.memoriesPerTurn, f.coverage, f.precision].map((n) => round(n)).join('\t')}`);
+  };
+  for (const t of [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6]) at(t, WHOLE_THRESHOLD);
+  for (const whole of [0.2, 0.25, 0.3, 0.35, 0.45, 0.5]) at(0.3, whole);
   const decided = conversations.flatMap((c) => c.rows).filter((r) => !r.trusted);
   const ranked = decided.sort((a, b) => scores.get(a)! - scores.get(b)!);
   const positives = ranked.filter((r) => r.label === 1).length;

@@ -7,7 +7,7 @@ import { isStopword } from '../text/query.ts';
 
 /** A clause that asks something, or asks the assistant to do something, says nothing lasting. */
 const REQUEST =
-  /^(?:(?:so|and|but|also|now|then|ok(?:ay)?|hmm+|um+|well|hey|hi|please)[,!]?\s+)*(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|might|what|how|why|who|where|when|which|whether|any(?:one|thing)?)\b[^.!]*$|^(?:(?:so|and|but|also|now|then|ok(?:ay)?|hmm+|well)[,!]?\s+)*(?:please|help me|show me|tell me|give me|walk me|explain|let me know|make sure|remind me|suggest|provide|write|create|generate|fix|implement|add|update|refactor|debug|check)\b|\b(?:can|could|would|will) you\b|\b(?:help|assist) me\b|\bi(?:'d| would) (?:like|love|appreciate) (?:you|it if you|some help|help|your)\b|\bi (?:need|want|would like) (?:you|your|help|some help|guidance|advice|assistance|an? (?:example|explanation|walkthrough|overview))\b|\bi(?:'m| am) (?:not sure|unsure|wondering|curious|confused|stuck|having (?:some |a few |an? )?(?:trouble|issues?|problems?|difficulty|difficulties))\b|\bi (?:was|am) wondering\b|\b(?:any|some) (?:ideas|suggestions|tips|advice|thoughts)\b/i;
+  /^(?:(?:so|and|but|also|now|then|ok(?:ay)?|hmm+|um+|well|hey|hi|please)[,!]?\s+)*(?:can|could|would|will|do|does|did|is|are|was|were|should|shall|may|might|what|how|why|who|where|when|which|whether|any(?:one|thing)?)\b[^.!]*$|^(?:(?:so|and|but|also|now|then|ok(?:ay)?|hmm+|well)[,!]?\s+)*(?:please|help me|show me|tell me|give me|walk me|explain|let me know|make sure|remind me|suggest|provide|write|create|generate|fix|implement|add|update|refactor|debug|check)\b|\b(?:can|could|would|will) you\b|(?<!\bto )\b(?:help|assist) me\b|\b(?:looking for|need|want|searching for)\b[^.!?]{0,80}?\bto (?:help|assist) me\b|\bi(?:'d| would) (?:like|love|appreciate) (?:you|it if you|some help|help|your)\b|\bi (?:need|want|would like) (?:you|your|help|some help|guidance|advice|assistance|an? (?:example|explanation|walkthrough|overview))\b|\bi(?:'m| am) (?:not sure|unsure|wondering|curious|confused|stuck|having (?:some |a few |an? )?(?:trouble|issues?|problems?|difficulty|difficulties))\b|\bi (?:was|am) wondering\b|\b(?:any|some) (?:ideas|suggestions|tips|advice|thoughts)\b/i;
 
 /** Said to the listener: thanks, praise, advice, wishes ("you're doing great", "let's keep going"). */
 const TO_LISTENER =
@@ -27,7 +27,7 @@ const RESOLUTION =
 
 /** What the speaker is doing for this conversation only: trying, wanting, hoping, needing to, getting an error. */
 const MOMENT_INTENT =
-  /^(?:i|we)(?:'m|'re|'ve|'d|\s+am|\s+are|\s+have|\s+would)?\s+(?:just |really |currently |still |also |now |been |actually )*(?:(?:like|love) to (?:see|know|get|have|learn|understand|add|create|implement|make sure|ensure|ask|use|try|build|improve|integrate|explore|discuss)|heard|tried|tested|added|managed|noticed|need|needed|hope|hoping|wish|wonder|wondering|think|feel|felt|guess|mean|meant|believe|know|understand|see|bet|agree|remember|forgot|want(?:ed)? to (?:make sure|ensure|know|understand|see|check|confirm|figure|learn|avoid|improve|optimi[sz]e|handle|add|implement|get|try|ask|share|tell|say|thank|let)|(?:getting|seeing|encountering|hitting|receiving) (?:(?:an?|the|this|that|these|some|another|a similar|the same) )?(?:[\w.-]+ ){0,3}\w*(?:errors?|exceptions?|warnings?)|getting (?:an? |the )?["“']|(?:running|run) into (?:(?:some|a few|an?|the same|similar|several) )?(?:issues?|problems?|errors?|trouble|difficulties)|(?:seeing|getting|noticing) (?:some |an? )?(?:inconsistent|weird|strange|unexpected|odd)\b)\b/i;
+  /^(?:i|we)(?:'m|'re|'ve|'d|\s+am|\s+are|\s+have|\s+would)?\s+(?:just |really |currently |still |also |now |been |actually )*(?:(?:like|love) to (?:see|know|get|have|learn|understand|add|create|implement|make sure|ensure|ask|use|try|build|improve|integrate|explore|discuss)|heard|tried(?! my hand\b)|tested|added|managed|noticed|need|needed|hope|hoping|wish|wonder|wondering|think|feel|felt|guess|mean|meant|believe|know|understand|see|bet|agree|remember|forgot|want(?:ed)? to (?:make sure|ensure|know|understand|see|check|confirm|figure|learn|avoid|improve|optimi[sz]e|handle|add|implement|get|try|ask|share|tell|say|thank|let)|(?:getting|seeing|encountering|hitting|receiving) (?:(?:an?|the|this|that|these|some|another|a similar|the same) )?(?:[\w.-]+ ){0,3}\w*(?:errors?|exceptions?|warnings?)|getting (?:an? |the )?["“']|(?:running|run) into (?:(?:some|a few|an?|the same|similar|several) )?(?:issues?|problems?|errors?|trouble|difficulties)|(?:seeing|getting|noticing) (?:some |an? )?(?:inconsistent|weird|strange|unexpected|odd)\b)\b/i;
 
 /** The speaker is the clause's subject: it opens with "I"/"my"/"we", after at most a short lead ("Last Monday I…"). */
 const FIRST_PERSON_SUBJECT = /^(?:[\w'-]+,?\s+){0,3}(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our|me and)\b/i;
@@ -48,6 +48,22 @@ const DEICTIC =
 /** An example or a wish under a condition, not something that happened: "For example, I want…", "I would get two turtles if I could". */
 const HYPOTHETICAL =
   /^(?:for example|for instance|e\.g\.|suppose|supposing|let's say|hypothetically|in theory|what if|wish (?:i|we))\b|\bif (?:i|we)(?: could| were| was| had| would|'d| ever)\b|\b(?:i|we)(?: would|'d) (?:\w+ ){0,6}if\b/i;
+
+/** The question a chat tacks on after a dash ("I finished another pottery project - want to see a pic?"), when it asks for no help. */
+const TRAILING_QUESTION = /\s[-–—]+\s(?=[^-–—]*\?\s*$)/;
+const ASKS_FOR_HELP = /\b(?:advice|tips?|ideas?|suggestions?|thoughts|help|recommend\w*)\b/i;
+
+/**
+ * A first-person statement with a passing question after a dash, without the question: the
+ * statement is news, the question only keeps the chat going. Any other clause as it is.
+ */
+export function statementBeforeQuestion(clause: string): string {
+  const dash = TRAILING_QUESTION.exec(clause);
+  if (!dash) return clause;
+  const head = clause.slice(0, dash.index);
+  const tail = clause.slice(dash.index);
+  return FIRST_PERSON_SUBJECT.test(head) && !head.includes('?') && !ASKS_FOR_HELP.test(tail) ? head : clause;
+}
 
 export const isRequestOrQuestion = (clause: string) =>
   /\?\s*$/.test(clause) || REQUEST.test(clause) || DEICTIC.test(clause);

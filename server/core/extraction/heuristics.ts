@@ -6,7 +6,14 @@
 import { DAY_MS } from '../kernel/clock.ts';
 import { clauses, contentWords, statementOf, withoutFiller } from './fact-sentences.ts';
 import { keepsClause, mayKeepClause, turnShape, type ClauseReading } from './clause-features.ts';
-import { endsPointingBack, hasLatinWords, notAClaim, proseOf, toListenerOrTrying } from './fact-filter.ts';
+import {
+  endsPointingBack,
+  hasLatinWords,
+  notAClaim,
+  proseOf,
+  statementBeforeQuestion,
+  toListenerOrTrying,
+} from './fact-filter.ts';
 import { HEALTH_RULES, HEALTH_WORDS } from './health-rules.ts';
 import { relatedIn, relativeFacts, type RelatedEntity } from './relatives.ts';
 import type { Built, Rule } from './rule.ts';
@@ -45,7 +52,7 @@ const SKIP_CLAUSE =
 
 /** Chat drops the "I" of a past action ("Started hitting the gym last week"): it is the speaker's ("Been a busy week" drops "It's"). */
 const SPEAKER_DROPPED =
-  /^(?:(?:just|finally|recently|also)\s+)?(?:been(?!\s+(?:a|an|the|such|quite|ages|forever|too long)\b)|started|went|got|had|made|finished|took|joined|bought|visited|spent|signed up|moved|met|picked up|adopted|ran|won|painted|baked|volunteered|graduated|booked)\s+\w/i;
+  /^(?:(?:just|finally|recently|also)\s+)?(?:been(?!\s+(?:a|an|the|such|quite|ages|forever|too long)\b)|started|went|got|had|made|finished|took|joined|bought|visited|spent|signed up|moved|met|picked up|adopted|ran|won|painted|baked|volunteered|graduated|booked|lost)\s+["'“\w]/i;
 const impliedSpeaker = (clause: string) => {
   if (!SPEAKER_DROPPED.test(clause)) return clause;
   const lower = `${clause.charAt(0).toLowerCase()}${clause.slice(1)}`;
@@ -105,7 +112,8 @@ function wholeClause(clause: string): Built | null {
 const MIN_WHOLE_WORDS = 3;
 
 /** The facts one clause says, before dating and the model's say. */
-function builtOf(raw: string, subject: string, statements: boolean): { clause: string; built: Built[] } | null {
+function builtOf(said: string, subject: string, statements: boolean): { clause: string; built: Built[] } | null {
+  const raw = statementBeforeQuestion(said);
   if (SKIP_CLAUSE.test(raw) || !hasLatinWords(raw)) return null;
   const clause = impliedSpeaker(
     raw

@@ -81,6 +81,25 @@ export const IDENTITY_RULES: Rule[] = [
     },
   },
   {
+    // Said the other way round: "Playing video games and watching movies are my main hobbies",
+    // "Acting was my first passion". The whole clause, so that no pointer ("that is my favourite") passes.
+    name: 'preference.favorite',
+    pattern:
+      /^(?:[a-z']+[,!]\s+)?(?!(?:it|that|this|these|those|they|there|what|which|who|he|she|you|mine|yours|one)\b)([a-z][\w\s'-]{2,60}?) (is|are|was|were) (?:(?:definitely|really|totally|also|still|always) )?my ((?:(?:main|biggest|favou?rite|first|true|real|greatest|all-time|big|other) )*(?:hobby|hobbies|passion|passions|favou?rite|favou?rites|first love|thing))$/i,
+    build: (m) => {
+      const value = cleanValue(m[1]!.charAt(0).toLowerCase() + m[1]!.slice(1));
+      const what = m[3]!.toLowerCase();
+      return {
+        slot: `favorite:${slotKey(what)}`,
+        value,
+        polarity: 1,
+        exclusive: false,
+        rule: 'preference.favorite',
+        content: (s) => `${s}'s ${what} ${m[2]!.toLowerCase()} ${value}`,
+      };
+    },
+  },
+  {
     name: 'place.moved',
     pattern: new RegExp(String.raw`\bi(?:'ve| have)? ${ADVERBS}(?:moved|relocated) (?:back )?to (.+)`, 'i'),
     build: (m) => {
