@@ -164,6 +164,26 @@ describe('turn ranker', () => {
     expect(await ids(`What did Nate do for Joanna on ${day(news.at)}?`)).toContain(news.id);
   });
 
+  it('leaves out the words a question uses about the conversation itself, unless nothing else is left', async () => {
+    const terms = (text: string) => analyzeQuery(text, () => undefined).terms;
+    expect(
+      terms(
+        'Can you list the order in which I brought up different aspects of the autocomplete feature across our conversations?',
+      ),
+    ).toEqual(['autocomplete', 'feature']);
+    expect(terms('What did we discuss?')).toEqual(['discuss']);
+    const { store, say } = await conversation();
+    // Apart, so neither is scored through the other as its neighbour.
+    const topic = await say('s1', 'Christina', 'I am adding city autocomplete to the weather app.');
+    await say('s2', 'Christina', 'I love our conversations: you mention different aspects and list items in order.');
+    const { hits } = await search(store, DEFAULT_SPACE, {
+      query:
+        'Can you list the order in which I brought up different aspects of the autocomplete feature across our conversations?',
+      kinds: ['turn'],
+    });
+    expect(hits[0]!.id).toBe(topic.id);
+  });
+
   it("reports every scored turn's features, in TURN_FEATURES order", async () => {
     const { store, say } = await conversation();
     const question = await say('s1', 'Melanie', 'Which climbing gym do you go to?');

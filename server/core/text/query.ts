@@ -22,6 +22,19 @@ const STOPWORDS = new Set(
 
 export const isStopword = (token: string) => STOPWORDS.has(token);
 
+/**
+ * Words a question uses about the conversation itself rather than its topic ("list the order in
+ * which I brought up … across our conversations", "give me a summary of what we discussed"). They
+ * match turns that talk about talking, not the turns the question is after.
+ */
+const CONVERSATION_WORDS = new Set(
+  (
+    'conversation conversations chat chats discuss discussed discussing discussion discussions mention mentioned mentions mentioning ' +
+    'talk talked talking brought bring raise raised say said tell told remind recall remember earlier previously ' +
+    'list order sequence summary summarize summarise summarizing overview comprehensive aspects items throughout across different various give'
+  ).split(' '),
+);
+
 /** Words that make a question about time ("When did…", "How long ago…", "What year…"). */
 const TEMPORAL_CUES =
   /\b(when|(?:what|which) (?:year|month|day|date|time|week|weekend|season)|how long|since when|how many (?:years|months|weeks|days)|in which (?:year|month|week)|(?:what|which) (?:year|month)'s)\b/i;
@@ -182,7 +195,7 @@ export function analyzeQuery(
   const window = dateWindow(raw, now);
   // A named date selects by time, not by words: turns rarely spell out their own date.
   const dateWords = new Set(window ? normalizeText(window.match).split(' ') : []);
-  const terms = contentTerms(raw).filter((t) => !speakerKeys.has(t) && !dateWords.has(t));
+  const terms = contentTerms(raw).filter((t) => !speakerKeys.has(t) && !dateWords.has(t) && !CONVERSATION_WORDS.has(t));
   const anchored = window ? null : ANCHOR.exec(raw);
   const anchorTerms = anchored ? contentTerms(anchored[3]!).filter((t) => !speakerKeys.has(t)) : [];
   return {
