@@ -37,7 +37,19 @@ describe('statements the rules read as the speaker says them in chat', () => {
     expect(memories('Acting was my first passion, but now I really shine in writing.', 'Joanna')).toContain(
       "Joanna's first passion was acting",
     );
+    expect(memories('Epic adventures and magical worlds are my thing.', 'Tim')).toEqual([
+      "Epic adventures and magical worlds are Tim's thing",
+    ]);
     expect(memories('Yeah, that one was my favorite!', 'Joanna')).toEqual([]);
+  });
+
+  it('a clause cut before "but I…" keeps no dash at its end', () => {
+    expect(
+      memories(
+        "Thanks, Joanna! I've been having a blast and preparing for other tournaments, so I've been real busy - but I'm loving it!",
+        'Nate',
+      ),
+    ).toContain('Nate has been real busy');
   });
 
   it('"to help me" inside a statement is no request; a tool wanted to help is', () => {

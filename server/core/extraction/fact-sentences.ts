@@ -285,6 +285,13 @@ export function gerund(phrase: string): string {
   return [ing, ...rest].join(' ');
 }
 
+/** A clause without the stops and dashes it ends on ("so I've been real busy -" before "but I'm loving it"); no regex, so runs of spaces stay linear. */
+function withoutTrailingMarks(clause: string): string {
+  let end = clause.length;
+  while (end > 0 && /[\s.!…\-–—]/.test(clause.charAt(end - 1))) end--;
+  return clause.slice(0, end).trimStart();
+}
+
 /** Clauses: sentences, further split where a new first-person clause starts after "and"/"but". A split starts where a
  * run of spaces does, never inside it: a turn of 20,000 spaces is read in linear time. */
 export function clauses(text: string): string[] {
@@ -301,7 +308,7 @@ export function clauses(text: string): string[] {
           /(?<!^me)(?<!\s),?\s+\b(?:and|but|so|plus|also)\s+(?=(?:i|i'm|i've|i'll|my|actually|now|next)\b)/i,
         ),
       )
-      .map((c) => c.trim().replace(/[.!…]+$/, ''))
+      .map(withoutTrailingMarks)
       .filter((c) => c.length > 2)
   );
 }

@@ -95,7 +95,11 @@ export const IDENTITY_RULES: Rule[] = [
         polarity: 1,
         exclusive: false,
         rule: 'preference.favorite',
-        content: (s) => `${s}'s ${what} ${m[2]!.toLowerCase()} ${value}`,
+        // "Epic adventures are my thing" is "… are Tim's thing", not "Tim's thing are …".
+        content: (s) =>
+          what === 'thing'
+            ? `${value.charAt(0).toUpperCase()}${value.slice(1)} ${m[2]!.toLowerCase()} ${s}'s thing`
+            : `${s}'s ${what} ${m[2]!.toLowerCase()} ${value}`,
       };
     },
   },
