@@ -10,10 +10,10 @@ export async function conversation(config: Record<string, unknown> = {}) {
   const t = await testStore({ extractor: { mode: 'heuristic' }, ...config });
   const runtime = await createRuntime(t.store, {});
   let at = T0;
-  const say = async (sessionId: string, name: string, text: string) => {
+  const say = async (sessionId: string, name: string, text: string, role: 'user' | 'assistant' = 'user') => {
     at += 60_000;
     t.setNow(at);
-    return (await ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role: 'user', name, text, at })).turn;
+    return (await ingestTurn(runtime, DEFAULT_SPACE, { sessionId, role, name, text, at })).turn;
   };
   return { ...t, say, jump: (days: number) => (at += days * DAY_MS) };
 }

@@ -184,6 +184,33 @@ describe('turn ranker', () => {
     expect(hits[0]!.id).toBe(topic.id);
   });
 
+  it("weighs a turn that stated a standing instruction in a user's chat with an assistant, whatever its BM25 rank", async () => {
+    const { store, say } = await conversation();
+    const ask = (session: string, text: string) => say(session, 'Christina', text);
+    const answer = (session: string, text: string) => say(session, 'assistant', text, 'assistant');
+    const instruction = await ask('rules', 'Always include error status codes when I ask about API error handling.');
+    await answer('rules', 'Noted, I will include them.');
+    // More of them than the ranker scores in full: the instruction is scored because it is one.
+    const noisy = [];
+    for (let i = 0; i < 45; i++) {
+      noisy.push(await ask(`work-${i}`, `API error handling broke on call ${i}.`));
+      await answer(`work-${i}`, `Call ${i} timed out; retry it.`);
+    }
+    const features = new Map<number, number[]>();
+    const { hits } = await search(
+      store,
+      DEFAULT_SPACE,
+      { query: 'What typical errors should I handle from an API?', kinds: ['turn'] },
+      { turnFeatures: features },
+    );
+    const standing = TURN_FEATURES.indexOf('standing');
+    expect(features.get(instruction.id)?.[standing]).toBe(1);
+    // The noisy turns match as well and are shorter: the instruction comes first for what it is.
+    expect(hits[0]!.id).toBe(instruction.id);
+    expect(noisy.map((t) => t.id)).toContain(hits[1]!.id);
+    expect(features.get(hits[1]!.id)?.[standing]).toBe(0);
+  });
+
   it("reports every scored turn's features, in TURN_FEATURES order", async () => {
     const { store, say } = await conversation();
     const question = await say('s1', 'Melanie', 'Which climbing gym do you go to?');

@@ -16,6 +16,7 @@ import {
   turnEntities,
 } from '../../drizzle/schema.ts';
 import { STANDING_ROWS } from '../../server/core/context/context-standing.ts';
+import { STANDING_SOURCE_ROWS } from '../../server/core/search/standing-signal.ts';
 import { forget } from '../../server/core/memory/forget.ts';
 import { getMemory, linkSource, remember } from '../../server/core/memory/memories.ts';
 import { listMemories } from '../../server/core/memory/memory-list.ts';
@@ -110,6 +111,17 @@ describe('standing sections on disk', () => {
     const details = plan.map((p) => p.detail).join(' ');
     expect(details).toMatch(/USING (?:COVERING )?INDEX memories_standing/);
     // Ordered by the index itself: no sort of the rows it reads.
+    expect(details).not.toMatch(/TEMP B-TREE/);
+    await closeStore(store);
+  });
+
+  it("a turn search reads the user's standing memories' source turns off the same index", async () => {
+    const { store } = await testStore();
+    const plan = store.sqlite.prepare(`explain query plan ${STANDING_SOURCE_ROWS}`).all('default', null, null) as {
+      detail: string;
+    }[];
+    const details = plan.map((p) => p.detail).join(' ');
+    expect(details).toMatch(/USING (?:COVERING )?INDEX memories_standing/);
     expect(details).not.toMatch(/TEMP B-TREE/);
     await closeStore(store);
   });

@@ -21,6 +21,7 @@ import {
 import { analyzeQuery, type AnalyzedQuery } from '../text/query.ts';
 import { normalizeText } from '../text/text.ts';
 import { speakerLookup } from './speakers.ts';
+import { standingTurns } from './standing-signal.ts';
 import { DEFAULT_TURN_TUNING, rankTurns, type TurnTuning } from './turn-ranker.ts';
 import type { Passage } from '../text/passages.ts';
 import { DATE_SLACK_MS } from './turn-features.ts';
@@ -177,6 +178,9 @@ export async function searchFiltered(
 /** Turns use facts and entities only as ranker features: with a weight of 0, a turn search skips them. */
 const factsForTurns = (run: SearchRun) =>
   run.wantTurns && (run.tuning.turns.weights.memory !== 0 || run.tuning.weights.memory > 0);
+/** Standing memories' source turns: read only when a profile of the ranker weighs them. */
+const standingForTurns = (run: SearchRun) =>
+  run.wantTurns && (run.tuning.turns.weights.standing !== 0 || run.tuning.turns.chatWeights.standing !== 0);
 const entitiesForTurns = (run: SearchRun) =>
   run.wantTurns && (run.tuning.turns.weights.entity !== 0 || on(run, 'entity'));
 
@@ -240,7 +244,9 @@ async function turnLists(
   // Facts and entities are evidence for a turn: the ranker can weigh them as features (fitted to
   // 0 on LoCoMo), and their own lists join the fusion with the signal's weight (memory: 0, so
   // its ranks show without counting twice; entity: low, so linked turns with no shared word still come up).
-  const signals = { memory: normalised(projected), entity: normalised(entityTurns) };
+  const standing = standingForTurns(run) ? await standingTurns(store, space, query) : null;
+  if (standing) pinned = [...new Set([...pinned, ...standing.matching])];
+  const signals = { memory: normalised(projected), entity: normalised(entityTurns), standing: standing?.sources };
   // An embedding model's vectors (the query's given) or else the word vectors (when on): a
   // feature of every scored turn, and the nearest turns scored too. They reach turns through the
   // ranker, not a list fused by rank.

@@ -42,6 +42,7 @@ export const TURN_FEATURES = [
   'prevPassage',
   'nextPassage',
   'assistant',
+  'standing',
 ] as const;
 export type TurnFeature = (typeof TURN_FEATURES)[number];
 
@@ -56,6 +57,8 @@ export type SignalScores = {
   entity: Map<number, number>;
   semantic?: Map<number, number>;
   vector?: Map<number, number>;
+  /** Turns a standing memory (instruction, preference, profile, pinned) was drawn from (standing-signal.ts). */
+  standing?: Map<number, number>;
 };
 
 /** One turn as the ranker sees it; neighbours are ids in the same session (null: none or unknown). */
@@ -245,6 +248,7 @@ export function turnFeatures(model: QueryModel, input: FeatureInput): Map<number
       passage.score(turn.prev),
       passage.score(turn.next),
       turn.role === 'assistant' ? 1 : 0,
+      signals.standing?.get(turn.id) ?? 0,
     ]);
   }
   return out;

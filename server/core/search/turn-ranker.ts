@@ -69,6 +69,7 @@ export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
   prevPassage: 0,
   nextPassage: 0,
   assistant: 0,
+  standing: 0,
 };
 
 /**
@@ -93,6 +94,7 @@ export const CHAT_TURN_WEIGHTS: Record<TurnFeature, number> = {
   dated: 0.2,
   prevPassage: 0.1,
   assistant: -1,
+  standing: 0.5,
 };
 
 export const DEFAULT_TURN_TUNING: TurnTuning = {
