@@ -31,12 +31,10 @@ export type ClauseReading = {
  * something; a reply about the other or the world seldom does).
  */
 export type TurnShape = { words: number; asks: boolean; selfShare: number };
-const SELF = new Set(['i', "i'm", "i've", "i'd", "i'll", 'me', 'my', 'mine', 'myself']);
+const SELF = /\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b(?!')/gi;
 export function turnShape(prose: string): TurnShape {
-  const tokens = prose.toLowerCase().match(/[a-z0-9']+/g) ?? [];
-  let self = 0;
-  for (const t of tokens) if (SELF.has(t)) self++;
-  return { words: words(prose), asks: prose.includes('?'), selfShare: self / Math.max(1, tokens.length) };
+  const n = words(prose);
+  return { words: n, asks: prose.includes('?'), selfShare: (prose.match(SELF)?.length ?? 0) / Math.max(1, n) };
 }
 
 /**
