@@ -70,6 +70,7 @@ const ASKING =
 /** The question without the words that ask for a timeline: what the timeline is about. */
 export const topicOf = (query: string) => query.replace(ASKING, ' ').replace(/\s+/g, ' ').trim();
 
+const TOPIC_ONLY: SearchOptions['tuning'] = { turns: { weights: { standing: 0 }, chatWeights: { standing: 0 } } };
 /** Turns read from search to find the relevant sessions and value their exchanges. */
 const HITS = 200;
 /** At most this many turns of the relevant sessions are read for their digests. */
@@ -106,7 +107,11 @@ export async function buildTimeline(
   const tuning = { ...DEFAULT_TIMELINE_TUNING, ...args.tuning };
   if (args.budget <= countTokens(`${TIMELINE_HEADING}\n`) + 8) return EMPTY_TIMELINE;
   const topic = topicOf(args.query) || args.query;
-  const hits = (await search(store, space, { query: topic, kinds: ['turn'], limit: HITS }, options)).hits;
+  // Which sessions are about the topic: a standing instruction or preference matters to every
+  // answer, not to which sessions a history needs, so it is not weighed here.
+  const hits = (
+    await search(store, space, { query: topic, kinds: ['turn'], limit: HITS }, { ...options, tuning: TOPIC_ONLY })
+  ).hits;
   const rankValue = new Map<number, number>();
   const sessionValue = new Map<string, number>();
   hits.forEach((hit, i) => {
