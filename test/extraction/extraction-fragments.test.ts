@@ -343,4 +343,26 @@ describe('hostile input stays linear', () => {
     const long = best(turn(8_000));
     expect(long / Math.max(short, 2)).toBeLessThan(10);
   });
+
+  it('the chat shapes read by the rules stay linear: dashes before a question, a long subject, trailing marks', () => {
+    const turn = (n: number) =>
+      [
+        `I finished a project${' - and more'.repeat(n)} - want to see?`,
+        `${'painting and '.repeat(n)}drawing are my main hobbies`,
+        `I need ${'a tool and '.repeat(n)}to help me`,
+        `I've been busy${' -'.repeat(n)}${' '.repeat(n)}x -`,
+      ].join('\n');
+    const best = (text: string) => {
+      let fastest = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < 5; i++) {
+        const start = performance.now();
+        extractFacts(text, 'Melanie', AT);
+        fastest = Math.min(fastest, performance.now() - start);
+      }
+      return fastest;
+    };
+    const short = best(turn(2_000));
+    const long = best(turn(8_000));
+    expect(long / Math.max(short, 2)).toBeLessThan(10);
+  });
 });
