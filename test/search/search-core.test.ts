@@ -10,7 +10,8 @@ import { TINY_USER_ROWS } from '../../server/core/text-index/bm25.ts';
 import { addTurn } from '../../server/core/turns/turns.ts';
 import { write, type Store } from '../../server/core/kernel/store.ts';
 import { textIndexOf } from '../../server/core/text-index/text-index.ts';
-import { tableRows } from '../../server/core/text-index/term-stats.ts';
+import { COMMON_DF, tableRows } from '../../server/core/text-index/term-stats.ts';
+import { lexicalTurns } from '../../server/core/search/lexical.ts';
 import { conversation } from '../helpers/conversation.ts';
 import { testStore } from '../helpers/store.ts';
 
@@ -213,6 +214,24 @@ describe('search', () => {
       });
     const hits = (await search(store, DEFAULT_SPACE, { query: 'who am I', kinds: ['turn'], limit: 3 })).hits;
     expect(hits[0]?.id).toBe(said.turn.id);
+  });
+
+  it('matches a query of common words only by the rows that hold them all', { timeout: 60_000 }, async () => {
+    // Both words are in more rows than COMMON_DF: ranking every row holding either is what made
+    // such a query slow in a long history.
+    const { store } = await testStore();
+    const turn = (i: number, text: string) =>
+      addTurn(store, DEFAULT_SPACE, { sessionId: `s${Math.floor(i / 100)}`, role: 'user', text });
+    const both = [];
+    for (let i = 0; i < COMMON_DF + 5; i++) {
+      await turn(i, `I drank coffee number ${i}.`);
+      await turn(i, `I read the morning paper number ${i}.`);
+      if (i % 200 === 7) both.push((await turn(i, `Morning coffee on the porch, number ${i}.`)).turn.id);
+    }
+    const found = await lexicalTurns(store, DEFAULT_SPACE, ['morning', 'coffee'], [], 50);
+    expect(found.map((c) => c.id).sort((a, b) => a - b)).toEqual(both);
+    const hits = (await search(store, DEFAULT_SPACE, { query: 'morning coffee', kinds: ['turn'], limit: 3 })).hits;
+    expect(hits.map((h) => h.id).sort((a, b) => a - b)).toEqual(both);
   });
 
   it('favours turns on a date the query names', async () => {

@@ -133,7 +133,20 @@ export type TextTable = 'turns' | 'memories';
  * first is the space's), at most `limit`. `rows`: how many rows the user has in `table`
  * (tableRows, read once per search).
  */
-export type RankQuery = { table: TextTable; terms: string[]; clauses: Clause[]; limit: number; rows: number };
+/**
+ * `join`: rows holding any of the terms (the default), or all of them. `newest`: rank only the
+ * newest this many rows that match (for words so common that ranking every match costs more
+ * than it tells).
+ */
+export type RankQuery = {
+  table: TextTable;
+  terms: string[];
+  clauses: Clause[];
+  limit: number;
+  rows: number;
+  join?: 'any' | 'all';
+  newest?: number;
+};
 /** The rows of `table` holding any (or all) of `words`: at most `limit`, newest first unless `best`. */
 export type MatchQuery = {
   table: TextTable;

@@ -50,6 +50,9 @@ export function memoryClauses(
   return clauses;
 }
 
+/** When every word of a query is common, only this many of the newest rows that match are ranked. */
+export const COMMON_NEWEST = 1000;
+
 /**
  * The space's rows of `table` matching any term, best BM25 first (higher is better). The match
  * reads only the user's rows where the index can (FTS5's space token, Postgres's user filter).
@@ -65,7 +68,18 @@ async function lexical(
   if (index.kind === 'like') return index.rank(store, space, { table, terms, clauses, limit, rows: 0 });
   const rows = await tableRows(store, space, table);
   const selective = await selectiveTerms(store, space, { index, table, terms, rows });
-  return index.rank(store, space, { table, terms: selective, clauses, limit, rows });
+  const query = { table, terms, clauses, limit, rows };
+  if (selective.everyCommon) {
+    // Every word is in many rows, and ranking every row that holds any of them costs up to 150 ms
+    // at 100k turns: the rows that hold them all come first, then those holding the two rarest,
+    // the rarest two any-of only when no row holds both; each ranks its newest matches only.
+    for (const all of [terms, selective.terms]) {
+      const found = await index.rank(store, space, { ...query, terms: all, join: 'all', newest: COMMON_NEWEST });
+      if (found.length > 0) return found;
+    }
+    return index.rank(store, space, { ...query, terms: selective.terms, newest: COMMON_NEWEST });
+  }
+  return index.rank(store, space, { ...query, terms: selective.terms });
 }
 
 export const lexicalTurns = (store: Store, space: Space, terms: string[], clauses: Clause[], limit: number) =>

@@ -39,7 +39,7 @@ export const LIKE_INDEX: TextIndex = {
     return (await store.sql.get<{ n: number }>(text, [space.userId, `%${escapeLike(term)}%`]))!.n;
   },
 
-  async rank(store, _space, { table, terms, clauses, limit }): Promise<Scored[]> {
+  async rank(store, _space, { table, terms, clauses, limit, join = 'any' }): Promise<Scored[]> {
     const { alias } = SCORED[table];
     const words = terms.slice(0, MAX_WORDS);
     if (words.length === 0) return [];
@@ -47,7 +47,7 @@ export const LIKE_INDEX: TextIndex = {
     const patterns = words.map((w) => `%${escapeLike(w)}%`);
     const hits = words.map(() => `${test} ? escape '\\'`);
     const score = hits.map((hit) => `(case when ${hit} then 1 else 0 end)`).join(' + ');
-    const text = `select ${alias}.id as id, ${score} as score from ${table} ${alias} where (${hits.join(' or ')})${clauses.map((c) => ` and ${c.sql}`).join('')} order by score desc, ${alias}.id desc limit ?`;
+    const text = `select ${alias}.id as id, ${score} as score from ${table} ${alias} where (${hits.join(join === 'any' ? ' or ' : ' and ')})${clauses.map((c) => ` and ${c.sql}`).join('')} order by score desc, ${alias}.id desc limit ?`;
     return store.sql.all<Scored>(text, [...patterns, ...patterns, ...params(clauses), limit]);
   },
 };

@@ -107,21 +107,23 @@ export async function tableRows(store: Store, space: Space, table: TextTable): P
 
 /**
  * The terms worth an OR-query: common ones dropped, unless every term is common, in which case
- * the two rarest stay (the query must still find something). `rows`: the user's (tableRows).
+ * the two rarest stay (the query must still find something) and `everyCommon` says so.
+ * `rows`: the user's (tableRows).
  */
 export async function selectiveTerms(
   store: Store,
   space: Space,
   scope: CountScope & { terms: string[] },
-): Promise<string[]> {
+): Promise<{ terms: string[]; everyCommon: boolean }> {
   const { terms, rows } = scope;
-  if (rows <= COMMON_DF || terms.length === 0) return terms;
+  if (rows <= COMMON_DF || terms.length === 0) return { terms, everyCommon: false };
   const scored: { term: string; df: number }[] = [];
   for (const term of terms) scored.push({ term, df: await documentFrequency(store, space, { ...scope, term }) });
   const rare = scored.filter((t) => t.df <= COMMON_DF).map((t) => t.term);
-  if (rare.length > 0) return rare;
-  return scored
+  if (rare.length > 0) return { terms: rare, everyCommon: false };
+  const rarest = scored
     .sort((a, b) => a.df - b.df)
     .slice(0, 2)
     .map((t) => t.term);
+  return { terms: rarest, everyCommon: true };
 }

@@ -121,8 +121,8 @@ export const TSVECTOR_INDEX: TextIndex = {
   },
 
   async rank(store: Store, space, ranked): Promise<Scored[]> {
-    const { table, terms, clauses, limit, rows } = ranked;
-    const query = tsQuery(terms, 'any');
+    const { table, terms, clauses, limit, rows, join = 'any' } = ranked;
+    const query = tsQuery(terms, join);
     if (!query) return [];
     const tiny = rows <= TINY_USER_ROWS;
     const found = tiny

@@ -16,7 +16,7 @@ import {
   type TextTable,
   type UserRow,
 } from '../../core/text-index/bm25.ts';
-import { ftsAny, ftsTerms } from '../../core/text/query.ts';
+import { ftsTerms } from '../../core/text/query.ts';
 import { COMMON_DF, maxId, tableRows } from '../../core/text-index/term-stats.ts';
 import type { TextIndex } from '../../core/kernel/store.ts';
 
@@ -64,6 +64,14 @@ function matchedRows(store: Store, table: TextTable, match: string, clauses: Cla
   return store.sql.all<UserRow>(text, [match, ...params(clauses)]);
 }
 
+/** FTS5's rank of the newest matches only (it scores the rows it reads, in rowid order), best first. */
+const NEWEST_RANKED = {
+  turns: (clauses: Clause[], newest: number) =>
+    `select t.id as id, f.score as score from (select rowid, -rank as score from turns_fts where turns_fts match ? order by rowid desc limit ${newest}) f cross join turns t on t.id = f.rowid${where(clauses)} order by f.score desc limit ?`,
+  memories: (clauses: Clause[], newest: number) =>
+    `select m.id as id, f.score as score from (select rowid, -rank as score from memories_fts where memories_fts match ? order by rowid desc limit ${newest}) f cross join memories m on m.id = f.rowid${where(clauses)} order by f.score desc limit ?`,
+} as const;
+
 /** FTS5's own ranking (score = -bm25, higher is better), filters joined after the match. */
 const RANKED = {
   turns: (clauses: Clause[]) =>
@@ -97,8 +105,8 @@ export const FTS5_INDEX: TextIndex = {
 
   /** The MATCH names the user (its `space` token) unless the user owns most of the table. */
   async rank(store, space, query): Promise<Scored[]> {
-    const { table, terms, clauses, limit, rows } = query;
-    const expression = ftsAny(terms);
+    const { table, terms, clauses, limit, rows, join = 'any', newest } = query;
+    const expression = ftsTerms(terms, join);
     if (!expression) return [];
     const scope = await ftsScope(store, space, table, rows);
     if (scope.kind === 'small') {
@@ -111,6 +119,12 @@ export const FTS5_INDEX: TextIndex = {
     // Filters cut candidates after the LIMIT, so filtered searches look further down the list
     // (memories always have status and kind filters).
     const inner = Math.ceil((table === 'memories' ? limit * 2 : clauses.length > 1 ? limit * 4 : limit) * scope.spread);
+    if (newest !== undefined)
+      return store.sql.all<Scored>(NEWEST_RANKED[table](clauses, Math.max(newest, inner)), [
+        scope.match(expression),
+        ...params(clauses),
+        limit,
+      ]);
     return store.sql.all<Scored>(RANKED[table](clauses), [scope.match(expression), inner, ...params(clauses), limit]);
   },
 };
