@@ -345,6 +345,7 @@ describe('hostile input stays linear', () => {
   });
 
   it('the chat shapes read by the rules stay linear: dashes before a question, a long subject, trailing marks', () => {
+    // Eight times as long: linear is about 8x, quadratic 64x; the margin absorbs a loaded machine.
     const turn = (n: number) =>
       [
         `I finished a project${' - and more'.repeat(n)} - want to see?`,
@@ -361,8 +362,8 @@ describe('hostile input stays linear', () => {
       }
       return fastest;
     };
-    const short = best(turn(2_000));
+    const short = best(turn(1_000));
     const long = best(turn(8_000));
-    expect(long / Math.max(short, 2)).toBeLessThan(10);
+    expect(long / Math.max(short, 2)).toBeLessThan(24);
   });
 });
