@@ -133,6 +133,10 @@ export function synthetic(
   return { text, sessions: sessions() };
 }
 
-/** A question about the synthetic history, as a user would ask it. */
+/**
+ * A question about the synthetic history, as a user would ask it. Every word it is matched by is
+ * in the history ("say" is a word about the conversation, not matched): until 2026-11-28 "say"
+ * was, and as a word no row holds it made every query of common words match nothing.
+ */
 export const question = (text: ReturnType<typeof makeText>, random: () => number) =>
   `What did ${NAMES[Math.floor(random() * NAMES.length)]} say about ${text.sentence(2, 5)}?`;
