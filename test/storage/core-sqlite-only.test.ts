@@ -103,21 +103,13 @@ describe('forget (core-memories)', () => {
 });
 
 describe('standing sections on disk', () => {
-  it("a context block reads only the user's standing and pinned memories, in order, off the memories_standing index", async () => {
+  // Ordered by the index itself: no sort of the rows it reads.
+  it.each([
+    ["a context block reads only the user's standing and pinned memories, in order,", STANDING_ROWS],
+    ["a turn search reads the user's standing memories' source turns", STANDING_SOURCE_ROWS],
+  ])('%s off the memories_standing index', async (_, statement) => {
     const { store } = await testStore();
-    const plan = store.sqlite.prepare(`explain query plan ${STANDING_ROWS}`).all('default', null, null) as {
-      detail: string;
-    }[];
-    const details = plan.map((p) => p.detail).join(' ');
-    expect(details).toMatch(/USING (?:COVERING )?INDEX memories_standing/);
-    // Ordered by the index itself: no sort of the rows it reads.
-    expect(details).not.toMatch(/TEMP B-TREE/);
-    await closeStore(store);
-  });
-
-  it("a turn search reads the user's standing memories' source turns off the same index", async () => {
-    const { store } = await testStore();
-    const plan = store.sqlite.prepare(`explain query plan ${STANDING_SOURCE_ROWS}`).all('default', null, null) as {
+    const plan = store.sqlite.prepare(`explain query plan ${statement}`).all('default', null, null) as {
       detail: string;
     }[];
     const details = plan.map((p) => p.detail).join(' ');
