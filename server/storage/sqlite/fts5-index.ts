@@ -57,20 +57,18 @@ async function ftsScope(store: Store, space: Space, table: TextTable, mine: numb
   return { kind: mine <= SMALL_USER_ROWS ? 'small' : 'scoped', rows: mine, match, spread: 1 };
 }
 
-/** The user's rows the FTS match finds (newest first), every one passing the filters. */
-function matchedRows(store: Store, table: TextTable, match: string, clauses: Clause[]): Promise<UserRow[]> {
+/** The user's rows the FTS match finds (the newest `newest`), every one passing the filters. */
+function matchedRows(
+  store: Store,
+  table: TextTable,
+  match: string,
+  clauses: Clause[],
+  newest = SMALL_USER_ROWS,
+): Promise<UserRow[]> {
   const { alias, column } = SCORED[table];
-  const text = `select ${alias}.id as id, ${alias}.${column} as text, 1 as keep from (select rowid from ${table}_fts where ${table}_fts match ? order by rowid desc limit ${SMALL_USER_ROWS}) f cross join ${table} ${alias} on ${alias}.id = f.rowid${where(clauses)}`;
+  const text = `select ${alias}.id as id, ${alias}.${column} as text, 1 as keep from (select rowid from ${table}_fts where ${table}_fts match ? order by rowid desc limit ${newest}) f cross join ${table} ${alias} on ${alias}.id = f.rowid${where(clauses)}`;
   return store.sql.all<UserRow>(text, [match, ...params(clauses)]);
 }
-
-/** FTS5's rank of the newest matches only (it scores the rows it reads, in rowid order), best first. */
-const NEWEST_RANKED = {
-  turns: (clauses: Clause[], newest: number) =>
-    `select t.id as id, f.score as score from (select rowid, -rank as score from turns_fts where turns_fts match ? order by rowid desc limit ${newest}) f cross join turns t on t.id = f.rowid${where(clauses)} order by f.score desc limit ?`,
-  memories: (clauses: Clause[], newest: number) =>
-    `select m.id as id, f.score as score from (select rowid, -rank as score from memories_fts where memories_fts match ? order by rowid desc limit ${newest}) f cross join memories m on m.id = f.rowid${where(clauses)} order by f.score desc limit ?`,
-} as const;
 
 /** FTS5's own ranking (score = -bm25, higher is better), filters joined after the match. */
 const RANKED = {
@@ -119,12 +117,12 @@ export const FTS5_INDEX: TextIndex = {
     // Filters cut candidates after the LIMIT, so filtered searches look further down the list
     // (memories always have status and kind filters).
     const inner = Math.ceil((table === 'memories' ? limit * 2 : clauses.length > 1 ? limit * 4 : limit) * scope.spread);
-    if (newest !== undefined)
-      return store.sql.all<Scored>(NEWEST_RANKED[table](clauses, Math.max(newest, inner)), [
-        scope.match(expression),
-        ...params(clauses),
-        limit,
-      ]);
+    // FTS5's rank reads each term's whole doclist for its statistics, however few rows are
+    // ranked: the newest matches are read (FTS5 stops at them) and ranked here instead.
+    if (newest !== undefined) {
+      const found = await matchedRows(store, table, scope.match(expression), clauses, Math.max(newest, inner));
+      return rankHere(store, space, { index: FTS5_INDEX, table, terms, found, rows: scope.rows, tiny: false, limit });
+    }
     return store.sql.all<Scored>(RANKED[table](clauses), [scope.match(expression), inner, ...params(clauses), limit]);
   },
 };
