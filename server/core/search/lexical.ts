@@ -50,8 +50,11 @@ export function memoryClauses(
   return clauses;
 }
 
-/** When every word of a query is common, only this many of the newest rows that match are ranked. */
-export const COMMON_NEWEST = 1000;
+/**
+ * When every word of a query is common, only this many of the newest rows that match are ranked
+ * (as many as a search reads as candidates; each is stemmed once, then cached).
+ */
+export const COMMON_NEWEST = 400;
 
 /**
  * The space's rows of `table` matching any term, best BM25 first (higher is better). The match
