@@ -172,6 +172,11 @@ describe('turn ranker', () => {
       ),
     ).toEqual(['autocomplete', 'feature']);
     expect(terms('What did we discuss?')).toEqual(['discuss']);
+    // The same words are a topic elsewhere.
+    expect(terms('What did Gina order at the restaurant?')).toContain('order');
+    expect(terms("What's on Caroline's reading list?")).toContain('list');
+    expect(terms('What did Melanie bring to the picnic?')).toContain('bring');
+    expect(terms('What items did I add to the cart?')).toContain('items');
     const { store, say } = await conversation();
     // Apart, so neither is scored through the other as its neighbour.
     const topic = await say('s1', 'Christina', 'I am adding city autocomplete to the weather app.');

@@ -129,14 +129,10 @@ export type Scored = { id: number; score: number };
 export type Clause = { sql: string; params: SqlParam[] };
 export type TextTable = 'turns' | 'memories';
 /**
- * A ranked match: the user's rows of `table` that hold any of `terms` and pass `clauses` (the
- * first is the space's), at most `limit`. `rows`: how many rows the user has in `table`
- * (tableRows, read once per search).
- */
-/**
- * `join`: rows holding any of the terms (the default), or all of them. `newest`: rank only the
- * newest this many rows that match (for words so common that ranking every match costs more
- * than it tells).
+ * A ranked match: the user's rows of `table` that hold any of `terms` (all of them with `join`
+ * 'all') and pass `clauses` (the first is the space's), at most `limit`. `rows`: how many rows
+ * the user has in `table` (tableRows, read once per search). `newest`: rank only that many of the
+ * newest rows that match (for words so common that ranking every match costs more than it tells).
  */
 export type RankQuery = {
   table: TextTable;

@@ -73,9 +73,9 @@ async function lexical(
   const selective = await selectiveTerms(store, space, { index, table, terms, rows });
   const query = { table, terms, clauses, limit, rows };
   if (selective.everyCommon) {
-    // Every word is in many rows, and ranking every row that holds any of them costs up to 150 ms
-    // at 100k turns: the rows that hold them all come first, then those holding the two rarest,
-    // the rarest two any-of only when no row holds both; each ranks its newest matches only.
+    // Every word is in many rows, and ranking every row that holds any of them cost up to 150 ms
+    // at 100k turns: the rows that hold them all are taken when there are any, else those holding
+    // the two rarest, else those holding either; only the newest matches are ranked.
     for (const all of [terms, selective.terms]) {
       const found = await index.rank(store, space, { ...query, terms: all, join: 'all', newest: COMMON_NEWEST });
       if (found.length > 0) return found;

@@ -29,11 +29,14 @@ export const isStopword = (token: string) => STOPWORDS.has(token);
  */
 const CONVERSATION_WORDS = new Set(
   (
-    'conversation conversations chat chats discuss discussed discussing discussion discussions mention mentioned mentions mentioning ' +
-    'talk talked talking brought bring raise raised say said tell told remind recall remember earlier previously ' +
-    'list order sequence summary summarize summarise summarizing overview comprehensive aspects items throughout across different various give'
+    'conversation conversations discuss discussed discussing discussion discussions mention mentioned mentions mentioning ' +
+    'talked talking say said tell told remind recall remember earlier previously ' +
+    'overview comprehensive aspects throughout across different various give'
   ).split(' '),
 );
+/** The same, as phrases whose words are a topic elsewhere ("brought a cake", "what did she order", "my reading list"). */
+const CONVERSATION_PHRASES =
+  /\b(?:brought|bring|bringing) up\b|\b(?:in|in (?:what|which|the)|the|chronological) order\b|\border (?:in which|of)\b|\blist (?:the|all|every|each)\b|\bsummar(?:y|ies|i[sz]e|i[sz]ing)\b|\b(?:(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+) )?items\b(?=\s*(?:[.?!]|in order|$))/gi;
 
 /** Words that make a question about time ("When did…", "How long ago…", "What year…"). */
 const TEMPORAL_CUES =
@@ -195,7 +198,9 @@ export function analyzeQuery(
   const window = dateWindow(raw, now);
   // A named date selects by time, not by words: turns rarely spell out their own date.
   const dateWords = new Set(window ? normalizeText(window.match).split(' ') : []);
-  const terms = contentTerms(raw).filter((t) => !speakerKeys.has(t) && !dateWords.has(t) && !CONVERSATION_WORDS.has(t));
+  const terms = contentTerms(raw.replace(CONVERSATION_PHRASES, ' ')).filter(
+    (t) => !speakerKeys.has(t) && !dateWords.has(t) && !CONVERSATION_WORDS.has(t),
+  );
   const anchored = window ? null : ANCHOR.exec(raw);
   const anchorTerms = anchored ? contentTerms(anchored[3]!).filter((t) => !speakerKeys.has(t)) : [];
   return {
