@@ -84,7 +84,8 @@ describe('profile over GraphQL', () => {
       kind: SearchKind.Fact,
       reason: ContextItemReason.Standing,
     });
-    expect(context.markdown).toMatch(/- User went to the market on Saturday[^\n]*\(pinned, stated /);
+    // "on Saturday" is dated by the real clock ("on 28 November 2026" the day after): any wording of it.
+    expect(context.markdown).toMatch(/- User went to the market [^\n]*\(pinned, stated /);
     expect((await client.unpinMemory({ id: apples.id })).unpinMemory.pinned).toBe(false);
     expect((await client.profile()).profile.pinned).toEqual([]);
 
