@@ -176,7 +176,6 @@ const PATTERNS: Pattern[] = [
   },
 ];
 
-/** The sentence around `index`, for its tense. */
 /** Where the text's sentences end ([.!?] or a new line), found once per text. */
 function sentenceEnds(text: string): number[] {
   const ends: number[] = [];
