@@ -15,6 +15,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CHAT_TURN_WEIGHTS, DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
 import { TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
+import { EVENT_PLACES, EVENT_TURNS, placeEventTurns } from '../server/core/search/event-turns.ts';
 import { closeStore } from '../server/storage/sqlite/open.ts';
 import { loadBenchData, type BenchConversation } from './bench-data.ts';
 import { bm25Retriever, categoryLabel, textTable } from './locomo.ts';
@@ -41,7 +42,14 @@ type Sample = {
   features: number[];
   evidence: number[];
   bm25: number[];
+  /** The events the question compares, each ranked on its own and its best placed in the top ten (event-turns.ts). */
+  events: Ranking[];
+  /** With events only: the rows' turn ids and the evidence's. */
+  ids: number[];
+  evidenceIds: number[];
 };
+/** One ranking's candidates: their turn ids and features (row-major). */
+type Ranking = { rows: number; ids: number[]; features: number[] };
 
 const D = TURN_FEATURES.length;
 // Weights stay within ±2 of BM25's 1: wider steps fitted the few BEAM chats more closely and did
@@ -55,7 +63,12 @@ async function samples(conversation: BenchConversation, embedding?: BenchEmbeddi
   const out: Sample[] = [];
   for (const question of loaded.questions) {
     const features = new Map<number, number[]>();
-    await searchLoaded(loaded, { query: question.text, kinds: ['turn'], limit: 1 }, { turnFeatures: features });
+    const eventFeatures: Map<number, number[]>[] = [];
+    await searchLoaded(
+      loaded,
+      { query: question.text, kinds: ['turn'], limit: 1 },
+      { turnFeatures: features, eventFeatures },
+    );
     const ids = [...features.keys()];
     const index = new Map(ids.map((id, i) => [id, i]));
     const got = await plain.retrieve(question.text, 20);
@@ -71,6 +84,13 @@ async function samples(conversation: BenchConversation, embedding?: BenchEmbeddi
       features: ids.flatMap((id) => features.get(id)!),
       evidence: question.evidence.map((id) => index.get(id) ?? -1),
       bm25,
+      events: eventFeatures.map((map) => ({
+        rows: map.size,
+        ids: [...map.keys()],
+        features: [...map.values()].flat(),
+      })),
+      ids: eventFeatures.length ? ids : [],
+      evidenceIds: eventFeatures.length ? question.evidence : [],
     });
   }
   await closeStore(loaded.store);
@@ -78,7 +98,7 @@ async function samples(conversation: BenchConversation, embedding?: BenchEmbeddi
 }
 
 /** Each candidate's score under `weights` (ties broken by the lexical order). */
-function scored(weights: Float64Array, s: Sample): Float64Array {
+function scored(weights: Float64Array, s: Ranking): Float64Array {
   const score = new Float64Array(s.rows);
   for (let r = 0; r < s.rows; r++) {
     let x = 0;
@@ -88,8 +108,28 @@ function scored(weights: Float64Array, s: Sample): Float64Array {
   return score;
 }
 
+/** The turn ids of a ranking's best `n` under `weights`. */
+function best(weights: Float64Array, r: Ranking, n: number): number[] {
+  const score = scored(weights, r);
+  return [...r.ids.keys()]
+    .sort((a, b) => score[b]! - score[a]!)
+    .slice(0, n)
+    .map((i) => r.ids[i]!);
+}
+
+/** How many of the sample's evidence turns rank in the top k, the compared events' turns placed as search places them. */
+function foundWithEvents(weights: Float64Array, s: Sample, k: number): number {
+  const order = best(weights, s, Math.max(k, EVENT_PLACES)).map(String);
+  const placed = placeEventTurns(
+    order,
+    s.events.map((e) => best(weights, e, EVENT_TURNS).map(String)),
+  ).slice(0, k);
+  return s.evidenceIds.filter((id) => placed.includes(String(id))).length;
+}
+
 /** How many of the sample's evidence turns rank in the top k. */
-function found(score: Float64Array, s: Sample, k: number): number {
+function found(score: Float64Array, s: Sample, k: number, weights?: Float64Array): number {
+  if (weights && s.events?.length) return foundWithEvents(weights, s, k);
   let hit = 0;
   for (const e of s.evidence) {
     if (e < 0) continue;
@@ -103,7 +143,7 @@ function found(score: Float64Array, s: Sample, k: number): number {
 /** Recall at 5, 10 and 20 of each sample under `weights`. */
 const recalls = (weights: Float64Array, s: Sample) => {
   const score = scored(weights, s);
-  return KS.map((k) => (s.evidence.length ? found(score, s, k) / s.evidence.length : 0));
+  return KS.map((k) => (s.evidence.length ? found(score, s, k, weights) / s.evidence.length : 0));
 };
 
 /** Mean recall at 5, 10 and 20 of the ranking `weights` give (or of the baseline, `weights` null). */
@@ -115,7 +155,7 @@ export function recall(weights: Float64Array | null, set: Sample[]): [number, nu
 
 /** The share of questions with at least one evidence turn in the top 10. */
 export function anyAt10(weights: Float64Array, set: Sample[]): number {
-  return set.filter((s) => found(scored(weights, s), s, 10) > 0).length / Math.max(1, set.length);
+  return set.filter((s) => found(scored(weights, s), s, 10, weights) > 0).length / Math.max(1, set.length);
 }
 
 /** Recall@10 plus a quarter each of @5 and @20, each data set's questions weighing 1 in all. */

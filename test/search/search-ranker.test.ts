@@ -6,6 +6,8 @@ import { DAY_MS } from '../../server/core/kernel/clock.ts';
 import { search } from '../../server/core/search/index.ts';
 import { analyzeQuery, dateWindow } from '../../server/core/text/query.ts';
 import { TURN_FEATURES } from '../../server/core/search/turn-features.ts';
+import { placeEventTurns } from '../../server/core/search/event-turns.ts';
+import { comparedEventQueries, comparedEvents } from '../../server/core/text/compared-events.ts';
 import { conversation } from '../helpers/conversation.ts';
 
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
@@ -214,6 +216,86 @@ describe('turn ranker', () => {
     expect(hits[0]!.id).toBe(instruction.id);
     expect(noisy.map((t) => t.id)).toContain(hits[1]!.id);
     expect(features.get(hits[1]!.id)?.[standing]).toBe(0);
+  });
+
+  it('ranks each event a question compares on its own, and keeps the best of each in the top ten', async () => {
+    const { store, say } = await conversation();
+    const ask = (session: string, text: string) => say(session, 'Christina', text);
+    const scored = await ask('geometry-1', 'I did 10 triangle classification problems, scoring 8/10.');
+    // The other event's words are common here, so they weigh little against the first event's.
+    for (let i = 0; i < 20; i++)
+      await ask(`quiz-${i}`, `Triangle classification quiz ${i}: my score by sides and angles.`);
+    // One event told many times in many words of the question: as one query, it fills the top ten.
+    const progress: { id: number }[] = [];
+    for (let i = 0; i < 14; i++)
+      progress.push(
+        await ask(
+          `area-${i}`,
+          `My accuracy on area calculation problems improved again after I completed ${10 + i} more problems, from 70% to ${80 + (i % 10)}% accuracy.`,
+        ),
+      );
+    const question =
+      'How many more problems did I complete between when I scored 8 out of 10 on triangle classification and when my accuracy improved from 70% to 90% in area calculations?';
+    const ids = async (query: string) =>
+      (await search(store, DEFAULT_SPACE, { query, kinds: ['turn'], limit: 10 })).hits.map((h) => h.id);
+    // Without the comparison the same words leave the classification turn out of the ten.
+    const asOne = question.replace(' between when ', ' when ').replace(' and when ', ' after ');
+    expect(comparedEvents(asOne)).toBeNull();
+    expect(await ids(asOne)).not.toContain(scored.id);
+    const top = await ids(question);
+    expect(top).toContain(scored.id);
+    // The first event's two best (the classification turn and a quiz) take the last two places.
+    expect(top.slice(0, 8).every((id) => progress.some((t) => t.id === id))).toBe(true);
+    expect(top.slice(8)).toContain(scored.id);
+  });
+
+  it('reads the events a question compares, and no others', () => {
+    expect(
+      comparedEvents('How many days passed between when I booked the hotel and when I checked in two days later?'),
+    ).toEqual(['I booked the hotel', 'I checked in two days later']);
+    // "and the" splits before a plain "and", which may sit inside the first event.
+    expect(
+      comparedEvents(
+        'How many days do I have between finishing my unit and integration tests and the deadline for the deployment scripts?',
+      ),
+    ).toEqual(['finishing my unit and integration tests', 'deadline for the deployment scripts']);
+    expect(
+      comparedEvents('Which improvement happened first: my quiz score rising to 82%, or my test score rising to 92%?'),
+    ).toEqual(['my quiz score rising to 82%', 'my test score rising to 92%']);
+    expect(comparedEvents('Did Jon open his studio before or after he lost his banking job?')).toEqual([
+      'Jon open his studio',
+      'he lost his banking job',
+    ]);
+    expect(comparedEvents('How long after starting the course did I pass the final exam?')).toEqual([
+      'starting the course',
+      'I pass the final exam',
+    ]);
+    expect(comparedEvents('What did Gina order at the restaurant?')).toBeNull();
+    expect(comparedEvents('')).toBeNull();
+    // An event of one word is no query of its own.
+    const queries = (text: string) => comparedEventQueries(text, () => undefined).map((q) => q.terms);
+    expect(queries('Did Maria adopt Coco before or after Shadow?')).toEqual([]);
+    expect(queries('How many days between the hotel booking and the check-in at the resort?')).toEqual([
+      ['hotel', 'booking'],
+      ['check', 'resort'],
+    ]);
+  });
+
+  it("places the events' turns in the last of the ten places, and leaves a list that has them alone", () => {
+    const order = Array.from({ length: 30 }, (_, i) => `t${i}`);
+    expect(
+      placeEventTurns(order, [
+        ['t3', 't4'],
+        ['t9', 't0'],
+      ]),
+    ).toBe(order);
+    const placed = placeEventTurns(order, [
+      ['t3', 't20'],
+      ['t25', 't26'],
+    ]);
+    expect(placed.slice(0, 10)).toEqual(['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't20', 't25', 't26']);
+    expect(new Set(placed)).toEqual(new Set(order));
+    expect(placed.slice(10, 13)).toEqual(['t7', 't8', 't9']);
   });
 
   it("reports every scored turn's features, in TURN_FEATURES order", async () => {

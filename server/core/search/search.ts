@@ -28,6 +28,8 @@ import { DATE_SLACK_MS } from './turn-features.ts';
 import { SIGNALS } from '../kernel/vocabulary.ts';
 import { turnsDatedIn } from '../turns/turn-dates.ts';
 import { anchorWindow, datedFirst } from './query-dates.ts';
+import { comparedEventQueries } from '../text/compared-events.ts';
+import { EVENT_TURNS, placeEventTurns } from './event-turns.ts';
 import {
   searchSchema,
   type SearchFilter,
@@ -68,6 +70,8 @@ export type SearchOptions = {
   queryVector?: Float32Array | null;
   /** Filled with each scored turn's feature vector (TURN_FEATURES order): for fitting the ranker. */
   turnFeatures?: Map<number, number[]>;
+  /** The same for each event a question compares (event-turns.ts), in the question's order. */
+  eventFeatures?: Map<number, number[]>[];
   tuning?: {
     /** `weights` apply to both kinds of conversation, `chatWeights` then to conversations with an assistant. */
     turns?: { weights?: Partial<TurnTuning['weights']>; chatWeights?: Partial<TurnTuning['weights']>; expand?: number };
@@ -124,6 +128,8 @@ type SearchRun = {
   tuning: SearchTuning;
   /** The query analysed, with the window an event it names dates (anchorWindow). */
   query: AnalyzedQuery;
+  /** The events a question compares, each analysed as a query of its own (event-turns.ts). */
+  events: AnalyzedQuery[];
   wantTurns: boolean;
   memoryKinds: SearchFilter['kinds'];
   tClauses: Clause[];
@@ -145,16 +151,16 @@ export async function searchFiltered(
   options: SearchOptions = {},
 ): Promise<SearchResult> {
   const tuning = tuningOf(options, store.config.embedding.turn_weight);
-  const analyzed = analyzeQuery(filter.query, await speakerLookup(store, space), store.clock.now());
+  const speakers = await speakerLookup(store, space);
+  const analyzed = analyzeQuery(filter.query, speakers, store.clock.now());
   if (analyzed.tokens.length === 0) return { hits: [], signals: [] };
   const tClauses = turnClauses(space, filter);
-  // "the week before her trip": the trip's date, from the turn that best tells of it, makes the window.
-  const query =
-    analyzed.anchor && filter.kinds.includes('turn') && tuning.turns.weights.talksOfDate > 0
-      ? { ...analyzed, window: await anchorWindow(store, space, analyzed, tClauses) }
-      : analyzed;
+  const withWindow = (q: AnalyzedQuery) => withAnchorWindow({ store, space, filter, tuning, tClauses }, q);
+  const query = await withWindow(analyzed);
+  const events = filter.kinds.includes('turn') ? comparedEventQueries(filter.query, speakers, store.clock.now()) : [];
   const run: SearchRun = {
     ...{ store, space, filter, options, tuning, query, tClauses },
+    events: await Promise.all(events.map(withWindow)),
     wantTurns: filter.kinds.includes('turn') && !filter.tags?.length,
     memoryKinds: filter.kinds.filter((k) => k !== 'turn'),
     lists: [],
@@ -173,6 +179,31 @@ export async function searchFiltered(
     if (span) hit.passage = hit.text.slice(span.start, span.end);
   }
   return { hits: hits.slice(0, filter.limit), signals: SIGNALS.filter((s) => run.used.has(s)) };
+}
+
+/** "the week before her trip": the trip's date, from the turn that best tells of it, makes the window. */
+async function withAnchorWindow(
+  run: Pick<SearchRun, 'store' | 'space' | 'filter' | 'tuning' | 'tClauses'>,
+  analyzed: AnalyzedQuery,
+): Promise<AnalyzedQuery> {
+  const { store, space, filter, tuning, tClauses } = run;
+  return analyzed.anchor && filter.kinds.includes('turn') && tuning.turns.weights.talksOfDate > 0
+    ? { ...analyzed, window: await anchorWindow(store, space, analyzed, tClauses) }
+    : analyzed;
+}
+
+/** Each compared event's best turns, ranked as a search of its own (no query vector: that one is the whole question's). */
+async function eventTurns(run: SearchRun): Promise<string[][]> {
+  return Promise.all(
+    run.events.map(async (query, i) => {
+      const turnFeatures = run.options.eventFeatures ? (run.options.eventFeatures[i] = new Map()) : undefined;
+      const options = { ...run.options, turnFeatures, eventFeatures: undefined, queryVector: null };
+      const sub: SearchRun = { ...run, query, options, events: [], lists: [], used: new Set() };
+      const { memoryHits, matches } = await memoryCandidates(sub);
+      await turnLists(sub, memoryHits, matches);
+      return (sub.lists.find((list) => list.signal === 'lexical')?.ids ?? []).slice(0, EVENT_TURNS);
+    }),
+  );
 }
 
 /** Turns use facts and entities only as ranker features: with a weight of 0, a turn search skips them. */
@@ -261,7 +292,8 @@ async function turnLists(
   });
   for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
   const ids = (list: { id: number }[]) => list.map((t) => key('t', t.id));
-  if (on(run, 'lexical')) push(run, 'lexical', ids(ranked.slice(0, tuning.candidates)));
+  if (on(run, 'lexical'))
+    push(run, 'lexical', placeEventTurns(ids(ranked.slice(0, tuning.candidates)), await eventTurns(run)));
   if (projected.length > 0) push(run, 'memory', ids(projected), tuning.weights.memory);
   if (entityTurns.length > 0) push(run, 'entity', ids(entityTurns));
   // The model's nearest turns, with weight 0 like facts': their ranks show, counted once (as a feature).
