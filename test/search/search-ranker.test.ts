@@ -272,6 +272,8 @@ describe('turn ranker', () => {
     ]);
     expect(comparedEvents('What did Gina order at the restaurant?')).toBeNull();
     expect(comparedEvents('')).toBeNull();
+    // A page of text is no question that compares, and is not read by the patterns at all.
+    expect(comparedEvents(`Which came first: ${'what happened first, '.repeat(2000)} or the exam?`)).toBeNull();
     // An event of one word is no query of its own.
     const queries = (text: string) => comparedEventQueries(text, () => undefined).map((q) => q.terms);
     expect(queries('Did Maria adopt Coco before or after Shadow?')).toEqual([]);

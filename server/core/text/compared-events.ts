@@ -13,6 +13,9 @@ const BEFORE_OR_AFTER = /^(?:did|was|were|is|are|do|does|had|has)\s+(.+?)\s+befo
 const HOW_LONG_AFTER =
   /\bhow (?:long|much time|many \w+)\s+(?:after|before|since)\s+(.+?)\s+(?:did|was|were|do|does|had|have|could|would)\s+(.+)$/i;
 
+/** A question that compares is a sentence; past this the patterns below would backtrack over pages of text. */
+const MAX_CHARS = 400;
+
 /** Leading "when", trailing punctuation and spaces. */
 const clean = (part: string) =>
   part
@@ -26,6 +29,7 @@ const clean = (part: string) =>
  */
 export function comparedEvents(question: string): string[] | null {
   const text = question.trim();
+  if (text.length > MAX_CHARS) return null;
   const between = text.match(BETWEEN);
   if (between) {
     const rest = between[1]!;
