@@ -52,9 +52,10 @@ export function memoryClauses(
 
 /**
  * When every word of a query is common, only this many of the newest rows that match are ranked
- * (as many as a search reads as candidates; each is stemmed once, then cached).
+ * (each stemmed once, then cached), or fewer when fewer are asked for. The ranker scores the best
+ * 40 turns in full; more newest rows cost stemming on every such search (docs/benchmarks.md#queries-of-common-words-only).
  */
-export const COMMON_NEWEST = 400;
+export const COMMON_NEWEST = 100;
 
 /**
  * The space's rows of `table` matching any term, best BM25 first (higher is better). The match
@@ -76,11 +77,12 @@ async function lexical(
     // Every word is in many rows, and ranking every row that holds any of them cost up to 150 ms
     // at 100k turns: the rows that hold them all are taken when there are any, else those holding
     // the two rarest, else those holding either; only the newest matches are ranked.
+    const newest = Math.min(limit, COMMON_NEWEST);
     for (const all of [terms, selective.terms]) {
-      const found = await index.rank(store, space, { ...query, terms: all, join: 'all', newest: COMMON_NEWEST });
+      const found = await index.rank(store, space, { ...query, terms: all, join: 'all', newest });
       if (found.length > 0) return found;
     }
-    return index.rank(store, space, { ...query, terms: selective.terms, newest: COMMON_NEWEST });
+    return index.rank(store, space, { ...query, terms: selective.terms, newest });
   }
   return index.rank(store, space, { ...query, terms: selective.terms });
 }

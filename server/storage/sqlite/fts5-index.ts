@@ -118,9 +118,11 @@ export const FTS5_INDEX: TextIndex = {
     // (memories always have status and kind filters).
     const inner = Math.ceil((table === 'memories' ? limit * 2 : clauses.length > 1 ? limit * 4 : limit) * scope.spread);
     // FTS5's rank reads each term's whole doclist for its statistics, however few rows are
-    // ranked: the newest matches are read (FTS5 stops at them) and ranked here instead.
+    // ranked: the newest matches are read (FTS5 stops at them) and ranked here instead, as many
+    // as asked (more when other users' rows share the index: the filters drop those).
     if (newest !== undefined) {
-      const found = await matchedRows(store, table, scope.match(expression), clauses, Math.max(newest, inner));
+      const read = Math.min(inner, Math.ceil(newest * scope.spread));
+      const found = await matchedRows(store, table, scope.match(expression), clauses, read);
       return rankHere(store, space, { index: FTS5_INDEX, table, terms, found, rows: scope.rows, tiny: false, limit });
     }
     return store.sql.all<Scored>(RANKED[table](clauses), [scope.match(expression), inner, ...params(clauses), limit]);
