@@ -307,9 +307,16 @@ describe('turn ranker', () => {
     const features = new Map<number, number[]>();
     await search(store, DEFAULT_SPACE, { query: 'climbing gym', kinds: ['turn'] }, { turnFeatures: features });
     const of = (id: number) => Object.fromEntries(TURN_FEATURES.map((f, i) => [f, features.get(id)![i]]));
-    expect(of(question.id)).toMatchObject({ bm25: 1, coverage: 1, question: 1, next: 0 });
+    // Fitting reads every feature, the passage ones too, which these weights give nothing.
+    expect(of(question.id)).toMatchObject({ bm25: 1, coverage: 1, question: 1, next: 0, passage: 1 });
     // The answer shares no word with the query: it is scored through its neighbour.
     expect(of(answer.id)).toMatchObject({ bm25: 0, coverage: 0, prev: 1, windowCoverage: 1, question: 0 });
+    // A search that does not fit skips them, and ranks the same.
+    const ranked = async (turnFeatures?: Map<number, number[]>) =>
+      (await search(store, DEFAULT_SPACE, { query: 'climbing gym', kinds: ['turn'] }, { turnFeatures })).hits.map(
+        (h) => [h.id, h.score],
+      );
+    expect(await ranked()).toEqual(await ranked(new Map()));
   });
 
   it('matches words by their stems, as the index does, and counts adjacent query words as a pair', async () => {

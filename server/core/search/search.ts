@@ -288,7 +288,7 @@ async function turnLists(
   if (semantic) pinned = [...new Set([...pinned, ...semantic.nearest])];
   const { ranked, features, passages } = await rankTurns(store, space, {
     ...{ query, candidates, tuning: tuning.turns, allowed: turnFilter(space, filter) },
-    ...{ pinned, signals, semantic },
+    ...{ pinned, signals, semantic, allFeatures: !!options.turnFeatures },
   });
   for (const [id, vector] of features) options.turnFeatures?.set(id, vector);
   const ids = (list: { id: number }[]) => list.map((t) => key('t', t.id));

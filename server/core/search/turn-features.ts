@@ -45,6 +45,8 @@ export const TURN_FEATURES = [
   'standing',
 ] as const;
 export type TurnFeature = (typeof TURN_FEATURES)[number];
+/** The features read off a turn's best passage (../text/passages.ts). */
+export const PASSAGE_FEATURES: readonly TurnFeature[] = ['passage', 'passageCoverage', 'prevPassage', 'nextPassage'];
 
 /**
  * Evidence from the other signals, each normalised to its best: the score of the best fact
@@ -126,6 +128,11 @@ export type FeatureInput = {
   passageCache?: PassageCache;
   /** Receives the best passage of each scored turn that has more than one (../text/passages.ts). */
   passages?: Map<number, Passage>;
+  /**
+   * False when the weights give the passage features nothing: a short turn's passage (the turn
+   * itself) is then not scored, and those features read 0; a long turn's still is, for its quote.
+   */
+  passageFeatures?: boolean;
 };
 
 /** Which query terms a turn holds, as a bitmask (terms past the 30th count for BM25 only), and how many adjacent query-term pairs. */
@@ -169,6 +176,9 @@ function termMasks(model: QueryModel, input: FeatureInput) {
   return { read, maskOf, bigrams };
 }
 
+/** A short turn's passage when the passage features are off: its score and stems are never read. */
+const UNSCORED: BestPassage = { score: 0, passage: { start: 0, end: 0 }, stems: [], of: 1 };
+
 /** Each turn's best passage (a short turn is one passage, its words stemmed once), and its score relative to the best scored turn's. */
 function passageScores(model: QueryModel, input: FeatureInput) {
   const cache = input.cache ?? new Map();
@@ -180,6 +190,7 @@ function passageScores(model: QueryModel, input: FeatureInput) {
     if (found) return found;
     const turn = input.turnsById.get(id);
     if (!turn) return undefined;
+    if (input.passageFeatures === false && turn.text.length <= PASSAGE_MIN_CHARS) return UNSCORED;
     const stemmed =
       turn.text.length <= PASSAGE_MIN_CHARS
         ? [{ start: 0, end: turn.text.length, stems: cachedStems(cache, id, turn.text) }]

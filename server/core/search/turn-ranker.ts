@@ -14,6 +14,7 @@ import { documentFrequency, tableRows } from '../text-index/term-stats.ts';
 import { passageCache, type Passage } from '../text/passages.ts';
 import { textIndexOf } from '../text-index/text-index.ts';
 import {
+  PASSAGE_FEATURES,
   queryModel,
   TURN_FEATURES,
   turnFeatures,
@@ -197,6 +198,8 @@ export type RankTurnsInput = {
   pinned?: number[];
   signals?: SignalScores;
   semantic?: SemanticSignal | null;
+  /** Every feature computed, those the weights give nothing too (for fitting). */
+  allFeatures?: boolean;
 };
 
 /**
@@ -254,6 +257,8 @@ export async function rankTurns(
   const turns = new Map([...rows.values()].map((row) => [row.id, asFeatureTurn(row)]));
   const scored = [...rows.values()].filter((row) => allowed(row)).map((row) => turns.get(row.id)!);
   const withSemantic = semantic ? { ...signals, [semantic.feature]: semantic.similarity(rows.values()) } : signals;
+  // The weights for the kind of conversation: one with an assistant, or one between named people.
+  const profile = scored.some((t) => t.role === 'assistant') ? tuning.chatWeights : tuning.weights;
   const features = turnFeatures(queryModel(query, await idfFor(store, space, query)), {
     turns: scored,
     bm25,
@@ -262,9 +267,8 @@ export async function rankTurns(
     cache: wordCache(store),
     passageCache: passageCache(store),
     passages,
+    passageFeatures: input.allFeatures || PASSAGE_FEATURES.some((f) => profile[f] !== 0),
   });
-  // The weights for the kind of conversation: one with an assistant, or one between named people.
-  const profile = scored.some((t) => t.role === 'assistant') ? tuning.chatWeights : tuning.weights;
   const weights = TURN_FEATURES.map((f) => profile[f]);
   const ranked: Scored[] = [];
   for (const [id, vector] of features)
