@@ -157,11 +157,11 @@ export async function searchFiltered(
   const tClauses = turnClauses(space, filter);
   const withWindow = (q: AnalyzedQuery) => withAnchorWindow({ store, space, filter, tuning, tClauses }, q);
   const query = await withWindow(analyzed);
-  const events = filter.kinds.includes('turn') ? comparedEventQueries(filter.query, speakers, store.clock.now()) : [];
+  const wantTurns = filter.kinds.includes('turn') && !filter.tags?.length;
+  const events = wantTurns ? comparedEventQueries(filter.query, speakers, store.clock.now()) : [];
   const run: SearchRun = {
-    ...{ store, space, filter, options, tuning, query, tClauses },
+    ...{ store, space, filter, options, tuning, query, tClauses, wantTurns },
     events: await Promise.all(events.map(withWindow)),
-    wantTurns: filter.kinds.includes('turn') && !filter.tags?.length,
     memoryKinds: filter.kinds.filter((k) => k !== 'turn'),
     lists: [],
     used: new Set(),

@@ -121,8 +121,7 @@ export const FTS5_INDEX: TextIndex = {
     // ranked: the newest matches are read (FTS5 stops at them) and ranked here instead, as many
     // as asked (more when other users' rows share the index: the filters drop those).
     if (newest !== undefined) {
-      const read = Math.min(inner, Math.ceil(newest * scope.spread));
-      const found = await matchedRows(store, table, scope.match(expression), clauses, read);
+      const found = await matchedRows(store, table, scope.match(expression), clauses, Math.ceil(newest * scope.spread));
       return rankHere(store, space, { index: FTS5_INDEX, table, terms, found, rows: scope.rows, tiny: false, limit });
     }
     return store.sql.all<Scored>(RANKED[table](clauses), [scope.match(expression), inner, ...params(clauses), limit]);
