@@ -1,20 +1,17 @@
 // Fits the turn ranker's weights (server/core/search/turn-ranker.ts) on LoCoMo files and BEAM chat
-// folders together by coordinate ascent on evidence recall (@10, plus a quarter each of @5 and
-// @20), each data set weighing the same whatever its number of questions, and reports how the fit
-// does on each conversation when that conversation is left out of the fitting, next to the plain
-// BM25 baseline of the same run (bench:locomo's) and the margin between them. The ranker has two
-// sets of weights, chosen by what it sees: questions whose scored turns include an assistant's
-// (a user's chat with an assistant) take `chatWeights`, the others `weights`; each is fitted on the
-// questions that take it.
-//   npm run bench:fit -- [--json] [--cache FILE] [--start committed|neutral] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
+// folders together by listwise softmax cross-entropy (ranker-loss.ts), each data set weighing the
+// same whatever its number of questions, and reports how the fit does on each conversation when
+// that conversation is left out of the fitting, next to the plain BM25 baseline of the same run
+// (bench:locomo's) and the margin between them. The ranker has two sets of weights, chosen by what
+// it sees: questions whose scored turns include an assistant's (a user's chat with an assistant)
+// take `chatWeights`, the others `weights`; each is fitted on the questions that take it.
+//   npm run bench:fit -- [--json] [--cache FILE] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
 // --cache keeps the features of every question in FILE (made when absent, read when present):
 // refits without loading the conversations again. Delete it after changing the features.
-// --start neutral fits from BM25 alone rather than the committed weights (which were fitted on
-// every conversation, the left-out one included: slightly optimistic).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CHAT_TURN_WEIGHTS, DEFAULT_TURN_WEIGHTS } from '../server/core/search/turn-ranker.ts';
-import { TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
+import { PASSAGE_FEATURES, TURN_FEATURES, type TurnFeature } from '../server/core/search/turn-features.ts';
 import { EVENT_PLACES, EVENT_TURNS, placeEventTurns } from '../server/core/search/event-turns.ts';
 import { closeStore } from '../server/storage/sqlite/open.ts';
 import { loadBenchData, type BenchConversation } from './bench-data.ts';
@@ -27,6 +24,7 @@ import {
   loadConversation,
   searchLoaded,
 } from './loaded-conversation.ts';
+import { fitSoftmax } from './ranker-loss.ts';
 import { runMain } from './run-main.ts';
 import { round } from './stats.ts';
 
@@ -52,9 +50,6 @@ type Sample = {
 type Ranking = { rows: number; ids: number[]; features: number[] };
 
 const D = TURN_FEATURES.length;
-// Weights stay within ±2 of BM25's 1: wider steps fitted the few BEAM chats more closely and did
-// worse on the one left out (R@10 0.514 against 0.520).
-const GRID = [-1, -0.5, -0.3, -0.1, 0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2];
 const KS = [5, 10, 20] as const;
 
 async function samples(conversation: BenchConversation, embedding?: BenchEmbedding): Promise<Sample[]> {
@@ -158,40 +153,6 @@ export function anyAt10(weights: Float64Array, set: Sample[]): number {
   return set.filter((s) => found(scored(weights, s), s, 10, weights) > 0).length / Math.max(1, set.length);
 }
 
-/** Recall@10 plus a quarter each of @5 and @20, each data set's questions weighing 1 in all. */
-function objective(weights: Float64Array, set: Sample[], share: Map<string, number>): number {
-  let sum = 0;
-  for (const s of set) {
-    const r = recalls(weights, s);
-    sum += (r[1]! + 0.25 * (r[0]! + r[2]!)) * share.get(s.dataset)!;
-  }
-  return sum;
-}
-
-export function fit(set: Sample[], start: Float64Array, frozen: ReadonlySet<number> = new Set()): Float64Array {
-  const counts = new Map<string, number>();
-  for (const s of set) counts.set(s.dataset, (counts.get(s.dataset) ?? 0) + 1);
-  const share = new Map([...counts].map(([d, n]) => [d, 1 / n]));
-  const w = Float64Array.from(start);
-  let best = objective(w, set, share);
-  for (let pass = 0; pass < 4; pass++) {
-    let improved = false;
-    // bm25 stays 1: it sets the scale the other weights are read against.
-    for (let k = 1; k < D; k++) {
-      if (frozen.has(k)) continue;
-      let bestValue = w[k]!;
-      for (const value of GRID) {
-        w[k] = value;
-        const o = objective(w, set, share);
-        if (o > best + 1e-9) (best = o), (bestValue = value), (improved = true);
-      }
-      w[k] = bestValue;
-    }
-    if (!improved) break;
-  }
-  return w;
-}
-
 const atK = (r: number[]) => ({ '5': round(r[0]!), '10': round(r[1]!), '20': round(r[2]!) });
 const asRecord = (w: Float64Array) =>
   Object.fromEntries(TURN_FEATURES.map((f, i) => [f, w[i]])) as Record<TurnFeature, number>;
@@ -216,7 +177,13 @@ const isChat = (s: Sample) => {
   for (let r = 0; r < s.rows; r++) if (s.features[r * D + ASSISTANT] === 1) return true;
   return false;
 };
-/** Features the fit leaves alone: those no question has a value for (a model's cosine without a model), and in chats the facts and entities, whose lists search computes only for a nonzero turn weight. */
+/**
+ * Features the fit leaves at their committed weight: those no question has a value for (a model's
+ * cosine without a model); in chats the facts and entities, whose lists search computes only for a
+ * nonzero turn weight; between named people the passage features and the entity links, which cost
+ * a short turn's passage and a read per search and gained nothing left out (LoCoMo 0.803 and 0.804
+ * with them, the same without).
+ */
 function frozenOf(set: Sample[], chat: boolean): Set<number> {
   const unused = TURN_FEATURES.map((_, k) => k).filter((k) =>
     set.every((s) => {
@@ -224,44 +191,49 @@ function frozenOf(set: Sample[], chat: boolean): Set<number> {
       return true;
     }),
   );
-  return new Set([...unused, ...(chat ? [TURN_FEATURES.indexOf('memory'), TURN_FEATURES.indexOf('entity')] : [])]);
+  const left: readonly TurnFeature[] = chat ? ['memory', 'entity'] : [...PASSAGE_FEATURES, 'entity'];
+  return new Set([...unused, ...left.map((f) => TURN_FEATURES.indexOf(f))]);
 }
 
 type Weights = { named: Float64Array; chat: Float64Array };
-type Fitting = { chat: Map<Sample, boolean>; start: Weights; frozen: { named: Set<number>; chat: Set<number> } };
+type Fitting = { chat: Map<Sample, boolean>; frozen: { named: Set<number>; chat: Set<number> } };
 
-/** Where a fit starts: the committed weights, or neutral (BM25 alone), so that no left-out figure starts from weights fitted on it. */
-export type FitStart = 'committed' | 'neutral';
+const committedOf = (weights: Record<TurnFeature, number>) => Float64Array.from(TURN_FEATURES.map((f) => weights[f]));
+const COMMITTED: Weights = { named: committedOf(DEFAULT_TURN_WEIGHTS), chat: committedOf(CHAT_TURN_WEIGHTS) };
+const BM25 = TURN_FEATURES.indexOf('bm25');
 
-function startOf(from: FitStart): Weights {
-  const of = (weights: Record<TurnFeature, number>) =>
-    Float64Array.from(TURN_FEATURES.map((f) => (from === 'neutral' ? (f === 'bm25' ? 1 : 0) : weights[f])));
-  return { named: of(DEFAULT_TURN_WEIGHTS), chat: of(CHAT_TURN_WEIGHTS) };
+/**
+ * The fit's weights on a common scale: BM25 weighs 1 between named people, and the chat weights
+ * sum (in absolute value) to what those do. A frozen feature keeps its committed weight, which is
+ * how a model's cosine (weight 4, swept against BM25's 1: docs/benchmarks.md) stays in proportion.
+ */
+function scaled(fitted: { named: Float64Array; chat: Float64Array }, frozen: Fitting['frozen']): Weights {
+  // A set with no questions to fit (one data set only) keeps the committed weights.
+  const named = fitted.named[BM25] ? fitted.named.map((w) => w / fitted.named[BM25]!) : COMMITTED.named.slice();
+  const size = (w: Float64Array, skip: Set<number>) =>
+    w.reduce((sum, x, k) => sum + (skip.has(k) ? 0 : Math.abs(x)), 0);
+  const chatSize = size(fitted.chat, frozen.chat);
+  const chat = chatSize ? fitted.chat.map((w) => (w * size(named, frozen.named)) / chatSize) : COMMITTED.chat.slice();
+  for (const k of frozen.named) named[k] = COMMITTED.named[k]!;
+  for (const k of frozen.chat) chat[k] = COMMITTED.chat[k]!;
+  return { named, chat };
 }
 
 /** Both sets fitted on `set` (each on its own questions), and a ranking of any sample by the set it takes. */
-function fitBoth(f: Fitting, set: Sample[], need = { named: true, chat: true }) {
-  const named = need.named
-    ? fit(
-        set.filter((s) => !f.chat.get(s)),
-        f.start.named,
-        f.frozen.named,
-      )
-    : f.start.named;
-  const chats = need.chat
-    ? fit(
-        set.filter((s) => f.chat.get(s)),
-        f.start.chat,
-        f.frozen.chat,
-      )
-    : f.start.chat;
-  return { named, chat: chats, of: (s: Sample) => (f.chat.get(s) ? chats : named) };
+function fitBoth(f: Fitting, set: Sample[]) {
+  const of = (chat: boolean) =>
+    fitSoftmax(
+      set.filter((s) => f.chat.get(s) === chat),
+      D,
+      chat ? f.frozen.chat : f.frozen.named,
+    );
+  const { named, chat } = scaled({ named: of(false), chat: of(true) }, f.frozen);
+  return { named, chat, of: (s: Sample) => (f.chat.get(s) ? chat : named) };
 }
 
 /** Each conversation left out of the fit in turn: its questions' recall at 5/10/20 (and any@10) under the others' weights, and under the committed ones. */
 function leaveOneOut(f: Fitting, all: Sample[]) {
-  const committed = startOf('committed');
-  const currentOf = (s: Sample) => (f.chat.get(s) ? committed.chat : committed.named);
+  const currentOf = (s: Sample) => (f.chat.get(s) ? COMMITTED.chat : COMMITTED.named);
   const conversations = [];
   const heldOutOf = new Map<Sample, number[]>();
   const currentOfSample = new Map<Sample, number[]>();
@@ -270,7 +242,6 @@ function leaveOneOut(f: Fitting, all: Sample[]) {
     const weights = fitBoth(
       f,
       all.filter((s) => s.file !== name),
-      { named: held.some((s) => !f.chat.get(s)), chat: held.some((s) => f.chat.get(s)) },
     );
     for (const s of held) {
       heldOutOf.set(s, [...recalls(weights.of(s), s), found(scored(weights.of(s), s), s, 10) > 0 ? 1 : 0]);
@@ -316,10 +287,7 @@ function byDataset(all: Sample[], heldOutOf: Map<Sample, number[]>, currentOfSam
   return { datasets, all: pooled(all) };
 }
 
-export async function fitRanker(
-  files: string[],
-  options: { embedding?: BenchEmbedding; cache?: string; start?: FitStart } = {},
-) {
+export async function fitRanker(files: string[], options: { embedding?: BenchEmbedding; cache?: string } = {}) {
   const all = await loadSamples(files, options.cache, options.embedding);
   const chat = new Map(all.map((s) => [s, isChat(s)]));
   const frozen = {
@@ -332,7 +300,7 @@ export async function fitRanker(
       true,
     ),
   };
-  const f: Fitting = { chat, start: startOf(options.start ?? 'committed'), frozen };
+  const f: Fitting = { chat, frozen };
   const { conversations, heldOutOf, currentOfSample } = leaveOneOut(f, all);
   const fitted = fitBoth(f, all);
   const fittedRecall = [0, 1, 2].map((j) => all.reduce((sum, s) => sum + recalls(fitted.of(s), s)[j]!, 0) / all.length);
@@ -348,25 +316,21 @@ async function main() {
     options: {
       json: { type: 'boolean', default: false },
       cache: { type: 'string' },
-      start: { type: 'string', default: 'committed' },
       ...EMBEDDING_FLAGS,
     },
     allowPositionals: true,
   });
   const { embedding, problem: embeddingProblem } = embeddingOf(values);
-  const problem =
-    embeddingProblem ??
-    (values.start === 'committed' || values.start === 'neutral' ? undefined : '--start must be committed or neutral');
+  const problem = embeddingProblem;
   if ((positionals.length < 2 && !(values.cache && existsSync(values.cache))) || problem) {
     process.stderr.write(
-      `${problem ? `${problem}\n` : ''}usage: npm run bench:fit -- [--json] [--cache FILE] [--start committed|neutral] ${EMBEDDING_USAGE} FILE|FOLDER...  (two or more conversations)\n`,
+      `${problem ? `${problem}\n` : ''}usage: npm run bench:fit -- [--json] [--cache FILE] ${EMBEDDING_USAGE} FILE|FOLDER...  (two or more conversations)\n`,
     );
     process.exit(2);
   }
   const result = await fitRanker(positionals, {
     embedding,
     cache: values.cache,
-    start: values.start as FitStart,
   });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -231,7 +231,7 @@ describe('turn ranker', () => {
       progress.push(
         await ask(
           `area-${i}`,
-          `My accuracy on area calculation problems improved again after I completed ${10 + i} more problems, from 70% to ${80 + (i % 10)}% accuracy.`,
+          `I completed ${11 + i} more area calculation problems, and my accuracy improved again, from 70% to 90% in area calculations.`,
         ),
       );
     const question =
