@@ -218,6 +218,46 @@ describe('turn ranker', () => {
     expect(features.get(hits[1]!.id)?.[standing]).toBe(0);
   });
 
+  it("ranks the assistant's answer first when a question asks what the assistant recommended", async () => {
+    const { store, say } = await conversation();
+    const ask = (session: string, text: string) => say(session, 'Christina', text);
+    const answer = (session: string, text: string) => say(session, 'assistant', text, 'assistant');
+    await ask('plan', 'Can you help me plan the first weeks?');
+    const advice = await answer(
+      'plan',
+      'I recommend structuring the sprints around the layout and navigation: wireframes on day one, the navigation bar by day four, a review on day ten.',
+    );
+    // "recommend" is said elsewhere too: the answer's one extra word is not enough to outrank the user's own turns.
+    for (let i = 0; i < 4; i++) await ask(`books-${i}`, `Can you recommend a book on design, number ${i}?`);
+    const own = [];
+    for (let i = 0; i < 6; i++) {
+      own.push(await ask(`work-${i}`, `I am structuring sprint ${i} around the layout and navigation again.`));
+      await answer(`work-${i}`, `Noted for sprint ${i}.`);
+    }
+    const ranked = async (query: string, askedAssistant?: number) => {
+      const features = new Map<number, number[]>();
+      const tuning = askedAssistant === undefined ? undefined : { turns: { chatWeights: { askedAssistant } } };
+      const { hits } = await search(
+        store,
+        DEFAULT_SPACE,
+        { query, kinds: ['turn'] },
+        { turnFeatures: features, tuning },
+      );
+      return { ids: hits.map((h) => h.id), asked: features.get(advice.id)?.[TURN_FEATURES.indexOf('askedAssistant')] };
+    };
+    const question = 'How did you recommend structuring the sprints for the layout and navigation?';
+    const recommended = await ranked(question);
+    expect(recommended.asked).toBe(1);
+    expect(recommended.ids[0]).toBe(advice.id);
+    // Without the feature's weight the assistant's answer is weighed down as any other.
+    expect(own.map((t) => t.id)).toContain((await ranked(question, 0)).ids[0]);
+    // Asked for new advice, or about what the user did, the feature is off.
+    expect((await ranked('How would you recommend structuring the sprints for the layout?')).asked).toBe(0);
+    const mine = await ranked('How did I structure the sprints for the layout and navigation?');
+    expect(mine.asked).toBe(0);
+    expect(own.map((t) => t.id)).toContain(mine.ids[0]);
+  });
+
   it('ranks each event a question compares on its own, and keeps the best of each in the top ten', async () => {
     const { store, say } = await conversation();
     const ask = (session: string, text: string) => say(session, 'Christina', text);

@@ -43,6 +43,7 @@ export const TURN_FEATURES = [
   'nextPassage',
   'assistant',
   'standing',
+  'askedAssistant',
 ] as const;
 export type TurnFeature = (typeof TURN_FEATURES)[number];
 /** The features read off a turn's best passage (../text/passages.ts). */
@@ -94,6 +95,9 @@ const TIME_WORDS =
   /\b(yesterday|today|tonight|tomorrow|ago|last (?:week|weekend|month|year|night|friday|saturday|sunday|monday|tuesday|wednesday|thursday|summer|winter|spring|fall)|next (?:week|month|year)|this (?:week|weekend|month|year|morning|summer)|recently|(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|january|february|march|april|may|june|july|august|september|october|november|december|\d{4}|\d+ (?:days?|weeks?|months?|years?))\b/i;
 const NUMBER_WORDS = /\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twice|once)\b/i;
 const WANTS_NUMBER = /\bhow (?:many|much|long|old)\b/i;
+/** The question asks what the assistant said before ("how did you recommend…"), not for new advice ("would you suggest"). */
+const WANTS_ASSISTANT =
+  /\b(?:did|have|had)\s+you\s+(?:recommend|suggest|say|tell|advise|propose|explain|mention|describe)\b|\byou\s+(?:recommended|suggested|said|told|advised|proposed|explained|mentioned|described)\b|\byour\s+(?:recommendation|suggestion|advice|explanation)s?\b/i;
 const WANTS_NAME = /^\s*(?:who|where|which)\b|\bwhat (?:city|country|place|state|book|movie|game|band|name)/i;
 /** A capitalised word after a space: a name, a place, a title. */
 const NAMED = /\s\p{Lu}\p{Ll}+/u;
@@ -222,6 +226,7 @@ export function turnFeatures(model: QueryModel, input: FeatureInput): Map<number
   const speakers = new Set(query.speakers.map((s) => s.toLowerCase()));
   const wantsNumber = WANTS_NUMBER.test(query.raw);
   const wantsName = WANTS_NAME.test(query.raw);
+  const wantsAssistant = WANTS_ASSISTANT.test(query.raw);
   const score = (id: number | null) => (id === null ? 0 : (bm25.get(id) ?? 0));
   const inWindow = (at: number) =>
     !!query.window && at >= query.window.from - DATE_SLACK_MS && at <= query.window.to + DATE_SLACK_MS;
@@ -260,6 +265,7 @@ export function turnFeatures(model: QueryModel, input: FeatureInput): Map<number
       passage.score(turn.next),
       turn.role === 'assistant' ? 1 : 0,
       signals.standing?.get(turn.id) ?? 0,
+      wantsAssistant && turn.role === 'assistant' ? 1 : 0,
     ]);
   }
   return out;
