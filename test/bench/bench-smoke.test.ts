@@ -1,12 +1,14 @@
 // The benchmark scripts keep working: each runs on a tiny LoCoMo-format conversation made here
 // (the real data sets are not part of the repository) and prints the JSON it promises.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CLASSES } from '../../bench/extract-fragments.ts';
+import { renderTurnWeights } from '../../bench/fit-ranker.ts';
+import { CHAT_TURN_WEIGHTS, DEFAULT_TURN_WEIGHTS } from '../../server/core/search/turn-weights.ts';
 import { startOpenAiServer } from '../helpers/openai-server.ts';
 
 const run = promisify(execFile);
@@ -300,6 +302,14 @@ describe('benchmarks', () => {
       'knowledge_update',
     ]);
     expect(Object.keys(result.fitted.chatWeights)).toContain('assistant');
+  });
+
+  it('the committed turn weights are the file bench:fit --write renders, and it refuses a weight that is not a number', () => {
+    const file = join(import.meta.dirname, '../..', 'server', 'core', 'search', 'turn-weights.ts');
+    expect(readFileSync(file, 'utf8')).toBe(renderTurnWeights(DEFAULT_TURN_WEIGHTS, CHAT_TURN_WEIGHTS));
+    expect(() => renderTurnWeights({ ...DEFAULT_TURN_WEIGHTS, coverage: Number.NaN }, CHAT_TURN_WEIGHTS)).toThrow(
+      /coverage/,
+    );
   });
 
   it("bench:fit with an embedding endpoint fits the model's cosine with the rest", { timeout: 120_000 }, async () => {

@@ -2,8 +2,7 @@
 // free (turn-features.ts). The weights (one set for conversations between named people, one for
 // a user's chats with an assistant) were fitted on LoCoMo and BEAM conversations by listwise softmax
 // cross-entropy, and checked by leaving each conversation out in turn: `npm run bench:fit` refits
-// them and prints both, so a change here is a measured one. `semantic` and `vector` are not fitted
-// here (no model on the machine): they were swept against BM25's 1 (docs/benchmarks.md).
+// them and prints both, so a change here is a measured one; `--write` writes them to turn-weights.ts.
 import { perDialect } from '../kernel/dialect-statements.ts';
 import type { Space } from '../kernel/space.ts';
 import { datesOfTurns } from '../turns/turn-dates.ts';
@@ -23,6 +22,7 @@ import {
   type SignalScores,
   type TurnFeature,
 } from './turn-features.ts';
+import { CHAT_TURN_WEIGHTS, DEFAULT_TURN_WEIGHTS } from './turn-weights.ts';
 import { stem, wordCache } from '../text/stems.ts';
 
 export type TurnInfo = {
@@ -41,75 +41,6 @@ export type TurnTuning = {
   chatWeights: Record<TurnFeature, number>;
   /** The best this many candidates (and pinned ones) are scored with their ±2 neighbours. */
   expand: number;
-};
-
-export const DEFAULT_TURN_WEIGHTS: Record<TurnFeature, number> = {
-  bm25: 1,
-  coverage: 0.565,
-  prev: 0.75,
-  next: 0.164,
-  prev2: 0.926,
-  next2: 0.474,
-  windowCoverage: 1.633,
-  speaker: 0.728,
-  otherSpeaker: -0.728,
-  question: -0.306,
-  timeWords: 0.765,
-  opener: 0.41,
-  onDate: 1.53,
-  bigram: 0.403,
-  number: 0.619,
-  name: 0.347,
-  memory: 0,
-  entity: 0,
-  talksOfDate: 0.721,
-  dated: 0.329,
-  semantic: 1,
-  vector: 4,
-  passage: 0,
-  passageCoverage: 0,
-  prevPassage: 0,
-  nextPassage: 0,
-  assistant: 0,
-  standing: 0.043,
-  askedAssistant: 0,
-};
-
-/**
- * A user working with an assistant asks about what the user said (requests, decisions, facts about
- * the project) more than about the assistant's long answers; passages and roles matter there.
- * Fitted on BEAM chats and LoCoMo together with the same procedure (bench:fit), left out per conversation.
- */
-export const CHAT_TURN_WEIGHTS: Record<TurnFeature, number> = {
-  bm25: 0.093,
-  coverage: 0.256,
-  prev: -0.134,
-  next: 0.53,
-  prev2: 0.031,
-  next2: -0.042,
-  windowCoverage: -0.192,
-  speaker: 1.5,
-  otherSpeaker: -1,
-  question: -0.066,
-  timeWords: 0.33,
-  opener: -0.075,
-  onDate: 0.086,
-  bigram: 0.134,
-  number: 0.428,
-  name: -0.529,
-  memory: 0,
-  entity: 0,
-  talksOfDate: 0.771,
-  dated: 0.883,
-  semantic: 1,
-  vector: 4,
-  passage: 2.256,
-  passageCoverage: 0.954,
-  prevPassage: 0.384,
-  nextPassage: 0.621,
-  assistant: -1.495,
-  standing: 0.944,
-  askedAssistant: 1.209,
 };
 
 export const DEFAULT_TURN_TUNING: TurnTuning = {
