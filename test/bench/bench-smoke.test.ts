@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CLASSES } from '../../bench/extract-fragments.ts';
-import { renderTurnWeights } from '../../bench/fit-ranker.ts';
+import { renderTurnWeights } from '../../bench/turn-weights-file.ts';
 import { CHAT_TURN_WEIGHTS, DEFAULT_TURN_WEIGHTS } from '../../server/core/search/turn-weights.ts';
 import { startOpenAiServer } from '../helpers/openai-server.ts';
 
