@@ -210,8 +210,10 @@ const BM25 = TURN_FEATURES.indexOf('bm25');
  * how a model's cosine (weight 4, swept against BM25's 1: docs/benchmarks.md) stays in proportion.
  */
 function scaled(fitted: { named: Float64Array; chat: Float64Array }, frozen: Fitting['frozen']): Weights {
-  // A set with no questions to fit (one data set only) keeps the committed weights.
-  const named = fitted.named[BM25] ? fitted.named.map((w) => w / fitted.named[BM25]!) : COMMITTED.named.slice();
+  // A set with no questions to fit (one data set only) keeps the committed weights; dividing by
+  // BM25's size, not its sign, keeps the order even if a tiny data set fits BM25 below 0.
+  const bm25 = Math.abs(fitted.named[BM25]!);
+  const named = bm25 ? fitted.named.map((w) => w / bm25) : COMMITTED.named.slice();
   const size = (w: Float64Array, skip: Set<number>) =>
     w.reduce((sum, x, k) => sum + (skip.has(k) ? 0 : Math.abs(x)), 0);
   const chatSize = size(fitted.chat, frozen.chat);
