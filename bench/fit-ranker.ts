@@ -223,14 +223,20 @@ function scaled(fitted: { named: Float64Array; chat: Float64Array }, frozen: Fit
   return { named, chat };
 }
 
-/** Both sets fitted on `set` (each on its own questions), and a ranking of any sample by the set it takes. */
-function fitBoth(f: Fitting, set: Sample[]) {
+/**
+ * Both sets fitted on `set` (each on its own questions), and a ranking of any sample by the set it
+ * takes. A set `need` leaves out is not fitted (zeros: scaled() keeps the committed one); a left-out
+ * conversation reads one set only, and scaling a set changes none of its orders.
+ */
+function fitBoth(f: Fitting, set: Sample[], need = { named: true, chat: true }) {
   const of = (chat: boolean) =>
-    fitSoftmax(
-      set.filter((s) => f.chat.get(s) === chat),
-      D,
-      chat ? f.frozen.chat : f.frozen.named,
-    );
+    (chat ? need.chat : need.named)
+      ? fitSoftmax(
+          set.filter((s) => f.chat.get(s) === chat),
+          D,
+          chat ? f.frozen.chat : f.frozen.named,
+        )
+      : new Float64Array(D);
   const { named, chat } = scaled({ named: of(false), chat: of(true) }, f.frozen);
   return { named, chat, of: (s: Sample) => (f.chat.get(s) ? chat : named) };
 }
@@ -246,6 +252,7 @@ function leaveOneOut(f: Fitting, all: Sample[]) {
     const weights = fitBoth(
       f,
       all.filter((s) => s.file !== name),
+      { named: held.some((s) => !f.chat.get(s)), chat: held.some((s) => f.chat.get(s)) },
     );
     for (const s of held) {
       heldOutOf.set(s, [...recalls(weights.of(s), s), found(scored(weights.of(s), s), s, 10) > 0 ? 1 : 0]);
