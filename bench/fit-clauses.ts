@@ -3,9 +3,11 @@
 // positive when at least half of its content words are in an observation the annotators wrote for
 // its turn (the bench:extract precision rule). Logistic regression, then the two thresholds
 // (facts a rule read, clauses kept whole) chosen on the training conversations.
-//   npm run bench:fit-clauses -- [--write] LOCOMO.json...
+//   npm run bench:fit-clauses -- [--write] [--curve] [--bounds] LOCOMO.json...
 // Prints leave-one-conversation-out figures (fit on four, measured on the fifth) beside the rules
-// alone (the extractor before the model); --write fits on all and writes clause-weights.ts.
+// alone (the extractor before the model); --write fits on all and writes clause-weights.ts;
+// --curve the held-out figures at other thresholds; --bounds what any choice among the same
+// candidates could reach (docs/extraction.md#how-far-choosing-clauses-can-go).
 // Figures here are per turn, before dedupe: bench:extract measures the whole path.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,7 +52,7 @@ const heldIn = (part: Set<string>, whole: Set<string>) => {
   return shared / part.size;
 };
 
-function readConversation(c: LocomoConversation): Conversation {
+export function readConversation(c: LocomoConversation): Conversation {
   const observationsOf = new Map<string, Set<string>[]>();
   const observations = c.observations.map((o) => ({ turns: o.diaIds, tokens: contentTokens(o.text) }));
   for (const o of observations)
@@ -233,17 +235,93 @@ function curve(conversations: Conversation[], scores: Map<Row, number>): string 
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * What choosing among these candidates could reach at best: every supported candidate and no
+ * other (a perfect chooser), and the held-out model told which turns the annotators wrote an
+ * observation for (a perfect turn filter). Neither is possible without the answers; both bound
+ * what a better model of the same candidates could do.
+ */
+export function bounds(conversations: Conversation[], scores: Map<Row, number>): string {
+  const cell = (f: Figures) => [f.memoriesPerTurn, f.coverage, f.precision].map((n) => round(n)).join('\t');
+  const lines = ['bound\tmemories/turn\tcoverage\tprecision'];
+  lines.push(`every candidate\t${cell(measure(conversations, () => true))}`);
+  lines.push(
+    `only the supported candidates (a perfect chooser)\t${cell(measure(conversations, (r) => r.label === 1))}`,
+  );
+  const observed = new Set(conversations.flatMap((c) => c.observations.flatMap((o) => o.turns)));
+  for (const t of [0.2, 0.3, 0.4, 0.5]) {
+    const keep = (r: Row) => observed.has(r.turn) && (r.trusted || scores.get(r)! >= (r.whole ? WHOLE_THRESHOLD : t));
+    lines.push(
+      `held-out model at ${t}, only turns with an observation (a perfect turn filter)\t${cell(measure(conversations, keep))}`,
+    );
+  }
+  lines.push(neededChoice(conversations, scores));
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What a chooser must get right for coverage 0.45 at precision 0.6: the fewest supported candidates
+ * that cover 45 % of the observations (chosen greedily, so a lower bound), the unsupported ones it
+ * may keep beside them, and how the held-out model fares at the same share of supported ones kept.
+ */
+function neededChoice(conversations: Conversation[], scores: Map<Row, number>): string {
+  const rows = conversations.flatMap((c) => c.rows.map((r) => ({ r, c })));
+  const observations = conversations.flatMap((c) => c.observations.map((o) => ({ o, c })));
+  const coveredBy = new Map<Row, Set<number>>();
+  for (const { r, c } of rows) {
+    if (r.label !== 1) continue;
+    const covers = new Set<number>();
+    for (const [i, { o, c: oc }] of observations.entries())
+      if (oc === c && o.turns.includes(r.turn) && heldIn(o.tokens, r.tokens) >= 0.5) covers.add(i);
+    coveredBy.set(r, covers);
+  }
+  const goal = Math.ceil(0.45 * observations.length);
+  const covered = new Set<number>();
+  let needed = 0;
+  while (covered.size < goal) {
+    let best: Row | undefined;
+    let gain = 0;
+    for (const [r, covers] of coveredBy) {
+      const g = [...covers].filter((i) => !covered.has(i)).length;
+      if (g > gain) [best, gain] = [r, g];
+    }
+    if (!best)
+      return `coverage 0.45 needs more than every supported candidate (${covered.size} of ${goal} observations)`;
+    for (const i of coveredBy.get(best)!) covered.add(i);
+    coveredBy.delete(best);
+    needed++;
+  }
+  const supported = rows.filter(({ r }) => r.label === 1).length;
+  const unsupported = rows.length - supported;
+  const recall = needed / supported;
+  const allowed = Math.floor((needed * 0.4) / 0.6);
+  const ranked = rows.map(({ r }) => ({ r, s: r.trusted ? 2 : scores.get(r)! })).sort((a, b) => b.s - a.s);
+  const keep = new Set<Row>();
+  let kept = 0;
+  for (const { r } of ranked) {
+    if (kept >= needed) break;
+    keep.add(r);
+    kept += r.label;
+  }
+  const f = measure(conversations, (r) => keep.has(r));
+  return [
+    `coverage 0.45 at precision 0.6 needs at least ${needed} particular candidates of the ${supported} supported (${round(recall)}), and at most ${allowed} of the ${unsupported} others (${round(allowed / unsupported)})`,
+    `the held-out model keeping as many supported candidates: ${keep.size - needed} others (${round((keep.size - needed) / unsupported)}), memories/turn ${round(f.memoriesPerTurn)}, coverage ${round(f.coverage)}, precision ${round(f.precision)}`,
+  ].join('\n');
+}
+
 async function main() {
   const { values, positionals } = parseArgs({
     options: {
       write: { type: 'boolean', default: false },
       curve: { type: 'boolean', default: false },
+      bounds: { type: 'boolean', default: false },
       without: { type: 'string', default: '' },
     },
     allowPositionals: true,
   });
   if (positionals.length === 0) {
-    process.stderr.write('usage: npm run bench:fit-clauses -- [--write] LOCOMO.json...\n');
+    process.stderr.write('usage: npm run bench:fit-clauses -- [--write] [--curve] [--bounds] LOCOMO.json...\n');
     process.exit(2);
   }
   const conversations = positionals.flatMap((p) => loadLocomo(p)).map(readConversation);
@@ -280,6 +358,7 @@ async function main() {
   );
   process.stdout.write(`${lines.join('\n')}\n`);
   if (values.curve) process.stdout.write(curve(conversations, heldOutScores));
+  if (values.bounds) process.stdout.write(bounds(conversations, heldOutScores));
   if (values.write) writeModel(all);
 }
 
