@@ -259,6 +259,36 @@ describe('a coding chat: problems of the moment are no plans, settings are said 
     expect(candidates("I'd like to ensure that I have enough time to complete each task")).toEqual([]);
   });
 
+  it('a vague object is nothing ("found the bug", "made some mistakes"); a claim that says more around it stays', () => {
+    expect(candidates('I found the bug.')).toEqual([]);
+    expect(candidates('I made some mistakes, I guess.')).toEqual([]);
+    expect(candidates('I implemented various features.')).toEqual([]);
+    expect(candidates("I'm still seeing some issues")).toEqual([]);
+    expect(candidates("I've been using Sentry error reports to identify the problems")).toEqual([
+      'Melanie has been using Sentry error reports to identify the problems',
+    ]);
+  });
+
+  it('a quoted error message is one piece: no value ends inside it; a quote the cut leaves open goes', () => {
+    expect(
+      candidates('I fixed the "KeyError: \'suggestions\'" in the JSON response when no suggestions were generated'),
+    ).toEqual([
+      'Melanie fixed the "KeyError: \'suggestions\'" in the JSON response when no suggestions were generated',
+    ]);
+    expect(
+      candidates(
+        "I'm trying to anticipate common errors like “Uncaught TypeError: Cannot read property 'classList' of null”",
+      ),
+    ).toEqual([
+      "Melanie is trying to anticipate common errors like “Uncaught TypeError: Cannot read property 'classList' of null”",
+    ]);
+    // Over 80 characters, the quote is no piece: the cut ends inside it and its open quote goes.
+    const [cut, ...rest] = candidates(`I fixed the "${'very '.repeat(30)}long error`);
+    expect(rest).toEqual([]);
+    expect(cut).toMatch(/^Melanie fixed the very very/);
+    expect(cut).not.toMatch(/["“”]/);
+  });
+
   it('"which I prefer" is a relative clause; a URL, a plural and "every Friday" are kept as said', () => {
     expect(
       candidates(

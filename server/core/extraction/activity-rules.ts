@@ -8,6 +8,7 @@ import {
   gerund,
   statementOf,
   shortened,
+  quotesWhole,
   slotKey,
   thirdPerson,
 } from './fact-sentences.ts';
@@ -212,15 +213,17 @@ export const ACTIVITY_RULES: Rule[] = [
     pattern: /\bi(?:'m| am|'ve been| have been)\s+(?:currently\s+|still\s+|now\s+)?(?:trying|attempting) to\s+(.+)/i,
     build: (m) => {
       // Longer than most values: a task's subject often comes late ("… for my JavaScript project").
-      const words = shortened(
-        m[1]!
-          .split(
-            /\s*(?:(?<!\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s\d{1,2}),(?!\d{3}\b)|[;:()–—?!]|\s-\s|\bbecause\b|\bbut\b|\bso that\b|\band (?=i\b))\s*/i,
-          )[0]!
-          .replace(/[.…"]+$/, '')
-          .trim()
-          .split(/\s+/),
-        16,
+      const words = quotesWhole(m[1]!, (masked) =>
+        shortened(
+          masked
+            .split(
+              /\s*(?:(?<!\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s\d{1,2}),(?!\d{3}\b)|[;:()–—?!]|\s-\s|\bbecause\b|\bbut\b|\bso that\b|\band (?=i\b))\s*/i,
+            )[0]!
+            .replace(/[.…"]+$/, '')
+            .trim()
+            .split(/\s+/),
+          16,
+        ),
       ).split(' ');
       while (words.length > 0 && /^(?:for|with|to|of|in|on|at|by|and|or|the|a|an|my|using)$/i.test(words.at(-1)!))
         words.pop();

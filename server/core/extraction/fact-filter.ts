@@ -123,6 +123,12 @@ export const endsPointingBack = (sentence: string) =>
     sentence,
   ) && wordsBesidePointer(sentence) < MIN_WORDS_BESIDE_POINTER;
 
+/** A claim whose object is a vague noun ("found the bug", "made some progress"): nothing on its own. */
+export const endsVague = (sentence: string) =>
+  /\b(?:the|this|that|these|those|some|various|several|a few)\s+(?:issues?|problems?|bugs?|errors?|mistakes?|progress|changes?|feedback|things?|stuff|features?|steps?|fix(?:es)?|solutions?|suggestions?)\s*$/i.test(
+    sentence,
+  ) && wordsBesidePointer(sentence) <= MIN_WORDS_BESIDE_POINTER;
+
 /** Words past the subject that say something ("went to a pottery class yesterday and loved it" keeps its claim). */
 const MIN_WORDS_BESIDE_POINTER = 3;
 const LIGHT_WORDS = new Set(

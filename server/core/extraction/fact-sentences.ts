@@ -140,7 +140,23 @@ const FILLER = /\b(?:really|super|totally|actually|literally|honestly|basically|
 export const withoutFiller = (text: string) => text.replace(FILLER, '');
 
 /** A value ends where a new clause starts (not at the comma of "1,000" or "April 15, 2024"); keep it short enough to be one fact. */
-export function cleanValue(raw: string): string {
+export const cleanValue = (raw: string) => quotesWhole(raw, cutValue);
+
+/**
+ * Cuts a value with `cut` keeping each quoted span (an error message, a title) one piece: no value
+ * ends inside it ("fixed the "KeyError: 'x'" in the response" keeps its error whole), and it counts
+ * as one word. A quote the cut leaves open goes.
+ */
+export function quotesWhole(raw: string, cut: (masked: string) => string): string {
+  const quoted: string[] = [];
+  const masked = raw.replace(QUOTED, (quote) => `\uE000${quoted.push(quote) - 1}\uE001`);
+  return cut(masked)
+    .replace(/["“”]/g, '')
+    .replace(/\uE000(\d+)\uE001/g, (_, i: string) => quoted[Number(i)]!);
+}
+const QUOTED = /"[^"\n]{1,80}"|“[^”\n]{1,80}”/g;
+
+function cutValue(raw: string): string {
   const [first = '', second] = raw.split(VALUE_END);
   // "simple, minimal dependencies": an adjective before a comma is not the end of the value.
   const listed = second && /^(?:[a-z-]+\s+){0,2}[a-z-]+$/i.test(first) && LIST_ADJECTIVE.test(first);
@@ -149,9 +165,7 @@ export function cleanValue(raw: string): string {
     .replace(/\s+(?:anymore|any more|at all|either|too|as well|a lot|so much|very much|and|or|but)$/i, '')
     .replace(/[.!?…\-–—]+$/g, '')
     .trim();
-  // A closing quote stays when it closes one ("watched "Little Women""); a stray one goes.
-  const quotes = cut.split('"').length - 1;
-  return shortened((quotes % 2 === 1 && cut.endsWith('"') ? cut.slice(0, -1) : cut).trim().split(/\s+/));
+  return shortened(cut.split(/\s+/));
 }
 
 /** Where a value ends: a new clause, a parenthesis, a dash, a comma (not "1,000" or "April 15, 2024"), a colon before a space (not "http://"). */

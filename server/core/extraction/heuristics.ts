@@ -8,6 +8,7 @@ import { clauses, contentWords, statementOf, withoutFiller } from './fact-senten
 import { keepsClause, mayKeepClause, turnShape, type ClauseReading } from './clause-features.ts';
 import {
   endsPointingBack,
+  endsVague,
   hasLatinWords,
   notAClaim,
   proseOf,
@@ -19,7 +20,7 @@ import { relatedIn, relativeFacts, type RelatedEntity } from './relatives.ts';
 import type { Built, Rule } from './rule.ts';
 import { IDENTITY_RULES } from './identity-rules.ts';
 import { ACTIVITY_RULES } from './activity-rules.ts';
-import { resolveTimeMentions, withAbsoluteDates, type TimeMention } from '../text/time-phrases.ts';
+import { resolveTimeMentions, TIME_WORDS, withAbsoluteDates, type TimeMention } from '../text/time-phrases.ts';
 import { readAssistantTurn } from './assistant-turns.ts';
 import { inCondition, inQuotation, inRelativeClause } from './clause-position.ts';
 
@@ -194,7 +195,9 @@ export function extractFacts(
       if (b.rule === 'statement.clause' && !options.keep && !mayKeepClause({ ...reading, dated: dated.length > 0 }))
         continue;
       const said = withoutFiller(b.content(b.subject)).replace(/\s+/g, ' ').trim();
-      if (endsPointingBack(said)) continue;
+      // "made some progress on it today" points back as much without its time phrase.
+      const untimed = said.replace(TIME_WORDS, '').trim();
+      if (endsPointingBack(untimed) || endsVague(untimed)) continue;
       const content = datedContent(said, raw, dated);
       if (!keep({ ...reading, content, dated: dated.length > 0 })) continue;
       facts.push({
