@@ -46,10 +46,10 @@ describe('statements the rules read as the speaker says them in chat', () => {
   it('a clause cut before "but I…" keeps no dash at its end', () => {
     expect(
       memories(
-        "Thanks, Joanna! I've been having a blast and preparing for other tournaments, so I've been real busy - but I'm loving it!",
+        "Thanks, Joanna! I've been having a blast and preparing for other tournaments, so I've been training every morning - but I'm loving it!",
         'Nate',
       ),
-    ).toContain('Nate has been real busy');
+    ).toContain('Nate has been training every morning');
   });
 
   it('"to help me" inside a statement is no request; a tool wanted to help is', () => {

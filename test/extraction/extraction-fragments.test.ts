@@ -124,9 +124,11 @@ describe('examples, wishes and remarks', () => {
     ).toEqual([]);
   });
 
-  it('"Been a busy week" drops "It\'s", not "I\'ve"; "Been super busy lately" is the speaker\'s', () => {
+  it('"Been a busy week" drops "It\'s", not "I\'ve"; "Been super busy with the shelter lately" is the speaker\'s', () => {
     expect(candidates('Been a busy week since we talked')).toEqual(['Melanie said been a busy week since they talked']);
-    expect(candidates('Been super busy lately')).toEqual(['Melanie has been busy lately']);
+    expect(candidates('Been super busy with the shelter lately')).toEqual([
+      'Melanie has been busy with the shelter lately',
+    ]);
   });
 
   it('a relative clause whose verb goes on is not read as its object: "my characters I worked so hard on"', () => {
@@ -266,6 +268,16 @@ describe('a coding chat: problems of the moment are no plans, settings are said 
     expect(candidates("I'm still seeing some issues")).toEqual([]);
     expect(candidates("I've been using Sentry error reports to identify the problems")).toEqual([
       'Melanie has been using Sentry error reports to identify the problems',
+    ]);
+  });
+
+  it('catching up is nothing until the news is said: "been keeping busy since we last talked", "got some great news"', () => {
+    expect(candidates("I've been keeping busy since we last talked!")).toEqual([]);
+    expect(candidates("I've had quite the adventure since we spoke last.")).toEqual([]);
+    expect(candidates('I got some great news to share!')).toEqual([]);
+    expect(candidates("We've had a wild few days since we talked.")).toEqual([]);
+    expect(candidates("Since our last chat, I've been looking into counseling work more.")).toEqual([
+      'Melanie has been looking into counseling work more since their last chat',
     ]);
   });
 

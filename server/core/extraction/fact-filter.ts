@@ -123,6 +123,17 @@ export const endsPointingBack = (sentence: string) =>
     sentence,
   ) && wordsBesidePointer(sentence) < MIN_WORDS_BESIDE_POINTER;
 
+/**
+ * Catching up, with nothing said yet: "has been keeping busy since they last talked", "has had
+ * quite the adventure", "got some great news to share". What the news or the business is comes next, and that is the fact.
+ */
+export const catchingUp = (sentence: string) =>
+  CATCHING_UP.test(sentence.replace(SINCE_LAST_TALKED, '').replace(/[\s,.!-]+$/, ''));
+const SINCE_LAST_TALKED =
+  /,?\s*since (?:(?:they|we) (?:last )?(?:talked|spoke|chatted|caught up)(?: last)?|(?:their|our) last (?:chat|talk|conversation))\b/gi;
+const CATCHING_UP =
+  /^\S+(?: said (?:they|\S+))? (?:has been|have been|is|are|was|were|has been keeping|have been keeping|kept|has had|have had|had|got|has got|have got) (?:(?:real|really|super|so|pretty|very|quite|crazy|insanely) )?(?:busy|swamped|good|great|fine|ok|okay|alright|well|a lot (?:of things )?(?:going on|happening)(?: to \S+)?|quite (?:the|a) (?:adventure|ride|week|time)|an? (?:wild|crazy|hectic|busy|rough|long|eventful) (?:few days|day|week|month|time)|some (?:great |good |big |exciting |amazing )?news(?: to share)?)$/i;
+
 /** A claim whose object is a vague noun ("found the bug", "made some progress"): nothing on its own. */
 export const endsVague = (sentence: string) =>
   /\b(?:the|this|that|these|those|some|various|several|a few)\s+(?:issues?|problems?|bugs?|errors?|mistakes?|progress|changes?|feedback|things?|stuff|features?|steps?|fix(?:es)?|solutions?|suggestions?)\s*$/i.test(

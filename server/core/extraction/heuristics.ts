@@ -9,6 +9,7 @@ import { keepsClause, mayKeepClause, turnShape, type ClauseReading } from './cla
 import {
   endsPointingBack,
   endsVague,
+  catchingUp,
   hasLatinWords,
   notAClaim,
   proseOf,
@@ -197,7 +198,7 @@ export function extractFacts(
       const said = withoutFiller(b.content(b.subject)).replace(/\s+/g, ' ').trim();
       // "made some progress on it today" points back as much without its time phrase.
       const untimed = said.replace(TIME_WORDS, '').trim();
-      if (endsPointingBack(untimed) || endsVague(untimed)) continue;
+      if (endsPointingBack(untimed) || endsVague(untimed) || catchingUp(untimed)) continue;
       const content = datedContent(said, raw, dated);
       if (!keep({ ...reading, content, dated: dated.length > 0 })) continue;
       facts.push({
