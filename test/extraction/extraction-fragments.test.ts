@@ -281,6 +281,31 @@ describe('a coding chat: problems of the moment are no plans, settings are said 
     ]);
   });
 
+  it('a promise or offer of the moment is nothing; a lasting "will always remember" and a dated plan stay', () => {
+    expect(candidates("I'll do my best to find some resources for you.")).toEqual([]);
+    expect(candidates("I'll definitely check it out - looks like a great book")).toEqual([]);
+    expect(candidates("I'm here to lend an ear or help out however I can.")).toEqual([]);
+    expect(candidates("I'll make sure to format them with syntax highlighting")).toEqual([]);
+    expect(candidates("I'll definitely reach out if I need more suggestions")).toEqual([]);
+    expect(candidates("I'll always remember our camping trip when we saw the Perseid meteor shower")).toEqual([
+      'Melanie will always remember their camping trip when they saw the Perseid meteor shower',
+    ]);
+    expect(
+      candidates("I'll reach out to a colleague who knows web development and set up a meeting next week"),
+    ).toEqual([
+      'Melanie will reach out to a colleague who knows web development and set up a meeting in the week of 15 May 2023',
+    ]);
+  });
+
+  it('"I\'d been wanting" is "had been wanting"; "I\'d love" stays "would love"', () => {
+    expect(candidates("I'd been wanting to try yoga for a while and finally took the plunge")).toEqual([
+      'Melanie had been wanting to try yoga for a while and finally took the plunge',
+    ]);
+    expect(candidates("I'd love to support those with similar issues")).toEqual([
+      'Melanie would love to support those with similar issues',
+    ]);
+  });
+
   it('a quoted error message is one piece: no value ends inside it; a quote the cut leaves open goes', () => {
     expect(
       candidates('I fixed the "KeyError: \'suggestions\'" in the JSON response when no suggestions were generated'),

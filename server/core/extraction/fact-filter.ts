@@ -134,6 +134,14 @@ const SINCE_LAST_TALKED =
 const CATCHING_UP =
   /^\S+(?: said (?:they|\S+))? (?:has been|have been|is|are|was|were|has been keeping|have been keeping|kept|has had|have had|had|got|has got|have got) (?:(?:real|really|super|so|pretty|very|quite|crazy|insanely) )?(?:busy|swamped|good|great|fine|ok|okay|alright|well|a lot (?:of things )?(?:going on|happening)(?: to \S+)?|quite (?:the|a) (?:adventure|ride|week|time)|an? (?:wild|crazy|hectic|busy|rough|long|eventful) (?:few days|day|week|month|time)|some (?:great |good |big |exciting |amazing )?news(?: to share)?)$/i;
 
+/**
+ * A promise or offer of the moment to the listener: "will do my best to find some resources", "will
+ * definitely check it out", "I'm here to lend an ear", "I can only imagine". Not "I'll always remember…".
+ */
+export const promiseOfTheMoment = (sentence: string) => PROMISE.test(sentence);
+const PROMISE =
+  /^\S+ (?:(?:will|would) (?:(?:definitely|surely|certainly|totally|just|also|try to|for sure) )*(?:do (?:their|my|our) best|make sure to|ask around|reach out(?= if| when|$)|check (?:it|them|that|this|those|these) out|think about it|keep (?:it|that|this) in mind|let (?:you|them) know|look into it|give it a (?:try|shot|go))|(?:is|are) (?:always )?here (?:for|to)|can (?:only )?imagine)\b/i;
+
 /** A claim whose object is a vague noun ("found the bug", "made some progress"): nothing on its own. */
 export const endsVague = (sentence: string) =>
   /\b(?:the|this|that|these|those|some|various|several|a few)\s+(?:issues?|problems?|bugs?|errors?|mistakes?|progress|changes?|feedback|things?|stuff|features?|steps?|fix(?:es)?|solutions?|suggestions?)\s*$/i.test(

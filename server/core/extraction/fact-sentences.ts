@@ -101,7 +101,10 @@ const I_VERB = new RegExp(String.raw`\b[Ii]((?:\s+(?:${VERB_ADVERBS}|${LY_ADVERB
 
 const FIRST_PERSON_WORD = /\b(?:[Ii]|[Mm][ey]|[Mm]ine|[Mm]yself|[Oo]ur|us)\b/;
 
-/** Pronouns of the speaker become the subject's, so the fact reads on its own ("I love" -> "Alex loves"). */
+/**
+ * Pronouns of the speaker become the subject's, so the fact reads on its own ("I love" -> "Alex
+ * loves"); "I'd" before a past participle is "had" ("I'd been wanting"), else "would" ("I'd love").
+ */
 export function thirdPerson(text: string, subject: string): string {
   if (!FIRST_PERSON_WORD.test(text)) return text;
   return text
@@ -111,6 +114,10 @@ export function thirdPerson(text: string, subject: string): string {
     .replace(/\b[Ii] been\b/g, `${subject} has been`)
     .replace(/\b[Ii]'ve\b/g, `${subject} has`)
     .replace(/\b[Ii]'ll\b/g, `${subject} will`)
+    .replace(
+      /\b[Ii]'d(?=\s+(?:(?:never|already|just|always|finally|only|ever)\s+)?(?:been|gone|done|seen|had|got|gotten|made|taken|known|heard|met|lost|forgotten|started|finished|tried|thought|wanted)\b)/g,
+      `${subject} had`,
+    )
     .replace(/\b[Ii]'d\b/g, `${subject} would`)
     .replace(I_VERB, (all, adverbs: string, verb: string) =>
       NOT_VERBS.has(verb) ? all.replace(/^[Ii]/, subject) : `${subject}${adverbs} ${conjugate(verb)}`,

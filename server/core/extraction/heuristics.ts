@@ -10,6 +10,7 @@ import {
   endsPointingBack,
   endsVague,
   catchingUp,
+  promiseOfTheMoment,
   hasLatinWords,
   notAClaim,
   proseOf,
@@ -198,7 +199,8 @@ export function extractFacts(
       const said = withoutFiller(b.content(b.subject)).replace(/\s+/g, ' ').trim();
       // "made some progress on it today" points back as much without its time phrase.
       const untimed = said.replace(TIME_WORDS, '').trim();
-      if (endsPointingBack(untimed) || endsVague(untimed) || catchingUp(untimed)) continue;
+      if (endsPointingBack(untimed) || endsVague(untimed) || catchingUp(untimed) || promiseOfTheMoment(untimed))
+        continue;
       const content = datedContent(said, raw, dated);
       if (!keep({ ...reading, content, dated: dated.length > 0 })) continue;
       facts.push({
