@@ -197,10 +197,10 @@ export function extractFacts(
       if (b.rule === 'statement.clause' && !options.keep && !mayKeepClause({ ...reading, dated: dated.length > 0 }))
         continue;
       const said = withoutFiller(b.content(b.subject)).replace(/\s+/g, ' ').trim();
-      // "made some progress on it today" points back as much without its time phrase.
+      // "made some progress today" is as vague without its time phrase; "had a blast there last month"
+      // still dates an event, so a pointer back is read with it.
       const untimed = said.replace(TIME_WORDS, '').trim();
-      if (endsPointingBack(untimed) || endsVague(untimed) || catchingUp(untimed) || promiseOfTheMoment(untimed))
-        continue;
+      if (endsPointingBack(said) || endsVague(untimed) || catchingUp(untimed) || promiseOfTheMoment(untimed)) continue;
       const content = datedContent(said, raw, dated);
       if (!keep({ ...reading, content, dated: dated.length > 0 })) continue;
       facts.push({
