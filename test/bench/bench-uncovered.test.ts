@@ -1,43 +1,31 @@
 // bench:extract-uncovered: the observations no memory of their turn covers, each in the shape that
 // says why. Run as a script on a LoCoMo-format conversation made here, and the shapes read directly.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { shapeOf } from '../../bench/extract-uncovered.ts';
+import { locomoFile, turn } from '../helpers/locomo-file.ts';
 
 const run = promisify(execFile);
 const TSX = join(import.meta.dirname, '../..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const SCRIPT = join(import.meta.dirname, '../..', 'bench', 'extract-uncovered.ts');
 
-const turn = (id: string, speaker: string, text: string) => ({ speaker, dia_id: id, text });
-const conversation = {
-  conversation: {
-    speaker_a: 'Ana',
-    speaker_b: 'Ben',
-    session_1_date_time: '1:56 pm on 8 May, 2023',
-    session_1: [
-      turn('D1:1', 'Ana', 'I went to a pottery class yesterday and loved it.'),
-      turn('D1:2', 'Ben', 'So proud of you, Ana!'),
-    ],
-  },
-  observation: {
-    session_1_observation: {
-      Ana: [['Ana attended a pottery class and loved it.', 'D1:1']],
-      Ben: [['Ben is supportive of Ana and her new hobby.', 'D1:2']],
-    },
-  },
-  qa: [],
+/** Ana's pottery class is covered; Ben's praise of it is no fact of his. */
+const session = [
+  turn('D1:1', 'Ana', 'I went to a pottery class yesterday and loved it.'),
+  turn('D1:2', 'Ben', 'So proud of you, Ana!'),
+];
+const observations: Record<string, [string, string][]> = {
+  Ana: [['Ana attended a pottery class and loved it.', 'D1:1']],
+  Ben: [['Ben is supportive of Ana and her new hobby.', 'D1:2']],
 };
 
 describe('bench:extract-uncovered', () => {
   it('counts the observations no memory covers, by shape; a covered one is not listed', {
     timeout: 60_000,
   }, async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'sm-bench-')), 'conv-uncovered.json');
-    writeFileSync(file, JSON.stringify(conversation));
+    const file = locomoFile('conv-uncovered', session, observations);
     const { stdout } = await run(process.execPath, [TSX, SCRIPT, '--json', file], {
       env: { ...process.env, SM_LOG_LEVEL: 'error' },
     });

@@ -1,42 +1,27 @@
 // bench:fit-clauses --bounds: what any choice among the extractor's candidates could reach, on a
 // conversation small enough to count by hand.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bounds, readConversation } from '../../bench/fit-clauses.ts';
 import { loadLocomo } from '../../bench/locomo-data.ts';
-
-const turn = (id: string, speaker: string, text: string) => ({ speaker, dia_id: id, text });
+import { locomoFile, turn } from '../helpers/locomo-file.ts';
 
 function conversation() {
-  const file = join(mkdtempSync(join(tmpdir(), 'sm-fit-clauses-')), 'conv.json');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      conversation: {
-        speaker_a: 'Ana',
-        speaker_b: 'Ben',
-        session_1_date_time: '1:56 pm on 8 May, 2023',
-        session_1: [
-          turn('D1:1', 'Ana', 'I went to a pottery class yesterday and loved it.'),
-          turn('D1:2', 'Ben', 'I adopted a dog named Rex.'),
-          turn('D1:3', 'Ana', 'I live in Lisbon now.'),
-          turn('D1:4', 'Ben', 'Wow, cool!'),
-        ],
-      },
-      // Two observations in the turns' words, one paraphrase no candidate holds; Lisbon is not observed.
-      observation: {
-        session_1_observation: {
-          Ana: [['Ana went to a pottery class.', 'D1:1']],
-          Ben: [
-            ['Ben adopted a dog named Rex.', 'D1:2'],
-            ['Ben is an animal lover.', 'D1:4'],
-          ],
-        },
-      },
-      qa: [],
-    }),
+  const file = locomoFile(
+    'conv-bounds',
+    [
+      turn('D1:1', 'Ana', 'I went to a pottery class yesterday and loved it.'),
+      turn('D1:2', 'Ben', 'I adopted a dog named Rex.'),
+      turn('D1:3', 'Ana', 'I live in Lisbon now.'),
+      turn('D1:4', 'Ben', 'Wow, cool!'),
+    ],
+    // Two observations in the turns' words, one paraphrase no candidate holds; Lisbon is not observed.
+    {
+      Ana: [['Ana went to a pottery class.', 'D1:1']],
+      Ben: [
+        ['Ben adopted a dog named Rex.', 'D1:2'],
+        ['Ben is an animal lover.', 'D1:4'],
+      ],
+    },
   );
   return readConversation(loadLocomo(file)[0]!);
 }
