@@ -10,6 +10,7 @@ export type Row = {
   dataset: string;
   category: string;
   conversation: string;
+  question: string;
   recall: number;
   any: number;
   tokens: number;

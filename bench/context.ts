@@ -10,7 +10,7 @@
 // least one in), with tokens used. Two yardsticks, in the same run: the top search turns (search
 // kinds: turn) and the plain BM25 baseline's top turns (bench:locomo's), each packed in rank order,
 // written and counted the same way, into the same budget. Each data set is reported on its own.
-//   npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit | --fit-timeline] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
+//   npm run bench:context -- [--json] [--budgets 500,1000,2000] [--questions] [--fit | --fit-timeline] [--embedding-endpoint URL --embedding-model NAME [--embedding-dimensions N]] FILE|FOLDER...
 // With an embedding endpoint both the block and the yardstick's search rank with the model (the
 // question embedded as a server embeds it); --fit does not take one.
 // --fit fits the packing values (context-fit.ts) and --fit-timeline the timeline's constants
@@ -36,6 +36,7 @@ import { fitPacking, printPackingFit, type FitQuestion } from './context-fit.ts'
 import { covered, packedSearchTurns, score, summarise, type Row } from './context-score.ts';
 import { fitTimeline, printTimelineFit } from './context-timeline-fit.ts';
 import { runMain } from './run-main.ts';
+import { round } from './stats.ts';
 
 const SESSION = 'bench:context';
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -44,7 +45,7 @@ const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 type Loaded = Awaited<ReturnType<typeof loadConversation>>;
 type Asked = Loaded['questions'][number];
 type Hit = { id: number; line: string };
-type Options = { fit?: boolean; embedding?: BenchEmbedding };
+type Options = { fit?: boolean; questions?: boolean; embedding?: BenchEmbedding };
 
 /** The yardsticks' turns for a question: the plain BM25 baseline's and search's, written as the block writes turns. */
 async function yardstickHits(loaded: Loaded, q: Asked): Promise<{ plain: Hit[]; search: Hit[] }> {
@@ -86,7 +87,7 @@ async function askAt(
   hits: { plain: Hit[]; search: Hit[] },
   options: Options,
 ) {
-  const base = { dataset: loaded.dataset, category: q.category, conversation: loaded.name, budget };
+  const base = { dataset: loaded.dataset, category: q.category, conversation: loaded.name, question: q.text, budget };
   const { context, ms } = await checkedContext(loaded, q, budget, options.embedding);
   const row = (system: string, got: Set<number>, tokens: number, ms = 0): Row => ({
     system,
@@ -146,8 +147,21 @@ export async function runContextBench(files: string[], budgets: number[], option
       datasets.map((d) => [d, { questions: asked(ofDataset(d)), ...summarise(ofDataset(d), budgets) }]),
     ),
     ...(options.fit ? { fit: fitPacking(cached, budgets) } : {}),
+    ...(options.questions ? { perQuestion: perQuestion(rows) } : {}),
   };
 }
+
+/** The block's evidence for each question at each budget: two runs' lines diff to the questions that moved. */
+const perQuestion = (rows: Row[]) =>
+  rows
+    .filter((r) => r.system === 'context')
+    .map(({ conversation, category, budget, recall, question }) => ({
+      conversation,
+      category,
+      budget,
+      recall,
+      question,
+    }));
 
 type Result = Awaited<ReturnType<typeof runContextBench>>;
 
@@ -183,7 +197,7 @@ function printDataset(name: string, part: Result['datasets'][string], budgets: n
 
 function usage(problem: string) {
   process.stderr.write(
-    `${problem ? `${problem}\n` : ''}usage: npm run bench:context -- [--json] [--budgets 500,1000,2000] [--fit | --fit-timeline] ${EMBEDDING_USAGE} FILE...  (a fit: two or more conversations)\n`,
+    `${problem ? `${problem}\n` : ''}usage: npm run bench:context -- [--json] [--budgets 500,1000,2000] [--questions] [--fit | --fit-timeline] ${EMBEDDING_USAGE} FILE...  (a fit: two or more conversations)\n`,
   );
   process.exit(2);
 }
@@ -195,6 +209,7 @@ async function main() {
       budgets: { type: 'string', default: '500,1000,2000' },
       fit: { type: 'boolean', default: false },
       'fit-timeline': { type: 'boolean', default: false },
+      questions: { type: 'boolean', default: false },
       ...EMBEDDING_FLAGS,
     },
     allowPositionals: true,
@@ -217,7 +232,11 @@ async function main() {
     process.stdout.write(values.json ? `${JSON.stringify(fit)}\n` : `${printTimelineFit(fit)}\n`);
     return;
   }
-  const result = await runContextBench(positionals, budgets, { fit: values.fit, embedding });
+  const result = await runContextBench(positionals, budgets, {
+    fit: values.fit,
+    questions: values.questions,
+    embedding,
+  });
   if (values.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
@@ -227,6 +246,20 @@ async function main() {
   ];
   for (const [name, part] of Object.entries(result.datasets)) out.push(...printDataset(name, part, budgets));
   if (result.fit) out.push(...printPackingFit(result.fit, budgets));
+  if (result.perQuestion)
+    out.push(
+      '',
+      ...textTable(
+        ['conversation', 'category', 'budget', 'evidence', 'question'],
+        result.perQuestion.map((q) => [
+          q.conversation,
+          categoryLabel(q.category),
+          q.budget,
+          round(q.recall),
+          q.question,
+        ]),
+      ),
+    );
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

@@ -339,8 +339,17 @@ describe('benchmarks', () => {
   it('bench:context reports evidence-in-context and tokens per budget and category, beside packed search turns', {
     timeout: 120_000,
   }, async () => {
-    const result = await bench('context.ts', '--budgets', '50,2000', conversation());
+    const result = await bench('context.ts', '--budgets', '50,2000', '--questions', conversation());
     expect(result).toMatchObject({ questions: 4, budgets: [50, 2000], tokenizer: 'o200k_base' });
+    // --questions: the block's evidence for each question at each budget, to diff two runs by.
+    expect(result.perQuestion).toHaveLength(8);
+    expect(result.perQuestion).toContainEqual({
+      conversation: 'conv-tiny',
+      category: '4',
+      budget: 2000,
+      recall: 1,
+      question: 'What class did Ana take?',
+    });
     expect(result.systems.map((s: { system: string }) => s.system)).toEqual([
       'context',
       'context, lines count requests',
