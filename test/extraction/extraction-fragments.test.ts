@@ -319,6 +319,10 @@ describe('a coding chat: problems of the moment are no plans, settings are said 
     ).toEqual([
       "Melanie is trying to anticipate common errors like “Uncaught TypeError: Cannot read property 'classList' of null”",
     ]);
+    // The private-use marks the cut works with, typed into a turn, are dropped: never read as a mark.
+    expect(candidates('I fixed the \uE0000\uE001 "KeyError: x" in the form')).toEqual([
+      'Melanie fixed the 0 "KeyError: x" in the form',
+    ]);
     // Over 80 characters, the quote is no piece: the cut ends inside it and its open quote goes.
     const [cut, ...rest] = candidates(`I fixed the "${'very '.repeat(30)}long error`);
     expect(rest).toEqual([]);

@@ -156,7 +156,8 @@ export const cleanValue = (raw: string) => quotesWhole(raw, cutValue);
  */
 export function quotesWhole(raw: string, cut: (masked: string) => string): string {
   const quoted: string[] = [];
-  const masked = raw.replace(QUOTED, (quote) => `\uE000${quoted.push(quote) - 1}\uE001`);
+  // The marks are private-use characters; any a turn carries itself go first.
+  const masked = raw.replace(/[\uE000\uE001]/g, '').replace(QUOTED, (quote) => `\uE000${quoted.push(quote) - 1}\uE001`);
   return cut(masked)
     .replace(/["“”]/g, '')
     .replace(/\uE000(\d+)\uE001/g, (_, i: string) => quoted[Number(i)]!);
