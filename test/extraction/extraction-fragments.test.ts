@@ -297,6 +297,15 @@ describe('a coding chat: problems of the moment are no plans, settings are said 
     ]);
   });
 
+  it('"I need" is "needs" (a present in "-ed"); "I learnt" is a past, not "learnts"', () => {
+    expect(candidates('I found out that I need to add CORS headers to my request')).toEqual([
+      'Melanie found out that Melanie needs to add CORS headers to their request',
+    ]);
+    expect(candidates('I learnt that my own happiness is the most important thing')).toEqual([
+      'Melanie learnt that their own happiness is the most important thing',
+    ]);
+  });
+
   it('"I\'d been wanting" is "had been wanting"; "I\'d love" stays "would love"', () => {
     expect(candidates("I'd been wanting to try yoga for a while and finally took the plunge")).toEqual([
       'Melanie had been wanting to try yoga for a while and finally took the plunge',

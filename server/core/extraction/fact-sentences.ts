@@ -8,7 +8,7 @@ import { normalizeText } from '../text/text.ts';
 import { TIME_WORDS } from '../text/time-phrases.ts';
 
 export const IRREGULAR_PAST = new Set(
-  'went saw made got took gave had did ran read met won lost bought brought built began wrote drew found felt left kept taught thought heard held sold sent spent told understood became came caught chose drove ate fell flew forgot grew hung knew led paid put rode rang rose sang sat slept spoke stood swam threw wore'.split(
+  'went saw made got took gave had did ran read met won lost bought brought built began wrote drew found felt left kept taught thought heard held sold sent spent told understood became came caught chose drove ate fell flew forgot grew hung knew led paid put rode rang rose sang sat slept spoke stood swam threw wore learnt dreamt burnt spelt spilt leapt knelt dwelt smelt spoilt'.split(
     ' ',
   ),
 );
@@ -63,6 +63,9 @@ const PLURAL: Record<string, string> = {
   goes: 'go',
 };
 
+/** Verbs whose present ends in "-ed" like a past: "I need" is "Alex needs". */
+const PRESENT_IN_ED = new Set('need feed bleed breed speed succeed proceed exceed heed weed seed'.split(' '));
+
 /** A verb after a third-person singular subject: "love" -> "loves", "go" -> "goes", "don't" -> "doesn't". Past tenses and modals stay. */
 export function conjugate(verb: string): string {
   const v = verb.toLowerCase();
@@ -70,7 +73,7 @@ export function conjugate(verb: string): string {
     MODALS.has(v) ||
     SAME_FORMS.has(v) ||
     IRREGULAR_PAST.has(v) ||
-    (/(?:ed|n't|'d)$/.test(v) && !["don't", "haven't", "aren't"].includes(v))
+    (/(?:ed|n't|'d)$/.test(v) && !["don't", "haven't", "aren't"].includes(v) && !PRESENT_IN_ED.has(v))
   )
     return verb;
   const special = THIRD_PERSON[v];
