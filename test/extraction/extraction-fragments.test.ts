@@ -297,6 +297,21 @@ describe('a coding chat: problems of the moment are no plans, settings are said 
     ]);
   });
 
+  it('a second verb sharing the "I" agrees ("is using X and wants to"); not after "to" or a modal', () => {
+    expect(candidates("I'm using Python and have access to various libraries")).toEqual([
+      'Melanie is using Python and has access to various libraries',
+    ]);
+    expect(candidates("I'm configuring my Flask app for production and want to ensure it's set up correctly")).toEqual([
+      "Melanie is configuring their Flask app for production and wants to ensure it's set up correctly",
+    ]);
+    expect(candidates("I'll also run the numbers through analysis software and have a peer review them")).toEqual([
+      'Melanie will also run the numbers through analysis software and have a peer review them',
+    ]);
+    expect(candidates("I'm learning to bake bread and have it ready by Sunday")).toEqual([
+      'Melanie is learning to bake bread and have it ready by 14 May 2023',
+    ]);
+  });
+
   it('"I need" is "needs" (a present in "-ed"); "I learnt" is a past, not "learnts"', () => {
     expect(candidates('I found out that I need to add CORS headers to my request')).toEqual([
       'Melanie found out that Melanie needs to add CORS headers to their request',

@@ -110,6 +110,24 @@ const FIRST_PERSON_WORD = /\b(?:[Ii]|[Mm][ey]|[Mm]ine|[Mm]yself|[Oo]ur|us)\b/;
  */
 export function thirdPerson(text: string, subject: string): string {
   if (!FIRST_PERSON_WORD.test(text)) return text;
+  return andVerb(spokenOf(text, subject), subject);
+}
+
+/**
+ * A second verb that shares the speaker's "I" agrees too: "I'm using Flask and want to cache" is
+ * "Alex is using Flask and wants to cache". Not after "to" or a modal ("will run it and have a peer
+ * review it"), where it is no present.
+ */
+function andVerb(text: string, subject: string): string {
+  if (!text.startsWith(`${subject} `)) return text;
+  return text.replace(
+    /^(\S+ (?:is|has)(?: (?:also|still|currently|already|just|now|been))? [a-z]+(?:ing|ed|en)\b(?:(?! to )[^,;])*?) and (want|need|have|hope|plan|like|love|think|feel)\b/,
+    (_, head: string, verb: string) => `${head} and ${conjugate(verb)}`,
+  );
+}
+
+/** The speaker's pronouns and verbs, said of the subject. */
+function spokenOf(text: string, subject: string): string {
   return text
     .replace(/\bgonna\b/gi, 'going to')
     .replace(/\bwanna\b/gi, 'want to')
